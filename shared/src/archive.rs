@@ -1,0 +1,430 @@
+//! The archive: an HdrHistogram interval log (format 1.3) with a nines metadata comment.
+//!
+//! ```text
+//! #[Histogram log format version 1.3]
+//! #[StartTime: 1764489600.000 (seconds since epoch), Sun Nov 30 08:00:00 UTC 2025]
+//! #[BaseTime: 1764489600.000 (seconds since epoch)]
+//! #[nines {"version":1,"name":"...","workload":{...}}]
+//! "StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"
+//! Tag=read,0.000,1.000,2.769,HISTFAAA...
+//! ```
+//!
+//! The line parser is our own rather than `hdrhistogram`'s `IntervalLogIterator` because an
+//! archive must report errors by line number, keep the windows before a line cut off by a
+//! killed writer, and read the nines metadata comment; histogram decoding is in [`crate::codec`].
+
+use std::io::{self, Write};
+
+use serde_json::{Map, Value};
+
+use crate::codec::{decode_base64, DecodeError, Encoder};
+use crate::hist::Hist;
+use crate::run::{Run, Warning, Window};
+
+/// The legend line Java's `HistogramLogWriter` writes.
+pub const LEGEND: &str =
+    "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"";
+const META_PREFIX: &str = "#[nines ";
+/// Seconds in a year: Java's rule for telling absolute from relative timestamps.
+const YEAR_S: f64 = 365.0 * 24.0 * 3600.0;
+
+/// An archive line that could not be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{source_name}: line {line}: {kind}")]
+pub struct ArchiveError {
+    /// File (or other source) name.
+    pub source_name: String,
+    /// 1-based line number.
+    pub line: usize,
+    /// What was wrong.
+    pub kind: ArchiveErrorKind,
+}
+
+/// What was wrong with an archive line. Each message says what was expected.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ArchiveErrorKind {
+    /// The file is not UTF-8 text; is it an interval log at all?
+    #[error("not UTF-8 text at byte offset {0}; expected an HdrHistogram interval log")]
+    NotText(usize),
+    /// A data line does not have the four comma-separated fields.
+    #[error("expected 4 fields (start, length, max, histogram) after an optional Tag=, found {0}")]
+    FieldCount(usize),
+    /// A number field did not parse.
+    #[error("{field} is {text:?}, expected a non-negative decimal number")]
+    Number { field: &'static str, text: String },
+    /// The histogram field did not decode.
+    #[error("{0}")]
+    Histogram(DecodeError),
+    /// A `#[StartTime: ...]` or `#[BaseTime: ...]` header with no number.
+    #[error("{0} header has no number of seconds")]
+    Header(&'static str),
+    /// A `#[nines {...}]` line whose JSON is invalid.
+    #[error("nines metadata is not a JSON object: {0}")]
+    Meta(String),
+    /// A tag with characters the format cannot carry.
+    #[error("tag {0:?} is empty or contains a comma or white space")]
+    Tag(String),
+    /// The file has no window at all.
+    #[error("no histogram lines found; expected lines like `Tag=read,0.000,1.000,2.769,HISTF...`")]
+    Empty,
+}
+
+fn err(source_name: &str, line: usize, kind: ArchiveErrorKind) -> ArchiveError {
+    ArchiveError { source_name: source_name.to_string(), line, kind }
+}
+
+/// Default display name of a source: its file name without directories and extension.
+pub fn stem(source_name: &str) -> String {
+    let base = source_name.rsplit(['/', '\\']).next().unwrap_or(source_name);
+    match base.rfind('.') {
+        Some(i) if i > 0 => base[..i].to_string(),
+        _ => base.to_string(),
+    }
+}
+
+/// Does this look like an interval log (for format detection)?
+pub fn sniff(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(4096)];
+    let text = String::from_utf8_lossy(head);
+    text.lines().any(|l| {
+        l.starts_with("#[Histogram log format")
+            || l.starts_with("#[StartTime:")
+            || l.starts_with("\"StartTimestamp\"")
+            || l.starts_with(META_PREFIX)
+            || (l.contains(",HIST") && !l.starts_with('#'))
+    })
+}
+
+/// Read an interval log from bytes. `source_name` names the file in errors and warnings.
+///
+/// A last line without a newline that does not parse is taken as cut by a writer that was
+/// killed: its window is dropped with a warning. Every other bad line is an error.
+pub fn read(source_name: &str, bytes: &[u8]) -> Result<Run, ArchiveError> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| {
+            let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
+            err(source_name, line, ArchiveErrorKind::NotText(e.valid_up_to()))
+        })?;
+    let ends_with_newline = text.ends_with('\n');
+    let mut start_time: Option<f64> = None;
+    let mut base_time: Option<f64> = None;
+    let mut meta = Map::new();
+    let mut raw: Vec<(f64, f64, Option<String>, Hist)> = Vec::new();
+    let mut warnings = Vec::new();
+    let lines: Vec<&str> = text.split('\n').collect();
+    let last = lines.len() - 1;
+
+    for (i, line) in lines.iter().enumerate() {
+        let lineno = i + 1;
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let cut = i == last && !ends_with_newline;
+        let parsed = parse_line(line, &mut start_time, &mut base_time, &mut meta);
+        match parsed {
+            Ok(Some(w)) => raw.push(w),
+            Ok(None) => {}
+            Err(kind) if cut => {
+                warnings.push(Warning {
+                    line: Some(lineno),
+                    message: format!(
+                        "the file ends in the middle of this line ({kind}); it was dropped and \
+                         the {} complete windows before it were kept (was the writer killed?)",
+                        raw.len()
+                    ),
+                });
+            }
+            Err(kind) => return Err(err(source_name, lineno, kind)),
+        }
+    }
+    if raw.is_empty() {
+        return Err(err(source_name, lines.len(), ArchiveErrorKind::Empty));
+    }
+
+    // Absolute time of a timestamp, following Java's HistogramLogReader: with a BaseTime the
+    // timestamps are relative to it; without one, timestamps more than a year before StartTime
+    // are taken as relative to StartTime, others as absolute.
+    let first_ts = raw[0].0;
+    let base = match (base_time, start_time) {
+        (Some(b), _) => b,
+        (None, Some(s)) if first_ts < s - YEAR_S => s,
+        _ => 0.0,
+    };
+    let t0 = start_time.unwrap_or(base + first_ts);
+    let windows = raw
+        .into_iter()
+        .map(|(ts, len, tag, hist)| Window { start_s: (base - t0) + ts, length_s: len, tag, hist })
+        .collect();
+    let name = match meta.get("name") {
+        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        _ => stem(source_name),
+    };
+    Ok(Run {
+        name,
+        source: source_name.to_string(),
+        start_time: if start_time.is_some() || base != 0.0 { Some(t0) } else { None },
+        meta,
+        windows,
+        warnings,
+    })
+}
+
+type RawWindow = (f64, f64, Option<String>, Hist);
+
+fn header_number(line: &str, prefix: &str, what: &'static str) -> Result<f64, ArchiveErrorKind> {
+    line[prefix.len()..]
+        .split_whitespace()
+        .next()
+        .map(|s| s.trim_end_matches([']', ',']))
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|v| v.is_finite())
+        .ok_or(ArchiveErrorKind::Header(what))
+}
+
+fn number(field: &'static str, text: &str) -> Result<f64, ArchiveErrorKind> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(ArchiveErrorKind::Number { field, text: text.to_string() }),
+    }
+}
+
+fn parse_line(
+    line: &str,
+    start_time: &mut Option<f64>,
+    base_time: &mut Option<f64>,
+    meta: &mut Map<String, Value>,
+) -> Result<Option<RawWindow>, ArchiveErrorKind> {
+    if let Some(rest) = line.strip_prefix('#') {
+        if line.starts_with("#[StartTime:") {
+            *start_time = Some(header_number(line, "#[StartTime:", "StartTime")?);
+        } else if line.starts_with("#[BaseTime:") {
+            *base_time = Some(header_number(line, "#[BaseTime:", "BaseTime")?);
+        } else if let Some(json) = line.strip_prefix(META_PREFIX) {
+            let json = json.trim_end().strip_suffix(']').unwrap_or(json);
+            match serde_json::from_str::<Value>(json) {
+                Ok(Value::Object(m)) => meta.extend(m),
+                Ok(_) => return Err(ArchiveErrorKind::Meta("it is not an object".into())),
+                Err(e) => return Err(ArchiveErrorKind::Meta(e.to_string())),
+            }
+        }
+        let _ = rest;
+        return Ok(None);
+    }
+    if line.starts_with("\"StartTimestamp\"") || line.starts_with("StartTimestamp") {
+        return Ok(None);
+    }
+    let (tag, rest) = match line.strip_prefix("Tag=") {
+        Some(r) => {
+            let (t, rest) = r.split_once(',').ok_or(ArchiveErrorKind::FieldCount(1))?;
+            if t.is_empty() || t.contains(char::is_whitespace) {
+                return Err(ArchiveErrorKind::Tag(t.to_string()));
+            }
+            (Some(t.to_string()), rest)
+        }
+        None => (None, line),
+    };
+    let fields: Vec<&str> = rest.split(',').collect();
+    if fields.len() != 4 {
+        return Err(ArchiveErrorKind::FieldCount(fields.len()));
+    }
+    let start = number("start timestamp", fields[0])?;
+    let length = number("interval length", fields[1])?;
+    // Interval_Max is informative only: writers disagree on its unit; maxima come from the
+    // histogram. It must still be a number for the line to be well formed.
+    number("interval max", fields[2])?;
+    let hist = decode_base64(fields[3]).map_err(ArchiveErrorKind::Histogram)?;
+    Ok(Some((start, length, tag, hist)))
+}
+
+/// What goes in an archive's header.
+#[derive(Clone, Debug, Default)]
+pub struct Header {
+    /// Run start in seconds since the epoch; window starts are relative to it.
+    pub start_time: f64,
+    /// The nines metadata object (name, workload, target, host, ...).
+    pub meta: Map<String, Value>,
+}
+
+/// Writes an archive window by window, flushing after each so a killed run keeps every
+/// finished window.
+pub struct ArchiveWriter<W: Write> {
+    out: W,
+    encoder: Encoder,
+    line: String,
+}
+
+/// Check a tag can be written: no commas or white space.
+pub fn valid_tag(tag: &str) -> bool {
+    !tag.is_empty() && !tag.contains(',') && !tag.contains(char::is_whitespace)
+}
+
+impl<W: Write> ArchiveWriter<W> {
+    /// Write the header the way Java's `HistogramLogWriter` does (format version, StartTime,
+    /// BaseTime, legend), with the nines metadata as a comment line before the legend.
+    pub fn new(mut out: W, header: &Header) -> io::Result<Self> {
+        let t = header.start_time;
+        writeln!(out, "#[Histogram log format version 1.3]")?;
+        writeln!(out, "#[StartTime: {t:.3} (seconds since epoch), {}]", crate::units::utc_date(t))?;
+        writeln!(out, "#[BaseTime: {t:.3} (seconds since epoch)]")?;
+        if !header.meta.is_empty() {
+            write_meta(&mut out, &header.meta)?;
+        }
+        writeln!(out, "{LEGEND}")?;
+        out.flush()?;
+        Ok(ArchiveWriter { out, encoder: Encoder::new(), line: String::new() })
+    }
+
+    /// Append one window of a dense histogram. `start_s` is relative to the header's start.
+    /// `max_ns` is the exact maximum if known (written to the informative max column, in ms
+    /// as Java writes it); otherwise the histogram's max is used.
+    pub fn write_hdr(
+        &mut self,
+        start_s: f64,
+        length_s: f64,
+        tag: Option<&str>,
+        hist: &hdrhistogram::Histogram<u64>,
+        max_ns: Option<u64>,
+    ) -> io::Result<()> {
+        let max = max_ns.unwrap_or(if hist.is_empty() { 0 } else { hist.max() });
+        let encoded = self.encoder.encode_hdr(hist);
+        self.write_line(start_s, length_s, tag, max, &encoded)
+    }
+
+    /// Append one window of a sparse histogram.
+    pub fn write_hist(&mut self, start_s: f64, length_s: f64, tag: Option<&str>, hist: &Hist) -> io::Result<()> {
+        let encoded = self.encoder.encode(hist);
+        self.write_line(start_s, length_s, tag, hist.max(), &encoded)
+    }
+
+    /// Append a window of a run.
+    pub fn write_window(&mut self, w: &Window) -> io::Result<()> {
+        self.write_hist(w.start_s, w.length_s, w.tag.as_deref(), &w.hist)
+    }
+
+    fn write_line(&mut self, start_s: f64, length_s: f64, tag: Option<&str>, max_ns: u64, encoded: &str) -> io::Result<()> {
+        use std::fmt::Write as _;
+        self.line.clear();
+        if let Some(t) = tag {
+            if !valid_tag(t) {
+                return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("tag {t:?} is empty or has a comma or white space")));
+            }
+            let _ = write!(self.line, "Tag={t},");
+        }
+        let _ = writeln!(self.line, "{:.3},{:.3},{:.3},{}", start_s.max(0.0), length_s.max(0.0), max_ns as f64 / 1e6, encoded);
+        self.out.write_all(self.line.as_bytes())?;
+        self.out.flush()
+    }
+
+    /// Append metadata learned during the run (e.g. steady state, end summary). Readers merge
+    /// later metadata lines into earlier ones, key by key.
+    pub fn write_meta(&mut self, meta: &Map<String, Value>) -> io::Result<()> {
+        write_meta(&mut self.out, meta)?;
+        self.out.flush()
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+fn write_meta<W: Write>(out: &mut W, meta: &Map<String, Value>) -> io::Result<()> {
+    // serde_json escapes control characters, so the object stays on one line.
+    let json = serde_json::to_string(meta).map_err(io::Error::other)?;
+    writeln!(out, "{META_PREFIX}{json}]")
+}
+
+/// Write a whole run as an archive.
+pub fn write<W: Write>(out: W, run: &Run) -> io::Result<W> {
+    let mut meta = run.meta.clone();
+    meta.entry("name").or_insert_with(|| Value::String(run.name.clone()));
+    let mut w = ArchiveWriter::new(out, &Header { start_time: run.start_time.unwrap_or(0.0), meta })?;
+    for win in &run.windows {
+        w.write_window(win)?;
+    }
+    Ok(w.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hist::Layout;
+
+    fn sample_run() -> Run {
+        let l = Layout::default_ns();
+        let mut windows = Vec::new();
+        for s in 0..3 {
+            for (tag, base) in [("read", 100_000u64), ("write", 30_000)] {
+                let hist = Hist::from_values(l, (1..=1000).map(|i| base + i * 37 + s * 5));
+                windows.push(Window { start_s: s as f64, length_s: 1.0, tag: Some(tag.into()), hist });
+            }
+        }
+        let mut meta = Map::new();
+        meta.insert("name".into(), "sample </script>".into());
+        Run { name: "sample </script>".into(), source: "x".into(), start_time: Some(1_764_489_600.0), meta, windows, warnings: vec![] }
+    }
+
+    #[test]
+    fn roundtrip() {
+        let run = sample_run();
+        let bytes = write(Vec::new(), &run).unwrap();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(text.starts_with("#[Histogram log format version 1.3]\n#[StartTime: 1764489600.000 (seconds since epoch), "));
+        let back = read("sample.hlog", &bytes).unwrap();
+        assert_eq!(back.windows, run.windows);
+        assert_eq!(back.name, run.name);
+        assert_eq!(back.start_time, run.start_time);
+        assert!(back.warnings.is_empty());
+    }
+
+    #[test]
+    fn cut_last_line_keeps_complete_windows() {
+        let bytes = write(Vec::new(), &sample_run()).unwrap();
+        let cut = &bytes[..bytes.len() - 20];
+        let run = read("cut.hlog", cut).unwrap();
+        assert_eq!(run.windows.len(), 5);
+        assert_eq!(run.warnings.len(), 1);
+        assert_eq!(run.warnings[0].line, Some(11));
+        assert!(run.warnings[0].to_string().contains("ends in the middle"), "{}", run.warnings[0]);
+    }
+
+    #[test]
+    fn bad_line_in_the_middle_is_an_error_with_line_number() {
+        let bytes = write(Vec::new(), &sample_run()).unwrap();
+        let mut text = String::from_utf8(bytes).unwrap();
+        text = text.replacen("Tag=write,0.000,1.000", "Tag=write,zero,1.000", 1);
+        let e = read("bad.hlog", text.as_bytes()).unwrap_err();
+        assert_eq!(e.line, 7);
+        assert_eq!(e.to_string(), "bad.hlog: line 7: start timestamp is \"zero\", expected a non-negative decimal number");
+
+        let text = "#[StartTime: 1.0 (x)]\nTag=read,1.0,1.0\n";
+        let e = read("f.hlog", text.as_bytes()).unwrap_err();
+        assert_eq!(e.to_string(), "f.hlog: line 2: expected 4 fields (start, length, max, histogram) after an optional Tag=, found 2");
+
+        let e = read("e.hlog", b"").unwrap_err();
+        assert!(matches!(e.kind, ArchiveErrorKind::Empty));
+        let e = read("b.hlog", b"abc\n\xff\xfe").unwrap_err();
+        assert_eq!(e.to_string(), "b.hlog: line 2: not UTF-8 text at byte offset 4; expected an HdrHistogram interval log");
+    }
+
+    #[test]
+    fn untagged_java_style_log_without_basetime() {
+        // Java without BaseTime, relative timestamps: relative to StartTime.
+        let h = Hist::from_values(Layout::default_ns(), [1000, 2000]);
+        let enc = Encoder::new().encode(&h);
+        let text = format!("#[StartTime: 1700000000.000 (seconds since epoch), x]\n{LEGEND}\n0.127,1.007,2.769,{enc}\n1.134,0.999,0.442,{enc}\n");
+        let run = read("j.hlog", text.as_bytes()).unwrap();
+        assert_eq!(run.windows.len(), 2);
+        assert_eq!(run.windows[0].tag, None);
+        assert!((run.windows[1].start_s - 1.134).abs() < 1e-9);
+        assert_eq!(run.name, "j");
+    }
+
+    #[test]
+    fn writer_refuses_bad_tags() {
+        let mut w = ArchiveWriter::new(Vec::new(), &Header::default()).unwrap();
+        let h = Hist::empty(Layout::default_ns());
+        assert!(w.write_hist(0.0, 1.0, Some("a,b"), &h).is_err());
+        assert!(w.write_hist(0.0, 1.0, Some("read"), &h).is_ok());
+    }
+}

@@ -1,0 +1,238 @@
+//! HdrHistogram V2 encoding (plain and DEFLATE-compressed), as used in interval logs.
+//!
+//! Encoding uses the `hdrhistogram` crate's `V2DeflateSerializer`. Decoding is done here,
+//! straight into the sparse [`Hist`]: the crate's `Deserializer` allocates a dense counts array
+//! sized by the header's `high` value and a payload buffer sized by the header's length field,
+//! both taken from the file before any check. For a log of thousands of windows that is slow,
+//! and for a hostile file it is an out-of-memory crash. Here every length is checked against
+//! the bytes actually present, decompression is bounded, and errors say what was wrong.
+//! The decoder is tested against the crate's encoder.
+
+use std::io::Read;
+
+use base64::Engine as _;
+use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
+use hdrhistogram::Histogram;
+
+use crate::hist::{Accumulator, Hist, Layout};
+
+const V2_COOKIE: u32 = 0x1c84_9303;
+const V2_COMPRESSED_COOKIE: u32 = 0x1c84_9304;
+/// The V2 header: cookie, payload length, offset, digits, low, high, ratio.
+const V2_HEADER_LEN: usize = 40;
+/// A decompressed histogram larger than this is refused (a full 5-digit histogram of the
+/// whole 64-bit range encodes in well under 16 MiB).
+const MAX_DECOMPRESSED: u64 = 64 << 20;
+
+/// Why a histogram could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// The text is not valid base64; the log line is damaged.
+    #[error("histogram is not valid base64 ({0})")]
+    Base64(String),
+    /// The first four bytes are not an HdrHistogram V2 cookie.
+    #[error("histogram has cookie {0:#010x}, expected a V2 histogram (0x1c849303 or 0x1c849304)")]
+    Cookie(u32),
+    /// Fewer bytes than the encoding announces; the data is cut.
+    #[error("histogram is cut: {0}")]
+    Truncated(&'static str),
+    /// The DEFLATE stream is damaged.
+    #[error("histogram's compressed data is damaged ({0})")]
+    Deflate(String),
+    /// A header field is outside what HdrHistogram allows.
+    #[error("histogram header is invalid: {0}")]
+    Header(String),
+    /// A DoubleHistogram or a histogram with a normalizing offset; nines reads integer ones.
+    #[error("histogram uses an unsupported feature: {0}")]
+    Unsupported(&'static str),
+    /// A count or skip lies outside the 64-bit value range.
+    #[error("histogram payload is invalid: {0}")]
+    Payload(&'static str),
+}
+
+fn be_u32(b: &[u8], at: usize) -> Option<u32> {
+    b.get(at..at + 4).map(|s| u32::from_be_bytes(s.try_into().unwrap()))
+}
+fn be_u64(b: &[u8], at: usize) -> Option<u64> {
+    b.get(at..at + 8).map(|s| u64::from_be_bytes(s.try_into().unwrap()))
+}
+
+/// Decode a base64 V2 histogram (as found in interval logs).
+pub fn decode_base64(text: &str) -> Result<Hist, DecodeError> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text.trim())
+        .map_err(|e| DecodeError::Base64(e.to_string()))?;
+    decode(&bytes)
+}
+
+/// Decode a binary V2 histogram, compressed or not.
+pub fn decode(bytes: &[u8]) -> Result<Hist, DecodeError> {
+    let cookie = be_u32(bytes, 0).ok_or(DecodeError::Truncated("fewer than 4 bytes"))?;
+    // Java sets word-size bits (0x10 for 8 bytes) in the cookie; its reader masks them off.
+    match cookie & !0xf0 {
+        V2_COOKIE => decode_v2(bytes),
+        V2_COMPRESSED_COOKIE => {
+            let len = be_u32(bytes, 4).ok_or(DecodeError::Truncated("no compressed length"))?;
+            let body = bytes
+                .get(8..8 + len as usize)
+                .ok_or(DecodeError::Truncated("compressed length exceeds the data"))?;
+            let mut inflated = Vec::with_capacity(body.len() * 4);
+            flate2::read::ZlibDecoder::new(body)
+                .take(MAX_DECOMPRESSED + 1)
+                .read_to_end(&mut inflated)
+                .map_err(|e| DecodeError::Deflate(e.to_string()))?;
+            if inflated.len() as u64 > MAX_DECOMPRESSED {
+                return Err(DecodeError::Deflate("decompresses to more than 64 MiB".into()));
+            }
+            if be_u32(&inflated, 0).map(|c| c & !0xf0) != Some(V2_COOKIE) {
+                return Err(match be_u32(&inflated, 0) {
+                    Some(c) => DecodeError::Cookie(c),
+                    None => DecodeError::Truncated("compressed body shorter than a cookie"),
+                });
+            }
+            decode_v2(&inflated)
+        }
+        other => Err(DecodeError::Cookie(other)),
+    }
+}
+
+fn decode_v2(b: &[u8]) -> Result<Hist, DecodeError> {
+    let payload_len = be_u32(b, 4).ok_or(DecodeError::Truncated("no payload length"))? as usize;
+    let offset = be_u32(b, 8).ok_or(DecodeError::Truncated("header"))?;
+    let digits = be_u32(b, 12).ok_or(DecodeError::Truncated("header"))?;
+    let low = be_u64(b, 16).ok_or(DecodeError::Truncated("header"))?;
+    let high = be_u64(b, 24).ok_or(DecodeError::Truncated("header"))?;
+    let ratio = be_u64(b, 32).ok_or(DecodeError::Truncated("header"))?;
+    if offset != 0 {
+        return Err(DecodeError::Unsupported("normalizing index offset"));
+    }
+    if f64::from_bits(ratio) != 1.0 {
+        return Err(DecodeError::Unsupported("integer-to-double ratio (a DoubleHistogram)"));
+    }
+    if digits > 5 {
+        return Err(DecodeError::Header(format!("{digits} significant digits (at most 5)")));
+    }
+    if high < 2 * low.max(1) {
+        return Err(DecodeError::Header(format!("highest value {high} below twice the lowest {low}")));
+    }
+    let layout = Layout::new(low.max(1), digits as u8)
+        .ok_or_else(|| DecodeError::Header(format!("lowest value {low} with {digits} digits")))?;
+    let payload = b
+        .get(V2_HEADER_LEN..V2_HEADER_LEN + payload_len)
+        .ok_or(DecodeError::Truncated("payload length exceeds the data"))?;
+
+    let mut acc = Accumulator::new(layout);
+    let mut index: usize = 0;
+    let mut pos = 0;
+    while pos < payload.len() {
+        let (zz, used) = read_varint(&payload[pos..])?;
+        pos += used;
+        let n = ((zz >> 1) as i64) ^ -((zz & 1) as i64);
+        if n < 0 {
+            let skip = n.unsigned_abs();
+            index = usize::try_from(skip)
+                .ok()
+                .and_then(|s| index.checked_add(s))
+                .ok_or(DecodeError::Payload("zero run past the value range"))?;
+        } else {
+            if n > 0 {
+                if layout.value_of_index(index).is_none() {
+                    return Err(DecodeError::Payload("count past the 64-bit value range"));
+                }
+                acc.record_index(index, n as u64);
+            }
+            index += 1;
+        }
+    }
+    Ok(acc.finish())
+}
+
+/// HdrHistogram's LEB128 variant: up to 9 bytes, the 9th contributes all 8 bits.
+fn read_varint(b: &[u8]) -> Result<(u64, usize), DecodeError> {
+    let mut v: u64 = 0;
+    for i in 0..9 {
+        let byte = *b.get(i).ok_or(DecodeError::Truncated("varint cut at end of payload"))?;
+        if i == 8 {
+            v |= u64::from(byte) << 56;
+            return Ok((v, 9));
+        }
+        v |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Ok((v, i + 1));
+        }
+    }
+    unreachable!("loop returns by the ninth byte")
+}
+
+/// Encodes histograms as base64 V2 + DEFLATE, reusing buffers between calls.
+#[derive(Default)]
+pub struct Encoder {
+    serializer: V2DeflateSerializer,
+    buf: Vec<u8>,
+}
+
+impl Encoder {
+    pub fn new() -> Encoder {
+        Encoder::default()
+    }
+
+    /// Base64 text of a dense histogram.
+    pub fn encode_hdr(&mut self, h: &Histogram<u64>) -> String {
+        self.buf.clear();
+        self.serializer
+            .serialize(h, &mut self.buf)
+            .expect("serializing into a Vec cannot fail for a valid histogram");
+        base64::engine::general_purpose::STANDARD.encode(&self.buf)
+    }
+
+    /// Base64 text of a sparse histogram.
+    pub fn encode(&mut self, h: &Hist) -> String {
+        self.encode_hdr(&h.to_hdr())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hdrhistogram::serialization::V2Serializer;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn decodes_what_the_crate_encodes(values in proptest::collection::vec(0u64..(1u64 << 45), 0..400),
+                                          sigfig in 1u8..=5, compressed in any::<bool>()) {
+            let mut h = Histogram::<u64>::new_with_bounds(1, 1u64 << 46, sigfig).unwrap();
+            for &v in &values { h.record(v).unwrap(); }
+            let mut buf = Vec::new();
+            if compressed {
+                V2DeflateSerializer::new().serialize(&h, &mut buf).unwrap();
+            } else {
+                V2Serializer::new().serialize(&h, &mut buf).unwrap();
+            }
+            prop_assert_eq!(decode(&buf).unwrap(), Hist::from_hdr(&h));
+        }
+
+        #[test]
+        fn garbage_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+            let _ = decode(&bytes);
+        }
+    }
+
+    #[test]
+    fn roundtrip_through_base64() {
+        let h = Hist::from_values(Layout::default_ns(), [1, 5, 1000, 123_456, 9_999_999]);
+        let text = Encoder::new().encode(&h);
+        assert!(text.starts_with("HISTF"), "{text}");
+        assert_eq!(decode_base64(&text).unwrap(), h);
+    }
+
+    #[test]
+    fn cut_and_bad_inputs_have_clear_errors() {
+        let h = Hist::from_values(Layout::default_ns(), [10, 20, 30]);
+        let text = Encoder::new().encode(&h);
+        let err = decode_base64(&text[..text.len() / 2]).unwrap_err();
+        assert!(matches!(err, DecodeError::Base64(_) | DecodeError::Truncated(_)), "{err}");
+        assert!(matches!(decode(&[0, 1, 2, 3, 4]), Err(DecodeError::Cookie(0x00010203))));
+        assert!(matches!(decode_base64("!!!"), Err(DecodeError::Base64(_))));
+    }
+}

@@ -1,0 +1,407 @@
+//! Sparse, immutable latency histograms with HdrHistogram bucket layout.
+//!
+//! A run holds thousands of windows. A dense `hdrhistogram::Histogram` for a nanosecond range
+//! of one hour at 3 significant digits is ~256 KiB of counters, so 7,200 windows would need
+//! ~1.8 GiB; in the browser that is out of the question. A window usually fills a few hundred
+//! buckets, so windows are kept as sorted `(bucket, count)` lists and merged exactly. The dense
+//! `hdrhistogram` crate is still used for encoding, decoding and as the merge accumulator; only
+//! the bucket arithmetic (`Layout`) is repeated here, because the crate keeps it private and it
+//! is needed without a dense counts array. `Layout` is tested against the crate.
+
+use hdrhistogram::Histogram;
+
+/// The bucket layout of an HdrHistogram: which values are "equivalent" (share a counter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Layout {
+    /// Significant decimal digits kept (0..=5).
+    pub sigfig: u8,
+    /// Lowest discernible value (>= 1).
+    pub low: u64,
+    unit_magnitude: u8,
+    sub_bucket_count_magnitude: u8,
+}
+
+impl Layout {
+    /// Layout of a histogram with the given lowest discernible value and precision.
+    /// Returns `None` where HdrHistogram itself would refuse the parameters.
+    pub fn new(low: u64, sigfig: u8) -> Option<Layout> {
+        if low == 0 || sigfig > 5 {
+            return None;
+        }
+        let unit_magnitude = 63 - low.leading_zeros() as u8; // floor(log2(low))
+        let largest = 2 * 10_u64.pow(u32::from(sigfig));
+        // ceil(log2(largest))
+        let sub_bucket_count_magnitude = (64 - (largest - 1).leading_zeros()) as u8;
+        let sub_bucket_count_magnitude = sub_bucket_count_magnitude.max(1);
+        if unit_magnitude + sub_bucket_count_magnitude > 63 {
+            return None;
+        }
+        Some(Layout { sigfig, low, unit_magnitude, sub_bucket_count_magnitude })
+    }
+
+    /// The layout nines writes: 1 ns resolution, 3 significant digits.
+    pub fn default_ns() -> Layout {
+        Layout::new(1, 3).expect("valid default layout")
+    }
+
+    fn sub_bucket_mask(&self) -> u64 {
+        ((1_u64 << self.sub_bucket_count_magnitude) - 1) << self.unit_magnitude
+    }
+
+    fn bucket_for(&self, value: u64) -> u32 {
+        let base = 64 - u32::from(self.unit_magnitude) - u32::from(self.sub_bucket_count_magnitude);
+        base - (value | self.sub_bucket_mask()).leading_zeros()
+    }
+
+    /// Lowest value equivalent to `value` (the bucket's lower bound).
+    pub fn lowest_equivalent(&self, value: u64) -> u64 {
+        let b = self.bucket_for(value) + u32::from(self.unit_magnitude);
+        (value >> b) << b
+    }
+
+    /// Width of the bucket holding `value`.
+    pub fn equivalent_range(&self, value: u64) -> u64 {
+        1_u64 << (u32::from(self.unit_magnitude) + self.bucket_for(value))
+    }
+
+    /// Highest value equivalent to `value` (the bucket's upper bound).
+    pub fn highest_equivalent(&self, value: u64) -> u64 {
+        if value == u64::MAX {
+            return u64::MAX;
+        }
+        self.lowest_equivalent(value).saturating_add(self.equivalent_range(value)) - 1
+    }
+
+    /// HdrHistogram's counts-array index of `value` (bucket 0 uses every sub-bucket, later
+    /// buckets only the upper half). This is also the index the V2 encoding walks.
+    pub fn index_of(&self, value: u64) -> usize {
+        let bucket = self.bucket_for(value);
+        let sub = (value >> (bucket + u32::from(self.unit_magnitude))) as usize;
+        let half = 1_usize << (self.sub_bucket_count_magnitude - 1);
+        (bucket as usize) * half + sub
+    }
+
+    /// Lowest value of the bucket at counts-array `index`; `None` past the 64-bit range.
+    pub fn value_of_index(&self, index: usize) -> Option<u64> {
+        let hm = u32::from(self.sub_bucket_count_magnitude - 1);
+        let half = 1_usize << hm;
+        let mut bucket = (index >> hm) as u64;
+        let mut sub = (index & (half - 1)) + half;
+        if bucket == 0 {
+            sub -= half;
+        } else {
+            bucket -= 1;
+        }
+        let shift = bucket + u64::from(self.unit_magnitude);
+        // the top bit of `sub` sits at sub_bucket_count_magnitude - 1 (+ shift)
+        if shift + u64::from(self.sub_bucket_count_magnitude) > 64 {
+            return None;
+        }
+        Some((sub as u64) << shift)
+    }
+
+    /// Middle of the bucket holding `value` (what HdrHistogram uses for means).
+    pub fn median_equivalent(&self, value: u64) -> u64 {
+        self.lowest_equivalent(value) + (self.equivalent_range(value) >> 1)
+    }
+}
+
+/// An immutable sparse histogram: sorted buckets with their counts.
+///
+/// Each entry is `(lowest equivalent value of the bucket, count)`, ascending, counts > 0.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hist {
+    layout: Layout,
+    buckets: Vec<(u64, u64)>,
+    total: u64,
+}
+
+impl Hist {
+    /// An empty histogram (a window in which nothing completed).
+    pub fn empty(layout: Layout) -> Hist {
+        Hist { layout, buckets: Vec::new(), total: 0 }
+    }
+
+    /// Build from raw values (mainly for tests and importers of exact values).
+    pub fn from_values(layout: Layout, values: impl IntoIterator<Item = u64>) -> Hist {
+        let mut acc = Accumulator::new(layout);
+        for v in values {
+            acc.record_n(v, 1);
+        }
+        acc.finish()
+    }
+
+    /// Convert a dense HdrHistogram.
+    pub fn from_hdr(h: &Histogram<u64>) -> Hist {
+        let layout = Layout::new(h.low(), h.sigfig()).expect("a valid histogram has a valid layout");
+        let mut buckets = Vec::new();
+        let mut total = 0_u64;
+        for v in h.iter_recorded() {
+            let c = v.count_at_value();
+            buckets.push((layout.lowest_equivalent(v.value_iterated_to()), c));
+            total = total.saturating_add(c);
+        }
+        Hist { layout, buckets, total }
+    }
+
+    /// Convert to a dense HdrHistogram with the same layout (for encoding).
+    pub fn to_hdr(&self) -> Histogram<u64> {
+        let high = self.max().max(self.layout.low.saturating_mul(2)).max(2);
+        let mut h = Histogram::<u64>::new_with_bounds(self.layout.low, high, self.layout.sigfig)
+            .expect("layout was validated");
+        h.auto(true);
+        for &(v, c) in &self.buckets {
+            h.record_n(v, c).expect("auto-resizing histogram accepts every value");
+        }
+        h
+    }
+
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+    /// Number of recorded values.
+    pub fn count(&self) -> u64 {
+        self.total
+    }
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+    /// `(bucket lowest value, count)` pairs, ascending.
+    pub fn buckets(&self) -> &[(u64, u64)] {
+        &self.buckets
+    }
+    /// Lowest recorded value, at bucket precision (the bucket's lower bound); 0 when empty.
+    pub fn min(&self) -> u64 {
+        self.buckets.first().map_or(0, |b| b.0)
+    }
+    /// Highest recorded value, at bucket precision (the bucket's upper bound); 0 when empty.
+    pub fn max(&self) -> u64 {
+        self.buckets.last().map_or(0, |b| self.layout.highest_equivalent(b.0))
+    }
+
+    /// Mean, with each bucket represented by its middle (as HdrHistogram does).
+    pub fn mean(&self) -> f64 {
+        if self.total == 0 {
+            return 0.0;
+        }
+        let n = self.total as f64;
+        self.buckets
+            .iter()
+            .map(|&(v, c)| self.layout.median_equivalent(v) as f64 * c as f64)
+            .sum::<f64>()
+            / n
+    }
+
+    /// Population standard deviation, bucket middles as values.
+    pub fn stdev(&self) -> f64 {
+        if self.total == 0 {
+            return 0.0;
+        }
+        let mean = self.mean();
+        let ss: f64 = self
+            .buckets
+            .iter()
+            .map(|&(v, c)| {
+                let d = self.layout.median_equivalent(v) as f64 - mean;
+                d * d * c as f64
+            })
+            .sum();
+        (ss / self.total as f64).sqrt()
+    }
+
+    /// The bucket holding the value of rank `rank` (1-based, ascending): its lowest value.
+    /// `None` when `rank` is 0 or larger than the count.
+    pub fn bucket_at_rank(&self, rank: u64) -> Option<u64> {
+        if rank == 0 || rank > self.total {
+            return None;
+        }
+        let mut cum = 0_u64;
+        for &(v, c) in &self.buckets {
+            cum += c;
+            if cum >= rank {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    /// Exact merge of two histograms (histogram addition).
+    pub fn merge(&self, other: &Hist) -> Hist {
+        if self.layout != other.layout {
+            return Hist::merge_all([self, other]);
+        }
+        let (a, b) = (&self.buckets, &other.buckets);
+        let mut out = Vec::with_capacity(a.len().max(b.len()));
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].0.cmp(&b[j].0) {
+                std::cmp::Ordering::Less => {
+                    out.push(a[i]);
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    out.push(b[j]);
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    out.push((a[i].0, a[i].1 + b[j].1));
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        out.extend_from_slice(&a[i..]);
+        out.extend_from_slice(&b[j..]);
+        Hist { layout: self.layout, buckets: out, total: self.total + other.total }
+    }
+
+    /// Exact merge of many histograms. With mixed layouts the result takes the coarsest
+    /// precision present, and values are re-bucketed by their bucket's upper bound (never
+    /// sharper than the inputs).
+    pub fn merge_all<'a>(hists: impl IntoIterator<Item = &'a Hist>) -> Hist {
+        let hists: Vec<&Hist> = hists.into_iter().collect();
+        let Some(first) = hists.first() else {
+            return Hist::empty(Layout::default_ns());
+        };
+        let mut layout = first.layout;
+        for h in &hists {
+            if h.layout != layout {
+                let sigfig = layout.sigfig.min(h.layout.sigfig);
+                let low = layout.low.max(h.layout.low);
+                layout = Layout::new(low, sigfig).unwrap_or(layout);
+            }
+        }
+        let mut acc = Accumulator::new(layout);
+        for h in hists {
+            if h.layout == layout {
+                for &(v, c) in &h.buckets {
+                    acc.record_n(v, c);
+                }
+            } else {
+                for &(v, c) in &h.buckets {
+                    acc.record_n(h.layout.highest_equivalent(v), c);
+                }
+            }
+        }
+        acc.finish()
+    }
+}
+
+/// Dense accumulator for building and merging sparse histograms.
+///
+/// Counters are indexed by (bucket, sub-bucket) like HdrHistogram; the array grows with the
+/// largest value seen, so cost is proportional to the range actually used.
+pub struct Accumulator {
+    layout: Layout,
+    counts: Vec<u64>,
+    total: u64,
+}
+
+impl Accumulator {
+    pub fn new(layout: Layout) -> Accumulator {
+        Accumulator { layout, counts: Vec::new(), total: 0 }
+    }
+
+    pub fn record_n(&mut self, value: u64, count: u64) {
+        if count == 0 {
+            return;
+        }
+        self.record_index(self.layout.index_of(value), count);
+    }
+
+    pub fn add(&mut self, h: &Hist) {
+        if h.layout == self.layout {
+            for &(v, c) in &h.buckets {
+                self.record_n(v, c);
+            }
+        } else {
+            for &(v, c) in &h.buckets {
+                self.record_n(h.layout.highest_equivalent(v), c);
+            }
+        }
+    }
+
+    /// Add `count` at counts-array `index` (as decoded from a V2 payload).
+    pub(crate) fn record_index(&mut self, index: usize, count: u64) {
+        if index >= self.counts.len() {
+            let new_len = (index + 1).max(self.counts.len() * 2).max(64);
+            self.counts.resize(new_len, 0);
+        }
+        self.counts[index] = self.counts[index].saturating_add(count);
+        self.total = self.total.saturating_add(count);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.total
+    }
+
+    pub fn finish(self) -> Hist {
+        let buckets = self
+            .counts
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(i, &c)| (self.layout.value_of_index(i).expect("index came from a value"), c))
+            .collect();
+        Hist { layout: self.layout, buckets, total: self.total }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn layout_matches_hdrhistogram(low_pow in 0u32..10, sigfig in 0u8..=5, v in 0u64..(1u64 << 50)) {
+            let low = 1u64 << low_pow;
+            let h = Histogram::<u64>::new_with_bounds(low, 1u64 << 52, sigfig).unwrap();
+            let l = Layout::new(low, sigfig).unwrap();
+            prop_assert_eq!(l.lowest_equivalent(v), h.lowest_equivalent(v));
+            prop_assert_eq!(l.highest_equivalent(v), h.highest_equivalent(v));
+            prop_assert_eq!(l.median_equivalent(v), h.median_equivalent(v));
+            prop_assert_eq!(l.value_of_index(l.index_of(v)), Some(l.lowest_equivalent(v)));
+        }
+
+        #[test]
+        fn sparse_matches_dense(values in proptest::collection::vec(0u64..(1u64 << 40), 1..500)) {
+            let mut h = Histogram::<u64>::new(3).unwrap();
+            for &v in &values { h.record(v).unwrap(); }
+            let s = Hist::from_values(Layout::default_ns(), values.iter().copied());
+            prop_assert_eq!(&s, &Hist::from_hdr(&h));
+            prop_assert_eq!(s.count(), h.len());
+            prop_assert_eq!(s.max(), h.max());
+            prop_assert_eq!(s.min(), h.min());
+            prop_assert!((s.mean() - h.mean()).abs() <= 1e-6 * h.mean().max(1.0));
+            prop_assert_eq!(Hist::from_hdr(&s.to_hdr()), s);
+        }
+
+        #[test]
+        fn merge_equals_recording_all(a in proptest::collection::vec(0u64..(1u64 << 36), 0..300),
+                                      b in proptest::collection::vec(0u64..(1u64 << 36), 0..300)) {
+            let l = Layout::default_ns();
+            let ha = Hist::from_values(l, a.iter().copied());
+            let hb = Hist::from_values(l, b.iter().copied());
+            let all = Hist::from_values(l, a.iter().chain(b.iter()).copied());
+            prop_assert_eq!(&ha.merge(&hb), &all);
+            prop_assert_eq!(&Hist::merge_all([&ha, &hb]), &all);
+        }
+    }
+
+    #[test]
+    fn empty_histogram() {
+        let h = Hist::empty(Layout::default_ns());
+        assert_eq!(h.count(), 0);
+        assert_eq!(h.max(), 0);
+        assert_eq!(h.bucket_at_rank(1), None);
+        assert_eq!(h.mean(), 0.0);
+    }
+
+    #[test]
+    fn invalid_layouts_are_refused() {
+        assert!(Layout::new(0, 3).is_none());
+        assert!(Layout::new(1, 6).is_none());
+        assert!(Layout::new(1 << 60, 5).is_none());
+    }
+}

@@ -1,0 +1,267 @@
+//! Per-run, per-direction statistics: one result struct that every output renders
+//! (`nines stats` text and JSON, the viewer's table, the report's static summary).
+
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+
+use crate::hist::{Accumulator, Hist};
+use crate::quantile::{level_stats, standard_levels, Level, LevelStat, Support};
+use crate::run::{is_direction, Run, Warning, Window, ALL, UNTAGGED};
+use crate::units::{format_ns, format_ns_f, format_rate, group};
+
+/// Statistics of one direction (or of all merged).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TagStats {
+    pub count: u64,
+    pub iops: f64,
+    pub min_ns: u64,
+    pub max_ns: u64,
+    pub mean_ns: f64,
+    pub stdev_ns: f64,
+    pub levels: Vec<LevelStat>,
+}
+
+/// Ordered map of tag name to stats (serialised as a JSON object in this order).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TagMap(pub Vec<(String, TagStats)>);
+
+impl TagMap {
+    pub fn get(&self, tag: &str) -> Option<&TagStats> {
+        self.0.iter().find(|(t, _)| t == tag).map(|(_, s)| s)
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &(String, TagStats)> {
+        self.0.iter()
+    }
+}
+
+impl std::ops::Index<&str> for TagMap {
+    type Output = TagStats;
+    fn index(&self, tag: &str) -> &TagStats {
+        self.get(tag).unwrap_or_else(|| panic!("no tag {tag:?}"))
+    }
+}
+
+impl Serialize for TagMap {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// Statistics of one run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunStats {
+    pub file: String,
+    pub name: String,
+    pub duration_s: f64,
+    pub tags: TagMap,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
+}
+
+/// What to compute.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Only this tag (no "all" row).
+    pub tag: Option<String>,
+    /// Only windows starting at or after this many seconds from the run start.
+    pub from: Option<f64>,
+    /// Only windows starting before this many seconds from the run start.
+    pub to: Option<f64>,
+    pub levels: Vec<Level>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { tag: None, from: None, to: None, levels: standard_levels() }
+    }
+}
+
+/// Display name of a tag.
+pub fn tag_name(tag: Option<&str>) -> &str {
+    tag.unwrap_or(UNTAGGED)
+}
+
+/// Statistics of a histogram over a duration.
+pub fn tag_stats(h: &Hist, duration_s: f64, levels: &[Level]) -> TagStats {
+    TagStats {
+        count: h.count(),
+        iops: if duration_s > 0.0 { h.count() as f64 / duration_s } else { 0.0 },
+        min_ns: h.min(),
+        max_ns: h.max(),
+        mean_ns: h.mean(),
+        stdev_ns: h.stdev(),
+        levels: level_stats(h, levels),
+    }
+}
+
+/// Merge windows into one histogram (exact).
+pub fn merge_windows<'a>(windows: impl IntoIterator<Item = &'a Window>) -> Option<Hist> {
+    let mut it = windows.into_iter().peekable();
+    let first = it.peek()?;
+    let mut acc = Accumulator::new(first.hist.layout());
+    for w in it {
+        acc.add(&w.hist);
+    }
+    Some(acc.finish())
+}
+
+/// Compute a run's statistics: one entry per tag, then `all` merging every direction
+/// (auxiliary measures such as `read.svc` are not merged into `all`).
+pub fn run_stats(run: &Run, opts: &Options) -> RunStats {
+    let run = if opts.from.is_some() || opts.to.is_some() { run.slice(opts.from, opts.to) } else { run.clone() };
+    let duration = run.duration_s();
+    let mut tags = Vec::new();
+    let all_tags = run.tags();
+    let selected: Vec<Option<String>> = match &opts.tag {
+        Some(t) => all_tags.into_iter().filter(|x| tag_name(x.as_deref()) == t).collect(),
+        None => all_tags,
+    };
+    for t in &selected {
+        if let Some(h) = merge_windows(run.windows_of(t.as_deref())) {
+            tags.push((tag_name(t.as_deref()).to_string(), tag_stats(&h, duration, &opts.levels)));
+        }
+    }
+    let directions: Vec<&Option<String>> = selected.iter().filter(|t| is_direction(t.as_deref())).collect();
+    let untagged_only = selected.len() == 1 && selected[0].is_none();
+    if opts.tag.is_none() && !directions.is_empty() {
+        if untagged_only {
+            // A log without tags: its one row is the whole run.
+            if let Some((_, s)) = tags.pop() {
+                tags.push((ALL.to_string(), s));
+            }
+        } else if let Some(h) = merge_windows(run.windows.iter().filter(|w| is_direction(w.tag.as_deref()))) {
+            tags.push((ALL.to_string(), tag_stats(&h, duration, &opts.levels)));
+        }
+    }
+    RunStats { file: run.source.clone(), name: run.name.clone(), duration_s: duration, tags: TagMap(tags), warnings: run.warnings.clone() }
+}
+
+/// The JSON document `nines stats --json` prints.
+pub fn to_json(runs: &[RunStats]) -> String {
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        runs: &'a [RunStats],
+    }
+    serde_json::to_string_pretty(&Doc { runs }).expect("stats serialise")
+}
+
+/// The text table `nines stats` prints.
+pub fn to_text(runs: &[RunStats]) -> String {
+    let mut out = String::new();
+    for (i, r) in runs.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&render_run(r));
+    }
+    out
+}
+
+fn render_run(r: &RunStats) -> String {
+    let mut out = format!("{} ({}), {:.1} s\n", r.name, r.file, r.duration_s);
+    let level_labels: Vec<&str> = r.tags.0.first().map(|(_, s)| s.levels.iter().map(|l| l.label.as_str()).collect()).unwrap_or_default();
+    let mut header = vec!["dir", "count", "IOPS", "min", "mean", "stdev"];
+    header.extend(level_labels.iter().copied());
+    header.push("max");
+    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    let mut thin_notes = Vec::new();
+    for (tag, s) in r.tags.iter() {
+        let mut row = vec![
+            tag.clone(),
+            group(s.count),
+            format_rate(s.iops),
+            if s.count > 0 { format_ns(s.min_ns) } else { "-".into() },
+            if s.count > 0 { format_ns_f(s.mean_ns) } else { "-".into() },
+            if s.count > 0 { format_ns_f(s.stdev_ns) } else { "-".into() },
+        ];
+        for l in &s.levels {
+            row.push(match (l.support, l.value_ns) {
+                (Support::Reliable, Some(v)) => format_ns(v),
+                (Support::Thin, Some(v)) => {
+                    thin_notes.push(format!("{tag} {} ({} beyond)", l.label, group(l.beyond)));
+                    format!("{}*", format_ns(v))
+                }
+                _ => String::new(),
+            });
+        }
+        row.push(if s.count > 0 { format_ns(s.max_ns) } else { "-".into() });
+        rows.push(row);
+    }
+    let ncol = rows[0].len();
+    let widths: Vec<usize> = (0..ncol).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    for row in &rows {
+        let mut line = String::new();
+        for (c, cell) in row.iter().enumerate() {
+            if c == 0 {
+                line.push_str(&format!("{cell:<w$}", w = widths[c]));
+            } else {
+                line.push_str(&format!("  {cell:>w$}", w = widths[c]));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    if !thin_notes.is_empty() {
+        out.push_str(&format!(
+            "* thin: fewer than 100 I/Os lie beyond these levels: {}\n",
+            thin_notes.join(", ")
+        ));
+    }
+    if r.tags.iter().any(|(_, s)| s.levels.iter().any(|l| l.support == Support::None && s.count > 0)) {
+        out.push_str("blank: no I/O lies beyond the level, so its value would only repeat the max\n");
+    }
+    for w in &r.warnings {
+        out.push_str(&format!("warning: {}: {w}\n", r.file));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hist::Layout;
+
+    fn run() -> Run {
+        let l = Layout::default_ns();
+        let mut windows = Vec::new();
+        for s in 0..4u64 {
+            windows.push(Window { start_s: s as f64, length_s: 1.0, tag: Some("read".into()), hist: Hist::from_values(l, (1..=7000).map(|i| 50_000 + i * 13 + s)) });
+            windows.push(Window { start_s: s as f64, length_s: 1.0, tag: Some("write".into()), hist: Hist::from_values(l, (1..=3000).map(|i| 20_000 + i * 71)) });
+            windows.push(Window { start_s: s as f64, length_s: 1.0, tag: Some("read.svc".into()), hist: Hist::from_values(l, (1..=7000).map(|i| 40_000 + i)) });
+        }
+        Run { name: "t".into(), source: "t.hlog".into(), windows, ..Run::default() }
+    }
+
+    #[test]
+    fn all_merges_directions_only() {
+        let s = run_stats(&run(), &Options::default());
+        let names: Vec<&str> = s.tags.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(names, ["read", "write", "read.svc", "all"]);
+        assert_eq!(s.tags["all"].count, 40_000);
+        assert_eq!(s.tags["read"].iops, 7000.0);
+        assert_eq!(s.duration_s, 4.0);
+    }
+
+    #[test]
+    fn tag_and_range_filters() {
+        let s = run_stats(&run(), &Options { tag: Some("write".into()), from: Some(1.0), to: Some(3.0), ..Options::default() });
+        assert_eq!(s.tags.0.len(), 1);
+        assert_eq!(s.tags["write"].count, 6000);
+        assert_eq!(s.duration_s, 2.0);
+    }
+
+    #[test]
+    fn json_shape() {
+        let s = run_stats(&run(), &Options::default());
+        let v: serde_json::Value = serde_json::from_str(&to_json(&[s])).unwrap();
+        let lvl = &v["runs"][0]["tags"]["read"]["levels"][2];
+        assert_eq!(lvl["label"], "p99");
+        assert_eq!(lvl["support"], "reliable");
+        assert!(lvl["ci95_ns"].is_array());
+        assert!(v["runs"][0]["tags"]["read"]["levels"][9]["value_ns"].is_null());
+    }
+}
