@@ -1,1 +1,30 @@
-fn main(){}
+//! The `nines` binary: glue between the command line and the library modules.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use nines::cli::{Cli, Cmd};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let result = match &cli.cmd {
+        Cmd::Stats(a) => nines::stats_cmd::run(a, &mut out),
+    };
+    let result = result.and_then(|()| out.flush().map_err(Into::into));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("nines: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
+}

@@ -28,6 +28,7 @@ pub mod archive;
 pub mod ccdf;
 pub mod codec;
 pub mod hist;
+pub mod import;
 pub mod quantile;
 pub mod run;
 pub mod series;

@@ -1,0 +1,59 @@
+//! The command line: one clap definition for every subcommand.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(name = "nines", version, about = "Storage latency QoS: collect, analyse and report levels of nines.", max_term_width = 80)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Print per-direction statistics (count, IOPS, levels of nines, max) of runs.
+    Stats(StatsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    /// Runs to read: nines archives, HdrHistogram interval logs and other supported formats.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Only this tag (direction), e.g. `read`; the `all` row is then left out.
+    #[arg(long, value_name = "TAG")]
+    pub tag: Option<String>,
+    /// Only windows starting at or after this many seconds from the run's start.
+    #[arg(long, value_name = "SEC")]
+    pub from: Option<f64>,
+    /// Only windows starting before this many seconds from the run's start.
+    #[arg(long, value_name = "SEC")]
+    pub to: Option<f64>,
+    /// Print JSON (documented in README.md) instead of tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_definition_is_valid() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn stats_flags() {
+        let cli = Cli::try_parse_from(["nines", "stats", "a.hlog", "b.hlog", "--tag", "read", "--from", "1.5", "--json"]).unwrap();
+        let Cmd::Stats(a) = cli.cmd else { panic!("not stats") };
+        assert_eq!(a.files.len(), 2);
+        assert_eq!(a.tag.as_deref(), Some("read"));
+        assert_eq!(a.from, Some(1.5));
+        assert!(a.json);
+        assert!(Cli::try_parse_from(["nines", "stats"]).is_err());
+    }
+}

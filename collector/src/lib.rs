@@ -1,0 +1,6 @@
+//! nines, the collector and command line: everything that touches the OS.
+//! All computation lives in `nines-core`.
+
+pub mod cli;
+pub mod load;
+pub mod stats_cmd;

@@ -1,0 +1,40 @@
+//! `nines stats`.
+
+use std::io::Write;
+
+use anyhow::{bail, Result};
+use nines_core::stats::{self, Options};
+
+use crate::cli::StatsArgs;
+use crate::load::load_runs;
+
+pub fn run(args: &StatsArgs, out: &mut impl Write) -> Result<()> {
+    if let (Some(a), Some(b)) = (args.from, args.to) {
+        if b <= a {
+            bail!("--to {b} must be later than --from {a}");
+        }
+    }
+    let runs = load_runs(&args.files)?;
+    let opts = Options { tag: args.tag.clone(), from: args.from, to: args.to, ..Options::default() };
+    let mut results = Vec::with_capacity(runs.len());
+    for r in &runs {
+        let s = stats::run_stats(r, &opts);
+        if s.tags.0.is_empty() {
+            match &args.tag {
+                Some(t) => bail!("{}: no windows with tag '{t}' in the selected range (tags: {})", r.source, tag_list(r)),
+                None => bail!("{}: no windows in the selected range", r.source),
+            }
+        }
+        results.push(s);
+    }
+    if args.json {
+        writeln!(out, "{}", stats::to_json(&results))?;
+    } else {
+        write!(out, "{}", stats::to_text(&results))?;
+    }
+    Ok(())
+}
+
+fn tag_list(r: &nines_core::run::Run) -> String {
+    r.tags().iter().map(|t| stats::tag_name(t.as_deref()).to_string()).collect::<Vec<_>>().join(", ")
+}

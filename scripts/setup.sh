@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what the tests need on a fresh machine, skipping what is already there.
+# Safe to run again. Used by scripts/test.sh (README's test command) and .ci/run.
+set -euo pipefail
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+# Rust targets: the environment sets RUSTUP_AUTO_INSTALL=0, so add the wasm target ourselves.
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# Debian packages: peers and browser for interop, fio and browser tests.
+need_apt=()
+command -v fio >/dev/null || need_apt+=(fio)
+[ -f /usr/share/java/hdrhistogram.jar ] || need_apt+=(libhdrhistogram-java)
+command -v java >/dev/null || need_apt+=(default-jre-headless)
+command -v chromium >/dev/null || need_apt+=(chromium)
+command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then
+    say "missing Debian packages: ${need_apt[*]}; run as root or install them"
+    exit 1
+  fi
+  say "installing Debian packages: ${need_apt[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+# Python peers.
+if ! python3 -c 'import hdrh' 2>/dev/null; then
+  say "installing Python hdrhistogram (module hdrh)"
+  python3 -m pip install -q hdrhistogram
+fi

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs every test of nines. README's test command. Installs what the tests need first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+
+echo "== nines-core builds for wasm32"
+cargo build -q -p nines-core --target wasm32-unknown-unknown
+
+echo "== cargo test (workspace)"
+cargo test --workspace --exclude nines-viewer 2>&1
