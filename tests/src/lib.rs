@@ -1,1 +1,66 @@
+//! Helpers for nines' end-to-end tests: the `nines` binary, peers, temporary files.
 
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
+}
+
+/// Path of the `nines` binary, built once per test process with the same profile.
+pub fn nines_bin() -> PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let release = !cfg!(debug_assertions);
+        let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        cmd.current_dir(root()).args(["build", "-q", "-p", "nines", "--bin", "nines"]);
+        if release {
+            cmd.arg("--release");
+        }
+        let status = cmd.status().expect("cargo runs");
+        assert!(status.success(), "building the nines binary failed");
+        let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"));
+        target.join(if release { "release" } else { "debug" }).join("nines")
+    })
+    .clone()
+}
+
+/// Run `nines` with arguments.
+pub fn nines(args: &[&str]) -> Output {
+    Command::new(nines_bin()).args(args).output().expect("nines runs")
+}
+
+/// Run `nines`, require success, return stdout.
+pub fn nines_ok(args: &[&str]) -> String {
+    let out = nines(args);
+    assert!(out.status.success(), "nines {args:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+/// Java HdrHistogram's jar from Debian's libhdrhistogram-java (installed by scripts/setup.sh).
+pub fn hdr_jar() -> PathBuf {
+    let p = PathBuf::from("/usr/share/java/hdrhistogram.jar");
+    assert!(p.exists(), "{} is missing: run scripts/setup.sh (installs libhdrhistogram-java)", p.display());
+    p
+}
+
+/// Run a command, require success, return stdout.
+pub fn run_ok(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?} could not start: {e}"));
+    assert!(out.status.success(), "{cmd:?} failed:\n{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+/// Run a Java single-file program from tests/interop with HdrHistogram on the class path.
+pub fn java(program: &str, args: &[&str]) -> String {
+    let src = root().join("tests/interop").join(program);
+    run_ok(Command::new("java").arg("-cp").arg(hdr_jar()).arg(src).args(args))
+}
+
+/// Run a Python script from tests/interop (needs the `hdrh` module, from scripts/setup.sh).
+pub fn python(script: &str, args: &[&str]) -> String {
+    let src = root().join("tests/interop").join(script);
+    run_ok(Command::new("python3").arg(src).args(args))
+}
