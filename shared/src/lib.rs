@@ -33,5 +33,6 @@ pub mod quantile;
 pub mod run;
 pub mod series;
 pub mod stats;
+pub mod steady;
 pub mod units;
 pub mod variability;
