@@ -163,32 +163,38 @@ pub fn to_text(runs: &[RunStats]) -> String {
 
 fn render_run(r: &RunStats) -> String {
     let mut out = format!("{} ({}), {:.1} s\n", r.name, r.file, r.duration_s);
-    let level_labels: Vec<&str> = r.tags.0.first().map(|(_, s)| s.levels.iter().map(|l| l.label.as_str()).collect()).unwrap_or_default();
+    let levels: Vec<&str> = r.tags.0.first().map(|(_, s)| s.levels.iter().map(|l| l.label.as_str()).collect()).unwrap_or_default();
+    // A level column is printed while any row has a value in it; the levels past the last
+    // such column have no I/O beyond them in any row and are named in a note instead.
+    let shown = (0..levels.len())
+        .rev()
+        .find(|&i| r.tags.iter().any(|(_, s)| s.levels[i].value_ns.is_some()))
+        .map_or(0, |i| i + 1);
     let mut header = vec!["dir", "count", "IOPS", "min", "mean", "stdev"];
-    header.extend(level_labels.iter().copied());
+    header.extend(levels[..shown].iter().copied());
     header.push("max");
     let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     let mut thin_notes = Vec::new();
+    let mut blank_inside = false;
     for (tag, s) in r.tags.iter() {
-        let mut row = vec![
-            tag.clone(),
-            group(s.count),
-            format_rate(s.iops),
-            if s.count > 0 { format_ns(s.min_ns) } else { "-".into() },
-            if s.count > 0 { format_ns_f(s.mean_ns) } else { "-".into() },
-            if s.count > 0 { format_ns_f(s.stdev_ns) } else { "-".into() },
-        ];
-        for l in &s.levels {
+        let has = s.count > 0;
+        let lat = |v: u64| if has { format_ns(v) } else { "-".into() };
+        let latf = |v: f64| if has { format_ns_f(v) } else { "-".into() };
+        let mut row = vec![tag.clone(), group(s.count), format_rate(s.iops), lat(s.min_ns), latf(s.mean_ns), latf(s.stdev_ns)];
+        for l in &s.levels[..shown] {
             row.push(match (l.support, l.value_ns) {
                 (Support::Reliable, Some(v)) => format_ns(v),
                 (Support::Thin, Some(v)) => {
-                    thin_notes.push(format!("{tag} {} ({} beyond)", l.label, group(l.beyond)));
+                    thin_notes.push(format!("{tag} {} ({})", l.label, group(l.beyond)));
                     format!("{}*", format_ns(v))
                 }
-                _ => String::new(),
+                _ => {
+                    blank_inside |= has;
+                    String::new()
+                }
             });
         }
-        row.push(if s.count > 0 { format_ns(s.max_ns) } else { "-".into() });
+        row.push(lat(s.max_ns));
         rows.push(row);
     }
     let ncol = rows[0].len();
@@ -206,17 +212,36 @@ fn render_run(r: &RunStats) -> String {
         out.push('\n');
     }
     if !thin_notes.is_empty() {
-        out.push_str(&format!(
-            "* thin: fewer than 100 I/Os lie beyond these levels: {}\n",
-            thin_notes.join(", ")
-        ));
+        out.push_str(&wrap(&format!("* thin, I/Os beyond the level in brackets (reliable from 100): {}", thin_notes.join(", "))));
     }
-    if r.tags.iter().any(|(_, s)| s.levels.iter().any(|l| l.support == Support::None && s.count > 0)) {
-        out.push_str("blank: no I/O lies beyond the level, so its value would only repeat the max\n");
+    if blank_inside {
+        out.push_str("blank: no I/O lies beyond that level, so its value would only repeat the max\n");
+    }
+    if shown < levels.len() {
+        out.push_str(&format!("{}..{}: not shown, no I/O lies beyond them in any row\n", levels[shown], levels[levels.len() - 1]));
     }
     for w in &r.warnings {
         out.push_str(&format!("warning: {}: {w}\n", r.file));
     }
+    out
+}
+
+/// Wrap a note at 80 columns, continuation lines indented.
+fn wrap(text: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && line.len() + 1 + word.len() > 80 {
+            out.push_str(&line);
+            out.push('\n');
+            line = "  ".to_string();
+        } else if !line.is_empty() && line != "  " {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out.push('\n');
     out
 }
 
