@@ -2,5 +2,7 @@
 //! All computation lives in `nines-core`.
 
 pub mod cli;
+pub mod demo;
 pub mod load;
+pub mod run;
 pub mod stats_cmd;

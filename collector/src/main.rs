@@ -13,6 +13,8 @@ fn main() -> ExitCode {
     let mut out = stdout.lock();
     let result = match &cli.cmd {
         Cmd::Stats(a) => nines::stats_cmd::run(a, &mut out),
+        Cmd::Run(a) => nines::run::run(a, &mut out),
+        Cmd::Demo(a) => nines::demo::run(a, &mut out),
     };
     let result = result.and_then(|()| out.flush().map_err(Into::into));
     match result {

@@ -1,0 +1,259 @@
+//! `nines run` flags, their parsing into a checked [`Workload`](super::workload::Workload), and
+//! flag tests right under the flags.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+/// I/O pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rw {
+    /// Random reads.
+    Randread,
+    /// Random writes.
+    Randwrite,
+    /// Random reads and writes, --mix percent reads.
+    Randrw,
+    /// Sequential reads.
+    Read,
+    /// Sequential writes.
+    Write,
+    /// Sequential reads and writes, --mix percent reads.
+    Rw,
+}
+
+impl Rw {
+    pub fn random(self) -> bool {
+        matches!(self, Rw::Randread | Rw::Randwrite | Rw::Randrw)
+    }
+    pub fn reads(self) -> bool {
+        !matches!(self, Rw::Randwrite | Rw::Write)
+    }
+    pub fn writes(self) -> bool {
+        !matches!(self, Rw::Randread | Rw::Read)
+    }
+}
+
+/// When rate-limited I/Os are due.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arrival {
+    /// Exponential gaps between I/Os (a Poisson process), as seed 004's fio runs.
+    Poisson,
+    /// Evenly spaced I/Os.
+    Uniform,
+}
+
+/// Which I/O engine drives the target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// io_uring: one ring per job, batched submission and reaping (the default; falls back to
+    /// psync with a warning when the kernel refuses io_uring).
+    Uring,
+    /// pread/pwrite, one I/O at a time per job (queue depth 1).
+    Psync,
+    /// No I/O at all: every I/O completes at once. Measures nines' own overhead; the target
+    /// is not opened.
+    Null,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// File or block device to drive. A file that does not exist is created and filled with
+    /// data before the run (it needs --size).
+    #[arg(long, value_name = "PATH")]
+    pub target: PathBuf,
+    /// Archive to write (an HdrHistogram interval log, conventionally .hlog).
+    #[arg(short = 'o', long = "output", value_name = "RUN.hlog")]
+    pub output: PathBuf,
+    /// I/O pattern.
+    #[arg(long, value_enum, default_value = "randread")]
+    pub rw: Rw,
+    /// Share of reads in percent for randrw and rw.
+    #[arg(long, value_name = "PCT", default_value_t = 50)]
+    pub mix: u32,
+    /// Block size, e.g. 4k, 64KiB.
+    #[arg(long, value_name = "SIZE", default_value = "4k", conflicts_with = "bssplit")]
+    pub bs: String,
+    /// Mixed block sizes with their share in percent, e.g. 4k/70:64k/30.
+    #[arg(long, value_name = "SIZE/PCT:...")]
+    pub bssplit: Option<String>,
+    /// I/Os in flight per job (queue depth).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub qd: u32,
+    /// Job threads, each with its own ring; all jobs share the target's region.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub jobs: u32,
+    /// Bytes of the target to use, from offset 0 [default: the whole file or device].
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    /// How long to record, after --ramp [default: 10s unless --ios is given].
+    #[arg(long, value_name = "DUR")]
+    pub runtime: Option<String>,
+    /// Stop after this many recorded I/Os in total (split evenly between jobs).
+    #[arg(long, value_name = "N")]
+    pub ios: Option<String>,
+    /// Run the workload this long before recording starts.
+    #[arg(long, value_name = "DUR", default_value = "0s")]
+    pub ramp: String,
+    /// Bypass the page cache with O_DIRECT (the default).
+    #[arg(long, conflicts_with = "buffered")]
+    pub direct: bool,
+    /// Go through the page cache (no O_DIRECT).
+    #[arg(long)]
+    pub buffered: bool,
+    /// Open the target with O_SYNC so every write is durable when it completes.
+    #[arg(long)]
+    pub sync: bool,
+    /// Issue an fdatasync after every N writes (once the writes in flight have completed);
+    /// its latency is recorded under the tag `sync`.
+    #[arg(long, value_name = "N")]
+    pub fsync_every: Option<u64>,
+    /// Issue at most this many I/Os per second per job. Latency is then measured from when
+    /// each I/O was due, and the service time from submission is recorded as `read.svc` /
+    /// `write.svc`.
+    #[arg(long, value_name = "N")]
+    pub rate_iops: Option<f64>,
+    /// How rate-limited I/Os are spaced.
+    #[arg(long, value_enum, default_value = "poisson", requires = "rate_iops")]
+    pub arrival: Arrival,
+    /// Length of a window of the archive.
+    #[arg(long, value_name = "DUR", default_value = "1s", conflicts_with = "window_ios")]
+    pub window: String,
+    /// Close a window after this many I/Os instead (e.g. 100000); split evenly between jobs.
+    #[arg(long, value_name = "N")]
+    pub window_ios: Option<String>,
+    /// Stop early once a fio-style steady-state criterion holds over --steady-window:
+    /// iops:10%, iops_slope:0.1%, bw:..., bw_slope:..., lat:..., lat_slope:....
+    #[arg(long, value_name = "CRITERION")]
+    pub steady: Option<String>,
+    /// Rolling window the steady-state criterion is checked over.
+    #[arg(long, value_name = "DUR", default_value = "30s", requires = "steady")]
+    pub steady_window: String,
+    /// Name of the run (default: the archive's file name).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Free-text notes kept in the archive's metadata.
+    #[arg(long)]
+    pub notes: Option<String>,
+    /// Seed of the offset, direction and arrival generators (default: from the clock).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// I/O engine.
+    #[arg(long, value_enum, default_value = "uring")]
+    pub engine: EngineKind,
+    /// Also write every I/O's latency to this CSV file (window,tag,latency_ns); for checking
+    /// the archive's accuracy.
+    #[arg(long, value_name = "FILE")]
+    pub raw_log: Option<PathBuf>,
+    /// No progress line on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// No summary table on stdout at the end.
+    #[arg(long)]
+    pub no_summary: bool,
+    /// Allow writes to an existing file that nines did not create (its contents are lost).
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Allow writes to this block device, destroying the data on it; must name the --target
+    /// device.
+    #[arg(long, value_name = "PATH")]
+    pub destroy_data: Option<PathBuf>,
+    /// With --destroy-data, write even over a partition table or filesystem signature.
+    #[arg(long, requires = "destroy_data")]
+    pub ignore_signatures: bool,
+    /// Replace an existing archive at --output.
+    #[arg(long)]
+    pub force: bool,
+    /// Do the I/O but record nothing (for measuring the recording overhead in benchmarks).
+    #[arg(long, hide = true)]
+    pub no_record: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cli::{Cli, Cmd};
+    use clap::Parser;
+
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<RunArgs, clap::Error> {
+        let mut v = vec!["nines", "run", "--target", "t", "-o", "o.hlog"];
+        v.extend_from_slice(args);
+        Cli::try_parse_from(v).map(|c| match c.cmd {
+            Cmd::Run(a) => a,
+            _ => panic!("not run"),
+        })
+    }
+
+    #[test]
+    fn defaults() {
+        let a = parse(&[]).unwrap();
+        assert_eq!(a.rw, Rw::Randread);
+        assert_eq!(a.qd, 1);
+        assert_eq!(a.jobs, 1);
+        assert_eq!(a.window, "1s");
+        assert_eq!(a.engine, EngineKind::Uring);
+        assert!(!a.buffered);
+    }
+
+    #[test]
+    fn rw_and_mix() {
+        let a = parse(&["--rw", "randrw", "--mix", "70"]).unwrap();
+        assert_eq!(a.rw, Rw::Randrw);
+        assert_eq!(a.mix, 70);
+        assert!(parse(&["--rw", "trimwrite"]).is_err());
+        assert!(Rw::Randrw.reads() && Rw::Randrw.writes() && Rw::Randrw.random());
+        assert!(!Rw::Read.writes() && !Rw::Write.reads() && !Rw::Write.random());
+    }
+
+    #[test]
+    fn bs_conflicts_with_bssplit() {
+        assert!(parse(&["--bs", "8k", "--bssplit", "4k/50:8k/50"]).is_err());
+        assert_eq!(parse(&["--bssplit", "4k/50:8k/50"]).unwrap().bssplit.as_deref(), Some("4k/50:8k/50"));
+    }
+
+    #[test]
+    fn window_rules_conflict() {
+        assert!(parse(&["--window", "2s", "--window-ios", "1000"]).is_err());
+        assert_eq!(parse(&["--window-ios", "100k"]).unwrap().window_ios.as_deref(), Some("100k"));
+    }
+
+    #[test]
+    fn arrival_needs_rate() {
+        assert!(parse(&["--arrival", "uniform"]).is_err());
+        let a = parse(&["--rate-iops", "64", "--arrival", "uniform"]).unwrap();
+        assert_eq!(a.arrival, Arrival::Uniform);
+        assert_eq!(a.rate_iops, Some(64.0));
+    }
+
+    #[test]
+    fn steady_window_needs_steady() {
+        assert!(parse(&["--steady-window", "10s"]).is_err());
+        assert_eq!(parse(&["--steady", "iops:10%", "--steady-window", "10s"]).unwrap().steady.as_deref(), Some("iops:10%"));
+    }
+
+    #[test]
+    fn safety_flags() {
+        assert!(parse(&["--ignore-signatures"]).is_err(), "needs --destroy-data");
+        let a = parse(&["--destroy-data", "/dev/loop0", "--ignore-signatures", "--overwrite"]).unwrap();
+        assert_eq!(a.destroy_data.as_deref(), Some(std::path::Path::new("/dev/loop0")));
+        assert!(a.overwrite && a.ignore_signatures);
+    }
+
+    #[test]
+    fn engines_and_buffering() {
+        assert_eq!(parse(&["--engine", "psync"]).unwrap().engine, EngineKind::Psync);
+        assert_eq!(parse(&["--engine", "null"]).unwrap().engine, EngineKind::Null);
+        assert!(parse(&["--engine", "libaio"]).is_err());
+        assert!(parse(&["--buffered"]).unwrap().buffered);
+    }
+
+    #[test]
+    fn target_and_output_required() {
+        assert!(Cli::try_parse_from(["nines", "run", "--target", "t"]).is_err());
+        assert!(Cli::try_parse_from(["nines", "run", "-o", "x.hlog"]).is_err());
+    }
+}

@@ -1,0 +1,400 @@
+//! One job thread: generates I/Os, keeps `qd` in flight through an engine, times every I/O and
+//! records it into the current window's per-direction histograms.
+//!
+//! Window rotation happens in the job thread between two waits: the full histograms are
+//! swapped for empty ones from a shared pool and sent to the writer, so I/O never waits for
+//! the archive. A wait never outlasts the next window boundary, so a window with no
+//! completions is still closed on time (it reaches the archive as an empty window).
+
+use std::io::Write;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+use hdrhistogram::Histogram;
+
+use super::engine::{Completion, Engine, Op, OpKind};
+use super::workload::{OpGen, WindowRule, Workload, NT, READ, READ_SVC, SYNC, TAGS, WRITE};
+
+/// Monotonic clock in nanoseconds (`CLOCK_MONOTONIC`, the clock io_uring timeouts use).
+#[inline]
+pub fn clock() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid timespec pointer; CLOCK_MONOTONIC always exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Why the run stopped early, shared by every thread (0: it did not).
+pub static STOP: AtomicI32 = AtomicI32::new(0);
+/// `STOP` value when steady state was reached.
+pub const STOP_STEADY: i32 = -1;
+/// `STOP` value when a job failed.
+pub const STOP_ERROR: i32 = -2;
+
+/// Longest single wait, so a stop request is noticed promptly even by a job that has
+/// nothing in flight.
+const MAX_WAIT_NS: u64 = 50_000_000;
+
+/// A new histogram for a window: 1 ns to 1 s at 3 significant digits, growing as needed.
+pub fn new_hist() -> Histogram<u64> {
+    let mut h = Histogram::new_with_bounds(1, 1_000_000_000, 3).expect("valid histogram bounds");
+    h.auto(true);
+    h
+}
+
+/// Histograms handed back by the writer for reuse.
+pub type Pool = Arc<Mutex<Vec<Histogram<u64>>>>;
+
+/// One tag's part of a window.
+pub struct TagWindow {
+    pub hist: Histogram<u64>,
+    /// Exact maximum in ns.
+    pub max: u64,
+    pub count: u64,
+    pub bytes: u64,
+    /// Sum of latencies in ns (for the exact mean the `lat` steady criterion uses).
+    pub sum: u64,
+}
+
+/// A window closed by one job.
+pub struct JobWindow {
+    pub job: u32,
+    pub index: u64,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub tags: [Option<TagWindow>; NT],
+}
+
+/// What a job sends to the writer.
+pub enum Msg {
+    Window(JobWindow),
+    /// The job ended; `last_index` is its last window (None if it sent none).
+    Done { job: u32, last_index: Option<u64>, error: Option<String> },
+}
+
+/// Everything a job needs.
+pub struct JobCtx {
+    pub job: u32,
+    pub w: Arc<Workload>,
+    pub qd: usize,
+    pub region: u64,
+    /// When I/O starts (due times of rate-limited I/O count from here).
+    pub t0_ns: u64,
+    /// When recording starts (t0 + ramp); windows count from here.
+    pub rec_start_ns: u64,
+    /// Stop issuing at this time.
+    pub end_ns: Option<u64>,
+    /// Recorded I/Os this job issues.
+    pub ios_quota: Option<u64>,
+    /// With windows by I/O count: this job's share of a window.
+    pub window_quota: u64,
+    pub tx: Sender<Msg>,
+    pub pool: Pool,
+    pub raw: Option<Arc<Mutex<std::io::BufWriter<std::fs::File>>>>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    tag: u8,
+    recorded: bool,
+    len: u32,
+    offset: u64,
+    submit: u64,
+    due: u64,
+}
+
+struct Acc {
+    hist: Histogram<u64>,
+    max: u64,
+    count: u64,
+    bytes: u64,
+    sum: u64,
+}
+
+/// The per-job recorder: one accumulator per tag for the current window.
+struct Recorder {
+    acc: Vec<Acc>,
+    tags: Vec<usize>,
+    pool: Pool,
+}
+
+impl Recorder {
+    fn new(tags: Vec<usize>, pool: Pool) -> Recorder {
+        let acc = (0..NT).map(|_| Acc { hist: new_hist(), max: 0, count: 0, bytes: 0, sum: 0 }).collect();
+        Recorder { acc, tags, pool }
+    }
+
+    #[inline(always)]
+    fn record(&mut self, tag: usize, ns: u64, bytes: u64) {
+        let a = &mut self.acc[tag];
+        // Auto-resize makes recording infallible short of u64 overflow.
+        let _ = a.hist.record(ns);
+        if ns > a.max {
+            a.max = ns;
+        }
+        a.count += 1;
+        a.bytes += bytes;
+        a.sum += ns;
+    }
+
+    fn take(&mut self) -> [Option<TagWindow>; NT] {
+        let mut out: [Option<TagWindow>; NT] = Default::default();
+        for &t in &self.tags {
+            let a = &mut self.acc[t];
+            if a.count == 0 {
+                continue;
+            }
+            let fresh = self.pool.lock().ok().and_then(|mut p| p.pop()).unwrap_or_else(new_hist);
+            let hist = std::mem::replace(&mut a.hist, fresh);
+            out[t] = Some(TagWindow { hist, max: a.max, count: a.count, bytes: a.bytes, sum: a.sum });
+            a.max = 0;
+            a.count = 0;
+            a.bytes = 0;
+            a.sum = 0;
+        }
+        out
+    }
+}
+
+/// Aligned, zeroed memory for a job's I/O buffers.
+pub struct AlignedBuf {
+    ptr: *mut u8,
+    layout: std::alloc::Layout,
+}
+
+impl AlignedBuf {
+    pub fn new(len: usize) -> AlignedBuf {
+        let layout = std::alloc::Layout::from_size_align(len.max(4096), 4096).expect("buffer layout");
+        // SAFETY: non-zero size.
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+        if ptr.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        AlignedBuf { ptr, layout }
+    }
+    pub fn ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+    pub fn len(&self) -> usize {
+        self.layout.size()
+    }
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: owned allocation of this size.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.layout.size()) }
+    }
+}
+
+impl Drop for AlignedBuf {
+    fn drop(&mut self) {
+        // SAFETY: allocated with this layout.
+        unsafe { std::alloc::dealloc(self.ptr, self.layout) }
+    }
+}
+
+/// Run one job to the end. Sends its windows and a final `Done` to the writer.
+pub fn run_job<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result<()> {
+    let r = job_loop(eng, ctx, buf);
+    let (last_index, error) = match &r {
+        Ok(li) => (*li, None),
+        Err(e) => {
+            STOP.compare_exchange(0, STOP_ERROR, Ordering::Relaxed, Ordering::Relaxed).ok();
+            (None, Some(format!("job {}: {e:#}", ctx.job)))
+        }
+    };
+    let _ = ctx.tx.send(Msg::Done { job: ctx.job, last_index, error });
+    r.map(|_| ())
+}
+
+fn job_loop<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result<Option<u64>> {
+    let w = &*ctx.w;
+    let qd = ctx.qd;
+    let rate = w.rate_iops.is_some();
+    let record = w.record;
+    let mut gen = OpGen::new(w, ctx.job, ctx.region, ctx.t0_ns);
+    let mut slots = vec![Slot::default(); qd];
+    let mut free: Vec<u32> = (0..qd as u32).rev().collect();
+    let mut pushed: Vec<u32> = Vec::with_capacity(qd);
+    let mut comps: Vec<Completion> = Vec::with_capacity(qd * 2);
+    let mut rec = Recorder::new(w.tags(), ctx.pool.clone());
+    let mut raw_buf: Vec<u8> = Vec::new();
+    let max_bs = w.max_bs as usize;
+
+    let mut inflight = 0usize;
+    let mut issued_rec = 0u64;
+    let mut writes_since_sync = 0u64;
+    let mut sync_wanted = false;
+    let mut issuing = true;
+    let mut index = 0u64;
+    let mut win_start = ctx.rec_start_ns;
+    let mut win_count = 0u64;
+    let mut last_sent: Option<u64> = None;
+    let window_ns = match w.window {
+        WindowRule::Time(ns) => ns,
+        WindowRule::Ios(_) => u64::MAX,
+    };
+    let mut boundary = if window_ns == u64::MAX { u64::MAX } else { ctx.rec_start_ns + window_ns };
+    let mut now = clock();
+
+    loop {
+        if issuing
+            && (STOP.load(Ordering::Relaxed) != 0
+                || ctx.end_ns.is_some_and(|e| now >= e)
+                || ctx.ios_quota.is_some_and(|q| issued_rec >= q))
+        {
+            issuing = false;
+        }
+        if issuing {
+            while inflight < qd {
+                if sync_wanted {
+                    if inflight > 0 {
+                        break;
+                    }
+                    let s = free.pop().expect("a free slot");
+                    slots[s as usize] = Slot { tag: SYNC as u8, recorded: now >= ctx.rec_start_ns, len: 0, offset: 0, submit: 0, due: 0 };
+                    eng.push(Op { slot: s, kind: OpKind::Fsync, offset: 0, len: 0, buf: buf.ptr() })?;
+                    pushed.push(s);
+                    inflight += 1;
+                    sync_wanted = false;
+                    writes_since_sync = 0;
+                    continue;
+                }
+                if ctx.ios_quota.is_some_and(|q| issued_rec >= q) {
+                    break;
+                }
+                let due = if rate {
+                    if gen.peek_due() > now {
+                        break;
+                    }
+                    gen.take_due()
+                } else {
+                    0
+                };
+                let io = gen.next();
+                let s = free.pop().expect("a free slot");
+                let recorded = now >= ctx.rec_start_ns;
+                issued_rec += recorded as u64;
+                slots[s as usize] = Slot { tag: io.dir as u8, recorded, len: io.len, offset: io.offset, submit: 0, due };
+                // SAFETY: slot s owns bytes [s*max_bs, (s+1)*max_bs) of the buffer area.
+                let p = unsafe { buf.ptr().add(s as usize * max_bs) };
+                let kind = if io.dir == READ { OpKind::Read } else { OpKind::Write };
+                eng.push(Op { slot: s, kind, offset: io.offset, len: io.len, buf: p })?;
+                pushed.push(s);
+                inflight += 1;
+                if io.dir == WRITE {
+                    if let Some(n) = w.fsync_every {
+                        writes_since_sync += 1;
+                        if writes_since_sync >= n {
+                            sync_wanted = true;
+                        }
+                    }
+                }
+            }
+        }
+        if !issuing && inflight == 0 {
+            break;
+        }
+
+        let t_sub = clock();
+        for &s in &pushed {
+            slots[s as usize].submit = t_sub;
+        }
+        pushed.clear();
+        let mut deadline = boundary.min(t_sub + MAX_WAIT_NS);
+        if issuing {
+            if let Some(e) = ctx.end_ns {
+                deadline = deadline.min(e);
+            }
+            if rate && inflight < qd {
+                deadline = deadline.min(gen.peek_due());
+            }
+        }
+        let want = u32::from(inflight > 0 || (rate && issuing));
+        let timeout = Duration::from_nanos(deadline.saturating_sub(t_sub));
+        eng.submit_wait(want, timeout, &mut comps)?;
+        let t_c = clock();
+
+        // Once issuing has stopped (or at the run's planned end) no new window is opened:
+        // the I/Os still in flight complete into the last one, which ends at the last
+        // completion, rather than into a sliver of a window.
+        while t_c >= boundary && issuing && ctx.end_ns.is_none_or(|e| boundary < e) {
+            let _ = ctx.tx.send(Msg::Window(JobWindow { job: ctx.job, index, start_ns: win_start, end_ns: boundary, tags: rec.take() }));
+            last_sent = Some(index);
+            index += 1;
+            win_start = boundary;
+            boundary += window_ns;
+        }
+
+        for c in comps.drain(..) {
+            let slot = slots[c.slot as usize];
+            free.push(c.slot);
+            inflight -= 1;
+            let tag = slot.tag as usize;
+            let expected = slot.len as i32;
+            if c.res < 0 {
+                let e = std::io::Error::from_raw_os_error(-c.res);
+                if tag == SYNC {
+                    bail!("fdatasync failed: {e}");
+                }
+                bail!("{} of {} bytes at offset {} failed: {e}", TAGS[tag], slot.len, slot.offset);
+            }
+            if c.res != expected {
+                bail!(
+                    "short {}: {} of {} bytes at offset {} (the target is smaller than the region, or was truncated during the run)",
+                    TAGS[tag],
+                    c.res,
+                    slot.len,
+                    slot.offset
+                );
+            }
+            if !(slot.recorded && record) {
+                continue;
+            }
+            let lat = if rate && tag != SYNC { t_c.saturating_sub(slot.due) } else { t_c.saturating_sub(slot.submit) }.max(1);
+            rec.record(tag, lat, slot.len as u64);
+            if rate && tag != SYNC {
+                rec.record(READ_SVC + tag, t_c.saturating_sub(slot.submit).max(1), 0);
+            }
+            if let Some(raw) = &ctx.raw {
+                let _ = writeln!(raw_buf, "{index},{},{lat}", TAGS[tag]);
+                if rate && tag != SYNC {
+                    let _ = writeln!(raw_buf, "{index},{},{}", TAGS[READ_SVC + tag], t_c.saturating_sub(slot.submit).max(1));
+                }
+                if raw_buf.len() > 1 << 20 {
+                    let mut f = raw.lock().map_err(|_| anyhow::anyhow!("raw log lock poisoned"))?;
+                    f.write_all(&raw_buf)?;
+                    raw_buf.clear();
+                }
+            }
+            if tag != SYNC && window_ns == u64::MAX {
+                win_count += 1;
+                if win_count >= ctx.window_quota {
+                    let _ = ctx.tx.send(Msg::Window(JobWindow { job: ctx.job, index, start_ns: win_start, end_ns: t_c, tags: rec.take() }));
+                    last_sent = Some(index);
+                    index += 1;
+                    win_start = t_c;
+                    win_count = 0;
+                }
+            }
+        }
+        now = t_c;
+    }
+
+    // The last, partial window (if recording had started).
+    let end = now.max(win_start);
+    let has_data = rec.acc.iter().any(|a| a.count > 0);
+    if now > ctx.rec_start_ns && (end > win_start || has_data) {
+        let _ = ctx.tx.send(Msg::Window(JobWindow { job: ctx.job, index, start_ns: win_start, end_ns: end, tags: rec.take() }));
+        last_sent = Some(index);
+    }
+    if let Some(raw) = &ctx.raw {
+        let mut f = raw.lock().map_err(|_| anyhow::anyhow!("raw log lock poisoned"))?;
+        f.write_all(&raw_buf)?;
+    }
+    Ok(last_sent)
+}

@@ -1,0 +1,368 @@
+//! `nines run`: the collector.
+//!
+//! ```text
+//!  main: flags -> Workload, safety checks, target laid out, archive header
+//!    |-- job thread x N: OpGen -> Engine (io_uring | psync | null) -> Recorder (per-tag
+//!    |     hdrhistogram, exact max) -> closed windows --mpsc--> writer
+//!    '-- writer thread: merges jobs per tag, appends + flushes each window, progress line,
+//!          steady-state check (nines_core::steady) -> STOP
+//!  main: joins, appends the end summary as metadata, prints the `nines stats` table
+//! ```
+//!
+//! Latency is in nanoseconds from submission to completion, or, in rate-limited runs, from
+//! the time the I/O was due (the service time from submission goes to `read.svc` /
+//! `write.svc`). Completions reaped together share one completion timestamp, taken right
+//! after the wait returns.
+
+pub mod args;
+pub mod engine;
+pub mod job;
+pub mod safety;
+pub mod units;
+pub mod workload;
+pub mod writer;
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{anyhow, bail, Context, Result};
+use nines_core::archive::{ArchiveWriter, Header};
+use nines_core::stats;
+use rand::{RngCore, SeedableRng};
+use serde_json::{json, Map, Value};
+
+pub use args::RunArgs;
+use args::EngineKind;
+use engine::{NullEngine, PsyncEngine, UringEngine};
+use job::{clock, AlignedBuf, JobCtx, Msg, STOP, STOP_ERROR, STOP_STEADY};
+use workload::{WindowRule, Workload, NT, TAGS};
+
+/// The tags documentation stored in every archive's metadata.
+const TAG_DOC: &str = "read, write, sync (fdatasync): latency in ns of each direction; \
+read.svc, write.svc (rate-limited runs only): service time from submission, while read/write \
+then hold latency from the time each I/O was due";
+
+/// How a run ended, for the caller.
+pub struct Outcome {
+    pub output: PathBuf,
+    pub stopped_by: String,
+    pub engine: String,
+    pub steady: Option<Value>,
+    pub errors: Vec<String>,
+}
+
+/// `nines run`: collect, then print the summary table.
+pub fn run(a: &RunArgs, out: &mut impl Write) -> Result<()> {
+    let o = collect(a)?;
+    finish(&o, a.no_summary, out)
+}
+
+/// Print the end summary (the `nines stats` table of the archive) and turn job errors into
+/// the command's error.
+pub fn finish(o: &Outcome, no_summary: bool, out: &mut impl Write) -> Result<()> {
+    if !no_summary {
+        let bytes = std::fs::read(&o.output).with_context(|| format!("could not read back '{}'", o.output.display()))?;
+        let run = nines_core::archive::read(&o.output.display().to_string(), &bytes)?;
+        let s = stats::run_stats(&run, &stats::Options::default());
+        write!(out, "{}", stats::to_text(&[s]))?;
+        writeln!(out, "engine {}, stopped by {}", o.engine, o.stopped_by)?;
+        if let Some(st) = &o.steady {
+            match st.get("reached").and_then(Value::as_bool) {
+                Some(true) => writeln!(out, "steady state ({}) reached at {:.1} s", st["criterion"].as_str().unwrap_or(""), st["at_s"].as_f64().unwrap_or(0.0))?,
+                _ => writeln!(out, "steady state ({}) NOT reached", st["criterion"].as_str().unwrap_or(""))?,
+            }
+        }
+    }
+    if let Some(e) = o.errors.first() {
+        bail!("{e} (the archive '{}' keeps every window recorded before the error)", o.output.display());
+    }
+    Ok(())
+}
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    let _ = STOP.compare_exchange(0, sig, Ordering::Relaxed, Ordering::Relaxed);
+}
+
+/// SIGINT/SIGTERM ask the run to stop; a second one kills the process (SA_RESETHAND).
+fn install_signals(on: bool) {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: a zeroed sigaction with a handler that only does an atomic store.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = if on { on_signal as extern "C" fn(libc::c_int) as usize } else { libc::SIG_DFL };
+            sa.sa_flags = if on { libc::SA_RESETHAND } else { 0 };
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+}
+
+fn epoch_s(t: SystemTime) -> f64 {
+    t.duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
+}
+
+fn host_meta() -> Value {
+    let read = |p: &str| std::fs::read_to_string(p).ok().map(|s| s.trim().to_string());
+    let cpuinfo = read("/proc/cpuinfo").unwrap_or_default();
+    let cpu = cpuinfo.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string());
+    let mem = read("/proc/meminfo")
+        .and_then(|m| m.lines().find(|l| l.starts_with("MemTotal:")).map(str::to_string))
+        .and_then(|l| l.split_whitespace().nth(1).and_then(|k| k.parse::<u64>().ok()))
+        .map(|k| k * 1024);
+    json!({
+        "hostname": read("/proc/sys/kernel/hostname"),
+        "kernel": read("/proc/sys/kernel/osrelease"),
+        "os": "linux",
+        "cpu": cpu,
+        "cpus": std::thread::available_parallelism().map(|n| n.get()).ok(),
+        "memory_bytes": mem,
+    })
+}
+
+/// Run the workload and write the archive. Errors before the first window (bad flags,
+/// safety refusals) are returned; errors during the run end the run and are reported in
+/// [`Outcome::errors`] after the archive has been completed.
+pub fn collect(a: &RunArgs) -> Result<Outcome> {
+    let mut w = Workload::from_args(a)?;
+    let quiet = a.quiet;
+
+    // The archive: never over an existing file by accident, never onto the target.
+    let (out_real, out_exists) = safety::resolve(&a.output).context("-o/--output")?;
+    if out_exists && !a.force {
+        bail!("archive '{}' already exists; pass --force to replace it", a.output.display());
+    }
+    if w.engine != EngineKind::Null {
+        if let Ok((t, _)) = safety::resolve(&a.target) {
+            if t == out_real {
+                bail!("the archive -o '{}' is the target itself; give another path", a.output.display());
+            }
+        }
+    }
+
+    // The engine.
+    let mut engine_meta = Map::new();
+    engine_meta.insert("requested".into(), json!(w.engine));
+    let mut kind = w.engine;
+    if kind == EngineKind::Uring {
+        if let Err(e) = engine::probe_uring() {
+            eprintln!("nines: warning: io_uring is not available ({e}); falling back to the psync engine (pread/pwrite, one I/O at a time per job)");
+            engine_meta.insert("fallback_reason".into(), json!(format!("io_uring unavailable: {e}")));
+            kind = EngineKind::Psync;
+        }
+    }
+    if kind == EngineKind::Psync && w.qd > 1 {
+        if !quiet {
+            eprintln!("nines: warning: the psync engine does one I/O at a time; --qd {} is run as 1 per job (use --jobs for concurrency)", w.qd);
+        }
+        engine_meta.insert("qd_requested".into(), json!(w.qd));
+        w.qd = 1;
+    }
+    engine_meta.insert("name".into(), json!(kind));
+
+    // The target.
+    let (file, region, target_meta) = if kind == EngineKind::Null {
+        let region = w.size.ok_or_else(|| anyhow!("--engine null needs --size (the target is not opened)"))?;
+        (None, region, json!({"path": a.target.display().to_string(), "kind": "none (null engine)", "region_bytes": region}))
+    } else {
+        let t = safety::prepare(a, &w, quiet)?;
+        (Some(t.file), t.region, t.meta)
+    };
+    let w = Arc::new(w);
+
+    let raw = match &a.raw_log {
+        Some(p) => {
+            let mut f = BufWriter::new(File::create(p).with_context(|| format!("could not create raw log '{}'", p.display()))?);
+            writeln!(f, "window,tag,latency_ns")?;
+            Some(Arc::new(Mutex::new(f)))
+        }
+        None => None,
+    };
+
+    let out_file = File::create(&a.output).with_context(|| format!("could not create archive '{}'", a.output.display()))?;
+    let name = a.name.clone().unwrap_or_else(|| nines_core::archive::stem(&a.output.display().to_string()));
+
+    STOP.store(0, Ordering::Relaxed);
+    install_signals(true);
+    let t0_ns = clock();
+    let t0_wall = SystemTime::now();
+    let rec_start_ns = t0_ns + w.ramp_ns;
+    let start_epoch = epoch_s(t0_wall) + w.ramp_ns as f64 / 1e9;
+
+    let mut meta = Map::new();
+    meta.insert("version".into(), json!(1));
+    meta.insert("name".into(), json!(name));
+    if let Some(n) = &a.notes {
+        meta.insert("notes".into(), json!(n));
+    }
+    meta.insert("tool".into(), json!({"name": "nines", "version": env!("CARGO_PKG_VERSION")}));
+    meta.insert("start".into(), json!(nines_core::units::iso_date(start_epoch)));
+    meta.insert("workload".into(), w.to_json(region));
+    meta.insert("target".into(), target_meta);
+    meta.insert("host".into(), host_meta());
+    meta.insert("engine".into(), Value::Object(engine_meta.clone()));
+    meta.insert(
+        "window".into(),
+        match w.window {
+            WindowRule::Time(ns) => json!({"by": "time", "length_s": ns as f64 / 1e9}),
+            WindowRule::Ios(n) => json!({"by": "ios", "ios": n}),
+        },
+    );
+    meta.insert("units".into(), json!("ns"));
+    meta.insert("tags".into(), json!(TAG_DOC));
+    let mut aw = ArchiveWriter::new(BufWriter::new(out_file), &Header { start_time: start_epoch, meta })
+        .with_context(|| format!("could not write archive '{}'", a.output.display()))?;
+
+    let pool: job::Pool = Arc::new(Mutex::new(Vec::new()));
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let features: Arc<Mutex<Option<(bool, bool)>>> = Arc::new(Mutex::new(None));
+
+    let writer = {
+        let cfg = writer::WriterCfg { w: w.clone(), jobs: w.jobs, rec_start_ns, quiet, pool: pool.clone() };
+        std::thread::Builder::new().name("nines-writer".into()).spawn(move || {
+            let r = writer::writer_loop(rx, &mut aw, cfg);
+            (aw, r)
+        })?
+    };
+
+    let fd = file.as_ref().map_or(-1, |f| f.as_raw_fd());
+    let mut handles = Vec::new();
+    for j in 0..w.jobs {
+        let ios_quota = w.ios.map(|n| n / w.jobs as u64 + u64::from((j as u64) < n % w.jobs as u64));
+        let window_quota = match w.window {
+            WindowRule::Ios(n) => (n / w.jobs as u64 + u64::from((j as u64) < n % w.jobs as u64)).max(1),
+            WindowRule::Time(_) => u64::MAX,
+        };
+        let ctx = JobCtx {
+            job: j,
+            w: w.clone(),
+            qd: w.qd as usize,
+            region,
+            t0_ns,
+            rec_start_ns,
+            end_ns: w.runtime_ns.map(|r| rec_start_ns + r),
+            ios_quota,
+            window_quota,
+            tx: tx.clone(),
+            pool: pool.clone(),
+            raw: raw.clone(),
+        };
+        let features = features.clone();
+        handles.push(std::thread::Builder::new().name(format!("nines-job{j}")).spawn(move || job_thread(ctx, kind, fd, features))?);
+    }
+    drop(tx);
+    for h in handles {
+        let _ = h.join();
+    }
+    let (mut aw, wres) = writer.join().map_err(|_| anyhow!("the writer thread panicked"))?;
+    install_signals(false);
+    let stop = STOP.load(Ordering::Relaxed);
+    let mut wres = wres?;
+    let stopped_by = match stop {
+        0 if w.ios.is_some() && w.runtime_ns.is_none() => "ios".to_string(),
+        0 => "runtime".to_string(),
+        STOP_STEADY => "steady".to_string(),
+        STOP_ERROR => "error".to_string(),
+        libc::SIGINT => "SIGINT".to_string(),
+        libc::SIGTERM => "SIGTERM".to_string(),
+        s => format!("signal {s}"),
+    };
+    if let Some(r) = &raw {
+        r.lock().map_err(|_| anyhow!("raw log lock poisoned"))?.flush().context("could not write the raw log")?;
+    }
+
+    // The end summary, appended as metadata (readers merge it into the header's).
+    if let Some((ff, fb)) = *features.lock().map_err(|_| anyhow!("lock poisoned"))? {
+        engine_meta.insert("registered_files".into(), json!(ff));
+        engine_meta.insert("registered_buffers".into(), json!(fb));
+    }
+    let duration_s = wres.end_ns.saturating_sub(rec_start_ns) as f64 / 1e9;
+    let mut ios = Map::new();
+    let mut bytes = Map::new();
+    for t in w.tags() {
+        ios.insert(TAGS[t].into(), json!(wres.counts[t]));
+        if t < NT && wres.bytes[t] > 0 {
+            bytes.insert(TAGS[t].into(), json!(wres.bytes[t]));
+        }
+    }
+    let mut summary = Map::new();
+    summary.insert("engine".into(), Value::Object(engine_meta));
+    summary.insert(
+        "summary".into(),
+        json!({
+            "end": nines_core::units::iso_date(start_epoch + duration_s),
+            "duration_s": duration_s,
+            "windows": wres.windows,
+            "ios": ios,
+            "bytes": bytes,
+            "stopped_by": stopped_by,
+            "errors": wres.errors,
+        }),
+    );
+    if let Some(s) = &wres.steady {
+        summary.insert("steady".into(), s.clone());
+    }
+    aw.write_meta(&summary).with_context(|| format!("could not write archive '{}'", a.output.display()))?;
+    let bw = aw.into_inner();
+    let f = bw.into_inner().map_err(|e| anyhow!("could not write archive: {}", e.error()))?;
+    f.sync_all().ok();
+
+    Ok(Outcome {
+        output: a.output.clone(),
+        stopped_by,
+        engine: kind_name(kind),
+        steady: wres.steady.take(),
+        errors: wres.errors,
+    })
+}
+
+fn kind_name(k: EngineKind) -> String {
+    match k {
+        EngineKind::Uring => "io_uring".into(),
+        EngineKind::Psync => "psync".into(),
+        EngineKind::Null => "null".into(),
+    }
+}
+
+fn job_thread(ctx: JobCtx, kind: EngineKind, fd: i32, features: Arc<Mutex<Option<(bool, bool)>>>) {
+    let w = ctx.w.clone();
+    let mut buf = AlignedBuf::new(ctx.qd * w.max_bs as usize);
+    if w.writes() {
+        // Written data is random, so nothing below can compress or deduplicate it.
+        rand::rngs::SmallRng::seed_from_u64(w.seed ^ ctx.job as u64).fill_bytes(buf.as_mut_slice());
+    }
+    let _ = match kind {
+        EngineKind::Null => job::run_job(&mut NullEngine::default(), &ctx, &buf),
+        EngineKind::Psync => job::run_job(&mut PsyncEngine::new(fd), &ctx, &buf),
+        EngineKind::Uring => match UringEngine::new(fd, ctx.qd as u32, buf.ptr(), buf.len()) {
+            Ok(mut e) => {
+                if ctx.job == 0 {
+                    if let Ok(mut f) = features.lock() {
+                        *f = Some(e.features());
+                    }
+                }
+                job::run_job(&mut e, &ctx, &buf)
+            }
+            Err(e) => {
+                STOP.compare_exchange(0, STOP_ERROR, Ordering::Relaxed, Ordering::Relaxed).ok();
+                let _ = ctx.tx.send(Msg::Done { job: ctx.job, last_index: None, error: Some(format!("job {}: could not set up io_uring: {e}", ctx.job)) });
+                Ok(())
+            }
+        },
+    };
+}
+
+/// Is `path` on a tmpfs (where O_DIRECT is not supported)?
+pub fn on_tmpfs(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return false };
+    // SAFETY: valid C string and out-pointer.
+    unsafe {
+        let mut s: libc::statfs = std::mem::zeroed();
+        libc::statfs(c.as_ptr(), &mut s) == 0 && s.f_type == libc::TMPFS_MAGIC
+    }
+}

@@ -1,0 +1,427 @@
+//! The checked workload (from the flags) and the per-job generator of I/Os: direction, offset,
+//! length and, in rate-limited runs, when each I/O is due.
+
+use anyhow::{bail, Context, Result};
+use nines_core::steady::Criterion;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{json, Map, Value};
+
+use super::args::{Arrival, EngineKind, RunArgs, Rw};
+use super::units::{format_size, parse_bssplit, parse_count, parse_duration_ns, parse_size};
+
+/// Tags recorded by the collector, by index. Directions are merged into `all` by readers;
+/// `.svc` (service time from submission, only in rate-limited runs) is not.
+pub const TAGS: [&str; 5] = ["read", "write", "sync", "read.svc", "write.svc"];
+pub const READ: usize = 0;
+pub const WRITE: usize = 1;
+pub const SYNC: usize = 2;
+pub const READ_SVC: usize = 3;
+/// Number of tags.
+pub const NT: usize = TAGS.len();
+
+/// How windows are closed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum WindowRule {
+    /// Every this many nanoseconds.
+    Time(u64),
+    /// After this many I/Os in total.
+    Ios(u64),
+}
+
+/// A workload whose every number has been checked.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    pub rw: Rw,
+    /// Read share in percent (100 for read-only patterns, 0 for write-only ones).
+    pub mix: u32,
+    /// Block sizes and their share in percent.
+    pub bs: Vec<(u32, u32)>,
+    /// Offsets are multiples of this (the smallest block size).
+    pub align: u32,
+    pub max_bs: u32,
+    pub qd: u32,
+    pub jobs: u32,
+    /// Region size asked for; `None` means the whole target.
+    pub size: Option<u64>,
+    /// Recording time (after the ramp).
+    pub runtime_ns: Option<u64>,
+    /// Recorded I/Os in total.
+    pub ios: Option<u64>,
+    pub ramp_ns: u64,
+    pub direct: bool,
+    pub sync: bool,
+    pub fsync_every: Option<u64>,
+    /// Per job.
+    pub rate_iops: Option<f64>,
+    pub arrival: Arrival,
+    pub window: WindowRule,
+    pub steady: Option<(Criterion, u64)>,
+    pub seed: u64,
+    pub engine: EngineKind,
+    pub record: bool,
+}
+
+impl Workload {
+    pub fn from_args(a: &RunArgs) -> Result<Workload> {
+        let bs = match &a.bssplit {
+            Some(s) => parse_bssplit(s).map_err(anyhow::Error::msg).context("--bssplit")?,
+            None => {
+                let b = parse_size(&a.bs).map_err(anyhow::Error::msg).context("--bs")?;
+                if b == 0 || b > 64 << 20 {
+                    bail!("--bs {} must be between 1 byte and 64MiB", a.bs);
+                }
+                vec![(b as u32, 100)]
+            }
+        };
+        let align = bs.iter().map(|b| b.0).min().unwrap_or(4096);
+        let max_bs = bs.iter().map(|b| b.0).max().unwrap_or(4096);
+        let direct = !a.buffered;
+        if direct && a.engine != EngineKind::Null {
+            if let Some((b, _)) = bs.iter().find(|(b, _)| b % 512 != 0) {
+                bail!("block size {b} is not a multiple of 512 bytes, which O_DIRECT needs; use a multiple of 512 or pass --buffered");
+            }
+        }
+        if a.mix > 100 {
+            bail!("--mix {} is a percentage of reads and must be between 0 and 100", a.mix);
+        }
+        let mix = match a.rw {
+            Rw::Randread | Rw::Read => 100,
+            Rw::Randwrite | Rw::Write => 0,
+            Rw::Randrw | Rw::Rw => a.mix,
+        };
+        if a.qd == 0 || a.qd > 4096 {
+            bail!("--qd {} must be between 1 and 4096", a.qd);
+        }
+        if a.jobs == 0 || a.jobs > 1024 {
+            bail!("--jobs {} must be between 1 and 1024", a.jobs);
+        }
+        let size = a.size.as_deref().map(parse_size).transpose().map_err(anyhow::Error::msg).context("--size")?;
+        if let Some(s) = size {
+            if s < max_bs as u64 {
+                bail!("--size {} is smaller than the block size {}", format_size(s), format_size(max_bs as u64));
+            }
+        }
+        let ios = a.ios.as_deref().map(parse_count).transpose().map_err(anyhow::Error::msg).context("--ios")?;
+        if ios == Some(0) {
+            bail!("--ios must be at least 1");
+        }
+        let runtime_ns = match (&a.runtime, ios) {
+            (Some(r), _) => Some(parse_duration_ns(r).map_err(anyhow::Error::msg).context("--runtime")?),
+            (None, Some(_)) => None,
+            (None, None) => Some(10_000_000_000),
+        };
+        if runtime_ns == Some(0) {
+            bail!("--runtime must be longer than 0");
+        }
+        let ramp_ns = parse_duration_ns(&a.ramp).map_err(anyhow::Error::msg).context("--ramp")?;
+        if a.fsync_every == Some(0) {
+            bail!("--fsync-every must be at least 1");
+        }
+        if a.fsync_every.is_some() && !a.rw.writes() {
+            bail!("--fsync-every needs a workload with writes (--rw randwrite, randrw, write or rw)");
+        }
+        if let Some(r) = a.rate_iops {
+            if !(r.is_finite() && r > 0.0 && r <= 1e8) {
+                bail!("--rate-iops {r} must be a positive number of I/Os per second (per job)");
+            }
+        }
+        let window = match &a.window_ios {
+            Some(n) => {
+                let n = parse_count(n).map_err(anyhow::Error::msg).context("--window-ios")?;
+                if n < a.jobs as u64 {
+                    bail!("--window-ios {n} must be at least the number of jobs ({})", a.jobs);
+                }
+                WindowRule::Ios(n)
+            }
+            None => {
+                let w = parse_duration_ns(&a.window).map_err(anyhow::Error::msg).context("--window")?;
+                if w < 1_000_000 {
+                    bail!("--window {} is shorter than 1ms; the archive's timestamps have millisecond resolution", a.window);
+                }
+                WindowRule::Time(w)
+            }
+        };
+        let steady = match &a.steady {
+            Some(s) => {
+                let c: Criterion = s.parse().context("--steady")?;
+                let WindowRule::Time(w) = window else {
+                    bail!("--steady needs windows by time (--window), not --window-ios");
+                };
+                let sw = parse_duration_ns(&a.steady_window).map_err(anyhow::Error::msg).context("--steady-window")?;
+                if sw < 2 * w {
+                    bail!("--steady-window {} must cover at least two windows of {}", a.steady_window, a.window);
+                }
+                Some((c, sw))
+            }
+            None => None,
+        };
+        let seed = a.seed.unwrap_or_else(|| {
+            let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+            t.as_nanos() as u64 ^ (std::process::id() as u64) << 32
+        });
+        Ok(Workload {
+            rw: a.rw,
+            mix,
+            bs,
+            align,
+            max_bs,
+            qd: a.qd,
+            jobs: a.jobs,
+            size,
+            runtime_ns,
+            ios,
+            ramp_ns,
+            direct,
+            sync: a.sync,
+            fsync_every: a.fsync_every,
+            rate_iops: a.rate_iops,
+            arrival: a.arrival,
+            window,
+            steady,
+            seed,
+            engine: a.engine,
+            record: !a.no_record,
+        })
+    }
+
+    pub fn writes(&self) -> bool {
+        self.mix < 100
+    }
+
+    /// The tags this workload produces, each written in every window (empty ones too).
+    pub fn tags(&self) -> Vec<usize> {
+        let mut t = Vec::new();
+        if self.mix > 0 {
+            t.push(READ);
+        }
+        if self.mix < 100 {
+            t.push(WRITE);
+        }
+        if self.fsync_every.is_some() {
+            t.push(SYNC);
+        }
+        if self.rate_iops.is_some() {
+            if self.mix > 0 {
+                t.push(READ_SVC);
+            }
+            if self.mix < 100 {
+                t.push(READ_SVC + 1);
+            }
+        }
+        t
+    }
+
+    /// The workload as the archive's metadata records it.
+    pub fn to_json(&self, region: u64) -> Value {
+        let mut m = Map::new();
+        m.insert("rw".into(), json!(self.rw));
+        m.insert("read_pct".into(), json!(self.mix));
+        let bs: Vec<String> = self.bs.iter().map(|(b, p)| format!("{}/{p}", format_size(*b as u64))).collect();
+        m.insert("bs".into(), json!(bs.join(":")));
+        m.insert("bs_bytes".into(), json!(self.bs.iter().map(|(b, p)| json!([b, p])).collect::<Vec<_>>()));
+        m.insert("qd".into(), json!(self.qd));
+        m.insert("jobs".into(), json!(self.jobs));
+        m.insert("size_bytes".into(), json!(region));
+        m.insert("runtime_s".into(), json!(self.runtime_ns.map(|n| n as f64 / 1e9)));
+        m.insert("ios".into(), json!(self.ios));
+        m.insert("ramp_s".into(), json!(self.ramp_ns as f64 / 1e9));
+        m.insert("direct".into(), json!(self.direct));
+        m.insert("sync".into(), json!(self.sync));
+        m.insert("fsync_every".into(), json!(self.fsync_every));
+        m.insert("rate_iops_per_job".into(), json!(self.rate_iops));
+        if self.rate_iops.is_some() {
+            m.insert("arrival".into(), json!(self.arrival));
+            m.insert("latency_from".into(), json!("due time (coordinated-omission corrected); .svc tags hold service time from submission"));
+        } else {
+            m.insert("latency_from".into(), json!("submission"));
+        }
+        m.insert("seed".into(), json!(self.seed));
+        m.insert("recorded".into(), json!(self.record));
+        if let Some((c, w)) = &self.steady {
+            m.insert("steady".into(), json!({"criterion": c.to_string(), "window_s": *w as f64 / 1e9}));
+        }
+        Value::Object(m)
+    }
+}
+
+/// One I/O to issue.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IoSpec {
+    /// READ or WRITE.
+    pub dir: usize,
+    pub offset: u64,
+    pub len: u32,
+}
+
+/// The per-job generator of I/Os.
+pub struct OpGen {
+    rng: SmallRng,
+    random: bool,
+    mix: u32,
+    /// (block size, cumulative share).
+    bs: Vec<(u32, u32)>,
+    align: u64,
+    region: u64,
+    cursor: u64,
+    interval_ns: f64,
+    poisson: bool,
+    next_due: f64,
+}
+
+impl OpGen {
+    /// A generator for job `job` of `w`, over `region` bytes, with due times starting at
+    /// `start_ns`.
+    pub fn new(w: &Workload, job: u32, region: u64, start_ns: u64) -> OpGen {
+        let mut cum = 0;
+        let bs = w
+            .bs
+            .iter()
+            .map(|(b, p)| {
+                cum += p;
+                (*b, cum)
+            })
+            .collect();
+        // Sequential jobs start at evenly spaced offsets so they do not read the same blocks.
+        let align = w.align as u64;
+        let cursor = (region / w.jobs as u64 * job as u64) / align * align;
+        OpGen {
+            rng: SmallRng::seed_from_u64(w.seed.wrapping_add(0x9e37_79b9_7f4a_7c15u64.wrapping_mul(job as u64 + 1))),
+            random: w.rw.random(),
+            mix: w.mix,
+            bs,
+            align,
+            region,
+            cursor,
+            interval_ns: w.rate_iops.map_or(0.0, |r| 1e9 / r),
+            poisson: w.arrival == Arrival::Poisson,
+            next_due: start_ns as f64,
+        }
+    }
+
+    #[inline]
+    pub fn next(&mut self) -> IoSpec {
+        let dir = if self.mix == 100 || (self.mix > 0 && self.rng.gen_range(0..100) < self.mix) { READ } else { WRITE };
+        let len = if self.bs.len() == 1 {
+            self.bs[0].0
+        } else {
+            let r = self.rng.gen_range(0..100);
+            self.bs.iter().find(|(_, c)| r < *c).map_or(self.bs[0].0, |b| b.0)
+        };
+        let len64 = len as u64;
+        let offset = if self.random {
+            let slots = (self.region - len64) / self.align;
+            self.rng.gen_range(0..=slots) * self.align
+        } else {
+            if self.cursor + len64 > self.region {
+                self.cursor = 0;
+            }
+            let o = self.cursor;
+            self.cursor += len64;
+            o
+        };
+        IoSpec { dir, offset, len }
+    }
+
+    /// When the next I/O is due (rate-limited runs), in ns on the job's clock.
+    #[inline]
+    pub fn peek_due(&self) -> u64 {
+        self.next_due as u64
+    }
+
+    /// Take the due time of the next I/O and schedule the one after it.
+    #[inline]
+    pub fn take_due(&mut self) -> u64 {
+        let due = self.next_due as u64;
+        let gap = if self.poisson {
+            // Exponential gaps: -ln(U) / rate with U in (0, 1].
+            let u: f64 = 1.0 - self.rng.gen::<f64>();
+            -u.ln() * self.interval_ns
+        } else {
+            self.interval_ns
+        };
+        self.next_due += gap;
+        due
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Cmd};
+    use clap::Parser;
+
+    fn workload(extra: &[&str]) -> Result<Workload> {
+        let mut v = vec!["nines", "run", "--target", "t", "-o", "o.hlog", "--seed", "7"];
+        v.extend_from_slice(extra);
+        let Cmd::Run(a) = Cli::try_parse_from(v).unwrap().cmd else { panic!() };
+        Workload::from_args(&a)
+    }
+
+    #[test]
+    fn checks_numbers() {
+        assert!(workload(&["--mix", "101", "--rw", "randrw"]).unwrap_err().to_string().contains("--mix"));
+        assert!(workload(&["--qd", "0"]).is_err());
+        assert!(workload(&["--bs", "1000"]).unwrap_err().to_string().contains("512"));
+        assert!(workload(&["--bs", "1000", "--buffered"]).is_ok());
+        assert!(workload(&["--size", "1k"]).is_err());
+        assert!(workload(&["--window", "10us"]).is_err());
+        assert!(workload(&["--fsync-every", "8"]).unwrap_err().to_string().contains("writes"));
+        assert!(workload(&["--rate-iops", "-5"]).is_err());
+        assert!(workload(&["--steady", "iops:10%", "--steady-window", "1s"]).is_err());
+        assert!(workload(&["--steady", "iops:10%", "--window-ios", "1000"]).is_err());
+        assert!(workload(&["--steady", "wat:10%"]).unwrap_err().to_string().contains("--steady"));
+        assert_eq!(workload(&[]).unwrap().runtime_ns, Some(10_000_000_000));
+        assert_eq!(workload(&["--ios", "5k"]).unwrap().runtime_ns, None);
+    }
+
+    #[test]
+    fn tags_follow_the_workload() {
+        let names = |w: Workload| w.tags().into_iter().map(|t| TAGS[t]).collect::<Vec<_>>();
+        assert_eq!(names(workload(&[]).unwrap()), ["read"]);
+        assert_eq!(names(workload(&["--rw", "randrw", "--fsync-every", "4"]).unwrap()), ["read", "write", "sync"]);
+        assert_eq!(names(workload(&["--rw", "randwrite", "--rate-iops", "64"]).unwrap()), ["write", "write.svc"]);
+    }
+
+    #[test]
+    fn generator_respects_mix_alignment_and_region() {
+        let w = workload(&["--rw", "randrw", "--mix", "70", "--bssplit", "4k/50:16k/50"]).unwrap();
+        let region = 1 << 20;
+        let mut g = OpGen::new(&w, 0, region, 0);
+        let n = 100_000;
+        let mut reads = 0;
+        for _ in 0..n {
+            let io = g.next();
+            assert_eq!(io.offset % 4096, 0);
+            assert!(io.offset + io.len as u64 <= region);
+            assert!(io.len == 4096 || io.len == 16384);
+            reads += (io.dir == READ) as u32;
+        }
+        let share = reads as f64 / n as f64;
+        assert!((share - 0.7).abs() < 0.01, "read share {share}");
+    }
+
+    #[test]
+    fn sequential_wraps() {
+        let w = workload(&["--rw", "read", "--bs", "4k"]).unwrap();
+        let mut g = OpGen::new(&w, 0, 12288, 0);
+        let offs: Vec<u64> = (0..5).map(|_| g.next().offset).collect();
+        assert_eq!(offs, [0, 4096, 8192, 0, 4096]);
+    }
+
+    #[test]
+    fn arrivals() {
+        let w = workload(&["--rate-iops", "1000", "--arrival", "uniform"]).unwrap();
+        let mut g = OpGen::new(&w, 0, 1 << 20, 5);
+        assert_eq!((g.take_due(), g.take_due(), g.take_due()), (5, 1_000_005, 2_000_005));
+        let w = workload(&["--rate-iops", "1000"]).unwrap();
+        let mut g = OpGen::new(&w, 0, 1 << 20, 0);
+        let n = 20_000;
+        for _ in 0..n {
+            g.take_due();
+        }
+        // The mean gap of a Poisson process at 1000/s is 1 ms (within a few percent here).
+        let mean_gap = g.peek_due() as f64 / n as f64;
+        assert!((mean_gap - 1e6).abs() < 0.03e6, "mean gap {mean_gap}");
+    }
+}

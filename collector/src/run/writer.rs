@@ -1,0 +1,300 @@
+//! The writer thread: merges the jobs' windows per tag, appends each window to the archive as
+//! soon as every job has closed it (one line per tag, empty windows included, so stalls
+//! show), prints the progress line and checks the steady-state criterion.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::Receiver;
+
+use anyhow::Result;
+use hdrhistogram::Histogram;
+use nines_core::archive::ArchiveWriter;
+use nines_core::hist::Hist;
+use nines_core::quantile::{value_at, Level};
+use nines_core::steady::{evaluate, Metric};
+use nines_core::units::{format_ns, format_rate};
+use serde_json::{json, Value};
+
+use super::job::{new_hist, JobWindow, Msg, Pool, TagWindow, STOP, STOP_STEADY};
+use super::workload::{WindowRule, Workload, NT, SYNC, TAGS};
+
+pub struct WriterCfg {
+    pub w: std::sync::Arc<Workload>,
+    pub jobs: u32,
+    pub rec_start_ns: u64,
+    pub quiet: bool,
+    pub pool: Pool,
+}
+
+/// What the writer saw, for the end summary.
+#[derive(Default)]
+pub struct WriterResult {
+    pub windows: u64,
+    pub counts: [u64; NT],
+    pub bytes: [u64; NT],
+    pub end_ns: u64,
+    pub steady: Option<Value>,
+    pub errors: Vec<String>,
+}
+
+struct Pending {
+    reported: Vec<bool>,
+    start: u64,
+    end: u64,
+    tags: [Option<TagWindow>; NT],
+}
+
+pub fn writer_loop<W: Write>(rx: Receiver<Msg>, aw: &mut ArchiveWriter<W>, cfg: WriterCfg) -> Result<WriterResult> {
+    let jobs = cfg.jobs as usize;
+    let mut pending: BTreeMap<u64, Pending> = BTreeMap::new();
+    let mut done: Vec<Option<Option<u64>>> = vec![None; jobs];
+    let mut next = 0u64;
+    let mut res = WriterResult { end_ns: cfg.rec_start_ns, ..Default::default() };
+    let empty = new_hist();
+    let tags = cfg.w.tags();
+    let mut progress = Progress::new(&cfg);
+    let mut samples: Vec<f64> = Vec::new();
+    let mut write_error: Option<anyhow::Error> = None;
+
+    loop {
+        let msg = match rx.recv() {
+            Ok(m) => m,
+            Err(_) => break,
+        };
+        match msg {
+            Msg::Window(jw) => add(&mut pending, jw, jobs, &cfg.pool),
+            Msg::Done { job, last_index, error } => {
+                done[job as usize] = Some(last_index);
+                if let Some(e) = error {
+                    res.errors.push(e);
+                }
+            }
+        }
+        // Write every window all jobs have closed, in order.
+        loop {
+            let complete = (0..jobs).all(|j| {
+                pending.get(&next).is_some_and(|p| p.reported[j]) || matches!(done[j], Some(li) if li.is_none_or(|l| l < next))
+            });
+            if !complete {
+                break;
+            }
+            let Some(p) = pending.remove(&next) else { break };
+            if write_error.is_none() {
+                if let Err(e) = write_window(aw, &p, &cfg, &tags, &empty, &mut res) {
+                    // Keep draining the jobs; report at the end.
+                    write_error = Some(e);
+                    STOP.compare_exchange(0, super::job::STOP_ERROR, Ordering::Relaxed, Ordering::Relaxed).ok();
+                }
+            }
+            let len_s = (p.end - p.start) as f64 / 1e9;
+            progress.window(&p, len_s, &tags, &res);
+            if let Some((c, sw)) = &cfg.w.steady {
+                if res.steady.is_none() {
+                    let WindowRule::Time(wns) = cfg.w.window else { unreachable!("checked in Workload") };
+                    samples.push(metric(c.metric, &p, len_s));
+                    let n = (*sw / wns) as usize;
+                    if samples.len() >= n {
+                        let ev = evaluate(c, &samples[samples.len() - n..], wns as f64 / 1e9);
+                        if let Some(ev) = ev.filter(|e| e.holds) {
+                            let at_s = (p.end - cfg.rec_start_ns) as f64 / 1e9;
+                            res.steady = Some(json!({
+                                "criterion": c.to_string(), "reached": true, "at_s": at_s,
+                                "windows": n, "mean": ev.mean, "measure": ev.measure, "criterion_value": ev.criterion,
+                            }));
+                            STOP.compare_exchange(0, STOP_STEADY, Ordering::Relaxed, Ordering::Relaxed).ok();
+                        }
+                    }
+                }
+            }
+            recycle(p, &cfg.pool);
+            next += 1;
+        }
+        if done.iter().all(Option::is_some) && pending.range(next..).next().is_none() {
+            break;
+        }
+    }
+    progress.finish();
+    if let Some((c, _)) = &cfg.w.steady {
+        if res.steady.is_none() {
+            res.steady = Some(json!({"criterion": c.to_string(), "reached": false, "windows_checked": samples.len()}));
+        }
+    }
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    Ok(res)
+}
+
+fn add(pending: &mut BTreeMap<u64, Pending>, jw: JobWindow, jobs: usize, pool: &Pool) {
+    let p = pending.entry(jw.index).or_insert_with(|| Pending {
+        reported: vec![false; jobs],
+        start: jw.start_ns,
+        end: jw.end_ns,
+        tags: Default::default(),
+    });
+    p.reported[jw.job as usize] = true;
+    p.start = p.start.min(jw.start_ns);
+    p.end = p.end.max(jw.end_ns);
+    for (slot, tw) in p.tags.iter_mut().zip(jw.tags) {
+        let Some(tw) = tw else { continue };
+        match slot {
+            None => *slot = Some(tw),
+            Some(acc) => {
+                // Auto-resizing histograms of the same precision always add.
+                let _ = acc.hist.add(&tw.hist);
+                acc.max = acc.max.max(tw.max);
+                acc.count += tw.count;
+                acc.bytes += tw.bytes;
+                acc.sum += tw.sum;
+                give_back(pool, tw.hist);
+            }
+        }
+    }
+}
+
+fn give_back(pool: &Pool, mut h: Histogram<u64>) {
+    h.reset();
+    if let Ok(mut p) = pool.lock() {
+        if p.len() < 64 {
+            p.push(h);
+        }
+    }
+}
+
+fn recycle(p: Pending, pool: &Pool) {
+    for tw in p.tags.into_iter().flatten() {
+        give_back(pool, tw.hist);
+    }
+}
+
+fn write_window<W: Write>(
+    aw: &mut ArchiveWriter<W>,
+    p: &Pending,
+    cfg: &WriterCfg,
+    tags: &[usize],
+    empty: &Histogram<u64>,
+    res: &mut WriterResult,
+) -> Result<()> {
+    let start_s = p.start.saturating_sub(cfg.rec_start_ns) as f64 / 1e9;
+    let len_s = (p.end - p.start) as f64 / 1e9;
+    for &t in tags {
+        match &p.tags[t] {
+            Some(tw) => {
+                aw.write_hdr(start_s, len_s, Some(TAGS[t]), &tw.hist, Some(tw.max))?;
+                res.counts[t] += tw.count;
+                res.bytes[t] += tw.bytes;
+            }
+            None => aw.write_hdr(start_s, len_s, Some(TAGS[t]), empty, Some(0))?,
+        }
+    }
+    res.windows += 1;
+    res.end_ns = res.end_ns.max(p.end);
+    Ok(())
+}
+
+/// A window's value of a steady-state metric, over the directions (not `.svc`, not `sync`).
+fn metric(m: Metric, p: &Pending, len_s: f64) -> f64 {
+    let dirs = p.tags.iter().enumerate().filter(|(t, _)| *t < SYNC).filter_map(|(_, tw)| tw.as_ref());
+    let (mut count, mut bytes, mut sum) = (0u64, 0u64, 0u64);
+    for tw in dirs {
+        count += tw.count;
+        bytes += tw.bytes;
+        sum += tw.sum;
+    }
+    match m {
+        Metric::Iops => count as f64 / len_s,
+        Metric::Bw => bytes as f64 / len_s,
+        Metric::Lat => {
+            if count == 0 {
+                f64::NAN
+            } else {
+                sum as f64 / count as f64
+            }
+        }
+    }
+}
+
+/// The live progress line on stderr.
+struct Progress {
+    on: bool,
+    tty: bool,
+    last_print_ns: u64,
+    total_s: Option<f64>,
+    total_ios: Option<u64>,
+    rec_start_ns: u64,
+    printed: bool,
+}
+
+impl Progress {
+    fn new(cfg: &WriterCfg) -> Progress {
+        Progress {
+            on: !cfg.quiet,
+            tty: std::io::stderr().is_terminal(),
+            last_print_ns: 0,
+            total_s: cfg.w.runtime_ns.map(|n| n as f64 / 1e9),
+            total_ios: cfg.w.ios,
+            rec_start_ns: cfg.rec_start_ns,
+            printed: false,
+        }
+    }
+
+    fn window(&mut self, p: &Pending, len_s: f64, tags: &[usize], res: &WriterResult) {
+        if !self.on {
+            return;
+        }
+        // At most one line a second, however short the windows.
+        if self.printed && p.end.saturating_sub(self.last_print_ns) < 1_000_000_000 {
+            return;
+        }
+        self.last_print_ns = p.end;
+        self.printed = true;
+        let elapsed = (p.end - self.rec_start_ns) as f64 / 1e9;
+        let done_ios: u64 = res.counts[..SYNC].iter().sum();
+        let eta = match (self.total_s, self.total_ios) {
+            (Some(t), _) => Some((t - elapsed).max(0.0)),
+            (None, Some(n)) if done_ios > 0 => Some((n.saturating_sub(done_ios)) as f64 * elapsed / done_ios as f64),
+            _ => None,
+        };
+        let mut line = format!("[{elapsed:.0}s");
+        match eta {
+            Some(e) => line.push_str(&format!(" eta {e:.0}s]")),
+            None => line.push(']'),
+        }
+        for &t in tags {
+            if t == SYNC || TAGS[t].contains('.') {
+                continue;
+            }
+            match &p.tags[t] {
+                Some(tw) if len_s > 0.0 => {
+                    let h = Hist::from_hdr(&tw.hist);
+                    let q = |k| value_at(&h, &Level::nines(k)).map_or("-".to_string(), format_ns);
+                    line.push_str(&format!(
+                        " {} {} IOPS {:.1} MB/s p99 {} p99.99 {}",
+                        TAGS[t],
+                        format_rate(tw.count as f64 / len_s),
+                        tw.bytes as f64 / len_s / 1e6,
+                        q(2),
+                        q(4)
+                    ));
+                }
+                _ => line.push_str(&format!(" {} 0 IOPS (stalled)", TAGS[t])),
+            }
+            line.push_str(" |");
+        }
+        let line = line.trim_end_matches(" |");
+        let mut err = std::io::stderr().lock();
+        if self.tty {
+            let _ = write!(err, "\r\x1b[K{line}");
+        } else {
+            let _ = writeln!(err, "{line}");
+        }
+        let _ = err.flush();
+    }
+
+    fn finish(&mut self) {
+        if self.on && self.tty && self.printed {
+            eprintln!();
+        }
+    }
+}
