@@ -132,6 +132,14 @@ pub struct LevelStat {
     /// Distribution-free 95% interval; `None` when there are too few I/Os beyond the level
     /// for an upper bound (or below it for a lower one).
     pub ci95_ns: Option<(u64, u64)>,
+    /// Stated precision when the run came from a coarser source (fio's buckets): the level
+    /// lies in `[lo, hi]` and `value_ns` is `hi`. Absent at histogram precision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bucket_ns: Option<(u64, u64)>,
+    /// The level lies in a source bucket without upper edge (fio's clamp bucket, >= ~17 s):
+    /// `value_ns` is a lower bound ("at least"). Absent when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub at_least: bool,
 }
 
 /// Value (upper bucket edge) at a level; `None` for an empty histogram.
@@ -158,7 +166,7 @@ pub fn level_stat(h: &Hist, level: &Level) -> LevelStat {
             Some((l.lowest_equivalent(h.bucket_at_rank(lo)?), l.highest_equivalent(h.bucket_at_rank(hi)?)))
         })
     };
-    LevelStat { label: level.label.clone(), quantile: level.quantile(), value_ns, support, beyond, ci95_ns }
+    LevelStat { label: level.label.clone(), quantile: level.quantile(), value_ns, support, beyond, ci95_ns, bucket_ns: None, at_least: false }
 }
 
 /// Compute several levels.

@@ -137,6 +137,10 @@ pub fn run_stats(run: &Run, opts: &Options) -> RunStats {
             tags.push((ALL.to_string(), tag_stats(&h, duration, &opts.levels)));
         }
     }
+    // Runs from coarser sources (fio's buckets) state every value at that source's precision.
+    if let Some(p) = crate::import::Precision::of_meta(&run.meta) {
+        tags.iter_mut().for_each(|(_, s)| p.apply(s));
+    }
     RunStats { file: run.source.clone(), name: run.name.clone(), duration_s: duration, tags: TagMap(tags), warnings: run.warnings.clone() }
 }
 
@@ -183,10 +187,10 @@ fn render_run(r: &RunStats) -> String {
         let mut row = vec![tag.clone(), group(s.count), format_rate(s.iops), lat(s.min_ns), latf(s.mean_ns), latf(s.stdev_ns)];
         for l in &s.levels[..shown] {
             row.push(match (l.support, l.value_ns) {
-                (Support::Reliable, Some(v)) => format_ns(v),
+                (Support::Reliable, Some(v)) => crate::import::precision::level_cell(l).unwrap_or_else(|| format_ns(v)),
                 (Support::Thin, Some(v)) => {
                     thin_notes.push(format!("{tag} {} ({})", l.label, group(l.beyond)));
-                    format!("{}*", format_ns(v))
+                    format!("{}*", crate::import::precision::level_cell(l).unwrap_or_else(|| format_ns(v)))
                 }
                 _ => {
                     blank_inside |= has;
@@ -213,6 +217,9 @@ fn render_run(r: &RunStats) -> String {
     }
     if !thin_notes.is_empty() {
         out.push_str(&wrap(&format!("* thin, I/Os beyond the level in brackets (reliable from 100): {}", thin_notes.join(", "))));
+    }
+    if r.tags.iter().any(|(_, s)| s.levels.iter().any(|l| l.bucket_ns.is_some())) {
+        out.push_str(&wrap(crate::import::precision::TABLE_NOTE));
     }
     if blank_inside {
         out.push_str("blank: no I/O lies beyond that level, so its value would only repeat the max\n");

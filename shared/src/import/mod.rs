@@ -2,9 +2,44 @@
 //!
 //! Every command that takes runs goes through [`read_any`], so a format added here is
 //! available to `stats`, `report`, `site`, `compare` and the viewer at once.
+//!
+//! | format | module | precision |
+//! |---|---|---|
+//! | nines archives and HdrHistogram interval logs (Java, Python, JS, C writers) | [`crate::archive`] | the log's histograms |
+//! | fio `--output-format=json+` | [`fio_json`] | fio's buckets ([`precision`]) |
+//! | fio histogram logs (`--write_hist_log`) | [`fio_hist`] | fio's buckets, coarsened |
+//! | fio per-I/O latency logs (`--write_lat_log`, `log_avg_msec=0`) | [`fio_lat`] (streaming) | exact |
+//! | plain latency lists, CSV | [`list`] | exact, unit given by the caller |
+//!
+//! ```
+//! use nines_core::import::{read_any, read_any_with, Options, list::Unit};
+//! let run = read_any_with("lat.txt", b"120\n340\n95\n", &Options { unit: Some(Unit::Us), ..Options::default() }).unwrap();
+//! assert_eq!(run.windows[0].hist.count(), 3);
+//! let err = read_any("junk.bin", b"\x00\x01\x02").unwrap_err();
+//! assert!(err.to_string().contains("tried: HdrHistogram interval log"));
+//! ```
+
+pub mod fio_buckets;
+pub mod fio_hist;
+pub mod fio_json;
+pub mod fio_lat;
+pub mod list;
+pub mod precision;
+pub mod sweep;
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
 
 use crate::archive::{self, ArchiveError};
-use crate::run::Run;
+use crate::hist::Hist;
+use crate::run::{Run, Warning, Window};
+
+pub use fio_hist::FioHistError;
+pub use fio_json::FioJsonError;
+pub use fio_lat::{LatLogError, LatLogReader};
+pub use list::{ListError, Unit};
+pub use precision::Precision;
 
 /// Why a file could not be read as a run.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -12,18 +47,213 @@ pub enum LoadError {
     /// The file was recognised as an interval log but a line is bad.
     #[error(transparent)]
     Archive(#[from] ArchiveError),
+    /// The file was recognised as fio JSON output but is damaged or not json+.
+    #[error(transparent)]
+    FioJson(#[from] FioJsonError),
+    /// The file was recognised as a fio histogram log but a line is bad.
+    #[error(transparent)]
+    FioHist(#[from] FioHistError),
+    /// The file was recognised as a fio latency log but a line is bad.
+    #[error(transparent)]
+    LatLog(#[from] LatLogError),
+    /// The file was read as a latency list but a line is bad.
+    #[error(transparent)]
+    List(#[from] ListError),
+    /// The file holds nothing.
+    #[error("{source_name}: line 1: the file is empty; expected one of: {tried}")]
+    Empty { source_name: String, tried: String },
     /// No reader recognised the file.
-    #[error("{source_name}: format not recognised; tried: {tried}")]
+    #[error("{source_name}: line 1: format not recognised; tried: {tried}")]
     Unknown { source_name: String, tried: String },
 }
 
 /// The formats [`read_any`] tries, in order, for error messages.
-pub const FORMATS: &[&str] = &["HdrHistogram interval log (.hlog)"];
+pub const FORMATS: &[&str] = &[
+    "HdrHistogram interval log (.hlog)",
+    "fio json+ output",
+    "fio histogram log (--write_hist_log)",
+    "fio latency log (--write_lat_log, log_avg_msec=0)",
+    "latency list (one per line or CSV)",
+];
+
+/// A detected format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Archive,
+    FioJson,
+    FioHist,
+    FioLat,
+    List,
+}
+
+/// What the caller knows that a file does not say.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Unit of plain latency lists (`None`: nanoseconds, with a warning).
+    pub unit: Option<Unit>,
+    /// Window length in seconds for formats with per-I/O times (latency logs, lists).
+    pub window_s: f64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { unit: None, window_s: 1.0 }
+    }
+}
+
+/// Tell the format of a file from its first bytes (and its name, for fio logs).
+pub fn detect(source_name: &str, bytes: &[u8]) -> Option<Format> {
+    if archive::sniff(bytes) {
+        Some(Format::Archive)
+    } else if fio_json::sniff(bytes) {
+        Some(Format::FioJson)
+    } else if fio_hist::sniff(bytes) {
+        Some(Format::FioHist)
+    } else if fio_lat::sniff(bytes) || (fio_lat::Measure::of_name(source_name).is_some() && !list::sniff(bytes)) {
+        Some(Format::FioLat)
+    } else if list::sniff(bytes) {
+        Some(Format::List)
+    } else {
+        None
+    }
+}
 
 /// Read a run from bytes, detecting the format. `source_name` names the file in messages.
 pub fn read_any(source_name: &str, bytes: &[u8]) -> Result<Run, LoadError> {
-    if archive::sniff(bytes) {
-        return Ok(archive::read(source_name, bytes)?);
+    read_any_with(source_name, bytes, &Options::default())
+}
+
+/// [`read_any`] with the caller's unit and window.
+pub fn read_any_with(source_name: &str, bytes: &[u8], opts: &Options) -> Result<Run, LoadError> {
+    let tried = || FORMATS.join(", ");
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(LoadError::Empty { source_name: source_name.to_string(), tried: tried() });
     }
-    Err(LoadError::Unknown { source_name: source_name.to_string(), tried: FORMATS.join(", ") })
+    match detect(source_name, bytes) {
+        Some(Format::Archive) => Ok(archive::read(source_name, bytes)?),
+        Some(Format::FioJson) => Ok(fio_json::read(source_name, bytes)?),
+        Some(Format::FioHist) => Ok(fio_hist::read(source_name, bytes)?),
+        Some(Format::FioLat) => Ok(fio_lat::read(source_name, bytes, opts.window_s)?),
+        Some(Format::List) => Ok(list::read(source_name, bytes, opts.unit, opts.window_s)?),
+        None => Err(LoadError::Unknown { source_name: source_name.to_string(), tried: tried() }),
+    }
+}
+
+/// Combine runs read from several files of one measurement (the jobs' logs of one fio run,
+/// json+ with its logs) into one run. Windows are kept, shifted to a common start when the
+/// runs know their start times; windows of one tag with the same start (the jobs' latency
+/// logs on one time grid) are added up. The precision is the coarsest of the parts.
+pub fn combine(name: &str, runs: &[Run]) -> Run {
+    if runs.len() == 1 {
+        let mut r = runs[0].clone();
+        r.name = name.to_string();
+        return r;
+    }
+    let mut out = Run::merged(name, runs);
+    let mut index: HashMap<(Option<String>, u64), usize> = HashMap::new();
+    let mut windows: Vec<Window> = Vec::with_capacity(out.windows.len());
+    for w in std::mem::take(&mut out.windows) {
+        // A job's last window is cut at its last sample: same start, shorter length.
+        let key = (w.tag.clone(), w.start_s.to_bits());
+        match index.get(&key) {
+            Some(&i) => {
+                windows[i].hist = Hist::merge_all([&windows[i].hist, &w.hist]);
+                windows[i].length_s = windows[i].length_s.max(w.length_s);
+            }
+            None => {
+                index.insert(key, windows.len());
+                windows.push(w);
+            }
+        }
+    }
+    windows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+    out.windows = windows;
+    let mut meta = Map::new();
+    let mut sources = Vec::new();
+    let mut fio_docs = Vec::new();
+    let mut formats: Vec<Value> = Vec::new();
+    for r in runs {
+        sources.push(Value::from(r.source.clone()));
+        if let Some(Value::Array(d)) = r.meta.get("fio") {
+            fio_docs.extend(d.iter().cloned());
+        }
+        if let Some(f) = r.meta.get("source_format") {
+            if !formats.contains(f) {
+                formats.push(f.clone());
+            }
+        }
+        for (k, v) in &r.meta {
+            if !matches!(k.as_str(), "fio" | "source_format" | "precision" | "name") {
+                meta.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+        out.warnings.extend(r.warnings.iter().map(|w| Warning { line: w.line, message: format!("{}: {}", r.source, w.message) }));
+    }
+    meta.insert("sources".into(), Value::Array(sources));
+    if !fio_docs.is_empty() {
+        meta.insert("fio".into(), Value::Array(fio_docs));
+    }
+    if !formats.is_empty() {
+        meta.insert("source_format".into(), if formats.len() == 1 { formats.remove(0) } else { Value::Array(formats) });
+    }
+    if let Some(p) = runs.iter().map(|r| Precision::of_meta(&r.meta)).fold(None, Precision::coarsest) {
+        p.stamp(&mut meta);
+    }
+    out.meta = meta;
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn detects_each_format() {
+        assert_eq!(detect("a.json", br#"{"fio version": "fio-3.33", "jobs": []}"#), Some(Format::FioJson));
+        assert_eq!(detect("a_clat.1.log", b"0, 100, 0, 4096, 0\n"), Some(Format::FioLat));
+        assert_eq!(detect("x.log", b"0, 100, 0, 4096, 0\n"), Some(Format::FioLat));
+        assert_eq!(detect("x.txt", b"100\n200\n"), Some(Format::List));
+        assert_eq!(detect("x.csv", b"time,latency\n0,1\n"), Some(Format::List));
+        let hist = format!("251, 0, 4096, {}\n", vec!["0"; 1856].join(", "));
+        assert_eq!(detect("h.log", hist.as_bytes()), Some(Format::FioHist));
+        assert_eq!(detect("j.bin", b"\x00\x13\x88junk"), None);
+    }
+
+    #[test]
+    fn unknown_and_empty_files_list_what_was_tried() {
+        let e = read_any("junk.bin", b"\x00\x01\x02\xff").unwrap_err();
+        assert!(matches!(e, LoadError::Unknown { .. }));
+        let msg = e.to_string();
+        assert!(msg.starts_with("junk.bin: line 1: format not recognised; tried: "), "{msg}");
+        for f in FORMATS {
+            assert!(msg.contains(f), "{msg}");
+        }
+        let e = read_any("empty.log", b"").unwrap_err();
+        assert!(e.to_string().starts_with("empty.log: line 1: the file is empty"), "{e}");
+    }
+
+    #[test]
+    fn combine_adds_windows_on_one_grid() {
+        let a = fio_lat::read("j_clat.1.log", b"0, 100, 0, 4096, 0\n1500, 200, 1, 4096, 0\n", 1.0).unwrap();
+        let b = fio_lat::read("j_clat.2.log", b"10, 300, 0, 4096, 0\n", 1.0).unwrap();
+        let c = combine("j", &[a, b]);
+        assert_eq!(c.windows.len(), 2);
+        assert_eq!(c.windows[0].hist.count(), 2);
+        assert_eq!(c.meta["sources"].as_array().unwrap().len(), 2);
+    }
+
+    proptest! {
+        // Whatever the bytes, reading returns (an error or a run) and never panics.
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2000), name in "[a-z_]{1,8}\\.(log|json|csv|hlog)") {
+            let _ = read_any(&name, &bytes);
+        }
+
+        // Text-like input exercises the parsers more deeply than random bytes.
+        #[test]
+        fn random_text_never_panics(text in "[0-9, .\\n{}\":a-z#=\\[\\]-]{0,600}", name in "(x_clat.1.log|x.json|x.csv|x_clat_hist.1.log)") {
+            let _ = read_any(&name, text.as_bytes());
+        }
+    }
 }

@@ -1,0 +1,381 @@
+//! fio `--output-format=json+` results (fio 3.x).
+//!
+//! A file may hold several JSON documents (one per fio invocation, appended), each with a
+//! `jobs` array: one entry per job, or per group with `group_reporting`. Each job has a
+//! `read`, `write` and `trim` object (and `sync`, `mixed` where fio writes them) with
+//! `clat_ns`, `lat_ns` and `slat_ns` summaries; json+ adds `bins` to each summary fio computed
+//! percentiles for: bucket name (see [`super::fio_buckets::name_of`]) to count.
+//!
+//! Each document becomes one window per direction and measure, as long as the longest job's
+//! runtime, placed in time by the document's `timestamp_ms` (fio writes it when it reports, at
+//! the end of the run). Jobs are merged per direction. Completion latency is the direction
+//! itself (`read`); total latency and submission latency are auxiliary measures `read.lat`
+//! and `read.slat`. fio's own summaries and printed percentiles are kept in the run metadata
+//! under `fio`, and the run's precision is fio's buckets ([`super::precision`]).
+
+use serde_json::{json, Map, Value};
+
+use super::fio_buckets::{index_of, Coarse};
+use super::precision::Precision;
+use crate::hist::{Accumulator, Layout};
+use crate::run::{Run, Warning, Window};
+
+/// Why a fio json+ file could not be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{source_name}: line {line}, column {column}: {kind}")]
+pub struct FioJsonError {
+    pub source_name: String,
+    /// 1-based line of the problem (of the document's start for structural problems).
+    pub line: usize,
+    pub column: usize,
+    pub kind: FioJsonErrorKind,
+}
+
+/// What was wrong. Each message says what was expected.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FioJsonErrorKind {
+    /// The JSON itself is broken (cut short, junk inside).
+    #[error("invalid JSON ({0}); expected fio --output-format=json+ output")]
+    Syntax(String),
+    /// A document is JSON but not fio's.
+    #[error("a JSON document without a \"jobs\" array; expected fio --output-format=json+ output")]
+    NotFio,
+    /// A field has the wrong type or value.
+    #[error("job {job} {dir}.{measure}: {what}")]
+    Field { job: usize, dir: String, measure: String, what: String },
+    /// fio ran with `--output-format=json`: summaries but no bins, so no distribution.
+    #[error("no latency bins in any job; run fio with --output-format=json+ (plain json has only fio's percentiles)")]
+    NoBins,
+    /// Nothing but white space.
+    #[error("the file is empty; expected fio --output-format=json+ output")]
+    Empty,
+}
+
+const DIRECTIONS: &[&str] = &["read", "write", "trim", "sync", "mixed"];
+const MEASURES: &[(&str, &str)] = &[("clat_ns", ""), ("lat_ns", ".lat"), ("slat_ns", ".slat")];
+
+/// Does this look like fio JSON output?
+pub fn sniff(bytes: &[u8]) -> bool {
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+    head.contains("\"fio version\"") || (head.trim_start().starts_with('{') && head.contains("\"jobs\""))
+}
+
+/// One parsed document, before it is placed in a run.
+#[derive(Debug)]
+pub struct Doc {
+    /// fio's report time, ms since the epoch, when given.
+    pub timestamp_ms: Option<f64>,
+    /// Longest runtime of any job and direction, in seconds.
+    pub runtime_s: f64,
+    /// (tag, histogram) per direction and measure, merged over jobs.
+    pub hists: Vec<(String, crate::hist::Hist)>,
+    /// fio's summaries, percentiles and options, for the metadata.
+    pub meta: Value,
+    /// 1-based line where the document starts.
+    pub line: usize,
+}
+
+fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let upto = &bytes[..offset.min(bytes.len())];
+    let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
+    let col = upto.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+    (line, col)
+}
+
+/// Parse every document of a json+ file.
+pub fn read_docs(source_name: &str, bytes: &[u8]) -> Result<(Vec<Doc>, Vec<Warning>), FioJsonError> {
+    let e = |line, column, kind| FioJsonError { source_name: source_name.to_string(), line, column, kind };
+    let mut warnings = Vec::new();
+    // fio prints notes ("note: both iodepth >= 1 and synchronous I/O engine ...") on stdout
+    // before the JSON when --output is not used: skip text lines before the first `{`.
+    let mut start = 0;
+    let mut skipped = 0;
+    while start < bytes.len() {
+        let end = bytes[start..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |p| start + p + 1);
+        let line = &bytes[start..end];
+        let first = line.iter().find(|b| !b.is_ascii_whitespace());
+        match first {
+            Some(b'{') => break,
+            None => {}
+            Some(_) => skipped += 1,
+        }
+        start = end;
+    }
+    if start >= bytes.len() {
+        return Err(if skipped == 0 { e(1, 1, FioJsonErrorKind::Empty) } else { e(1, 1, FioJsonErrorKind::NotFio) });
+    }
+    if skipped > 0 {
+        warnings.push(Warning {
+            line: Some(1),
+            message: format!("skipped {skipped} line(s) of text before the JSON (fio's notes on stdout)"),
+        });
+    }
+    let body = &bytes[start..];
+    let mut docs = Vec::new();
+    let mut stream = serde_json::Deserializer::from_slice(body).into_iter::<Value>();
+    loop {
+        let at = start + stream.byte_offset();
+        let doc_start = at + body[at - start..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+        match stream.next() {
+            None => break,
+            Some(Err(err)) => {
+                // serde's position is relative to the slice it was given, which starts a line
+                let (l0, _) = line_col(bytes, start);
+                let (line, column) = (l0 + err.line().max(1) - 1, err.column().max(1));
+                return Err(e(line, column, FioJsonErrorKind::Syntax(strip_position(&err.to_string()))));
+            }
+            Some(Ok(v)) => {
+                let (line, _) = line_col(bytes, doc_start);
+                docs.push(parse_doc(&v, line).map_err(|k| e(line, 1, k))?);
+            }
+        }
+    }
+    if docs.iter().all(|d| d.hists.is_empty()) {
+        return Err(e(1, 1, FioJsonErrorKind::NoBins));
+    }
+    Ok((docs, warnings))
+}
+
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+fn field(job: usize, dir: &str, measure: &str, what: String) -> FioJsonErrorKind {
+    FioJsonErrorKind::Field { job, dir: dir.to_string(), measure: measure.to_string(), what }
+}
+
+fn parse_doc(v: &Value, line: usize) -> Result<Doc, FioJsonErrorKind> {
+    let jobs = v.get("jobs").and_then(Value::as_array).ok_or(FioJsonErrorKind::NotFio)?;
+    let layout = Layout::default_ns();
+    let mut accs: Vec<(String, Accumulator)> = Vec::new();
+    let mut runtime_ms = 0.0_f64;
+    let mut jobs_meta = Vec::new();
+    for (ji, job) in jobs.iter().enumerate() {
+        let jn = ji + 1;
+        let mut dirs_meta = Map::new();
+        for &dir in DIRECTIONS {
+            let Some(d) = job.get(dir).and_then(Value::as_object) else { continue };
+            let total_ios = d.get("total_ios").and_then(Value::as_u64);
+            if let Some(rt) = d.get("runtime").and_then(Value::as_f64) {
+                if total_ios.unwrap_or(1) > 0 {
+                    runtime_ms = runtime_ms.max(rt);
+                }
+            }
+            let mut dir_meta = Map::new();
+            for key in ["total_ios", "io_bytes", "iops", "bw_bytes", "runtime", "short_ios", "drop_ios"] {
+                if let Some(x) = d.get(key) {
+                    dir_meta.insert(key.into(), x.clone());
+                }
+            }
+            for &(measure, suffix) in MEASURES {
+                let Some(m) = d.get(measure).and_then(Value::as_object) else { continue };
+                let mut summary = m.clone();
+                let bins = summary.remove("bins");
+                let n = m.get("N").and_then(Value::as_u64).unwrap_or(0);
+                if n > 0 || summary.contains_key("percentile") {
+                    dir_meta.insert(measure.into(), Value::Object(summary));
+                }
+                let Some(bins) = bins else { continue };
+                let bins = bins.as_object().ok_or_else(|| field(jn, dir, measure, "bins is not an object".into()))?;
+                let tag = format!("{dir}{suffix}");
+                let pos = match accs.iter().position(|(t, _)| *t == tag) {
+                    Some(p) => p,
+                    None => {
+                        accs.push((tag, Accumulator::new(layout)));
+                        accs.len() - 1
+                    }
+                };
+                let mut sum = 0_u64;
+                for (name, count) in bins {
+                    let ns: u64 = name.parse().map_err(|_| {
+                        field(jn, dir, measure, format!("bin name {name:?} is not a latency in ns"))
+                    })?;
+                    let c = count.as_u64().ok_or_else(|| {
+                        field(jn, dir, measure, format!("bin {name} has count {count}, expected a non-negative integer"))
+                    })?;
+                    // Record at the middle of fio's bucket (the name is that middle rounded
+                    // down; recomputing keeps odd producers' names inside the bucket too).
+                    accs[pos].1.record_n(Coarse::column(index_of(ns), 0).representative(), c);
+                    sum = sum.saturating_add(c);
+                }
+                if n > 0 && sum != n {
+                    return Err(field(jn, dir, measure, format!("bins hold {sum} I/Os but N is {n}")));
+                }
+            }
+            if !dir_meta.is_empty() && total_ios != Some(0) {
+                dirs_meta.insert(dir.into(), Value::Object(dir_meta));
+            }
+        }
+        let mut jm = Map::new();
+        for key in ["jobname", "groupid", "job options", "job_runtime", "elapsed", "error"] {
+            if let Some(x) = job.get(key) {
+                jm.insert(key.into(), x.clone());
+            }
+        }
+        jm.insert("directions".into(), Value::Object(dirs_meta));
+        jobs_meta.push(Value::Object(jm));
+        if runtime_ms == 0.0 {
+            if let Some(rt) = job.get("job_runtime").and_then(Value::as_f64) {
+                runtime_ms = runtime_ms.max(rt);
+            }
+        }
+    }
+    let mut meta = Map::new();
+    for key in ["fio version", "timestamp", "timestamp_ms", "time", "global options"] {
+        if let Some(x) = v.get(key) {
+            meta.insert(key.into(), x.clone());
+        }
+    }
+    meta.insert("jobs".into(), Value::Array(jobs_meta));
+    Ok(Doc {
+        timestamp_ms: v.get("timestamp_ms").and_then(Value::as_f64).or_else(|| v.get("timestamp").and_then(Value::as_f64).map(|s| s * 1e3)),
+        runtime_s: runtime_ms / 1e3,
+        hists: accs.into_iter().map(|(t, a)| (t, a.finish())).filter(|(_, h)| !h.is_empty()).collect(),
+        meta: Value::Object(meta),
+        line,
+    })
+}
+
+/// Build a run from parsed documents: each document's windows end at its report time.
+pub fn docs_to_run(source_name: &str, docs: Vec<Doc>, warnings: Vec<Warning>) -> Run {
+    // Document spans in absolute time when every document has a timestamp, else one after
+    // another from 0.
+    let all_stamped = docs.iter().all(|d| d.timestamp_ms.is_some());
+    let starts: Vec<f64> = if all_stamped {
+        docs.iter().map(|d| d.timestamp_ms.unwrap_or(0.0) / 1e3 - d.runtime_s).collect()
+    } else {
+        docs.iter()
+            .scan(0.0, |t, d| {
+                let s = *t;
+                *t += d.runtime_s;
+                Some(s)
+            })
+            .collect()
+    };
+    let t0 = starts.iter().copied().reduce(f64::min).unwrap_or(0.0);
+    let mut windows = Vec::new();
+    let mut metas = Vec::new();
+    for (d, s) in docs.into_iter().zip(&starts) {
+        for (tag, hist) in d.hists {
+            windows.push(Window { start_s: s - t0, length_s: d.runtime_s, tag: Some(tag), hist });
+        }
+        metas.push(d.meta);
+    }
+    let mut meta = Map::new();
+    meta.insert("source_format".into(), json!("fio json+"));
+    meta.insert("fio".into(), Value::Array(metas));
+    Precision::Fio { coarseness: 0 }.stamp(&mut meta);
+    Run {
+        name: crate::archive::stem(source_name),
+        source: source_name.to_string(),
+        start_time: if all_stamped { Some(t0) } else { None },
+        meta,
+        windows,
+        warnings,
+    }
+}
+
+/// Read a json+ file as one run.
+pub fn read(source_name: &str, bytes: &[u8]) -> Result<Run, FioJsonError> {
+    let (docs, warnings) = read_docs(source_name, bytes)?;
+    Ok(docs_to_run(source_name, docs, warnings))
+}
+
+/// Read a json+ file as one run per document (for sweeps that append every step's output to
+/// one file).
+pub fn read_each(source_name: &str, bytes: &[u8]) -> Result<Vec<Run>, FioJsonError> {
+    let (docs, warnings) = read_docs(source_name, bytes)?;
+    let n = docs.len();
+    Ok(docs
+        .into_iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let mut r = docs_to_run(source_name, vec![d], warnings.clone());
+            if n > 1 {
+                r.name = format!("{} #{}", r.name, i + 1);
+            }
+            r
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{run_stats, Options};
+
+    /// A json+ document shaped like fio 3.33's (trimmed), with known bins.
+    fn doc(ts_ms: u64, read_bins: &[(u64, u64)], write_bins: &[(u64, u64)]) -> String {
+        let bins = |b: &[(u64, u64)]| {
+            let m: Map<String, Value> = b.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+            Value::Object(m)
+        };
+        let n = |b: &[(u64, u64)]| b.iter().map(|x| x.1).sum::<u64>();
+        json!({
+            "fio version": "fio-3.33", "timestamp": ts_ms / 1000, "timestamp_ms": ts_ms, "time": "x",
+            "global options": {"bs": "4k"},
+            "jobs": [{
+                "jobname": "j", "groupid": 0, "error": 0, "job options": {"rw": "randrw", "numjobs": "2"},
+                "read": {"total_ios": n(read_bins), "runtime": 1000, "iops": 1.0,
+                         "clat_ns": {"min": 1, "max": 2, "mean": 1.0, "stddev": 0.0, "N": n(read_bins),
+                                     "percentile": {"50.000000": 11072}, "bins": bins(read_bins)},
+                         "lat_ns": {"min": 1, "max": 2, "mean": 1.0, "stddev": 0.0, "N": n(read_bins)},
+                         "slat_ns": {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}},
+                "write": {"total_ios": n(write_bins), "runtime": 900,
+                          "clat_ns": {"N": n(write_bins), "bins": bins(write_bins)}},
+                "trim": {"total_ios": 0, "runtime": 0, "clat_ns": {"N": 0}}
+            }]
+        })
+        .to_string()
+    }
+
+    #[test]
+    fn reads_directions_and_keeps_fio_percentiles() {
+        let text = doc(1_796_028_067_433, &[(604, 3), (11072, 5), (2_310_144, 2)], &[(7328, 4)]);
+        let run = read("x.json", text.as_bytes()).unwrap();
+        assert_eq!(run.windows.len(), 2);
+        let s = run_stats(&run, &Options::default());
+        assert_eq!(s.tags["read"].count, 10);
+        assert_eq!(s.tags["write"].count, 4);
+        assert_eq!(s.tags["all"].count, 14);
+        assert_eq!(run.meta["fio"][0]["jobs"][0]["directions"]["read"]["clat_ns"]["percentile"]["50.000000"], 11072);
+        assert!(run.meta["fio"][0]["jobs"][0]["directions"]["read"]["clat_ns"].get("bins").is_none());
+        assert!((run.start_time.unwrap() - (1_796_028_067.433 - 1.0)).abs() < 1e-6);
+        assert_eq!(Precision::of_meta(&run.meta), Some(Precision::Fio { coarseness: 0 }));
+    }
+
+    #[test]
+    fn several_documents_with_notes_before() {
+        let text = format!(
+            "note: both iodepth >= 1 and synchronous I/O engine are selected\n{}\n{}\n",
+            doc(10_000, &[(604, 1)], &[]),
+            doc(20_000, &[(604, 2)], &[])
+        );
+        let run = read("x.json", text.as_bytes()).unwrap();
+        assert_eq!(run.windows.len(), 2);
+        assert_eq!(run.windows[1].start_s - run.windows[0].start_s, 10.0);
+        assert_eq!(run.warnings.len(), 1);
+        assert_eq!(read_each("x.json", text.as_bytes()).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn errors_name_line_and_cause() {
+        let text = doc(10_000, &[(604, 1)], &[]);
+        let cut = format!("\n\n{}", &text[..text.len() / 2]);
+        let e = read("cut.json", cut.as_bytes()).unwrap_err();
+        assert!(matches!(e.kind, FioJsonErrorKind::Syntax(_)), "{e}");
+        assert!(e.to_string().starts_with("cut.json: line 3"), "{e}");
+        let e = read("e.json", b"  \n").unwrap_err();
+        assert_eq!(e.kind, FioJsonErrorKind::Empty);
+        let e = read("o.json", br#"{"a": 1}"#).unwrap_err();
+        assert_eq!(e.kind, FioJsonErrorKind::NotFio);
+        let plain = text.replace("\"bins\"", "\"nobins\"");
+        assert_eq!(read("p.json", plain.as_bytes()).unwrap_err().kind, FioJsonErrorKind::NoBins);
+        let bad = text.replace("\"604\"", "\"x604\"");
+        let e = read("b.json", bad.as_bytes()).unwrap_err();
+        assert!(e.to_string().contains("job 1 read.clat_ns: bin name \"x604\""), "{e}");
+    }
+}

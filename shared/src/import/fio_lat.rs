@@ -1,0 +1,458 @@
+//! fio per-I/O latency logs (`--write_lat_log=NAME --log_avg_msec=0`, files `NAME_clat.N.log`,
+//! `NAME_lat.N.log`, `NAME_slat.N.log`), read as a stream.
+//!
+//! Each line is `time_ms, value_ns, ddir, bs[, offset][, prio][, issue_time]` (fio 3.x
+//! iolog.c, `flush_samples`; fio 3.33 writes `time, value, ddir, bs, prio`, and `offset` before
+//! `prio` with `log_offset=1`). Values are exact nanoseconds, so levels from these logs are
+//! exact at histogram precision. The file's name says the measure: `_clat.` is completion
+//! latency (the direction itself, `read`), `_lat.` total latency (`read.lat`), `_slat.`
+//! submission latency (`read.slat`).
+//!
+//! [`LatLogReader`] takes the file in chunks of any size and keeps only the windows still
+//! open, so a log of any length is read in bounded memory: windows more than one window
+//! behind the newest sample are turned into sparse histograms. A late sample for a closed
+//! window is still counted (its window is reopened and merged at the end).
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map};
+
+use super::fio_hist::ddir_tag;
+use crate::hist::{Accumulator, Hist, Layout};
+use crate::run::{Run, Warning, Window};
+
+/// Why a fio latency log could not be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{source_name}: line {line}: {kind}")]
+pub struct LatLogError {
+    pub source_name: String,
+    /// 1-based line.
+    pub line: u64,
+    pub kind: LatLogErrorKind,
+}
+
+/// What was wrong. Each message says what was expected.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LatLogErrorKind {
+    /// A line with fewer than 4 or more than 7 columns, or a different count from the first.
+    #[error("{found} columns, expected {expected}")]
+    Columns { found: usize, expected: String },
+    /// A column is not a non-negative integer (or the line holds binary junk).
+    #[error("column {column} is {text:?}, expected a non-negative integer")]
+    Number { column: usize, text: String },
+    /// A line longer than any fio writes: not a latency log.
+    #[error("a line longer than {0} bytes; expected short lines `time_ms, value_ns, ddir, bs, ...`")]
+    LongLine(usize),
+    /// No sample at all.
+    #[error("no samples; expected lines `time_ms, value_ns, ddir, bs, ...` written by fio --write_lat_log")]
+    Empty,
+}
+
+/// Which latency a log holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// Completion latency: the direction itself.
+    Clat,
+    /// Total latency, submission to completion: `.lat`.
+    Lat,
+    /// Submission latency: `.slat`.
+    Slat,
+}
+
+impl Measure {
+    /// The measure a fio log's file name says (`x_clat.1.log`), if it says.
+    pub fn of_name(source_name: &str) -> Option<Measure> {
+        let base = source_name.rsplit(['/', '\\']).next().unwrap_or(source_name);
+        if base.contains("_clat.") || base.starts_with("clat.") {
+            Some(Measure::Clat)
+        } else if base.contains("_slat.") || base.starts_with("slat.") {
+            Some(Measure::Slat)
+        } else if base.contains("_lat.") || base.starts_with("lat.") {
+            Some(Measure::Lat)
+        } else {
+            None
+        }
+    }
+    fn suffix(self) -> &'static str {
+        match self {
+            Measure::Clat => "",
+            Measure::Lat => ".lat",
+            Measure::Slat => ".slat",
+        }
+    }
+}
+
+const MAX_LINE: usize = 256;
+/// Times above this many ms are taken as since the epoch (fio `log_unix_epoch=1`).
+const EPOCH_MS: u64 = 100_000_000_000;
+
+struct Open {
+    win: u64,
+    ddir: u64,
+    acc: Accumulator,
+}
+
+/// Streaming reader of one fio latency log: [`feed`](Self::feed) chunks, then
+/// [`finish`](Self::finish).
+pub struct LatLogReader {
+    source_name: String,
+    measure: Measure,
+    measure_known: bool,
+    window_ms: u64,
+    layout: Layout,
+    carry: Vec<u8>,
+    line: u64,
+    columns: usize,
+    fields: [u64; 8],
+    open: Vec<Open>,
+    last: usize,
+    newest_win: u64,
+    done: BTreeMap<(u64, u64), Hist>,
+    count: u64,
+    zero_bs: u64,
+    base_ms: Option<u64>,
+    max_ms: u64,
+}
+
+impl LatLogReader {
+    /// A reader for the log named `source_name` (its name tells the measure), windowed by
+    /// `window_s` seconds (at least 1 ms, fio's time resolution).
+    pub fn new(source_name: &str, window_s: f64) -> LatLogReader {
+        let window_ms = if window_s.is_finite() { (window_s * 1e3).round().max(1.0) as u64 } else { 1000 };
+        let measure = Measure::of_name(source_name);
+        LatLogReader {
+            source_name: source_name.to_string(),
+            measure: measure.unwrap_or(Measure::Clat),
+            measure_known: measure.is_some(),
+            window_ms,
+            layout: Layout::default_ns(),
+            carry: Vec::new(),
+            line: 0,
+            columns: 0,
+            fields: [0; 8],
+            open: Vec::new(),
+            last: 0,
+            newest_win: 0,
+            done: BTreeMap::new(),
+            count: 0,
+            zero_bs: 0,
+            base_ms: None,
+            max_ms: 0,
+        }
+    }
+
+    /// Samples read so far.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    fn err(&self, kind: LatLogErrorKind) -> LatLogError {
+        LatLogError { source_name: self.source_name.clone(), line: self.line, kind }
+    }
+
+    /// Feed the next bytes of the file (chunks may split lines anywhere).
+    pub fn feed(&mut self, mut chunk: &[u8]) -> Result<(), LatLogError> {
+        if !self.carry.is_empty() {
+            match chunk.iter().position(|&b| b == b'\n') {
+                None => {
+                    self.carry.extend_from_slice(chunk);
+                    if self.carry.len() > MAX_LINE {
+                        self.line += 1;
+                        return Err(self.err(LatLogErrorKind::LongLine(MAX_LINE)));
+                    }
+                    return Ok(());
+                }
+                Some(p) => {
+                    let mut line = std::mem::take(&mut self.carry);
+                    line.extend_from_slice(&chunk[..p]);
+                    self.parse_line(&line)?;
+                    chunk = &chunk[p + 1..];
+                }
+            }
+        }
+        while let Some(p) = chunk.iter().position(|&b| b == b'\n') {
+            self.parse_line(&chunk[..p])?;
+            chunk = &chunk[p + 1..];
+        }
+        if chunk.len() > MAX_LINE {
+            self.line += 1;
+            return Err(self.err(LatLogErrorKind::LongLine(MAX_LINE)));
+        }
+        self.carry.extend_from_slice(chunk);
+        Ok(())
+    }
+
+    fn parse_line(&mut self, line: &[u8]) -> Result<(), LatLogError> {
+        self.line += 1;
+        if line.len() > MAX_LINE {
+            return Err(self.err(LatLogErrorKind::LongLine(MAX_LINE)));
+        }
+        // fields separated by commas, each a decimal integer with optional blanks around
+        let mut n = 0_usize;
+        let mut i = 0_usize;
+        let len = line.len();
+        loop {
+            while i < len && (line[i] == b' ' || line[i] == b'\t' || line[i] == b'\r') {
+                i += 1;
+            }
+            if n == 0 && i == len {
+                return Ok(()); // blank line
+            }
+            let start = i;
+            let mut v: u64 = 0;
+            while i < len && line[i].is_ascii_digit() {
+                v = match v.checked_mul(10).and_then(|x| x.checked_add(u64::from(line[i] - b'0'))) {
+                    Some(x) => x,
+                    None => return Err(self.bad_number(line, n)),
+                };
+                i += 1;
+            }
+            if i == start {
+                return Err(self.bad_number(line, n));
+            }
+            while i < len && (line[i] == b' ' || line[i] == b'\t' || line[i] == b'\r') {
+                i += 1;
+            }
+            if n < self.fields.len() {
+                self.fields[n] = v;
+            }
+            n += 1;
+            if i == len {
+                break;
+            }
+            if line[i] != b',' {
+                return Err(self.bad_number(line, n - 1));
+            }
+            i += 1;
+        }
+        if self.columns == 0 {
+            if !(4..=7).contains(&n) {
+                return Err(self.err(LatLogErrorKind::Columns { found: n, expected: "4 to 7 (time, value, ddir, bs, then offset, prio, issue time as configured)".into() }));
+            }
+            self.columns = n;
+        } else if n != self.columns {
+            return Err(self.err(LatLogErrorKind::Columns { found: n, expected: format!("{} as on the first line", self.columns) }));
+        }
+        let [t, value, ddir, bs, ..] = self.fields;
+        self.record(t, value, ddir, bs);
+        Ok(())
+    }
+
+    fn bad_number(&self, line: &[u8], column: usize) -> LatLogError {
+        let text = String::from_utf8_lossy(line);
+        let field = text.split(',').nth(column).unwrap_or("").trim().chars().take(40).collect();
+        self.err(LatLogErrorKind::Number { column: column + 1, text: field })
+    }
+
+    #[inline]
+    fn record(&mut self, t_ms: u64, value: u64, ddir: u64, bs: u64) {
+        let base = *self.base_ms.get_or_insert(if t_ms >= EPOCH_MS { t_ms - t_ms % 1000 } else { 0 });
+        let t = t_ms.saturating_sub(base);
+        self.max_ms = self.max_ms.max(t);
+        self.count += 1;
+        if bs == 0 {
+            self.zero_bs += 1;
+        }
+        let win = t / self.window_ms;
+        if let Some(o) = self.open.get_mut(self.last) {
+            if o.win == win && o.ddir == ddir {
+                o.acc.record_n(value, 1);
+                return;
+            }
+        }
+        if let Some(p) = self.open.iter().position(|o| o.win == win && o.ddir == ddir) {
+            self.last = p;
+            self.open[p].acc.record_n(value, 1);
+            return;
+        }
+        if win > self.newest_win {
+            self.newest_win = win;
+            self.close_before(win.saturating_sub(1));
+        }
+        let mut acc = Accumulator::new(self.layout);
+        acc.record_n(value, 1);
+        self.open.push(Open { win, ddir, acc });
+        self.last = self.open.len() - 1;
+    }
+
+    /// Turn open windows older than `win` into sparse histograms.
+    fn close_before(&mut self, win: u64) {
+        let mut k = 0;
+        while k < self.open.len() {
+            if self.open[k].win < win {
+                let o = self.open.swap_remove(k);
+                let h = o.acc.finish();
+                self.done
+                    .entry((o.win, o.ddir))
+                    .and_modify(|x| *x = x.merge(&h))
+                    .or_insert(h);
+            } else {
+                k += 1;
+            }
+        }
+        self.last = 0;
+    }
+
+    /// End of the file: the run, one window per time window and direction.
+    pub fn finish(mut self) -> Result<Run, LatLogError> {
+        if !self.carry.is_empty() {
+            let line = std::mem::take(&mut self.carry);
+            self.parse_line(&line)?;
+        }
+        if self.count == 0 {
+            self.line = self.line.max(1);
+            return Err(self.err(LatLogErrorKind::Empty));
+        }
+        self.close_before(u64::MAX);
+        let mut warnings = Vec::new();
+        if !self.measure_known {
+            warnings.push(Warning {
+                line: None,
+                message: "the file name does not say clat, lat or slat (fio names logs NAME_clat.N.log); \
+                          read as completion latency: rename the file to say which it is"
+                    .into(),
+            });
+        }
+        if self.zero_bs == self.count {
+            warnings.push(Warning {
+                line: None,
+                message: "every sample has block size 0, as fio writes for averaged logs: these are \
+                          window averages, not I/Os; log with log_avg_msec=0 for per-I/O latencies"
+                    .into(),
+            });
+        }
+        let wms = self.window_ms;
+        let end_ms = self.max_ms + 1;
+        let windows = std::mem::take(&mut self.done)
+            .into_iter()
+            .map(|((win, ddir), hist)| {
+                let start = win * wms;
+                Window {
+                    start_s: start as f64 / 1e3,
+                    length_s: (wms.min(end_ms.saturating_sub(start)).max(1)) as f64 / 1e3,
+                    tag: Some(format!("{}{}", ddir_tag(ddir), self.measure.suffix())),
+                    hist,
+                }
+            })
+            .collect();
+        let mut meta = Map::new();
+        meta.insert("source_format".into(), json!("fio latency log"));
+        meta.insert("fio_lat_log".into(), json!({ "samples": self.count, "window_ms": wms }));
+        Ok(Run {
+            name: crate::archive::stem(&self.source_name),
+            source: self.source_name.clone(),
+            start_time: self.base_ms.filter(|&b| b > 0).map(|b| b as f64 / 1e3),
+            meta,
+            windows,
+            warnings,
+        })
+    }
+}
+
+/// Does this look like a fio latency log? (4 to 7 integer columns)
+pub fn sniff(bytes: &[u8]) -> bool {
+    let end = bytes.iter().position(|&b| b == b'\n').unwrap_or(bytes.len());
+    let Ok(first) = std::str::from_utf8(&bytes[..end]) else { return false };
+    let cols: Vec<&str> = first.split(',').collect();
+    (4..=7).contains(&cols.len()) && cols.iter().all(|c| !c.trim().is_empty() && c.trim().bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Read a whole latency log held in memory.
+pub fn read(source_name: &str, bytes: &[u8], window_s: f64) -> Result<Run, LatLogError> {
+    let mut r = LatLogReader::new(source_name, window_s);
+    r.feed(bytes)?;
+    r.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quantile::{standard_levels, Level, Support};
+    use crate::stats::{run_stats, Options};
+    use proptest::prelude::*;
+
+    fn log(samples: &[(u64, u64, u64)]) -> String {
+        samples.iter().map(|(t, v, d)| format!("{t}, {v}, {d}, 4096, 0\n")).collect()
+    }
+
+    #[test]
+    fn windows_directions_and_measures() {
+        let text = log(&[(0, 1000, 0), (10, 2000, 1), (999, 3000, 0), (1000, 4000, 0), (2500, 5000, 1)]);
+        let run = read("job_lat.1.log", text.as_bytes(), 1.0).unwrap();
+        let tags: Vec<(f64, &str, u64)> = run.windows.iter().map(|w| (w.start_s, w.tag.as_deref().unwrap(), w.hist.count())).collect();
+        assert_eq!(tags, [(0.0, "read.lat", 2), (0.0, "write.lat", 1), (1.0, "read.lat", 1), (2.0, "write.lat", 1)]);
+        assert!((run.windows[3].length_s - 0.501).abs() < 1e-9);
+        assert!(run.warnings.is_empty());
+        let run = read("job_clat.1.log", text.as_bytes(), 0.5).unwrap();
+        assert_eq!(run.windows[0].tag.as_deref(), Some("read"));
+        assert_eq!(run.windows.len(), 5);
+        assert_eq!(read("x.log", text.as_bytes(), 1.0).unwrap().warnings.len(), 1);
+    }
+
+    #[test]
+    fn late_samples_reopen_closed_windows() {
+        let text = log(&[(0, 1, 0), (5000, 2, 0), (100, 3, 0), (6000, 4, 0)]);
+        let run = read("a_clat.1.log", text.as_bytes(), 1.0).unwrap();
+        assert_eq!(run.windows.len(), 3);
+        assert_eq!(run.windows[0].hist.count(), 2);
+    }
+
+    #[test]
+    fn errors() {
+        let e = read("a_clat.1.log", b"0, 1, 0, 4096, 0\n0, 1, 0\n", 1.0).unwrap_err();
+        assert_eq!((e.line, e.kind.clone()), (2, LatLogErrorKind::Columns { found: 3, expected: "5 as on the first line".into() }));
+        assert!(e.to_string().starts_with("a_clat.1.log: line 2: 3 columns"), "{e}");
+        let e = read("a_clat.1.log", b"0, 1, 0, 4096, 0\n0, 1.5, 0, 4096, 0\n", 1.0).unwrap_err();
+        assert_eq!(e.kind, LatLogErrorKind::Number { column: 2, text: "1.5".into() });
+        assert_eq!(read("a_clat.1.log", b"", 1.0).unwrap_err().kind, LatLogErrorKind::Empty);
+        let e = read("a_clat.1.log", b"1, 2\n", 1.0).unwrap_err();
+        assert!(matches!(e.kind, LatLogErrorKind::Columns { found: 2, .. }));
+        let e = read("a_clat.1.log", b"\xff\xfe junk", 1.0).unwrap_err();
+        assert_eq!(e.line, 1);
+        let e = read("a_clat.1.log", b"99999999999999999999999, 1, 0, 4096\n", 1.0).unwrap_err();
+        assert!(matches!(e.kind, LatLogErrorKind::Number { column: 1, .. }));
+    }
+
+    proptest! {
+        // Any split of the file into chunks gives the same run.
+        #[test]
+        fn chunking_does_not_matter(samples in proptest::collection::vec((0u64..5000, 1u64..10_000_000, 0u64..3), 1..300),
+                                    cuts in proptest::collection::vec(0usize..20_000, 0..20)) {
+            let text = log(&samples);
+            let whole = read("a_clat.1.log", text.as_bytes(), 0.7).unwrap();
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (text.len() + 1)).collect();
+            cuts.sort_unstable();
+            let mut r = LatLogReader::new("a_clat.1.log", 0.7);
+            let mut at = 0;
+            for c in cuts { r.feed(&text.as_bytes()[at..c]).unwrap(); at = c; }
+            r.feed(&text.as_bytes()[at..]).unwrap();
+            prop_assert_eq!(r.finish().unwrap(), whole);
+        }
+
+        // Levels equal the exact nearest-rank value of the logged values, per direction.
+        #[test]
+        fn levels_are_exact_nearest_rank(samples in proptest::collection::vec((0u64..3000, 1u64..50_000_000, 0u64..2), 1..2000)) {
+            let run = read("a_clat.1.log", log(&samples).as_bytes(), 1.0).unwrap();
+            let s = run_stats(&run, &Options::default());
+            let l = Layout::default_ns();
+            for (d, tag) in [(0, "read"), (1, "write")] {
+                let mut v: Vec<u64> = samples.iter().filter(|x| x.2 == d).map(|x| x.1).collect();
+                if v.is_empty() { continue; }
+                v.sort_unstable();
+                let t = &s.tags[tag];
+                prop_assert_eq!(t.count, v.len() as u64);
+                for (lv, st) in standard_levels().iter().zip(&t.levels) {
+                    if st.support == Support::None { continue; }
+                    let exact = v[(lv.rank(v.len() as u64) - 1) as usize];
+                    prop_assert_eq!(st.value_ns, Some(l.highest_equivalent(exact)));
+                }
+                let _ = Level::nines(1);
+            }
+        }
+
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            let _ = read("a_clat.1.log", &bytes, 1.0);
+        }
+    }
+}

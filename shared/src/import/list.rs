@@ -1,0 +1,328 @@
+//! Plain latency lists: one latency per line, or CSV/TSV with optional time and direction
+//! columns. The latency unit is given by the caller (`--unit`); times are seconds.
+//!
+//! Columns are found by a header line when there is one (`latency`/`lat`/`value`/`clat`...,
+//! `time`/`timestamp`/`t`..., `direction`/`dir`/`op`/`rw`/`type`...; a `_ms`, `_us` or `_ns`
+//! suffix on the time column sets its unit). Without a header: one column is the latency; two
+//! numeric columns are time and latency; a non-numeric column is the direction; three columns
+//! are time, latency and direction. Separators: comma, tab, semicolon or blanks.
+//!
+//! With a time column, windows are by time (the caller's window length); without one, the
+//! whole list is one window of unknown length (IOPS are then not known).
+
+use serde_json::{json, Map};
+
+use crate::hist::{Accumulator, Layout};
+use crate::run::{Run, Warning, Window};
+
+/// Unit of the latencies in a list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    Ns,
+    Us,
+    Ms,
+    S,
+}
+
+impl Unit {
+    pub fn ns(self) -> f64 {
+        match self {
+            Unit::Ns => 1.0,
+            Unit::Us => 1e3,
+            Unit::Ms => 1e6,
+            Unit::S => 1e9,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Ns => "ns",
+            Unit::Us => "us",
+            Unit::Ms => "ms",
+            Unit::S => "s",
+        }
+    }
+    /// `ns`, `us` (or `µs`), `ms`, `s`.
+    pub fn parse(s: &str) -> Option<Unit> {
+        match s.trim() {
+            "ns" => Some(Unit::Ns),
+            "us" | "µs" | "usec" => Some(Unit::Us),
+            "ms" | "msec" => Some(Unit::Ms),
+            "s" | "sec" => Some(Unit::S),
+            _ => None,
+        }
+    }
+}
+
+/// Why a list could not be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{source_name}: line {line}: {kind}")]
+pub struct ListError {
+    pub source_name: String,
+    pub line: usize,
+    pub kind: ListErrorKind,
+}
+
+/// What was wrong. Each message says what was expected.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ListErrorKind {
+    #[error("not UTF-8 text; expected one latency per line or CSV")]
+    NotText,
+    #[error("{found} columns, expected {expected}")]
+    Columns { found: usize, expected: usize },
+    #[error("{column} is {text:?}, expected a non-negative number")]
+    Number { column: &'static str, text: String },
+    #[error("header has no latency column; expected one named latency, lat, value, clat or duration")]
+    NoLatencyColumn,
+    #[error("direction {0:?} is not a tag (no commas or blanks)")]
+    Direction(String),
+    #[error("no latencies; expected one latency per line or CSV with a latency column")]
+    Empty,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Cols {
+    n: usize,
+    lat: usize,
+    time: Option<usize>,
+    dir: Option<usize>,
+    time_scale: f64,
+}
+
+fn split(line: &str) -> Vec<&str> {
+    let sep: &[char] = if line.contains(',') {
+        &[',']
+    } else if line.contains('\t') {
+        &['\t']
+    } else if line.contains(';') {
+        &[';']
+    } else {
+        return line.split_whitespace().collect();
+    };
+    line.split(sep).map(|s| s.trim().trim_matches('"')).collect()
+}
+
+fn is_num(s: &str) -> bool {
+    s.parse::<f64>().is_ok_and(f64::is_finite)
+}
+
+fn header_cols(fields: &[&str]) -> Option<Cols> {
+    if fields.iter().any(|f| is_num(f)) {
+        return None;
+    }
+    let lower: Vec<String> = fields.iter().map(|f| f.to_ascii_lowercase()).collect();
+    let find = |names: &[&str]| lower.iter().position(|f| names.iter().any(|n| f == n || f.starts_with(&format!("{n}_")) || f.starts_with(&format!("{n}(")) || f.starts_with(&format!("{n} "))));
+    let lat = find(&["latency", "lat", "value", "clat", "duration", "elapsed", "response_time", "rt"]);
+    let time = find(&["time", "timestamp", "t", "ts", "start", "time_s"]);
+    let dir = find(&["direction", "dir", "op", "rw", "type", "ddir", "tag"]);
+    let time_scale = time.map_or(1.0, |t| {
+        let name = &lower[t];
+        if name.ends_with("_ms") || name.contains("(ms)") {
+            1e-3
+        } else if name.ends_with("_us") || name.contains("(us)") {
+            1e-6
+        } else if name.ends_with("_ns") || name.contains("(ns)") {
+            1e-9
+        } else {
+            1.0
+        }
+    });
+    Some(Cols { n: fields.len(), lat: lat.unwrap_or(usize::MAX), time, dir, time_scale })
+}
+
+fn guess_cols(fields: &[&str]) -> Cols {
+    let numeric: Vec<bool> = fields.iter().map(|f| is_num(f)).collect();
+    let n = fields.len();
+    let base = Cols { n, time_scale: 1.0, ..Cols::default() };
+    match n {
+        1 => Cols { lat: 0, ..base },
+        2 if numeric[0] && numeric[1] => Cols { time: Some(0), lat: 1, ..base },
+        2 if numeric[0] => Cols { lat: 0, dir: Some(1), ..base },
+        2 => Cols { lat: 1, dir: Some(0), ..base },
+        _ => Cols { time: Some(0), lat: 1, dir: Some(2), ..base },
+    }
+}
+
+/// Does this look like a list of numbers (or a CSV with a header and numbers)?
+pub fn sniff(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(4096)];
+    let Ok(text) = std::str::from_utf8(head).or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()])) else { return false };
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#'));
+    let Some(first) = lines.next() else { return false };
+    let f = split(first);
+    let first_ok = if let Some(c) = header_cols(&f) { c.lat != usize::MAX } else { f.len() <= 3 && f.iter().any(|x| is_num(x)) };
+    first_ok && lines.take(3).all(|l| {
+        let g = split(l);
+        g.len() == f.len() && g.len() <= 8 && g.iter().any(|x| is_num(x))
+    })
+}
+
+fn direction(s: &str) -> Result<String, ListErrorKind> {
+    let t = s.trim().to_ascii_lowercase();
+    Ok(match t.as_str() {
+        "r" | "read" | "reads" | "0" => "read".into(),
+        "w" | "write" | "writes" | "1" => "write".into(),
+        "t" | "trim" | "discard" | "2" => "trim".into(),
+        _ if crate::archive::valid_tag(&t) => t,
+        _ => return Err(ListErrorKind::Direction(s.to_string())),
+    })
+}
+
+/// Read a list; latencies in `unit`, windows of `window_s` seconds when there are times.
+pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>, window_s: f64) -> Result<Run, ListError> {
+    let e = |line, kind| ListError { source_name: source_name.to_string(), line, kind };
+    let text = std::str::from_utf8(bytes).map_err(|err| {
+        let line = bytes[..err.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
+        e(line, ListErrorKind::NotText)
+    })?;
+    let scale = unit.unwrap_or(Unit::Ns).ns();
+    let window_s = if window_s.is_finite() && window_s > 0.0 { window_s } else { 1.0 };
+    let layout = Layout::default_ns();
+    let mut cols: Option<Cols> = None;
+    // (window index, tag) -> accumulator; windows are few relative to values
+    let mut accs: Vec<((i64, Option<String>), Accumulator)> = Vec::new();
+    let mut t_min = f64::INFINITY;
+    let mut t_max = f64::NEG_INFINITY;
+    let mut count = 0_u64;
+    for (i, line) in text.lines().enumerate() {
+        let lineno = i + 1;
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields = split(line);
+        let c = match cols {
+            Some(c) => c,
+            None => {
+                let c = match header_cols(&fields) {
+                    Some(c) if c.lat == usize::MAX => return Err(e(lineno, ListErrorKind::NoLatencyColumn)),
+                    Some(c) => {
+                        cols = Some(c);
+                        continue;
+                    }
+                    None => guess_cols(&fields),
+                };
+                cols = Some(c);
+                c
+            }
+        };
+        if fields.len() != c.n {
+            return Err(e(lineno, ListErrorKind::Columns { found: fields.len(), expected: c.n }));
+        }
+        let lat: f64 = fields[c.lat].parse().ok().filter(|v: &f64| v.is_finite() && *v >= 0.0).ok_or_else(|| {
+            e(lineno, ListErrorKind::Number { column: "latency", text: fields[c.lat].chars().take(40).collect() })
+        })?;
+        let ns = (lat * scale).round();
+        if ns > u64::MAX as f64 / 2.0 {
+            return Err(e(lineno, ListErrorKind::Number { column: "latency", text: fields[c.lat].chars().take(40).collect() }));
+        }
+        let t = match c.time {
+            Some(ti) => {
+                let t: f64 = fields[ti].parse().ok().filter(|v: &f64| v.is_finite() && *v >= 0.0).ok_or_else(|| {
+                    e(lineno, ListErrorKind::Number { column: "time", text: fields[ti].chars().take(40).collect() })
+                })?;
+                let t = t * c.time_scale;
+                t_min = t_min.min(t);
+                t_max = t_max.max(t);
+                Some(t)
+            }
+            None => None,
+        };
+        let tag = match c.dir {
+            Some(di) => Some(direction(fields[di]).map_err(|k| e(lineno, k))?),
+            None => None,
+        };
+        // windows are placed once the first time is known: keep absolute window indexes
+        let win = t.map_or(0, |t| (t / window_s).floor() as i64);
+        let key = (win, tag);
+        match accs.iter_mut().rev().find(|(k, _)| *k == key) {
+            Some((_, a)) => a.record_n(ns as u64, 1),
+            None => {
+                let mut a = Accumulator::new(layout);
+                a.record_n(ns as u64, 1);
+                accs.push((key, a));
+            }
+        }
+        count += 1;
+    }
+    if count == 0 {
+        return Err(e(text.lines().count().max(1), ListErrorKind::Empty));
+    }
+    let c = cols.unwrap_or_default();
+    let mut warnings = Vec::new();
+    if unit.is_none() {
+        warnings.push(Warning { line: None, message: "no unit given for the list: read as nanoseconds; give the unit (nines import --unit us)".into() });
+    }
+    // Times that look like seconds since the epoch become the run's start time.
+    let epoch = c.time.is_some() && t_min > 1e9;
+    let first_win = if c.time.is_some() { (t_min / window_s).floor() as i64 } else { 0 };
+    let origin = first_win as f64 * window_s;
+    accs.sort_by(|a, b| a.0.cmp(&b.0));
+    let windows = accs
+        .into_iter()
+        .map(|((win, tag), a)| {
+            let start = win as f64 * window_s;
+            let length = if c.time.is_some() { window_s.min((t_max - start).max(1e-3)) } else { 0.0 };
+            Window { start_s: if epoch { start - origin } else { start }, length_s: length, tag, hist: a.finish() }
+        })
+        .collect();
+    let mut meta = Map::new();
+    meta.insert("source_format".into(), json!("latency list"));
+    meta.insert("list".into(), json!({ "unit": unit.unwrap_or(Unit::Ns).name(), "values": count, "window_s": window_s }));
+    Ok(Run {
+        name: crate::archive::stem(source_name),
+        source: source_name.to_string(),
+        start_time: if epoch { Some(origin) } else { None },
+        meta,
+        windows,
+        warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{run_stats, Options};
+
+    #[test]
+    fn one_per_line_with_unit() {
+        let run = read("l.txt", b"1.5\n2\n\n3.25\n", Some(Unit::Us), 1.0).unwrap();
+        assert_eq!(run.windows.len(), 1);
+        assert_eq!(run.windows[0].hist.count(), 3);
+        assert_eq!(run.windows[0].hist.min(), 1500);
+        assert!(run.warnings.is_empty());
+        assert_eq!(read("l.txt", b"7\n", None, 1.0).unwrap().warnings.len(), 1);
+    }
+
+    #[test]
+    fn csv_with_header_time_and_direction() {
+        let text = "time_ms,op,latency\n0,read,100\n500,write,200\n1500,R,300\n";
+        let run = read("l.csv", text.as_bytes(), Some(Unit::Ms), 1.0).unwrap();
+        let s = run_stats(&run, &Options::default());
+        assert_eq!(s.tags["read"].count, 2);
+        assert_eq!(s.tags["write"].count, 1);
+        assert_eq!(run.windows.len(), 3);
+        assert_eq!(run.windows.last().unwrap().start_s, 1.0);
+        assert_eq!(s.tags["write"].max_ns, Layout::default_ns().highest_equivalent(200_000_000));
+    }
+
+    #[test]
+    fn headerless_guesses() {
+        let run = read("l.tsv", b"10.0\t5\n10.5\t6\n12.1\t7\n", Some(Unit::Ns), 1.0).unwrap();
+        assert_eq!(run.windows.len(), 2);
+        assert_eq!(run.windows[0].start_s, 10.0);
+        let run = read("l.txt", b"5 w\n6 r\n", Some(Unit::Ns), 1.0).unwrap();
+        assert_eq!(run.tags().len(), 2);
+    }
+
+    #[test]
+    fn errors() {
+        let e = read("l.csv", b"1,2\n3\n", None, 1.0).unwrap_err();
+        assert_eq!((e.line, e.kind.clone()), (2, ListErrorKind::Columns { found: 1, expected: 2 }));
+        let e = read("l.csv", b"1\nabc\n", None, 1.0).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert_eq!(read("l.csv", b"", None, 1.0).unwrap_err().kind, ListErrorKind::Empty);
+        assert_eq!(read("l.csv", b"foo,bar\n1,2\n", None, 1.0).unwrap_err().kind, ListErrorKind::NoLatencyColumn);
+        assert_eq!(read("l.csv", b"\xff\n", None, 1.0).unwrap_err().kind, ListErrorKind::NotText);
+        assert!(read("l.csv", b"-5\n", None, 1.0).is_err());
+    }
+}

@@ -1,0 +1,222 @@
+//! The stated precision of a run whose histograms came from a coarser source than nines'.
+//!
+//! A run imported from fio json+ or fio histogram logs holds fio's bucket counts, recorded at
+//! each bucket's middle. Our histogram buckets are finer than fio's, so a value read off them
+//! would look sharper than fio measured. The run therefore carries its precision in its
+//! metadata (`"precision": {"kind": "fio-buckets", "coarseness": 0, ...}`), which the archive
+//! keeps, and [`Precision::apply`] turns every derived value back into fio's bucket:
+//!
+//! - a level's `value_ns` becomes the upper edge of fio's bucket holding it (never understated)
+//!   and `bucket_ns` holds `[lower edge, upper edge]`, the level's stated precision;
+//! - a level in fio's clamp bucket (latencies of about 17.05 s and more, see
+//!   [`super::fio_buckets`]) has no upper edge: `value_ns` is the bucket's lower edge and
+//!   `at_least` is set, shown as "at least 17.0s";
+//! - confidence intervals, min and max widen to fio's bucket edges.
+//!
+//! Runs that mix sources take the coarsest precision present ([`Precision::coarsest`]).
+
+use serde_json::{json, Map, Value};
+
+use super::fio_buckets::{Coarse, CLAMP_LO_NS, MAX_COARSENESS};
+use crate::quantile::LevelStat;
+use crate::stats::TagStats;
+use crate::units::format_ns;
+
+/// Metadata key holding the precision.
+pub const META_KEY: &str = "precision";
+const FIO_KIND: &str = "fio-buckets";
+
+/// How precise the values of a run are, when coarser than its histograms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precision {
+    /// fio's latency buckets, `2^coarseness` of them summed per bucket (0 for json+).
+    Fio { coarseness: u8 },
+}
+
+/// A source bucket: the range a derived value is known to lie in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bucket {
+    pub lo: u64,
+    pub hi: u64,
+    /// The bucket has no upper edge: values are at least `lo`.
+    pub at_least: bool,
+}
+
+impl Precision {
+    /// The precision a run states in its metadata, if any.
+    pub fn of_meta(meta: &Map<String, Value>) -> Option<Precision> {
+        let p = meta.get(META_KEY)?.as_object()?;
+        match p.get("kind")?.as_str()? {
+            FIO_KIND => {
+                let c = p.get("coarseness").and_then(Value::as_u64).unwrap_or(0);
+                Some(Precision::Fio { coarseness: (c.min(u64::from(MAX_COARSENESS))) as u8 })
+            }
+            _ => None,
+        }
+    }
+
+    /// The metadata value stating this precision.
+    pub fn to_meta(self) -> Value {
+        match self {
+            Precision::Fio { coarseness } => json!({
+                "kind": FIO_KIND,
+                "coarseness": coarseness,
+                "clamp_ns": CLAMP_LO_NS,
+                "note": "values derived from fio's latency buckets are stated as the bucket's range"
+            }),
+        }
+    }
+
+    /// Record this precision in a run's metadata, keeping the coarsest already there.
+    pub fn stamp(self, meta: &mut Map<String, Value>) {
+        let p = Precision::coarsest(Precision::of_meta(meta), Some(self)).unwrap_or(self);
+        meta.insert(META_KEY.to_string(), p.to_meta());
+    }
+
+    /// The coarser of two precisions (`None` = the histogram's own).
+    pub fn coarsest(a: Option<Precision>, b: Option<Precision>) -> Option<Precision> {
+        match (a, b) {
+            (Some(Precision::Fio { coarseness: x }), Some(Precision::Fio { coarseness: y })) => {
+                Some(Precision::Fio { coarseness: x.max(y) })
+            }
+            (a, None) => a,
+            (None, b) => b,
+        }
+    }
+
+    /// The source bucket holding `ns`.
+    pub fn bucket(self, ns: u64) -> Bucket {
+        match self {
+            Precision::Fio { coarseness } => {
+                let c = Coarse::of_value(ns, coarseness);
+                Bucket { lo: c.lo(), hi: c.hi(), at_least: c.clamped() }
+            }
+        }
+    }
+
+    /// Restate one level at this precision.
+    pub fn apply_level(self, l: &mut LevelStat) {
+        if let Some(v) = l.value_ns {
+            let b = self.bucket(v);
+            if b.at_least {
+                l.value_ns = Some(b.lo);
+                l.at_least = true;
+                l.bucket_ns = Some((b.lo, b.lo));
+            } else {
+                l.value_ns = Some(b.hi);
+                l.bucket_ns = Some((b.lo, b.hi));
+            }
+        }
+        if let Some((lo, hi)) = l.ci95_ns {
+            let (bl, bh) = (self.bucket(lo), self.bucket(hi));
+            // An interval reaching into the clamp bucket has no upper bound to state.
+            l.ci95_ns = if bh.at_least { None } else { Some((bl.lo, bh.hi)) };
+        }
+    }
+
+    /// Restate a direction's statistics at this precision.
+    pub fn apply(self, s: &mut TagStats) {
+        if s.count > 0 {
+            s.min_ns = self.bucket(s.min_ns).lo;
+            let b = self.bucket(s.max_ns);
+            s.max_ns = if b.at_least { b.lo } else { b.hi };
+        }
+        for l in &mut s.levels {
+            self.apply_level(l);
+        }
+    }
+}
+
+/// The table cell of a level stated at a source's precision: `1.02-1.05ms`, or
+/// `at least 17.0s` in a clamp bucket; `None` for a level at histogram precision.
+pub fn level_cell(l: &LevelStat) -> Option<String> {
+    let v = l.value_ns?;
+    if l.at_least {
+        return Some(format!("at least {}", format_ns(v)));
+    }
+    let (lo, hi) = l.bucket_ns?;
+    Some(format_range(lo, hi))
+}
+
+/// `1.02-1.05ms`; `12.3us-1.01ms` across units; one number when both print the same.
+pub fn format_range(lo: u64, hi: u64) -> String {
+    let (a, b) = (format_ns(lo), format_ns(hi));
+    if a == b {
+        return a;
+    }
+    let unit = |s: &str| s.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.').to_string();
+    if unit(&a) == unit(&b) {
+        format!("{}-{b}", a.trim_end_matches(|c: char| c.is_ascii_alphabetic()))
+    } else {
+        format!("{a}-{b}")
+    }
+}
+
+/// The note printed under a table with levels at a source's precision.
+pub const TABLE_NOTE: &str = "ranges: the source's (fio's) bucket holding the level; it measured no finer";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hist::{Hist, Layout};
+    use crate::quantile::{level_stats, standard_levels, Support};
+    use crate::stats::tag_stats;
+
+    #[test]
+    fn meta_roundtrip_and_coarsest() {
+        let mut m = Map::new();
+        Precision::Fio { coarseness: 0 }.stamp(&mut m);
+        Precision::Fio { coarseness: 2 }.stamp(&mut m);
+        Precision::Fio { coarseness: 1 }.stamp(&mut m);
+        assert_eq!(Precision::of_meta(&m), Some(Precision::Fio { coarseness: 2 }));
+        assert_eq!(Precision::of_meta(&Map::new()), None);
+    }
+
+    #[test]
+    fn levels_become_fio_buckets() {
+        // 1000 values spread over 100..200 us: each level must become the fio bucket of the
+        // exact nearest-rank value.
+        let values: Vec<u64> = (0..1000u64).map(|i| 100_000 + i * 97).collect();
+        let h = Hist::from_values(Layout::default_ns(), values.iter().copied());
+        let mut s = tag_stats(&h, 1.0, &standard_levels());
+        let p = Precision::Fio { coarseness: 0 };
+        p.apply(&mut s);
+        for l in &s.levels {
+            if l.support == Support::None {
+                continue;
+            }
+            let exact = values[(crate::quantile::Level::from_quantile(l.quantile).unwrap().rank(1000) - 1) as usize];
+            let b = p.bucket(exact);
+            assert_eq!(l.bucket_ns, Some((b.lo, b.hi)), "{}", l.label);
+            assert_eq!(l.value_ns, Some(b.hi));
+            let (lo, hi) = l.ci95_ns.unwrap_or((b.lo, b.hi));
+            assert!(lo <= b.lo && hi >= b.hi);
+        }
+        assert_eq!(s.min_ns, p.bucket(100_000).lo);
+        assert!(s.max_ns >= 100_000 + 999 * 97);
+    }
+
+    #[test]
+    fn clamp_bucket_is_at_least() {
+        let h = Hist::from_values(Layout::default_ns(), (0..1000u64).map(|i| if i < 900 { 1_000_000 } else { 20_000_000_000 }));
+        let mut levels = level_stats(&h, &standard_levels());
+        let p = Precision::Fio { coarseness: 0 };
+        for l in &mut levels {
+            p.apply_level(l);
+        }
+        let p99 = levels.iter().find(|l| l.label == "p99").unwrap();
+        assert!(p99.at_least);
+        assert_eq!(p99.value_ns, Some(CLAMP_LO_NS));
+        assert_eq!(level_cell(p99).unwrap(), "at least 17.0s");
+        let p50 = levels.iter().find(|l| l.label == "p50").unwrap();
+        assert!(!p50.at_least);
+        assert_eq!(level_cell(p50).unwrap(), "999us-1.01ms");
+    }
+
+    #[test]
+    fn ranges() {
+        assert_eq!(format_range(1_032_192, 1_048_575), "1.03-1.05ms");
+        assert_eq!(format_range(604, 604), "604ns");
+        assert_eq!(format_range(999_000, 1_015_807), "999us-1.02ms");
+    }
+}
