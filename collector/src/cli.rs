@@ -19,6 +19,9 @@ pub enum Cmd {
     Run(crate::run::RunArgs),
     /// Collect about 10 s of 4k randrw 70/30 on a temporary file, then print the stats table.
     Demo(crate::demo::DemoArgs),
+    /// Import fio json+ results, fio histogram and latency logs, other HdrHistogram logs or
+    /// latency lists into a nines archive.
+    Import(crate::import_cmd::ImportArgs),
 }
 
 #[derive(Args, Debug)]

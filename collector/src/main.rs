@@ -15,6 +15,7 @@ fn main() -> ExitCode {
         Cmd::Stats(a) => nines::stats_cmd::run(a, &mut out),
         Cmd::Run(a) => nines::run::run(a, &mut out),
         Cmd::Demo(a) => nines::demo::run(a, &mut out),
+        Cmd::Import(a) => nines::import_cmd::run(a, &mut out),
     };
     let result = result.and_then(|()| out.flush().map_err(Into::into));
     match result {
