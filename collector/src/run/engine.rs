@@ -196,6 +196,20 @@ impl Engine for UringEngine {
     }
 }
 
+impl Drop for UringEngine {
+    fn drop(&mut self) {
+        // A ring is torn down asynchronously after its fd is closed, and registered files
+        // keep the target open until then: a device opened with O_EXCL would stay busy for a
+        // moment after nines exits. Unregistering is synchronous.
+        if self.fixed_file {
+            let _ = self.ring.submitter().unregister_files();
+        }
+        if self.fixed_buf {
+            let _ = self.ring.submitter().unregister_buffers();
+        }
+    }
+}
+
 /// Can this process use io_uring at all? `Err` says why not (old kernel, seccomp, sysctl).
 pub fn probe_uring() -> io::Result<()> {
     if std::env::var_os("NINES_TEST_NO_URING").is_some() {

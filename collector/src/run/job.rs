@@ -245,7 +245,7 @@ fn job_loop<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result<Op
         if issuing
             && (STOP.load(Ordering::Relaxed) != 0
                 || ctx.end_ns.is_some_and(|e| now >= e)
-                || ctx.ios_quota.is_some_and(|q| issued_rec >= q))
+                || (ctx.ios_quota.is_some_and(|q| issued_rec >= q) && !sync_wanted))
         {
             issuing = false;
         }

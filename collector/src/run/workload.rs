@@ -367,7 +367,7 @@ mod tests {
         assert!(workload(&["--size", "1k"]).is_err());
         assert!(workload(&["--window", "10us"]).is_err());
         assert!(workload(&["--fsync-every", "8"]).unwrap_err().to_string().contains("writes"));
-        assert!(workload(&["--rate-iops", "-5"]).is_err());
+        assert!(workload(&["--rate-iops", "0"]).is_err());
         assert!(workload(&["--steady", "iops:10%", "--steady-window", "1s"]).is_err());
         assert!(workload(&["--steady", "iops:10%", "--window-ios", "1000"]).is_err());
         assert!(workload(&["--steady", "wat:10%"]).unwrap_err().to_string().contains("--steady"));

@@ -1,0 +1,433 @@
+//! `nines run` and `nines demo` end to end, on real files and a loop device: archives read by
+//! `nines stats`, nines-core and Python hdrh; the data-safety refusals; SIGINT and SIGKILL;
+//! raw-log accuracy; windows by I/O count; rate limiting; steady state; engines.
+//!
+//! Every run is short (about a second). Nothing here checks wall-clock time or throughput.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use nines_core::archive;
+use nines_core::quantile::{value_at, Level};
+use nines_core::run::Run;
+use nines_tests::{nines, nines_bin, python};
+use serde_json::Value;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn read_run(p: &Path) -> Run {
+    archive::read(s(p), &std::fs::read(p).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn ok(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "nines failed:\nstdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Run `nines run` with these arguments (quiet), expecting success.
+fn run_ok(args: &[&str]) -> String {
+    let mut v = vec!["run", "--quiet"];
+    v.extend_from_slice(args);
+    ok(nines(&v))
+}
+
+/// Run `nines run`, expecting a refusal; returns stderr.
+fn refused(args: &[&str]) -> String {
+    let mut v = vec!["run", "--quiet"];
+    v.extend_from_slice(args);
+    let out = nines(&v);
+    assert!(!out.status.success(), "expected a refusal for {args:?}, got success:\n{}", String::from_utf8_lossy(&out.stdout));
+    let e = String::from_utf8(out.stderr).unwrap();
+    assert!(e.starts_with("nines: "), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
+    e
+}
+
+fn count(run: &Run, tag: &str) -> u64 {
+    run.windows_of(Some(tag)).map(|w| w.hist.count()).sum()
+}
+
+fn summary(run: &Run) -> &Value {
+    run.meta.get("summary").expect("end summary in the metadata")
+}
+
+#[test]
+fn file_run_is_read_by_stats_and_python_hdrh() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
+    let table = run_ok(&["--target", s(&t), "--size", "16MiB", "--rw", "randrw", "--mix", "70", "--qd", "4", "--runtime", "1500ms", "--window", "500ms", "-o", s(&o), "--name", "file run", "--notes", "e2e"]);
+    assert!(table.contains("read") && table.contains("write") && table.contains("all") && table.contains("p99"), "{table}");
+    assert!(table.contains("stopped by runtime"), "{table}");
+    let run = read_run(&o);
+    assert_eq!(run.name, "file run");
+    assert_eq!(run.meta["notes"], "e2e");
+    assert_eq!(run.meta["workload"]["read_pct"], 70);
+    assert_eq!(run.meta["target"]["kind"], "file");
+    assert_eq!(run.meta["target"]["created_by_nines"], true);
+    assert_eq!(run.meta["engine"]["name"], "uring");
+    assert!(run.meta["host"]["kernel"].is_string());
+    assert_eq!(run.tags(), [Some("read".to_string()), Some("write".to_string())]);
+    // 1.5 s of 500 ms windows: three per tag.
+    assert_eq!(run.windows_of(Some("read")).count(), 3);
+    let (r, w) = (count(&run, "read"), count(&run, "write"));
+    assert!(r > 0 && w > 0);
+    assert_eq!(summary(&run)["ios"]["read"], r);
+    assert_eq!(summary(&run)["ios"]["write"], w);
+    assert_eq!(summary(&run)["stopped_by"], "runtime");
+    assert!(run.warnings.is_empty());
+
+    // nines stats reads it.
+    let v: Value = serde_json::from_str(&ok(nines(&["stats", "--json", s(&o)]))).unwrap();
+    assert_eq!(v["runs"][0]["tags"]["read"]["count"], r);
+    assert_eq!(v["runs"][0]["tags"]["all"]["count"], r + w);
+
+    // Python hdrh reads every window, with the same counts and maxima within precision.
+    let py: Value = serde_json::from_str(&python("py_read.py", &[s(&o), "50", "99"])).unwrap();
+    assert_eq!(py["windows"], 6);
+    assert_eq!(py["tags"]["read"]["count"], r);
+    assert_eq!(py["tags"]["write"]["count"], w);
+}
+
+#[test]
+fn raw_log_matches_the_archive_exactly() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, o, raw) = (d.path().join("t.dat"), d.path().join("r.hlog"), d.path().join("raw.csv"));
+    run_ok(&["--target", s(&t), "--size", "8MiB", "--rw", "randrw", "--mix", "60", "--qd", "8", "--jobs", "2", "--ios", "30000", "--window", "200ms", "--raw-log", s(&raw), "-o", s(&o)]);
+    let run = read_run(&o);
+    let text = std::fs::read_to_string(&raw).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("window,tag,latency_ns"));
+    let mut raw_by_tag: std::collections::BTreeMap<String, Vec<u64>> = Default::default();
+    let mut raw_by_window: std::collections::BTreeMap<(u64, String), u64> = Default::default();
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        assert_eq!(f.len(), 3, "{l}");
+        raw_by_tag.entry(f[1].into()).or_default().push(f[2].parse().unwrap());
+        *raw_by_window.entry((f[0].parse().unwrap(), f[1].into())).or_default() += 1;
+    }
+    let total: usize = raw_by_tag.values().map(Vec::len).sum();
+    assert_eq!(total, 30_000, "--ios counts recorded I/Os exactly");
+    for (tag, vals) in &mut raw_by_tag {
+        vals.sort_unstable();
+        let h = nines_core::stats::merge_windows(run.windows_of(Some(tag))).unwrap();
+        assert_eq!(h.count(), vals.len() as u64, "{tag}: counts equal exactly");
+        let layout = h.layout();
+        assert_eq!(h.max(), layout.highest_equivalent(*vals.last().unwrap()), "{tag} max");
+        assert_eq!(h.min(), layout.lowest_equivalent(vals[0]), "{tag} min");
+        let mut levels = vec![Level::from_quantile(0.5).unwrap(), Level::from_quantile(0.9).unwrap()];
+        levels.extend((2..=4).map(Level::nines));
+        for l in &levels {
+            let rank = l.rank(h.count());
+            let exact = vals[rank as usize - 1];
+            assert_eq!(value_at(&h, l), Some(layout.highest_equivalent(exact)), "{tag} {}: nearest rank {exact}", l.label);
+        }
+    }
+    // Per window too: the job threads' windows and the raw log agree on every I/O's window.
+    let mut idx = 0u64;
+    let mut starts: Vec<f64> = run.windows.iter().map(|w| w.start_s).collect();
+    starts.dedup();
+    for st in starts {
+        for tag in ["read", "write"] {
+            let n: u64 = run.windows.iter().filter(|w| w.start_s == st && w.tag.as_deref() == Some(tag)).map(|w| w.hist.count()).sum();
+            assert_eq!(n, raw_by_window.get(&(idx, tag.to_string())).copied().unwrap_or(0), "window {idx} {tag}");
+        }
+        idx += 1;
+    }
+}
+
+#[test]
+fn windows_by_io_count() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
+    run_ok(&["--target", s(&t), "--size", "4MiB", "--rw", "randrw", "--qd", "4", "--jobs", "2", "--ios", "5000", "--window-ios", "1000", "-o", s(&o)]);
+    let run = read_run(&o);
+    assert_eq!(run.meta["window"]["by"], "ios");
+    let mut starts: Vec<f64> = run.windows.iter().map(|w| w.start_s).collect();
+    starts.dedup();
+    assert_eq!(starts.len(), 5);
+    for st in starts {
+        let n: u64 = run.windows.iter().filter(|w| w.start_s == st).map(|w| w.hist.count()).sum();
+        assert_eq!(n, 1000, "window at {st} s");
+    }
+}
+
+#[test]
+fn existing_files_and_symlinks() {
+    let d = tempfile::tempdir().unwrap();
+    let foreign = d.path().join("foreign.dat");
+    std::fs::write(&foreign, vec![7u8; 1 << 20]).unwrap();
+    let o = d.path().join("r.hlog");
+    // Reading somebody's file needs no flag.
+    run_ok(&["--target", s(&foreign), "--ios", "200", "-o", s(&o)]);
+    // Writing to it does.
+    let e = refused(&["--target", s(&foreign), "--rw", "randwrite", "--ios", "200", "-o", s(&o), "--force"]);
+    assert!(e.contains("did not create") && e.contains("--overwrite"), "{e}");
+    assert_eq!(std::fs::read(&foreign).unwrap(), vec![7u8; 1 << 20], "refused runs write nothing");
+    // Through a symlink: the real file is checked and named.
+    let link = d.path().join("link.dat");
+    std::os::unix::fs::symlink(&foreign, &link).unwrap();
+    let e = refused(&["--target", s(&link), "--rw", "randrw", "--ios", "200", "-o", s(&o), "--force"]);
+    assert!(e.contains("foreign.dat") && e.contains("resolved from") && e.contains("--overwrite"), "{e}");
+    run_ok(&["--target", s(&link), "--rw", "randwrite", "--ios", "200", "--overwrite", "-o", s(&o), "--force"]);
+    assert_ne!(std::fs::read(&foreign).unwrap(), vec![7u8; 1 << 20]);
+
+    // A file nines created may be written again without --overwrite.
+    let own = d.path().join("own.dat");
+    run_ok(&["--target", s(&own), "--size", "1MiB", "--rw", "randwrite", "--ios", "100", "-o", s(&o), "--force"]);
+    run_ok(&["--target", s(&own), "--rw", "randrw", "--ios", "100", "-o", s(&o), "--force"]);
+
+    // A new file needs --size; the archive is never overwritten without --force, nor the target.
+    assert!(refused(&["--target", s(&d.path().join("new.dat")), "-o", s(&d.path().join("n.hlog"))]).contains("--size"));
+    assert!(refused(&["--target", s(&own), "-o", s(&o)]).contains("--force"));
+    assert!(refused(&["--target", s(&own), "-o", s(&own), "--force"]).contains("target itself"));
+    assert!(refused(&["--target", s(&own), "--destroy-data", s(&own), "-o", s(&o), "--force"]).contains("--overwrite"));
+    assert!(refused(&["--target", s(d.path()), "-o", s(&o), "--force"]).contains("directory"));
+    // Bad numbers are errors, not panics.
+    assert!(refused(&["--target", s(&own), "--bs", "4q", "-o", s(&o), "--force"]).contains("--bs"));
+    assert!(refused(&["--target", s(&own), "--bssplit", "4k/50:8k/40", "-o", s(&o), "--force"]).contains("100%"));
+}
+
+#[test]
+fn new_files_are_laid_out_before_reads() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
+    run_ok(&["--target", s(&t), "--size", "2MiB", "--ios", "100", "-o", s(&o)]);
+    use std::os::unix::fs::MetadataExt;
+    let md = std::fs::metadata(&t).unwrap();
+    assert_eq!(md.len(), 2 << 20);
+    assert!(md.blocks() * 512 >= 2 << 20, "no holes: {} blocks", md.blocks());
+    let data = std::fs::read(&t).unwrap();
+    assert!(data.chunks(4096).all(|c| c.iter().any(|&b| b != 0)), "every block holds written data");
+}
+
+/// A loop device over a temporary file, detached on drop.
+struct Loop {
+    dev: String,
+    _dir: tempfile::TempDir,
+    backing: PathBuf,
+}
+
+impl Loop {
+    fn new(mb: usize) -> Loop {
+        let dir = tempfile::tempdir().unwrap();
+        let backing = dir.path().join("loop.img");
+        std::fs::write(&backing, vec![0u8; mb << 20]).unwrap();
+        let out = Command::new("losetup").args(["--find", "--show", s(&backing)]).output().expect("losetup runs (tests run as root)");
+        assert!(out.status.success(), "losetup: {}", String::from_utf8_lossy(&out.stderr));
+        let dev = String::from_utf8(out.stdout).unwrap().trim().to_string();
+        Loop { dev, _dir: dir, backing }
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.dev).stderr(Stdio::null()).status();
+        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+    }
+}
+
+#[test]
+fn loop_device_rules_and_runs() {
+    let lp = Loop::new(32);
+    let d = tempfile::tempdir().unwrap();
+    let o = d.path().join("r.hlog");
+    let dev = lp.dev.as_str();
+
+    // Reads need no flag; the metadata describes the device.
+    run_ok(&["--target", dev, "--qd", "8", "--ios", "2000", "--window", "100ms", "-o", s(&o)]);
+    let run = read_run(&o);
+    assert_eq!(run.meta["target"]["kind"], "block");
+    assert_eq!(run.meta["target"]["size_bytes"], 32u64 << 20);
+    assert!(run.meta["target"]["backing_file"].as_str().unwrap().ends_with("loop.img"));
+    assert_eq!(count(&run, "read"), 2000);
+    let py: Value = serde_json::from_str(&python("py_read.py", &[s(&o), "99"])).unwrap();
+    assert_eq!(py["tags"]["read"]["count"], 2000);
+
+    // Writes need --destroy-data naming the same device.
+    let e = refused(&["--target", dev, "--rw", "randwrite", "--ios", "100", "-o", s(&o), "--force"]);
+    assert!(e.contains("block device") && e.contains(&format!("--destroy-data {dev}")), "{e}");
+    let e = refused(&["--target", dev, "--rw", "randwrite", "--ios", "100", "--destroy-data", "/dev/null", "-o", s(&o), "--force"]);
+    assert!(e.contains("same device"), "{e}");
+    run_ok(&["--target", dev, "--rw", "randrw", "--ios", "1000", "--destroy-data", dev, "-o", s(&o), "--force"]);
+    let run = read_run(&o);
+    assert_eq!(count(&run, "read") + count(&run, "write"), 1000);
+
+    // A filesystem signature is refused, even with --destroy-data, unless --ignore-signatures.
+    assert!(Command::new("mkfs.ext4").args(["-q", "-F", dev]).status().unwrap().success());
+    let e = refused(&["--target", dev, "--rw", "randwrite", "--ios", "100", "--destroy-data", dev, "-o", s(&o), "--force"]);
+    assert!(e.contains("ext2/ext3/ext4") && e.contains("--ignore-signatures"), "{e}");
+
+    // A mounted device is refused whatever the flags.
+    let mnt = tempfile::tempdir().unwrap();
+    assert!(Command::new("mount").args([dev, s(mnt.path())]).status().unwrap().success());
+    let e = refused(&["--target", dev, "--rw", "randwrite", "--ios", "100", "--destroy-data", dev, "--ignore-signatures", "-o", s(&o), "--force"]);
+    assert!(e.contains("mounted") && e.contains("no flag"), "{e}");
+    assert!(Command::new("umount").arg(s(mnt.path())).status().unwrap().success());
+
+    run_ok(&["--target", dev, "--rw", "randwrite", "--ios", "100", "--destroy-data", dev, "--ignore-signatures", "-o", s(&o), "--force"]);
+    let run = read_run(&o);
+    assert!(run.meta["target"]["overwritten_signature"].as_str().unwrap().contains("ext"));
+    let _ = &lp.backing;
+}
+
+/// Wait until the archive has at least `n` window lines (a safety net of 60 s, so a broken
+/// build fails instead of hanging; no timing is asserted).
+fn wait_for_windows(p: &Path, n: usize) {
+    for _ in 0..600 {
+        if let Ok(t) = std::fs::read_to_string(p) {
+            if t.lines().filter(|l| l.starts_with("Tag=")).count() >= n {
+                return;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("{} never got {n} windows", p.display());
+}
+
+fn spawn_run(args: &[&str]) -> std::process::Child {
+    Command::new(nines_bin()).arg("run").arg("--quiet").args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
+}
+
+#[test]
+fn sigint_finishes_cleanly_with_a_summary() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
+    let child = spawn_run(&["--target", s(&t), "--size", "4MiB", "--rw", "randrw", "--runtime", "60s", "--window", "200ms", "-o", s(&o)]);
+    wait_for_windows(&o, 4);
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    let table = ok(out);
+    assert!(table.contains("stopped by SIGINT") && table.contains("read"), "{table}");
+    let run = read_run(&o);
+    assert!(run.warnings.is_empty(), "{:?}", run.warnings);
+    assert_eq!(summary(&run)["stopped_by"], "SIGINT");
+    assert_eq!(summary(&run)["ios"]["read"], count(&run, "read"));
+    assert!(run.windows_of(Some("read")).count() >= 2);
+    let dur = summary(&run)["duration_s"].as_f64().unwrap();
+    assert!(dur < 60.0, "the run stopped early");
+}
+
+#[test]
+fn sigkill_keeps_every_finished_window() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
+    let mut child = spawn_run(&["--target", s(&t), "--size", "4MiB", "--rw", "randrw", "--runtime", "60s", "--window", "100ms", "-o", s(&o)]);
+    wait_for_windows(&o, 6);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let bytes = std::fs::read(&o).unwrap();
+    let run = archive::read("r.hlog", &bytes).unwrap();
+    assert!(run.windows.len() >= 6);
+    assert!(run.meta.get("summary").is_none(), "no summary after SIGKILL");
+    ok(nines(&["stats", s(&o)]));
+    // A line cut in the middle (the kill landing during a write) is dropped with a warning.
+    let cut = d.path().join("cut.hlog");
+    let end = bytes.len() - 1;
+    let last_line_start = bytes[..end].iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    std::fs::write(&cut, &bytes[..last_line_start + (end - last_line_start) / 2]).unwrap();
+    let out = nines(&["stats", s(&cut)]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ends in the middle"));
+}
+
+#[test]
+fn rate_limited_latency_counts_from_the_due_time() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
+    run_ok(&["--target", s(&t), "--size", "4MiB", "--rate-iops", "200", "--arrival", "uniform", "--runtime", "1s", "--window", "250ms", "-o", s(&o)]);
+    let run = read_run(&o);
+    assert_eq!(run.tags(), [Some("read".to_string()), Some("read.svc".to_string())]);
+    let n = count(&run, "read");
+    assert_eq!(n, count(&run, "read.svc"));
+    // At 200/s for 1 s the schedule holds at most 201 due times.
+    assert!(n > 0 && n <= 201, "{n}");
+    let lat = nines_core::stats::merge_windows(run.windows_of(Some("read"))).unwrap();
+    let svc = nines_core::stats::merge_windows(run.windows_of(Some("read.svc"))).unwrap();
+    // Latency from the due time is never below the service time from submission.
+    assert!(lat.max() >= svc.max());
+    assert!(value_at(&lat, &Level::nines(1)) >= value_at(&svc, &Level::nines(1)));
+    // `.svc` is not merged into all.
+    let v: Value = serde_json::from_str(&ok(nines(&["stats", "--json", s(&o)]))).unwrap();
+    assert_eq!(v["runs"][0]["tags"]["all"]["count"], n);
+}
+
+#[test]
+fn empty_windows_are_written() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
+    // One I/O a second, windows of 100 ms: most windows see no I/O and must still be there.
+    run_ok(&["--target", s(&t), "--size", "1MiB", "--rate-iops", "1", "--arrival", "uniform", "--runtime", "1s", "--window", "100ms", "-o", s(&o)]);
+    let run = read_run(&o);
+    let reads: Vec<u64> = run.windows_of(Some("read")).map(|w| w.hist.count()).collect();
+    assert_eq!(reads.len(), 10, "{reads:?}");
+    assert!(reads.iter().filter(|&&c| c == 0).count() >= 8, "{reads:?}");
+    assert_eq!(reads.iter().sum::<u64>(), 1);
+    let py: Value = serde_json::from_str(&python("py_read.py", &[s(&o), "50"])).unwrap();
+    assert_eq!(py["windows"], 20);
+}
+
+#[test]
+fn fsync_every_and_sync_writes() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
+    run_ok(&["--target", s(&t), "--size", "2MiB", "--rw", "randwrite", "--bs", "8k", "--sync", "--qd", "4", "--fsync-every", "8", "--ios", "400", "-o", s(&o)]);
+    let run = read_run(&o);
+    assert_eq!(count(&run, "write"), 400);
+    assert_eq!(count(&run, "sync"), 50);
+    assert_eq!(run.meta["workload"]["sync"], true);
+}
+
+#[test]
+fn steady_state_stops_the_run() {
+    let d = tempfile::tempdir().unwrap();
+    let o = d.path().join("r.hlog");
+    // The null engine at a fixed rate is as steady as it gets.
+    let table = run_ok(&["--engine", "null", "--target", "none", "--size", "1MiB", "--rate-iops", "2000", "--arrival", "uniform", "--window", "200ms", "--steady", "iops:20%", "--steady-window", "600ms", "--runtime", "60s", "-o", s(&o)]);
+    assert!(table.contains("steady state (iops:20%) reached"), "{table}");
+    let run = read_run(&o);
+    assert_eq!(run.meta["steady"]["reached"], true);
+    assert_eq!(summary(&run)["stopped_by"], "steady");
+    assert!(run.meta["steady"]["at_s"].as_f64().unwrap() < 60.0);
+}
+
+#[test]
+fn psync_engine_and_fallback() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
+    run_ok(&["--target", s(&t), "--size", "2MiB", "--engine", "psync", "--jobs", "2", "--ios", "1000", "-o", s(&o)]);
+    let run = read_run(&o);
+    assert_eq!(run.meta["engine"]["name"], "psync");
+    assert_eq!(count(&run, "read"), 1000);
+    // When io_uring is unavailable the run falls back to psync and says so.
+    let out = Command::new(nines_bin())
+        .env("NINES_TEST_NO_URING", "1")
+        .args(["run", "--quiet", "--target", s(&t), "--qd", "4", "--ios", "500", "-o", s(&o), "--force"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    ok(out);
+    assert!(err.contains("falling back to the psync engine"), "{err}");
+    let run = read_run(&o);
+    assert_eq!(run.meta["engine"]["name"], "psync");
+    assert!(run.meta["engine"]["fallback_reason"].as_str().unwrap().contains("io_uring"));
+    assert_eq!(run.meta["engine"]["qd_requested"], 4);
+}
+
+#[test]
+fn demo_prints_the_table() {
+    let d = tempfile::tempdir().unwrap();
+    let o = d.path().join("demo.hlog");
+    let out = ok(Command::new(nines_bin()).args(["demo", "--quiet", "--runtime", "1s", "--size", "8MiB", "--dir", s(d.path()), "-o", s(&o)]).output().unwrap());
+    assert!(out.contains("read") && out.contains("write") && out.contains("archive:"), "{out}");
+    let run = read_run(&o);
+    assert_eq!(run.meta["workload"]["read_pct"], 70);
+    // The temporary data file is gone.
+    assert!(std::fs::read_dir(d.path()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("nines-demo-")));
+}
