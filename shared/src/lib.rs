@@ -36,3 +36,4 @@ pub mod stats;
 pub mod steady;
 pub mod units;
 pub mod variability;
+pub mod view;

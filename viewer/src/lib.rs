@@ -1,1 +1,15 @@
+//! # nines-viewer
+//!
+//! The browser viewer of nines: a Leptos (CSR) app that loads runs (file picker, drag and
+//! drop, runs embedded in the page, a `manifest.json` beside it), overlays their 1-CDFs,
+//! zooms the runtime QoS view, splits reads from writes and shows the stats table. Every
+//! number comes from `nines-core`; this crate lays them out.
+//!
+//! The chart code ([`charts`]) and the view state ([`state`]) are plain Rust, tested natively;
+//! the app itself ([`app`]) exists only on wasm32.
 
+pub mod charts;
+pub mod state;
+
+#[cfg(target_arch = "wasm32")]
+mod app;

@@ -1,0 +1,455 @@
+//! What the viewer draws, computed here so that the browser and the CLI share one
+//! implementation: the 1-CDF as a stair-step path, the share of I/Os slower than a latency,
+//! a log-binned latency histogram, a pyramid of exactly merged windows for zooming the runtime
+//! view, bytes per I/O for MB/s, nines axis ticks and the stats table as CSV.
+//!
+//! ```
+//! use nines_core::{hist::{Hist, Layout}, ccdf::ccdf, view};
+//! let h = Hist::from_values(Layout::default_ns(), 1_000..=100_000);
+//! let steps = view::ccdf_steps(&ccdf(&h));
+//! assert_eq!(steps.first().unwrap().1, 1.0);
+//! assert_eq!(steps.last().unwrap().1, 1.0 / 99_001.0);
+//! ```
+
+use crate::ccdf::CcdfPoint;
+use crate::hist::{Accumulator, Hist};
+use crate::quantile::{value_at, Level, Support};
+use crate::run::{Run, Window};
+use crate::series::SeriesPoint;
+use crate::stats::RunStats;
+
+/// The 1-CDF as a stair-step path `(latency ns, share slower)`: a latency within a bucket is
+/// drawn at the share of I/Os in that bucket or above, and the curve drops at the bucket's
+/// upper edge to the share above it. Ends at the max with the share of the top bucket (1/N for
+/// a single slowest I/O): the curve stops where the data stops.
+pub fn ccdf_steps(points: &[CcdfPoint]) -> Vec<(u64, f64)> {
+    let mut out = Vec::with_capacity(points.len() * 2);
+    for (i, p) in points.iter().enumerate() {
+        if i > 0 {
+            out.push((points[i - 1].value_ns, p.share));
+        }
+        out.push((p.value_ns, p.share));
+    }
+    out
+}
+
+/// Share of I/Os at or above the bucket holding `x_ns` (at histogram precision); 1 below the
+/// first bucket, `None` above the max (no I/O that slow).
+pub fn share_at(points: &[CcdfPoint], x_ns: f64) -> Option<f64> {
+    let i = points.partition_point(|p| (p.value_ns as f64) < x_ns);
+    points.get(i).map(|p| p.share)
+}
+
+/// Levels of nines of a share: -log10(share) (3.0 = one I/O in a thousand is slower).
+pub fn nines_of(share: f64) -> f64 {
+    -share.log10()
+}
+
+/// A gridline of the 1-CDF's y axis: the share and its label (`90%`, `99.9%`, ...).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NinesTick {
+    pub share: f64,
+    pub nines: u32,
+    pub label: String,
+}
+
+/// Gridlines for 1..=`max_nines` nines (9 at most, as `nines stats` reports).
+pub fn nines_ticks(max_nines: u32) -> Vec<NinesTick> {
+    (1..=max_nines.min(12))
+        .map(|k| NinesTick { share: 10f64.powi(-(k as i32)), nines: k, label: format!("{}%", &Level::nines(k).label[1..]) })
+        .collect()
+}
+
+/// One bin of a log-binned latency histogram.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DensityBin {
+    pub lo_ns: f64,
+    pub hi_ns: f64,
+    /// I/Os whose bucket midpoint falls in `[lo, hi)`.
+    pub count: u64,
+    /// Share of all I/Os per decade of latency: count / N / log10(hi/lo).
+    pub density: f64,
+}
+
+/// Histogram of latencies on log-spaced bins (`bins_per_decade` per factor of 10) from the
+/// min's bin to the max's, empty bins included. Each recorded bucket goes whole to the bin
+/// holding its midpoint, so counts are exact and sum to N.
+pub fn log_density(h: &Hist, bins_per_decade: u32) -> Vec<DensityBin> {
+    let n = h.count();
+    if n == 0 || bins_per_decade == 0 {
+        return Vec::new();
+    }
+    let bpd = bins_per_decade as f64;
+    let layout = h.layout();
+    let bin_of = |v: u64| ((v.max(1) as f64).log10() * bpd).floor() as i64;
+    let first = bin_of(layout.median_equivalent(h.buckets()[0].0));
+    let last = bin_of(layout.median_equivalent(h.buckets()[h.buckets().len() - 1].0));
+    let mut counts = vec![0_u64; (last - first + 1) as usize];
+    for &(v, c) in h.buckets() {
+        counts[(bin_of(layout.median_equivalent(v)) - first) as usize] += c;
+    }
+    counts
+        .into_iter()
+        .enumerate()
+        .map(|(i, count)| {
+            let k = first + i as i64;
+            let lo = 10f64.powf(k as f64 / bpd);
+            let hi = 10f64.powf((k + 1) as f64 / bpd);
+            DensityBin { lo_ns: lo, hi_ns: hi, count, density: count as f64 / n as f64 / (hi / lo).log10() }
+        })
+        .collect()
+}
+
+/// Which x axis the runtime view uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Axis {
+    /// Seconds from the run's start.
+    Time,
+    /// I/Os completed before the window (seed 000's runtime QoS by sample count).
+    Ios,
+}
+
+/// A window of a [`Pyramid`] level with its position on both axes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Span {
+    pub window: Window,
+    /// I/Os completed before this window in the direction.
+    pub ios_before: u64,
+}
+
+impl Span {
+    /// Start and end on an axis.
+    pub fn extent(&self, axis: Axis) -> (f64, f64) {
+        match axis {
+            Axis::Time => (self.window.start_s, self.window.end_s()),
+            Axis::Ios => (self.ios_before as f64, (self.ios_before + self.window.hist.count()) as f64),
+        }
+    }
+}
+
+/// The windows of one direction at every power-of-two merge: level 0 holds the windows as
+/// recorded, level k holds exact merges (histogram sums) of 2^k adjacent windows. A zoomed view
+/// takes the finest level that still fits the pixels, so redrawing costs one pass over at most
+/// a few points per pixel, whatever the run length, and never loses the tail.
+#[derive(Clone, Debug, Default)]
+pub struct Pyramid {
+    levels: Vec<Vec<Span>>,
+}
+
+impl Pyramid {
+    /// Build from time-ordered windows of one direction (e.g. from
+    /// [`crate::series::direction_windows`]).
+    pub fn new(windows: Vec<Window>) -> Pyramid {
+        let mut cum = 0;
+        let base: Vec<Span> = windows
+            .into_iter()
+            .map(|w| {
+                let s = Span { ios_before: cum, window: w };
+                cum += s.window.hist.count();
+                s
+            })
+            .collect();
+        let mut levels = vec![base];
+        while levels.last().is_some_and(|l| l.len() > 1) {
+            let prev = levels.last().unwrap();
+            let next: Vec<Span> = prev
+                .chunks(2)
+                .map(|pair| {
+                    if pair.len() == 1 {
+                        return pair[0].clone();
+                    }
+                    let (a, b) = (&pair[0].window, &pair[1].window);
+                    let mut acc = Accumulator::new(a.hist.layout());
+                    acc.add(&a.hist);
+                    acc.add(&b.hist);
+                    Span {
+                        ios_before: pair[0].ios_before,
+                        window: Window { start_s: a.start_s, length_s: b.end_s() - a.start_s, tag: a.tag.clone(), hist: acc.finish() },
+                    }
+                })
+                .collect();
+            levels.push(next);
+        }
+        Pyramid { levels }
+    }
+
+    /// The windows as recorded.
+    pub fn native(&self) -> &[Span] {
+        self.levels.first().map_or(&[], |l| l.as_slice())
+    }
+
+    /// Extent of the whole direction on an axis.
+    pub fn extent(&self, axis: Axis) -> Option<(f64, f64)> {
+        let n = self.native();
+        Some((n.first()?.extent(axis).0, n.last()?.extent(axis).1))
+    }
+
+    /// Windows overlapping `[from, to)` on `axis`, merged to the finest level that gives at most
+    /// `max_points` of them. Merged windows at the edges may reach outside the range.
+    pub fn view(&self, axis: Axis, from: f64, to: f64, max_points: usize) -> &[Span] {
+        let max_points = max_points.max(1);
+        for level in &self.levels {
+            let lo = level.partition_point(|s| s.extent(axis).1 <= from);
+            let hi = level.partition_point(|s| s.extent(axis).0 < to);
+            if hi <= lo {
+                return &[];
+            }
+            if hi - lo <= max_points {
+                return &level[lo..hi];
+            }
+        }
+        let top = self.levels.last().map_or(&[][..], |l| l.as_slice());
+        top
+    }
+
+    /// The exact merge of the recorded windows that start in `[from, to)` seconds (the same
+    /// rule as [`Run::slice`] and `nines stats --from/--to`); everything when both are `None`.
+    pub fn merged(&self, from: Option<f64>, to: Option<f64>) -> Option<Hist> {
+        let (from, to) = (from.unwrap_or(f64::NEG_INFINITY), to.unwrap_or(f64::INFINITY));
+        let mut it = self.native().iter().filter(|s| s.window.start_s >= from && s.window.start_s < to).peekable();
+        let mut acc = Accumulator::new(it.peek()?.window.hist.layout());
+        for s in it {
+            acc.add(&s.window.hist);
+        }
+        Some(acc.finish())
+    }
+}
+
+/// MB/s (10^6 bytes per second) from IOPS and bytes per I/O.
+pub fn mb_per_s(iops: f64, bytes_per_io: f64) -> f64 {
+    iops * bytes_per_io / 1e6
+}
+
+/// Runtime-series points of already grouped windows: count, IOPS, median, the given levels and
+/// the max of each (the same definitions as [`crate::series::runtime_series`]).
+pub fn series_points<'a>(windows: impl IntoIterator<Item = &'a Window>, levels: &[Level]) -> Vec<SeriesPoint> {
+    let median = Level { label: "p50".into(), num: 1, den: 2 };
+    windows
+        .into_iter()
+        .map(|w| {
+            let h = &w.hist;
+            let n = h.count();
+            let level = |l: &Level| {
+                let support = if n == 0 { Support::None } else { Support::of(n.saturating_sub(l.rank(n))) };
+                match support {
+                    Support::None => (None, support),
+                    _ => (value_at(h, l), support),
+                }
+            };
+            SeriesPoint {
+                start_s: w.start_s,
+                length_s: w.length_s,
+                count: n,
+                iops: if w.length_s > 0.0 { n as f64 / w.length_s } else { 0.0 },
+                p50_ns: if n == 0 { None } else { value_at(h, &median) },
+                levels: levels.iter().map(level).collect(),
+                max_ns: if n == 0 { None } else { Some(h.max()) },
+            }
+        })
+        .collect()
+}
+
+/// Time range `[from, to)` in seconds covering the windows whose I/O range overlaps `[a, b)`
+/// I/Os (to turn a selection on the I/O axis into the time range the stats use).
+pub fn time_range_of_ios(native: &[Span], a: f64, b: f64) -> Option<(f64, f64)> {
+    let sel: Vec<&Span> = native.iter().filter(|s| {
+        let (x0, x1) = s.extent(Axis::Ios);
+        x1 > a && x0 < b
+    }).collect();
+    Some((sel.first()?.window.start_s, sel.last()?.window.end_s()))
+}
+
+/// Bytes per I/O from a run's metadata, for MB/s: `workload.bs`, `workload.block_size` or
+/// `workload.bs_<tag>` (bytes as a number, or a size such as `4k`, `128KiB`). `None` when the
+/// run does not say (foreign logs): MB/s is then not shown rather than guessed.
+pub fn bytes_per_io(run: &Run, tag: Option<&str>) -> Option<f64> {
+    let w = run.meta.get("workload")?;
+    let keys: Vec<String> = match tag {
+        Some(t) => vec![format!("bs_{t}"), format!("{t}_bs"), "bs".into(), "block_size".into()],
+        None => vec!["bs".into(), "block_size".into()],
+    };
+    keys.iter().find_map(|k| w.get(k).and_then(parse_size))
+}
+
+fn parse_size(v: &serde_json::Value) -> Option<f64> {
+    if let Some(x) = v.as_f64() {
+        return (x > 0.0).then_some(x);
+    }
+    let s = v.as_str()?.trim().to_ascii_lowercase();
+    let digits = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
+    let x: f64 = s[..digits].parse().ok()?;
+    let mult = match s[digits..].trim() {
+        "" | "b" => 1.0,
+        "k" | "kb" | "kib" => 1024.0,
+        "m" | "mb" | "mib" => 1024.0 * 1024.0,
+        "g" | "gb" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    Some(x * mult)
+}
+
+/// The stats table as CSV: one row per run and direction, levels with their support and the
+/// I/Os beyond them. Values in ns; a level without support is empty.
+pub fn stats_csv(runs: &[RunStats]) -> String {
+    let mut out = String::new();
+    let labels: Vec<String> = runs
+        .iter()
+        .flat_map(|r| r.tags.iter())
+        .next()
+        .map(|(_, s)| s.levels.iter().map(|l| l.label.clone()).collect())
+        .unwrap_or_default();
+    let mut header = vec!["run".to_string(), "file".into(), "direction".into(), "count".into(), "iops".into(), "min_ns".into(), "mean_ns".into(), "stdev_ns".into()];
+    for l in &labels {
+        header.extend([format!("{l}_ns"), format!("{l}_support"), format!("{l}_beyond"), format!("{l}_ci95_lo_ns"), format!("{l}_ci95_hi_ns")]);
+    }
+    header.push("max_ns".into());
+    out.push_str(&header.iter().map(|h| csv_field(h)).collect::<Vec<_>>().join(","));
+    out.push('\n');
+    for r in runs {
+        for (tag, s) in r.tags.iter() {
+            let mut row = vec![csv_field(&r.name), csv_field(&r.file), csv_field(tag), s.count.to_string(), format!("{:.3}", s.iops), s.min_ns.to_string(), format!("{:.1}", s.mean_ns), format!("{:.1}", s.stdev_ns)];
+            for l in &s.levels {
+                let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
+                let support = match l.support {
+                    Support::None => "none",
+                    Support::Thin => "thin",
+                    Support::Reliable => "reliable",
+                };
+                row.extend([opt(l.value_ns), support.into(), l.beyond.to_string(), opt(l.ci95_ns.map(|c| c.0)), opt(l.ci95_ns.map(|c| c.1))]);
+            }
+            row.push(s.max_ns.to_string());
+            out.push_str(&row.join(","));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Quote a CSV field when needed; a leading `=`, `+`, `-` or `@` is prefixed with `'` so that
+/// a hostile run name cannot become a spreadsheet formula.
+fn csv_field(s: &str) -> String {
+    let s = if s.starts_with(['=', '+', '-', '@']) { format!("'{s}") } else { s.to_string() };
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ccdf::ccdf;
+    use crate::hist::Layout;
+    use crate::series::{runtime_series, Direction, Grouping};
+    use crate::stats::{merge_windows, run_stats, Options};
+
+    fn run(n: usize) -> Run {
+        let l = Layout::default_ns();
+        let mut windows = Vec::new();
+        for s in 0..n {
+            for (tag, k) in [("read", 700u64), ("write", 300)] {
+                windows.push(Window { start_s: s as f64, length_s: 1.0, tag: Some(tag.into()), hist: Hist::from_values(l, (0..k).map(|i| 10_000 + i * 97 + s as u64 * 1_000)) });
+            }
+        }
+        Run { name: "r".into(), source: "r.hlog".into(), windows, ..Run::default() }
+    }
+
+    #[test]
+    fn steps_follow_the_ccdf_and_end_at_one_over_n() {
+        let h = Hist::from_values(Layout::default_ns(), [100, 200, 200, 300]);
+        let c = ccdf(&h);
+        let s = ccdf_steps(&c);
+        assert_eq!(s, vec![(100, 1.0), (100, 0.75), (200, 0.75), (200, 0.25), (300, 0.25)]);
+        assert_eq!(share_at(&c, 50.0), Some(1.0));
+        assert_eq!(share_at(&c, 150.0), Some(0.75));
+        assert_eq!(share_at(&c, 300.0), Some(0.25));
+        assert_eq!(share_at(&c, 301.0), None);
+        assert!((nines_of(0.001) - 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ticks_are_labelled_in_nines() {
+        let t = nines_ticks(9);
+        assert_eq!(t.len(), 9);
+        assert_eq!(t[0].label, "90%");
+        assert_eq!(t[2].label, "99.9%");
+        assert_eq!(t[8].label, "99.9999999%");
+        assert_eq!(t[8].share, 1e-9);
+    }
+
+    #[test]
+    fn density_counts_are_exact() {
+        let h = Hist::from_values(Layout::default_ns(), (0..10_000u64).map(|i| 1_000 + i * i / 100));
+        let d = log_density(&h, 20);
+        assert_eq!(d.iter().map(|b| b.count).sum::<u64>(), 10_000);
+        assert!(d.windows(2).all(|w| (w[0].hi_ns - w[1].lo_ns).abs() < 1e-6 * w[1].lo_ns));
+        assert!(d.first().unwrap().lo_ns <= 1_000.0 && d.last().unwrap().hi_ns >= h.max() as f64 * 0.999);
+        let area: f64 = d.iter().map(|b| b.density * (b.hi_ns / b.lo_ns).log10()).sum();
+        assert!((area - 1.0).abs() < 1e-9);
+        assert!(log_density(&Hist::empty(Layout::default_ns()), 20).is_empty());
+    }
+
+    #[test]
+    fn pyramid_views_are_exact_merges() {
+        let r = run(37);
+        let reads = crate::series::direction_windows(&r, &Direction::Tag(Some("read".into())));
+        let total = merge_windows(reads.iter()).unwrap();
+        let p = Pyramid::new(reads.clone());
+        assert_eq!(p.native().len(), 37);
+        assert_eq!(p.extent(Axis::Time), Some((0.0, 37.0)));
+        assert_eq!(p.extent(Axis::Ios), Some((0.0, 37.0 * 700.0)));
+        for max in [1, 5, 10, 37, 100] {
+            let v = p.view(Axis::Time, 0.0, 37.0, max);
+            assert!(v.len() <= max.max(1) || max < 2, "{max}: {}", v.len());
+            let merged = merge_windows(v.iter().map(|s| &s.window)).unwrap();
+            assert_eq!(merged, total, "max {max}");
+        }
+        // a zoomed range at native resolution is exactly the recorded windows
+        let v = p.view(Axis::Time, 10.0, 20.0, 100);
+        assert_eq!(v.len(), 10);
+        assert_eq!(v[0].window, reads[10]);
+        // the I/O axis selects the same windows
+        let v2 = p.view(Axis::Ios, 7_000.0, 14_000.0, 100);
+        assert_eq!(v2[0].window, reads[10]);
+        assert_eq!(time_range_of_ios(p.native(), 7_000.0, 14_000.0), Some((10.0, 20.0)));
+        // merged ranges follow the stats' slicing rule
+        let sliced = run_stats(&r, &Options { tag: Some("read".into()), from: Some(10.0), to: Some(20.0), ..Options::default() });
+        let m = p.merged(Some(10.0), Some(20.0)).unwrap();
+        assert_eq!(m.count(), sliced.tags["read"].count);
+        assert_eq!(m.max(), sliced.tags["read"].max_ns);
+        assert_eq!(p.merged(None, None).unwrap(), total);
+        assert_eq!(p.merged(Some(100.0), None), None);
+        assert_eq!(mb_per_s(1000.0, 4096.0), 4.096);
+        // points match the core's runtime series
+        let pts = series_points(p.native().iter().map(|s| &s.window), &[Level::nines(2)]);
+        let core = runtime_series(&r, &Direction::Tag(Some("read".into())), &[Level::nines(2)], Grouping::Native);
+        assert_eq!(pts, core);
+    }
+
+    #[test]
+    fn block_size_from_metadata() {
+        let mut r = run(1);
+        assert_eq!(bytes_per_io(&r, Some("read")), None);
+        r.meta.insert("workload".into(), serde_json::json!({"bs": "4k", "bs_write": 131072}));
+        assert_eq!(bytes_per_io(&r, Some("read")), Some(4096.0));
+        assert_eq!(bytes_per_io(&r, Some("write")), Some(131072.0));
+        assert_eq!(bytes_per_io(&r, None), Some(4096.0));
+    }
+
+    #[test]
+    fn csv_has_a_row_per_direction_and_defuses_formulas() {
+        let mut r = run(3);
+        r.name = "=cmd|' /C calc'!A0".into();
+        let s = run_stats(&r, &Options::default());
+        let csv = stats_csv(&[s.clone()]);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 1 + 3);
+        assert!(lines[0].starts_with("run,file,direction,count,iops"));
+        assert!(lines[1].starts_with("'=cmd|' /C calc'!A0,r.hlog,read,2100,"), "{}", lines[1]);
+        let fields: Vec<&str> = lines[3].split(',').collect();
+        assert_eq!(fields[2], "all");
+        assert_eq!(fields[3], "3000");
+        assert_eq!(fields.last().unwrap().parse::<u64>().unwrap(), s.tags["all"].max_ns);
+    }
+}

@@ -1,0 +1,1255 @@
+//! The Leptos app (wasm32 only): loading, the panels, interactions and exports.
+//!
+//! Runs and everything derived from them live in a thread-local [`Model`] outside the reactive
+//! graph (histograms are large and not `Send`-cheap); a `version` signal says when it changed.
+//! The view state is one signal ([`ViewState`]) mirrored into the URL hash. Each chart draws
+//! in its own effect keyed by a memo of the state it depends on, so a zoom step redraws only
+//! the runtime and rate charts.
+//!
+//! Test hooks: every control has a `data-testid`; `<body>` carries `data-nines-renders`
+//! (draws so far), `data-nines-idle` ("1" once the draws queued by the last change are done)
+//! and `data-nines-first-render-ms` (performance.now() when every panel first drew the loaded
+//! runs).
+
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+use base64::Engine;
+use leptos::prelude::*;
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use nines_core::ccdf::{ccdf, CcdfPoint};
+use nines_core::hist::Hist;
+use nines_core::quantile::{Level, Support};
+use nines_core::run::{is_direction, Run};
+use nines_core::series::{direction_windows, Direction};
+use nines_core::stats::{run_stats, Options, RunStats, TagStats};
+use nines_core::units::{format_ns, format_ns_f, format_rate, group};
+use nines_core::variability::variability;
+use nines_core::view::{self, Axis, DensityBin, Pyramid};
+
+use crate::charts::{
+    self, CdfSpec, Curve, Frame, HistSpec, HistTrace, Metric, RateLine, RateSpec, RuntimeLine, RuntimeSpec, Scale, TraceStyle,
+};
+use crate::state::{DirMode, RateMode, ViewState};
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+    if let Some(b) = body() {
+        let _ = b.class_list().add_1("viewer-on");
+    }
+    leptos::mount::mount_to_body(App);
+}
+
+// ---------------------------------------------------------------------------------------
+// Model
+
+struct Loaded {
+    run: Run,
+    /// File name as given (picker, manifest entry, embedded name).
+    file: String,
+}
+
+/// What a trace (run x direction) needs, computed once.
+struct TraceData {
+    pyramid: Pyramid,
+    ccdf: Vec<CcdfPoint>,
+    density: Vec<DensityBin>,
+    bytes_per_io: Option<f64>,
+}
+
+#[derive(Default)]
+struct Model {
+    runs: Vec<Rc<Loaded>>,
+    traces: HashMap<(usize, String), Rc<TraceData>>,
+    stats: HashMap<(usize, u64, u64), Rc<RunStats>>,
+    frames: HashMap<&'static str, Frame>,
+    /// The 1-CDF curves last drawn, for the hover readout: (label, css colour, points).
+    hover_curves: Vec<(String, String, Vec<CcdfPoint>)>,
+    drawn: BTreeSet<&'static str>,
+    first_render_done: bool,
+    renders: u64,
+}
+
+thread_local! {
+    static MODEL: RefCell<Model> = RefCell::new(Model::default());
+    static IDLE_PENDING: Cell<bool> = const { Cell::new(false) };
+}
+
+const BINS_PER_DECADE: u32 = 60;
+const PANELS: [&str; 4] = ["cdf", "runtime", "rate", "hist"];
+
+fn with_model<T>(f: impl FnOnce(&mut Model) -> T) -> T {
+    MODEL.with(|m| f(&mut m.borrow_mut()))
+}
+
+fn dir_key(d: &Direction) -> String {
+    match d {
+        Direction::All => "all".into(),
+        Direction::Tag(t) => nines_core::stats::tag_name(t.as_deref()).to_string(),
+    }
+}
+
+fn trace_data(run: usize, dir: &Direction) -> Option<Rc<TraceData>> {
+    let key = (run, dir_key(dir));
+    if let Some(t) = with_model(|m| m.traces.get(&key).cloned()) {
+        return Some(t);
+    }
+    let loaded = with_model(|m| m.runs.get(run).cloned())?;
+    let windows = direction_windows(&loaded.run, dir);
+    if windows.is_empty() {
+        return None;
+    }
+    let pyramid = Pyramid::new(windows);
+    let whole = pyramid.merged(None, None)?;
+    let tag = match dir {
+        Direction::Tag(t) => t.as_deref(),
+        Direction::All => None,
+    };
+    let td = Rc::new(TraceData {
+        ccdf: ccdf(&whole),
+        density: view::log_density(&whole, BINS_PER_DECADE),
+        bytes_per_io: view::bytes_per_io(&loaded.run, tag),
+        pyramid,
+    });
+    with_model(|m| m.traces.insert(key, td.clone()));
+    Some(td)
+}
+
+/// Stats of a run over a time range (cached).
+fn stats_of(run: usize, range: Option<(f64, f64)>) -> Option<Rc<RunStats>> {
+    let key = (run, range.map_or(u64::MAX, |r| r.0.to_bits()), range.map_or(u64::MAX, |r| r.1.to_bits()));
+    if let Some(s) = with_model(|m| m.stats.get(&key).cloned()) {
+        return Some(s);
+    }
+    let loaded = with_model(|m| m.runs.get(run).cloned())?;
+    let opts = Options { from: range.map(|r| r.0), to: range.map(|r| r.1), ..Options::default() };
+    let s = Rc::new(run_stats(&loaded.run, &opts));
+    with_model(|m| m.stats.insert(key, s.clone()));
+    Some(s)
+}
+
+/// One curve on the page: a run in one direction.
+#[derive(Clone)]
+struct Trace {
+    run: usize,
+    dir: Direction,
+    label: String,
+    style: TraceStyle,
+}
+
+fn directions_of(run: &Run, mode: DirMode) -> Vec<Direction> {
+    let has = |t: &str| run.windows.iter().any(|w| w.tag.as_deref() == Some(t));
+    match mode {
+        DirMode::All => vec![Direction::All],
+        DirMode::Read => if has("read") { vec![Direction::Tag(Some("read".into()))] } else { vec![] },
+        DirMode::Write => if has("write") { vec![Direction::Tag(Some("write".into()))] } else { vec![] },
+        DirMode::Overlay => run.tags().into_iter().filter(|t| is_direction(t.as_deref())).map(Direction::Tag).collect(),
+    }
+}
+
+fn traces(st: &ViewState) -> Vec<Trace> {
+    let runs = with_model(|m| m.runs.clone());
+    let mut out = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        if st.hidden.contains(&i) {
+            continue;
+        }
+        for (d, dir) in directions_of(&r.run, st.dir).into_iter().enumerate() {
+            let style = if st.dir == DirMode::Overlay {
+                let base = TraceStyle::nth(i);
+                TraceStyle { color: base.color, dash: charts::DASHES[(d * 2) % charts::DASHES.len()] }
+            } else {
+                TraceStyle::nth(i)
+            };
+            out.push(Trace { run: i, label: format!("{} {}", r.run.name, dir_key(&dir)), dir, style });
+        }
+    }
+    out
+}
+
+/// The brushed range of a trace in seconds (the selection is kept in x-axis units).
+fn time_sel(st: &ViewState, td: &TraceData) -> Option<(f64, f64)> {
+    let (a, b) = st.sel?;
+    if st.x_ios {
+        Some(view::time_range_of_ios(td.pyramid.native(), a, b).unwrap_or((0.0, 0.0)))
+    } else {
+        Some((a, b))
+    }
+}
+
+fn run_time_sel(st: &ViewState, run: usize) -> Option<(f64, f64)> {
+    st.sel?;
+    let td = trace_data(run, &Direction::All)?;
+    time_sel(st, &td)
+}
+
+// ---------------------------------------------------------------------------------------
+// DOM helpers
+
+fn body() -> Option<web_sys::HtmlElement> {
+    web_sys::window()?.document()?.body()
+}
+
+fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
+fn busy() {
+    if let Some(b) = body() {
+        let _ = b.set_attribute("data-nines-idle", "0");
+    }
+}
+
+/// Record that a panel drew; flips the idle flag once the queued draws are done.
+fn mark_drawn(panel: &'static str, ms: f64) {
+    let (renders, first) = with_model(|m| {
+        m.renders += 1;
+        if !m.runs.is_empty() {
+            m.drawn.insert(panel);
+        }
+        let first = !m.first_render_done && PANELS.iter().all(|p| m.drawn.contains(p));
+        if first {
+            m.first_render_done = true;
+        }
+        (m.renders, first)
+    });
+    if let Some(b) = body() {
+        let _ = b.set_attribute("data-nines-renders", &renders.to_string());
+        let _ = b.set_attribute(&format!("data-draw-ms-{panel}"), &format!("{ms:.2}"));
+        if first {
+            let _ = b.set_attribute("data-nines-first-render-ms", &format!("{:.1}", now_ms()));
+        }
+    }
+    if !IDLE_PENDING.with(|p| p.replace(true)) {
+        set_timeout(
+            || {
+                IDLE_PENDING.with(|p| p.set(false));
+                if let Some(b) = body() {
+                    let _ = b.set_attribute("data-nines-idle", "1");
+                }
+            },
+            std::time::Duration::from_millis(0),
+        );
+    }
+}
+
+fn download(name: &str, mime: &str, data: &[u8]) {
+    let arr = js_sys::Uint8Array::from(data);
+    let parts = js_sys::Array::of1(&arr);
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &opts) else { return };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else { return };
+    download_url(name, &url);
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+fn download_url(name: &str, url: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    let Ok(a) = doc.create_element("a") else { return };
+    let a: web_sys::HtmlAnchorElement = a.unchecked_into();
+    a.set_href(url);
+    a.set_download(name);
+    a.click();
+}
+
+fn canvas_size(c: &web_sys::HtmlCanvasElement, height: u32) -> (u32, u32) {
+    let w = c.parent_element().map_or(800, |p| p.client_width().max(320) as u32);
+    if c.width() != w || c.height() != height {
+        c.set_width(w);
+        c.set_height(height);
+        let _ = web_sys::HtmlElement::style(c).set_property("width", &format!("{w}px"));
+        let _ = web_sys::HtmlElement::style(c).set_property("height", &format!("{height}px"));
+    }
+    (w, height)
+}
+
+fn size_overlay(o: &web_sys::HtmlCanvasElement, base: &web_sys::HtmlCanvasElement) {
+    if o.width() != base.width() || o.height() != base.height() {
+        o.set_width(base.width());
+        o.set_height(base.height());
+        let _ = web_sys::HtmlElement::style(o).set_property("width", &format!("{}px", base.width()));
+        let _ = web_sys::HtmlElement::style(o).set_property("height", &format!("{}px", base.height()));
+    }
+}
+
+fn ctx2d(c: &web_sys::HtmlCanvasElement) -> Option<web_sys::CanvasRenderingContext2d> {
+    c.get_context("2d").ok()??.dyn_into().ok()
+}
+
+// ---------------------------------------------------------------------------------------
+// Chart data (owned), shared by the canvas draw and the SVG export
+
+struct CdfData {
+    curves: Vec<Curve>,
+    hover: Vec<(String, String, Vec<CcdfPoint>)>,
+    x: Scale,
+    y: Scale,
+}
+
+fn cdf_data(st: &ViewState) -> CdfData {
+    let mut curves = Vec::new();
+    let mut hover = Vec::new();
+    for t in traces(st) {
+        let Some(td) = trace_data(t.run, &t.dir) else { continue };
+        let pts = match time_sel(st, &td) {
+            Some((a, b)) => match td.pyramid.merged(Some(a), Some(b)) {
+                Some(h) => ccdf(&h),
+                None => continue,
+            },
+            None => td.ccdf.clone(),
+        };
+        if pts.is_empty() {
+            continue;
+        }
+        curves.push(Curve {
+            label: t.label.clone(),
+            style: t.style,
+            points: view::ccdf_steps(&pts).into_iter().map(|(x, y)| (x as f64, y)).collect(),
+        });
+        hover.push((t.label, t.style.css(), pts));
+    }
+    let (x, y) = cdf_ranges(st, &curves);
+    CdfData { curves, hover, x, y }
+}
+
+fn cdf_ranges(st: &ViewState, curves: &[Curve]) -> (Scale, Scale) {
+    if let Some((x0, x1, y0, y1)) = st.cdf {
+        return (Scale { lo: x0, hi: x1, log: true }, Scale { lo: y0, hi: y1, log: true });
+    }
+    let lo = curves.iter().filter_map(|c| c.points.first().map(|p| p.0)).fold(f64::INFINITY, f64::min);
+    let hi = curves.iter().filter_map(|c| c.points.last().map(|p| p.0)).fold(0.0, f64::max);
+    let min_share = curves.iter().filter_map(|c| c.points.last().map(|p| p.1)).fold(1.0, f64::min);
+    let (lo, hi) = if lo.is_finite() && hi > 0.0 { (lo / 1.3, hi * 1.3) } else { (1e3, 1e7) };
+    // down to the level of nines below the smallest 1/N, at least 3 nines
+    let k = (-min_share.log10()).ceil().clamp(3.0, 12.0);
+    (Scale { lo: lo.max(1.0), hi, log: true }, Scale { lo: 10f64.powf(-k), hi: 1.0, log: true })
+}
+
+struct RuntimeData {
+    lines: Vec<RuntimeLine>,
+    rates: Vec<RateLine>,
+    rate_note: Option<String>,
+    x: Scale,
+    y: Scale,
+    ry: Scale,
+}
+
+fn runtime_extent(st: &ViewState, ts: &[Trace]) -> Option<(f64, f64)> {
+    let axis = if st.x_ios { Axis::Ios } else { Axis::Time };
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for t in ts {
+        if let Some((a, b)) = trace_data(t.run, &t.dir).and_then(|td| td.pyramid.extent(axis)) {
+            lo = lo.min(a);
+            hi = hi.max(b);
+        }
+    }
+    (hi > lo).then_some((lo, hi))
+}
+
+fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
+    let ts = traces(st);
+    let axis = if st.x_ios { Axis::Ios } else { Axis::Time };
+    let full = runtime_extent(st, &ts).unwrap_or((0.0, 1.0));
+    let (x0, x1) = st.zoom.unwrap_or(full);
+    // about one point per two pixels of plot
+    let max_points = ((width_px.saturating_sub(charts::Y_LABEL_AREA + 30)) / 2).max(10) as usize;
+    let levels: Vec<Level> = st.levels.iter().map(|&k| Level::nines(k)).collect();
+    let mut lines = Vec::new();
+    let mut rates = Vec::new();
+    let mut ymin = f64::INFINITY;
+    let mut ymax: f64 = 0.0;
+    let mut rmax: f64 = 0.0;
+    let mut missing_bs = false;
+    for t in &ts {
+        let Some(td) = trace_data(t.run, &t.dir) else { continue };
+        let spans = td.pyramid.view(axis, x0, x1, max_points);
+        let pts = view::series_points(spans.iter().map(|s| &s.window), &levels);
+        let xs: Vec<f64> = spans
+            .iter()
+            .map(|s| {
+                let (a, b) = s.extent(axis);
+                (a + b) / 2.0
+            })
+            .collect();
+        let mut push = |metric: Metric, vals: Vec<Option<u64>>| {
+            for v in vals.iter().flatten() {
+                ymin = ymin.min(*v as f64);
+                ymax = ymax.max(*v as f64);
+            }
+            lines.push(RuntimeLine {
+                trace: t.label.clone(),
+                style: t.style,
+                metric,
+                points: xs.iter().zip(vals).map(|(&x, v)| (x, v.map(|v| v as f64))).collect(),
+            });
+        };
+        push(Metric::Median, pts.iter().map(|p| p.p50_ns).collect());
+        for (i, k) in st.levels.iter().enumerate() {
+            push(Metric::Nines(*k), pts.iter().map(|p| p.levels[i].0).collect());
+        }
+        push(Metric::Max, pts.iter().map(|p| p.max_ns).collect());
+        let rate: Vec<(f64, f64)> = match st.rate {
+            RateMode::Iops => xs.iter().zip(&pts).map(|(&x, p)| (x, p.iops)).collect(),
+            RateMode::Mbps => match td.bytes_per_io {
+                Some(bpi) => xs.iter().zip(&pts).map(|(&x, p)| (x, view::mb_per_s(p.iops, bpi))).collect(),
+                None => {
+                    missing_bs = true;
+                    Vec::new()
+                }
+            },
+        };
+        for &(_, r) in &rate {
+            rmax = rmax.max(r);
+        }
+        rates.push(RateLine { label: t.label.clone(), style: t.style, points: rate, steady: None });
+    }
+    let (ylo, yhi) = if ymax > 0.0 { ((ymin / 1.5).max(1.0), ymax * 1.5) } else { (1e3, 1e7) };
+    RuntimeData {
+        lines,
+        rates,
+        rate_note: missing_bs.then(|| "MB/s needs the block size, which this run's metadata does not give".to_string()),
+        x: Scale { lo: x0, hi: x1, log: false },
+        y: Scale { lo: ylo, hi: yhi, log: true },
+        ry: Scale { lo: 0.0, hi: if rmax > 0.0 { rmax * 1.12 } else { 1.0 }, log: false },
+    }
+}
+
+struct HistData {
+    traces: Vec<HistTrace>,
+    x: Scale,
+    y: Scale,
+}
+
+fn hist_data(st: &ViewState, x: Scale) -> HistData {
+    let mut out = Vec::new();
+    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+    for t in traces(st) {
+        let Some(td) = trace_data(t.run, &t.dir) else { continue };
+        let bins = match time_sel(st, &td) {
+            Some((a, b)) => match td.pyramid.merged(Some(a), Some(b)) {
+                Some(h) => view::log_density(&h, BINS_PER_DECADE),
+                None => continue,
+            },
+            None => td.density.clone(),
+        };
+        for b in bins.iter().filter(|b| b.count > 0) {
+            lo = lo.min(b.density);
+            hi = hi.max(b.density);
+        }
+        out.push(HistTrace { label: t.label, style: t.style, bins });
+    }
+    let y = if hi > 0.0 {
+        Scale { lo: 10f64.powf((lo / 1.5).log10().floor()), hi: 10f64.powf((hi * 1.5).log10().ceil()), log: true }
+    } else {
+        Scale { lo: 1e-6, hi: 10.0, log: true }
+    };
+    HistData { traces: out, x, y }
+}
+
+fn draw_canvas(
+    canvas: &web_sys::HtmlCanvasElement,
+    draw: impl FnOnce(&DrawingArea<CanvasBackend, plotters::coord::Shift>) -> Result<Frame, String>,
+) -> Option<Frame> {
+    let backend = CanvasBackend::with_canvas_object(canvas.clone())?;
+    let root = backend.into_drawing_area();
+    let f = draw(&root);
+    let _ = root.present();
+    match f {
+        Ok(f) => Some(f),
+        Err(e) => {
+            leptos::logging::error!("chart: {e}");
+            None
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Loading
+
+#[derive(Clone, Debug, PartialEq)]
+struct LoadError {
+    file: String,
+    message: String,
+}
+
+fn add_run(file: &str, bytes: &[u8]) -> Result<(), LoadError> {
+    match nines_core::import::read_any(file, bytes) {
+        Ok(run) => {
+            with_model(|m| {
+                m.runs.push(Rc::new(Loaded { run, file: file.to_string() }));
+                m.drawn.clear();
+                m.first_render_done = false;
+            });
+            Ok(())
+        }
+        Err(e) => Err(LoadError { file: file.to_string(), message: e.to_string() }),
+    }
+}
+
+/// Let the browser paint between heavy steps.
+async fn yield_now() {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+}
+
+async fn read_file(f: web_sys::File) -> Result<Vec<u8>, String> {
+    let buf = wasm_bindgen_futures::JsFuture::from(f.array_buffer()).await.map_err(|e| format!("{e:?}"))?;
+    Ok(js_sys::Uint8Array::new(&buf).to_vec())
+}
+
+async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+    let w = web_sys::window().ok_or("no window")?;
+    let resp = wasm_bindgen_futures::JsFuture::from(w.fetch_with_str(url)).await.map_err(|_| "could not fetch".to_string())?;
+    let resp: web_sys::Response = resp.dyn_into().map_err(|_| "not a response")?;
+    if !resp.ok() {
+        return Err(format!("HTTP {}", resp.status()));
+    }
+    let buf = wasm_bindgen_futures::JsFuture::from(resp.array_buffer().map_err(|_| "no body")?).await.map_err(|_| "could not read the body")?;
+    Ok(js_sys::Uint8Array::new(&buf).to_vec())
+}
+
+/// Runs embedded in the page by `nines report`:
+/// `<script type="application/json" id="nines-runs">{"runs":[{"name":"a.hlog","base64":"..."}]}</script>`.
+fn embedded_runs() -> Option<Vec<(String, Result<Vec<u8>, String>)>> {
+    let doc = web_sys::window()?.document()?;
+    let el = doc.get_element_by_id("nines-runs")?;
+    let text = el.text_content()?;
+    if text.trim().is_empty() {
+        return None;
+    }
+    let v: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => return Some(vec![("embedded runs".into(), Err(format!("the page's embedded runs are not valid JSON: {e}")))]),
+    };
+    let list = v.get("runs")?.as_array()?;
+    Some(
+        list.iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let name = r.get("name").and_then(|n| n.as_str()).map_or_else(|| format!("embedded run {}", i + 1), str::to_string);
+                let data = r
+                    .get("base64")
+                    .and_then(|d| d.as_str())
+                    .ok_or_else(|| "no base64 data".to_string())
+                    .and_then(|d| base64::engine::general_purpose::STANDARD.decode(d.trim()).map_err(|e| format!("base64: {e}")));
+                (name, data)
+            })
+            .collect(),
+    )
+}
+
+/// Entries of a `manifest.json` beside the page: `{"runs":[{"file":"runs/a.hlog"}]}` or
+/// `["runs/a.hlog", ...]`. Only relative paths on the same site are fetched.
+fn manifest_entries(v: &serde_json::Value) -> Vec<String> {
+    let list = v.get("runs").and_then(|r| r.as_array()).or_else(|| v.as_array());
+    list.map(|l| {
+        l.iter()
+            .filter_map(|e| e.as_str().map(str::to_string).or_else(|| e.get("file").and_then(|f| f.as_str()).map(str::to_string)))
+            .filter(|p| !p.contains(':') && !p.starts_with('/') && !p.starts_with('\\'))
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+// ---------------------------------------------------------------------------------------
+// The app
+
+#[component]
+fn App() -> impl IntoView {
+    let initial = ViewState::from_hash(&location_hash().unwrap_or_default());
+    let state = RwSignal::new(initial);
+    let version = RwSignal::new(0u64);
+    let errors: RwSignal<Vec<LoadError>> = RwSignal::new(Vec::new());
+    let loading: RwSignal<Option<String>> = RwSignal::new(None);
+    let size = RwSignal::new(0u32);
+    let hover_x: RwSignal<Option<f64>> = RwSignal::new(None);
+
+    let set = move |f: Box<dyn FnOnce(&mut ViewState)>| {
+        busy();
+        state.update(|s| f(s));
+    };
+
+    // Loading: embedded runs, else manifest.json beside the page (static sites).
+    let load_list = move |items: Vec<(String, Result<Vec<u8>, String>)>| async move {
+        busy();
+        let n = items.len();
+        for (i, (name, bytes)) in items.into_iter().enumerate() {
+            loading.set(Some(format!("loading {} of {n}: {name}", i + 1)));
+            yield_now().await;
+            let res = bytes.map_err(|message| LoadError { file: name.clone(), message }).and_then(|b| add_run(&name, &b));
+            if let Err(e) = res {
+                errors.update(|v| v.push(e));
+            }
+        }
+        loading.set(None);
+        version.update(|v| *v += 1);
+    };
+    leptos::task::spawn_local(async move {
+        if let Some(items) = embedded_runs() {
+            load_list(items).await;
+            return;
+        }
+        let proto = web_sys::window().and_then(|w| w.location().protocol().ok()).unwrap_or_default();
+        if proto.starts_with("http") {
+            if let Ok(bytes) = fetch_bytes("manifest.json").await {
+                match serde_json::from_slice::<serde_json::Value>(&bytes) {
+                    Ok(v) => {
+                        let mut items = Vec::new();
+                        for path in manifest_entries(&v) {
+                            let b = fetch_bytes(&path).await.map_err(|e| format!("could not load it from the manifest: {e}"));
+                            items.push((path, b));
+                        }
+                        load_list(items).await;
+                    }
+                    Err(e) => errors.update(|v| v.push(LoadError { file: "manifest.json".into(), message: format!("not valid JSON: {e}") })),
+                }
+            }
+        }
+        version.update(|v| *v += 1);
+    });
+
+    let load_files = move |files: web_sys::FileList| {
+        let list: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
+        leptos::task::spawn_local(async move {
+            let mut items = Vec::new();
+            for f in list {
+                let name = f.name();
+                items.push((name, read_file(f).await));
+            }
+            load_list(items).await;
+        });
+    };
+
+    // URL hash mirrors the state.
+    Effect::new(move |_| {
+        let h = state.with(|s| s.to_hash());
+        if let Some(w) = web_sys::window() {
+            if let Ok(hist) = w.history() {
+                let url = if h.is_empty() { w.location().pathname().unwrap_or_default() + &w.location().search().unwrap_or_default() } else { format!("#{h}") };
+                let _ = hist.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+            }
+        }
+    });
+
+    // Redraw on resize.
+    let _resize = window_event_listener(leptos::ev::resize, move |_| size.update(|s| *s += 1));
+
+    // ----- memos of what each panel depends on
+    let cdf_key = Memo::new(move |_| {
+        let s = state.get();
+        (version.get(), size.get(), s.dir, s.hidden.clone(), s.sel, s.x_ios, s.cdf)
+    });
+    let rt_key = Memo::new(move |_| {
+        let s = state.get();
+        (version.get(), size.get(), s.dir, s.hidden.clone(), s.levels.clone(), s.x_ios, s.zoom, s.sel, s.rate)
+    });
+    let table_key = Memo::new(move |_| {
+        let s = state.get();
+        (version.get(), s.dir, s.hidden.clone(), s.sel, s.x_ios)
+    });
+
+    let cdf_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let cdf_overlay: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let rt_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let rt_overlay: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let rate_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let rate_overlay: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let hist_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
+
+    // ----- 1-CDF and histogram (share the x axis)
+    Effect::new(move |_| {
+        let _ = cdf_key.get();
+        let (Some(c), Some(o), Some(hc)) = (cdf_canvas.get(), cdf_overlay.get(), hist_canvas.get()) else { return };
+        let st = state.get_untracked();
+        let t0 = now_ms();
+        let (w, h) = canvas_size(&c, 470);
+        size_overlay(&o, &c);
+        let _ = w;
+        let _ = h;
+        let data = cdf_data(&st);
+        let spec = CdfSpec { title: "1-CDF: levels of nines", curves: &data.curves, x: data.x, y: data.y, hover_x: None, drag_box: None, legend: false };
+        if let Some(f) = draw_canvas(&c, |root| charts::draw_cdf(root, &spec)) {
+            with_model(|m| {
+                m.frames.insert("cdf", f);
+                m.hover_curves = data.hover;
+            });
+        }
+        mark_drawn("cdf", now_ms() - t0);
+        let t1 = now_ms();
+        canvas_size(&hc, 280);
+        let hd = hist_data(&st, data.x);
+        let hspec = HistSpec { title: "Latency histogram", traces: &hd.traces, x: hd.x, y: hd.y, legend: false };
+        if let Some(f) = draw_canvas(&hc, |root| charts::draw_hist(root, &hspec)) {
+            with_model(|m| m.frames.insert("hist", f));
+        }
+        mark_drawn("hist", now_ms() - t1);
+    });
+
+    // ----- runtime QoS and rates (share the x axis)
+    Effect::new(move |_| {
+        let _ = rt_key.get();
+        let (Some(c), Some(o), Some(rc), Some(ro)) = (rt_canvas.get(), rt_overlay.get(), rate_canvas.get(), rate_overlay.get()) else { return };
+        let st = state.get_untracked();
+        let t0 = now_ms();
+        let (w, _) = canvas_size(&c, 360);
+        size_overlay(&o, &c);
+        canvas_size(&rc, 230);
+        size_overlay(&ro, &rc);
+        let d = runtime_data(&st, w);
+        let x_desc = if st.x_ios { "I/Os completed" } else { "time since start" };
+        let spec = RuntimeSpec { title: "Runtime QoS", x_desc, x_is_time: !st.x_ios, lines: &d.lines, x: d.x, y: d.y, selection: st.sel, legend: false };
+        if let Some(f) = draw_canvas(&c, |root| charts::draw_runtime(root, &spec)) {
+            with_model(|m| m.frames.insert("runtime", f));
+        }
+        mark_drawn("runtime", now_ms() - t0);
+        let t1 = now_ms();
+        let (title, ydesc) = match st.rate {
+            RateMode::Iops => ("IOPS per window", "IOPS"),
+            RateMode::Mbps => ("MB/s per window", "MB/s (10^6 B/s)"),
+        };
+        let rspec = RateSpec { title, x_desc, y_desc: ydesc, x_is_time: !st.x_ios, lines: &d.rates, x: d.x, y: d.ry, selection: st.sel, note: d.rate_note.as_deref(), legend: false };
+        if let Some(f) = draw_canvas(&rc, |root| charts::draw_rate(root, &rspec)) {
+            with_model(|m| m.frames.insert("rate", f));
+        }
+        mark_drawn("rate", now_ms() - t1);
+    });
+
+    // ----- overlays: hover rule and drag boxes, drawn without redrawing the charts
+    let drag: RwSignal<Option<(&'static str, f64, f64, f64, f64, bool)>> = RwSignal::new(None);
+    Effect::new(move |_| {
+        let hx = hover_x.get();
+        let dr = drag.get();
+        for (name, node) in [("cdf", cdf_overlay), ("runtime", rt_overlay), ("rate", rate_overlay)] {
+            let Some(o) = node.get() else { continue };
+            let Some(ctx) = ctx2d(&o) else { continue };
+            ctx.clear_rect(0.0, 0.0, o.width() as f64, o.height() as f64);
+            let Some(f) = with_model(|m| m.frames.get(name).copied()) else { continue };
+            if name == "cdf" {
+                if let Some(x) = hx {
+                    let px = f.px(x).round() + 0.5;
+                    ctx.set_stroke_style_str("#555");
+                    ctx.set_line_width(1.0);
+                    ctx.begin_path();
+                    ctx.move_to(px, f.top as f64);
+                    ctx.line_to(px, f.bottom as f64);
+                    ctx.stroke();
+                }
+            }
+            if let Some((dn, x0, y0, x1, y1, pan)) = dr {
+                if pan {
+                    continue;
+                }
+                let linked = dn == name || (dn != "cdf" && name != "cdf");
+                if !linked {
+                    continue;
+                }
+                ctx.set_fill_style_str("rgba(51,102,204,0.15)");
+                ctx.set_stroke_style_str("rgb(51,102,204)");
+                let (ya, yb) = if name == "cdf" { (y0.min(y1), (y1 - y0).abs()) } else { (f.top as f64, (f.bottom - f.top) as f64) };
+                ctx.fill_rect(x0.min(x1), ya, (x1 - x0).abs(), yb);
+                ctx.stroke_rect(x0.min(x1) + 0.5, ya + 0.5, (x1 - x0).abs(), yb);
+            }
+        }
+    });
+
+    // ----- interactions
+    let frame = |name: &'static str| with_model(|m| m.frames.get(name).copied());
+    let cdf_down = move |ev: web_sys::MouseEvent| {
+        ev.prevent_default();
+        let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
+        if frame("cdf").is_some_and(|f| f.contains(x, y)) {
+            drag.set(Some(("cdf", x, y, x, y, false)));
+        }
+    };
+    let cdf_move = move |ev: web_sys::MouseEvent| {
+        let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
+        if let Some(f) = frame("cdf") {
+            hover_x.set(f.contains(x, y).then(|| f.x_at(x)));
+        }
+        if let Some(("cdf", x0, y0, _, _, p)) = drag.get_untracked() {
+            drag.set(Some(("cdf", x0, y0, x, y, p)));
+        }
+    };
+    let cdf_up = move |ev: web_sys::MouseEvent| {
+        let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
+        if let (Some(("cdf", x0, y0, _, _, _)), Some(f)) = (drag.get_untracked(), frame("cdf")) {
+            drag.set(None);
+            if (x - x0).abs() > 6.0 && (y - y0).abs() > 6.0 {
+                let (a, b) = (f.x_at(x0.min(x)), f.x_at(x0.max(x)));
+                let (c, d) = (f.y_at(y0.max(y)), f.y_at(y0.min(y)));
+                set(Box::new(move |s| s.cdf = Some((a, b, c, d))));
+            }
+        }
+    };
+    let cdf_leave = move |_: web_sys::MouseEvent| {
+        hover_x.set(None);
+        if matches!(drag.get_untracked(), Some(("cdf", ..))) {
+            drag.set(None);
+        }
+    };
+
+    let x_down = move |name: &'static str, ev: web_sys::MouseEvent| {
+        ev.prevent_default();
+        let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
+        if frame(name).is_some_and(|f| f.contains(x, y)) {
+            drag.set(Some((name, x, y, x, y, ev.shift_key() || ev.button() == 1)));
+        }
+    };
+    let x_move = move |name: &'static str, ev: web_sys::MouseEvent| {
+        let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
+        if let Some((dn, x0, y0, _, _, pan)) = drag.get_untracked() {
+            if dn != name {
+                return;
+            }
+            if pan {
+                // pan: shift the zoom window by the drag distance
+                if let Some(f) = frame(name) {
+                    let (lo, hi) = (f.x.lo, f.x.hi);
+                    let dx = (f.x_at(x0) - f.x_at(x)).clamp(-(hi - lo), hi - lo);
+                    if dx.abs() > 0.0 {
+                        let full = state.with_untracked(|s| runtime_extent(s, &traces(s)));
+                        set(Box::new(move |s| {
+                            let (mut a, mut b) = (lo + dx, hi + dx);
+                            if let Some((fa, fb)) = full {
+                                if a < fa {
+                                    b += fa - a;
+                                    a = fa;
+                                }
+                                if b > fb {
+                                    a -= b - fb;
+                                    b = fb;
+                                }
+                                a = a.max(fa);
+                            }
+                            s.zoom = Some((a, b));
+                        }));
+                        drag.set(Some((name, x, y0, x, y, true)));
+                    }
+                }
+            } else {
+                drag.set(Some((name, x0, y0, x, y, false)));
+            }
+        }
+    };
+    let x_up = move |name: &'static str, ev: web_sys::MouseEvent| {
+        let x = ev.offset_x() as f64;
+        if let (Some((dn, x0, _, _, _, pan)), Some(f)) = (drag.get_untracked(), frame(name)) {
+            drag.set(None);
+            if dn != name || pan {
+                return;
+            }
+            if (x - x0).abs() > 4.0 {
+                let (a, b) = (f.x_at(x0.min(x)), f.x_at(x0.max(x)));
+                set(Box::new(move |s| s.sel = Some((a, b))));
+            } else if state.with_untracked(|s| s.sel.is_some()) {
+                set(Box::new(|s| s.sel = None));
+            }
+        }
+    };
+    let x_wheel = move |name: &'static str, ev: web_sys::WheelEvent| {
+        let Some(f) = frame(name) else { return };
+        let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
+        if !f.contains(x, y) {
+            return;
+        }
+        ev.prevent_default();
+        let at = f.x_at(x);
+        let factor = if ev.delta_y() < 0.0 { 0.8 } else { 1.25 };
+        let full = state.with_untracked(|s| runtime_extent(s, &traces(s)));
+        let (lo, hi) = (f.x.lo, f.x.hi);
+        set(Box::new(move |s| {
+            let mut a = at - (at - lo) * factor;
+            let mut b = at + (hi - at) * factor;
+            if let Some((fa, fb)) = full {
+                a = a.max(fa);
+                b = b.min(fb);
+                if a <= fa && b >= fb {
+                    s.zoom = None;
+                    return;
+                }
+            }
+            if b - a > 1e-6 {
+                s.zoom = Some((a, b));
+            }
+        }));
+    };
+
+    // ----- exports
+    let export_png = move |node: NodeRef<leptos::html::Canvas>, name: &'static str| {
+        if let Some(c) = node.get() {
+            if let Ok(url) = c.to_data_url_with_type("image/png") {
+                download_url(&format!("nines-{name}.png"), &url);
+            }
+        }
+    };
+    let export_svg = move |name: &'static str| {
+        let st = state.get_untracked();
+        let w = with_model(|m| m.frames.get("cdf").or(m.frames.get("runtime")).map(|f| f.right + 18)).unwrap_or(1000).max(600) as u32;
+        let svg = match name {
+            "cdf" => {
+                let d = cdf_data(&st);
+                let spec = CdfSpec { title: "1-CDF: levels of nines", curves: &d.curves, x: d.x, y: d.y, hover_x: None, drag_box: None, legend: true };
+                charts::to_svg(w, 470, |r| charts::draw_cdf(r, &spec))
+            }
+            "hist" => {
+                let d = cdf_data(&st);
+                let hd = hist_data(&st, d.x);
+                let spec = HistSpec { title: "Latency histogram", traces: &hd.traces, x: hd.x, y: hd.y, legend: true };
+                charts::to_svg(w, 280, |r| charts::draw_hist(r, &spec))
+            }
+            "runtime" | "rate" => {
+                let d = runtime_data(&st, w);
+                let x_desc = if st.x_ios { "I/Os completed" } else { "time since start" };
+                if name == "runtime" {
+                    let spec = RuntimeSpec { title: "Runtime QoS", x_desc, x_is_time: !st.x_ios, lines: &d.lines, x: d.x, y: d.y, selection: st.sel, legend: true };
+                    charts::to_svg(w, 360, |r| charts::draw_runtime(r, &spec))
+                } else {
+                    let (title, ydesc) = match st.rate {
+                        RateMode::Iops => ("IOPS per window", "IOPS"),
+                        RateMode::Mbps => ("MB/s per window", "MB/s (10^6 B/s)"),
+                    };
+                    let spec = RateSpec { title, x_desc, y_desc: ydesc, x_is_time: !st.x_ios, lines: &d.rates, x: d.x, y: d.ry, selection: st.sel, note: d.rate_note.as_deref(), legend: true };
+                    charts::to_svg(w, 230, |r| charts::draw_rate(r, &spec))
+                }
+            }
+            _ => return,
+        };
+        match svg {
+            Ok((s, _)) => download(&format!("nines-{name}.svg"), "image/svg+xml", s.as_bytes()),
+            Err(e) => leptos::logging::error!("svg export: {e}"),
+        }
+    };
+    let export_csv = move |_| {
+        let st = state.get_untracked();
+        let n = with_model(|m| m.runs.len());
+        let stats: Vec<RunStats> = (0..n).filter(|i| !st.hidden.contains(i)).filter_map(|i| stats_of(i, run_time_sel(&st, i)).map(|s| (*s).clone())).collect();
+        download("nines-stats.csv", "text/csv", view::stats_csv(&stats).as_bytes());
+    };
+
+    // ----- drag and drop anywhere on the page
+    let on_drop = move |ev: web_sys::DragEvent| {
+        ev.prevent_default();
+        if let Some(files) = ev.data_transfer().and_then(|d| d.files()) {
+            load_files(files);
+        }
+    };
+
+    let run_list = move || {
+        version.track();
+        with_model(|m| m.runs.iter().map(|r| (r.run.name.clone(), r.file.clone(), r.run.duration_s(), r.run.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>())).collect::<Vec<_>>())
+    };
+
+    view! {
+        <div class="app" on:dragover=move |ev: web_sys::DragEvent| ev.prevent_default() on:drop=on_drop>
+            <header class="bar">
+                <h1>"nines"</h1>
+                <label class="button" data-testid="open">
+                    "Open runs…"
+                    <input type="file" multiple data-testid="file-input" on:change=move |ev| {
+                        let input: web_sys::HtmlInputElement = event_target(&ev);
+                        if let Some(files) = input.files() { load_files(files); }
+                        input.set_value("");
+                    }/>
+                </label>
+                <span class="hint">"or drop .hlog and other run files anywhere"</span>
+                <div class="group" role="radiogroup" aria-label="direction" data-testid="direction">
+                    <span class="glabel">"direction"</span>
+                    {DirMode::ALL.into_iter().map(|d| view! {
+                        <button data-testid=format!("dir-{}", d.key())
+                            class:active=move || state.with(|s| s.dir == d)
+                            on:click=move |_| set(Box::new(move |s| s.dir = d))>{d.label()}</button>
+                    }).collect_view()}
+                </div>
+                <div class="group" data-testid="levels">
+                    <span class="glabel">"levels"</span>
+                    {(1..=9u32).map(|k| view! {
+                        <button data-testid=format!("level-{k}") title=format!("{} ({k} nines) on the runtime chart", Level::nines(k).label)
+                            class:active=move || state.with(|s| s.levels.contains(&k))
+                            on:click=move |_| set(Box::new(move |s| {
+                                if let Some(i) = s.levels.iter().position(|&x| x == k) { s.levels.remove(i); } else { s.levels.push(k); s.levels.sort_unstable(); }
+                            }))>{k.to_string()}</button>
+                    }).collect_view()}
+                </div>
+                <div class="group">
+                    <span class="glabel">"x axis"</span>
+                    <button data-testid="x-time" class:active=move || state.with(|s| !s.x_ios)
+                        on:click=move |_| set(Box::new(|s| { if s.x_ios { s.x_ios = false; s.zoom = None; s.sel = None; } }))>"time"</button>
+                    <button data-testid="x-ios" class:active=move || state.with(|s| s.x_ios)
+                        on:click=move |_| set(Box::new(|s| { if !s.x_ios { s.x_ios = true; s.zoom = None; s.sel = None; } }))>"I/Os"</button>
+                </div>
+            </header>
+            <div class="status">
+                <span data-testid="loading">{move || loading.get().unwrap_or_default()}</span>
+                <ul class="errors" data-testid="errors">
+                    <For each=move || errors.get().into_iter().enumerate() key=|(i, _)| *i children=move |(_, e)| view! {
+                        <li data-testid="load-error"><b>{e.file.clone()}</b>": "{e.message.clone()}</li>
+                    }/>
+                </ul>
+                {move || state.with(|s| s.sel).map(|(a, b)| {
+                    let ios = state.with(|s| s.x_ios);
+                    let fmt = move |v: f64| if ios { format!("{} I/Os", group(v.max(0.0) as u64)) } else { charts::format_seconds(v) };
+                    view! {
+                        <div class="selection" data-testid="selection">
+                            "Showing only " {fmt(a)} " to " {fmt(b)} " in every panel. "
+                            <button data-testid="clear-selection" on:click=move |_| set(Box::new(|s| s.sel = None))>"show the whole run"</button>
+                        </div>
+                    }
+                })}
+            </div>
+            <section class="runs" data-testid="runs">
+                {move || {
+                    let list = run_list();
+                    if list.is_empty() {
+                        return view! { <p class="empty" data-testid="no-runs">"No runs loaded. Open or drop nines archives (.hlog), HdrHistogram interval logs or other supported files."</p> }.into_any();
+                    }
+                    let overlay = state.with(|s| s.dir == DirMode::Overlay);
+                    view! {
+                        <div class="legend">
+                            <button data-testid="show-all" on:click=move |_| set(Box::new(|s| s.hidden.clear()))>"show all"</button>
+                            <button data-testid="hide-all" on:click=move |_| { let n = with_model(|m| m.runs.len()); set(Box::new(move |s| s.hidden = (0..n).collect())) }>"hide all"</button>
+                            {list.into_iter().enumerate().map(|(i, (name, file, dur, warns))| {
+                                let st = TraceStyle::nth(i);
+                                let hidden = move || state.with(|s| s.hidden.contains(&i));
+                                let title = format!("{file}, {:.0} s{}", dur, if warns.is_empty() { String::new() } else { format!("\n{}", warns.join("\n")) });
+                                view! {
+                                    <button class="run" class:off=hidden data-testid="legend-run" data-run=i.to_string() title=title
+                                        on:click=move |_| set(Box::new(move |s| { if !s.hidden.remove(&i) { s.hidden.insert(i); } }))>
+                                        <svg width="34" height="10" aria-hidden="true">
+                                            <line x1="1" y1="5" x2="33" y2="5" stroke=st.css() stroke-width="2.5" stroke-dasharray=st.dasharray()/>
+                                        </svg>
+                                        <span>{name}</span>
+                                        {(!warns.is_empty()).then(|| view! { <span class="warn">" ⚠"</span> })}
+                                    </button>
+                                }
+                            }).collect_view()}
+                            {overlay.then(|| view! { <span class="hint">"read: solid, write: dashed"</span> })}
+                        </div>
+                    }.into_any()
+                }}
+            </section>
+            <main class="panels">
+                <div class="col">
+                    <section class="panel" data-testid="panel-cdf">
+                        <div class="tools">
+                            <span class="hint">"drag a box to zoom, double-click to reset"</span>
+                            <button data-testid="cdf-reset" on:click=move |_| set(Box::new(|s| s.cdf = None))>"reset zoom"</button>
+                            <button data-testid="export-cdf-png" on:click=move |_| export_png(cdf_canvas, "cdf")>"PNG"</button>
+                            <button data-testid="export-cdf-svg" on:click=move |_| export_svg("cdf")>"SVG"</button>
+                        </div>
+                        <div class="chart">
+                            <canvas node_ref=cdf_canvas data-testid="cdf-canvas"></canvas>
+                            <canvas class="overlay" node_ref=cdf_overlay data-testid="cdf-overlay"
+                                on:mousedown=cdf_down on:mousemove=cdf_move on:mouseup=cdf_up on:mouseleave=cdf_leave
+                                on:dblclick=move |_| set(Box::new(|s| s.cdf = None))></canvas>
+                        </div>
+                        <div class="readout" data-testid="cdf-readout">
+                            {move || {
+                                let x = hover_x.get()?;
+                                let rows = with_model(|m| m.hover_curves.iter().map(|(l, c, pts)| (l.clone(), c.clone(), view::share_at(pts, x))).collect::<Vec<_>>());
+                                Some(view! {
+                                    <b>{format_ns(x.round() as u64)}</b>
+                                    {rows.into_iter().map(|(l, c, s)| {
+                                        let txt = match s {
+                                            Some(s) => format!("{:.2} nines ({:.4}% slower, 1 in {})", view::nines_of(s), s * 100.0, group((1.0 / s).round() as u64)),
+                                            None => "none slower (beyond the max)".to_string(),
+                                        };
+                                        view! { <span class="ro"><i style:background=c></i>{l}": "{txt}</span> }
+                                    }).collect_view()}
+                                })
+                            }}
+                        </div>
+                    </section>
+                    <section class="panel" data-testid="panel-hist">
+                        <div class="tools">
+                            <span class="hint">"x axis follows the 1-CDF"</span>
+                            <button data-testid="export-hist-png" on:click=move |_| export_png(hist_canvas, "histogram")>"PNG"</button>
+                            <button data-testid="export-hist-svg" on:click=move |_| export_svg("hist")>"SVG"</button>
+                        </div>
+                        <div class="chart"><canvas node_ref=hist_canvas data-testid="hist-canvas"></canvas></div>
+                    </section>
+                </div>
+                <div class="col">
+                    <section class="panel" data-testid="panel-runtime">
+                        <div class="tools">
+                            <span class="hint">"wheel: zoom · drag: select a range for every panel · shift-drag: pan"</span>
+                            <button data-testid="zoom-reset" on:click=move |_| set(Box::new(|s| s.zoom = None))>"reset zoom"</button>
+                            <button data-testid="export-runtime-png" on:click=move |_| export_png(rt_canvas, "runtime")>"PNG"</button>
+                            <button data-testid="export-runtime-svg" on:click=move |_| export_svg("runtime")>"SVG"</button>
+                        </div>
+                        <div class="chart">
+                            <canvas node_ref=rt_canvas data-testid="runtime-canvas"></canvas>
+                            <canvas class="overlay" node_ref=rt_overlay data-testid="runtime-overlay"
+                                on:mousedown=move |ev| x_down("runtime", ev) on:mousemove=move |ev| x_move("runtime", ev)
+                                on:mouseup=move |ev| x_up("runtime", ev) on:mouseleave=move |_| { if matches!(drag.get_untracked(), Some(("runtime", ..))) { drag.set(None) } }
+                                on:wheel=move |ev| x_wheel("runtime", ev)></canvas>
+                        </div>
+                        <div class="keyline">"per window: median (thin), "
+                            {move || state.with(|s| s.levels.iter().map(|k| Level::nines(*k).label).collect::<Vec<_>>().join(", "))}
+                            " (dashed), max (×); points merge exactly to the pixel width"</div>
+                    </section>
+                    <section class="panel" data-testid="panel-rate">
+                        <div class="tools">
+                            <button data-testid="rate-iops" class:active=move || state.with(|s| s.rate == RateMode::Iops) on:click=move |_| set(Box::new(|s| s.rate = RateMode::Iops))>"IOPS"</button>
+                            <button data-testid="rate-mbps" class:active=move || state.with(|s| s.rate == RateMode::Mbps) on:click=move |_| set(Box::new(|s| s.rate = RateMode::Mbps))>"MB/s"</button>
+                            <button data-testid="export-rate-png" on:click=move |_| export_png(rate_canvas, "rate")>"PNG"</button>
+                            <button data-testid="export-rate-svg" on:click=move |_| export_svg("rate")>"SVG"</button>
+                        </div>
+                        <div class="chart">
+                            <canvas node_ref=rate_canvas data-testid="rate-canvas"></canvas>
+                            <canvas class="overlay" node_ref=rate_overlay data-testid="rate-overlay"
+                                on:mousedown=move |ev| x_down("rate", ev) on:mousemove=move |ev| x_move("rate", ev)
+                                on:mouseup=move |ev| x_up("rate", ev) on:mouseleave=move |_| { if matches!(drag.get_untracked(), Some(("rate", ..))) { drag.set(None) } }
+                                on:wheel=move |ev| x_wheel("rate", ev)></canvas>
+                        </div>
+                    </section>
+                </div>
+            </main>
+            <section class="panel table" data-testid="panel-stats">
+                <div class="tools">
+                    <span class="hint">"* thin: fewer than 100 I/Os beyond the level (count shown); blank: none beyond, the value would only repeat the max. Hover a value for its 95% confidence interval."</span>
+                    <button data-testid="export-csv" on:click=export_csv>"CSV"</button>
+                </div>
+                {move || { let _ = table_key.get(); stats_table(&state.get_untracked()) }}
+            </section>
+        </div>
+    }
+}
+
+/// The stats table: `nines stats` columns per run and direction, then run-to-run variability.
+fn stats_table(st: &ViewState) -> AnyView {
+    let n = with_model(|m| m.runs.len());
+    let t0 = now_ms();
+    let rows_of = |s: &RunStats| -> Vec<(String, TagStats)> {
+        s.tags
+            .iter()
+            .filter(|(tag, _)| match st.dir {
+                DirMode::All => tag == "all",
+                DirMode::Read => tag == "read",
+                DirMode::Write => tag == "write",
+                DirMode::Overlay => tag != "all",
+            })
+            .cloned()
+            .collect()
+    };
+    let mut table: Vec<(usize, String, String, Vec<(String, TagStats)>)> = Vec::new();
+    for i in (0..n).filter(|i| !st.hidden.contains(i)) {
+        if let Some(s) = stats_of(i, run_time_sel(st, i)) {
+            table.push((i, s.name.clone(), s.file.clone(), rows_of(&s)));
+        }
+    }
+    let labels: Vec<String> = nines_core::quantile::standard_levels().into_iter().map(|l| l.label).collect();
+    let header = labels.clone();
+    let body = table
+        .iter()
+        .flat_map(|(i, name, file, rows)| {
+            rows.iter().map(move |(tag, s)| {
+                let i = *i;
+                let cells = s
+                    .levels
+                    .iter()
+                    .map(|l| {
+                        let (text, class, title) = match (l.support, l.value_ns) {
+                            (Support::Reliable, Some(v)) => (format_ns(v), "num", ci_title(l.ci95_ns, l.beyond)),
+                            (Support::Thin, Some(v)) => (format!("{}*", format_ns(v)), "num thin", format!("thin: only {} I/Os beyond this level. {}", group(l.beyond), ci_title(l.ci95_ns, l.beyond))),
+                            _ => (String::new(), "num none", "no I/O beyond this level: its value would only repeat the max".to_string()),
+                        };
+                        let ns = l.value_ns.map_or(String::new(), |v| v.to_string());
+                        view! { <td class=class title=title data-testid="cell" data-col=l.label.clone() data-ns=ns data-support=format!("{:?}", l.support).to_lowercase() data-beyond=l.beyond.to_string()>{text}</td> }
+                    })
+                    .collect_view();
+                view! {
+                    <tr data-testid="stats-row" data-run=i.to_string() data-dir=tag.clone() data-file=file.clone()>
+                        <td class="name" title=file.clone()>{name.clone()}</td>
+                        <td>{tag.clone()}</td>
+                        <td class="num" data-testid="cell" data-col="count" data-ns=s.count.to_string()>{group(s.count)}</td>
+                        <td class="num" data-testid="cell" data-col="iops" data-ns=format!("{}", s.iops)>{format_rate(s.iops)}</td>
+                        <td class="num" data-testid="cell" data-col="min" data-ns=s.min_ns.to_string()>{format_ns(s.min_ns)}</td>
+                        <td class="num" data-testid="cell" data-col="mean" data-ns=format!("{}", s.mean_ns)>{format_ns_f(s.mean_ns)}</td>
+                        <td class="num" data-testid="cell" data-col="stdev" data-ns=format!("{}", s.stdev_ns)>{format_ns_f(s.stdev_ns)}</td>
+                        {cells}
+                        <td class="num max" data-testid="cell" data-col="max" data-ns=s.max_ns.to_string()>{format_ns(s.max_ns)}</td>
+                    </tr>
+                }
+            })
+        })
+        .collect_view();
+    // run-to-run variability per direction shown, with two or more runs
+    let mut var_rows = Vec::new();
+    if table.len() >= 2 {
+        let mut dirs: Vec<String> = Vec::new();
+        for (_, _, _, rows) in &table {
+            for (t, _) in rows {
+                if !dirs.contains(t) {
+                    dirs.push(t.clone());
+                }
+            }
+        }
+        for d in dirs {
+            let refs: Vec<&TagStats> = table.iter().filter_map(|(_, _, _, rows)| rows.iter().find(|(t, _)| *t == d).map(|(_, s)| s)).collect();
+            if refs.len() < 2 {
+                continue;
+            }
+            let v = variability(&refs);
+            var_rows.push(view! {
+                <tr data-testid="variability-row" data-dir=d.clone()>
+                    <td class="name">{format!("{} runs", refs.len())}</td>
+                    <td>{d.clone()}</td>
+                    <td colspan="5" class="hint">"spread (max − min) / median across runs"</td>
+                    {v.into_iter().map(|lv| {
+                        let title = match (lv.min_ns, lv.median_ns, lv.max_ns) {
+                            (Some(a), Some(m), Some(b)) => format!("{} runs: min {}, median {}, max {}", lv.runs, format_ns(a), format_ns(m), format_ns(b)),
+                            _ => "no run has this level".into(),
+                        };
+                        let txt = lv.spread_pct.map_or(String::new(), |p| format!("{p:.1}%"));
+                        view! { <td class="num" title=title data-testid="spread" data-col=lv.label>{txt}</td> }
+                    }).collect_view()}
+                    <td></td>
+                </tr>
+            });
+        }
+    }
+    let view = view! {
+        <table data-testid="stats-table">
+            <thead>
+                <tr>
+                    <th>"run"</th><th>"dir"</th><th>"count"</th><th>"IOPS"</th><th>"min"</th><th>"mean"</th><th>"stdev"</th>
+                    {header.into_iter().map(|l| view! { <th>{l}</th> }).collect_view()}
+                    <th>"max"</th>
+                </tr>
+            </thead>
+            <tbody>{body}</tbody>
+            {(!var_rows.is_empty()).then(|| view! { <tbody class="variability"><tr><th colspan="18">"Run-to-run variability"</th></tr>{var_rows}</tbody> })}
+        </table>
+    }
+    .into_any();
+    mark_table(now_ms() - t0);
+    view
+}
+
+fn mark_table(ms: f64) {
+    if let Some(b) = body() {
+        let _ = b.set_attribute("data-draw-ms-table", &format!("{ms:.2}"));
+    }
+}
+
+fn ci_title(ci: Option<(u64, u64)>, beyond: u64) -> String {
+    match ci {
+        Some((a, b)) => format!("95% CI {} – {} ({} I/Os beyond)", format_ns(a), format_ns(b), group(beyond)),
+        None => format!("95% CI not bounded: too few I/Os beyond ({})", group(beyond)),
+    }
+}
+
+#[allow(dead_code)]
+fn _assert_types(_: &Hist) {}

@@ -1,0 +1,878 @@
+//! The charts, generic over plotters' `DrawingBackend`: the browser draws them on a canvas
+//! (plotters-canvas), exports draw them on the SVG backend, and the unit tests draw them on the
+//! SVG backend natively. They only lay out numbers that `nines-core` computed.
+//!
+//! Each draw function returns the [`Frame`] it used (plot rectangle in pixels and the data
+//! ranges) so the page can map the mouse back to data coordinates.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use nines_core::units::format_ns;
+use nines_core::view::{nines_ticks, DensityBin};
+
+/// Paul Tol's "muted" qualitative palette: distinguishable with the common colour-vision
+/// deficiencies and on white. Combined with [`DASHES`] it gives 54 distinct styles.
+pub const PALETTE: [RGBColor; 9] = [
+    RGBColor(0x33, 0x22, 0x88),
+    RGBColor(0x88, 0xCC, 0xEE),
+    RGBColor(0x44, 0xAA, 0x99),
+    RGBColor(0x11, 0x77, 0x33),
+    RGBColor(0x99, 0x99, 0x33),
+    RGBColor(0xDD, 0xCC, 0x77),
+    RGBColor(0xCC, 0x66, 0x77),
+    RGBColor(0x88, 0x22, 0x55),
+    RGBColor(0xAA, 0x44, 0x99),
+];
+
+/// Dash patterns (dash, gap) in pixels; `(0, 0)` is solid.
+pub const DASHES: [(u32, u32); 6] = [(0, 0), (10, 4), (3, 3), (14, 4), (6, 6), (2, 6)];
+
+/// How a trace (one run and direction) is drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TraceStyle {
+    pub color: RGBColor,
+    pub dash: (u32, u32),
+}
+
+impl TraceStyle {
+    /// The style of the `i`-th trace: colours first, then dash patterns.
+    pub fn nth(i: usize) -> TraceStyle {
+        TraceStyle { color: PALETTE[i % PALETTE.len()], dash: DASHES[(i / PALETTE.len()) % DASHES.len()] }
+    }
+
+    /// CSS colour, for the HTML legend.
+    pub fn css(&self) -> String {
+        let RGBColor(r, g, b) = self.color;
+        format!("#{r:02x}{g:02x}{b:02x}")
+    }
+
+    /// SVG `stroke-dasharray` value, for the HTML legend.
+    pub fn dasharray(&self) -> String {
+        if self.dash.0 == 0 {
+            "none".into()
+        } else {
+            format!("{} {}", self.dash.0, self.dash.1)
+        }
+    }
+}
+
+/// A data axis: range and whether it is logarithmic.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scale {
+    pub lo: f64,
+    pub hi: f64,
+    pub log: bool,
+}
+
+impl Scale {
+    fn t(&self, v: f64) -> f64 {
+        if self.log {
+            v.max(f64::MIN_POSITIVE).log10()
+        } else {
+            v
+        }
+    }
+    fn inv(&self, t: f64) -> f64 {
+        if self.log {
+            10f64.powf(t)
+        } else {
+            t
+        }
+    }
+    /// Position of `v` as a fraction of the axis (0 at `lo`).
+    pub fn frac(&self, v: f64) -> f64 {
+        (self.t(v) - self.t(self.lo)) / (self.t(self.hi) - self.t(self.lo))
+    }
+    /// The value at fraction `f` of the axis.
+    pub fn at(&self, f: f64) -> f64 {
+        self.inv(self.t(self.lo) + f * (self.t(self.hi) - self.t(self.lo)))
+    }
+}
+
+/// Where a chart drew its data: the plot rectangle in pixels and the axes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Frame {
+    pub left: i32,
+    pub top: i32,
+    pub right: i32,
+    pub bottom: i32,
+    pub x: Scale,
+    pub y: Scale,
+}
+
+impl Frame {
+    /// Data x at pixel column `px` (clamped to the plot).
+    pub fn x_at(&self, px: f64) -> f64 {
+        self.x.at(((px - self.left as f64) / (self.right - self.left).max(1) as f64).clamp(0.0, 1.0))
+    }
+    /// Data y at pixel row `py` (clamped to the plot).
+    pub fn y_at(&self, py: f64) -> f64 {
+        self.y.at(((self.bottom as f64 - py) / (self.bottom - self.top).max(1) as f64).clamp(0.0, 1.0))
+    }
+    /// Pixel column of data x.
+    pub fn px(&self, x: f64) -> f64 {
+        self.left as f64 + self.x.frac(x) * (self.right - self.left) as f64
+    }
+    /// Is the pixel inside the plot rectangle?
+    pub fn contains(&self, px: f64, py: f64) -> bool {
+        px >= self.left as f64 && px <= self.right as f64 && py >= self.top as f64 && py <= self.bottom as f64
+    }
+}
+
+/// Left label area shared by every chart, so that charts stacked on one page align their x axes.
+pub const Y_LABEL_AREA: u32 = 92;
+const FONT: &str = "sans-serif";
+const GRID: RGBColor = RGBColor(0xE4, 0xE4, 0xE4);
+const GRID_STRONG: RGBColor = RGBColor(0xC8, 0xC8, 0xC8);
+const INK: RGBColor = RGBColor(0x22, 0x22, 0x22);
+const MUTED: RGBColor = RGBColor(0x66, 0x66, 0x66);
+
+type DrawResult<T> = Result<T, String>;
+
+fn e<E: std::fmt::Debug>(err: E) -> String {
+    format!("{err:?}")
+}
+
+/// Cut a polyline to the rectangle of `x` and `y` (in the axes' own transforms, so log axes
+/// clip correctly): plotters does not clip, and a zoomed view must not draw over the axes.
+pub fn clip(points: &[(f64, f64)], x: &Scale, y: &Scale) -> Vec<Vec<(f64, f64)>> {
+    let (x0, x1) = (x.t(x.lo), x.t(x.hi));
+    let (y0, y1) = (y.t(y.lo), y.t(y.hi));
+    let mut out: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut cur: Vec<(f64, f64)> = Vec::new();
+    for w in points.windows(2) {
+        let (ax, ay, bx, by) = (x.t(w[0].0), y.t(w[0].1), x.t(w[1].0), y.t(w[1].1));
+        // Liang-Barsky
+        let (dx, dy) = (bx - ax, by - ay);
+        let mut t0: f64 = 0.0;
+        let mut t1: f64 = 1.0;
+        let mut ok = true;
+        for (p, q) in [(-dx, ax - x0), (dx, x1 - ax), (-dy, ay - y0), (dy, y1 - ay)] {
+            if p == 0.0 {
+                if q < 0.0 {
+                    ok = false;
+                    break;
+                }
+            } else {
+                let r = q / p;
+                if p < 0.0 {
+                    t0 = t0.max(r);
+                } else {
+                    t1 = t1.min(r);
+                }
+            }
+        }
+        if !ok || t0 > t1 {
+            if cur.len() > 1 {
+                out.push(std::mem::take(&mut cur));
+            }
+            cur.clear();
+            continue;
+        }
+        let a = (x.inv(ax + t0 * dx), y.inv(ay + t0 * dy));
+        let b = (x.inv(ax + t1 * dx), y.inv(ay + t1 * dy));
+        if cur.is_empty() || t0 > 0.0 {
+            if cur.len() > 1 {
+                out.push(std::mem::take(&mut cur));
+            }
+            cur.clear();
+            cur.push(a);
+        }
+        cur.push(b);
+        if t1 < 1.0 {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if cur.len() > 1 {
+        out.push(cur);
+    }
+    if points.len() == 1 {
+        let p = points[0];
+        if x.frac(p.0) >= 0.0 && x.frac(p.0) <= 1.0 && y.frac(p.1) >= 0.0 && y.frac(p.1) <= 1.0 {
+            out.push(vec![p]);
+        }
+    }
+    out
+}
+
+/// Latency ticks for a log axis: 1-2-5 steps for short ranges, decades otherwise.
+pub fn latency_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
+    let decades = (hi / lo).log10();
+    let mults: &[f64] = if decades <= 1.2 {
+        &[1.0, 1.5, 2.0, 3.0, 5.0, 7.0]
+    } else if decades <= 3.5 {
+        &[1.0, 2.0, 5.0]
+    } else {
+        &[1.0]
+    };
+    let mut out = Vec::new();
+    let mut d = 10f64.powf(lo.max(1.0).log10().floor());
+    while d <= hi {
+        for m in mults {
+            let v = d * m;
+            if v >= lo && v <= hi {
+                out.push((v, format_ns(v.round() as u64)));
+            }
+        }
+        d *= 10.0;
+    }
+    out
+}
+
+/// Ticks for a linear axis: about `target` round values.
+pub fn linear_ticks(lo: f64, hi: f64, target: usize, fmt: impl Fn(f64) -> String) -> Vec<(f64, String)> {
+    if !(hi > lo) {
+        return vec![(lo, fmt(lo))];
+    }
+    let raw = (hi - lo) / target.max(1) as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag);
+    let mut v = (lo / step).ceil() * step;
+    let mut out = Vec::new();
+    while v <= hi + step * 1e-9 {
+        out.push((v, fmt(v)));
+        v += step;
+    }
+    out
+}
+
+/// Seconds as an axis label: `90 s`, `2:30`, `1:02:00`.
+pub fn format_seconds(s: f64) -> String {
+    if s.abs() < 120.0 {
+        let r = (s * 10.0).round() / 10.0;
+        if (r - r.round()).abs() < 1e-9 {
+            format!("{} s", r.round())
+        } else {
+            format!("{r:.1} s")
+        }
+    } else {
+        let t = s.round() as i64;
+        if t >= 3600 {
+            format!("{}:{:02}:{:02}", t / 3600, (t / 60) % 60, t % 60)
+        } else {
+            format!("{}:{:02}", t / 60, t % 60)
+        }
+    }
+}
+
+/// A count as an axis label: `500k`, `1.5M`.
+pub fn format_count(v: f64) -> String {
+    let a = v.abs();
+    let (x, unit) = if a >= 1e9 {
+        (v / 1e9, "G")
+    } else if a >= 1e6 {
+        (v / 1e6, "M")
+    } else if a >= 1e3 {
+        (v / 1e3, "k")
+    } else {
+        (v, "")
+    };
+    let s = format!("{x:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("{s}{unit}")
+}
+
+fn plot<'a, DB: DrawingBackend + 'a>(
+    root: &'a DrawingArea<DB, Shift>,
+    title: &str,
+    x: Scale,
+    y: Scale,
+    x_desc: &str,
+    y_desc: &str,
+) -> DrawResult<ChartContext<'a, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>>
+where
+    DB::ErrorType: 'static,
+{
+    // Both axes are built linear over the transformed values (log10 for log axes), so one
+    // code path maps every chart and the mouse.
+    let mut chart = ChartBuilder::on(root)
+        .margin_top(8)
+        .margin_right(18)
+        .margin_left(6)
+        .margin_bottom(4)
+        .caption(title, (FONT, 15).into_font().color(&INK))
+        .x_label_area_size(44)
+        .y_label_area_size(Y_LABEL_AREA)
+        .build_cartesian_2d(x.t(x.lo)..x.t(x.hi), y.t(y.lo)..y.t(y.hi))
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_labels(0)
+        .y_labels(0)
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .axis_desc_style((FONT, 13).into_font().color(&MUTED))
+        .axis_style(MUTED)
+        .draw()
+        .map_err(e)?;
+    Ok(chart)
+}
+
+type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>;
+
+fn frame_of<DB: DrawingBackend>(chart: &Chart<'_, DB>, x: Scale, y: Scale) -> Frame {
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    Frame { left: xr.start, right: xr.end, top: yr.start, bottom: yr.end, x, y }
+}
+
+/// Gridlines and labels at the given ticks (values in data units).
+fn ticks<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    f: &Frame,
+    xt: &[(f64, String)],
+    yt: &[(f64, String)],
+    strong_y: bool,
+) -> DrawResult<()> {
+    let label = (FONT, 12).into_font().color(&INK);
+    for (v, s) in xt {
+        let fx = f.x.frac(*v);
+        if !(-1e-9..=1.0 + 1e-9).contains(&fx) {
+            continue;
+        }
+        let px = f.left + (fx * (f.right - f.left) as f64).round() as i32;
+        root.draw(&PathElement::new(vec![(px, f.top), (px, f.bottom)], GRID)).map_err(e)?;
+        root.draw(&PathElement::new(vec![(px, f.bottom), (px, f.bottom + 5)], MUTED)).map_err(e)?;
+        root.draw(&Text::new(s.clone(), (px, f.bottom + 8), label.clone().pos(Pos::new(HPos::Center, VPos::Top)))).map_err(e)?;
+    }
+    for (v, s) in yt {
+        let fy = f.y.frac(*v);
+        if !(-1e-9..=1.0 + 1e-9).contains(&fy) {
+            continue;
+        }
+        let py = f.bottom - (fy * (f.bottom - f.top) as f64).round() as i32;
+        root.draw(&PathElement::new(vec![(f.left, py), (f.right, py)], if strong_y { GRID_STRONG } else { GRID })).map_err(e)?;
+        root.draw(&PathElement::new(vec![(f.left - 5, py), (f.left, py)], MUTED)).map_err(e)?;
+        root.draw(&Text::new(s.clone(), (f.left - 8, py), label.clone().pos(Pos::new(HPos::Right, VPos::Center)))).map_err(e)?;
+    }
+    Ok(())
+}
+
+fn stroke<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    x: &Scale,
+    y: &Scale,
+    points: &[(f64, f64)],
+    color: RGBColor,
+    dash: (u32, u32),
+    width: u32,
+) -> DrawResult<()>
+where
+    DB::ErrorType: 'static,
+{
+    let style = color.stroke_width(width);
+    for part in clip(points, x, y) {
+        let pts: Vec<(f64, f64)> = part.into_iter().map(|(a, b)| (x.t(a), y.t(b))).collect();
+        if dash.0 == 0 {
+            chart.draw_series(LineSeries::new(pts, style)).map_err(e)?;
+        } else {
+            chart.draw_series(DashedLineSeries::new(pts, dash.0 as i32, dash.1 as i32, style)).map_err(e)?;
+        }
+    }
+    Ok(())
+}
+
+/// Shade a selected x range across the plot.
+fn shade_x<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, a: f64, b: f64, color: RGBAColor) -> DrawResult<()> {
+    let pa = f.px(a.min(b)).clamp(f.left as f64, f.right as f64) as i32;
+    let pb = f.px(a.max(b)).clamp(f.left as f64, f.right as f64) as i32;
+    if pb > pa {
+        root.draw(&Rectangle::new([(pa, f.top), (pb, f.bottom)], color.filled())).map_err(e)?;
+    }
+    Ok(())
+}
+
+fn empty_note<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, msg: &str) -> DrawResult<()> {
+    let (cx, cy) = ((f.left + f.right) / 2, (f.top + f.bottom) / 2);
+    root.draw(&Text::new(msg.to_string(), (cx, cy), (FONT, 14).into_font().color(&MUTED).pos(Pos::new(HPos::Center, VPos::Center))))
+        .map_err(e)
+}
+
+/// A curve of the 1-CDF chart: one run and direction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Curve {
+    pub label: String,
+    pub style: TraceStyle,
+    /// Stair-step path (latency ns, share slower), from `nines_core::view::ccdf_steps`.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// What the 1-CDF chart shows.
+#[derive(Clone, Debug)]
+pub struct CdfSpec<'a> {
+    pub title: &'a str,
+    pub curves: &'a [Curve],
+    pub x: Scale,
+    pub y: Scale,
+    /// Latency under the mouse: a vertical rule.
+    pub hover_x: Option<f64>,
+    /// A box being dragged, in data coordinates.
+    pub drag_box: Option<((f64, f64), (f64, f64))>,
+    /// Draw a legend inside the plot (exports; the page has an HTML legend).
+    pub legend: bool,
+}
+
+/// Draw the 1-CDF overlay: x latency (log), y share of I/Os slower (log), labelled in nines.
+pub fn draw_cdf<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &CdfSpec) -> DrawResult<Frame>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(e)?;
+    let mut chart = plot(root, s.title, s.x, s.y, "latency (log)", "I/Os slower than x (levels of nines)")?;
+    let f = frame_of(&chart, s.x, s.y);
+    let yt: Vec<(f64, String)> = std::iter::once((1.0, "0%".to_string()))
+        .chain(nines_ticks(9).into_iter().map(|t| (t.share, t.label)))
+        .collect();
+    ticks(root, &f, &latency_ticks(s.x.lo, s.x.hi), &yt, true)?;
+    if s.curves.is_empty() {
+        empty_note(root, &f, "no runs shown")?;
+    }
+    for c in s.curves {
+        stroke(&mut chart, &s.x, &s.y, &c.points, c.style.color, c.style.dash, 2)?;
+        // mark the end of the curve: the max, at 1/N of its I/Os
+        if let Some(&(vx, vy)) = c.points.last() {
+            if s.x.frac(vx) >= 0.0 && s.x.frac(vx) <= 1.0 && s.y.frac(vy) >= 0.0 && s.y.frac(vy) <= 1.0 {
+                chart.draw_series(std::iter::once(Circle::new((s.x.t(vx), s.y.t(vy)), 3, c.style.color.filled()))).map_err(e)?;
+            }
+        }
+    }
+    if let Some(hx) = s.hover_x {
+        let px = f.px(hx) as i32;
+        root.draw(&PathElement::new(vec![(px, f.top), (px, f.bottom)], MUTED.stroke_width(1))).map_err(e)?;
+    }
+    if let Some(((x0, y0), (x1, y1))) = s.drag_box {
+        let (a, b) = ((f.px(x0) as i32, py_of(&f, y0)), (f.px(x1) as i32, py_of(&f, y1)));
+        root.draw(&Rectangle::new([a, b], RGBAColor(0x33, 0x66, 0xCC, 0.15).filled())).map_err(e)?;
+        root.draw(&Rectangle::new([a, b], RGBColor(0x33, 0x66, 0xCC).stroke_width(1))).map_err(e)?;
+    }
+    if s.legend {
+        legend(root, &f, s.curves.iter().map(|c| (c.label.as_str(), c.style)))?;
+    }
+    Ok(f)
+}
+
+fn py_of(f: &Frame, y: f64) -> i32 {
+    (f.bottom as f64 - f.y.frac(y) * (f.bottom - f.top) as f64) as i32
+}
+
+fn legend<'a, DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, items: impl Iterator<Item = (&'a str, TraceStyle)>) -> DrawResult<()> {
+    let items: Vec<(&str, TraceStyle)> = items.collect();
+    let shown = items.len().min(24);
+    if shown == 0 {
+        return Ok(());
+    }
+    let w = 230;
+    let h = 18 * shown as i32 + 8;
+    let (x0, y0) = (f.right - w - 8, f.top + 8);
+    root.draw(&Rectangle::new([(x0, y0), (x0 + w, y0 + h)], WHITE.mix(0.85).filled())).map_err(e)?;
+    root.draw(&Rectangle::new([(x0, y0), (x0 + w, y0 + h)], GRID_STRONG)).map_err(e)?;
+    for (i, (label, st)) in items.iter().take(shown).enumerate() {
+        let y = y0 + 13 + 18 * i as i32;
+        let pts = vec![(x0 + 8, y), (x0 + 40, y)];
+        if st.dash.0 == 0 {
+            root.draw(&PathElement::new(pts, st.color.stroke_width(2))).map_err(e)?;
+        } else {
+            root.draw(&plotters::element::DashedPathElement::new(pts.into_iter(), st.dash.0 as i32, st.dash.1 as i32, st.color.stroke_width(2))).map_err(e)?;
+        }
+        let text: String = if label.chars().count() > 30 { label.chars().take(29).chain(std::iter::once('…')).collect() } else { label.to_string() };
+        root.draw(&Text::new(text, (x0 + 48, y), (FONT, 12).into_font().color(&INK).pos(Pos::new(HPos::Left, VPos::Center)))).map_err(e)?;
+    }
+    Ok(())
+}
+
+/// A metric of the runtime chart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    Median,
+    /// Level of k nines.
+    Nines(u32),
+    Max,
+}
+
+impl Metric {
+    /// Line style of the metric: the median thin, levels dashed by their nines, the max dotted.
+    pub fn dash(&self) -> (u32, u32) {
+        match self {
+            Metric::Median => (0, 0),
+            Metric::Nines(k) => DASHES[(*k as usize) % (DASHES.len() - 1) + 1],
+            Metric::Max => (0, 0),
+        }
+    }
+    pub fn label(&self) -> String {
+        match self {
+            Metric::Median => "median".into(),
+            Metric::Nines(k) => format!("{} ({k} nines)", &nines_core::quantile::Level::nines(*k).label),
+            Metric::Max => "max".into(),
+        }
+    }
+}
+
+/// One line of the runtime chart: a metric of one run and direction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuntimeLine {
+    pub trace: String,
+    pub style: TraceStyle,
+    pub metric: Metric,
+    /// (x, latency ns) per point, at window midpoints; `None` breaks the line (no support).
+    pub points: Vec<(f64, Option<f64>)>,
+}
+
+/// What the runtime QoS chart shows.
+#[derive(Clone, Debug)]
+pub struct RuntimeSpec<'a> {
+    pub title: &'a str,
+    pub x_desc: &'a str,
+    pub x_is_time: bool,
+    pub lines: &'a [RuntimeLine],
+    pub x: Scale,
+    pub y: Scale,
+    pub selection: Option<(f64, f64)>,
+    pub legend: bool,
+}
+
+/// Ticks for a time axis in seconds: round seconds, then whole minutes and hours.
+pub fn time_ticks(lo: f64, hi: f64, target: usize) -> Vec<(f64, String)> {
+    let raw = (hi - lo) / target.max(1) as f64;
+    if raw <= 30.0 {
+        return linear_ticks(lo, hi, target, format_seconds);
+    }
+    let step = [60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0, 10800.0, 21600.0, 43200.0, 86400.0]
+        .into_iter()
+        .find(|s| *s >= raw)
+        .unwrap_or(86400.0 * (raw / 86400.0).ceil());
+    let mut v = (lo / step).ceil() * step;
+    let mut out = Vec::new();
+    while v <= hi + 1e-9 {
+        out.push((v, format_seconds(v)));
+        v += step;
+    }
+    out
+}
+
+fn x_ticks(x: &Scale, is_time: bool) -> Vec<(f64, String)> {
+    if is_time {
+        time_ticks(x.lo, x.hi, 8)
+    } else {
+        linear_ticks(x.lo, x.hi, 8, format_count)
+    }
+}
+
+/// Draw runtime QoS: per window the median, the chosen levels and the max, log latency.
+pub fn draw_runtime<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &RuntimeSpec) -> DrawResult<Frame>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(e)?;
+    let mut chart = plot(root, s.title, s.x, s.y, s.x_desc, "latency (log)")?;
+    let f = frame_of(&chart, s.x, s.y);
+    if let Some((a, b)) = s.selection {
+        shade_x(root, &f, a, b, RGBAColor(0xFF, 0xC8, 0x57, 0.25))?;
+    }
+    ticks(root, &f, &x_ticks(&s.x, s.x_is_time), &latency_ticks(s.y.lo, s.y.hi), false)?;
+    if s.lines.is_empty() {
+        empty_note(root, &f, "no runs shown")?;
+    }
+    for l in s.lines {
+        match l.metric {
+            Metric::Max => {
+                let color = l.style.color;
+                let pts: Vec<(f64, f64)> = l
+                    .points
+                    .iter()
+                    .filter_map(|&(x, y)| y.map(|y| (x, y)))
+                    .filter(|&(x, y)| (0.0..=1.0).contains(&s.x.frac(x)) && (0.0..=1.0).contains(&s.y.frac(y)))
+                    .map(|(x, y)| (s.x.t(x), s.y.t(y)))
+                    .collect();
+                chart.draw_series(pts.into_iter().map(|p| Cross::new(p, 2, color.stroke_width(1)))).map_err(e)?;
+            }
+            m => {
+                let width = if m == Metric::Median { 1 } else { 2 };
+                let mut run: Vec<(f64, f64)> = Vec::new();
+                for &(x, y) in &l.points {
+                    match y {
+                        Some(y) => run.push((x, y)),
+                        None => {
+                            stroke(&mut chart, &s.x, &s.y, &run, l.style.color, m.dash(), width)?;
+                            run.clear();
+                        }
+                    }
+                }
+                stroke(&mut chart, &s.x, &s.y, &run, l.style.color, m.dash(), width)?;
+            }
+        }
+    }
+    if s.legend {
+        let items: Vec<(String, TraceStyle)> =
+            s.lines.iter().map(|l| (format!("{} {}", l.trace, l.metric.label()), TraceStyle { color: l.style.color, dash: l.metric.dash() })).collect();
+        legend(root, &f, items.iter().map(|(a, b)| (a.as_str(), *b)))?;
+    }
+    Ok(f)
+}
+
+/// One line of the rate chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RateLine {
+    pub label: String,
+    pub style: TraceStyle,
+    /// (x at window midpoint, rate).
+    pub points: Vec<(f64, f64)>,
+    /// Steady-state band `(x0, x1, lo, hi)` when nines-core found one.
+    pub steady: Option<(f64, f64, f64, f64)>,
+}
+
+/// What the IOPS / MB/s chart shows.
+#[derive(Clone, Debug)]
+pub struct RateSpec<'a> {
+    pub title: &'a str,
+    pub x_desc: &'a str,
+    pub y_desc: &'a str,
+    pub x_is_time: bool,
+    pub lines: &'a [RateLine],
+    pub x: Scale,
+    pub y: Scale,
+    pub selection: Option<(f64, f64)>,
+    pub note: Option<&'a str>,
+    pub legend: bool,
+}
+
+/// Draw IOPS or MB/s per window on the runtime chart's x axis.
+pub fn draw_rate<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &RateSpec) -> DrawResult<Frame>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(e)?;
+    let mut chart = plot(root, s.title, s.x, s.y, s.x_desc, s.y_desc)?;
+    let f = frame_of(&chart, s.x, s.y);
+    if let Some((a, b)) = s.selection {
+        shade_x(root, &f, a, b, RGBAColor(0xFF, 0xC8, 0x57, 0.25))?;
+    }
+    for l in s.lines {
+        if let Some((x0, x1, lo, hi)) = l.steady {
+            let c = l.style.color;
+            let (pa, pb) = (f.px(x0).clamp(f.left as f64, f.right as f64) as i32, f.px(x1).clamp(f.left as f64, f.right as f64) as i32);
+            let (ya, yb) = (py_of(&f, hi.min(s.y.hi)), py_of(&f, lo.max(s.y.lo)));
+            root.draw(&Rectangle::new([(pa, ya), (pb, yb)], RGBAColor(c.0, c.1, c.2, 0.15).filled())).map_err(e)?;
+        }
+    }
+    ticks(root, &f, &x_ticks(&s.x, s.x_is_time), &linear_ticks(s.y.lo, s.y.hi, 5, format_count), false)?;
+    for l in s.lines {
+        stroke(&mut chart, &s.x, &s.y, &l.points, l.style.color, l.style.dash, 1)?;
+    }
+    if let Some(n) = s.note {
+        empty_note(root, &f, n)?;
+    }
+    if s.legend {
+        legend(root, &f, s.lines.iter().map(|l| (l.label.as_str(), l.style)))?;
+    }
+    Ok(f)
+}
+
+/// One trace of the latency histogram.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistTrace {
+    pub label: String,
+    pub style: TraceStyle,
+    /// Log-spaced bins from `nines_core::view::log_density`.
+    pub bins: Vec<DensityBin>,
+}
+
+/// What the latency histogram shows.
+#[derive(Clone, Debug)]
+pub struct HistSpec<'a> {
+    pub title: &'a str,
+    pub traces: &'a [HistTrace],
+    /// Shared with the 1-CDF chart's x axis.
+    pub x: Scale,
+    pub y: Scale,
+    pub legend: bool,
+}
+
+/// Draw the latency histogram: share of I/Os per decade of latency on log-log axes, as step
+/// outlines (filled when there is one trace) so that modes and stair-steps show.
+pub fn draw_hist<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &HistSpec) -> DrawResult<Frame>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(e)?;
+    let mut chart = plot(root, s.title, s.x, s.y, "latency (log)", "share of I/Os per decade (log)")?;
+    let f = frame_of(&chart, s.x, s.y);
+    let mut yt = Vec::new();
+    let mut d = 10f64.powf(s.y.lo.log10().ceil());
+    while d <= s.y.hi * 1.000001 {
+        yt.push((d, format!("{}", Sci(d))));
+        d *= 10.0;
+    }
+    ticks(root, &f, &latency_ticks(s.x.lo, s.x.hi), &yt, false)?;
+    if s.traces.is_empty() {
+        empty_note(root, &f, "no runs shown")?;
+    }
+    for t in s.traces {
+        let floor = s.y.lo;
+        if s.traces.len() == 1 {
+            let c = t.style.color;
+            for b in t.bins.iter().filter(|b| b.count > 0) {
+                let (x0, x1) = (b.lo_ns.max(s.x.lo), b.hi_ns.min(s.x.hi));
+                if x1 <= x0 {
+                    continue;
+                }
+                let top = b.density.min(s.y.hi);
+                if top <= floor {
+                    continue;
+                }
+                chart
+                    .draw_series(std::iter::once(Rectangle::new([(s.x.t(x0), s.y.t(floor)), (s.x.t(x1), s.y.t(top))], RGBAColor(c.0, c.1, c.2, 0.35).filled())))
+                    .map_err(e)?;
+            }
+        }
+        let mut path = Vec::with_capacity(t.bins.len() * 2);
+        for b in &t.bins {
+            let y = if b.count == 0 { floor } else { b.density.max(floor) };
+            path.push((b.lo_ns, y));
+            path.push((b.hi_ns, y));
+        }
+        stroke(&mut chart, &s.x, &s.y, &path, t.style.color, t.style.dash, if s.traces.len() == 1 { 1 } else { 2 })?;
+    }
+    if s.legend {
+        legend(root, &f, s.traces.iter().map(|t| (t.label.as_str(), t.style)))?;
+    }
+    Ok(f)
+}
+
+/// A power of ten as `1e-3`, `0.1`, `1`, `10`.
+struct Sci(f64);
+
+impl std::fmt::Display for Sci {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let k = self.0.log10().round() as i32;
+        match k {
+            -1 => f.write_str("0.1"),
+            0 => f.write_str("1"),
+            1 => f.write_str("10"),
+            _ => write!(f, "1e{k}"),
+        }
+    }
+}
+
+/// Draw a chart into an SVG string (exports, tests).
+pub fn to_svg(width: u32, height: u32, draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> DrawResult<Frame>) -> DrawResult<(String, Frame)> {
+    let mut buf = String::new();
+    let frame;
+    {
+        let root = SVGBackend::with_string(&mut buf, (width, height)).into_drawing_area();
+        frame = draw(&root)?;
+        root.present().map_err(e)?;
+    }
+    Ok((buf, frame))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nines_core::ccdf::ccdf;
+    use nines_core::hist::{Hist, Layout};
+    use nines_core::view::{ccdf_steps, log_density};
+
+    fn curve(i: usize, shift: u64) -> Curve {
+        let h = Hist::from_values(Layout::default_ns(), (0..100_000u64).map(|v| 20_000 + shift + (v * v) / 50_000));
+        Curve { label: format!("run {i} read"), style: TraceStyle::nth(i), points: ccdf_steps(&ccdf(&h)).into_iter().map(|(x, y)| (x as f64, y)).collect() }
+    }
+
+    #[test]
+    fn styles_are_distinct_for_fifty_traces() {
+        let styles: Vec<TraceStyle> = (0..54).map(TraceStyle::nth).collect();
+        for i in 0..styles.len() {
+            for j in 0..i {
+                assert_ne!(styles[i], styles[j], "{i} {j}");
+            }
+        }
+        assert_eq!(TraceStyle::nth(0).css(), "#332288");
+        assert_eq!(TraceStyle::nth(9).dasharray(), "10 4");
+    }
+
+    #[test]
+    fn frame_maps_pixels_both_ways() {
+        let f = Frame { left: 100, right: 1100, top: 10, bottom: 410, x: Scale { lo: 1e3, hi: 1e7, log: true }, y: Scale { lo: 1e-6, hi: 1.0, log: true } };
+        assert!((f.x_at(100.0) - 1e3).abs() < 1e-6);
+        assert!((f.x_at(600.0) - 1e5).abs() < 1e-3);
+        assert!((f.y_at(10.0) - 1.0).abs() < 1e-12);
+        assert!((f.y_at(210.0) - 1e-3).abs() < 1e-12);
+        assert!((f.px(1e5) - 600.0).abs() < 1e-9);
+        assert!(f.contains(500.0, 200.0) && !f.contains(50.0, 200.0));
+    }
+
+    #[test]
+    fn clipping_cuts_at_the_border() {
+        let x = Scale { lo: 0.0, hi: 10.0, log: false };
+        let y = Scale { lo: 1.0, hi: 100.0, log: true };
+        let parts = clip(&[(-5.0, 10.0), (5.0, 10.0), (5.0, 1000.0), (8.0, 1000.0), (8.0, 10.0), (9.0, 10.0)], &x, &y);
+        assert_eq!(parts.len(), 2, "{parts:?}");
+        assert_eq!(parts[0][0], (0.0, 10.0));
+        assert!((parts[0].last().unwrap().1 - 100.0).abs() < 1e-9);
+        assert!((parts[1][0].1 - 100.0).abs() < 1e-9);
+        assert_eq!(*parts[1].last().unwrap(), (9.0, 10.0));
+        assert!(clip(&[(20.0, 10.0), (30.0, 10.0)], &x, &y).is_empty());
+    }
+
+    #[test]
+    fn ticks_read_like_an_engineer_writes_them() {
+        let t = latency_ticks(1e3, 1e7);
+        let labels: Vec<&str> = t.iter().map(|(_, s)| s.as_str()).collect();
+        assert_eq!(labels, ["1.00us", "10.0us", "100us", "1.00ms", "10.0ms"]);
+        assert_eq!(latency_ticks(2e4, 3e5).len(), 8, "{:?}", latency_ticks(2e4, 3e5));
+        let lt = time_ticks(0.0, 3600.0, 8);
+        assert_eq!(lt[1].1, "10:00");
+        assert_eq!(format_seconds(30.0), "30 s");
+        assert_eq!(format_seconds(3725.0), "1:02:05");
+        assert_eq!(format_count(1_500_000.0), "1.5M");
+        assert_eq!(format_count(250.0), "250");
+    }
+
+    #[test]
+    fn cdf_svg_has_nines_gridlines_curves_and_end_markers() {
+        let curves: Vec<Curve> = (0..3).map(|i| curve(i, i as u64 * 5_000)).collect();
+        let spec = CdfSpec {
+            title: "1-CDF",
+            curves: &curves,
+            x: Scale { lo: 1e4, hi: 1e6, log: true },
+            y: Scale { lo: 1e-6, hi: 1.0, log: true },
+            hover_x: Some(5e4),
+            drag_box: None,
+            legend: true,
+        };
+        let (svg, f) = to_svg(900, 500, |root| draw_cdf(root, &spec)).unwrap();
+        for label in ["90%", "99%", "99.9%", "99.9999%", "run 2 read", "10.0us", "100us", "1.00ms"] {
+            assert!(svg.contains(label), "missing {label}");
+        }
+        assert!(!svg.contains("99.99999%"), "a level below the axis is labelled");
+        // each curve ends at 1/N: its end marker sits at y = 1e-5 (100,000 I/Os)
+        assert_eq!(svg.matches("<circle").count(), 3);
+        assert!(f.left as u32 >= Y_LABEL_AREA && f.right > f.left);
+        let stroke_of = |c: RGBColor| format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);
+        assert!(svg.contains(&stroke_of(PALETTE[2])), "third curve colour");
+    }
+
+    #[test]
+    fn runtime_and_rate_and_hist_draw() {
+        let lines = vec![
+            RuntimeLine { trace: "a read".into(), style: TraceStyle::nth(0), metric: Metric::Nines(3), points: vec![(0.5, Some(2e5)), (1.5, None), (2.5, Some(3e5)), (3.5, Some(2.5e5))] },
+            RuntimeLine { trace: "a read".into(), style: TraceStyle::nth(0), metric: Metric::Max, points: vec![(0.5, Some(9e5)), (1.5, Some(1e6))] },
+        ];
+        let spec = RuntimeSpec { title: "runtime", x_desc: "time", x_is_time: true, lines: &lines, x: Scale { lo: 0.0, hi: 4.0, log: false }, y: Scale { lo: 1e4, hi: 1e7, log: true }, selection: Some((1.0, 2.0)), legend: true };
+        let (svg, _) = to_svg(900, 300, |r| draw_runtime(r, &spec)).unwrap();
+        assert!(svg.contains("p99.9 (3 nines)"));
+        assert!(svg.contains("stroke-dasharray") || svg.matches("<polyline").count() >= 2 || svg.matches("<line").count() > 4);
+        let rl = vec![RateLine { label: "a read".into(), style: TraceStyle::nth(1), points: vec![(0.5, 1000.0), (1.5, 1100.0)], steady: Some((0.0, 2.0, 950.0, 1150.0)) }];
+        let rs = RateSpec { title: "IOPS", x_desc: "time", y_desc: "IOPS", x_is_time: true, lines: &rl, x: Scale { lo: 0.0, hi: 4.0, log: false }, y: Scale { lo: 0.0, hi: 1200.0, log: false }, selection: None, note: None, legend: false };
+        let (svg, f2) = to_svg(900, 220, |r| draw_rate(r, &rs)).unwrap();
+        assert!(svg.contains("1.2k") || svg.contains("1k"), "rate ticks");
+        let h = Hist::from_values(Layout::default_ns(), (0..50_000u64).map(|v| if v % 10 == 0 { 900_000 + v } else { 80_000 + v % 977 }));
+        let tr = vec![HistTrace { label: "a".into(), style: TraceStyle::nth(0), bins: log_density(&h, 40) }];
+        let hs = HistSpec { title: "histogram", traces: &tr, x: Scale { lo: 1e4, hi: 1e7, log: true }, y: Scale { lo: 1e-5, hi: 100.0, log: true }, legend: false };
+        let (svg, f3) = to_svg(900, 260, |r| draw_hist(r, &hs)).unwrap();
+        assert!(svg.contains("1e-3") && svg.contains("<rect"));
+        // charts stacked on the page share the plot's left edge
+        assert_eq!(f2.left, f3.left);
+    }
+}

@@ -1,0 +1,197 @@
+//! The view's state and its URL-hash form, so that a link reopens the same view:
+//! `#dir=read&lv=3,4&hide=2,5&x=ios&zoom=100,200&sel=120,150&cdf=1e4,1e6,1e-6,1&rate=mbps`.
+//!
+//! Parsing is forgiving: an unknown or malformed key is ignored (a hand-edited link still
+//! opens), and nothing in the hash is ever interpreted as markup or code.
+
+use std::collections::BTreeSet;
+
+/// Which directions every panel shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DirMode {
+    /// Every direction merged, per window.
+    #[default]
+    All,
+    Read,
+    Write,
+    /// Each direction its own trace.
+    Overlay,
+}
+
+impl DirMode {
+    pub const ALL: [DirMode; 4] = [DirMode::All, DirMode::Read, DirMode::Write, DirMode::Overlay];
+    pub fn key(&self) -> &'static str {
+        match self {
+            DirMode::All => "all",
+            DirMode::Read => "read",
+            DirMode::Write => "write",
+            DirMode::Overlay => "overlay",
+        }
+    }
+    pub fn label(&self) -> &'static str {
+        match self {
+            DirMode::All => "all",
+            DirMode::Read => "read",
+            DirMode::Write => "write",
+            DirMode::Overlay => "read + write",
+        }
+    }
+    pub fn from_key(s: &str) -> Option<DirMode> {
+        DirMode::ALL.into_iter().find(|d| d.key() == s)
+    }
+}
+
+/// What the rate panel shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum RateMode {
+    #[default]
+    Iops,
+    Mbps,
+}
+
+/// Everything a link restores.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewState {
+    pub dir: DirMode,
+    /// Levels (in nines) drawn on the runtime chart.
+    pub levels: Vec<u32>,
+    /// Indices of runs the legend has hidden.
+    pub hidden: BTreeSet<usize>,
+    /// Runtime x axis: seconds (false) or cumulative I/Os (true).
+    pub x_ios: bool,
+    /// Runtime zoom, in x-axis units.
+    pub zoom: Option<(f64, f64)>,
+    /// Brushed range, in x-axis units: every other panel shows only this range.
+    pub sel: Option<(f64, f64)>,
+    /// 1-CDF box zoom: latency range (ns) and share range.
+    pub cdf: Option<(f64, f64, f64, f64)>,
+    pub rate: RateMode,
+}
+
+impl Default for ViewState {
+    fn default() -> ViewState {
+        ViewState { dir: DirMode::All, levels: vec![3, 4], hidden: BTreeSet::new(), x_ios: false, zoom: None, sel: None, cdf: None, rate: RateMode::Iops }
+    }
+}
+
+fn nums(s: &str) -> Option<Vec<f64>> {
+    s.split(',').map(|p| p.trim().parse::<f64>().ok().filter(|v| v.is_finite())).collect()
+}
+
+fn pair(s: &str) -> Option<(f64, f64)> {
+    match nums(s)?.as_slice() {
+        [a, b] if a < b => Some((*a, *b)),
+        _ => None,
+    }
+}
+
+fn num(v: f64) -> String {
+    // shortest form that round-trips
+    format!("{v}")
+}
+
+impl ViewState {
+    /// The hash (without `#`); defaults are left out so links stay short.
+    pub fn to_hash(&self) -> String {
+        let d = ViewState::default();
+        let mut parts = Vec::new();
+        if self.dir != d.dir {
+            parts.push(format!("dir={}", self.dir.key()));
+        }
+        if self.levels != d.levels {
+            parts.push(format!("lv={}", self.levels.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(",")));
+        }
+        if !self.hidden.is_empty() {
+            parts.push(format!("hide={}", self.hidden.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(",")));
+        }
+        if self.x_ios {
+            parts.push("x=ios".into());
+        }
+        if let Some((a, b)) = self.zoom {
+            parts.push(format!("zoom={},{}", num(a), num(b)));
+        }
+        if let Some((a, b)) = self.sel {
+            parts.push(format!("sel={},{}", num(a), num(b)));
+        }
+        if let Some((a, b, c, e)) = self.cdf {
+            parts.push(format!("cdf={},{},{},{}", num(a), num(b), num(c), num(e)));
+        }
+        if self.rate == RateMode::Mbps {
+            parts.push("rate=mbps".into());
+        }
+        parts.join("&")
+    }
+
+    /// Parse a hash (with or without `#`); bad entries are skipped.
+    pub fn from_hash(hash: &str) -> ViewState {
+        let mut s = ViewState::default();
+        for kv in hash.trim_start_matches('#').split('&') {
+            let Some((k, v)) = kv.split_once('=') else { continue };
+            match k {
+                "dir" => s.dir = DirMode::from_key(v).unwrap_or_default(),
+                "lv" => {
+                    let lv: Option<Vec<u32>> = v.split(',').map(|x| x.parse::<u32>().ok().filter(|k| (1..=9).contains(k))).collect();
+                    if let Some(mut lv) = lv {
+                        lv.sort_unstable();
+                        lv.dedup();
+                        s.levels = lv;
+                    }
+                }
+                "hide" => s.hidden = v.split(',').filter_map(|x| x.parse::<usize>().ok()).filter(|&i| i < 100_000).collect(),
+                "x" => s.x_ios = v == "ios",
+                "zoom" => s.zoom = pair(v),
+                "sel" => s.sel = pair(v),
+                "cdf" => {
+                    s.cdf = match nums(v).as_deref() {
+                        Some([a, b, c, d]) if 0.0 < *a && a < b && 0.0 < *c && c < d => Some((*a, *b, *c, *d)),
+                        _ => None,
+                    }
+                }
+                "rate" => s.rate = if v == "mbps" { RateMode::Mbps } else { RateMode::Iops },
+                _ => {}
+            }
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_is_an_empty_hash() {
+        assert_eq!(ViewState::default().to_hash(), "");
+        assert_eq!(ViewState::from_hash(""), ViewState::default());
+        assert_eq!(ViewState::from_hash("#"), ViewState::default());
+    }
+
+    #[test]
+    fn round_trip() {
+        let s = ViewState {
+            dir: DirMode::Overlay,
+            levels: vec![2, 5, 6],
+            hidden: [1, 7].into_iter().collect(),
+            x_ios: true,
+            zoom: Some((100.5, 2000.0)),
+            sel: Some((120.0, 150.25)),
+            cdf: Some((1e4, 2.5e6, 1e-7, 0.5)),
+            rate: RateMode::Mbps,
+        };
+        let h = s.to_hash();
+        assert_eq!(h, "dir=overlay&lv=2,5,6&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps");
+        assert_eq!(ViewState::from_hash(&format!("#{h}")), s);
+    }
+
+    #[test]
+    fn hostile_or_broken_hashes_fall_back() {
+        let s = ViewState::from_hash("#dir=<script>&lv=3,x&zoom=5,1&sel=NaN,2&cdf=-1,2,3,4&hide=a,2&junk&x=ios");
+        assert_eq!(s.dir, DirMode::All);
+        assert_eq!(s.levels, vec![3, 4]);
+        assert_eq!(s.zoom, None);
+        assert_eq!(s.sel, None);
+        assert_eq!(s.cdf, None);
+        assert_eq!(s.hidden, [2].into_iter().collect());
+        assert!(s.x_ios);
+    }
+}
