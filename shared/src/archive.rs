@@ -17,7 +17,7 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value};
 
-use crate::codec::{decode_base64, DecodeError, Encoder};
+use crate::codec::{DecodeError, Decoder, Encoder};
 use crate::hist::Hist;
 use crate::run::{Run, Warning, Window};
 
@@ -100,77 +100,146 @@ pub fn sniff(bytes: &[u8]) -> bool {
 /// A last line without a newline that does not parse is taken as cut by a writer that was
 /// killed: its window is dropped with a warning. Every other bad line is an error.
 pub fn read(source_name: &str, bytes: &[u8]) -> Result<Run, ArchiveError> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| {
-            let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
-            err(source_name, line, ArchiveErrorKind::NotText(e.valid_up_to()))
-        })?;
-    let ends_with_newline = text.ends_with('\n');
-    let mut start_time: Option<f64> = None;
-    let mut base_time: Option<f64> = None;
-    let mut meta = Map::new();
-    let mut raw: Vec<(f64, f64, Option<String>, Hist)> = Vec::new();
-    let mut warnings = Vec::new();
-    let lines: Vec<&str> = text.split('\n').collect();
-    let last = lines.len() - 1;
+    let scanned = scan(source_name, bytes)?;
+    let windows = decode_lines(source_name, scanned.data_lines())?;
+    scanned.finish_checked(windows)
+}
 
-    for (i, line) in lines.iter().enumerate() {
+/// A window line decoded: (timestamp as written, length, tag, histogram).
+pub type RawWindow = (f64, f64, Option<String>, Hist);
+
+/// An interval log whose header and comment lines are read and whose window lines are found
+/// but not decoded yet. Decoding is the costly part and is independent line by line, so a
+/// caller with threads may decode chunks of [`Scanned::data_lines`] in parallel with
+/// [`decode_lines`] and hand the results, in order, to [`Scanned::finish`].
+pub struct Scanned<'a> {
+    source_name: String,
+    start_time: Option<f64>,
+    base_time: Option<f64>,
+    meta: Map<String, Value>,
+    lines: Vec<(usize, &'a str)>,
+    /// The last line, when the file does not end with a newline and it is a window line.
+    tail: Option<(usize, &'a str)>,
+    warnings: Vec<Warning>,
+    total_lines: usize,
+}
+
+/// Read the header and comment lines of an interval log and locate its window lines.
+pub fn scan<'a>(source_name: &str, bytes: &'a [u8]) -> Result<Scanned<'a>, ArchiveError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
+        err(source_name, line, ArchiveErrorKind::NotText(e.valid_up_to()))
+    })?;
+    let ends_with_newline = text.ends_with('\n');
+    let mut sc = Scanned {
+        source_name: source_name.to_string(),
+        start_time: None,
+        base_time: None,
+        meta: Map::new(),
+        lines: Vec::new(),
+        tail: None,
+        warnings: Vec::new(),
+        total_lines: 0,
+    };
+    let mut lines = text.split('\n').enumerate().peekable();
+    while let Some((i, line)) = lines.next() {
         let lineno = i + 1;
+        sc.total_lines = lineno;
+        let cut = lines.peek().is_none() && !ends_with_newline;
         let line = line.strip_suffix('\r').unwrap_or(line);
         if line.trim().is_empty() {
             continue;
         }
-        let cut = i == last && !ends_with_newline;
-        let parsed = parse_line(line, &mut start_time, &mut base_time, &mut meta);
-        match parsed {
-            Ok(Some(w)) => raw.push(w),
-            Ok(None) => {}
-            Err(kind) if cut => {
-                warnings.push(Warning {
-                    line: Some(lineno),
-                    message: format!(
-                        "the file ends in the middle of this line ({kind}); it was dropped and \
-                         the {} complete windows before it were kept (was the writer killed?)",
-                        raw.len()
-                    ),
-                });
-            }
+        match header_line(line, &mut sc.start_time, &mut sc.base_time, &mut sc.meta) {
+            Ok(true) => {}
+            Ok(false) if cut => sc.tail = Some((lineno, line)),
+            Ok(false) => sc.lines.push((lineno, line)),
+            Err(kind) if cut => sc.warnings.push(cut_warning(lineno, &kind, sc.lines.len())),
             Err(kind) => return Err(err(source_name, lineno, kind)),
         }
     }
-    if raw.is_empty() {
-        return Err(err(source_name, lines.len(), ArchiveErrorKind::Empty));
+    Ok(sc)
+}
+
+fn cut_warning(lineno: usize, kind: &ArchiveErrorKind, complete: usize) -> Warning {
+    Warning {
+        line: Some(lineno),
+        message: format!(
+            "the file ends in the middle of this line ({kind}); it was dropped and the {complete} \
+             complete windows before it were kept (was the writer killed?)"
+        ),
+    }
+}
+
+/// Decode window lines (as located by [`scan`]).
+pub fn decode_lines(source_name: &str, lines: &[(usize, &str)]) -> Result<Vec<RawWindow>, ArchiveError> {
+    let mut decoder = Decoder::new();
+    lines
+        .iter()
+        .map(|&(lineno, line)| window_line(line, &mut decoder).map_err(|kind| err(source_name, lineno, kind)))
+        .collect()
+}
+
+impl<'a> Scanned<'a> {
+    /// The window lines, with their 1-based line numbers, in file order.
+    pub fn data_lines(&self) -> &[(usize, &'a str)] {
+        &self.lines
     }
 
+    /// Build the run from the decoded windows of [`Scanned::data_lines`], in order (a run
+    /// without windows is allowed here; see [`Scanned::finish_checked`]).
+    pub fn finish(mut self, mut raw: Vec<RawWindow>) -> Run {
+        if let Some((lineno, line)) = self.tail {
+            match window_line(line, &mut Decoder::new()) {
+                Ok(w) => raw.push(w),
+                Err(kind) => {
+                    let w = cut_warning(lineno, &kind, raw.len());
+                    self.warnings.push(w);
+                }
+            }
+        }
+        build_run(self, raw)
+    }
+
+    /// [`Scanned::finish`], or the error for a file without windows.
+    pub fn finish_checked(self, raw: Vec<RawWindow>) -> Result<Run, ArchiveError> {
+        let (name, total) = (self.source_name.clone(), self.total_lines);
+        let run = self.finish(raw);
+        if run.windows.is_empty() {
+            return Err(err(&name, total, ArchiveErrorKind::Empty));
+        }
+        Ok(run)
+    }
+}
+
+fn build_run(sc: Scanned<'_>, raw: Vec<RawWindow>) -> Run {
     // Absolute time of a timestamp, following Java's HistogramLogReader: with a BaseTime the
     // timestamps are relative to it; without one, timestamps more than a year before StartTime
     // are taken as relative to StartTime, others as absolute.
-    let first_ts = raw[0].0;
-    let base = match (base_time, start_time) {
+    let first_ts = raw.first().map_or(0.0, |w| w.0);
+    let base = match (sc.base_time, sc.start_time) {
         (Some(b), _) => b,
         (None, Some(s)) if first_ts < s - YEAR_S => s,
         _ => 0.0,
     };
-    let t0 = start_time.unwrap_or(base + first_ts);
+    let t0 = sc.start_time.unwrap_or(base + first_ts);
     let windows = raw
         .into_iter()
         .map(|(ts, len, tag, hist)| Window { start_s: (base - t0) + ts, length_s: len, tag, hist })
         .collect();
-    let name = match meta.get("name") {
+    let name = match sc.meta.get("name") {
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
-        _ => stem(source_name),
+        _ => stem(&sc.source_name),
     };
-    Ok(Run {
+    Run {
         name,
-        source: source_name.to_string(),
-        start_time: if start_time.is_some() || base != 0.0 { Some(t0) } else { None },
-        meta,
+        source: sc.source_name,
+        start_time: if sc.start_time.is_some() || base != 0.0 { Some(t0) } else { None },
+        meta: sc.meta,
         windows,
-        warnings,
-    })
+        warnings: sc.warnings,
+    }
 }
-
-type RawWindow = (f64, f64, Option<String>, Hist);
 
 fn header_number(line: &str, prefix: &str, what: &'static str) -> Result<f64, ArchiveErrorKind> {
     line[prefix.len()..]
@@ -189,13 +258,14 @@ fn number(field: &'static str, text: &str) -> Result<f64, ArchiveErrorKind> {
     }
 }
 
-fn parse_line(
+/// Handle a header, comment or legend line: `Ok(true)`. `Ok(false)` for a window line.
+fn header_line(
     line: &str,
     start_time: &mut Option<f64>,
     base_time: &mut Option<f64>,
     meta: &mut Map<String, Value>,
-) -> Result<Option<RawWindow>, ArchiveErrorKind> {
-    if let Some(rest) = line.strip_prefix('#') {
+) -> Result<bool, ArchiveErrorKind> {
+    if line.starts_with('#') {
         if line.starts_with("#[StartTime:") {
             *start_time = Some(header_number(line, "#[StartTime:", "StartTime")?);
         } else if line.starts_with("#[BaseTime:") {
@@ -208,12 +278,13 @@ fn parse_line(
                 Err(e) => return Err(ArchiveErrorKind::Meta(e.to_string())),
             }
         }
-        let _ = rest;
-        return Ok(None);
+        return Ok(true);
     }
-    if line.starts_with("\"StartTimestamp\"") || line.starts_with("StartTimestamp") {
-        return Ok(None);
-    }
+    Ok(line.starts_with("\"StartTimestamp\"") || line.starts_with("StartTimestamp"))
+}
+
+/// Decode a window line: `[Tag=T,]start,length,max,histogram`.
+fn window_line(line: &str, decoder: &mut Decoder) -> Result<RawWindow, ArchiveErrorKind> {
     let (tag, rest) = match line.strip_prefix("Tag=") {
         Some(r) => {
             let (t, rest) = r.split_once(',').ok_or(ArchiveErrorKind::FieldCount(1))?;
@@ -233,8 +304,8 @@ fn parse_line(
     // Interval_Max is informative only: writers disagree on its unit; maxima come from the
     // histogram. It must still be a number for the line to be well formed.
     number("interval max", fields[2])?;
-    let hist = decode_base64(fields[3]).map_err(ArchiveErrorKind::Histogram)?;
-    Ok(Some((start, length, tag, hist)))
+    let hist = decoder.decode_base64(fields[3]).map_err(ArchiveErrorKind::Histogram)?;
+    Ok((start, length, tag, hist))
 }
 
 /// What goes in an archive's header.

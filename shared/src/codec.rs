@@ -8,13 +8,11 @@
 //! the bytes actually present, decompression is bounded, and errors say what was wrong.
 //! The decoder is tested against the crate's encoder.
 
-use std::io::Read;
-
 use base64::Engine as _;
 use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 
-use crate::hist::{Accumulator, Hist, Layout};
+use crate::hist::{Hist, Layout};
 
 const V2_COOKIE: u32 = 0x1c84_9303;
 const V2_COMPRESSED_COOKIE: u32 = 0x1c84_9304;
@@ -59,40 +57,110 @@ fn be_u64(b: &[u8], at: usize) -> Option<u64> {
 
 /// Decode a base64 V2 histogram (as found in interval logs).
 pub fn decode_base64(text: &str) -> Result<Hist, DecodeError> {
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(text.trim())
-        .map_err(|e| DecodeError::Base64(e.to_string()))?;
-    decode(&bytes)
+    Decoder::new().decode_base64(text)
 }
 
 /// Decode a binary V2 histogram, compressed or not.
 pub fn decode(bytes: &[u8]) -> Result<Hist, DecodeError> {
-    let cookie = be_u32(bytes, 0).ok_or(DecodeError::Truncated("fewer than 4 bytes"))?;
-    // Java sets word-size bits (0x10 for 8 bytes) in the cookie; its reader masks them off.
-    match cookie & !0xf0 {
-        V2_COOKIE => decode_v2(bytes),
-        V2_COMPRESSED_COOKIE => {
-            let len = be_u32(bytes, 4).ok_or(DecodeError::Truncated("no compressed length"))?;
-            let body = bytes
-                .get(8..8 + len as usize)
-                .ok_or(DecodeError::Truncated("compressed length exceeds the data"))?;
-            let mut inflated = Vec::with_capacity(body.len() * 4);
-            flate2::read::ZlibDecoder::new(body)
-                .take(MAX_DECOMPRESSED + 1)
-                .read_to_end(&mut inflated)
-                .map_err(|e| DecodeError::Deflate(e.to_string()))?;
-            if inflated.len() as u64 > MAX_DECOMPRESSED {
-                return Err(DecodeError::Deflate("decompresses to more than 64 MiB".into()));
+    Decoder::new().decode(bytes)
+}
+
+/// Decodes many histograms, reusing its inflater and buffers: creating a DEFLATE state per
+/// histogram costs more than decoding a typical window.
+pub struct Decoder {
+    inflater: Box<miniz_oxide::inflate::core::DecompressorOxide>,
+    raw: Vec<u8>,
+    inflated: Vec<u8>,
+    inflated_len: usize,
+}
+
+impl Default for Decoder {
+    fn default() -> Decoder {
+        Decoder::new()
+    }
+}
+
+impl Decoder {
+    pub fn new() -> Decoder {
+        Decoder { inflater: Box::default(), raw: Vec::new(), inflated: Vec::new(), inflated_len: 0 }
+    }
+
+    /// Decode a base64 V2 histogram.
+    pub fn decode_base64(&mut self, text: &str) -> Result<Hist, DecodeError> {
+        let mut raw = std::mem::take(&mut self.raw);
+        raw.clear();
+        let result = base64::engine::general_purpose::STANDARD
+            .decode_vec(text.trim(), &mut raw)
+            .map_err(|e| DecodeError::Base64(e.to_string()))
+            .and_then(|()| self.decode(&raw));
+        self.raw = raw;
+        result
+    }
+
+    /// Decode a binary V2 histogram, compressed or not.
+    pub fn decode(&mut self, bytes: &[u8]) -> Result<Hist, DecodeError> {
+        let cookie = be_u32(bytes, 0).ok_or(DecodeError::Truncated("fewer than 4 bytes"))?;
+        // Java sets word-size bits (0x10 for 8 bytes) in the cookie; its reader masks them off.
+        match cookie & !0xf0 {
+            V2_COOKIE => decode_v2(bytes),
+            V2_COMPRESSED_COOKIE => {
+                let len = be_u32(bytes, 4).ok_or(DecodeError::Truncated("no compressed length"))?;
+                let body = bytes
+                    .get(8..8 + len as usize)
+                    .ok_or(DecodeError::Truncated("compressed length exceeds the data"))?;
+                self.inflate(body)?;
+                let inflated = &self.inflated[..self.inflated_len];
+                match be_u32(inflated, 0) {
+                    Some(c) if c & !0xf0 == V2_COOKIE => decode_v2(inflated),
+                    Some(c) => Err(DecodeError::Cookie(c)),
+                    None => Err(DecodeError::Truncated("compressed body shorter than a cookie")),
+                }
             }
-            if be_u32(&inflated, 0).map(|c| c & !0xf0) != Some(V2_COOKIE) {
-                return Err(match be_u32(&inflated, 0) {
-                    Some(c) => DecodeError::Cookie(c),
-                    None => DecodeError::Truncated("compressed body shorter than a cookie"),
-                });
-            }
-            decode_v2(&inflated)
+            other => Err(DecodeError::Cookie(other)),
         }
-        other => Err(DecodeError::Cookie(other)),
+    }
+
+    /// Inflate a zlib stream into `self.inflated`, bounded by `MAX_DECOMPRESSED`.
+    /// miniz_oxide's core inflater is used directly: flate2's `Decompress::reset` clears a
+    /// 32 KiB window and `decompress_vec` zero-fills the spare capacity on every call, which
+    /// together cost more than the inflating itself. Here the output buffer is the window
+    /// (non-wrapping mode), zeroed once and reused.
+    fn inflate(&mut self, body: &[u8]) -> Result<(), DecodeError> {
+        use miniz_oxide::inflate::core::{decompress, inflate_flags::*};
+        use miniz_oxide::inflate::TINFLStatus;
+        const LIMIT: usize = MAX_DECOMPRESSED as usize;
+        self.inflater.init();
+        let flags = TINFL_FLAG_PARSE_ZLIB_HEADER | TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF | TINFL_FLAG_COMPUTE_ADLER32;
+        let want = (body.len() * 8 + 64).min(LIMIT);
+        if self.inflated.len() < want {
+            self.inflated.resize(want, 0);
+        }
+        let (mut in_pos, mut out_pos) = (0, 0);
+        loop {
+            let (status, read, written) = decompress(&mut self.inflater, &body[in_pos..], &mut self.inflated, out_pos, flags);
+            in_pos += read;
+            out_pos += written;
+            match status {
+                TINFLStatus::Done => {
+                    self.inflated_len = out_pos;
+                    return Ok(());
+                }
+                TINFLStatus::HasMoreOutput if self.inflated.len() < LIMIT => {
+                    let grown = (self.inflated.len() * 2).min(LIMIT);
+                    self.inflated.resize(grown, 0);
+                }
+                TINFLStatus::HasMoreOutput => {
+                    return Err(DecodeError::Deflate("decompresses to more than 64 MiB".into()));
+                }
+                TINFLStatus::NeedsMoreInput | TINFLStatus::FailedCannotMakeProgress => {
+                    return Err(DecodeError::Truncated("compressed data ends before its end marker"));
+                }
+                TINFLStatus::Adler32Mismatch => {
+                    return Err(DecodeError::Deflate("checksum mismatch".into()));
+                }
+                other => return Err(DecodeError::Deflate(format!("{other:?}"))),
+            }
+        }
     }
 }
 
@@ -121,7 +189,10 @@ fn decode_v2(b: &[u8]) -> Result<Hist, DecodeError> {
         .get(V2_HEADER_LEN..V2_HEADER_LEN + payload_len)
         .ok_or(DecodeError::Truncated("payload length exceeds the data"))?;
 
-    let mut acc = Accumulator::new(layout);
+    // V2 lists counts in index order, so buckets come out sorted: no dense array needed.
+    // Every non-empty bucket takes at least one payload byte; size for about half of them
+    // and give back the rest, so the list is not regrown (and copied) a dozen times.
+    let mut buckets = Vec::with_capacity(payload.len() / 2 + 1);
     let mut index: usize = 0;
     let mut pos = 0;
     while pos < payload.len() {
@@ -136,15 +207,16 @@ fn decode_v2(b: &[u8]) -> Result<Hist, DecodeError> {
                 .ok_or(DecodeError::Payload("zero run past the value range"))?;
         } else {
             if n > 0 {
-                if layout.value_of_index(index).is_none() {
-                    return Err(DecodeError::Payload("count past the 64-bit value range"));
-                }
-                acc.record_index(index, n as u64);
+                let value = layout
+                    .value_of_index(index)
+                    .ok_or(DecodeError::Payload("count past the 64-bit value range"))?;
+                buckets.push((value, n as u64));
             }
             index += 1;
         }
     }
-    Ok(acc.finish())
+    buckets.shrink_to_fit();
+    Ok(Hist::from_sorted_buckets(layout, buckets))
 }
 
 /// HdrHistogram's LEB128 variant: up to 9 bytes, the 9th contributes all 8 bits.

@@ -131,6 +131,14 @@ impl Hist {
         acc.finish()
     }
 
+    /// Build from buckets already in ascending order with distinct lowest values (as a V2
+    /// payload lists them). Zero counts are skipped.
+    pub(crate) fn from_sorted_buckets(layout: Layout, buckets: Vec<(u64, u64)>) -> Hist {
+        debug_assert!(buckets.windows(2).all(|w| w[0].0 < w[1].0));
+        let total = buckets.iter().fold(0_u64, |t, b| t.saturating_add(b.1));
+        Hist { layout, buckets, total }
+    }
+
     /// Convert a dense HdrHistogram.
     pub fn from_hdr(h: &Histogram<u64>) -> Hist {
         let layout = Layout::new(h.low(), h.sigfig()).expect("a valid histogram has a valid layout");
@@ -311,9 +319,19 @@ impl Accumulator {
 
     pub fn add(&mut self, h: &Hist) {
         if h.layout == self.layout {
-            for &(v, c) in &h.buckets {
-                self.record_n(v, c);
+            // Same layout: size the counters once for the largest bucket, then add without
+            // per-entry growth checks (this loop is most of merging an hour of windows).
+            let Some(&(top, _)) = h.buckets.last() else { return };
+            let need = self.layout.index_of(top) + 1;
+            if need > self.counts.len() {
+                self.counts.resize(need.max(self.counts.len() * 2).max(64), 0);
             }
+            let counts = &mut self.counts[..need];
+            for &(v, c) in &h.buckets {
+                let i = self.layout.index_of(v);
+                counts[i] = counts[i].saturating_add(c);
+            }
+            self.total = self.total.saturating_add(h.total);
         } else {
             for &(v, c) in &h.buckets {
                 self.record_n(h.layout.highest_equivalent(v), c);

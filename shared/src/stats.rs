@@ -112,29 +112,36 @@ pub fn merge_windows<'a>(windows: impl IntoIterator<Item = &'a Window>) -> Optio
 /// Compute a run's statistics: one entry per tag, then `all` merging every direction
 /// (auxiliary measures such as `read.svc` are not merged into `all`).
 pub fn run_stats(run: &Run, opts: &Options) -> RunStats {
-    let run = if opts.from.is_some() || opts.to.is_some() { run.slice(opts.from, opts.to) } else { run.clone() };
-    let duration = run.duration_s();
-    let mut tags = Vec::new();
-    let all_tags = run.tags();
-    let selected: Vec<Option<String>> = match &opts.tag {
-        Some(t) => all_tags.into_iter().filter(|x| tag_name(x.as_deref()) == t).collect(),
-        None => all_tags,
-    };
-    for t in &selected {
-        if let Some(h) = merge_windows(run.windows_of(t.as_deref())) {
-            tags.push((tag_name(t.as_deref()).to_string(), tag_stats(&h, duration, &opts.levels)));
+    let (from, to) = (opts.from.unwrap_or(f64::NEG_INFINITY), opts.to.unwrap_or(f64::INFINITY));
+    let in_range = |w: &&Window| w.start_s >= from && w.start_s < to;
+    let windows: Vec<&Window> = run.windows.iter().filter(in_range).collect();
+    let duration = span_of(&windows);
+    // One pass: merge each tag's windows; tags in order of first appearance.
+    let mut merged: Vec<(Option<String>, Accumulator)> = Vec::new();
+    for w in &windows {
+        if opts.tag.as_deref().is_some_and(|t| t != tag_name(w.tag.as_deref())) {
+            continue;
         }
-    }
-    let directions: Vec<&Option<String>> = selected.iter().filter(|t| is_direction(t.as_deref())).collect();
-    let untagged_only = selected.len() == 1 && selected[0].is_none();
-    if opts.tag.is_none() && !directions.is_empty() {
-        if untagged_only {
-            // A log without tags: its one row is the whole run.
-            if let Some((_, s)) = tags.pop() {
-                tags.push((ALL.to_string(), s));
+        let i = match merged.iter().position(|(t, _)| *t == w.tag) {
+            Some(i) => i,
+            None => {
+                merged.push((w.tag.clone(), Accumulator::new(w.hist.layout())));
+                merged.len() - 1
             }
-        } else if let Some(h) = merge_windows(run.windows.iter().filter(|w| is_direction(w.tag.as_deref()))) {
-            tags.push((ALL.to_string(), tag_stats(&h, duration, &opts.levels)));
+        };
+        merged[i].1.add(&w.hist);
+    }
+    let merged: Vec<(Option<String>, Hist)> = merged.into_iter().map(|(t, a)| (t, a.finish())).collect();
+    let mut tags: Vec<(String, TagStats)> =
+        merged.iter().map(|(t, h)| (tag_name(t.as_deref()).to_string(), tag_stats(h, duration, &opts.levels))).collect();
+    if opts.tag.is_none() {
+        let directions: Vec<&Hist> = merged.iter().filter(|(t, _)| is_direction(t.as_deref())).map(|(_, h)| h).collect();
+        if merged.len() == 1 && merged[0].0.is_none() {
+            // A log without tags: its one row is the whole run.
+            tags[0].0 = ALL.to_string();
+        } else if !directions.is_empty() {
+            // Per-tag totals merge exactly into the total of all directions.
+            tags.push((ALL.to_string(), tag_stats(&Hist::merge_all(directions), duration, &opts.levels)));
         }
     }
     // Runs from coarser sources (fio's buckets) state every value at that source's precision.
@@ -142,6 +149,13 @@ pub fn run_stats(run: &Run, opts: &Options) -> RunStats {
         tags.iter_mut().for_each(|(_, s)| p.apply(s));
     }
     RunStats { file: run.source.clone(), name: run.name.clone(), duration_s: duration, tags: TagMap(tags), warnings: run.warnings.clone() }
+}
+
+/// Seconds from the first window's start to the last window's end.
+fn span_of(windows: &[&Window]) -> f64 {
+    let start = windows.iter().map(|w| w.start_s).fold(f64::INFINITY, f64::min);
+    let end = windows.iter().map(|w| w.end_s()).fold(f64::NEG_INFINITY, f64::max);
+    if end > start { end - start } else { 0.0 }
 }
 
 /// The JSON document `nines stats --json` prints.

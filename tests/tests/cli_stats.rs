@@ -92,7 +92,8 @@ fn unknown_missing_and_empty_files() {
     let out = nines(&["stats", junk.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("junk.bin: format not recognised; tried: HdrHistogram interval log"), "{stderr}");
+    assert!(stderr.contains("junk.bin") && stderr.contains("format not recognised; tried: HdrHistogram interval log"), "{stderr}");
+    assert!(stderr.contains("fio json+"), "the error lists every format tried: {stderr}");
 
     let out = nines(&["stats", dir.path().join("nope.hlog").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Benchmark: decode a one-hour interval log (1 s windows, read and write tags) and compute
+# per-direction stats, nines against Python hdrh and Java's HistogramLogProcessor on the
+# same file. Writes the table into BENCHMARKS.md (between the core markers) and keeps the
+# raw timings in bench/results/core.csv.
+#
+# Usage: bash bench/core.sh [RUNS]   (default 5 runs per tool; the median is reported)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-5}
+bash scripts/setup.sh >/dev/null
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+log=$work/hour.hlog
+jar=/usr/share/java/hdrhistogram.jar
+pcts="50 90 99 99.9 99.99 99.999 99.9999 99.99999 99.999999 99.9999999"
+
+echo "bench: writing a 1 h log with Java's HistogramLogWriter (3600 x 2 windows, 2,000 I/Os each)" >&2
+java -cp "$jar" tests/interop/JavaWrite.java "$log" 1 3600 2000 50 >/dev/null
+size=$(stat -c %s "$log")
+cargo build -q --release -p nines
+nines=target/release/nines
+
+# median wall time in seconds of a command, run $runs times
+median() {
+  local t=()
+  for _ in $(seq "$runs"); do
+    local s e
+    s=$(date +%s.%N)
+    "$@" >/dev/null 2>&1
+    e=$(date +%s.%N)
+    t+=("$(echo "$e - $s" | bc -l)")
+  done
+  printf '%s\n' "${t[@]}" | sort -g | awk '{a[NR]=$1} END{printf "%.3f\n", a[int((NR+1)/2)]}'
+}
+
+hlp() {
+  java -cp "$jar" org.HdrHistogram.HistogramLogProcessor -i "$log" -o "$work/hlp" -tag read -outputValueUnitRatio 1
+  java -cp "$jar" org.HdrHistogram.HistogramLogProcessor -i "$log" -o "$work/hlp" -tag write -outputValueUnitRatio 1
+}
+
+echo "bench: timing (median of $runs)" >&2
+t_nines=$(median "$nines" stats --json "$log")
+t_nines1=$(median env NINES_THREADS=1 "$nines" stats --json "$log")
+# shellcheck disable=SC2086
+t_py=$(median python3 tests/interop/py_read.py "$log" $pcts)
+t_java=$(median hlp)
+
+mkdir -p bench/results
+{
+  echo "tool,seconds"
+  echo "nines,$t_nines"
+  echo "nines_1_thread,$t_nines1"
+  echo "python_hdrh,$t_py"
+  echo "java_HistogramLogProcessor,$t_java"
+} > bench/results/core.csv
+
+ratio() { echo "scale=1; $1 / $2" | bc -l; }
+table=$(cat <<TABLE
+Decode a one-hour log (3,600 one-second windows x 2 tags, 2,000 I/Os per window, $((size / 1024)) KiB,
+written by Java's HistogramLogWriter) and compute per-direction stats. Median of $runs runs,
+wall time of the whole process, on this project's 2-core machine ($(date -u +%Y-%m-%d)).
+
+| tool | what it does | seconds | nines is faster by |
+|---|---|---|---|
+| \`nines stats --json\` | decode, merge per tag and all, 10 levels with 95% CIs | $t_nines | - |
+| \`nines stats --json\`, \`NINES_THREADS=1\` | the same on one thread | $t_nines1 | - |
+| Python \`hdrh\` 0.10 (tests/interop/py_read.py) | decode, merge per tag, 10 percentiles | $t_py | $(ratio "$t_py" "$t_nines")x ($(ratio "$t_py" "$t_nines1")x on one thread) |
+| Java \`HistogramLogProcessor\` 2.1.11, once per tag | decode, merge, percentile tables | $t_java | $(ratio "$t_java" "$t_nines")x |
+
+Command: \`bash bench/core.sh\` (raw timings: bench/results/core.csv).
+TABLE
+)
+python3 - "$table" <<'PY'
+import re, sys, pathlib
+p = pathlib.Path("BENCHMARKS.md")
+text = p.read_text() if p.exists() else "# Benchmarks\n\nEach section is written by the script it names; rerun it to refresh the numbers.\n"
+block = "<!-- core:begin -->\n## Analysis core: decode and stats of a one-hour log\n\n" + sys.argv[1] + "\n<!-- core:end -->"
+if "<!-- core:begin -->" in text:
+    text = re.sub(r"<!-- core:begin -->.*?<!-- core:end -->", lambda m: block, text, flags=re.S)
+else:
+    text = text.rstrip("\n") + "\n\n" + block + "\n"
+p.write_text(text)
+PY
+echo "$table"
