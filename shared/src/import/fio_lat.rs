@@ -112,6 +112,8 @@ pub struct LatLogReader {
     zero_bs: u64,
     base_ms: Option<u64>,
     max_ms: u64,
+    win_lo: u64,
+    win_cached: u64,
 }
 
 impl LatLogReader {
@@ -138,6 +140,8 @@ impl LatLogReader {
             zero_bs: 0,
             base_ms: None,
             max_ms: 0,
+            win_lo: 0,
+            win_cached: 0,
         }
     }
 
@@ -153,6 +157,7 @@ impl LatLogReader {
     /// Feed the next bytes of the file (chunks may split lines anywhere).
     pub fn feed(&mut self, mut chunk: &[u8]) -> Result<(), LatLogError> {
         if !self.carry.is_empty() {
+            // finish the line cut at the end of the previous chunk
             match chunk.iter().position(|&b| b == b'\n') {
                 None => {
                     self.carry.extend_from_slice(chunk);
@@ -164,53 +169,88 @@ impl LatLogReader {
                 }
                 Some(p) => {
                     let mut line = std::mem::take(&mut self.carry);
-                    line.extend_from_slice(&chunk[..p]);
-                    self.parse_line(&line)?;
+                    line.extend_from_slice(&chunk[..=p]);
+                    self.parse_at(&line, 0)?;
                     chunk = &chunk[p + 1..];
                 }
             }
         }
-        while let Some(p) = chunk.iter().position(|&b| b == b'\n') {
-            self.parse_line(&chunk[..p])?;
-            chunk = &chunk[p + 1..];
+        // One pass over the bytes: numbers are parsed as the scan meets them, and a line
+        // without its newline is kept for the next chunk.
+        let mut i = 0;
+        while i < chunk.len() {
+            match self.parse_at(chunk, i)? {
+                Some(next) => i = next,
+                None => {
+                    let rest = &chunk[i..];
+                    if rest.len() > MAX_LINE {
+                        self.line += 1;
+                        return Err(self.err(LatLogErrorKind::LongLine(MAX_LINE)));
+                    }
+                    self.carry.extend_from_slice(rest);
+                    break;
+                }
+            }
         }
-        if chunk.len() > MAX_LINE {
-            self.line += 1;
-            return Err(self.err(LatLogErrorKind::LongLine(MAX_LINE)));
-        }
-        self.carry.extend_from_slice(chunk);
         Ok(())
     }
 
-    fn parse_line(&mut self, line: &[u8]) -> Result<(), LatLogError> {
-        self.line += 1;
-        if line.len() > MAX_LINE {
-            return Err(self.err(LatLogErrorKind::LongLine(MAX_LINE)));
+    /// Parse the line starting at `buf[i]`: `Some(index after its newline)`, or `None` when
+    /// the buffer ends before the newline (nothing is recorded then).
+    #[inline]
+    fn parse_at(&mut self, buf: &[u8], i: usize) -> Result<Option<usize>, LatLogError> {
+        // Fast path for lines as fio writes them (`1, 234, 0, 4096, 0`); anything else,
+        // including a line cut by the end of the buffer, takes the general path below.
+        let mut f = [0_u64; 8];
+        if let Some((n, next)) = fast_fields(buf, i, &mut f) {
+            if n == self.columns {
+                self.line += 1;
+                self.record(f[0], f[1], f[2], f[3]);
+                return Ok(Some(next));
+            }
         }
+        // General path: the whole line must be in the buffer (or it waits for the next
+        // chunk), so errors do not depend on how the file was cut into chunks.
+        let len = buf.len();
+        let lim = (i + MAX_LINE + 1).min(len);
+        match buf[i..lim].iter().position(|&b| b == b'\n') {
+            Some(p) => {
+                self.parse_line(&buf[i..i + p])?;
+                Ok(Some(i + p + 1))
+            }
+            None if lim == len => Ok(None),
+            None => {
+                self.line += 1;
+                Err(self.err(LatLogErrorKind::LongLine(MAX_LINE)))
+            }
+        }
+    }
+
+    fn parse_line(&mut self, line: &[u8]) -> Result<(), LatLogError> {
         // fields separated by commas, each a decimal integer with optional blanks around
+        let blank = |b: u8| b == b' ' || b == b'\t' || b == b'\r';
+        let len = line.len();
         let mut n = 0_usize;
         let mut i = 0_usize;
-        let len = line.len();
         loop {
-            while i < len && (line[i] == b' ' || line[i] == b'\t' || line[i] == b'\r') {
+            while i < len && blank(line[i]) {
                 i += 1;
             }
             if n == 0 && i == len {
+                self.line += 1;
                 return Ok(()); // blank line
             }
             let start = i;
             let mut v: u64 = 0;
             while i < len && line[i].is_ascii_digit() {
-                v = match v.checked_mul(10).and_then(|x| x.checked_add(u64::from(line[i] - b'0'))) {
-                    Some(x) => x,
-                    None => return Err(self.bad_number(line, n)),
-                };
+                v = v.wrapping_mul(10).wrapping_add(u64::from(line[i] - b'0'));
                 i += 1;
             }
-            if i == start {
-                return Err(self.bad_number(line, n));
+            let digits = i - start;
+            if digits == 0 || (digits >= 20 && !fits_u64(&line[start..i])) {
+                return Err(self.bad_number(line, 0, n));
             }
-            while i < len && (line[i] == b' ' || line[i] == b'\t' || line[i] == b'\r') {
+            while i < len && blank(line[i]) {
                 i += 1;
             }
             if n < self.fields.len() {
@@ -221,10 +261,11 @@ impl LatLogReader {
                 break;
             }
             if line[i] != b',' {
-                return Err(self.bad_number(line, n - 1));
+                return Err(self.bad_number(line, 0, n - 1));
             }
             i += 1;
         }
+        self.line += 1;
         if self.columns == 0 {
             if !(4..=7).contains(&n) {
                 return Err(self.err(LatLogErrorKind::Columns { found: n, expected: "4 to 7 (time, value, ddir, bs, then offset, prio, issue time as configured)".into() }));
@@ -238,10 +279,11 @@ impl LatLogReader {
         Ok(())
     }
 
-    fn bad_number(&self, line: &[u8], column: usize) -> LatLogError {
-        let text = String::from_utf8_lossy(line);
+    fn bad_number(&self, buf: &[u8], line_start: usize, column: usize) -> LatLogError {
+        let end = buf[line_start..].iter().position(|&b| b == b'\n').map_or(buf.len(), |p| line_start + p);
+        let text = String::from_utf8_lossy(&buf[line_start..end.min(line_start + MAX_LINE)]);
         let field = text.split(',').nth(column).unwrap_or("").trim().chars().take(40).collect();
-        self.err(LatLogErrorKind::Number { column: column + 1, text: field })
+        LatLogError { source_name: self.source_name.clone(), line: self.line + 1, kind: LatLogErrorKind::Number { column: column + 1, text: field } }
     }
 
     #[inline]
@@ -253,7 +295,15 @@ impl LatLogReader {
         if bs == 0 {
             self.zero_bs += 1;
         }
-        let win = t / self.window_ms;
+        // a division per sample is measurable at millions of lines: reuse the last window
+        let win = if t >= self.win_lo && t < self.win_lo.saturating_add(self.window_ms) {
+            self.win_cached
+        } else {
+            let w = t / self.window_ms;
+            self.win_cached = w;
+            self.win_lo = w * self.window_ms;
+            w
+        };
         if let Some(o) = self.open.get_mut(self.last) {
             if o.win == win && o.ddir == ddir {
                 o.acc.record_n(value, 1);
@@ -296,8 +346,9 @@ impl LatLogReader {
     /// End of the file: the run, one window per time window and direction.
     pub fn finish(mut self) -> Result<Run, LatLogError> {
         if !self.carry.is_empty() {
-            let line = std::mem::take(&mut self.carry);
-            self.parse_line(&line)?;
+            let mut line = std::mem::take(&mut self.carry);
+            line.push(b'\n');
+            self.parse_at(&line, 0)?;
         }
         if self.count == 0 {
             self.line = self.line.max(1);
@@ -347,6 +398,77 @@ impl LatLogReader {
             warnings,
         })
     }
+}
+
+/// Parse a whole well-formed line at `buf[i..]`: `(fields, index after the newline)`, or
+/// `None` for anything unusual (blanks other than one space after a comma, more than 19
+/// digits, more than 8 fields, no newline before the end of the buffer).
+#[inline(always)]
+fn fast_fields(buf: &[u8], mut i: usize, out: &mut [u64; 8]) -> Option<(usize, usize)> {
+    let mut n = 0;
+    loop {
+        let start = i;
+        let mut v = 0_u64;
+        if let Some((x, nd)) = swar_digits(buf, i) {
+            v = x;
+            i += nd;
+        }
+        while let Some(&b) = buf.get(i) {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            v = v.wrapping_mul(10).wrapping_add(u64::from(d));
+            i += 1;
+        }
+        let digits = i - start;
+        if digits == 0 || digits > 19 || n >= out.len() {
+            return None;
+        }
+        out[n] = v;
+        n += 1;
+        match buf.get(i) {
+            Some(b',') => {
+                i += 1;
+                if buf.get(i) == Some(&b' ') {
+                    i += 1;
+                }
+            }
+            Some(b'\n') => return Some((n, i + 1)),
+            _ => return None,
+        }
+    }
+}
+
+/// Up to 8 leading decimal digits of `buf[i..]` at once (SWAR: the 8 bytes as one word):
+/// `(value, digit count)`, or `None` with fewer than 8 bytes left. Bytes after the first
+/// non-digit may be disturbed by borrows and carries, but they are shifted out unused.
+#[inline(always)]
+fn swar_digits(buf: &[u8], i: usize) -> Option<(u64, usize)> {
+    let bytes: [u8; 8] = buf.get(i..i + 8)?.try_into().ok()?;
+    let word = u64::from_le_bytes(bytes);
+    let lo = word.wrapping_sub(0x3030_3030_3030_3030); // each byte minus '0'
+    let hi = word.wrapping_add(0x4646_4646_4646_4646); // top bit set from ':' (0x3a) up
+    let nondigit = (lo | hi) & 0x8080_8080_8080_8080;
+    let nd = (nondigit.trailing_zeros() / 8) as usize; // 8 when all are digits
+    if nd == 0 {
+        return Some((0, 0));
+    }
+    // leading zeros for the missing digits, then pairwise sums: 8 digits in 3 multiplies
+    let mut v = lo << (8 * (8 - nd));
+    v = ((v & 0x0f0f_0f0f_0f0f_0f0f).wrapping_mul(2561)) >> 8;
+    v = ((v & 0x00ff_00ff_00ff_00ff).wrapping_mul(6_553_601)) >> 16;
+    v = ((v & 0x0000_ffff_0000_ffff).wrapping_mul(42_949_672_960_001)) >> 32;
+    Some((v, nd))
+}
+
+/// Does a run of 20 or more decimal digits fit in a u64?
+fn fits_u64(digits: &[u8]) -> bool {
+    let d = match digits.iter().position(|&b| b != b'0') {
+        Some(p) => &digits[p..],
+        None => return true,
+    };
+    d.len() < 20 || (d.len() == 20 && d <= b"18446744073709551615".as_slice())
 }
 
 /// Does this look like a fio latency log? (4 to 7 integer columns)
@@ -414,6 +536,18 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn swar_matches_scalar(v in 0u64..=u64::MAX, tail in "[ ,\n0-9a-z]{0,9}", zeros in 0usize..3) {
+            let text = format!("{}{v}{tail}", "0".repeat(zeros));
+            let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
+            if let Some((x, nd)) = swar_digits(text.as_bytes(), 0) {
+                prop_assert_eq!(nd, digits.len().min(8));
+                prop_assert_eq!(x, digits[..nd].parse::<u64>().unwrap_or(0));
+            } else {
+                prop_assert!(text.len() < 8);
+            }
+        }
+
         // Any split of the file into chunks gives the same run.
         #[test]
         fn chunking_does_not_matter(samples in proptest::collection::vec((0u64..5000, 1u64..10_000_000, 0u64..3), 1..300),
