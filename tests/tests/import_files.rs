@@ -49,7 +49,7 @@ fn json_plus_levels_are_fio_buckets_in_text_and_json() {
     assert_eq!(s.tags["all"].count, 1000, "all merges read and write, not .lat");
 
     let text = nines_ok(&["stats", &data("fio-randrw.json")]);
-    assert!(text.contains("ranges: the source's (fio's) bucket holding the level"), "{text}");
+    assert!(text.contains("ranges: the source's bucket (fio's, or a spectrum's step) holding the level"), "{text}");
     let json: Value = serde_json::from_str(&nines_ok(&["stats", "--json", &data("fio-randrw.json")])).unwrap();
     let p50 = &json["runs"][0]["tags"]["read"]["levels"][0];
     assert_eq!(p50["label"], "p50");
@@ -183,4 +183,45 @@ print(total)
     assert_eq!(s.tags.0.len(), 1);
     assert_eq!(s.tags["all"].count, total);
     assert!((s.duration_s - 5.0).abs() < 1e-6);
+}
+
+/// A percentile spectrum (`.hgrm`) written by Python hdrh from known values: every level
+/// nines states is a step that holds the exact nearest-rank value of those values.
+#[test]
+fn percentile_spectrum_from_python_holds_exact_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lat.hgrm");
+    let script = r#"
+import sys, random, json
+from hdrh.histogram import HdrHistogram
+rnd = random.Random(5)
+h = HdrHistogram(1, 10**10, 3)
+values = [int(200_000 * rnd.lognormvariate(0, 0.6)) for _ in range(20000)]
+for v in values:
+    h.record_value(v)
+with open(sys.argv[1], "wb") as f:
+    h.output_percentile_distribution(f, 1e6)
+print(json.dumps(values))
+"#;
+    let out = Command::new("python3").arg("-c").arg(script).arg(&path).output().expect("python3 runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut values: Vec<u64> = serde_json::from_slice(&out.stdout).unwrap();
+    values.sort_unstable();
+    let hlog = dir.path().join("lat.hlog");
+    nines_ok(&["import", path.to_str().unwrap(), "--unit", "ms", "-o", hlog.to_str().unwrap()]);
+    let run = read_any("lat.hlog", &std::fs::read(&hlog).unwrap()).unwrap();
+    assert!(matches!(Precision::of_meta(&run.meta), Some(Precision::Steps { .. })));
+    let s = run_stats(&run, &Options::default());
+    let all = &s.tags["all"];
+    assert_eq!(all.count, values.len() as u64);
+    let mut checked = 0;
+    for l in &all.levels {
+        let Some((lo, hi)) = l.bucket_ns else { continue };
+        let exact = values[(Level::from_quantile(l.quantile).unwrap().rank(values.len() as u64) - 1) as usize];
+        // hdrh prints each row at its 3-digit bucket's top; the exact value lies in that bucket
+        let l3 = nines_core::hist::Layout::default_ns();
+        assert!(lo <= l3.highest_equivalent(exact) && l3.lowest_equivalent(exact) <= hi, "{}: {exact} not in [{lo}, {hi}]", l.label);
+        checked += 1;
+    }
+    assert!(checked >= 4, "{checked}");
 }

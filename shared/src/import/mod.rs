@@ -9,6 +9,7 @@
 //! | fio `--output-format=json+` | [`fio_json`] | fio's buckets ([`precision`]) |
 //! | fio histogram logs (`--write_hist_log`) | [`fio_hist`] | fio's buckets, coarsened |
 //! | fio per-I/O latency logs (`--write_lat_log`, `log_avg_msec=0`) | [`fio_lat`] (streaming) | exact |
+//! | percentile spectra (`.hgrm`, wrk2 `--latency`) | [`spectrum`] | the step between rows |
 //! | plain latency lists, CSV | [`list`] | exact, unit given by the caller |
 //!
 //! ```
@@ -25,6 +26,7 @@ pub mod fio_json;
 pub mod fio_lat;
 pub mod list;
 pub mod precision;
+pub mod spectrum;
 pub mod sweep;
 
 use std::collections::HashMap;
@@ -40,6 +42,7 @@ pub use fio_json::FioJsonError;
 pub use fio_lat::{LatLogError, LatLogReader};
 pub use list::{ListError, Unit};
 pub use precision::Precision;
+pub use spectrum::SpectrumError;
 
 /// Why a file could not be read as a run.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -56,6 +59,9 @@ pub enum LoadError {
     /// The file was recognised as a fio latency log but a line is bad.
     #[error(transparent)]
     LatLog(#[from] LatLogError),
+    /// The file was recognised as a percentile spectrum but a row is bad.
+    #[error(transparent)]
+    Spectrum(#[from] SpectrumError),
     /// The file was read as a latency list but a line is bad.
     #[error(transparent)]
     List(#[from] ListError),
@@ -73,6 +79,7 @@ pub const FORMATS: &[&str] = &[
     "fio json+ output",
     "fio histogram log (--write_hist_log)",
     "fio latency log (--write_lat_log, log_avg_msec=0)",
+    "percentile spectrum (.hgrm, wrk2 --latency)",
     "latency list (one per line or CSV)",
 ];
 
@@ -83,13 +90,15 @@ pub enum Format {
     FioJson,
     FioHist,
     FioLat,
+    Spectrum,
     List,
 }
 
 /// What the caller knows that a file does not say.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Unit of plain latency lists (`None`: nanoseconds, with a warning).
+    /// Unit of plain latency lists (`None`: nanoseconds, with a warning) and of percentile
+    /// spectra (`None`: milliseconds, wrk2's, with a warning).
     pub unit: Option<Unit>,
     /// Window length in seconds for formats with per-I/O times (latency logs, lists).
     pub window_s: f64,
@@ -111,6 +120,8 @@ pub fn detect(source_name: &str, bytes: &[u8]) -> Option<Format> {
         Some(Format::FioHist)
     } else if fio_lat::sniff(bytes) || (fio_lat::Measure::of_name(source_name).is_some() && !list::sniff(bytes)) {
         Some(Format::FioLat)
+    } else if spectrum::sniff(bytes) {
+        Some(Format::Spectrum)
     } else if list::sniff(bytes) {
         Some(Format::List)
     } else {
@@ -134,6 +145,7 @@ pub fn read_any_with(source_name: &str, bytes: &[u8], opts: &Options) -> Result<
         Some(Format::FioJson) => Ok(fio_json::read(source_name, bytes)?),
         Some(Format::FioHist) => Ok(fio_hist::read(source_name, bytes)?),
         Some(Format::FioLat) => Ok(fio_lat::read(source_name, bytes, opts.window_s)?),
+        Some(Format::Spectrum) => Ok(spectrum::read(source_name, bytes, opts.unit)?),
         Some(Format::List) => Ok(list::read(source_name, bytes, opts.unit, opts.window_s)?),
         None => Err(LoadError::Unknown { source_name: source_name.to_string(), tried: tried() }),
     }

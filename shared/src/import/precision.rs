@@ -13,11 +13,16 @@
 //!   `at_least` is set, shown as "at least 17.0s";
 //! - confidence intervals, min and max widen to fio's bucket edges.
 //!
+//! A percentile spectrum (`.hgrm`, wrk2's "Detailed Percentile spectrum") has one step per
+//! printed row: the I/Os counted by a row lie between the previous row's value and its own,
+//! widened by half the printed resolution, and that step is the stated precision.
+//!
 //! Runs that mix sources take the coarsest precision present ([`Precision::coarsest`]).
 
 use serde_json::{json, Map, Value};
 
 use super::fio_buckets::{Coarse, CLAMP_LO_NS, MAX_COARSENESS};
+use crate::hist::Layout;
 use crate::quantile::LevelStat;
 use crate::stats::TagStats;
 use crate::units::format_ns;
@@ -25,12 +30,17 @@ use crate::units::format_ns;
 /// Metadata key holding the precision.
 pub const META_KEY: &str = "precision";
 const FIO_KIND: &str = "fio-buckets";
+const STEPS_KIND: &str = "spectrum-steps";
 
 /// How precise the values of a run are, when coarser than its histograms.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Precision {
     /// fio's latency buckets, `2^coarseness` of them summed per bucket (0 for json+).
     Fio { coarseness: u8 },
+    /// The rows of a percentile spectrum: ascending values (ns) at which counts were
+    /// recorded; a value lies in `(previous row, its row]`, widened by `res_ns` each side
+    /// for the printed rounding.
+    Steps { edges_ns: Vec<u64>, res_ns: u64 },
 }
 
 /// A source bucket: the range a derived value is known to lie in.
@@ -51,12 +61,20 @@ impl Precision {
                 let c = p.get("coarseness").and_then(Value::as_u64).unwrap_or(0);
                 Some(Precision::Fio { coarseness: (c.min(u64::from(MAX_COARSENESS))) as u8 })
             }
+            STEPS_KIND => {
+                let edges_ns: Vec<u64> = p.get("edges_ns")?.as_array()?.iter().filter_map(Value::as_u64).collect();
+                let res_ns = p.get("resolution_ns").and_then(Value::as_u64).unwrap_or(0);
+                if edges_ns.is_empty() || edges_ns.windows(2).any(|w| w[0] > w[1]) {
+                    return None;
+                }
+                Some(Precision::Steps { edges_ns, res_ns })
+            }
             _ => None,
         }
     }
 
     /// The metadata value stating this precision.
-    pub fn to_meta(self) -> Value {
+    pub fn to_meta(&self) -> Value {
         match self {
             Precision::Fio { coarseness } => json!({
                 "kind": FIO_KIND,
@@ -64,38 +82,54 @@ impl Precision {
                 "clamp_ns": CLAMP_LO_NS,
                 "note": "values derived from fio's latency buckets are stated as the bucket's range"
             }),
+            Precision::Steps { edges_ns, res_ns } => json!({
+                "kind": STEPS_KIND,
+                "edges_ns": edges_ns,
+                "resolution_ns": res_ns,
+                "note": "values derived from a percentile spectrum are stated as the step between two rows"
+            }),
         }
     }
 
     /// Record this precision in a run's metadata, keeping the coarsest already there.
     pub fn stamp(self, meta: &mut Map<String, Value>) {
-        let p = Precision::coarsest(Precision::of_meta(meta), Some(self)).unwrap_or(self);
+        let p = Precision::coarsest(Precision::of_meta(meta), Some(self.clone())).unwrap_or(self);
         meta.insert(META_KEY.to_string(), p.to_meta());
     }
 
-    /// The coarser of two precisions (`None` = the histogram's own).
+    /// The coarser of two precisions (`None` = the histogram's own). Steps of a spectrum
+    /// and fio's buckets do not combine: the first is kept.
     pub fn coarsest(a: Option<Precision>, b: Option<Precision>) -> Option<Precision> {
         match (a, b) {
             (Some(Precision::Fio { coarseness: x }), Some(Precision::Fio { coarseness: y })) => {
                 Some(Precision::Fio { coarseness: x.max(y) })
             }
-            (a, None) => a,
+            (Some(a), _) => Some(a),
             (None, b) => b,
         }
     }
 
     /// The source bucket holding `ns`.
-    pub fn bucket(self, ns: u64) -> Bucket {
+    pub fn bucket(&self, ns: u64) -> Bucket {
         match self {
             Precision::Fio { coarseness } => {
-                let c = Coarse::of_value(ns, coarseness);
+                let c = Coarse::of_value(ns, *coarseness);
                 Bucket { lo: c.lo(), hi: c.hi(), at_least: c.clamped() }
+            }
+            Precision::Steps { edges_ns, .. } if edges_ns.is_empty() => Bucket { lo: ns, hi: ns, at_least: false },
+            Precision::Steps { edges_ns, res_ns } => {
+                // counts were recorded at the edges; `ns` is read off our histogram, so
+                // compare against the edges' histogram buckets
+                let l = Layout::default_ns();
+                let i = edges_ns.partition_point(|&e| l.highest_equivalent(e) < ns).min(edges_ns.len() - 1);
+                let lo = if i == 0 { 0 } else { edges_ns[i - 1] };
+                Bucket { lo: lo.saturating_sub(*res_ns), hi: edges_ns[i].saturating_add(*res_ns), at_least: false }
             }
         }
     }
 
     /// Restate one level at this precision.
-    pub fn apply_level(self, l: &mut LevelStat) {
+    pub fn apply_level(&self, l: &mut LevelStat) {
         if let Some(v) = l.value_ns {
             let b = self.bucket(v);
             if b.at_least {
@@ -115,7 +149,7 @@ impl Precision {
     }
 
     /// Restate a direction's statistics at this precision.
-    pub fn apply(self, s: &mut TagStats) {
+    pub fn apply(&self, s: &mut TagStats) {
         if s.count > 0 {
             s.min_ns = self.bucket(s.min_ns).lo;
             let b = self.bucket(s.max_ns);
@@ -153,7 +187,7 @@ pub fn format_range(lo: u64, hi: u64) -> String {
 }
 
 /// The note printed under a table with levels at a source's precision.
-pub const TABLE_NOTE: &str = "ranges: the source's (fio's) bucket holding the level; it measured no finer";
+pub const TABLE_NOTE: &str = "ranges: the source's bucket (fio's, or a spectrum's step) holding the level; it measured no finer";
 
 #[cfg(test)]
 mod tests {
