@@ -305,7 +305,12 @@ fn job_loop<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result<Op
             slots[s as usize].submit = t_sub;
         }
         pushed.clear();
-        let mut deadline = boundary.min(t_sub + MAX_WAIT_NS);
+        // A boundary already passed (no rotation once issuing has stopped) does not count,
+        // or the drain would spin.
+        let mut deadline = t_sub + MAX_WAIT_NS;
+        if boundary > t_sub {
+            deadline = deadline.min(boundary);
+        }
         if issuing {
             if let Some(e) = ctx.end_ns {
                 deadline = deadline.min(e);
