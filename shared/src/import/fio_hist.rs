@@ -146,7 +146,7 @@ pub fn read(source_name: &str, bytes: &[u8]) -> Result<Run, FioHistError> {
     meta.insert("fio_hist_log".into(), json!({ "coarseness": c, "note": "fio logs no I/O after each direction's last interval" }));
     Precision::Fio { coarseness: c }.stamp(&mut meta);
     Ok(Run {
-        name: crate::archive::stem(source_name),
+        name: super::fio_lat::log_run_name(source_name),
         source: source_name.to_string(),
         start_time: None,
         meta,

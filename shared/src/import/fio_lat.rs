@@ -82,6 +82,20 @@ impl Measure {
     }
 }
 
+/// A run name for a fio log: the `--write_*_log` prefix without the measure and job number
+/// (`mix_clat.2.log` and `mix_clat_hist.1.log` are both `mix`).
+pub fn log_run_name(source_name: &str) -> String {
+    let base = source_name.rsplit(['/', '\\']).next().unwrap_or(source_name);
+    for suffix in ["_clat_hist.", "_lat_hist.", "_clat.", "_slat.", "_lat."] {
+        if let Some(i) = base.rfind(suffix) {
+            if i > 0 {
+                return base[..i].to_string();
+            }
+        }
+    }
+    crate::archive::stem(source_name)
+}
+
 const MAX_LINE: usize = 256;
 /// Times above this many ms are taken as since the epoch (fio `log_unix_epoch=1`).
 const EPOCH_MS: u64 = 100_000_000_000;
@@ -390,7 +404,7 @@ impl LatLogReader {
         meta.insert("source_format".into(), json!("fio latency log"));
         meta.insert("fio_lat_log".into(), json!({ "samples": self.count, "window_ms": wms }));
         Ok(Run {
-            name: crate::archive::stem(&self.source_name),
+            name: log_run_name(&self.source_name),
             source: self.source_name.clone(),
             start_time: self.base_ms.filter(|&b| b > 0).map(|b| b as f64 / 1e3),
             meta,
@@ -509,6 +523,14 @@ mod tests {
         assert_eq!(run.windows[0].tag.as_deref(), Some("read"));
         assert_eq!(run.windows.len(), 5);
         assert_eq!(read("x.log", text.as_bytes(), 1.0).unwrap().warnings.len(), 1);
+    }
+
+    #[test]
+    fn run_names_drop_measure_and_job() {
+        assert_eq!(log_run_name("/d/mix_clat.2.log"), "mix");
+        assert_eq!(log_run_name("mix_clat_hist.1.log"), "mix");
+        assert_eq!(log_run_name("a_b_slat.1.log"), "a_b");
+        assert_eq!(log_run_name("plain.log"), "plain");
     }
 
     #[test]
