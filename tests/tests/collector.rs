@@ -431,3 +431,34 @@ fn demo_prints_the_table() {
     // The temporary data file is gone.
     assert!(std::fs::read_dir(d.path()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("nines-demo-")));
 }
+
+#[test]
+fn ramp_is_not_recorded() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, o, raw) = (d.path().join("t.dat"), d.path().join("r.hlog"), d.path().join("raw.csv"));
+    run_ok(&["--target", s(&t), "--size", "2MiB", "--qd", "2", "--ramp", "300ms", "--ios", "700", "--window", "100ms", "--raw-log", s(&raw), "-o", s(&o)]);
+    let run = read_run(&o);
+    assert_eq!(count(&run, "read"), 700, "--ios counts only recorded I/Os");
+    assert_eq!(std::fs::read_to_string(&raw).unwrap().lines().count(), 701);
+    assert_eq!(run.windows[0].start_s, 0.0, "windows start when recording starts");
+    assert_eq!(run.meta["workload"]["ramp_s"], 0.3);
+}
+
+#[test]
+fn an_io_error_ends_the_run_with_a_clear_error_and_a_complete_archive() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
+    let child = spawn_run(&["--target", s(&t), "--size", "4MiB", "--rw", "randread", "--runtime", "60s", "--window", "100ms", "-o", s(&o)]);
+    wait_for_windows(&o, 3);
+    // Somebody truncates the file under the run: reads come back short.
+    std::fs::OpenOptions::new().write(true).open(&t).unwrap().set_len(0).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("short read") && err.contains("keeps every window"), "{err}");
+    assert!(!err.contains("panicked"));
+    let run = read_run(&o);
+    assert_eq!(summary(&run)["stopped_by"], "error");
+    assert!(summary(&run)["errors"][0].as_str().unwrap().contains("short read"));
+    assert!(run.windows.len() >= 3);
+}

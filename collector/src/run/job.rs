@@ -70,7 +70,7 @@ pub struct JobWindow {
 
 /// What a job sends to the writer.
 pub enum Msg {
-    Window(JobWindow),
+    Window(Box<JobWindow>),
     /// The job ended; `last_index` is its last window (None if it sent none).
     Done { job: u32, last_index: Option<u64>, error: Option<String> },
 }
@@ -275,7 +275,7 @@ fn job_loop<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result<Op
                 } else {
                     0
                 };
-                let io = gen.next();
+                let io = gen.next_io();
                 let s = free.pop().expect("a free slot");
                 let recorded = now >= ctx.rec_start_ns;
                 issued_rec += recorded as u64;
@@ -328,7 +328,7 @@ fn job_loop<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result<Op
         // the I/Os still in flight complete into the last one, which ends at the last
         // completion, rather than into a sliver of a window.
         while t_c >= boundary && issuing && ctx.end_ns.is_none_or(|e| boundary < e) {
-            let _ = ctx.tx.send(Msg::Window(JobWindow { job: ctx.job, index, start_ns: win_start, end_ns: boundary, tags: rec.take() }));
+            let _ = ctx.tx.send(Msg::Window(Box::new(JobWindow { job: ctx.job, index, start_ns: win_start, end_ns: boundary, tags: rec.take() })));
             last_sent = Some(index);
             index += 1;
             win_start = boundary;
@@ -379,7 +379,7 @@ fn job_loop<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result<Op
             if tag != SYNC && window_ns == u64::MAX {
                 win_count += 1;
                 if win_count >= ctx.window_quota {
-                    let _ = ctx.tx.send(Msg::Window(JobWindow { job: ctx.job, index, start_ns: win_start, end_ns: t_c, tags: rec.take() }));
+                    let _ = ctx.tx.send(Msg::Window(Box::new(JobWindow { job: ctx.job, index, start_ns: win_start, end_ns: t_c, tags: rec.take() })));
                     last_sent = Some(index);
                     index += 1;
                     win_start = t_c;
@@ -394,7 +394,7 @@ fn job_loop<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result<Op
     let end = now.max(win_start);
     let has_data = rec.acc.iter().any(|a| a.count > 0);
     if now > ctx.rec_start_ns && (end > win_start || has_data) {
-        let _ = ctx.tx.send(Msg::Window(JobWindow { job: ctx.job, index, start_ns: win_start, end_ns: end, tags: rec.take() }));
+        let _ = ctx.tx.send(Msg::Window(Box::new(JobWindow { job: ctx.job, index, start_ns: win_start, end_ns: end, tags: rec.take() })));
         last_sent = Some(index);
     }
     if let Some(raw) = &ctx.raw {

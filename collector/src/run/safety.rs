@@ -160,7 +160,7 @@ fn layout(f: &File, from: u64, to: u64, quiet: bool, who: &str) -> Result<()> {
     if !quiet {
         eprintln!("nines: laying out {} of {who} with data", format_size(to - from));
     }
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(from ^ 0x6e69_6e65_73);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(from ^ 0x006e_696e_6573);
     let mut chunk = vec![0u8; 1 << 20];
     use std::io::Seek;
     let mut wr = f;

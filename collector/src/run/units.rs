@@ -46,7 +46,7 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
     };
     let v: f64 = num.parse().map_err(|_| format!("{s:?} is not a duration; expected e.g. 10s, 500ms, 2m"))?;
     let ns = v * mult;
-    if !ns.is_finite() || ns < 0.0 || ns > 1e18 {
+    if !ns.is_finite() || !(0.0..=1e18).contains(&ns) {
         return Err(format!("duration {s:?} is out of range"));
     }
     Ok(ns.round() as u64)
@@ -91,7 +91,7 @@ pub fn parse_bssplit(s: &str) -> Result<Vec<(u32, u32)>, String> {
 /// A size for display: `4KiB`, `1GiB`, `1536B`.
 pub fn format_size(b: u64) -> String {
     for (unit, m) in [("TiB", 1u64 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] {
-        if b >= m && b % m == 0 {
+        if b >= m && b.is_multiple_of(m) {
             return format!("{}{unit}", b / m);
         }
     }

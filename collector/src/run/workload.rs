@@ -300,7 +300,7 @@ impl OpGen {
     }
 
     #[inline]
-    pub fn next(&mut self) -> IoSpec {
+    pub fn next_io(&mut self) -> IoSpec {
         let dir = if self.mix == 100 || (self.mix > 0 && self.rng.gen_range(0..100) < self.mix) { READ } else { WRITE };
         let len = if self.bs.len() == 1 {
             self.bs[0].0
@@ -391,7 +391,7 @@ mod tests {
         let n = 100_000;
         let mut reads = 0;
         for _ in 0..n {
-            let io = g.next();
+            let io = g.next_io();
             assert_eq!(io.offset % 4096, 0);
             assert!(io.offset + io.len as u64 <= region);
             assert!(io.len == 4096 || io.len == 16384);
@@ -405,7 +405,7 @@ mod tests {
     fn sequential_wraps() {
         let w = workload(&["--rw", "read", "--bs", "4k"]).unwrap();
         let mut g = OpGen::new(&w, 0, 12288, 0);
-        let offs: Vec<u64> = (0..5).map(|_| g.next().offset).collect();
+        let offs: Vec<u64> = (0..5).map(|_| g.next_io().offset).collect();
         assert_eq!(offs, [0, 4096, 8192, 0, 4096]);
     }
 

@@ -57,13 +57,9 @@ pub fn writer_loop<W: Write>(rx: Receiver<Msg>, aw: &mut ArchiveWriter<W>, cfg: 
     let mut samples: Vec<f64> = Vec::new();
     let mut write_error: Option<anyhow::Error> = None;
 
-    loop {
-        let msg = match rx.recv() {
-            Ok(m) => m,
-            Err(_) => break,
-        };
+    while let Ok(msg) = rx.recv() {
         match msg {
-            Msg::Window(jw) => add(&mut pending, jw, jobs, &cfg.pool),
+            Msg::Window(jw) => add(&mut pending, *jw, jobs, &cfg.pool),
             Msg::Done { job, last_index, error } => {
                 done[job as usize] = Some(last_index);
                 if let Some(e) = error {
