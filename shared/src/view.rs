@@ -215,6 +215,40 @@ impl Pyramid {
     }
 }
 
+/// A stretch of windows over which the SNIA PTS steady-state rule holds (seed 001).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SteadyRegion {
+    /// First window (index into the values).
+    pub first: usize,
+    /// One past the last window.
+    pub end: usize,
+    /// Average of the values over the region: the band is drawn at 90% to 110% of it.
+    pub average: f64,
+}
+
+/// Where a per-window value (IOPS, MB/s) is in steady state: every run of `rounds` consecutive
+/// windows for which [`crate::steady::pts`] holds (range < 20% of the average, fitted
+/// excursion <= 10%), with overlapping runs joined into regions.
+pub fn steady_regions(values: &[f64], rounds: usize) -> Vec<SteadyRegion> {
+    let mut out: Vec<SteadyRegion> = Vec::new();
+    if rounds < 2 || values.len() < rounds {
+        return out;
+    }
+    for e in rounds..=values.len() {
+        if !crate::steady::pts(&values[e - rounds..e]).is_some_and(|p| p.holds) {
+            continue;
+        }
+        match out.last_mut() {
+            Some(r) if r.end >= e - rounds => r.end = e,
+            _ => out.push(SteadyRegion { first: e - rounds, end: e, average: 0.0 }),
+        }
+    }
+    for r in &mut out {
+        r.average = values[r.first..r.end].iter().sum::<f64>() / (r.end - r.first) as f64;
+    }
+    out
+}
+
 /// MB/s (10^6 bytes per second) from IOPS and bytes per I/O.
 pub fn mb_per_s(iops: f64, bytes_per_io: f64) -> f64 {
     iops * bytes_per_io / 1e6
@@ -259,11 +293,25 @@ pub fn time_range_of_ios(native: &[Span], a: f64, b: f64) -> Option<(f64, f64)> 
     Some((sel.first()?.window.start_s, sel.last()?.window.end_s()))
 }
 
-/// Bytes per I/O from a run's metadata, for MB/s: `workload.bs`, `workload.block_size` or
-/// `workload.bs_<tag>` (bytes as a number, or a size such as `4k`, `128KiB`). `None` when the
-/// run does not say (foreign logs): MB/s is then not shown rather than guessed.
+/// Bytes per I/O from a run's metadata, for MB/s: the collector's `workload.bs_bytes`
+/// (`[[size, percent], ...]`, the split's mean size: MB/s is then exact on average over the
+/// split, not per window), else `workload.bs`, `workload.block_size` or `workload.bs_<tag>`
+/// (bytes as a number, or a size such as `4k`, `128KiB`). `None` when the run does not say
+/// (foreign logs): MB/s is then not shown rather than guessed.
 pub fn bytes_per_io(run: &Run, tag: Option<&str>) -> Option<f64> {
     let w = run.meta.get("workload")?;
+    if let Some(split) = w.get("bs_bytes").and_then(|v| v.as_array()) {
+        let pairs: Option<Vec<(f64, f64)>> = split
+            .iter()
+            .map(|p| Some((p.get(0)?.as_f64()?, p.get(1)?.as_f64()?)))
+            .collect();
+        if let Some(pairs) = pairs {
+            let total: f64 = pairs.iter().map(|p| p.1).sum();
+            if total > 0.0 {
+                return Some(pairs.iter().map(|(b, pct)| b * pct).sum::<f64>() / total);
+            }
+        }
+    }
     let keys: Vec<String> = match tag {
         Some(t) => vec![format!("bs_{t}"), format!("{t}_bs"), "bs".into(), "block_size".into()],
         None => vec!["bs".into(), "block_size".into()],
@@ -428,6 +476,22 @@ mod tests {
     }
 
     #[test]
+    fn steady_regions_skip_a_disturbed_stretch() {
+        let mut v = vec![1000.0; 30];
+        for (i, x) in v.iter_mut().enumerate().take(18).skip(12) {
+            *x = if i % 2 == 0 { 400.0 } else { 1500.0 };
+        }
+        let r = steady_regions(&v, 5);
+        assert_eq!(r.len(), 2, "{r:?}");
+        assert_eq!((r[0].first, r[0].end, r[0].average), (0, 12, 1000.0));
+        assert_eq!((r[1].first, r[1].end), (18, 30));
+        // a ramp that never settles within 10%
+        let ramp: Vec<f64> = (0..20).map(|i| 100.0 + 10.0 * i as f64).collect();
+        assert!(steady_regions(&ramp, 5).is_empty());
+        assert!(steady_regions(&v[..3], 5).is_empty());
+    }
+
+    #[test]
     fn block_size_from_metadata() {
         let mut r = run(1);
         assert_eq!(bytes_per_io(&r, Some("read")), None);
@@ -435,6 +499,8 @@ mod tests {
         assert_eq!(bytes_per_io(&r, Some("read")), Some(4096.0));
         assert_eq!(bytes_per_io(&r, Some("write")), Some(131072.0));
         assert_eq!(bytes_per_io(&r, None), Some(4096.0));
+        r.meta.insert("workload".into(), serde_json::json!({"bs": "4KiB/70:64KiB/30", "bs_bytes": [[4096, 70], [65536, 30]]}));
+        assert_eq!(bytes_per_io(&r, Some("read")), Some(4096.0 * 0.7 + 65536.0 * 0.3));
     }
 
     #[test]

@@ -61,7 +61,13 @@ struct TraceData {
     ccdf: Vec<CcdfPoint>,
     density: Vec<DensityBin>,
     bytes_per_io: Option<f64>,
+    /// SNIA PTS steady regions of the recorded windows' IOPS: (start s, end s, I/Os before,
+    /// I/Os after, average IOPS).
+    steady: Vec<(f64, f64, f64, f64, f64)>,
 }
+
+/// Consecutive windows the PTS rule is applied over (its "rounds").
+const STEADY_ROUNDS: usize = 5;
 
 #[derive(Default)]
 struct Model {
@@ -111,7 +117,17 @@ fn trace_data(run: usize, dir: &Direction) -> Option<Rc<TraceData>> {
         Direction::Tag(t) => t.as_deref(),
         Direction::All => None,
     };
+    let native = pyramid.native();
+    let iops: Vec<f64> = native.iter().map(|s| if s.window.length_s > 0.0 { s.window.hist.count() as f64 / s.window.length_s } else { 0.0 }).collect();
+    let steady = view::steady_regions(&iops, STEADY_ROUNDS)
+        .into_iter()
+        .map(|r| {
+            let (a, b) = (&native[r.first], &native[r.end - 1]);
+            (a.window.start_s, b.window.end_s(), a.extent(Axis::Ios).0, b.extent(Axis::Ios).1, r.average)
+        })
+        .collect();
     let td = Rc::new(TraceData {
+        steady,
         ccdf: ccdf(&whole),
         density: view::log_density(&whole, BINS_PER_DECADE),
         bytes_per_io: view::bytes_per_io(&loaded.run, tag),
@@ -396,6 +412,21 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
             push(Metric::Nines(*k), pts.iter().map(|p| p.levels[i].0).collect());
         }
         push(Metric::Max, pts.iter().map(|p| p.max_ns).collect());
+        let scale = match st.rate {
+            RateMode::Iops => Some(1.0),
+            RateMode::Mbps => td.bytes_per_io.map(|b| view::mb_per_s(1.0, b)),
+        };
+        let steady = scale
+            .map(|k| {
+                td.steady
+                    .iter()
+                    .map(|&(t0, t1, i0, i1, avg)| {
+                        let (a, b) = if st.x_ios { (i0, i1) } else { (t0, t1) };
+                        (a, b, 0.9 * avg * k, 1.1 * avg * k)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         let rate: Vec<(f64, f64)> = match st.rate {
             RateMode::Iops => xs.iter().zip(&pts).map(|(&x, p)| (x, p.iops)).collect(),
             RateMode::Mbps => match td.bytes_per_io {
@@ -409,7 +440,7 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
         for &(_, r) in &rate {
             rmax = rmax.max(r);
         }
-        rates.push(RateLine { label: t.label.clone(), style: t.style, points: rate, steady: None });
+        rates.push(RateLine { label: t.label.clone(), style: t.style, points: rate, steady });
     }
     let (ylo, yhi) = if ymax > 0.0 { ((ymin / 1.5).max(1.0), ymax * 1.5) } else { (1e3, 1e7) };
     RuntimeData {
@@ -934,7 +965,15 @@ fn App() -> impl IntoView {
     let export_csv = move |_| {
         let st = state.get_untracked();
         let n = with_model(|m| m.runs.len());
-        let stats: Vec<RunStats> = (0..n).filter(|i| !st.hidden.contains(i)).filter_map(|i| stats_of(i, run_time_sel(&st, i)).map(|s| (*s).clone())).collect();
+        let stats: Vec<RunStats> = (0..n)
+            .filter(|i| !st.hidden.contains(i))
+            .filter_map(|i| stats_of(i, run_time_sel(&st, i)))
+            .map(|s| {
+                let mut s = (*s).clone();
+                s.tags.0.retain(|(t, _)| shown_tag(st.dir, t));
+                s
+            })
+            .collect();
         download("nines-stats.csv", "text/csv", view::stats_csv(&stats).as_bytes());
     };
 
@@ -1101,6 +1140,7 @@ fn App() -> impl IntoView {
                     </section>
                     <section class="panel" data-testid="panel-rate">
                         <div class="tools">
+                            <span class="hint" title="SNIA PTS over 5 consecutive windows: range below 20% of the average and the fitted line's change at most 10%; the band spans 90% to 110% of the average">"shaded: steady state (SNIA PTS)"</span>
                             <button data-testid="rate-iops" class:active=move || state.with(|s| s.rate == RateMode::Iops) on:click=move |_| set(Box::new(|s| s.rate = RateMode::Iops))>"IOPS"</button>
                             <button data-testid="rate-mbps" class:active=move || state.with(|s| s.rate == RateMode::Mbps) on:click=move |_| set(Box::new(|s| s.rate = RateMode::Mbps))>"MB/s"</button>
                             <button data-testid="export-rate-png" on:click=move |_| export_png(rate_canvas, "rate")>"PNG"</button>
@@ -1134,12 +1174,7 @@ fn stats_table(st: &ViewState) -> AnyView {
     let rows_of = |s: &RunStats| -> Vec<(String, TagStats)> {
         s.tags
             .iter()
-            .filter(|(tag, _)| match st.dir {
-                DirMode::All => tag == "all",
-                DirMode::Read => tag == "read",
-                DirMode::Write => tag == "write",
-                DirMode::Overlay => tag != "all",
-            })
+            .filter(|(tag, _)| shown_tag(st.dir, tag))
             .cloned()
             .collect()
     };
@@ -1150,19 +1185,26 @@ fn stats_table(st: &ViewState) -> AnyView {
         }
     }
     let labels: Vec<String> = nines_core::quantile::standard_levels().into_iter().map(|l| l.label).collect();
-    let header = labels.clone();
+    // As `nines stats`: level columns up to the last one any shown row has a value in.
+    let shown = (0..labels.len())
+        .rev()
+        .find(|&i| table.iter().any(|(_, _, _, rows)| rows.iter().any(|(_, s)| s.levels.get(i).is_some_and(|l| l.value_ns.is_some()))))
+        .map_or(0, |i| i + 1);
+    let header: Vec<String> = labels[..shown].to_vec();
+    let ncols = 8 + shown;
     let body = table
         .iter()
         .flat_map(|(i, name, file, rows)| {
             rows.iter().map(move |(tag, s)| {
                 let i = *i;
-                let cells = s
-                    .levels
+                let cells = s.levels[..shown.min(s.levels.len())]
                     .iter()
                     .map(|l| {
+                        // the same cell text as `nines stats` (ranges at a coarser source's precision)
+                        let cell = |v: u64| nines_core::import::precision::level_cell(l).unwrap_or_else(|| format_ns(v));
                         let (text, class, title) = match (l.support, l.value_ns) {
-                            (Support::Reliable, Some(v)) => (format_ns(v), "num", ci_title(l.ci95_ns, l.beyond)),
-                            (Support::Thin, Some(v)) => (format!("{}*", format_ns(v)), "num thin", format!("thin: only {} I/Os beyond this level. {}", group(l.beyond), ci_title(l.ci95_ns, l.beyond))),
+                            (Support::Reliable, Some(v)) => (cell(v), "num", ci_title(l.ci95_ns, l.beyond)),
+                            (Support::Thin, Some(v)) => (format!("{}*", cell(v)), "num thin", format!("thin: only {} I/Os beyond this level. {}", group(l.beyond), ci_title(l.ci95_ns, l.beyond))),
                             _ => (String::new(), "num none", "no I/O beyond this level: its value would only repeat the max".to_string()),
                         };
                         let ns = l.value_ns.map_or(String::new(), |v| v.to_string());
@@ -1207,7 +1249,7 @@ fn stats_table(st: &ViewState) -> AnyView {
                     <td class="name">{format!("{} runs", refs.len())}</td>
                     <td>{d.clone()}</td>
                     <td colspan="5" class="hint">"spread (max − min) / median across runs"</td>
-                    {v.into_iter().map(|lv| {
+                    {v.into_iter().take(shown).map(|lv| {
                         let title = match (lv.min_ns, lv.median_ns, lv.max_ns) {
                             (Some(a), Some(m), Some(b)) => format!("{} runs: min {}, median {}, max {}", lv.runs, format_ns(a), format_ns(m), format_ns(b)),
                             _ => "no run has this level".into(),
@@ -1230,12 +1272,22 @@ fn stats_table(st: &ViewState) -> AnyView {
                 </tr>
             </thead>
             <tbody>{body}</tbody>
-            {(!var_rows.is_empty()).then(|| view! { <tbody class="variability"><tr><th colspan="18">"Run-to-run variability"</th></tr>{var_rows}</tbody> })}
+            {(!var_rows.is_empty()).then(|| view! { <tbody class="variability"><tr><th colspan=ncols.to_string()>"Run-to-run variability"</th></tr>{var_rows}</tbody> })}
         </table>
     }
     .into_any();
     mark_table(now_ms() - t0);
     view
+}
+
+/// Which rows of `nines stats` the table shows in a direction mode.
+fn shown_tag(dir: DirMode, tag: &str) -> bool {
+    match dir {
+        DirMode::All => tag == "all",
+        DirMode::Read => tag == "read",
+        DirMode::Write => tag == "write",
+        DirMode::Overlay => tag != "all",
+    }
 }
 
 fn mark_table(ms: f64) {

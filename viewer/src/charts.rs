@@ -422,9 +422,7 @@ where
     root.fill(&WHITE).map_err(e)?;
     let mut chart = plot(root, s.title, s.x, s.y, "latency (log)", "I/Os slower than x (levels of nines)")?;
     let f = frame_of(&chart, s.x, s.y);
-    let yt: Vec<(f64, String)> = std::iter::once((1.0, "0%".to_string()))
-        .chain(nines_ticks(9).into_iter().map(|t| (t.share, t.label)))
-        .collect();
+    let yt: Vec<(f64, String)> = nines_ticks(9).into_iter().map(|t| (t.share, t.label)).collect();
     ticks(root, &f, &latency_ticks(s.x.lo, s.x.hi), &yt, true)?;
     if s.curves.is_empty() {
         empty_note(root, &f, "no runs shown")?;
@@ -618,8 +616,8 @@ pub struct RateLine {
     pub style: TraceStyle,
     /// (x at window midpoint, rate).
     pub points: Vec<(f64, f64)>,
-    /// Steady-state band `(x0, x1, lo, hi)` when nines-core found one.
-    pub steady: Option<(f64, f64, f64, f64)>,
+    /// Steady-state bands `(x0, x1, lo, hi)` where nines-core finds the SNIA PTS rule holds.
+    pub steady: Vec<(f64, f64, f64, f64)>,
 }
 
 /// What the IOPS / MB/s chart shows.
@@ -649,7 +647,7 @@ where
         shade_x(root, &f, a, b, RGBAColor(0xFF, 0xC8, 0x57, 0.25))?;
     }
     for l in s.lines {
-        if let Some((x0, x1, lo, hi)) = l.steady {
+        for &(x0, x1, lo, hi) in &l.steady {
             let c = l.style.color;
             let (pa, pb) = (f.px(x0).clamp(f.left as f64, f.right as f64) as i32, f.px(x1).clamp(f.left as f64, f.right as f64) as i32);
             let (ya, yb) = (py_of(&f, hi.min(s.y.hi)), py_of(&f, lo.max(s.y.lo)));
@@ -863,7 +861,7 @@ mod tests {
         let (svg, _) = to_svg(900, 300, |r| draw_runtime(r, &spec)).unwrap();
         assert!(svg.contains("p99.9 (3 nines)"));
         assert!(svg.contains("stroke-dasharray") || svg.matches("<polyline").count() >= 2 || svg.matches("<line").count() > 4);
-        let rl = vec![RateLine { label: "a read".into(), style: TraceStyle::nth(1), points: vec![(0.5, 1000.0), (1.5, 1100.0)], steady: Some((0.0, 2.0, 950.0, 1150.0)) }];
+        let rl = vec![RateLine { label: "a read".into(), style: TraceStyle::nth(1), points: vec![(0.5, 1000.0), (1.5, 1100.0)], steady: vec![(0.0, 2.0, 950.0, 1150.0)] }];
         let rs = RateSpec { title: "IOPS", x_desc: "time", y_desc: "IOPS", x_is_time: true, lines: &rl, x: Scale { lo: 0.0, hi: 4.0, log: false }, y: Scale { lo: 0.0, hi: 1200.0, log: false }, selection: None, note: None, legend: false };
         let (svg, f2) = to_svg(900, 220, |r| draw_rate(r, &rs)).unwrap();
         assert!(svg.contains("1.2k") || svg.contains("1k"), "rate ticks");

@@ -1,0 +1,144 @@
+// Shared helpers of the viewer's browser tests and benchmark: a loopback static server, the
+// system Chromium through playwright-core, and a page object with the viewer's test hooks.
+
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BUNDLE = process.env.NINES_VIEWER_BUNDLE || path.join(ROOT, 'target/viewer');
+export const NINES = process.env.NINES_BIN || path.join(ROOT, 'target/debug/nines');
+export const ARTIFACTS = path.join(ROOT, 'tests/artifacts');
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
+  '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json',
+};
+
+/// Serve `routes` (url path -> file path or Buffer) and everything under `dir` on 127.0.0.1.
+/// Every request is recorded in `server.requests`.
+export async function serve(dir, routes = {}) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    const url = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    requests.push(url);
+    let body = routes[url];
+    if (body === undefined) {
+      const file = path.join(dir, url === '/' ? 'index.html' : url);
+      if (!file.startsWith(dir) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
+        res.writeHead(404).end('not found');
+        return;
+      }
+      body = file;
+    }
+    const data = Buffer.isBuffer(body) ? body : typeof body === 'string' && fs.existsSync(body) ? fs.readFileSync(body) : Buffer.from(String(body));
+    res.writeHead(200, { 'content-type': TYPES[path.extname(url)] || 'application/octet-stream', 'cache-control': 'no-store' });
+    res.end(data);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  server.base = `http://127.0.0.1:${server.address().port}`;
+  server.requests = requests;
+  return server;
+}
+
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+export async function launch() {
+  return chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+}
+
+/// A page of the viewer with its test hooks.
+export class Viewer {
+  constructor(page) {
+    this.page = page;
+    this.errors = [];
+    page.on('pageerror', (e) => this.errors.push(String(e)));
+    page.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) this.errors.push(m.text()); });
+  }
+  static async open(browser, url, viewport = { width: 1600, height: 1500 }) {
+    const ctx = await browser.newContext({ viewport, acceptDownloads: true });
+    const v = new Viewer(await ctx.newPage());
+    await v.page.goto(url);
+    return v;
+  }
+  renders() { return this.page.evaluate(() => Number(document.body.dataset.ninesRenders || 0)); }
+  /// Wait until every panel has drawn the loaded runs once.
+  async ready(runs, timeout = 60000) {
+    await this.page.waitForFunction((n) => document.body.dataset.ninesFirstRenderMs
+      && document.querySelectorAll('[data-testid=legend-run]').length >= n
+      && document.body.dataset.ninesIdle === '1', runs, { timeout });
+  }
+  /// Do something, then wait until the redraws it caused are finished.
+  async act(fn, timeout = 30000) {
+    const before = await this.renders();
+    await fn();
+    await this.page.waitForFunction((b) => Number(document.body.dataset.ninesRenders || 0) > b && document.body.dataset.ninesIdle === '1', before, { timeout });
+    // the table re-renders in the same tick; one frame for the DOM to settle
+    await this.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+  }
+  canvas(id) { return this.page.evaluate((id) => document.querySelector(`[data-testid=${id}]`).toDataURL(), id); }
+  hash() { return this.page.evaluate(() => location.hash); }
+  async box(testid) { return this.page.locator(`[data-testid=${testid}]`).boundingBox(); }
+  /// The stats table as {run, dir, cells: {col: {ns, text, support, beyond}}} rows.
+  table() {
+    return this.page.evaluate(() => [...document.querySelectorAll('[data-testid=stats-row]')].map((tr) => ({
+      run: Number(tr.dataset.run), dir: tr.dataset.dir,
+      cells: Object.fromEntries([...tr.querySelectorAll('[data-testid=cell]')].map((td) => [td.dataset.col, {
+        ns: td.dataset.ns, text: td.textContent, support: td.dataset.support, beyond: td.dataset.beyond, title: td.title,
+      }])),
+    })));
+  }
+  async shot(name) {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const file = path.join(ARTIFACTS, `${name}.png`);
+    await this.page.screenshot({ path: file, fullPage: true });
+    return file;
+  }
+  async shotOf(testid, name) {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const file = path.join(ARTIFACTS, `${name}.png`);
+    await this.page.locator(`[data-testid=${testid}]`).screenshot({ path: file });
+    return file;
+  }
+}
+
+/// `nines stats --json` for files (optionally with --from/--to).
+export function ninesStats(files, extra = []) {
+  return JSON.parse(execFileSync(NINES, ['stats', '--json', ...extra, ...files], { encoding: 'utf8', maxBuffer: 1 << 28 }));
+}
+
+/// `nines stats` text table, parsed into {dir: {col: text}} per run (columns are right-aligned
+/// under their header, so cells are cut at the header's column ends).
+export function ninesStatsText(files, extra = []) {
+  const out = execFileSync(NINES, ['stats', ...extra, ...files], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const runs = [];
+  let header = null;
+  for (const line of out.split('\n')) {
+    if (/^dir\s/.test(line)) {
+      const cols = [];
+      const re = /\S+/g;
+      let m;
+      while ((m = re.exec(line))) cols.push({ name: m[0], end: m.index + m[0].length });
+      header = cols;
+      runs.push({});
+      continue;
+    }
+    if (line.trim() === '') { header = null; continue; }
+    if (!header || !/^\S/.test(line) || /^(\* |blank:|ranges:|warning:)/.test(line)) continue;
+    const row = { dir: line.split(/\s+/)[0] };
+    let start = row.dir.length;
+    header.forEach((c, i) => {
+      if (i === 0) return;
+      row[c.name] = line.slice(start, c.end).trim();
+      start = c.end;
+    });
+    runs[runs.length - 1][row.dir] = row;
+  }
+  return runs;
+}

@@ -1,0 +1,329 @@
+// The viewer in a real headless Chromium: loads real runs (the nines collector and fio),
+// checks the table against `nines stats`, drives direction, zoom, brush, box zoom, hover,
+// URL-hash state, file picker errors, embedded runs with hostile names and the exports.
+// Screenshots go to tests/artifacts/.
+//
+//   node --test tests/browser/viewer.test.mjs     (after scripts/build-viewer.sh and cargo build -p nines)
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { BUNDLE, NINES, serve, launch, Viewer, ninesStats, ninesStatsText } from './lib.mjs';
+
+let dir, browser, site, files;
+
+function run(args) {
+  execFileSync(NINES, args, { stdio: ['ignore', 'ignore', 'inherit'], timeout: 90000, killSignal: 'SIGKILL' });
+}
+
+before(async () => {
+  assert.ok(fs.existsSync(path.join(BUNDLE, 'nines_viewer_bg.wasm')), `no viewer bundle in ${BUNDLE}: run scripts/build-viewer.sh`);
+  assert.ok(fs.existsSync(NINES), `no ${NINES}: run cargo build -p nines`);
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nines-browser-'));
+  const target = path.join(dir, 'target.dat');
+  // Real runs: the nines collector at two queue depths (100 ms windows, 70/30 mix) and fio.
+  const a = path.join(dir, 'uring-qd16.hlog');
+  const b = path.join(dir, 'psync-qd1.hlog');
+  run(['run', '--target', target, '--size', '64M', '--rw', 'randrw', '--mix', '70', '--qd', '16', '--runtime', '3s', '--window', '100ms', '--direct', '--name', 'uring QD16 randrw 70/30', '-o', a, '-q', '--no-summary']);
+  run(['run', '--target', target, '--size', '64M', '--rw', 'randrw', '--mix', '70', '--qd', '1', '--engine', 'psync', '--runtime', '3s', '--window', '100ms', '--direct', '--name', 'psync QD1 randrw 70/30', '-o', b, '-q', '--no-summary']);
+  execFileSync('fio', ['--name=rw', `--filename=${target}`, '--size=64m', '--rw=randrw', '--rwmixread=70', '--bs=4k', '--ioengine=io_uring',
+    '--iodepth=8', '--direct=1', '--runtime=2', '--time_based', `--write_lat_log=${path.join(dir, 'fio')}`, '--log_avg_msec=0', '--output=/dev/null'], { stdio: 'ignore', timeout: 90000, killSignal: 'SIGKILL' });
+  const c = path.join(dir, 'fio_clat.1.log');
+  assert.ok(fs.existsSync(c), 'fio wrote no clat log');
+  files = { a, b, c };
+  // A broken archive: a good header, then a bad line 7.
+  const lines = fs.readFileSync(a, 'utf8').split('\n');
+  const firstData = lines.findIndex((l) => l.startsWith('Tag='));
+  const broken = [...lines.slice(0, firstData), lines[firstData], 'Tag=read,0.1,0.1,1.0,HISTFAAAthis-is-not-a-histogram', ...lines.slice(firstData + 1, firstData + 3)].join('\n') + '\n';
+  files.broken = path.join(dir, 'broken.hlog');
+  fs.writeFileSync(files.broken, broken);
+  files.brokenLine = firstData + 2;
+  // A hostile archive: the run name and a tag carry markup and script.
+  const hostileName = '<img src=x onerror="window.__pwned=1"></script><script>window.__pwned=2</script>';
+  files.hostile = path.join(dir, 'hostile.hlog');
+  fs.writeFileSync(files.hostile, lines.map((l) => l.startsWith('#[nines ')
+    ? l.replace('"name":"uring QD16 randrw 70/30"', `"name":${JSON.stringify(hostileName)}`)
+    : l.replace(/^Tag=write,/, 'Tag=<svg/onload=window.__pwned=3>,')).join('\n'));
+  files.hostileName = hostileName;
+
+  browser = await launch();
+  site = await serve(BUNDLE, {
+    '/manifest.json': JSON.stringify({ runs: [{ file: 'runs/a.hlog' }, { file: 'runs/b.hlog' }, { file: 'runs/fio_clat.1.log' }, { file: 'runs/missing.hlog' }] }),
+    '/runs/a.hlog': a, '/runs/b.hlog': b, '/runs/fio_clat.1.log': c,
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  site?.close();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/// Every row of the page's table equals `nines stats --json` and the cells read like the text.
+function assertTableMatches(rows, json, text, dirs) {
+  assert.ok(rows.length > 0, 'no table rows');
+  for (const row of rows) {
+    assert.ok(dirs.includes(row.dir), `row of direction ${row.dir}`);
+    const js = json.runs[row.run].tags[row.dir];
+    assert.ok(js, `nines stats has no ${row.dir} for run ${row.run}`);
+    const c = row.cells;
+    assert.equal(Number(c.count.ns), js.count, `count ${row.run} ${row.dir}`);
+    assert.equal(Number(c.min.ns), js.min_ns);
+    assert.equal(Number(c.max.ns), js.max_ns);
+    assert.ok(Math.abs(Number(c.mean.ns) - js.mean_ns) <= 1e-9 * js.mean_ns, 'mean');
+    assert.ok(Math.abs(Number(c.iops.ns) - js.iops) <= 1e-9 * js.iops, 'iops');
+    for (const l of js.levels) {
+      const cell = c[l.label];
+      if (!cell) {
+        assert.equal(l.value_ns, null, `${l.label} dropped although it has a value`);
+        continue;
+      }
+      assert.equal(cell.ns, l.value_ns === null ? '' : String(l.value_ns), `${row.run} ${row.dir} ${l.label}`);
+      assert.equal(cell.support, l.support, `${row.run} ${row.dir} ${l.label} support`);
+      assert.equal(Number(cell.beyond), l.beyond, `${l.label} beyond`);
+      if (l.support === 'thin') assert.match(cell.title, /thin: only/);
+      if (l.ci95_ns) assert.match(cell.title, /95% CI/);
+    }
+    // the same text as the CLI's table
+    const t = text[row.run][row.dir];
+    for (const [col, val] of Object.entries(t)) {
+      if (col === 'dir') continue;
+      const key = { count: 'count', IOPS: 'iops', min: 'min', mean: 'mean', stdev: 'stdev', max: 'max' }[col] || col;
+      if (!c[key]) {
+        // the page drops level columns no shown row has a value in; the CLI decides per run
+        assert.equal(val, '', `column ${col} missing in the page although nines stats prints ${val}`);
+        continue;
+      }
+      assert.equal(c[key].text, val, `${row.run} ${row.dir} ${col}: page ${c[key].text} vs nines stats ${val}`);
+    }
+  }
+}
+
+test('manifest: runs load, a missing one shows its error, the table equals nines stats', async () => {
+  const v = await Viewer.open(browser, `${site.base}/index.html`);
+  await v.ready(3);
+  const errs = await v.page.locator('[data-testid=load-error]').allTextContents();
+  assert.equal(errs.length, 1);
+  assert.match(errs[0], /runs\/missing\.hlog.*404/);
+  const names = await v.page.locator('[data-testid=legend-run]').allTextContents();
+  assert.deepEqual(names.map((n) => n.trim()).slice(0, 2), ['uring QD16 randrw 70/30', 'psync QD1 randrw 70/30']);
+  const all = [files.a, files.b, files.c];
+  const rows = await v.table();
+  assert.equal(rows.length, 3);
+  assertTableMatches(rows, ninesStats(all), ninesStatsText(all), ['all']);
+  // run-to-run variability with several runs
+  assert.ok(await v.page.locator('[data-testid=variability-row]').count() >= 1);
+  await v.shot('viewer-manifest-all');
+  await v.shotOf('panel-cdf', 'panel-cdf');
+  await v.shotOf('panel-hist', 'panel-hist');
+  await v.shotOf('panel-runtime', 'panel-runtime');
+  await v.shotOf('panel-rate', 'panel-rate');
+  await v.shotOf('panel-stats', 'panel-stats');
+  assert.deepEqual(v.errors, []);
+  await v.page.context().close();
+});
+
+test('direction control applies to every panel', async () => {
+  const v = await Viewer.open(browser, `${site.base}/index.html`);
+  await v.ready(3);
+  const all = [files.a, files.b, files.c];
+  const json = ninesStats(all);
+  const text = ninesStatsText(all);
+  const before = { cdf: await v.canvas('cdf-canvas'), rt: await v.canvas('runtime-canvas'), hist: await v.canvas('hist-canvas'), rate: await v.canvas('rate-canvas') };
+  await v.act(() => v.page.click('[data-testid=dir-read]'));
+  assert.match(await v.hash(), /dir=read/);
+  assertTableMatches(await v.table(), json, text, ['read']);
+  for (const [k, id] of [['cdf', 'cdf-canvas'], ['rt', 'runtime-canvas'], ['hist', 'hist-canvas'], ['rate', 'rate-canvas']]) {
+    assert.notEqual(await v.canvas(id), before[k], `${id} did not change with the direction`);
+  }
+  await v.act(() => v.page.click('[data-testid=dir-write]'));
+  assertTableMatches(await v.table(), json, text, ['write']);
+  await v.act(() => v.page.click('[data-testid=dir-overlay]'));
+  const rows = await v.table();
+  for (const r of [0, 1, 2]) {
+    const dirs = rows.filter((x) => x.run === r).map((x) => x.dir);
+    assert.ok(dirs.includes('read') && dirs.includes('write'), `run ${r} overlaid: ${dirs}`);
+    assert.ok(!dirs.includes('all'));
+  }
+  assertTableMatches(rows, json, text, ['read', 'write', 'sync', 'trim']);
+  await v.shot('viewer-overlay-read-write');
+  // the legend hides a run from every panel
+  const cdf = await v.canvas('cdf-canvas');
+  await v.act(() => v.page.click('[data-testid=legend-run][data-run="1"]'));
+  assert.match(await v.hash(), /hide=1/);
+  assert.notEqual(await v.canvas('cdf-canvas'), cdf);
+  assert.equal((await v.table()).filter((r) => r.run === 1).length, 0);
+  assert.deepEqual(v.errors, []);
+  await v.page.context().close();
+});
+
+test('wheel zoom re-aggregates, shift-drag pans, both x axes follow', async () => {
+  const v = await Viewer.open(browser, `${site.base}/index.html`);
+  await v.ready(3);
+  const box = await v.box('runtime-overlay');
+  const rt0 = await v.canvas('runtime-canvas');
+  const rate0 = await v.canvas('rate-canvas');
+  const cx = box.x + box.width * 0.55, cy = box.y + box.height * 0.45;
+  await v.page.mouse.move(cx, cy);
+  await v.act(() => v.page.mouse.wheel(0, -400));
+  await v.act(() => v.page.mouse.wheel(0, -400));
+  const m = (await v.hash()).match(/zoom=([\d.e+-]+),([\d.e+-]+)/);
+  assert.ok(m, `no zoom in ${await v.hash()}`);
+  const [z0, z1] = [Number(m[1]), Number(m[2])];
+  assert.ok(z1 - z0 < 3.2 * 0.7 && z1 - z0 > 0.5, `zoomed range ${z0}..${z1}`);
+  assert.notEqual(await v.canvas('runtime-canvas'), rt0);
+  assert.notEqual(await v.canvas('rate-canvas'), rate0, 'the rate chart follows the zoom');
+  await v.shotOf('panel-runtime', 'panel-runtime-zoomed');
+  // pan with shift-drag to the left: the window moves later in time
+  await v.page.keyboard.down('Shift');
+  await v.act(async () => {
+    await v.page.mouse.move(cx, cy);
+    await v.page.mouse.down();
+    await v.page.mouse.move(cx - box.width * 0.2, cy, { steps: 4 });
+    await v.page.mouse.up();
+  });
+  await v.page.keyboard.up('Shift');
+  const p = (await v.hash()).match(/zoom=([\d.e+-]+),([\d.e+-]+)/);
+  assert.ok(Number(p[1]) > z0, `pan moved ${z0} -> ${p[1]}`);
+  assert.ok(Math.abs((Number(p[2]) - Number(p[1])) - (z1 - z0)) < 1e-6 * (z1 - z0) + 1e-9, 'pan keeps the width');
+  await v.act(() => v.page.click('[data-testid=zoom-reset]'));
+  assert.doesNotMatch(await v.hash(), /zoom=/);
+  assert.equal(await v.canvas('runtime-canvas'), rt0, 'reset returns to the same picture');
+  assert.deepEqual(v.errors, []);
+  await v.page.context().close();
+});
+
+test('brushing a time range restricts every panel; the table equals nines stats --from --to', async () => {
+  const v = await Viewer.open(browser, `${site.base}/index.html`);
+  await v.ready(3);
+  const box = await v.box('runtime-overlay');
+  const cdf0 = await v.canvas('cdf-canvas');
+  const hist0 = await v.canvas('hist-canvas');
+  const y = box.y + box.height * 0.5;
+  await v.act(async () => {
+    await v.page.mouse.move(box.x + box.width * 0.35, y);
+    await v.page.mouse.down();
+    await v.page.mouse.move(box.x + box.width * 0.7, y, { steps: 5 });
+    await v.page.mouse.up();
+  });
+  const m = (await v.hash()).match(/sel=([\d.e+-]+),([\d.e+-]+)/);
+  assert.ok(m, `no selection in ${await v.hash()}`);
+  assert.ok(await v.page.locator('[data-testid=selection]').isVisible());
+  assert.notEqual(await v.canvas('cdf-canvas'), cdf0, '1-CDF follows the selection');
+  assert.notEqual(await v.canvas('hist-canvas'), hist0, 'histogram follows the selection');
+  const all = [files.a, files.b, files.c];
+  const extra = ['--from', m[1], '--to', m[2]];
+  const rows = await v.table();
+  assertTableMatches(rows, ninesStats(all, extra), ninesStatsText(all, extra), ['all']);
+  const whole = ninesStats(all);
+  assert.ok(rows.every((r) => Number(r.cells.count.ns) < whole.runs[r.run].tags.all.count), 'the selection has fewer I/Os');
+  await v.shot('viewer-brushed');
+  await v.act(() => v.page.click('[data-testid=clear-selection]'));
+  assert.doesNotMatch(await v.hash(), /sel=/);
+  assert.equal(await v.canvas('cdf-canvas'), cdf0);
+  assert.deepEqual(v.errors, []);
+  await v.page.context().close();
+});
+
+test('1-CDF box zoom, reset and hover readout', async () => {
+  const v = await Viewer.open(browser, `${site.base}/index.html`);
+  await v.ready(3);
+  const box = await v.box('cdf-overlay');
+  const cdf0 = await v.canvas('cdf-canvas');
+  await v.page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
+  await v.page.waitForFunction(() => /nines/.test(document.querySelector('[data-testid=cdf-readout]').textContent));
+  const readout = await v.page.locator('[data-testid=cdf-readout]').textContent();
+  assert.match(readout, /(uring QD16.*nines|beyond the max)/);
+  await v.act(async () => {
+    await v.page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.3);
+    await v.page.mouse.down();
+    await v.page.mouse.move(box.x + box.width * 0.8, box.y + box.height * 0.85, { steps: 5 });
+    await v.page.mouse.up();
+  });
+  assert.match(await v.hash(), /cdf=/);
+  assert.notEqual(await v.canvas('cdf-canvas'), cdf0);
+  await v.shotOf('panel-cdf', 'panel-cdf-box-zoomed');
+  await v.act(() => v.page.dblclick('[data-testid=cdf-overlay]'));
+  assert.doesNotMatch(await v.hash(), /cdf=/);
+  assert.equal(await v.canvas('cdf-canvas'), cdf0);
+  await v.page.context().close();
+});
+
+test('a link reopens the same view', async () => {
+  const v = await Viewer.open(browser, `${site.base}/index.html#dir=write&lv=2,5&x=ios&hide=2`);
+  await v.ready(3);
+  assert.match(await v.page.getAttribute('[data-testid=dir-write]', 'class'), /active/);
+  assert.match(await v.page.getAttribute('[data-testid=level-5]', 'class'), /active/);
+  assert.doesNotMatch(await v.page.getAttribute('[data-testid=level-3]', 'class') || '', /active/);
+  assert.match(await v.page.getAttribute('[data-testid=x-ios]', 'class'), /active/);
+  const rows = await v.table();
+  assert.ok(rows.length === 2 && rows.every((r) => r.dir === 'write' && r.run !== 2));
+  assert.match(await v.page.locator('[data-testid=panel-runtime]').textContent(), /p99\.999/);
+  await v.shot('viewer-link-write-ios');
+  await v.page.context().close();
+});
+
+test('file picker: a broken file shows file, line and reason; the others stay', async () => {
+  const bare = await serve(BUNDLE);
+  try {
+    const v = await Viewer.open(browser, `${bare.base}/index.html`);
+    await v.page.waitForSelector('[data-testid=no-runs]');
+    await v.page.setInputFiles('[data-testid=file-input]', [files.c, files.broken, files.a]);
+    await v.ready(2);
+    const errs = await v.page.locator('[data-testid=load-error]').allTextContents();
+    assert.equal(errs.length, 1, errs.join('\n'));
+    assert.match(errs[0], new RegExp(`broken\\.hlog.*line ${files.brokenLine}`));
+    const rows = await v.table();
+    assert.equal(rows.length, 2);
+    const both = [files.c, files.a];
+    assertTableMatches(rows, ninesStats(both), ninesStatsText(both), ['all']);
+    await v.shot('viewer-picker-error');
+    await v.page.context().close();
+  } finally {
+    bare.close();
+  }
+});
+
+test('embedded runs load; hostile names and tags stay text; exports download', async () => {
+  const page = fs.readFileSync(path.join(BUNDLE, 'index.html'), 'utf8');
+  const payload = JSON.stringify({ runs: [
+    { name: 'hostile.hlog', base64: fs.readFileSync(files.hostile).toString('base64') },
+    { name: 'b.hlog', base64: fs.readFileSync(files.b).toString('base64') },
+  ] }).replace(/</g, '\\u003c');
+  const html = page.replace('<script type="application/json" id="nines-runs"></script>', `<script type="application/json" id="nines-runs">${payload}</script>`);
+  assert.notEqual(html, page, 'the shell has no embedded-runs element to fill');
+  const emb = await serve(BUNDLE, { '/report.html': html });
+  try {
+    const v = await Viewer.open(browser, `${emb.base}/report.html#dir=overlay`);
+    await v.ready(2);
+    const legend = await v.page.locator('[data-testid=legend-run]').first().textContent();
+    assert.equal(legend.trim(), files.hostileName);
+    assert.equal(await v.page.evaluate(() => window.__pwned), undefined);
+    assert.equal(await v.page.locator('img').count(), 0);
+    const dirs = (await v.table()).filter((r) => r.run === 0).map((r) => r.dir);
+    assert.ok(dirs.includes('<svg/onload=window.__pwned=3>'), dirs.join());
+    assert.ok(!emb.requests.some((u) => u.includes('manifest')), 'embedded runs: no manifest request');
+    // exports
+    const [csv] = await Promise.all([v.page.waitForEvent('download'), v.page.click('[data-testid=export-csv]')]);
+    const csvText = fs.readFileSync(await csv.path(), 'utf8');
+    const lines = csvText.trim().split('\n');
+    assert.equal(lines.length, 1 + (await v.table()).length);
+    assert.match(lines[0], /^run,file,direction,count,iops/);
+    const [svg] = await Promise.all([v.page.waitForEvent('download'), v.page.click('[data-testid=export-cdf-svg]')]);
+    const svgText = fs.readFileSync(await svg.path(), 'utf8');
+    assert.match(svgText, /^<svg/);
+    assert.match(svgText, /99\.9%/);
+    assert.ok(!svgText.includes('<img') && !svgText.includes('<script'), 'names are escaped in the SVG');
+    const [png] = await Promise.all([v.page.waitForEvent('download'), v.page.click('[data-testid=export-runtime-png]')]);
+    const pngBytes = fs.readFileSync(await png.path());
+    assert.deepEqual([...pngBytes.subarray(1, 4)], [0x50, 0x4e, 0x47]);
+    assert.equal(await v.page.evaluate(() => window.__pwned), undefined);
+    await v.shot('viewer-embedded-hostile');
+    await v.page.context().close();
+  } finally {
+    emb.close();
+  }
+});
