@@ -46,7 +46,8 @@ median() {
 median_cpu() {
   local t=()
   for _ in $(seq "$runs"); do
-    t+=("$( { /usr/bin/time -f '%U %S' "$@" >/dev/null 2>/dev/null; } 2>&1 | awk '{print $1 + $2}')")
+    /usr/bin/time -o "$work/cpu" -f '%U %S' "$@" >/dev/null 2>&1
+    t+=("$(awk '{print $1 + $2}' "$work/cpu")")
   done
   printf '%s\n' "${t[@]}" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'
 }
