@@ -10,7 +10,7 @@ use std::process::{Command, Output, Stdio};
 use nines_core::archive;
 use nines_core::quantile::{value_at, Level};
 use nines_core::run::Run;
-use nines_tests::{nines, nines_bin, python};
+use nines_tests::{java, nines, nines_bin, python};
 use serde_json::Value;
 
 fn s(p: &Path) -> &str {
@@ -461,4 +461,19 @@ fn an_io_error_ends_the_run_with_a_clear_error_and_a_complete_archive() {
     assert_eq!(summary(&run)["stopped_by"], "error");
     assert!(summary(&run)["errors"][0].as_str().unwrap().contains("short read"));
     assert!(run.windows.len() >= 3);
+}
+
+#[test]
+fn java_hdrhistogram_reads_collector_archives() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
+    // Rate-limited randrw with 100 ms windows: four tags, many empty windows.
+    run_ok(&["--target", s(&t), "--size", "2MiB", "--rw", "randrw", "--rate-iops", "40", "--runtime", "1s", "--window", "100ms", "-o", s(&o)]);
+    let run = read_run(&o);
+    let peer: Value = serde_json::from_str(&java("JavaRead.java", &[s(&o), "50", "99"])).unwrap();
+    assert_eq!(peer["windows"], run.windows.len());
+    assert_eq!(peer["windows"], 40);
+    for tag in ["read", "write", "read.svc", "write.svc"] {
+        assert_eq!(peer["tags"][tag]["count"], count(&run, tag), "{tag}");
+    }
 }

@@ -346,7 +346,12 @@ fn job_loop<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result<Op
                 if tag == SYNC {
                     bail!("fdatasync failed: {e}");
                 }
-                bail!("{} of {} bytes at offset {} failed: {e}", TAGS[tag], slot.len, slot.offset);
+                let hint = if c.res == -libc::EINVAL && w.direct {
+                    " (O_DIRECT needs block sizes and offsets aligned to the device's logical block size: try --bs 4k, or --buffered)"
+                } else {
+                    ""
+                };
+                bail!("{} of {} bytes at offset {} failed: {e}{hint}", TAGS[tag], slot.len, slot.offset);
             }
             if c.res != expected {
                 bail!(

@@ -343,6 +343,15 @@ fn block_device(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata, 
     if region < w.max_bs as u64 {
         bail!("device {who} is {} bytes, less than one block of {}", size, format_size(w.max_bs as u64));
     }
+    if w.direct {
+        let lbs: u64 = read_trim(sysfs_dir(rdev).join("queue/logical_block_size"))
+            .or_else(|| read_trim(sysfs_dir(rdev).join("../queue/logical_block_size")))
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(512);
+        if let Some((b, _)) = w.bs.iter().find(|(b, _)| *b as u64 % lbs != 0) {
+            bail!("block size {b} is not a multiple of {who}'s logical block size ({lbs} bytes), which O_DIRECT needs; use a multiple of {lbs} or pass --buffered");
+        }
+    }
     let mut sig = None;
     if writes {
         match &a.destroy_data {

@@ -294,3 +294,92 @@ impl Progress {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Cmd};
+    use crate::run::job::TagWindow;
+    use clap::Parser;
+    use nines_core::archive::Header;
+    use std::sync::{Arc, Mutex};
+
+    fn workload(extra: &[&str]) -> Workload {
+        let mut v = vec!["nines", "run", "--target", "t", "-o", "o.hlog", "--seed", "1"];
+        v.extend_from_slice(extra);
+        let Cmd::Run(a) = Cli::try_parse_from(v).unwrap().cmd else { panic!() };
+        Workload::from_args(&a).unwrap()
+    }
+
+    fn tw(values: &[u64]) -> TagWindow {
+        let mut hist = new_hist();
+        for &v in values {
+            hist.record(v).unwrap();
+        }
+        TagWindow { max: values.iter().copied().max().unwrap_or(0), count: values.len() as u64, bytes: 4096 * values.len() as u64, sum: values.iter().sum(), hist }
+    }
+
+    fn window(job: u32, index: u64, read: &[u64], write: &[u64]) -> Msg {
+        let mut tags: [Option<TagWindow>; NT] = Default::default();
+        if !read.is_empty() {
+            tags[0] = Some(tw(read));
+        }
+        if !write.is_empty() {
+            tags[1] = Some(tw(write));
+        }
+        let s = 1_000_000_000 * index;
+        Msg::Window(Box::new(JobWindow { job, index, start_ns: s, end_ns: s + 1_000_000_000, tags }))
+    }
+
+    #[test]
+    fn merges_jobs_and_writes_every_tag_of_every_window() {
+        let w = Arc::new(workload(&["--rw", "randrw"]));
+        let (tx, rx) = std::sync::mpsc::channel();
+        // Job 1 sends its windows out of order with job 0 and ends after window 0;
+        // window 1 has no writes at all and window 2 no I/O (a stall).
+        tx.send(window(1, 0, &[300, 7000], &[50])).unwrap();
+        tx.send(window(0, 0, &[100, 200], &[])).unwrap();
+        tx.send(Msg::Done { job: 1, last_index: Some(0), error: None }).unwrap();
+        tx.send(window(0, 1, &[150], &[])).unwrap();
+        tx.send(window(0, 2, &[], &[])).unwrap();
+        tx.send(Msg::Done { job: 0, last_index: Some(2), error: None }).unwrap();
+        drop(tx);
+        let mut aw = ArchiveWriter::new(Vec::new(), &Header { start_time: 1000.0, meta: Default::default() }).unwrap();
+        let cfg = WriterCfg { w, jobs: 2, rec_start_ns: 0, quiet: true, pool: Arc::new(Mutex::new(Vec::new())) };
+        let res = writer_loop(rx, &mut aw, cfg).unwrap();
+        assert_eq!(res.windows, 3);
+        assert_eq!(res.counts[0], 5);
+        assert_eq!(res.counts[1], 1);
+        let bytes = aw.into_inner();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("Tag=")).collect();
+        assert_eq!(lines.len(), 6, "{text}");
+        // The exact max (7000 ns = 0.007 ms) is in the informative column.
+        assert!(lines[0].starts_with("Tag=read,0.000,1.000,0.007,"), "{}", lines[0]);
+        assert!(lines[5].starts_with("Tag=write,2.000,1.000,0.000,"), "{}", lines[5]);
+        let run = nines_core::archive::read("w.hlog", &bytes).unwrap();
+        let counts: Vec<u64> = run.windows.iter().map(|w| w.hist.count()).collect();
+        assert_eq!(counts, [4, 1, 1, 0, 0, 0]);
+    }
+
+    #[test]
+    fn steady_state_sets_the_stop_flag() {
+        // STOP is process-wide (no other unit test reads it); reset it after.
+        let w = Arc::new(workload(&["--steady", "iops:5%", "--steady-window", "3s"]));
+        let (tx, rx) = std::sync::mpsc::channel();
+        for (i, n) in [50usize, 10, 100, 101, 99, 100].iter().enumerate() {
+            tx.send(window(0, i as u64, &vec![1000; *n], &[])).unwrap();
+        }
+        tx.send(Msg::Done { job: 0, last_index: Some(5), error: None }).unwrap();
+        drop(tx);
+        let mut aw = ArchiveWriter::new(Vec::new(), &Header::default()).unwrap();
+        let cfg = WriterCfg { w, jobs: 1, rec_start_ns: 0, quiet: true, pool: Arc::new(Mutex::new(Vec::new())) };
+        let res = writer_loop(rx, &mut aw, cfg).unwrap();
+        let st = res.steady.unwrap();
+        assert_eq!(st["reached"], true);
+        // Windows 2..4 (100, 101, 99 IOPS) are the first three within 5% of their mean;
+        // window 4 ends at 5 s.
+        assert_eq!(st["at_s"], 5.0);
+        STOP.store(0, Ordering::Relaxed);
+    }
+}
