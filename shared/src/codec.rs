@@ -171,10 +171,13 @@ fn decode_v2(b: &[u8]) -> Result<Hist, DecodeError> {
     let low = be_u64(b, 16).ok_or(DecodeError::Truncated("header"))?;
     let high = be_u64(b, 24).ok_or(DecodeError::Truncated("header"))?;
     let ratio = be_u64(b, 32).ok_or(DecodeError::Truncated("header"))?;
-    if offset != 0 {
+    // hdr-histogram-js (3.x) writes the integers 1 and 1 into these two fields and ignores
+    // them when reading; no other writer produces that pair (the ratio is a double, 1.0).
+    let js_writer = offset == 1 && ratio == 1;
+    if offset != 0 && !js_writer {
         return Err(DecodeError::Unsupported("normalizing index offset"));
     }
-    if f64::from_bits(ratio) != 1.0 {
+    if f64::from_bits(ratio) != 1.0 && !js_writer {
         return Err(DecodeError::Unsupported("integer-to-double ratio (a DoubleHistogram)"));
     }
     if digits > 5 {

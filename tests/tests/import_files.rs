@@ -225,3 +225,22 @@ print(json.dumps(values))
     }
     assert!(checked >= 4, "{checked}");
 }
+
+/// A log written by hdr-histogram-js 3.0.1's HistogramLogWriter (tests/data/js-written.hlog:
+/// StartTime but no BaseTime, an untagged window, a `read` window, another untagged one, each
+/// of 1,000 values 50,000 + 37 i + s ns for window s). The JS encoder puts the integers 1 and 1
+/// in the header fields for the normalizing offset and the double ratio; they mean nothing.
+#[test]
+fn js_written_log_reads_with_its_values() {
+    let run = read("js-written.hlog");
+    assert_eq!(run.windows.len(), 3);
+    assert_eq!(run.windows[1].tag.as_deref(), Some("read"));
+    let s = run_stats(&run, &Options::default());
+    let l = nines_core::hist::Layout::default_ns();
+    assert_eq!(s.tags["all"].count, 3000);
+    assert_eq!(s.tags["read"].count, 1000);
+    assert_eq!(s.tags["all"].min_ns, l.lowest_equivalent(50_000));
+    assert_eq!(s.tags["all"].max_ns, l.highest_equivalent(50_000 + 37 * 999 + 2));
+    assert_eq!(s.tags["read"].max_ns, l.highest_equivalent(50_000 + 37 * 999 + 1));
+    assert_eq!(run.start_time, Some(1_764_489_600.0));
+}
