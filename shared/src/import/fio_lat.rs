@@ -387,7 +387,7 @@ impl LatLogReader {
             });
         }
         let wms = self.window_ms;
-        let end_ms = self.max_ms + 1;
+        let end_ms = self.max_ms.saturating_add(1);
         let windows = std::mem::take(&mut self.done)
             .into_iter()
             .map(|((win, ddir), hist)| {
@@ -523,6 +523,16 @@ mod tests {
         assert_eq!(run.windows[0].tag.as_deref(), Some("read"));
         assert_eq!(run.windows.len(), 5);
         assert_eq!(read("x.log", text.as_bytes(), 1.0).unwrap().warnings.len(), 1);
+    }
+
+    #[test]
+    fn extreme_times_and_values() {
+        let text = "18446744073709551615, 18446744073709551615, 0, 4096, 0\n0, 1, 7, 4096, 0\n";
+        let run = read("x_clat.1.log", text.as_bytes(), 0.001).unwrap();
+        assert_eq!(run.windows.len(), 2);
+        assert_eq!(run.windows.iter().find(|w| w.tag.as_deref() == Some("ddir7")).unwrap().hist.count(), 1);
+        let e = read("x_clat.1.log", b"18446744073709551616, 1, 0, 4096, 0\n", 1.0).unwrap_err();
+        assert!(matches!(e.kind, LatLogErrorKind::Number { column: 1, .. }), "{e}");
     }
 
     #[test]
