@@ -348,6 +348,24 @@ mod tests {
     }
 
     #[test]
+    fn clamp_bucket_levels_are_at_least() {
+        // fio names its last bucket 17112760320 ns; it holds everything from ~17.05 s up
+        let text = doc(10_000, &[(1000, 990), (17_112_760_320, 10)], &[]);
+        let run = read("slow.json", text.as_bytes()).unwrap();
+        let s = run_stats(&run, &Options::default());
+        let p99 = s.tags["read"].levels.iter().find(|l| l.label == "p99.9").unwrap();
+        assert!(p99.at_least);
+        assert_eq!(p99.value_ns, Some(super::super::fio_buckets::CLAMP_LO_NS));
+        let p50 = &s.tags["read"].levels[0];
+        assert!(!p50.at_least);
+        assert_eq!(p50.bucket_ns, Some((1000, 1007)));
+        let text = crate::stats::to_text(&[s]);
+        assert!(text.contains("at least 17.0s"), "{text}");
+        let json = crate::stats::to_json(&[run_stats(&run, &Options::default())]);
+        assert!(json.contains("\"at_least\": true"), "{json}");
+    }
+
+    #[test]
     fn several_documents_with_notes_before() {
         let text = format!(
             "note: both iodepth >= 1 and synchronous I/O engine are selected\n{}\n{}\n",
