@@ -43,7 +43,11 @@ fn refused(args: &[&str]) -> String {
     let mut v = vec!["run", "--quiet"];
     v.extend_from_slice(args);
     let out = nines(&v);
-    assert!(!out.status.success(), "expected a refusal for {args:?}, got success:\n{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        !out.status.success(),
+        "expected a refusal for {args:?}, got success:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let e = String::from_utf8(out.stderr).unwrap();
     assert!(e.starts_with("nines: "), "{e}");
     assert!(!e.contains("panicked"), "{e}");
@@ -62,8 +66,32 @@ fn summary(run: &Run) -> &Value {
 fn file_run_is_read_by_stats_and_python_hdrh() {
     let d = tempfile::tempdir().unwrap();
     let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
-    let table = run_ok(&["--target", s(&t), "--size", "16MiB", "--rw", "randrw", "--mix", "70", "--qd", "4", "--runtime", "1500ms", "--window", "500ms", "-o", s(&o), "--name", "file run", "--notes", "e2e"]);
-    assert!(table.contains("read") && table.contains("write") && table.contains("all") && table.contains("p99"), "{table}");
+    let table = run_ok(&[
+        "--target",
+        s(&t),
+        "--size",
+        "16MiB",
+        "--rw",
+        "randrw",
+        "--mix",
+        "70",
+        "--qd",
+        "4",
+        "--runtime",
+        "1500ms",
+        "--window",
+        "500ms",
+        "-o",
+        s(&o),
+        "--name",
+        "file run",
+        "--notes",
+        "e2e",
+    ]);
+    assert!(
+        table.contains("read") && table.contains("write") && table.contains("all") && table.contains("p99"),
+        "{table}"
+    );
     assert!(table.contains("stopped by runtime"), "{table}");
     let run = read_run(&o);
     assert_eq!(run.name, "file run");
@@ -99,7 +127,28 @@ fn file_run_is_read_by_stats_and_python_hdrh() {
 fn raw_log_matches_the_archive_exactly() {
     let d = tempfile::tempdir().unwrap();
     let (t, o, raw) = (d.path().join("t.dat"), d.path().join("r.hlog"), d.path().join("raw.csv"));
-    run_ok(&["--target", s(&t), "--size", "8MiB", "--rw", "randrw", "--mix", "60", "--qd", "8", "--jobs", "2", "--ios", "30000", "--window", "200ms", "--raw-log", s(&raw), "-o", s(&o)]);
+    run_ok(&[
+        "--target",
+        s(&t),
+        "--size",
+        "8MiB",
+        "--rw",
+        "randrw",
+        "--mix",
+        "60",
+        "--qd",
+        "8",
+        "--jobs",
+        "2",
+        "--ios",
+        "30000",
+        "--window",
+        "200ms",
+        "--raw-log",
+        s(&raw),
+        "-o",
+        s(&o),
+    ]);
     let run = read_run(&o);
     let text = std::fs::read_to_string(&raw).unwrap();
     let mut lines = text.lines();
@@ -126,7 +175,12 @@ fn raw_log_matches_the_archive_exactly() {
         for l in &levels {
             let rank = l.rank(h.count());
             let exact = vals[rank as usize - 1];
-            assert_eq!(value_at(&h, l), Some(layout.highest_equivalent(exact)), "{tag} {}: nearest rank {exact}", l.label);
+            assert_eq!(
+                value_at(&h, l),
+                Some(layout.highest_equivalent(exact)),
+                "{tag} {}: nearest rank {exact}",
+                l.label
+            );
         }
     }
     // Per window too: the job threads' windows and the raw log agree on every I/O's window.
@@ -135,8 +189,17 @@ fn raw_log_matches_the_archive_exactly() {
     starts.dedup();
     for st in starts {
         for tag in ["read", "write"] {
-            let n: u64 = run.windows.iter().filter(|w| w.start_s == st && w.tag.as_deref() == Some(tag)).map(|w| w.hist.count()).sum();
-            assert_eq!(n, raw_by_window.get(&(idx, tag.to_string())).copied().unwrap_or(0), "window {idx} {tag}");
+            let n: u64 = run
+                .windows
+                .iter()
+                .filter(|w| w.start_s == st && w.tag.as_deref() == Some(tag))
+                .map(|w| w.hist.count())
+                .sum();
+            assert_eq!(
+                n,
+                raw_by_window.get(&(idx, tag.to_string())).copied().unwrap_or(0),
+                "window {idx} {tag}"
+            );
         }
         idx += 1;
     }
@@ -146,7 +209,24 @@ fn raw_log_matches_the_archive_exactly() {
 fn windows_by_io_count() {
     let d = tempfile::tempdir().unwrap();
     let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
-    run_ok(&["--target", s(&t), "--size", "4MiB", "--rw", "randrw", "--qd", "4", "--jobs", "2", "--ios", "5000", "--window-ios", "1000", "-o", s(&o)]);
+    run_ok(&[
+        "--target",
+        s(&t),
+        "--size",
+        "4MiB",
+        "--rw",
+        "randrw",
+        "--qd",
+        "4",
+        "--jobs",
+        "2",
+        "--ios",
+        "5000",
+        "--window-ios",
+        "1000",
+        "-o",
+        s(&o),
+    ]);
     let run = read_run(&o);
     assert_eq!(run.meta["window"]["by"], "ios");
     let mut starts: Vec<f64> = run.windows.iter().map(|w| w.start_s).collect();
@@ -174,19 +254,52 @@ fn existing_files_and_symlinks() {
     let link = d.path().join("link.dat");
     std::os::unix::fs::symlink(&foreign, &link).unwrap();
     let e = refused(&["--target", s(&link), "--rw", "randrw", "--ios", "200", "-o", s(&o), "--force"]);
-    assert!(e.contains("foreign.dat") && e.contains("resolved from") && e.contains("--overwrite"), "{e}");
-    run_ok(&["--target", s(&link), "--rw", "randwrite", "--ios", "200", "--overwrite", "-o", s(&o), "--force"]);
+    assert!(
+        e.contains("foreign.dat") && e.contains("resolved from") && e.contains("--overwrite"),
+        "{e}"
+    );
+    run_ok(&[
+        "--target",
+        s(&link),
+        "--rw",
+        "randwrite",
+        "--ios",
+        "200",
+        "--overwrite",
+        "-o",
+        s(&o),
+        "--force",
+    ]);
     assert_ne!(std::fs::read(&foreign).unwrap(), vec![7u8; 1 << 20]);
 
     // A file nines created may be written again without --overwrite.
     let own = d.path().join("own.dat");
-    run_ok(&["--target", s(&own), "--size", "1MiB", "--rw", "randwrite", "--ios", "100", "-o", s(&o), "--force"]);
+    run_ok(&[
+        "--target",
+        s(&own),
+        "--size",
+        "1MiB",
+        "--rw",
+        "randwrite",
+        "--ios",
+        "100",
+        "-o",
+        s(&o),
+        "--force",
+    ]);
     run_ok(&["--target", s(&own), "--rw", "randrw", "--ios", "100", "-o", s(&o), "--force"]);
 
     // A new file needs --size; the archive is never overwritten without --force, nor the target.
     assert!(refused(&["--target", s(&d.path().join("new.dat")), "-o", s(&d.path().join("n.hlog"))]).contains("--size"));
     assert!(refused(&["--target", s(&own), "-o", s(&o)]).contains("--force"));
     assert!(refused(&["--target", s(&own), "-o", s(&own), "--force"]).contains("target itself"));
+    assert!(refused(&["--target", s(&own), "-o", s(d.path()), "--force"]).contains("directory"));
+    let raw = d.path().join("raw.csv");
+    std::fs::write(&raw, "keep me").unwrap();
+    assert!(refused(&["--target", s(&own), "-o", s(&d.path().join("x.hlog")), "--raw-log", s(&raw)]).contains("--force"));
+    assert_eq!(std::fs::read_to_string(&raw).unwrap(), "keep me");
+    assert!(refused(&["--target", s(&own), "-o", s(&o), "--raw-log", s(&own), "--force"]).contains("target itself"));
+    assert!(refused(&["--target", s(&own), "-o", s(&o), "--raw-log", s(&o), "--force"]).contains("same file"));
     assert!(refused(&["--target", s(&own), "--destroy-data", s(&own), "-o", s(&o), "--force"]).contains("--overwrite"));
     assert!(refused(&["--target", s(d.path()), "-o", s(&o), "--force"]).contains("directory"));
     // Bad numbers are errors, not panics.
@@ -204,7 +317,10 @@ fn new_files_are_laid_out_before_reads() {
     assert_eq!(md.len(), 2 << 20);
     assert!(md.blocks() * 512 >= 2 << 20, "no holes: {} blocks", md.blocks());
     let data = std::fs::read(&t).unwrap();
-    assert!(data.chunks(4096).all(|c| c.iter().any(|&b| b != 0)), "every block holds written data");
+    assert!(
+        data.chunks(4096).all(|c| c.iter().any(|&b| b != 0)),
+        "every block holds written data"
+    );
 }
 
 /// A loop device over a temporary file, detached on drop.
@@ -219,7 +335,10 @@ impl Loop {
         let dir = tempfile::tempdir().unwrap();
         let backing = dir.path().join("loop.img");
         std::fs::write(&backing, vec![0u8; mb << 20]).unwrap();
-        let out = Command::new("losetup").args(["--find", "--show", s(&backing)]).output().expect("losetup runs (tests run as root)");
+        let out = Command::new("losetup")
+            .args(["--find", "--show", s(&backing)])
+            .output()
+            .expect("losetup runs (tests run as root)");
         assert!(out.status.success(), "losetup: {}", String::from_utf8_lossy(&out.stderr));
         let dev = String::from_utf8(out.stdout).unwrap().trim().to_string();
         Loop { dev, _dir: dir, backing }
@@ -253,25 +372,87 @@ fn loop_device_rules_and_runs() {
     // Writes need --destroy-data naming the same device.
     let e = refused(&["--target", dev, "--rw", "randwrite", "--ios", "100", "-o", s(&o), "--force"]);
     assert!(e.contains("block device") && e.contains(&format!("--destroy-data {dev}")), "{e}");
-    let e = refused(&["--target", dev, "--rw", "randwrite", "--ios", "100", "--destroy-data", "/dev/null", "-o", s(&o), "--force"]);
+    let e = refused(&[
+        "--target",
+        dev,
+        "--rw",
+        "randwrite",
+        "--ios",
+        "100",
+        "--destroy-data",
+        "/dev/null",
+        "-o",
+        s(&o),
+        "--force",
+    ]);
     assert!(e.contains("same device"), "{e}");
-    run_ok(&["--target", dev, "--rw", "randrw", "--ios", "1000", "--destroy-data", dev, "-o", s(&o), "--force"]);
+    run_ok(&[
+        "--target",
+        dev,
+        "--rw",
+        "randrw",
+        "--ios",
+        "1000",
+        "--destroy-data",
+        dev,
+        "-o",
+        s(&o),
+        "--force",
+    ]);
     let run = read_run(&o);
     assert_eq!(count(&run, "read") + count(&run, "write"), 1000);
 
     // A filesystem signature is refused, even with --destroy-data, unless --ignore-signatures.
     assert!(Command::new("mkfs.ext4").args(["-q", "-F", dev]).status().unwrap().success());
-    let e = refused(&["--target", dev, "--rw", "randwrite", "--ios", "100", "--destroy-data", dev, "-o", s(&o), "--force"]);
+    let e = refused(&[
+        "--target",
+        dev,
+        "--rw",
+        "randwrite",
+        "--ios",
+        "100",
+        "--destroy-data",
+        dev,
+        "-o",
+        s(&o),
+        "--force",
+    ]);
     assert!(e.contains("ext2/ext3/ext4") && e.contains("--ignore-signatures"), "{e}");
 
     // A mounted device is refused whatever the flags.
     let mnt = tempfile::tempdir().unwrap();
     assert!(Command::new("mount").args([dev, s(mnt.path())]).status().unwrap().success());
-    let e = refused(&["--target", dev, "--rw", "randwrite", "--ios", "100", "--destroy-data", dev, "--ignore-signatures", "-o", s(&o), "--force"]);
+    let e = refused(&[
+        "--target",
+        dev,
+        "--rw",
+        "randwrite",
+        "--ios",
+        "100",
+        "--destroy-data",
+        dev,
+        "--ignore-signatures",
+        "-o",
+        s(&o),
+        "--force",
+    ]);
     assert!(e.contains("mounted") && e.contains("no flag"), "{e}");
     assert!(Command::new("umount").arg(s(mnt.path())).status().unwrap().success());
 
-    run_ok(&["--target", dev, "--rw", "randwrite", "--ios", "100", "--destroy-data", dev, "--ignore-signatures", "-o", s(&o), "--force"]);
+    run_ok(&[
+        "--target",
+        dev,
+        "--rw",
+        "randwrite",
+        "--ios",
+        "100",
+        "--destroy-data",
+        dev,
+        "--ignore-signatures",
+        "-o",
+        s(&o),
+        "--force",
+    ]);
     let run = read_run(&o);
     assert!(run.meta["target"]["overwritten_signature"].as_str().unwrap().contains("ext"));
     let _ = &lp.backing;
@@ -292,33 +473,72 @@ fn wait_for_windows(p: &Path, n: usize) {
 }
 
 fn spawn_run(args: &[&str]) -> std::process::Child {
-    Command::new(nines_bin()).arg("run").arg("--quiet").args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
+    Command::new(nines_bin())
+        .arg("run")
+        .arg("--quiet")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
 #[test]
-fn sigint_finishes_cleanly_with_a_summary() {
-    let d = tempfile::tempdir().unwrap();
-    let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
-    let child = spawn_run(&["--target", s(&t), "--size", "4MiB", "--rw", "randrw", "--runtime", "60s", "--window", "200ms", "-o", s(&o)]);
-    wait_for_windows(&o, 4);
-    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
-    let out = child.wait_with_output().unwrap();
-    let table = ok(out);
-    assert!(table.contains("stopped by SIGINT") && table.contains("read"), "{table}");
-    let run = read_run(&o);
-    assert!(run.warnings.is_empty(), "{:?}", run.warnings);
-    assert_eq!(summary(&run)["stopped_by"], "SIGINT");
-    assert_eq!(summary(&run)["ios"]["read"], count(&run, "read"));
-    assert!(run.windows_of(Some("read")).count() >= 2);
-    let dur = summary(&run)["duration_s"].as_f64().unwrap();
-    assert!(dur < 60.0, "the run stopped early");
+fn sigint_and_sigterm_finish_cleanly_with_a_summary() {
+    for sig in ["INT", "TERM"] {
+        let d = tempfile::tempdir().unwrap();
+        let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
+        let child = spawn_run(&[
+            "--target",
+            s(&t),
+            "--size",
+            "4MiB",
+            "--rw",
+            "randrw",
+            "--runtime",
+            "60s",
+            "--window",
+            "200ms",
+            "-o",
+            s(&o),
+        ]);
+        wait_for_windows(&o, 4);
+        assert!(Command::new("kill")
+            .args([&format!("-{sig}"), &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success());
+        let out = child.wait_with_output().unwrap();
+        let table = ok(out);
+        assert!(table.contains(&format!("stopped by SIG{sig}")) && table.contains("read"), "{table}");
+        let run = read_run(&o);
+        assert!(run.warnings.is_empty(), "{:?}", run.warnings);
+        assert_eq!(summary(&run)["stopped_by"], format!("SIG{sig}"));
+        assert_eq!(summary(&run)["ios"]["read"], count(&run, "read"));
+        assert!(run.windows_of(Some("read")).count() >= 2);
+        let dur = summary(&run)["duration_s"].as_f64().unwrap();
+        assert!(dur < 60.0, "the run stopped early");
+    }
 }
 
 #[test]
 fn sigkill_keeps_every_finished_window() {
     let d = tempfile::tempdir().unwrap();
     let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
-    let mut child = spawn_run(&["--target", s(&t), "--size", "4MiB", "--rw", "randrw", "--runtime", "60s", "--window", "100ms", "-o", s(&o)]);
+    let mut child = spawn_run(&[
+        "--target",
+        s(&t),
+        "--size",
+        "4MiB",
+        "--rw",
+        "randrw",
+        "--runtime",
+        "60s",
+        "--window",
+        "100ms",
+        "-o",
+        s(&o),
+    ]);
     wait_for_windows(&o, 6);
     child.kill().unwrap();
     child.wait().unwrap();
@@ -341,7 +561,22 @@ fn sigkill_keeps_every_finished_window() {
 fn rate_limited_latency_counts_from_the_due_time() {
     let d = tempfile::tempdir().unwrap();
     let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
-    run_ok(&["--target", s(&t), "--size", "4MiB", "--rate-iops", "200", "--arrival", "uniform", "--runtime", "1s", "--window", "250ms", "-o", s(&o)]);
+    run_ok(&[
+        "--target",
+        s(&t),
+        "--size",
+        "4MiB",
+        "--rate-iops",
+        "200",
+        "--arrival",
+        "uniform",
+        "--runtime",
+        "1s",
+        "--window",
+        "250ms",
+        "-o",
+        s(&o),
+    ]);
     let run = read_run(&o);
     assert_eq!(run.tags(), [Some("read".to_string()), Some("read.svc".to_string())]);
     let n = count(&run, "read");
@@ -363,7 +598,22 @@ fn empty_windows_are_written() {
     let d = tempfile::tempdir().unwrap();
     let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
     // One I/O a second, windows of 100 ms: most windows see no I/O and must still be there.
-    run_ok(&["--target", s(&t), "--size", "1MiB", "--rate-iops", "1", "--arrival", "uniform", "--runtime", "1s", "--window", "100ms", "-o", s(&o)]);
+    run_ok(&[
+        "--target",
+        s(&t),
+        "--size",
+        "1MiB",
+        "--rate-iops",
+        "1",
+        "--arrival",
+        "uniform",
+        "--runtime",
+        "1s",
+        "--window",
+        "100ms",
+        "-o",
+        s(&o),
+    ]);
     let run = read_run(&o);
     let reads: Vec<u64> = run.windows_of(Some("read")).map(|w| w.hist.count()).collect();
     assert_eq!(reads.len(), 10, "{reads:?}");
@@ -377,7 +627,25 @@ fn empty_windows_are_written() {
 fn fsync_every_and_sync_writes() {
     let d = tempfile::tempdir().unwrap();
     let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
-    run_ok(&["--target", s(&t), "--size", "2MiB", "--rw", "randwrite", "--bs", "8k", "--sync", "--qd", "4", "--fsync-every", "8", "--ios", "400", "-o", s(&o)]);
+    run_ok(&[
+        "--target",
+        s(&t),
+        "--size",
+        "2MiB",
+        "--rw",
+        "randwrite",
+        "--bs",
+        "8k",
+        "--sync",
+        "--qd",
+        "4",
+        "--fsync-every",
+        "8",
+        "--ios",
+        "400",
+        "-o",
+        s(&o),
+    ]);
     let run = read_run(&o);
     assert_eq!(count(&run, "write"), 400);
     assert_eq!(count(&run, "sync"), 50);
@@ -389,7 +657,28 @@ fn steady_state_stops_the_run() {
     let d = tempfile::tempdir().unwrap();
     let o = d.path().join("r.hlog");
     // The null engine at a fixed rate is as steady as it gets.
-    let table = run_ok(&["--engine", "null", "--target", "none", "--size", "1MiB", "--rate-iops", "2000", "--arrival", "uniform", "--window", "200ms", "--steady", "iops:20%", "--steady-window", "600ms", "--runtime", "60s", "-o", s(&o)]);
+    let table = run_ok(&[
+        "--engine",
+        "null",
+        "--target",
+        "none",
+        "--size",
+        "1MiB",
+        "--rate-iops",
+        "2000",
+        "--arrival",
+        "uniform",
+        "--window",
+        "200ms",
+        "--steady",
+        "iops:20%",
+        "--steady-window",
+        "600ms",
+        "--runtime",
+        "60s",
+        "-o",
+        s(&o),
+    ]);
     assert!(table.contains("steady state (iops:20%) reached"), "{table}");
     let run = read_run(&o);
     assert_eq!(run.meta["steady"]["reached"], true);
@@ -401,14 +690,39 @@ fn steady_state_stops_the_run() {
 fn psync_engine_and_fallback() {
     let d = tempfile::tempdir().unwrap();
     let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
-    run_ok(&["--target", s(&t), "--size", "2MiB", "--engine", "psync", "--jobs", "2", "--ios", "1000", "-o", s(&o)]);
+    run_ok(&[
+        "--target",
+        s(&t),
+        "--size",
+        "2MiB",
+        "--engine",
+        "psync",
+        "--jobs",
+        "2",
+        "--ios",
+        "1000",
+        "-o",
+        s(&o),
+    ]);
     let run = read_run(&o);
     assert_eq!(run.meta["engine"]["name"], "psync");
     assert_eq!(count(&run, "read"), 1000);
     // When io_uring is unavailable the run falls back to psync and says so.
     let out = Command::new(nines_bin())
         .env("NINES_TEST_NO_URING", "1")
-        .args(["run", "--quiet", "--target", s(&t), "--qd", "4", "--ios", "500", "-o", s(&o), "--force"])
+        .args([
+            "run",
+            "--quiet",
+            "--target",
+            s(&t),
+            "--qd",
+            "4",
+            "--ios",
+            "500",
+            "-o",
+            s(&o),
+            "--force",
+        ])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr).to_string();
@@ -424,19 +738,52 @@ fn psync_engine_and_fallback() {
 fn demo_prints_the_table() {
     let d = tempfile::tempdir().unwrap();
     let o = d.path().join("demo.hlog");
-    let out = ok(Command::new(nines_bin()).args(["demo", "--quiet", "--runtime", "1s", "--size", "8MiB", "--dir", s(d.path()), "-o", s(&o)]).output().unwrap());
+    let out = ok(Command::new(nines_bin())
+        .args([
+            "demo",
+            "--quiet",
+            "--runtime",
+            "1s",
+            "--size",
+            "8MiB",
+            "--dir",
+            s(d.path()),
+            "-o",
+            s(&o),
+        ])
+        .output()
+        .unwrap());
     assert!(out.contains("read") && out.contains("write") && out.contains("archive:"), "{out}");
     let run = read_run(&o);
     assert_eq!(run.meta["workload"]["read_pct"], 70);
     // The temporary data file is gone.
-    assert!(std::fs::read_dir(d.path()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("nines-demo-")));
+    assert!(std::fs::read_dir(d.path())
+        .unwrap()
+        .all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("nines-demo-")));
 }
 
 #[test]
 fn ramp_is_not_recorded() {
     let d = tempfile::tempdir().unwrap();
     let (t, o, raw) = (d.path().join("t.dat"), d.path().join("r.hlog"), d.path().join("raw.csv"));
-    run_ok(&["--target", s(&t), "--size", "2MiB", "--qd", "2", "--ramp", "300ms", "--ios", "700", "--window", "100ms", "--raw-log", s(&raw), "-o", s(&o)]);
+    run_ok(&[
+        "--target",
+        s(&t),
+        "--size",
+        "2MiB",
+        "--qd",
+        "2",
+        "--ramp",
+        "300ms",
+        "--ios",
+        "700",
+        "--window",
+        "100ms",
+        "--raw-log",
+        s(&raw),
+        "-o",
+        s(&o),
+    ]);
     let run = read_run(&o);
     assert_eq!(count(&run, "read"), 700, "--ios counts only recorded I/Os");
     assert_eq!(std::fs::read_to_string(&raw).unwrap().lines().count(), 701);
@@ -448,7 +795,20 @@ fn ramp_is_not_recorded() {
 fn an_io_error_ends_the_run_with_a_clear_error_and_a_complete_archive() {
     let d = tempfile::tempdir().unwrap();
     let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
-    let child = spawn_run(&["--target", s(&t), "--size", "4MiB", "--rw", "randread", "--runtime", "60s", "--window", "100ms", "-o", s(&o)]);
+    let child = spawn_run(&[
+        "--target",
+        s(&t),
+        "--size",
+        "4MiB",
+        "--rw",
+        "randread",
+        "--runtime",
+        "60s",
+        "--window",
+        "100ms",
+        "-o",
+        s(&o),
+    ]);
     wait_for_windows(&o, 3);
     // Somebody truncates the file under the run: reads come back short.
     std::fs::OpenOptions::new().write(true).open(&t).unwrap().set_len(0).unwrap();
@@ -468,7 +828,22 @@ fn java_hdrhistogram_reads_collector_archives() {
     let d = tempfile::tempdir().unwrap();
     let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
     // Rate-limited randrw with 100 ms windows: four tags, many empty windows.
-    run_ok(&["--target", s(&t), "--size", "2MiB", "--rw", "randrw", "--rate-iops", "40", "--runtime", "1s", "--window", "100ms", "-o", s(&o)]);
+    run_ok(&[
+        "--target",
+        s(&t),
+        "--size",
+        "2MiB",
+        "--rw",
+        "randrw",
+        "--rate-iops",
+        "40",
+        "--runtime",
+        "1s",
+        "--window",
+        "100ms",
+        "-o",
+        s(&o),
+    ]);
     let run = read_run(&o);
     let peer: Value = serde_json::from_str(&java("JavaRead.java", &[s(&o), "50", "99"])).unwrap();
     assert_eq!(peer["windows"], run.windows.len());

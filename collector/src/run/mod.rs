@@ -131,16 +131,14 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     let mut w = Workload::from_args(a)?;
     let quiet = a.quiet;
 
-    // The archive: never over an existing file by accident, never onto the target.
-    let (out_real, out_exists) = safety::resolve(&a.output).context("-o/--output")?;
-    if out_exists && !a.force {
-        bail!("archive '{}' already exists; pass --force to replace it", a.output.display());
-    }
-    if w.engine != EngineKind::Null {
-        if let Ok((t, _)) = safety::resolve(&a.target) {
-            if t == out_real {
-                bail!("the archive -o '{}' is the target itself; give another path", a.output.display());
-            }
+    // The archive and the raw log: never over an existing file by accident, never onto the
+    // target, a device or each other.
+    let target_real = safety::resolve(&a.target).ok().map(|(t, _)| t);
+    let out_real = check_output(&a.output, "the archive -o", a.force, target_real.as_deref(), w.engine)?;
+    if let Some(raw) = &a.raw_log {
+        let raw_real = check_output(raw, "the raw log --raw-log", a.force, target_real.as_deref(), w.engine)?;
+        if raw_real == out_real {
+            bail!("--raw-log and -o name the same file '{}'; give two paths", raw.display());
         }
     }
 
@@ -318,6 +316,26 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
         steady: wres.steady.take(),
         errors: wres.errors,
     })
+}
+
+/// Check a file nines is about to create: not existing (unless `force`), not a device or
+/// directory, not the target. Returns its real path.
+fn check_output(p: &Path, what: &str, force: bool, target: Option<&Path>, engine: EngineKind) -> Result<PathBuf> {
+    use std::os::unix::fs::FileTypeExt;
+    let (real, exists) = safety::resolve(p).with_context(|| what.to_string())?;
+    if engine != EngineKind::Null && target == Some(real.as_path()) {
+        bail!("{what} '{}' is the target itself; give another path", p.display());
+    }
+    if exists {
+        let ft = std::fs::metadata(&real)?.file_type();
+        if ft.is_dir() || ft.is_block_device() {
+            bail!("{what} '{}' is a {}, not a file; give a file path", p.display(), if ft.is_dir() { "directory" } else { "block device" });
+        }
+        if ft.is_file() && !force {
+            bail!("{what} '{}' already exists; pass --force to replace it", p.display());
+        }
+    }
+    Ok(real)
 }
 
 fn kind_name(k: EngineKind) -> String {
