@@ -33,3 +33,24 @@ if ! python3 -c 'import hdrh' 2>/dev/null; then
   say "installing Python hdrhistogram (module hdrh)"
   python3 -m pip install -q hdrhistogram
 fi
+
+# ---- viewer (issue 4): npm packages of the browser tests and benchmark --------------------
+# playwright-core drives the system Chromium (no browser download), binaryen gives wasm-opt,
+# hdr-histogram-js is the benchmark's peer. Pinned in tests/browser/package.json.
+viewer_tests="$(cd "$(dirname "$0")/.." && pwd)/tests/browser"
+if [ ! -x "$viewer_tests/node_modules/.bin/wasm-opt" ] || [ ! -d "$viewer_tests/node_modules/playwright-core" ] \
+   || [ ! -d "$viewer_tests/node_modules/hdr-histogram-js" ]; then
+  if ! command -v npm >/dev/null; then
+    if [ "$(id -u)" = 0 ]; then
+      say "installing Debian packages: nodejs npm"
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+    else
+      say "npm is missing; install nodejs and npm"
+      exit 1
+    fi
+  fi
+  say "installing the browser tests' npm packages (tests/browser)"
+  (cd "$viewer_tests" && npm install --no-audit --no-fund --silent)
+fi
+# ---- end viewer --------------------------------------------------------------------------

@@ -299,7 +299,7 @@ test('embedded runs load; hostile names and tags stay text; exports download', a
   try {
     const v = await Viewer.open(browser, `${emb.base}/report.html#dir=overlay`);
     await v.ready(2);
-    const legend = await v.page.locator('[data-testid=legend-run]').first().textContent();
+    const legend = await v.page.locator('[data-testid=legend-run] > span').first().textContent();
     assert.equal(legend.trim(), files.hostileName);
     assert.equal(await v.page.evaluate(() => window.__pwned), undefined);
     assert.equal(await v.page.locator('img').count(), 0);

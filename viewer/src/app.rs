@@ -87,7 +87,7 @@ thread_local! {
     static IDLE_PENDING: Cell<bool> = const { Cell::new(false) };
 }
 
-const BINS_PER_DECADE: u32 = 60;
+const BINS_PER_DECADE: u32 = 40;
 const PANELS: [&str; 4] = ["cdf", "runtime", "rate", "hist"];
 
 fn with_model<T>(f: impl FnOnce(&mut Model) -> T) -> T {
@@ -177,16 +177,22 @@ fn traces(st: &ViewState) -> Vec<Trace> {
             continue;
         }
         for (d, dir) in directions_of(&r.run, st.dir).into_iter().enumerate() {
-            let style = if st.dir == DirMode::Overlay {
-                let base = TraceStyle::nth(i);
-                TraceStyle { color: base.color, dash: charts::DASHES[(d * 2) % charts::DASHES.len()] }
-            } else {
-                TraceStyle::nth(i)
-            };
+            let style = trace_style(i, d, st.dir);
             out.push(Trace { run: i, label: format!("{} {}", r.run.name, dir_key(&dir)), dir, style });
         }
     }
     out
+}
+
+/// Style of the `d`-th direction of run `run`: one colour per run, or with directions
+/// overlaid one colour per run and direction (three slots a run), so read and write stay
+/// apart in every chart.
+fn trace_style(run: usize, d: usize, mode: DirMode) -> TraceStyle {
+    if mode == DirMode::Overlay {
+        TraceStyle::nth(run * 3 + d.min(2))
+    } else {
+        TraceStyle::nth(run)
+    }
 }
 
 /// The brushed range of a trace in seconds (the selection is kept in x-axis units).
@@ -345,7 +351,8 @@ fn cdf_ranges(st: &ViewState, curves: &[Curve]) -> (Scale, Scale) {
     let (lo, hi) = if lo.is_finite() && hi > 0.0 { (lo / 1.3, hi * 1.3) } else { (1e3, 1e7) };
     // down to the level of nines below the smallest 1/N, at least 3 nines
     let k = (-min_share.log10()).ceil().clamp(3.0, 12.0);
-    (Scale { lo: lo.max(1.0), hi, log: true }, Scale { lo: 10f64.powf(-k), hi: 1.0, log: true })
+    // a little room above share 1 so curves do not run along the frame
+    (Scale { lo: lo.max(1.0), hi, log: true }, Scale { lo: 10f64.powf(-k), hi: 1.6, log: true })
 }
 
 struct RuntimeData {
@@ -395,7 +402,7 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
                 (a + b) / 2.0
             })
             .collect();
-        let mut push = |metric: Metric, vals: Vec<Option<u64>>| {
+        let mut push = |metric: Metric, vals: Vec<Option<u64>>, thin: Vec<bool>| {
             for v in vals.iter().flatten() {
                 ymin = ymin.min(*v as f64);
                 ymax = ymax.max(*v as f64);
@@ -405,13 +412,14 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
                 style: t.style,
                 metric,
                 points: xs.iter().zip(vals).map(|(&x, v)| (x, v.map(|v| v as f64))).collect(),
+                thin,
             });
         };
-        push(Metric::Median, pts.iter().map(|p| p.p50_ns).collect());
+        push(Metric::Median, pts.iter().map(|p| p.p50_ns).collect(), Vec::new());
         for (i, k) in st.levels.iter().enumerate() {
-            push(Metric::Nines(*k), pts.iter().map(|p| p.levels[i].0).collect());
+            push(Metric::Nines(*k), pts.iter().map(|p| p.levels[i].0).collect(), pts.iter().map(|p| p.levels[i].1 == Support::Thin).collect());
         }
-        push(Metric::Max, pts.iter().map(|p| p.max_ns).collect());
+        push(Metric::Max, pts.iter().map(|p| p.max_ns).collect(), Vec::new());
         let scale = match st.rate {
             RateMode::Iops => Some(1.0),
             RateMode::Mbps => td.bytes_per_io.map(|b| view::mb_per_s(1.0, b)),
@@ -619,7 +627,13 @@ fn App() -> impl IntoView {
         for (i, (name, bytes)) in items.into_iter().enumerate() {
             loading.set(Some(format!("loading {} of {n}: {name}", i + 1)));
             yield_now().await;
+            let t0 = now_ms();
             let res = bytes.map_err(|message| LoadError { file: name.clone(), message }).and_then(|b| add_run(&name, &b));
+            // time spent decoding runs (nines_core::import::read_any), for the benchmark
+            if let Some(b) = body() {
+                let prev: f64 = b.get_attribute("data-nines-parse-ms").and_then(|v| v.parse().ok()).unwrap_or(0.0);
+                let _ = b.set_attribute("data-nines-parse-ms", &format!("{:.1}", prev + now_ms() - t0));
+            }
             if let Err(e) = res {
                 errors.update(|v| v.push(e));
             }
@@ -987,7 +1001,15 @@ fn App() -> impl IntoView {
 
     let run_list = move || {
         version.track();
-        with_model(|m| m.runs.iter().map(|r| (r.run.name.clone(), r.file.clone(), r.run.duration_s(), r.run.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>())).collect::<Vec<_>>())
+        with_model(|m| {
+            m.runs
+                .iter()
+                .map(|r| {
+                    let dirs: Vec<String> = directions_of(&r.run, DirMode::Overlay).iter().map(dir_key).collect();
+                    (r.run.name.clone(), r.file.clone(), r.run.duration_s(), r.run.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>(), dirs)
+                })
+                .collect::<Vec<_>>()
+        })
     };
 
     view! {
@@ -1058,22 +1080,28 @@ fn App() -> impl IntoView {
                         <div class="legend">
                             <button data-testid="show-all" on:click=move |_| set(Box::new(|s| s.hidden.clear()))>"show all"</button>
                             <button data-testid="hide-all" on:click=move |_| { let n = with_model(|m| m.runs.len()); set(Box::new(move |s| s.hidden = (0..n).collect())) }>"hide all"</button>
-                            {list.into_iter().enumerate().map(|(i, (name, file, dur, warns))| {
-                                let st = TraceStyle::nth(i);
+                            {list.into_iter().enumerate().map(|(i, (name, file, dur, warns, dirs))| {
+                                let swatches: Vec<(TraceStyle, Option<String>)> = if overlay {
+                                    dirs.into_iter().enumerate().map(|(d, n)| (trace_style(i, d, DirMode::Overlay), Some(n))).collect()
+                                } else {
+                                    vec![(TraceStyle::nth(i), None)]
+                                };
                                 let hidden = move || state.with(|s| s.hidden.contains(&i));
                                 let title = format!("{file}, {:.0} s{}", dur, if warns.is_empty() { String::new() } else { format!("\n{}", warns.join("\n")) });
                                 view! {
                                     <button class="run" class:off=hidden data-testid="legend-run" data-run=i.to_string() title=title
                                         on:click=move |_| set(Box::new(move |s| { if !s.hidden.remove(&i) { s.hidden.insert(i); } }))>
-                                        <svg width="34" height="10" aria-hidden="true">
-                                            <line x1="1" y1="5" x2="33" y2="5" stroke=st.css() stroke-width="2.5" stroke-dasharray=st.dasharray()/>
-                                        </svg>
                                         <span>{name}</span>
+                                        {swatches.into_iter().map(|(st, dn)| view! {
+                                            <svg width="34" height="10" aria-hidden="true">
+                                                <line x1="1" y1="5" x2="33" y2="5" stroke=st.css() stroke-width="2.5" stroke-dasharray=st.dasharray()/>
+                                            </svg>
+                                            {dn.map(|d| view! { <span class="dirname">{d}</span> })}
+                                        }).collect_view()}
                                         {(!warns.is_empty()).then(|| view! { <span class="warn">" ⚠"</span> })}
                                     </button>
                                 }
                             }).collect_view()}
-                            {overlay.then(|| view! { <span class="hint">"read: solid, write: dashed"</span> })}
                         </div>
                     }.into_any()
                 }}
@@ -1254,7 +1282,7 @@ fn stats_table(st: &ViewState) -> AnyView {
                             (Some(a), Some(m), Some(b)) => format!("{} runs: min {}, median {}, max {}", lv.runs, format_ns(a), format_ns(m), format_ns(b)),
                             _ => "no run has this level".into(),
                         };
-                        let txt = lv.spread_pct.map_or(String::new(), |p| format!("{p:.1}%"));
+                        let txt = if lv.runs >= 2 { lv.spread_pct.map_or(String::new(), |p| format!("{p:.1}%")) } else { String::new() };
                         view! { <td class="num" title=title data-testid="spread" data-col=lv.label>{txt}</td> }
                     }).collect_view()}
                     <td></td>

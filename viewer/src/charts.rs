@@ -515,6 +515,15 @@ pub struct RuntimeLine {
     pub metric: Metric,
     /// (x, latency ns) per point, at window midpoints; `None` breaks the line (no support).
     pub points: Vec<(f64, Option<f64>)>,
+    /// Per point: the level is thin (fewer than 100 I/Os beyond it in that window); drawn
+    /// faded so that a trend carried by a handful of I/Os does not look like a measurement.
+    pub thin: Vec<bool>,
+}
+
+/// A colour faded towards white (for thin support).
+pub fn faded(c: RGBColor) -> RGBColor {
+    let f = |x: u8| (x as f64 + (255.0 - x as f64) * 0.62).round() as u8;
+    RGBColor(f(c.0), f(c.1), f(c.2))
 }
 
 /// What the runtime QoS chart shows.
@@ -587,17 +596,32 @@ where
             }
             m => {
                 let width = if m == Metric::Median { 1 } else { 2 };
+                // segments of equal support; a change of support shares its boundary point
                 let mut run: Vec<(f64, f64)> = Vec::new();
-                for &(x, y) in &l.points {
+                let mut run_thin = false;
+                for (i, &(x, y)) in l.points.iter().enumerate() {
+                    let thin = l.thin.get(i).copied().unwrap_or(false);
                     match y {
-                        Some(y) => run.push((x, y)),
+                        Some(y) => {
+                            if !run.is_empty() && thin != run_thin {
+                                let color = if run_thin { faded(l.style.color) } else { l.style.color };
+                                stroke(&mut chart, &s.x, &s.y, &run, color, m.dash(), width)?;
+                                let last = *run.last().unwrap();
+                                run.clear();
+                                run.push(last);
+                            }
+                            run_thin = thin || (run.len() == 1 && run_thin && thin);
+                            run.push((x, y));
+                        }
                         None => {
-                            stroke(&mut chart, &s.x, &s.y, &run, l.style.color, m.dash(), width)?;
+                            let color = if run_thin { faded(l.style.color) } else { l.style.color };
+                            stroke(&mut chart, &s.x, &s.y, &run, color, m.dash(), width)?;
                             run.clear();
                         }
                     }
                 }
-                stroke(&mut chart, &s.x, &s.y, &run, l.style.color, m.dash(), width)?;
+                let color = if run_thin { faded(l.style.color) } else { l.style.color };
+                stroke(&mut chart, &s.x, &s.y, &run, color, m.dash(), width)?;
             }
         }
     }
@@ -854,12 +878,15 @@ mod tests {
     #[test]
     fn runtime_and_rate_and_hist_draw() {
         let lines = vec![
-            RuntimeLine { trace: "a read".into(), style: TraceStyle::nth(0), metric: Metric::Nines(3), points: vec![(0.5, Some(2e5)), (1.5, None), (2.5, Some(3e5)), (3.5, Some(2.5e5))] },
-            RuntimeLine { trace: "a read".into(), style: TraceStyle::nth(0), metric: Metric::Max, points: vec![(0.5, Some(9e5)), (1.5, Some(1e6))] },
+            RuntimeLine { trace: "a read".into(), style: TraceStyle::nth(0), metric: Metric::Nines(3), points: vec![(0.5, Some(2e5)), (1.5, None), (2.5, Some(3e5)), (3.5, Some(2.5e5))], thin: vec![false, false, false, true] },
+            RuntimeLine { trace: "a read".into(), style: TraceStyle::nth(0), metric: Metric::Max, points: vec![(0.5, Some(9e5)), (1.5, Some(1e6))], thin: vec![] },
         ];
         let spec = RuntimeSpec { title: "runtime", x_desc: "time", x_is_time: true, lines: &lines, x: Scale { lo: 0.0, hi: 4.0, log: false }, y: Scale { lo: 1e4, hi: 1e7, log: true }, selection: Some((1.0, 2.0)), legend: true };
         let (svg, _) = to_svg(900, 300, |r| draw_runtime(r, &spec)).unwrap();
         assert!(svg.contains("p99.9 (3 nines)"));
+        // the thin last segment is drawn faded
+        let RGBColor(r, g, b) = faded(TraceStyle::nth(0).color);
+        assert!(svg.contains(&format!("#{r:02X}{g:02X}{b:02X}")), "no faded segment");
         assert!(svg.contains("stroke-dasharray") || svg.matches("<polyline").count() >= 2 || svg.matches("<line").count() > 4);
         let rl = vec![RateLine { label: "a read".into(), style: TraceStyle::nth(1), points: vec![(0.5, 1000.0), (1.5, 1100.0)], steady: vec![(0.0, 2.0, 950.0, 1150.0)] }];
         let rs = RateSpec { title: "IOPS", x_desc: "time", y_desc: "IOPS", x_is_time: true, lines: &rl, x: Scale { lo: 0.0, hi: 4.0, log: false }, y: Scale { lo: 0.0, hi: 1200.0, log: false }, selection: None, note: None, legend: false };
