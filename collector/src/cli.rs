@@ -22,6 +22,14 @@ pub enum Cmd {
     /// Import fio json+ results, fio histogram and latency logs, other HdrHistogram logs or
     /// latency lists into a nines archive.
     Import(crate::import_cmd::ImportArgs),
+    /// Compare baseline runs with candidate runs per direction and level, and say whether
+    /// each change is larger than the measurement allows.
+    Compare(crate::judge_cmd::CompareArgs),
+    /// Tabulate a parameter sweep (IOPS, mean, p99, p99.99 per value), with the candidate's
+    /// change against the baseline.
+    Sweep(crate::judge_cmd::SweepArgs),
+    /// Check steady state as the SNIA PTS defines it, with fio-style criteria alongside.
+    Steady(crate::judge_cmd::SteadyArgs),
 }
 
 #[derive(Args, Debug)]

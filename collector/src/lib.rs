@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod demo;
 pub mod import_cmd;
+pub mod judge_cmd;
 pub mod load;
 pub mod run;
 pub mod stats_cmd;

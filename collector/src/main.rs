@@ -16,6 +16,9 @@ fn main() -> ExitCode {
         Cmd::Run(a) => nines::run::run(a, &mut out),
         Cmd::Demo(a) => nines::demo::run(a, &mut out),
         Cmd::Import(a) => nines::import_cmd::run(a, &mut out),
+        Cmd::Compare(a) => nines::judge_cmd::compare(a, &mut out),
+        Cmd::Sweep(a) => nines::judge_cmd::sweep(a, &mut out),
+        Cmd::Steady(a) => nines::judge_cmd::steady(a, &mut out),
     };
     let result = result.and_then(|()| out.flush().map_err(Into::into));
     match result {

@@ -27,12 +27,16 @@
 pub mod archive;
 pub mod ccdf;
 pub mod codec;
+pub mod compare;
+pub mod convergence;
 pub mod hist;
 pub mod import;
 pub mod quantile;
 pub mod run;
 pub mod series;
 pub mod stats;
+pub mod sweep_table;
+pub mod table;
 pub mod steady;
 pub mod units;
 pub mod variability;

@@ -215,20 +215,7 @@ fn render_run(r: &RunStats) -> String {
         row.push(lat(s.max_ns));
         rows.push(row);
     }
-    let ncol = rows[0].len();
-    let widths: Vec<usize> = (0..ncol).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
-    for row in &rows {
-        let mut line = String::new();
-        for (c, cell) in row.iter().enumerate() {
-            if c == 0 {
-                line.push_str(&format!("{cell:<w$}", w = widths[c]));
-            } else {
-                line.push_str(&format!("  {cell:>w$}", w = widths[c]));
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
+    out.push_str(&crate::table::render(&rows));
     if !thin_notes.is_empty() {
         out.push_str(&wrap(&format!("* thin, I/Os beyond the level in brackets (reliable from 100): {}", thin_notes.join(", "))));
     }

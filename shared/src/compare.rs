@@ -1,0 +1,363 @@
+//! Baseline against candidate: did the tail move, and by more than the measurement allows?
+//!
+//! Each side is one run or a set of runs. A side's interval for a level is:
+//! - one run: the level's distribution-free 95% confidence interval ([`crate::quantile`]);
+//! - several runs: their variability band, from the lowest to the highest value among the
+//!   runs (seed 000: the run-to-run spread of high levels is larger than any one run's
+//!   interval suggests).
+//!
+//! A change is called significant only when the two intervals do not overlap. A level that
+//! has no interval on a side (too few I/Os beyond it for an upper bound, or missing in one of
+//! the runs) is `unknown`: a 6-nines value driven by three I/Os is never called an
+//! improvement. IOPS and the mean get intervals too: for one run, mean +- 1.96 standard errors
+//! (IOPS: over its windows; mean latency: over its I/Os, by the central limit theorem); for
+//! sets, the band across runs.
+
+use serde::Serialize;
+
+use crate::quantile::Support;
+use crate::run::{is_direction, Run};
+use crate::series::{direction_windows, Direction};
+use crate::stats::{run_stats, tag_name, Options, RunStats, TagStats};
+use crate::units::{format_ns, format_rate};
+
+const Z95: f64 = 1.959_963_984_540_054;
+
+/// One side's value of a measure, with its interval.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Side {
+    /// Runs on this side that have a value.
+    pub runs: usize,
+    /// The value (one run) or the nearest-rank median across runs (several).
+    pub value: Option<f64>,
+    /// 95% interval (one run) or variability band (several); `None` when unknown.
+    pub interval: Option<(f64, f64)>,
+}
+
+/// How the candidate compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Intervals do not overlap, and the candidate is better.
+    Better,
+    /// Intervals do not overlap, and the candidate is worse.
+    Worse,
+    /// Intervals overlap: the difference is within what the measurement allows.
+    Same,
+    /// A side has no interval: too few I/Os (or runs) to tell.
+    Unknown,
+}
+
+/// A measure (IOPS, mean or a level) compared.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Change {
+    pub label: String,
+    pub base: Side,
+    pub cand: Side,
+    /// (candidate - baseline) / baseline, in percent.
+    pub change_pct: Option<f64>,
+    /// The intervals do not overlap.
+    pub significant: bool,
+    pub verdict: Verdict,
+}
+
+/// One direction compared.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TagComparison {
+    pub tag: String,
+    pub iops: Change,
+    pub mean: Change,
+    pub levels: Vec<Change>,
+}
+
+/// Baseline against candidate, per direction.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Comparison {
+    pub baseline: Vec<String>,
+    pub candidate: Vec<String>,
+    pub tags: Vec<TagComparison>,
+}
+
+fn overlap(a: (f64, f64), b: (f64, f64)) -> bool {
+    a.0 <= b.1 && b.0 <= a.1
+}
+
+/// Nearest-rank median (the lower middle for an even count: never averaged).
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some(v[v.len().div_ceil(2) - 1])
+}
+
+/// Combine per-run (value, interval) into a side. `total` is the number of runs on the side:
+/// a level missing in some run makes the band unknown.
+fn side(per_run: &[(Option<f64>, Option<(f64, f64)>)]) -> Side {
+    let values: Vec<f64> = per_run.iter().filter_map(|p| p.0).collect();
+    let runs = values.len();
+    match per_run.len() {
+        0 => Side { runs: 0, value: None, interval: None },
+        1 => Side { runs, value: per_run[0].0, interval: per_run[0].1 },
+        n => {
+            let interval = if runs == n {
+                let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+                let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                Some((lo, hi))
+            } else {
+                None
+            };
+            Side { runs, value: median(values), interval }
+        }
+    }
+}
+
+/// Compare two sides of one measure. `higher_is_better` for IOPS, not for latencies.
+fn change(label: &str, base: Side, cand: Side, higher_is_better: bool) -> Change {
+    let change_pct = match (base.value, cand.value) {
+        (Some(b), Some(c)) if b != 0.0 => Some((c - b) / b * 100.0),
+        _ => None,
+    };
+    let (significant, verdict) = match (base.interval, cand.interval, base.value, cand.value) {
+        (Some(bi), Some(ci), Some(b), Some(c)) => {
+            if overlap(bi, ci) {
+                (false, Verdict::Same)
+            } else if (c > b) == higher_is_better {
+                (true, Verdict::Better)
+            } else {
+                (true, Verdict::Worse)
+            }
+        }
+        _ => (false, Verdict::Unknown),
+    };
+    Change { label: label.to_string(), base, cand, change_pct, significant, verdict }
+}
+
+/// IOPS of one run and direction with a 95% interval over its windows.
+fn iops_of(run: &Run, tag: &str, stats: &TagStats) -> (Option<f64>, Option<(f64, f64)>) {
+    let dir = if tag == crate::run::ALL {
+        Direction::All
+    } else {
+        let t = run.tags().into_iter().find(|t| tag_name(t.as_deref()) == tag).flatten();
+        Direction::Tag(t)
+    };
+    let rates: Vec<f64> = direction_windows(run, &dir)
+        .iter()
+        .filter(|w| w.length_s > 0.0)
+        .map(|w| w.hist.count() as f64 / w.length_s)
+        .collect();
+    let n = rates.len() as f64;
+    if rates.len() < 2 {
+        return (Some(stats.iops), None);
+    }
+    let mean = rates.iter().sum::<f64>() / n;
+    let sd = (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let half = Z95 * sd / n.sqrt();
+    (Some(stats.iops), Some((stats.iops - half, stats.iops + half)))
+}
+
+fn mean_of(stats: &TagStats) -> (Option<f64>, Option<(f64, f64)>) {
+    if stats.count == 0 {
+        return (None, None);
+    }
+    let half = Z95 * stats.stdev_ns / (stats.count as f64).sqrt();
+    (Some(stats.mean_ns), Some((stats.mean_ns - half, stats.mean_ns + half)))
+}
+
+/// Compare baseline runs with candidate runs, per direction present on both sides.
+pub fn compare(base: &[Run], cand: &[Run], opts: &Options) -> Comparison {
+    let bs: Vec<RunStats> = base.iter().map(|r| run_stats(r, opts)).collect();
+    let cs: Vec<RunStats> = cand.iter().map(|r| run_stats(r, opts)).collect();
+    let mut tags: Vec<String> = Vec::new();
+    for s in bs.iter().chain(cs.iter()) {
+        for (t, _) in s.tags.iter() {
+            let on_both = bs.iter().all(|r| r.tags.get(t).is_some()) && cs.iter().all(|r| r.tags.get(t).is_some());
+            if on_both && !tags.contains(t) {
+                tags.push(t.clone());
+            }
+        }
+    }
+    // directions first, then auxiliary measures, "all" last (as in stats)
+    tags.sort_by_key(|t| (t == crate::run::ALL, !is_direction(Some(t))));
+    let per_side = |runs: &[Run], stats: &[RunStats], tag: &str| {
+        let iops: Vec<_> = runs.iter().zip(stats).map(|(r, s)| iops_of(r, tag, &s.tags[tag])).collect();
+        let mean: Vec<_> = stats.iter().map(|s| mean_of(&s.tags[tag])).collect();
+        let levels: Vec<Vec<_>> = (0..opts.levels.len())
+            .map(|i| {
+                stats
+                    .iter()
+                    .map(|s| {
+                        let l = &s.tags[tag].levels[i];
+                        let v = if l.support == Support::None { None } else { l.value_ns.map(|v| v as f64) };
+                        (v, l.ci95_ns.map(|(a, b)| (a as f64, b as f64)))
+                    })
+                    .collect()
+            })
+            .collect();
+        (iops, mean, levels)
+    };
+    let tags = tags
+        .into_iter()
+        .map(|tag| {
+            let (bi, bm, bl) = per_side(base, &bs, &tag);
+            let (ci, cm, cl) = per_side(cand, &cs, &tag);
+            TagComparison {
+                iops: change("IOPS", side(&bi), side(&ci), true),
+                mean: change("mean", side(&bm), side(&cm), false),
+                levels: opts
+                    .levels
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| change(&l.label, side(&bl[i]), side(&cl[i]), false))
+                    .collect(),
+                tag,
+            }
+        })
+        .collect();
+    Comparison { baseline: base.iter().map(|r| r.name.clone()).collect(), candidate: cand.iter().map(|r| r.name.clone()).collect(), tags }
+}
+
+fn fmt_value(label: &str, v: Option<f64>) -> String {
+    match v {
+        None => "-".into(),
+        Some(x) if label == "IOPS" => format_rate(x),
+        Some(x) => format_ns(x.max(0.0).round() as u64),
+    }
+}
+
+fn fmt_interval(label: &str, s: &Side) -> String {
+    match s.interval {
+        None => String::new(),
+        Some((a, b)) => format!("[{}..{}]", fmt_value(label, Some(a)), fmt_value(label, Some(b))),
+    }
+}
+
+/// Text tables for `nines compare`.
+pub fn to_text(c: &Comparison) -> String {
+    let mut out = format!(
+        "baseline: {} ({} run{})\ncandidate: {} ({} run{})\n",
+        c.baseline.join(", "),
+        c.baseline.len(),
+        if c.baseline.len() == 1 { "" } else { "s" },
+        c.candidate.join(", "),
+        c.candidate.len(),
+        if c.candidate.len() == 1 { "" } else { "s" },
+    );
+    let kind = |n: usize| if n == 1 { "95% CI" } else { "run band" };
+    for t in &c.tags {
+        out.push_str(&format!("\n{}\n", t.tag));
+        let mut rows = vec![vec![
+            "".to_string(),
+            "baseline".into(),
+            kind(c.baseline.len()).into(),
+            "candidate".into(),
+            kind(c.candidate.len()).into(),
+            "change".into(),
+            "verdict".into(),
+        ]];
+        for ch in std::iter::once(&t.iops).chain(std::iter::once(&t.mean)).chain(t.levels.iter()) {
+            if ch.base.value.is_none() && ch.cand.value.is_none() {
+                continue;
+            }
+            rows.push(vec![
+                ch.label.clone(),
+                fmt_value(&ch.label, ch.base.value),
+                fmt_interval(&ch.label, &ch.base),
+                fmt_value(&ch.label, ch.cand.value),
+                fmt_interval(&ch.label, &ch.cand),
+                ch.change_pct.map_or("-".into(), |p| format!("{p:+.1}%")),
+                match ch.verdict {
+                    Verdict::Better => "better".into(),
+                    Verdict::Worse => "worse".into(),
+                    Verdict::Same => "within noise".into(),
+                    Verdict::Unknown => "too few I/Os to tell".into(),
+                },
+            ]);
+        }
+        out.push_str(&crate::table::render(&rows));
+    }
+    out.push_str(
+        "\nA change counts only where the intervals do not overlap: one run's 95% confidence \
+         interval, or a set's band from its lowest to its highest run.\n",
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hist::{Hist, Layout};
+    use crate::run::Window;
+
+    /// A run of `windows` one-second windows of `per` reads each, latencies from `f(i)`.
+    fn run(name: &str, windows: usize, per: u64, f: impl Fn(u64) -> u64) -> Run {
+        let l = Layout::default_ns();
+        let ws = (0..windows)
+            .map(|s| Window {
+                start_s: s as f64,
+                length_s: 1.0,
+                tag: Some("read".into()),
+                hist: Hist::from_values(l, (0..per).map(|i| f(i * windows as u64 + s as u64))),
+            })
+            .collect();
+        Run { name: name.into(), source: name.into(), windows: ws, ..Run::default() }
+    }
+
+    /// Latencies whose tail is set by `tail`: 1 in 1000 I/Os takes `tail` ns.
+    fn lat(tail: u64) -> impl Fn(u64) -> u64 {
+        move |i| if i % 1000 == 999 { tail + (i % 7) * 1000 } else { 100_000 + (i * 7919) % 50_000 }
+    }
+
+    #[test]
+    fn a_real_change_is_significant() {
+        let base = run("base", 10, 100_000, lat(5_000_000));
+        let cand = run("cand", 10, 100_000, lat(2_000_000));
+        let c = compare(&[base], &[cand], &Options::default());
+        let read = &c.tags[0];
+        assert_eq!(read.tag, "read");
+        let p9999 = read.levels.iter().find(|l| l.label == "p99.99").unwrap();
+        assert_eq!(p9999.verdict, Verdict::Better, "{p9999:?}");
+        assert!(p9999.change_pct.unwrap() < -50.0);
+        let p50 = read.levels.iter().find(|l| l.label == "p50").unwrap();
+        assert_eq!(p50.verdict, Verdict::Same, "{p50:?}");
+    }
+
+    #[test]
+    fn a_level_driven_by_three_ios_is_not_an_improvement() {
+        // 3,000 I/Os: p99.9 has 3 I/Os beyond it. The candidate's tail is lower, but the
+        // interval has no upper bound: unknown, not better.
+        let tail6 = |tail: u64| move |i: u64| if i % 500 == 499 { tail + i } else { 100_000 + (i * 7919) % 50_000 };
+        let base = run("base", 1, 3_000, tail6(9_000_000));
+        let cand = run("cand", 1, 3_000, tail6(4_000_000));
+        let c = compare(&[base], &[cand], &Options::default());
+        let l = c.tags[0].levels.iter().find(|l| l.label == "p99.9").unwrap();
+        assert!(l.change_pct.unwrap() < -40.0);
+        assert_eq!(l.verdict, Verdict::Unknown, "{l:?}");
+        assert!(!l.significant);
+    }
+
+    #[test]
+    fn sets_compare_by_their_band() {
+        let base: Vec<Run> = [100_000u64, 104_000, 98_000].iter().map(|&b| run("b", 5, 20_000, move |i| b + (i * 7919) % 50_000)).collect();
+        let overlapping: Vec<Run> = [101_000u64, 97_000].iter().map(|&b| run("c", 5, 20_000, move |i| b + (i * 7919) % 50_000)).collect();
+        let c = compare(&base, &overlapping, &Options::default());
+        let p50 = &c.tags[0].levels[0];
+        assert_eq!(p50.base.runs, 3);
+        assert_eq!(p50.verdict, Verdict::Same, "{p50:?}");
+        let slower: Vec<Run> = [130_000u64, 128_000].iter().map(|&b| run("c", 5, 20_000, move |i| b + (i * 7919) % 50_000)).collect();
+        let c = compare(&base, &slower, &Options::default());
+        assert_eq!(c.tags[0].levels[0].verdict, Verdict::Worse);
+        assert!(to_text(&c).contains("run band"));
+    }
+
+    #[test]
+    fn iops_interval_from_windows() {
+        let base = run("base", 20, 10_000, lat(1_000_000));
+        let cand = run("cand", 20, 12_000, lat(1_000_000));
+        let c = compare(&[base], &[cand], &Options::default());
+        assert_eq!(c.tags[0].iops.verdict, Verdict::Better);
+        assert!((c.tags[0].iops.change_pct.unwrap() - 20.0).abs() < 1e-9);
+        let text = to_text(&c);
+        assert!(text.contains("IOPS") && text.contains("+20.0%") && text.contains("better"), "{text}");
+    }
+}

@@ -1,0 +1,329 @@
+//! Sweep tables (seed 004): IOPS, mean, p99 and p99.99 against a parameter such as the
+//! number of jobs, one row per parameter value and configuration, and the candidate's change
+//! against the baseline in percent.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::quantile::{Level, Support};
+use crate::run::Run;
+use crate::stats::{run_stats, Options};
+use crate::units::{format_ns, format_rate};
+
+/// Why a sweep table could not be made.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SweepError {
+    /// A run has no value for the parameter; label it (e.g. `nines import --sweep`) or put the
+    /// value in its file name (`numjobs-16.hlog`, `fio-16-jobs/fio.json`).
+    #[error("{run}: no value for parameter '{param}' in its metadata (param, workload) or file name")]
+    NoParam { run: String, param: String },
+    /// A run lacks the direction asked for.
+    #[error("{run}: no '{tag}' direction")]
+    NoTag { run: String, tag: String },
+}
+
+/// The value of a sweep parameter for a run: from `meta.param` (exact key, or a key that
+/// contains the name, such as `fio-*-jobs` for `jobs`), then `meta.workload`, then the file
+/// name (`NAME=16`, `NAME-16`, `NAME_16`, `16-NAME`, `16NAME`).
+pub fn param_value(run: &Run, name: &str) -> Option<f64> {
+    let num = |v: &Value| v.as_f64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()));
+    if let Some(p) = run.meta.get("param").and_then(Value::as_object) {
+        if let Some(v) = p.get(name).and_then(num) {
+            return Some(v);
+        }
+        if let Some(v) = p.iter().find(|(k, _)| k.contains(name)).and_then(|(_, v)| num(v)) {
+            return Some(v);
+        }
+    }
+    if let Some(v) = run.meta.get("workload").and_then(|w| w.get(name)).and_then(num) {
+        return Some(v);
+    }
+    from_file_name(&run.source, name)
+}
+
+fn from_file_name(source: &str, name: &str) -> Option<f64> {
+    let lower = source.to_ascii_lowercase();
+    let name = name.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    let mut found = None;
+    let mut from = 0;
+    while let Some(pos) = lower[from..].find(&name) {
+        let at = from + pos;
+        // NAME[=-_]DIGITS
+        let mut i = at + name.len();
+        while i < bytes.len() && matches!(bytes[i], b'=' | b'-' | b'_') {
+            i += 1;
+        }
+        let digits: String = lower[i..].chars().take_while(|c| c.is_ascii_digit()).collect();
+        if !digits.is_empty() {
+            found = digits.parse().ok();
+        } else {
+            // DIGITS[-_]NAME
+            let mut j = at;
+            while j > 0 && matches!(bytes[j - 1], b'-' | b'_') {
+                j -= 1;
+            }
+            let start = lower[..j].rfind(|c: char| !c.is_ascii_digit()).map_or(0, |k| k + 1);
+            if start < j {
+                found = lower[start..j].parse().ok();
+            }
+        }
+        from = at + name.len();
+    }
+    found
+}
+
+/// Other labels of a run than the swept parameter, as `k=v` (its configuration).
+fn config_of(run: &Run, name: &str) -> String {
+    run.meta
+        .get("param")
+        .and_then(Value::as_object)
+        .map(|p| {
+            p.iter()
+                .filter(|(k, _)| k.as_str() != name && !k.contains(name))
+                .map(|(k, v)| format!("{k}={}", v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default()
+}
+
+/// One run's numbers in a sweep.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Point {
+    pub run: String,
+    pub iops: f64,
+    pub mean_ns: f64,
+    /// `None` when no I/O lies beyond the level.
+    pub p99_ns: Option<u64>,
+    pub p99_99_ns: Option<u64>,
+    /// Whether p99.99 is thin (fewer than 100 I/Os beyond it).
+    pub p99_99_thin: bool,
+}
+
+/// Candidate change in percent per column.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Changes {
+    pub iops_pct: Option<f64>,
+    pub mean_pct: Option<f64>,
+    pub p99_pct: Option<f64>,
+    pub p99_99_pct: Option<f64>,
+}
+
+/// One row: a parameter value in one configuration.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Row {
+    pub param: f64,
+    pub config: String,
+    pub base: Point,
+    pub cand: Option<Point>,
+    pub change: Option<Changes>,
+}
+
+/// A sweep table.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SweepTable {
+    pub param: String,
+    pub tag: String,
+    pub rows: Vec<Row>,
+}
+
+fn point(run: &Run, tag: &str) -> Result<Point, SweepError> {
+    let opts = Options { levels: vec![Level::nines(2), Level::nines(4)], ..Options::default() };
+    let s = run_stats(run, &opts);
+    let t = s.tags.get(tag).ok_or_else(|| SweepError::NoTag { run: run.source.clone(), tag: tag.into() })?;
+    Ok(Point {
+        run: run.name.clone(),
+        iops: t.iops,
+        mean_ns: t.mean_ns,
+        p99_ns: t.levels[0].value_ns,
+        p99_99_ns: t.levels[1].value_ns,
+        p99_99_thin: t.levels[1].support == Support::Thin,
+    })
+}
+
+fn pct(b: f64, c: f64) -> Option<f64> {
+    (b != 0.0).then(|| (c - b) / b * 100.0)
+}
+
+/// Build the sweep table of `base` runs (and, paired by configuration and parameter value,
+/// `cand` runs) for the direction `tag` (`all` for every direction merged).
+pub fn sweep(base: &[Run], cand: &[Run], param: &str, tag: &str) -> Result<SweepTable, SweepError> {
+    let key = |r: &Run| -> Result<(String, f64), SweepError> {
+        let v = param_value(r, param).ok_or_else(|| SweepError::NoParam { run: r.source.clone(), param: param.into() })?;
+        Ok((config_of(r, param), v))
+    };
+    let mut cands = Vec::new();
+    for r in cand {
+        cands.push((key(r)?, point(r, tag)?));
+    }
+    let mut rows = Vec::new();
+    for r in base {
+        let (config, v) = key(r)?;
+        let b = point(r, tag)?;
+        let c = cands.iter().find(|((cc, cv), _)| *cc == config && *cv == v).map(|(_, p)| p.clone());
+        let change = c.as_ref().map(|c| Changes {
+            iops_pct: pct(b.iops, c.iops),
+            mean_pct: pct(b.mean_ns, c.mean_ns),
+            p99_pct: b.p99_ns.zip(c.p99_ns).and_then(|(x, y)| pct(x as f64, y as f64)),
+            p99_99_pct: b.p99_99_ns.zip(c.p99_99_ns).and_then(|(x, y)| pct(x as f64, y as f64)),
+        });
+        rows.push(Row { param: v, config, base: b, cand: c, change });
+    }
+    rows.sort_by(|a, b| a.config.cmp(&b.config).then(a.param.total_cmp(&b.param)));
+    Ok(SweepTable { param: param.into(), tag: tag.into(), rows })
+}
+
+fn lat(v: Option<u64>) -> String {
+    v.map_or_else(String::new, format_ns)
+}
+
+fn p9999(p: &Point) -> String {
+    match p.p99_99_ns {
+        Some(v) if p.p99_99_thin => format!("{}*", format_ns(v)),
+        v => lat(v),
+    }
+}
+
+fn pct_text(p: Option<f64>) -> String {
+    p.map_or_else(String::new, |p| format!("{p:+.1}%"))
+}
+
+/// The table as text, one block per configuration.
+pub fn to_text(t: &SweepTable) -> String {
+    let with_cand = t.rows.iter().any(|r| r.cand.is_some());
+    let mut out = String::new();
+    let mut configs: Vec<&str> = t.rows.iter().map(|r| r.config.as_str()).collect();
+    configs.dedup();
+    for config in configs {
+        out.push_str(&format!("{} ({}){}\n", t.param, t.tag, if config.is_empty() { String::new() } else { format!(", {config}") }));
+        let mut header: Vec<String> = [t.param.as_str(), "IOPS", "mean", "p99", "p99.99"].iter().map(|s| s.to_string()).collect();
+        if with_cand {
+            header.extend(["cand IOPS", "mean", "p99", "p99.99", "IOPS %", "mean %", "p99 %", "p99.99 %"].iter().map(|s| s.to_string()));
+        }
+        let mut rows = vec![header];
+        for r in t.rows.iter().filter(|r| r.config == config) {
+            let mut row = vec![trim_num(r.param), format_rate(r.base.iops), format_ns(r.base.mean_ns.round() as u64), lat(r.base.p99_ns), p9999(&r.base)];
+            if with_cand {
+                match (&r.cand, &r.change) {
+                    (Some(c), Some(ch)) => row.extend([
+                        format_rate(c.iops),
+                        format_ns(c.mean_ns.round() as u64),
+                        lat(c.p99_ns),
+                        p9999(c),
+                        pct_text(ch.iops_pct),
+                        pct_text(ch.mean_pct),
+                        pct_text(ch.p99_pct),
+                        pct_text(ch.p99_99_pct),
+                    ]),
+                    _ => row.extend(std::iter::repeat_n(String::new(), 8)),
+                }
+            }
+            rows.push(row);
+        }
+        out.push_str(&crate::table::render(&rows));
+        out.push('\n');
+    }
+    out.push_str("* thin: fewer than 100 I/Os beyond p99.99\n");
+    out
+}
+
+fn trim_num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// The table as CSV (values in ns and IOPS, changes in percent).
+pub fn to_csv(t: &SweepTable) -> String {
+    let mut out = format!(
+        "config,{},base_run,iops,mean_ns,p99_ns,p99_99_ns,cand_run,cand_iops,cand_mean_ns,cand_p99_ns,cand_p99_99_ns,iops_pct,mean_pct,p99_pct,p99_99_pct\n",
+        csv_field(&t.param)
+    );
+    let o = |v: Option<u64>| v.map_or_else(String::new, |v| v.to_string());
+    let f = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{v:.3}"));
+    for r in &t.rows {
+        let b = &r.base;
+        out.push_str(&format!("{},{},{},{:.3},{:.3},{},{}", csv_field(&r.config), trim_num(r.param), csv_field(&b.run), b.iops, b.mean_ns, o(b.p99_ns), o(b.p99_99_ns)));
+        match (&r.cand, &r.change) {
+            (Some(c), Some(ch)) => out.push_str(&format!(
+                ",{},{:.3},{:.3},{},{},{},{},{},{}\n",
+                csv_field(&c.run),
+                c.iops,
+                c.mean_ns,
+                o(c.p99_ns),
+                o(c.p99_99_ns),
+                f(ch.iops_pct),
+                f(ch.mean_pct),
+                f(ch.p99_pct),
+                f(ch.p99_99_pct)
+            )),
+            _ => out.push_str(",,,,,,,,,\n"),
+        }
+    }
+    out
+}
+
+/// Quote a CSV field when needed (RFC 4180).
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hist::{Hist, Layout};
+    use crate::run::Window;
+    use serde_json::json;
+
+    fn run(source: &str, jobs: u64, disks: u64, scale: u64) -> Run {
+        let l = Layout::default_ns();
+        let windows = (0..4)
+            .map(|s| Window {
+                start_s: s as f64,
+                length_s: 1.0,
+                tag: Some("write".into()),
+                hist: Hist::from_values(l, (0..64 * jobs).map(|i| scale * (1 + (i % 10)))),
+            })
+            .collect();
+        let mut meta = serde_json::Map::new();
+        meta.insert("param".into(), json!({"numjobs": jobs, "disks": disks}));
+        Run { name: format!("numjobs={jobs}"), source: source.into(), meta, windows, ..Run::default() }
+    }
+
+    #[test]
+    fn file_name_parameters() {
+        let r = |s: &str| Run { source: s.into(), ..Run::default() };
+        assert_eq!(param_value(&r("res/fio-16-jobs/fio.json"), "jobs"), Some(16.0));
+        assert_eq!(param_value(&r("numjobs=32.hlog"), "numjobs"), Some(32.0));
+        assert_eq!(param_value(&r("run_qd_8.hlog"), "qd"), Some(8.0));
+        assert_eq!(param_value(&r("qd4-numjobs_2.hlog"), "numjobs"), Some(2.0));
+        assert_eq!(param_value(&r("plain.hlog"), "numjobs"), None);
+    }
+
+    #[test]
+    fn table_pairs_candidate_by_config_and_value() {
+        let base = vec![run("b1", 1, 1, 1000), run("b2", 16, 1, 1000), run("b3", 16, 4, 1000)];
+        let cand = vec![run("c2", 16, 1, 800), run("c1", 1, 1, 1100)];
+        let t = sweep(&base, &cand, "numjobs", "write").unwrap();
+        assert_eq!(t.rows.len(), 3);
+        let r = &t.rows[1];
+        assert_eq!((r.param, r.config.as_str()), (16.0, "disks=1"));
+        assert!((r.change.as_ref().unwrap().mean_pct.unwrap() + 20.0).abs() < 0.5);
+        assert!(t.rows[2].cand.is_none());
+        assert_eq!(t.rows[0].base.iops, 64.0);
+        let text = to_text(&t);
+        assert!(text.contains("numjobs (write), disks=1") && text.contains("-20.0%"), "{text}");
+        let csv = to_csv(&t);
+        assert_eq!(csv.lines().count(), 4);
+        assert!(csv.lines().nth(1).unwrap().starts_with("disks=1,1,numjobs=1,64.000,"), "{csv}");
+        let e = sweep(&[Run { source: "x.hlog".into(), ..Run::default() }], &[], "numjobs", "all").unwrap_err();
+        assert!(e.to_string().contains("x.hlog: no value for parameter 'numjobs'"));
+    }
+}

@@ -1,0 +1,153 @@
+//! `nines compare`, `nines sweep` and `nines steady` end to end, on real runs: the collector
+//! on files, fio sweeps imported, and seeded archives where the truth is known.
+
+use std::path::Path;
+use std::process::Command;
+
+use nines_core::archive::{ArchiveWriter, Header};
+use nines_core::hist::{Hist, Layout};
+use nines_tests::{nines, nines_ok, root};
+use serde_json::Value;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// An archive of `windows` one-second read windows drawn from one distribution (seeded).
+fn synthetic(path: &Path, seed: u64, windows: usize, per: usize) {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut w = ArchiveWriter::new(std::fs::File::create(path).unwrap(), &Header { start_time: 1.7e9, meta: Default::default() }).unwrap();
+    for i in 0..windows {
+        let vals: Vec<u64> = (0..per)
+            .map(|_| {
+                let u: f64 = rng.gen_range(1e-9..1.0);
+                (50_000.0 - 20_000.0 * u.ln()) as u64
+            })
+            .collect();
+        w.write_hist(i as f64, 1.0, Some("read"), &Hist::from_values(Layout::default_ns(), vals)).unwrap();
+    }
+}
+
+#[test]
+fn same_distribution_is_within_noise() {
+    let d = tempfile::tempdir().unwrap();
+    let (a, b) = (d.path().join("a.hlog"), d.path().join("b.hlog"));
+    synthetic(&a, 1, 10, 20_000);
+    synthetic(&b, 2, 10, 20_000);
+    let v: Value = serde_json::from_str(&nines_ok(&["compare", s(&a), "--with", s(&b), "--json", "--tag", "read"])).unwrap();
+    let levels = v["tags"][0]["levels"].as_array().unwrap();
+    let mut judged = 0;
+    for l in levels {
+        let verdict = l["verdict"].as_str().unwrap();
+        assert!(verdict == "same" || verdict == "unknown", "{} judged {verdict}: {l}", l["label"]);
+        judged += (verdict == "same") as usize;
+    }
+    assert!(judged >= 5, "{levels:?}");
+    // a level with too few I/Os beyond it is not called a change, whatever the values do
+    let top = levels.iter().find(|l| l["label"] == "p99.999").unwrap();
+    assert_eq!(top["verdict"], "unknown");
+}
+
+#[test]
+fn page_cache_reads_beat_direct_reads() {
+    let d = tempfile::tempdir().unwrap();
+    let target = d.path().join("data");
+    let (base, cand) = (d.path().join("direct.hlog"), d.path().join("buffered.hlog"));
+    // O_DIRECT reads go to the disk; buffered reads of a 4 MiB file stay in the page cache
+    nines_ok(&["run", "--target", s(&target), "--size", "4MiB", "--rw", "randread", "--window", "200ms", "--runtime", "1s", "--quiet", "-o", s(&base)]);
+    nines_ok(&["run", "--target", s(&target), "--size", "4MiB", "--rw", "randread", "--buffered", "--ramp", "200ms", "--window", "200ms", "--runtime", "1s", "--quiet", "-o", s(&cand)]);
+    let v: Value = serde_json::from_str(&nines_ok(&["compare", s(&base), "--with", s(&cand), "--json"])).unwrap();
+    let read = v["tags"].as_array().unwrap().iter().find(|t| t["tag"] == "read").unwrap();
+    assert_eq!(read["levels"][0]["label"], "p50");
+    assert_eq!(read["levels"][0]["verdict"], "better", "{}", read["levels"][0]);
+    assert!(read["levels"][0]["change_pct"].as_f64().unwrap() < -30.0);
+    assert_eq!(read["iops"]["verdict"], "better", "{}", read["iops"]);
+    let text = nines_ok(&["compare", s(&base), "--with", s(&cand)]);
+    assert!(text.contains("baseline: direct (1 run)") && text.contains("better"), "{text}");
+}
+
+fn fio(dir: &Path, args: &[&str]) {
+    let out = Command::new("fio").current_dir(dir).args(args).output().expect("fio is installed (scripts/setup.sh)");
+    assert!(out.status.success(), "fio {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Seed 004's shape: rate-limited writes at 200 IOPS per job, numjobs 1, 2, 4; the baseline
+/// writes with O_SYNC, the candidate without. IOPS follow the rate; the candidate is faster.
+#[test]
+fn sweep_of_imported_fio_runs() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    for (side, sync) in [("base", "--sync=1"), ("cand", "--sync=0")] {
+        let mut files = Vec::new();
+        for nj in [1, 2, 4] {
+            let sub = dir.join(format!("{side}/fio-{nj}-jobs"));
+            std::fs::create_dir_all(&sub).unwrap();
+            fio(&sub, &[
+                "--name=sw", "--size=1M", "--rw=write", "--bs=8k", "--ioengine=psync", sync,
+                "--rate_iops=200", "--rate_process=poisson", "--runtime=1s", "--time_based", "--group_reporting",
+                &format!("--numjobs={nj}"), "--output-format=json+", "--output=fio.json",
+            ]);
+            files.push(sub.join("fio.json"));
+        }
+        let mut args = vec!["import".to_string(), "--sweep".into()];
+        args.extend(files.iter().map(|f| s(f).to_string()));
+        args.extend(["-o".into(), s(&dir.join(format!("{side}-runs"))).into()]);
+        nines_ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+    let runs = |side: &str| -> Vec<String> { [1, 2, 4].iter().map(|nj| s(&dir.join(format!("{side}-runs/numjobs={nj}.hlog"))).to_string()).collect() };
+    let mut args = vec!["sweep".to_string()];
+    args.extend(runs("base"));
+    args.push("--with".into());
+    args.extend(runs("cand"));
+    args.extend(["--param".into(), "numjobs".into(), "--json".into()]);
+    let v: Value = serde_json::from_str(&nines_ok(&args.iter().map(String::as_str).collect::<Vec<_>>())).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    for (row, nj) in rows.iter().zip([1.0, 2.0, 4.0]) {
+        assert_eq!(row["param"], nj);
+        let iops = row["base"]["iops"].as_f64().unwrap();
+        assert!(iops > 200.0 * nj * 0.5 && iops < 200.0 * nj * 1.5, "numjobs {nj}: {iops} IOPS at a 200 IOPS/job rate");
+        assert!(row["cand"].is_object(), "candidate paired: {row}");
+        assert!(row["change"]["mean_pct"].as_f64().is_some());
+    }
+    // the same as CSV: a header and three rows
+    let csv_args: Vec<String> = args.iter().map(|a| if a == "--json" { "--csv".into() } else { a.clone() }).collect();
+    let csv = nines_ok(&csv_args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(csv.lines().count(), 4, "{csv}");
+    assert!(csv.starts_with("config,numjobs,base_run,iops"), "{csv}");
+}
+
+#[test]
+fn steady_on_logs_and_real_runs() {
+    // Java-written log: every window holds 5,000 reads and 5,000 writes; steady at once.
+    let log = root().join("tests/data/java-rw.hlog");
+    let v: Value = serde_json::from_str(&nines_ok(&["steady", s(&log), "--json"])).unwrap();
+    assert_eq!(v["rounds"].as_array().unwrap().len(), 60);
+    assert_eq!(v["last"]["holds"], true);
+    assert_eq!(v["first_steady_after"], 5);
+    assert_eq!(v["criteria"][0]["criterion"], "iops:10%");
+    let v: Value = serde_json::from_str(&nines_ok(&["steady", s(&log), "--json", "--round", "10", "--track", "p99", "--tag", "read"])).unwrap();
+    assert_eq!(v["rounds"].as_array().unwrap().len(), 6);
+    assert_eq!(v["track"], "p99");
+
+    // A real run with 200 ms windows: ten rounds, a report either way, numbers that add up.
+    let d = tempfile::tempdir().unwrap();
+    let (target, out) = (d.path().join("data"), d.path().join("r.hlog"));
+    nines_ok(&["run", "--target", s(&target), "--size", "8MiB", "--rw", "randread", "--qd", "4", "--window", "200ms", "--runtime", "2s", "--quiet", "-o", s(&out)]);
+    let v: Value = serde_json::from_str(&nines_ok(&["steady", s(&out), "--json"])).unwrap();
+    let rounds = v["rounds"].as_array().unwrap();
+    assert!(rounds.len() >= 9, "{}", rounds.len());
+    let p = &v["last"];
+    let range_pct = p["range"].as_f64().unwrap() / p["average"].as_f64().unwrap() * 100.0;
+    assert_eq!(p["range_ok"], range_pct < 20.0);
+
+    // errors: too few rounds, bad track, unknown tag
+    let e = nines(&["steady", s(&log), "--round", "30"]);
+    assert!(!e.status.success());
+    assert!(String::from_utf8_lossy(&e.stderr).contains("2 rounds, fewer than the 5"), "{}", String::from_utf8_lossy(&e.stderr));
+    let e = nines(&["steady", s(&log), "--track", "p100"]);
+    assert!(String::from_utf8_lossy(&e.stderr).contains("cannot track"));
+    let e = nines(&["steady", s(&log), "--tag", "trim"]);
+    assert!(String::from_utf8_lossy(&e.stderr).contains("no direction 'trim' (tags: read, write)"));
+}
