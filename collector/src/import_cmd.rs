@@ -2,7 +2,7 @@
 //! a nines archive. The parsing is `nines_core::import`; this is file handling.
 
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -82,21 +82,108 @@ pub fn load_path(path: &Path, opts: &Options) -> Result<Run> {
     }
     head.truncate(n);
     if import::detect(&name, &head) == Some(Format::FioLat) {
+        let size = f.metadata().map(|m| m.len()).unwrap_or(0);
+        let threads = threads();
+        if threads > 1 && size >= PARALLEL_BYTES {
+            // Any error is reported by the plain pass below, which knows its line number.
+            if let Ok(run) = read_lat_log_parts(path, &name, opts, size, threads) {
+                return Ok(run);
+            }
+            f.seek(SeekFrom::Start(n as u64)).with_context(|| format!("could not read '{name}'"))?;
+        }
         let mut r = LatLogReader::new(&name, opts.window_s);
         r.feed(&head)?;
-        let mut buf = vec![0_u8; 1 << 18];
-        loop {
-            let k = f.read(&mut buf).with_context(|| format!("could not read '{name}'"))?;
-            if k == 0 {
-                break;
-            }
-            r.feed(&buf[..k])?;
-        }
+        feed_range(&mut f, &mut r, u64::MAX).with_context(|| format!("could not read '{name}'"))??;
         return Ok(r.finish()?);
     }
     let mut bytes = head;
     f.read_to_end(&mut bytes).with_context(|| format!("could not read '{name}'"))?;
     Ok(import::read_any_with(&name, &bytes, opts)?)
+}
+
+/// Latency logs from this size up are read in parts on several threads.
+const PARALLEL_BYTES: u64 = 16 << 20;
+
+/// Threads for reading: `NINES_THREADS` if set (e.g. 1 for benchmarks), else the cores.
+fn threads() -> usize {
+    std::env::var("NINES_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .min(8)
+}
+
+/// Feed `r` from the file's position for at most `len` bytes, in 256 KiB chunks.
+fn feed_range(f: &mut File, r: &mut LatLogReader, len: u64) -> std::io::Result<Result<(), import::LatLogError>> {
+    let mut buf = vec![0_u8; 1 << 18];
+    let mut left = len;
+    while left > 0 {
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        let k = f.read(&mut buf[..want])?;
+        if k == 0 {
+            break;
+        }
+        left -= k as u64;
+        if let Err(e) = r.feed(&buf[..k]) {
+            return Ok(Err(e));
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// Read a large latency log in `parts` byte ranges split at line starts, side by side, and
+/// join the parts exactly (nines_core's `LatLogReader::continuation`/`absorb`).
+fn read_lat_log_parts(path: &Path, name: &str, opts: &Options, size: u64, parts: usize) -> Result<Run> {
+    // Part boundaries: just after the first newline at or past each even split.
+    let mut bounds = vec![0_u64];
+    let mut f = File::open(path)?;
+    for k in 1..parts {
+        let at = size * k as u64 / parts as u64;
+        f.seek(SeekFrom::Start(at))?;
+        let mut probe = vec![0_u8; 4096];
+        let got = f.read(&mut probe)?;
+        let nl = probe[..got].iter().position(|&b| b == b'\n').ok_or_else(|| anyhow::anyhow!("no line end near byte {at}"))?;
+        let b = at + nl as u64 + 1;
+        if b > *bounds.last().unwrap_or(&0) && b < size {
+            bounds.push(b);
+        }
+    }
+    bounds.push(size);
+    // The first part's first bytes fix the column count and time base for the others.
+    let mut first = LatLogReader::new(name, opts.window_s);
+    let mut f0 = File::open(path)?;
+    let head_len = (64 << 10).min(bounds[1]);
+    feed_range(&mut f0, &mut first, head_len)??;
+    let mut readers: Vec<(LatLogReader, u64, u64)> = vec![];
+    for w in bounds.windows(2).skip(1) {
+        readers.push((first.continuation(), w[0], w[1]));
+    }
+    let rest = bounds[1] - head_len;
+    let results: Vec<Result<LatLogReader>> = std::thread::scope(|s| {
+        let main = s.spawn(move || -> Result<LatLogReader> {
+            feed_range(&mut f0, &mut first, rest)??;
+            Ok(first)
+        });
+        let others: Vec<_> = readers
+            .into_iter()
+            .map(|(mut r, from, to)| {
+                s.spawn(move || -> Result<LatLogReader> {
+                    let mut f = File::open(path)?;
+                    f.seek(SeekFrom::Start(from))?;
+                    feed_range(&mut f, &mut r, to - from)??;
+                    Ok(r)
+                })
+            })
+            .collect();
+        std::iter::once(main).chain(others).map(|h| h.join().unwrap_or_else(|_| Err(anyhow::anyhow!("a reader thread panicked")))).collect()
+    });
+    let mut it = results.into_iter();
+    let mut all = it.next().ok_or_else(|| anyhow::anyhow!("no parts"))??;
+    for r in it {
+        all.absorb(r?)?;
+    }
+    Ok(all.finish()?)
 }
 
 fn write_archive(path: &Path, run: &Run, force: bool) -> Result<()> {
@@ -182,6 +269,30 @@ mod tests {
         assert!(parse_duration("10us").is_err());
         assert!(parse_duration("x").is_err());
         assert!(parse_duration("3 parsecs").is_err());
+    }
+
+    #[test]
+    fn parts_read_equals_plain_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big_clat.1.log");
+        let mut text = String::new();
+        for i in 0..200_000u64 {
+            text.push_str(&format!("{}, {}, {}, 4096, 0\n", i / 37, 1000 + (i * 7919) % 900_000, i % 3));
+        }
+        std::fs::write(&path, &text).unwrap();
+        let opts = Options { unit: None, window_s: 0.5 };
+        let plain = import::read_any_with(&path.display().to_string(), text.as_bytes(), &opts).unwrap();
+        for parts in [2, 3, 7] {
+            let run = read_lat_log_parts(&path, &path.display().to_string(), &opts, text.len() as u64, parts).unwrap();
+            assert_eq!(run, plain, "{parts} parts");
+        }
+        // a bad line in a later part: the error names the file's own line number
+        let bad = text.replacen("5405, ", "5405, x", 1);
+        std::fs::write(&path, &bad).unwrap();
+        let line = bad[..bad.find(", x").unwrap()].matches('\n').count() + 1;
+        assert!(read_lat_log_parts(&path, "p", &opts, bad.len() as u64, 3).is_err());
+        let e = load_path(&path, &opts).unwrap_err().to_string();
+        assert!(e.contains(&format!("line {line}:")), "{e} (expected line {line})");
     }
 
     #[test]

@@ -164,6 +164,46 @@ impl LatLogReader {
         self.count
     }
 
+    /// A reader for a later part of the same file, for reading parts side by side (the
+    /// caller's threads; the core has none). It takes this reader's settings and what the
+    /// file's first line fixed (column count, time base), so feed this reader the start of
+    /// the file first. Parts must start at a line start; join them with
+    /// [`absorb`](Self::absorb) in file order. Error lines in a part count from its start.
+    pub fn continuation(&self) -> LatLogReader {
+        let mut r = LatLogReader::new(&self.source_name, self.window_ms as f64 / 1e3);
+        r.window_ms = self.window_ms;
+        r.columns = self.columns;
+        r.base_ms = self.base_ms;
+        r
+    }
+
+    /// Add the samples of a reader of the next part of the file (see
+    /// [`continuation`](Self::continuation)). Exact: windows are added bucket by bucket.
+    pub fn absorb(&mut self, mut other: LatLogReader) -> Result<(), LatLogError> {
+        if !other.carry.is_empty() {
+            let mut line = std::mem::take(&mut other.carry);
+            line.push(b'\n');
+            other.parse_at(&line, 0)?;
+        }
+        other.close_before(u64::MAX);
+        self.close_before(u64::MAX);
+        for (k, h) in std::mem::take(&mut other.done) {
+            self.done.entry(k).and_modify(|x| *x = x.merge(&h)).or_insert(h);
+        }
+        self.count += other.count;
+        self.zero_bs += other.zero_bs;
+        self.max_ms = self.max_ms.max(other.max_ms);
+        self.line += other.line;
+        self.newest_win = self.newest_win.max(other.newest_win);
+        if self.columns == 0 {
+            self.columns = other.columns;
+        }
+        if self.base_ms.is_none() {
+            self.base_ms = other.base_ms;
+        }
+        Ok(())
+    }
+
     fn err(&self, kind: LatLogErrorKind) -> LatLogError {
         LatLogError { source_name: self.source_name.clone(), line: self.line, kind }
     }
@@ -423,9 +463,18 @@ fn fast_fields(buf: &[u8], mut i: usize, out: &mut [u64; 8]) -> Option<(usize, u
     loop {
         let start = i;
         let mut v = 0_u64;
-        if let Some((x, nd)) = swar_digits(buf, i) {
-            v = x;
-            i += nd;
+        match digit_run(buf, i) {
+            // the first four fields are used; later ones (offset, prio) only counted
+            Some((word, nd)) if n < 4 => {
+                v = match nd {
+                    0 => 0,
+                    1 => word & 0xff,
+                    _ => swar_value(word, nd),
+                };
+                i += nd;
+            }
+            Some((_, nd)) => i += nd,
+            None => {}
         }
         while let Some(&b) = buf.get(i) {
             let d = b.wrapping_sub(b'0');
@@ -454,26 +503,35 @@ fn fast_fields(buf: &[u8], mut i: usize, out: &mut [u64; 8]) -> Option<(usize, u
     }
 }
 
-/// Up to 8 leading decimal digits of `buf[i..]` at once (SWAR: the 8 bytes as one word):
-/// `(value, digit count)`, or `None` with fewer than 8 bytes left. Bytes after the first
-/// non-digit may be disturbed by borrows and carries, but they are shifted out unused.
+/// The 8 bytes at `buf[i..]` as one word less `'0'` per byte, and how many of them lead as
+/// decimal digits (8 when all are); `None` with fewer than 8 bytes left. Bytes after the first
+/// non-digit may be disturbed by borrows and carries; callers use only the leading digits.
 #[inline(always)]
-fn swar_digits(buf: &[u8], i: usize) -> Option<(u64, usize)> {
+fn digit_run(buf: &[u8], i: usize) -> Option<(u64, usize)> {
     let bytes: [u8; 8] = buf.get(i..i + 8)?.try_into().ok()?;
     let word = u64::from_le_bytes(bytes);
     let lo = word.wrapping_sub(0x3030_3030_3030_3030); // each byte minus '0'
     let hi = word.wrapping_add(0x4646_4646_4646_4646); // top bit set from ':' (0x3a) up
     let nondigit = (lo | hi) & 0x8080_8080_8080_8080;
-    let nd = (nondigit.trailing_zeros() / 8) as usize; // 8 when all are digits
-    if nd == 0 {
-        return Some((0, 0));
-    }
-    // leading zeros for the missing digits, then pairwise sums: 8 digits in 3 multiplies
+    Some((lo, (nondigit.trailing_zeros() / 8) as usize))
+}
+
+/// The value of the `nd` (1..=8) leading digits of a [`digit_run`] word (SWAR: leading zeros
+/// for the missing digits, then pairwise sums, 8 digits in 3 multiplies).
+#[inline(always)]
+fn swar_value(lo: u64, nd: usize) -> u64 {
     let mut v = lo << (8 * (8 - nd));
     v = ((v & 0x0f0f_0f0f_0f0f_0f0f).wrapping_mul(2561)) >> 8;
     v = ((v & 0x00ff_00ff_00ff_00ff).wrapping_mul(6_553_601)) >> 16;
-    v = ((v & 0x0000_ffff_0000_ffff).wrapping_mul(42_949_672_960_001)) >> 32;
-    Some((v, nd))
+    ((v & 0x0000_ffff_0000_ffff).wrapping_mul(42_949_672_960_001)) >> 32
+}
+
+/// Up to 8 leading decimal digits of `buf[i..]`: `(value, digit count)`, or `None` with
+/// fewer than 8 bytes left.
+#[cfg(test)]
+fn swar_digits(buf: &[u8], i: usize) -> Option<(u64, usize)> {
+    let (lo, nd) = digit_run(buf, i)?;
+    Some((if nd == 0 { 0 } else { swar_value(lo, nd) }, nd))
 }
 
 /// Does a run of 20 or more decimal digits fit in a u64?
@@ -578,6 +636,23 @@ mod tests {
             } else {
                 prop_assert!(text.len() < 8);
             }
+        }
+
+        // Parts read by continuation readers and absorbed give the same run as one reader.
+        #[test]
+        fn parts_absorb_to_the_whole(samples in proptest::collection::vec((0u64..5000, 1u64..10_000_000, 0u64..3), 2..300),
+                                     cut in 0usize..1000) {
+            let text = log(&samples);
+            let whole = read("a_clat.1.log", text.as_bytes(), 0.3).unwrap();
+            let lines: Vec<&str> = text.split_inclusive('\n').collect();
+            let k = 1 + cut % (lines.len() - 1);
+            let (a, b) = (lines[..k].concat(), lines[k..].concat());
+            let mut first = LatLogReader::new("a_clat.1.log", 0.3);
+            first.feed(a.as_bytes()).unwrap();
+            let mut second = first.continuation();
+            second.feed(b.as_bytes()).unwrap();
+            first.absorb(second).unwrap();
+            prop_assert_eq!(first.finish().unwrap(), whole);
         }
 
         // Any split of the file into chunks gives the same run.
