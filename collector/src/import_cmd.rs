@@ -242,7 +242,15 @@ pub fn run(args: &ImportArgs, out: &mut impl Write) -> Result<()> {
         return Ok(());
     }
     let mut runs = Vec::with_capacity(args.files.len());
+    // fio writes empty slat logs for synchronous engines: with other files to import, an
+    // empty file is skipped with a warning (alone, it is an error naming the file)
+    let empty = |p: &PathBuf| std::fs::metadata(p).is_ok_and(|m| m.len() == 0);
+    let all_empty = args.files.iter().all(empty);
     for p in &args.files {
+        if !all_empty && empty(p) {
+            eprintln!("nines: warning: {}: the file is empty; skipped", p.display());
+            continue;
+        }
         let r = load_path(p, &opts)?;
         for w in &r.warnings {
             eprintln!("nines: warning: {}: {w}", p.display());

@@ -178,6 +178,13 @@ fn randread_json_hist_and_lat_logs() {
     assert!(run.windows.iter().all(|w| w.length_s <= 0.25 + 1e-9));
     let run = import(dir, &["rread_lat.1.log"], "lat.hlog", &[]);
     check_exact_levels(&run, &lat_values(dir, &["rread_lat.1.log"]), 0, "read.lat");
+    // all three logs at once: psync has no submission latency, so fio's slat log is empty
+    // and skipped with a warning; the others keep their measures apart
+    assert_eq!(std::fs::metadata(dir.join("rread_slat.1.log")).unwrap().len(), 0);
+    let run = import(dir, &["rread_clat.1.log", "rread_lat.1.log", "rread_slat.1.log"], "all.hlog", &[]);
+    assert_eq!(run.name, "rread");
+    assert_eq!(merged(&run, "read").count(), merged(&run, "read.lat").count());
+    assert_eq!(run_stats(&run, &Options::default()).tags["all"].count, merged(&run, "read").count());
 
     let run = import(dir, &["rread_clat_hist.1.log"], "hist.hlog", &[]);
     let logged = hist_log_counts(dir, &["rread_clat_hist.1.log"]);
