@@ -83,6 +83,11 @@ pub struct RunArgs {
     /// I/Os in flight per job (queue depth).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub qd: u32,
+    /// Submit I/Os to the kernel in groups of N while refilling the queue: 1 hands each I/O
+    /// over as soon as it is generated (as fio does by default); larger groups save system
+    /// calls but hold the first I/O of a group back until the group is complete.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub submit_batch: u32,
     /// Job threads, each with its own ring; all jobs share the target's region.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub jobs: u32,
@@ -197,6 +202,8 @@ mod tests {
         assert_eq!(a.window, "1s");
         assert_eq!(a.engine, EngineKind::Uring);
         assert!(!a.buffered);
+        assert_eq!(a.submit_batch, 1);
+        assert_eq!(parse(&["--submit-batch", "8"]).unwrap().submit_batch, 8);
     }
 
     #[test]

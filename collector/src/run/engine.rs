@@ -44,6 +44,11 @@ pub trait Engine {
     /// `timeout` has passed (a signal also ends the wait), and append every ready completion
     /// to `out`.
     fn submit_wait(&mut self, want: u32, timeout: Duration, out: &mut Vec<Completion>) -> io::Result<()>;
+    /// Hand what was pushed to the kernel now, without waiting or reaping. Engines that do
+    /// their I/O in [`Engine::submit_wait`] do nothing here.
+    fn submit(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Completes every I/O at once without doing anything: for measuring nines' own overhead.
@@ -171,6 +176,11 @@ impl Engine for UringEngine {
             // Full submission queue (cannot happen with entries >= qd, but stay correct).
             self.ring.submit()?;
         }
+    }
+
+    #[inline]
+    fn submit(&mut self) -> io::Result<()> {
+        self.ring.submit().map(drop)
     }
 
     #[inline]

@@ -224,6 +224,7 @@ fn job_loop<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result<Op
     let mut rec = Recorder::new(w.tags(), ctx.pool.clone());
     let mut raw_buf: Vec<u8> = Vec::new();
     let max_bs = w.max_bs as usize;
+    let batch = (w.submit_batch as usize).clamp(1, qd);
 
     let mut inflight = 0usize;
     let mut issued_rec = 0u64;
@@ -286,6 +287,16 @@ fn job_loop<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result<Op
                 eng.push(Op { slot: s, kind, offset: io.offset, len: io.len, buf: p })?;
                 pushed.push(s);
                 inflight += 1;
+                if pushed.len() >= batch {
+                    // Each group goes to the kernel as soon as it is complete, timed from just
+                    // before its own submission.
+                    let t = clock();
+                    for &s in &pushed {
+                        slots[s as usize].submit = t;
+                    }
+                    pushed.clear();
+                    eng.submit()?;
+                }
                 if io.dir == WRITE {
                     if let Some(n) = w.fsync_every {
                         writes_since_sync += 1;

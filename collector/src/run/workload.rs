@@ -60,6 +60,8 @@ pub struct Workload {
     pub seed: u64,
     pub engine: EngineKind,
     pub record: bool,
+    /// I/Os handed to the kernel per submission while refilling the queue.
+    pub submit_batch: u32,
 }
 
 impl Workload {
@@ -92,6 +94,9 @@ impl Workload {
         };
         if a.qd == 0 || a.qd > 4096 {
             bail!("--qd {} must be between 1 and 4096", a.qd);
+        }
+        if a.submit_batch == 0 {
+            bail!("--submit-batch must be at least 1");
         }
         if a.jobs == 0 || a.jobs > 1024 {
             bail!("--jobs {} must be between 1 and 1024", a.jobs);
@@ -182,6 +187,7 @@ impl Workload {
             seed,
             engine: a.engine,
             record: !a.no_record,
+            submit_batch: a.submit_batch,
         })
     }
 
@@ -222,6 +228,7 @@ impl Workload {
         m.insert("bs_bytes".into(), json!(self.bs.iter().map(|(b, p)| json!([b, p])).collect::<Vec<_>>()));
         m.insert("qd".into(), json!(self.qd));
         m.insert("jobs".into(), json!(self.jobs));
+        m.insert("submit_batch".into(), json!(self.submit_batch.min(self.qd)));
         m.insert("size_bytes".into(), json!(region));
         m.insert("runtime_s".into(), json!(self.runtime_ns.map(|n| n as f64 / 1e9)));
         m.insert("ios".into(), json!(self.ios));
