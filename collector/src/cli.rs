@@ -30,6 +30,12 @@ pub enum Cmd {
     Sweep(crate::judge_cmd::SweepArgs),
     /// Check steady state as the SNIA PTS defines it, with fio-style criteria alongside.
     Steady(crate::judge_cmd::SteadyArgs),
+    /// Write one self-contained HTML report (viewer, runs, title, notes and a static
+    /// summary) that opens offline from a file and makes no network request.
+    Report(crate::report::ReportArgs),
+    /// Write a static site (viewer, runs/ and manifest.json) for any static web host; adds
+    /// runs to an existing site directory.
+    Site(crate::report::site::SiteArgs),
 }
 
 #[derive(Args, Debug)]

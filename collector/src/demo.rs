@@ -65,6 +65,17 @@ pub fn run(a: &DemoArgs, out: &mut impl Write) -> Result<()> {
     let o = res?;
     crate::run::finish(&o, false, out)?;
     writeln!(out, "archive: {} (try `nines stats {}`)", o.output.display(), o.output.display())?;
+    // The report beside the archive: what a newcomer opens next.
+    let html = o.output.with_file_name("demo.html");
+    let report = crate::report::ReportArgs {
+        files: vec![o.output.clone()],
+        output: html.clone(),
+        title: Some("nines demo".into()),
+        notes: None,
+        tag: None,
+    };
+    crate::report::run(&report, out)?;
+    writeln!(out, "open {} in a browser", std::fs::canonicalize(&html).unwrap_or(html).display())?;
     Ok(())
 }
 

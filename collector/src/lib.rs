@@ -6,5 +6,6 @@ pub mod demo;
 pub mod import_cmd;
 pub mod judge_cmd;
 pub mod load;
+pub mod report;
 pub mod run;
 pub mod stats_cmd;

@@ -19,6 +19,8 @@ fn main() -> ExitCode {
         Cmd::Compare(a) => nines::judge_cmd::compare(a, &mut out),
         Cmd::Sweep(a) => nines::judge_cmd::sweep(a, &mut out),
         Cmd::Steady(a) => nines::judge_cmd::steady(a, &mut out),
+        Cmd::Report(a) => nines::report::run(a, &mut out),
+        Cmd::Site(a) => nines::report::site::run(a, &mut out),
     };
     let result = result.and_then(|()| out.flush().map_err(Into::into));
     match result {

@@ -1,0 +1,66 @@
+//! Builds the viewer bundle (nines-viewer for wasm32, wasm-bindgen in-process, wasm-opt when
+//! present) so that the `nines` binary carries it: `nines report` and `nines site` write it
+//! out. A plain `cargo build` / `cargo install --path collector` is all a newcomer runs.
+//!
+//! The wasm build uses its own target directory (`target/nines-viewer-wasm`): a nested cargo
+//! sharing the outer build's directory would wait forever on the outer build's lock.
+//! It reruns only when the viewer's, the shell's or the analysis core's sources change.
+//!
+//! `NINES_VIEWER_BUNDLE=DIR` takes an already built bundle (e.g. `target/viewer` from
+//! `scripts/build-viewer.sh`) instead of building one.
+
+use std::path::{Path, PathBuf};
+
+fn main() {
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let root = manifest.parent().expect("collector/ lives in the workspace").to_path_buf();
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let bundle = out_dir.join("viewer");
+
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=NINES_VIEWER_BUNDLE");
+    for p in ["viewer/src", "viewer/Cargo.toml", "static", "shared/src", "shared/Cargo.toml", "Cargo.lock"] {
+        println!("cargo:rerun-if-changed={}", root.join(p).display());
+    }
+
+    if let Some(dir) = std::env::var_os("NINES_VIEWER_BUNDLE").filter(|d| !d.is_empty()) {
+        let dir = PathBuf::from(dir);
+        println!("cargo:rerun-if-changed={}", dir.display());
+        if let Err(e) = copy_bundle(&dir, &bundle) {
+            fail(&format!("NINES_VIEWER_BUNDLE={}: {e:#}", dir.display()));
+        }
+        return;
+    }
+
+    if !xtask::wasm_target_installed() {
+        fail(&format!(
+            "the nines binary carries the viewer, which is built for WebAssembly, and the \
+             wasm32-unknown-unknown target is not installed. Run:\n\n    {}\n\nthen build again.",
+            xtask::ADD_TARGET
+        ));
+    }
+    // <target>/<profile>/build/nines-<hash>/out -> <target>
+    let target_dir = out_dir.ancestors().nth(4).map_or_else(|| out_dir.join("wasm"), |t| t.join("nines-viewer-wasm"));
+    let opts = xtask::Options { root: root.clone(), out: bundle, target_dir, release: true, wasm_opt: true };
+    match xtask::build_viewer(&opts) {
+        Ok(b) if !b.optimised => println!(
+            "cargo:warning=viewer wasm not shrunk by wasm-opt ({} bytes); `npm install` in tests/browser (or wasm-opt on PATH) makes reports smaller",
+            b.wasm_bytes
+        ),
+        Ok(_) => {}
+        Err(e) => fail(&format!("building the viewer bundle failed: {e:#}")),
+    }
+}
+
+fn copy_bundle(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for f in xtask::FILES {
+        std::fs::copy(from.join(f), to.join(f))?;
+    }
+    Ok(())
+}
+
+fn fail(msg: &str) -> ! {
+    eprintln!("\nerror: {msg}\n");
+    std::process::exit(1);
+}

@@ -1,0 +1,295 @@
+//! `nines report`: one self-contained HTML file holding the viewer (glue and wasm inlined),
+//! the runs, a title, notes and a static summary; and `nines site` (see [`site`]).
+//!
+//! The page opens from `file://` with no network and makes no request: its
+//! Content-Security-Policy allows no connection and no external resource, only the page's
+//! own module script and style sheet (by hash), the instantiation of WebAssembly, and style
+//! attributes (the viewer sizes its canvases with them; a style attribute runs no script and
+//! can load nothing under this policy).
+//!
+//! Layout of the page:
+//!
+//! ```text
+//! <header>     title and notes (Markdown, no raw HTML)           always shown
+//! <section id="nines-summary">  run list, stats tables           hidden once the viewer starts
+//! <script type="application/json" id="nines-report-runs">   {"runs":[{"name","gzip"}]}
+//! <script type="application/json" id="nines-runs">          filled for the viewer at start
+//! <script type="application/octet-stream" id="nines-wasm">  gzip'd wasm, base64
+//! <script type="module">  wasm-bindgen glue + bootstrap (gunzip with DecompressionStream)
+//! ```
+//!
+//! Runs and wasm travel gzip'd and base64'd: the archives' histograms are DEFLATE inside but
+//! written in base64 text, which gzip takes back to about its binary size.
+
+pub mod bundle;
+pub mod html;
+pub mod site;
+pub mod summary;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use base64::Engine as _;
+use clap::Args;
+use nines_core::run::Run;
+use nines_core::stats::{self, RunStats};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::load::load_run;
+
+#[derive(Args, Debug, Clone)]
+pub struct ReportArgs {
+    /// Runs to put in the report: nines archives and every format `nines stats` reads.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The HTML file to write (replaced if it exists).
+    #[arg(short = 'o', long = "output", value_name = "REPORT.html", default_value = "report.html")]
+    pub output: PathBuf,
+    /// Title of the report [default: "nines report"].
+    #[arg(long, value_name = "TEXT")]
+    pub title: Option<String>,
+    /// Notes to show under the title: a Markdown file (raw HTML in it is shown as text).
+    #[arg(long, value_name = "NOTES.md")]
+    pub notes: Option<PathBuf>,
+    /// Only this tag (direction), e.g. `read`: the summary and the embedded runs keep only
+    /// its windows.
+    #[arg(long, value_name = "TAG")]
+    pub tag: Option<String>,
+}
+
+/// A run to embed: the bytes the viewer reads, under a file name.
+pub struct Input {
+    /// File name (no directories: the page does not tell where the file was).
+    pub name: String,
+    pub bytes: Vec<u8>,
+    pub run: Run,
+}
+
+/// What a report holds besides runs.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub title: Option<String>,
+    /// Markdown.
+    pub notes: Option<String>,
+    pub tag: Option<String>,
+}
+
+/// The last component of a path, for showing; never a directory.
+pub fn file_name(p: &Path) -> String {
+    p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// Read runs for a report: the file's own bytes, or with a tag only that tag's windows
+/// re-written as a nines archive.
+pub fn inputs(files: &[PathBuf], tag: Option<&str>) -> Result<Vec<Input>> {
+    let mut out = Vec::with_capacity(files.len());
+    for f in files {
+        let mut run = load_run(f)?;
+        let mut bytes = std::fs::read(f).with_context(|| format!("could not read '{}'", f.display()))?;
+        if let Some(t) = tag {
+            let before: Vec<String> = run.tags().iter().map(|t| stats::tag_name(t.as_deref()).to_string()).collect();
+            run.windows.retain(|w| stats::tag_name(w.tag.as_deref()) == t);
+            if run.windows.is_empty() {
+                bail!("{}: no windows with tag '{t}' (tags: {})", f.display(), before.join(", "));
+            }
+            bytes = nines_core::archive::write(Vec::new(), &run).with_context(|| format!("{}: could not re-write the run", f.display()))?;
+        }
+        out.push(Input { name: file_name(f), bytes, run });
+    }
+    Ok(out)
+}
+
+/// `nines report`.
+pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
+    let notes = match &args.notes {
+        Some(p) => Some(std::fs::read_to_string(p).with_context(|| format!("could not read the notes '{}'", p.display()))?),
+        None => None,
+    };
+    let inputs = inputs(&args.files, args.tag.as_deref())?;
+    let opts = Options { title: args.title.clone(), notes, tag: args.tag.clone() };
+    let page = render(&inputs, &opts, &bundle::viewer())?;
+    write_file(&args.output, page.as_bytes())?;
+    writeln!(out, "report: {} ({} run{}, {} KB)", args.output.display(), inputs.len(), if inputs.len() == 1 { "" } else { "s" }, page.len().div_ceil(1024))?;
+    Ok(())
+}
+
+/// Write a file through a temporary one beside it, so a reader never sees half a report.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(".{}.tmp{}", file_name(path), std::process::id()));
+    std::fs::write(&tmp, bytes).with_context(|| format!("could not write '{}'", path.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("could not write '{}'", path.display()))?;
+    Ok(())
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    e.write_all(bytes).expect("writing to memory");
+    e.finish().expect("writing to memory")
+}
+
+fn b64(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+fn csp_hash(text: &str) -> String {
+    format!("'sha256-{}'", b64(&Sha256::digest(text.as_bytes())))
+}
+
+/// Decodes the runs and the wasm (gzip through the browser's DecompressionStream), hands the
+/// runs to the viewer in the form it reads (`#nines-runs`), starts it, and hides the static
+/// summary once it runs. On failure the summary stays, with the reason above it.
+const BOOTSTRAP: &str = r#"
+const ninesB64 = (s) => { const b = atob(s); const u = new Uint8Array(b.length); for (let i = 0; i < b.length; i++) u[i] = b.charCodeAt(i); return u; };
+const ninesToB64 = (u) => { let s = ''; for (let i = 0; i < u.length; i += 0x8000) s += String.fromCharCode.apply(null, u.subarray(i, i + 0x8000)); return btoa(s); };
+const ninesGunzip = async (u) => new Uint8Array(await new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer());
+(async () => {
+  const data = JSON.parse(document.getElementById('nines-report-runs').textContent);
+  const runs = [];
+  for (const r of data.runs) runs.push({ name: r.name, base64: ninesToB64(await ninesGunzip(ninesB64(r.gzip))) });
+  document.getElementById('nines-runs').textContent = JSON.stringify({ runs });
+  const wasm = await ninesGunzip(ninesB64(document.getElementById('nines-wasm').textContent.trim()));
+  await __wbg_init({ module_or_path: wasm });
+  document.documentElement.classList.add('nines-started');
+})().catch((e) => {
+  const p = document.createElement('p');
+  p.className = 'ns-error';
+  p.dataset.testid = 'viewer-error';
+  p.textContent = 'The interactive viewer could not start (' + e + '). The static summary below is complete.';
+  document.getElementById('nines-summary').prepend(p);
+});
+"#;
+
+/// The report page.
+pub fn render(inputs: &[Input], opts: &Options, viewer: &bundle::Viewer) -> Result<String> {
+    let title = opts.title.clone().unwrap_or_else(|| "nines report".to_string());
+    let st_opts = stats::Options { tag: opts.tag.clone(), ..stats::Options::default() };
+    let all: Vec<RunStats> = inputs.iter().map(|i| stats::run_stats(&i.run, &st_opts)).collect();
+    let entries: Vec<summary::Entry> =
+        inputs.iter().zip(&all).map(|(i, s)| summary::Entry { file: &i.name, run: &i.run, stats: s }).collect();
+    let notes = opts.notes.as_deref().map(html::markdown);
+    let generated = nines_core::units::iso_date(
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
+    );
+    let summary_html = summary::render(&title, notes.as_deref(), &entries, &generated);
+
+    let runs_json = json!({ "runs": inputs.iter().map(|i| json!({ "name": i.name, "gzip": b64(&gzip(&i.bytes)) })).collect::<Vec<_>>() });
+    let wasm_b64 = b64(&gzip(viewer.wasm));
+    let script = html::js_for_script(&format!("{}\n{}", viewer.inline_glue()?, BOOTSTRAP));
+    let style = format!("{}\n{}", viewer.style_css, summary::CSS).replace("</", "<\\/");
+    let csp = format!(
+        "default-src 'none'; script-src {} 'wasm-unsafe-eval'; style-src {}; style-src-attr 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'",
+        csp_hash(&script),
+        csp_hash(&style)
+    );
+
+    let mut p = String::with_capacity(wasm_b64.len() + script.len() + 64 * 1024);
+    p.push_str("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    p.push_str(&format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n"));
+    p.push_str("<meta name=\"referrer\" content=\"no-referrer\">\n");
+    p.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    p.push_str("<meta name=\"generator\" content=\"nines\">\n");
+    p.push_str(&format!("<title>{}</title>\n", html::esc(&title)));
+    p.push_str("<link rel=\"icon\" href=\"data:,\">\n");
+    p.push_str(&format!("<style>{style}</style>\n</head>\n<body>\n"));
+    p.push_str(&summary_html);
+    p.push_str(&format!("<script type=\"application/json\" id=\"nines-report-runs\">{}</script>\n", html::json_for_script(&runs_json)));
+    p.push_str("<script type=\"application/json\" id=\"nines-runs\"></script>\n");
+    p.push_str(&format!("<script type=\"application/octet-stream\" id=\"nines-wasm\">{wasm_b64}</script>\n"));
+    p.push_str(&format!("<script type=\"module\">{script}</script>\n"));
+    p.push_str("</body>\n</html>\n");
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nines_core::hist::{Hist, Layout};
+    use nines_core::run::Window;
+
+    fn input(name: &str, meta_name: &str) -> Input {
+        let l = Layout::default_ns();
+        let windows = (0..3)
+            .flat_map(|s| {
+                [
+                    Window { start_s: s as f64, length_s: 1.0, tag: Some("read".into()), hist: Hist::from_values(l, (1..=500).map(|i| 10_000 + i * 7)) },
+                    Window { start_s: s as f64, length_s: 1.0, tag: Some("write".into()), hist: Hist::from_values(l, (1..=200).map(|i| 30_000 + i * 3)) },
+                ]
+            })
+            .collect();
+        let mut meta = serde_json::Map::new();
+        meta.insert("name".into(), json!(meta_name));
+        meta.insert("workload".into(), json!({ "rw": "randrw", "read_pct": 70, "bs": "4KiB", "qd": 16, "jobs": 1, "direct": true }));
+        let run = Run { name: meta_name.into(), source: name.into(), meta, windows, ..Run::default() };
+        let bytes = nines_core::archive::write(Vec::new(), &run).unwrap();
+        Input { name: name.into(), bytes, run }
+    }
+
+    fn fake_viewer() -> bundle::Viewer {
+        bundle::Viewer {
+            index_html: "",
+            style_css: "body{}",
+            glue_js: "export function start() {}\nasync function __wbg_init(m) {}\nexport { __wbg_init as default };\n",
+            wasm: b"\0asm\x01\0\0\0",
+        }
+    }
+
+    #[test]
+    fn hostile_text_stays_text() {
+        let evil = "</script><script>alert(1)</script><img src=x onerror=alert(2)>";
+        let i = input(&format!("{evil}.hlog"), evil);
+        let opts = Options { title: Some(evil.into()), notes: Some(format!("notes {evil}")), tag: None };
+        let page = render(&[i], &opts, &fake_viewer()).unwrap();
+        // exactly the page's own elements: four scripts, no image
+        assert_eq!(page.matches("<script").count(), 4, "{page}");
+        assert_eq!(page.matches("</script>").count(), 4);
+        assert!(!page.contains("<img"));
+        assert!(page.contains("&lt;/script&gt;&lt;script&gt;alert(1)"));
+    }
+
+    #[test]
+    fn csp_hashes_match_the_inline_script_and_style() {
+        let page = render(&[input("a.hlog", "a")], &Options::default(), &fake_viewer()).unwrap();
+        let body = |open: &str, close: &str| {
+            let s = page.find(open).unwrap() + open.len();
+            page[s..s + page[s..].find(close).unwrap()].to_string()
+        };
+        let script = body("<script type=\"module\">", "</script>");
+        let style = body("<style>", "</style>");
+        let csp = body("Content-Security-Policy\" content=\"", "\"");
+        assert!(csp.starts_with("default-src 'none'; "));
+        assert!(csp.contains(&format!("script-src {} 'wasm-unsafe-eval'", csp_hash(&script))), "{csp}");
+        assert!(csp.contains(&format!("style-src {}", csp_hash(&style))), "{csp}");
+        assert!(!script.contains("export "));
+    }
+
+    #[test]
+    fn embedded_runs_round_trip() {
+        let i = input("a.hlog", "a");
+        let bytes = i.bytes.clone();
+        let page = render(&[i], &Options::default(), &fake_viewer()).unwrap();
+        let open = "<script type=\"application/json\" id=\"nines-report-runs\">";
+        let s = page.find(open).unwrap() + open.len();
+        let v: serde_json::Value = serde_json::from_str(&page[s..s + page[s..].find("</script>").unwrap()]).unwrap();
+        let gz = base64::engine::general_purpose::STANDARD.decode(v["runs"][0]["gzip"].as_str().unwrap()).unwrap();
+        let mut back = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut back).unwrap();
+        assert_eq!(back, bytes);
+        assert_eq!(v["runs"][0]["name"], "a.hlog");
+    }
+
+    #[test]
+    fn summary_has_the_stats_cells() {
+        let i = input("a.hlog", "a");
+        let s = stats::run_stats(&i.run, &stats::Options::default());
+        let page = render(&[i], &Options::default(), &fake_viewer()).unwrap();
+        assert!(page.contains("randrw 70% reads, 4KiB, QD16, 1 job, O_DIRECT"));
+        for tag in ["read", "write", "all"] {
+            assert!(page.contains(&format!("data-dir=\"{tag}\"")));
+            let cell = format!("data-col=\"count\">{}</td>", nines_core::units::group(s.tags[tag].count));
+            assert!(page.contains(&cell), "{cell}");
+        }
+    }
+}

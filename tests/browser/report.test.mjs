@@ -1,0 +1,309 @@
+// Reports and sites in a real headless Chromium (issue 5): `nines report` opened from
+// file:// (the viewer starts, its table equals `nines stats --json`, no request leaves the
+// page, the static summary equals `nines stats` with JavaScript disabled), archives and notes
+// carrying script payloads run nothing, and `nines site` served from loopback (runs added
+// later, permalinks). Screenshots go to tests/artifacts/report-*.png.
+//
+//   node --test tests/browser/report.test.mjs     (after cargo build -p nines)
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { NINES, serve, launch, Viewer, ninesStats, ninesStatsText } from './lib.mjs';
+
+let dir, browser, files;
+
+function nines(args) {
+  return execFileSync(NINES, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 120000, killSignal: 'SIGKILL' });
+}
+
+// Payloads: each would set window.__pwned or change document.title if it ever ran.
+const P = {
+  img: '<img src=x onerror="window.__pwned=\'img\'">',
+  script: '</script><script>window.__pwned="script";document.title="pwned"</script>',
+  js: 'javascript:window.__pwned="js"',
+  svg: '<svg/onload=window.__pwned="svg">',
+};
+
+before(async () => {
+  assert.ok(fs.existsSync(NINES), `no ${NINES}: run cargo build -p nines`);
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nines-report-'));
+  const target = path.join(dir, 'target.dat');
+  const a = path.join(dir, 'uring-qd16.hlog');
+  const b = path.join(dir, 'psync-qd1.hlog');
+  nines(['run', '--target', target, '--size', '64M', '--rw', 'randrw', '--mix', '70', '--qd', '16', '--runtime', '3s', '--window', '100ms', '--direct', '--name', 'uring QD16 randrw 70/30', '-o', a, '-q', '--no-summary']);
+  nines(['run', '--target', target, '--size', '64M', '--rw', 'randrw', '--mix', '70', '--qd', '1', '--engine', 'psync', '--runtime', '3s', '--window', '100ms', '--direct', '--name', 'psync QD1 randrw 70/30', '-o', b, '-q', '--no-summary']);
+  execFileSync('fio', ['--name=rw', `--filename=${target}`, '--size=64m', '--rw=randrw', '--rwmixread=70', '--bs=4k', '--ioengine=io_uring',
+    '--iodepth=8', '--direct=1', '--runtime=2', '--time_based', `--write_lat_log=${path.join(dir, 'fio')}`, '--log_avg_msec=0', '--output=/dev/null'], { stdio: 'ignore', timeout: 90000, killSignal: 'SIGKILL' });
+  const c = path.join(dir, 'fio_clat.1.log');
+  assert.ok(fs.existsSync(c), 'fio wrote no clat log');
+  files = { a, b, c };
+
+  // A hostile archive written by hand from a real one: the run name, metadata values, a tag
+  // (archive-valid: no comma, no whitespace) and the file name carry the payloads.
+  const lines = fs.readFileSync(a, 'utf8').split('\n');
+  const hostileTag = '</script><svg/onload=window.__pwned="tag">';
+  const out = lines.map((l) => {
+    if (l.startsWith('#[nines ')) {
+      const meta = JSON.parse(l.slice('#[nines '.length, -1));
+      meta.name = `${P.img}${P.script}`;
+      meta.workload = `${P.svg} ${P.js}`;
+      meta.target = { kind: P.script, path: P.img, device: { name: P.js, vendor: P.svg } };
+      meta.notes = P.script;
+      return `#[nines ${JSON.stringify(meta)}]`;
+    }
+    return l.replace(/^Tag=write,/, `Tag=${hostileTag},`);
+  });
+  files.hostile = path.join(dir, `${P.img} ${P.js}.hlog`);
+  fs.writeFileSync(files.hostile, out.join('\n'));
+  files.hostileName = `${P.img}${P.script}`;
+  files.hostileTag = hostileTag;
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/// Poll `fn(arg)` in the page until it is truthy. The report's Content-Security-Policy forbids
+/// evaluating strings, which playwright's waitForFunction does; evaluate() is not affected.
+async function until(page, fn, arg, what) {
+  for (let i = 0; i < 2400; i++) {
+    if (await page.evaluate(fn, arg)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+/// Every panel drew the loaded runs once (the viewer's test hooks, as Viewer.ready).
+function ready(v, runs) {
+  return until(v.page, (n) => document.body.dataset.ninesFirstRenderMs
+    && document.querySelectorAll('[data-testid=legend-run]').length >= n
+    && document.body.dataset.ninesIdle === '1', runs, `${runs} runs drawn`);
+}
+
+/// Do something, then wait for the redraws it caused (as Viewer.act).
+async function act(v, fn) {
+  const before = await v.renders();
+  await fn();
+  await until(v.page, (b) => Number(document.body.dataset.ninesRenders || 0) > b && document.body.dataset.ninesIdle === '1', before, 'the redraw');
+}
+
+/// A page that records every request (playwright's and the DevTools protocol's view) and
+/// every Content-Security-Policy violation.
+async function openWatched(url, { javaScriptEnabled = true } = {}) {
+  const ctx = await browser.newContext({ viewport: { width: 1600, height: 1500 }, javaScriptEnabled });
+  const page = await ctx.newPage();
+  const requests = [];
+  page.on('request', (r) => requests.push(r.url()));
+  const cdp = await ctx.newCDPSession(page);
+  await cdp.send('Network.enable');
+  cdp.on('Network.requestWillBeSent', (e) => requests.push(e.request.url));
+  cdp.on('Network.webSocketCreated', (e) => requests.push(e.url));
+  if (javaScriptEnabled) {
+    await page.addInitScript(() => {
+      window.__csp = [];
+      document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+  }
+  const v = new Viewer(page);
+  await page.goto(url);
+  return { v, page, ctx, requests };
+}
+
+/// Requests other than the page itself (data: and blob: URLs are not network requests).
+function foreign(requests, url) {
+  const self = url.split('#')[0];
+  return requests.filter((u) => u.split('#')[0] !== self && !u.startsWith('data:') && !u.startsWith('blob:'));
+}
+
+/// The static summary's tables: [{dir: {col: text}}] per run.
+function summaryTables(page) {
+  return page.evaluate(() => [...document.querySelectorAll('[data-testid=summary-stats]')].map((sec) => {
+    const cols = [...sec.querySelectorAll('table.ns-stats tr:first-child th')].map((th) => th.textContent);
+    const rows = {};
+    for (const tr of sec.querySelectorAll('[data-testid=summary-row]')) {
+      const cells = [...tr.children].map((td) => td.textContent);
+      rows[tr.dataset.dir] = Object.fromEntries(cols.map((c, i) => [c, cells[i]]));
+    }
+    return rows;
+  }));
+}
+
+/// The summary equals `nines stats` text, cell for cell, column for column.
+function assertSummaryMatches(tables, textRuns) {
+  assert.equal(tables.length, textRuns.length, 'one table per run');
+  // ninesStatsText also takes note lines such as "p99.9999..p99.9999999: not shown" for rows
+  const text = textRuns.map((r) => Object.fromEntries(Object.entries(r).filter(([d]) => !d.endsWith(':'))));
+  tables.forEach((rows, i) => {
+    assert.deepEqual(Object.keys(rows), Object.keys(text[i]), `run ${i}: directions`);
+    for (const [d, row] of Object.entries(text[i])) {
+      assert.deepEqual(rows[d], row, `run ${i} ${d}`);
+    }
+  });
+}
+
+/// The viewer's table equals `nines stats --json` for the 'all' rows it shows by default.
+function assertViewerTable(rows, json) {
+  assert.ok(rows.length >= json.runs.length, 'a row per run');
+  for (const row of rows) {
+    const js = json.runs[row.run].tags[row.dir];
+    assert.ok(js, `nines stats has no ${row.dir} for run ${row.run}`);
+    assert.equal(Number(row.cells.count.ns), js.count);
+    assert.equal(Number(row.cells.min.ns), js.min_ns);
+    assert.equal(Number(row.cells.max.ns), js.max_ns);
+    assert.ok(Math.abs(Number(row.cells.mean.ns) - js.mean_ns) <= 1e-9 * js.mean_ns, 'mean');
+    for (const l of js.levels) {
+      const cell = row.cells[l.label];
+      if (cell) assert.equal(cell.ns, l.value_ns === null ? '' : String(l.value_ns), `${row.run} ${row.dir} ${l.label}`);
+      else assert.equal(l.value_ns, null, `${l.label} missing`);
+    }
+  }
+}
+
+test('report from file://: the viewer starts, shows nines stats numbers, makes no request', async () => {
+  const notes = path.join(dir, 'notes.md');
+  fs.writeFileSync(notes, '## Setup\n\nThree runs on the **same** file: nines io_uring QD16, psync QD1 and *fio* QD8.\n\n- 70/30 randrw, 4 KiB\n- O_DIRECT\n');
+  const report = path.join(dir, 'report.html');
+  const all = [files.a, files.b, files.c];
+  const said = nines(['report', ...all, '-o', report, '--title', 'QD comparison', '--notes', notes]);
+  assert.match(said, /report: .*report\.html \(3 runs, \d+ KB\)/);
+  const url = pathToFileURL(report).href;
+  const { v, page, ctx, requests } = await openWatched(url);
+  await ready(v, 3);
+  assert.equal(await page.title(), 'QD comparison');
+  assert.equal(await page.locator('[data-testid=report-title]').textContent(), 'QD comparison');
+  assert.match(await page.locator('[data-testid=report-notes]').innerHTML(), /<strong>same<\/strong>/);
+  // the viewer took over: the static summary is hidden, the viewer's table is there
+  assert.equal(await page.locator('[data-testid=summary]').isVisible(), false);
+  assertViewerTable(await v.table(), ninesStats(all));
+  const names = (await page.locator('[data-testid=legend-run]').allTextContents()).map((n) => n.trim());
+  assert.deepEqual(names.slice(0, 2), ['uring QD16 randrw 70/30', 'psync QD1 randrw 70/30']);
+  // direction control still works inside the report
+  await act(v, () => page.click('[data-testid=dir-read]'));
+  assert.ok((await v.table()).every((r) => r.dir === 'read'));
+  assert.deepEqual(foreign(requests, url), [], 'the report made network requests');
+  assert.deepEqual(await page.evaluate(() => window.__csp), [], 'CSP violations');
+  assert.deepEqual(v.errors, []);
+  await v.shot('report-file');
+  await ctx.close();
+});
+
+test('report: the static summary equals nines stats with JavaScript disabled', async () => {
+  const report = path.join(dir, 'report-noscript.html');
+  const all = [files.a, files.c];
+  nines(['report', ...all, '-o', report, '--title', 'No script']);
+  const url = pathToFileURL(report).href;
+  const { page, ctx, requests } = await openWatched(url, { javaScriptEnabled: false });
+  await page.waitForLoadState('load');
+  assert.equal(await page.locator('[data-testid=summary]').isVisible(), true);
+  assert.equal(await page.locator('[data-testid=legend-run]').count(), 0, 'no viewer without scripts');
+  const runs = await page.locator('[data-testid=summary-run]').allTextContents();
+  assert.equal(runs.length, 2);
+  assert.match(runs[0], /uring QD16 randrw 70\/30.*uring-qd16\.hlog.*randrw 70% reads, 4KiB.*QD16.*O_DIRECT.*file/);
+  assertSummaryMatches(await summaryTables(page), ninesStatsText(all));
+  assert.deepEqual(foreign(requests, url), []);
+  await page.screenshot({ path: path.join(fs.mkdirSync(path.resolve('tests/artifacts'), { recursive: true }) || path.resolve('tests/artifacts'), 'report-noscript.png'), fullPage: true });
+  await ctx.close();
+});
+
+test('report: the summary also equals nines stats with a tag', async () => {
+  const report = path.join(dir, 'report-read.html');
+  nines(['report', files.a, '-o', report, '--tag', 'read']);
+  const { page, ctx } = await openWatched(pathToFileURL(report).href, { javaScriptEnabled: false });
+  assertSummaryMatches(await summaryTables(page), ninesStatsText([files.a], ['--tag', 'read']));
+  await ctx.close();
+});
+
+test('report: hostile names, tags, metadata, file names, title and notes run nothing', async () => {
+  const notes = path.join(dir, 'hostile.md');
+  fs.writeFileSync(notes, `# Notes ${P.script}\n\n${P.img}\n\n[click me](${P.js}) and ![pic](http://127.0.0.1:9/x.png)\n\n<script>window.__pwned='notes'</script>\n`);
+  const title = `${P.script}${P.img}`;
+  const report = path.join(dir, 'hostile.html');
+  nines(['report', files.hostile, files.b, '-o', report, '--title', title, '--notes', notes]);
+  const url = pathToFileURL(report).href;
+  const { v, page, ctx, requests } = await openWatched(url);
+  await ready(v, 2);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.equal(await page.title(), title, 'document.title is the given title, as text');
+  assert.equal(await page.locator('img, iframe, object, embed').count(), 0, 'no element from a payload');
+  assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('*')].flatMap((e) => [...e.attributes]
+    .filter((a) => /^on/i.test(a.name) || (/^(href|src|xlink:href)$/i.test(a.name) && /^\s*javascript:/i.test(a.value)))
+    .map((a) => `${e.tagName} ${a.name}`))), [], 'no handler or script URL from a payload');
+  assert.equal(await page.locator('a[href^="javascript" i]').count(), 0);
+  assert.equal(await page.locator('script').count(), 4, 'only the report\'s own scripts');
+  // the payloads are shown, as text
+  assert.equal(await page.locator('[data-testid=report-title]').textContent(), title);
+  assert.match(await page.locator('[data-testid=report-notes]').textContent(), /<script>window.__pwned='notes'<\/script>/);
+  const legend = await page.locator('[data-testid=legend-run] > span').first().textContent();
+  assert.equal(legend.trim(), files.hostileName);
+  assert.ok((await v.table()).length >= 2);
+  await act(v, () => page.click('[data-testid=dir-overlay]'));
+  const dirs = (await v.table()).filter((r) => r.run === 0).map((r) => r.dir);
+  assert.ok(dirs.includes(files.hostileTag), dirs.join());
+  // clicking the notes' link text goes nowhere
+  await page.getByText('click me').click();
+  assert.equal(page.url().split('#')[0], url);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.deepEqual(foreign(requests, url), [], 'no request, not even for the notes\' image');
+  assert.deepEqual(v.errors, []);
+  await v.shot('report-hostile');
+  await ctx.close();
+
+  // and with scripts off, the summary shows them as text too
+  const ns = await openWatched(url, { javaScriptEnabled: false });
+  assert.equal(await ns.page.locator('img, svg, iframe, object, embed').count(), 0);
+  const run = await ns.page.locator('[data-testid=summary-run]').first().textContent();
+  assert.ok(run.includes(files.hostileName) && run.includes(P.svg) && run.includes(P.js), run);
+  const dirsStatic = await ns.page.locator('[data-testid=summary-stats][data-run="0"] [data-testid=summary-row]').evaluateAll((trs) => trs.map((t) => t.dataset.dir));
+  assert.ok(dirsStatic.includes(files.hostileTag), dirsStatic.join());
+  await ns.page.screenshot({ path: path.resolve('tests/artifacts/report-hostile-noscript.png'), fullPage: true });
+  await ns.ctx.close();
+});
+
+test('site: served from loopback, runs added later, permalinks', async () => {
+  const out = path.join(dir, 'site');
+  nines(['site', files.a, files.b, '-o', out]);
+  const m1 = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8'));
+  assert.deepEqual(m1.runs.map((r) => r.file), ['runs/uring-qd16.hlog', 'runs/psync-qd1.hlog']);
+  const server = await serve(out);
+  try {
+    const { v, page, ctx } = await openWatched(`${server.base}/index.html`);
+    await ready(v, 2);
+    assertViewerTable(await v.table(), ninesStats([files.a, files.b]));
+    await ctx.close();
+
+    // adding runs keeps the ones there; the same file again is not listed twice
+    const said = nines(['site', files.c, files.a, files.hostile, '-o', out]);
+    assert.match(said, /4 runs listed, 2 added, 2 kept/);
+    const m2 = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8'));
+    assert.equal(m2.runs.length, 4);
+    assert.deepEqual(m2.runs.slice(0, 3).map((r) => r.file), ['runs/uring-qd16.hlog', 'runs/psync-qd1.hlog', 'runs/fio_clat.1.log']);
+    assert.match(m2.runs[3].file, /^runs\/[A-Za-z0-9._-]+$/);
+    const w = await openWatched(`${server.base}/index.html`);
+    await ready(w.v, 4);
+    const four = [files.a, files.b, files.c, files.hostile];
+    assertViewerTable(await w.v.table(), ninesStats(four));
+    assert.equal(await w.page.evaluate(() => window.__pwned), undefined);
+    // a permalink: the state in the hash reopens the same view
+    await act(w.v, () => w.page.click('[data-testid=dir-read]'));
+    const hash = await w.v.hash();
+    assert.match(hash, /dir=read/);
+    assert.ok(foreign(w.requests, `${server.base}/index.html`).every((u) => u.startsWith(server.base)), 'only the site itself');
+    await w.ctx.close();
+    const p = await openWatched(`${server.base}/index.html${hash}`);
+    await ready(p.v, 4);
+    const rows = await p.v.table();
+    assert.ok(rows.length >= 4 && rows.every((r) => r.dir === 'read'), 'the permalink shows reads');
+    assert.deepEqual(p.v.errors, []);
+    await p.v.shot('report-site');
+    await p.ctx.close();
+  } finally {
+    server.close();
+  }
+});
