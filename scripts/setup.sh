@@ -54,3 +54,25 @@ if [ ! -x "$viewer_tests/node_modules/.bin/wasm-opt" ] || [ ! -d "$viewer_tests/
   (cd "$viewer_tests" && npm install --no-audit --no-fund --silent)
 fi
 # ---- end viewer --------------------------------------------------------------------------
+
+# ---- reports (issue 5): Firefox for the report's Firefox test -----------------------------
+# Stock Firefox ESR from Debian, driven over WebDriver BiDi by puppeteer-core (playwright only
+# drives its own Firefox builds). puppeteer-core goes to a cache outside the repository.
+if ! command -v firefox-esr >/dev/null && ! command -v firefox >/dev/null; then
+  if [ "$(id -u)" = 0 ]; then
+    say "installing Debian package: firefox-esr"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq firefox-esr >/dev/null
+  else
+    say "firefox is missing; install firefox-esr"
+    exit 1
+  fi
+fi
+ff_tools="${NINES_FIREFOX_TOOLS:-$HOME/.cache/nines/firefox-tools}"
+if [ ! -d "$ff_tools/node_modules/puppeteer-core" ]; then
+  say "installing puppeteer-core into $ff_tools"
+  mkdir -p "$ff_tools"
+  (cd "$ff_tools" && { [ -f package.json ] || echo '{"private":true}' > package.json; } \
+    && npm install --no-audit --no-fund --silent puppeteer-core@24.43.1)
+fi
+# ---- end reports --------------------------------------------------------------------------

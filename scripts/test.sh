@@ -27,4 +27,6 @@ node --test tests/browser/viewer.test.mjs 2>&1
 echo "== reports: browser tests in headless Chromium (file://, no network, hostile runs, site)"
 cargo build -q -p nines
 node --test tests/browser/report.test.mjs 2>&1
+echo "== reports: the same report from file:// in Firefox"
+node --test tests/browser/report-firefox.test.mjs 2>&1
 # ---- end reports -------------------------------------------------------------------------
