@@ -12,11 +12,13 @@
 //! assert_eq!(steps.last().unwrap().1, h.buckets().last().unwrap().1 as f64 / 99_001.0);
 //! ```
 
+use std::borrow::Cow;
+
 use crate::ccdf::CcdfPoint;
 use crate::hist::{Accumulator, Hist};
-use crate::quantile::{value_at, Level, Support};
+use crate::quantile::{Level, Support};
 use crate::run::{Run, Window};
-use crate::series::SeriesPoint;
+use crate::series::{Direction, SeriesPoint};
 use crate::stats::RunStats;
 
 /// The 1-CDF as a stair-step path `(latency ns, share slower)`: a latency within a bucket is
@@ -110,110 +112,271 @@ pub enum Axis {
     Ios,
 }
 
-/// A window of a [`Pyramid`] level with its position on both axes.
+/// A recorded window of one direction, or for [`Direction::All`] the windows of every
+/// direction that start together: where it lies, and which of the run's windows it holds.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Span {
-    pub window: Window,
-    /// I/Os completed before this window in the direction.
+pub struct Slot {
+    pub start_s: f64,
+    pub length_s: f64,
+    /// I/Os completed before it in the direction.
     pub ios_before: u64,
+    pub count: u64,
+    /// Indices into `run.windows`.
+    pub windows: Vec<usize>,
 }
 
-impl Span {
+impl Slot {
     /// Start and end on an axis.
     pub fn extent(&self, axis: Axis) -> (f64, f64) {
         match axis {
-            Axis::Time => (self.window.start_s, self.window.end_s()),
-            Axis::Ios => (self.ios_before as f64, (self.ios_before + self.window.hist.count()) as f64),
+            Axis::Time => (self.start_s, self.start_s + self.length_s),
+            Axis::Ios => (self.ios_before as f64, (self.ios_before + self.count) as f64),
         }
     }
 }
 
-/// The windows of one direction at every power-of-two merge: level 0 holds the windows as
-/// recorded, level k holds exact merges (histogram sums) of 2^k adjacent windows. A zoomed view
-/// takes the finest level that still fits the pixels, so redrawing costs one pass over at most
-/// a few points per pixel, whatever the run length, and never loses the tail.
+/// A point of a zoomed view: an exact merge of consecutive slots.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Span<'a> {
+    pub start_s: f64,
+    pub length_s: f64,
+    pub ios_before: u64,
+    pub hist: Cow<'a, Hist>,
+}
+
+impl Span<'_> {
+    /// Start and end on an axis.
+    pub fn extent(&self, axis: Axis) -> (f64, f64) {
+        match axis {
+            Axis::Time => (self.start_s, self.start_s + self.length_s),
+            Axis::Ios => (self.ios_before as f64, (self.ios_before + self.hist.count()) as f64),
+        }
+    }
+}
+
+/// Levels finer than this are merged from the run's windows when a view needs them; from
+/// this level on (groups of 2^3 = 8 windows) merges are kept. This keeps the memory of a
+/// pyramid small next to the run itself while a redraw merges at most 8 windows a point.
+const STORED_FROM: u32 = 3;
+
+/// The windows of one direction of a run at every power-of-two merge: level k holds exact
+/// merges (histogram sums) of 2^k adjacent windows. A zoomed view takes the finest level that
+/// still fits the pixels, so a redraw costs a pass over a few points per pixel whatever the
+/// run length, and never loses the tail. Levels from 2^3 windows on are stored; finer ones are
+/// merged from the run on demand, so the run passed to the methods must be the one the pyramid
+/// was built from.
 #[derive(Clone, Debug, Default)]
 pub struct Pyramid {
-    levels: Vec<Vec<Span>>,
+    slots: Vec<Slot>,
+    /// Stored levels: `stored[j]` is level `STORED_FROM + j`.
+    stored: Vec<Vec<(f64, f64, u64, Hist)>>,
+}
+
+fn merge_indices(run: &Run, idx: impl IntoIterator<Item = usize>) -> Option<Hist> {
+    let idx: Vec<usize> = idx.into_iter().collect();
+    let first = *idx.first()?;
+    if idx.len() <= 32 {
+        // A few windows: sparse merges cost their buckets; a dense accumulator would cost the
+        // whole value range per point of a view.
+        let mut h = run.windows[first].hist.clone();
+        for &i in &idx[1..] {
+            h = h.merge(&run.windows[i].hist);
+        }
+        return Some(h);
+    }
+    let mut acc = Accumulator::new(run.windows[first].hist.layout());
+    for i in idx {
+        acc.add(&run.windows[i].hist);
+    }
+    Some(acc.finish())
 }
 
 impl Pyramid {
-    /// Build from time-ordered windows of one direction (e.g. from
-    /// [`crate::series::direction_windows`]).
-    pub fn new(windows: Vec<Window>) -> Pyramid {
-        let mut cum = 0;
-        let base: Vec<Span> = windows
-            .into_iter()
-            .map(|w| {
-                let s = Span { ios_before: cum, window: w };
-                cum += s.window.hist.count();
-                s
+    /// Build for one direction of a run.
+    pub fn new(run: &Run, dir: &Direction) -> Pyramid {
+        let mut idx: Vec<usize> = (0..run.windows.len())
+            .filter(|&i| {
+                let w = &run.windows[i];
+                match dir {
+                    Direction::Tag(t) => w.tag == *t,
+                    Direction::All => crate::run::is_direction(w.tag.as_deref()),
+                }
             })
             .collect();
-        let mut levels = vec![base];
-        while levels.last().is_some_and(|l| l.len() > 1) {
-            let prev = levels.last().unwrap();
-            let next: Vec<Span> = prev
-                .chunks(2)
-                .map(|pair| {
-                    if pair.len() == 1 {
-                        return pair[0].clone();
-                    }
-                    let (a, b) = (&pair[0].window, &pair[1].window);
-                    let mut acc = Accumulator::new(a.hist.layout());
-                    acc.add(&a.hist);
-                    acc.add(&b.hist);
-                    Span {
-                        ios_before: pair[0].ios_before,
-                        window: Window { start_s: a.start_s, length_s: b.end_s() - a.start_s, tag: a.tag.clone(), hist: acc.finish() },
-                    }
-                })
-                .collect();
-            levels.push(next);
+        idx.sort_by(|&a, &b| run.windows[a].start_s.total_cmp(&run.windows[b].start_s));
+        let mut slots: Vec<Slot> = Vec::new();
+        let mut cum = 0;
+        for i in idx {
+            let w = &run.windows[i];
+            let n = w.hist.count();
+            match slots.last_mut() {
+                Some(s) if matches!(dir, Direction::All) && (w.start_s - s.start_s).abs() < 1e-6 => {
+                    s.length_s = s.length_s.max(w.length_s);
+                    s.count += n;
+                    s.windows.push(i);
+                }
+                _ => slots.push(Slot { start_s: w.start_s, length_s: w.length_s, ios_before: cum, count: n, windows: vec![i] }),
+            }
+            cum += n;
         }
-        Pyramid { levels }
+        let mut stored: Vec<Vec<(f64, f64, u64, Hist)>> = Vec::new();
+        let group = 1usize << STORED_FROM;
+        if slots.len() > group {
+            stored.push(
+                slots
+                    .chunks(group)
+                    .filter_map(|c| {
+                        let h = merge_indices(run, c.iter().flat_map(|s| s.windows.iter().copied()))?;
+                        let last = c.last()?;
+                        Some((c[0].start_s, last.start_s + last.length_s - c[0].start_s, c[0].ios_before, h))
+                    })
+                    .collect(),
+            );
+            while stored.last().is_some_and(|l| l.len() > 1) {
+                let prev = stored.last().unwrap();
+                let next = prev
+                    .chunks(2)
+                    .map(|p| match p {
+                        [a, b] => (a.0, b.0 + b.1 - a.0, a.2, a.3.merge(&b.3)),
+                        [a] => a.clone(),
+                        _ => unreachable!(),
+                    })
+                    .collect();
+                stored.push(next);
+            }
+        }
+        Pyramid { slots, stored }
     }
 
-    /// The windows as recorded.
-    pub fn native(&self) -> &[Span] {
-        self.levels.first().map_or(&[], |l| l.as_slice())
+    /// The recorded windows (slots), in time order.
+    pub fn slots(&self) -> &[Slot] {
+        &self.slots
     }
 
     /// Extent of the whole direction on an axis.
     pub fn extent(&self, axis: Axis) -> Option<(f64, f64)> {
-        let n = self.native();
-        Some((n.first()?.extent(axis).0, n.last()?.extent(axis).1))
+        Some((self.slots.first()?.extent(axis).0, self.slots.last()?.extent(axis).1))
     }
 
-    /// Windows overlapping `[from, to)` on `axis`, merged to the finest level that gives at most
-    /// `max_points` of them. Merged windows at the edges may reach outside the range.
-    pub fn view(&self, axis: Axis, from: f64, to: f64, max_points: usize) -> &[Span] {
+    /// Which points a view of `[from, to)` on `axis` has: the finest level k whose groups of
+    /// 2^k slots give at most `max_points`, and the range of group indices. Groups are aligned
+    /// to the level (panning does not change them), so a point can be cached by `(k, index)`.
+    pub fn view_keys(&self, axis: Axis, from: f64, to: f64, max_points: usize) -> (u32, std::ops::Range<usize>) {
+        let lo = self.slots.partition_point(|s| s.extent(axis).1 <= from);
+        let hi = self.slots.partition_point(|s| s.extent(axis).0 < to);
+        if hi <= lo {
+            return (0, 0..0);
+        }
         let max_points = max_points.max(1);
-        for level in &self.levels {
-            let lo = level.partition_point(|s| s.extent(axis).1 <= from);
-            let hi = level.partition_point(|s| s.extent(axis).0 < to);
-            if hi <= lo {
-                return &[];
+        let top = if self.stored.is_empty() { 0 } else { STORED_FROM + self.stored.len() as u32 - 1 };
+        let mut k = 0u32;
+        loop {
+            let g = 1usize << k;
+            let (glo, ghi) = (lo / g, (hi - 1) / g + 1);
+            if ghi - glo <= max_points || k >= top.max(usize::BITS - self.slots.len().leading_zeros()) {
+                return (k, glo..ghi);
             }
-            if hi - lo <= max_points {
-                return &level[lo..hi];
-            }
+            k += 1;
         }
-        let top = self.levels.last().map_or(&[][..], |l| l.as_slice());
-        top
     }
 
-    /// The exact merge of the recorded windows that start in `[from, to)` seconds (the same
-    /// rule as [`Run::slice`] and `nines stats --from/--to`); everything when both are `None`.
-    pub fn merged(&self, from: Option<f64>, to: Option<f64>) -> Option<Hist> {
-        let (from, to) = (from.unwrap_or(f64::NEG_INFINITY), to.unwrap_or(f64::INFINITY));
-        let mut it = self.native().iter().filter(|s| s.window.start_s >= from && s.window.start_s < to).peekable();
-        let mut acc = Accumulator::new(it.peek()?.window.hist.layout());
-        for s in it {
-            acc.add(&s.window.hist);
+    /// Point `index` of level `k`: the exact merge of slots `index * 2^k ..` (stored from level
+    /// 3 on, merged from the run below). `None` past the end.
+    pub fn span<'a>(&'a self, run: &'a Run, k: u32, index: usize) -> Option<Span<'a>> {
+        if k >= STORED_FROM && !self.stored.is_empty() {
+            let level = self.stored.get((k - STORED_FROM) as usize)?;
+            let (s, l, b, h) = level.get(index)?;
+            return Some(Span { start_s: *s, length_s: *l, ios_before: *b, hist: Cow::Borrowed(h) });
         }
-        Some(acc.finish())
+        let g = 1usize << k;
+        let group = self.slots.get(index * g..((index + 1) * g).min(self.slots.len()))?;
+        let first = group.first()?;
+        let last = group.last()?;
+        let hist = if group.len() == 1 && first.windows.len() == 1 {
+            Cow::Borrowed(&run.windows[first.windows[0]].hist)
+        } else {
+            Cow::Owned(merge_indices(run, group.iter().flat_map(|s| s.windows.iter().copied()))?)
+        };
+        Some(Span { start_s: first.start_s, length_s: last.start_s + last.length_s - first.start_s, ios_before: first.ios_before, hist })
     }
+
+    /// The points of a view of `[from, to)` on `axis` (see [`Pyramid::view_keys`]); merged
+    /// points at the edges may reach outside the range.
+    pub fn view<'a>(&'a self, run: &'a Run, axis: Axis, from: f64, to: f64, max_points: usize) -> Vec<Span<'a>> {
+        let (k, range) = self.view_keys(axis, from, to, max_points);
+        range.filter_map(|i| self.span(run, k, i)).collect()
+    }
+
+    /// The exact merge of the slots that start in `[from, to)` seconds (the same rule as
+    /// [`Run::slice`] and `nines stats --from/--to`); everything when both are `None`.
+    pub fn merged(&self, run: &Run, from: Option<f64>, to: Option<f64>) -> Option<Hist> {
+        let (from, to) = (from.unwrap_or(f64::NEG_INFINITY), to.unwrap_or(f64::INFINITY));
+        merge_indices(run, self.slots.iter().filter(|s| s.start_s >= from && s.start_s < to).flat_map(|s| s.windows.iter().copied()))
+    }
+}
+
+/// MB/s (10^6 bytes per second) from IOPS and bytes per I/O.
+pub fn mb_per_s(iops: f64, bytes_per_io: f64) -> f64 {
+    iops * bytes_per_io / 1e6
+}
+
+/// Runtime-series points of the spans of a view: count, IOPS, median, the given levels and
+/// the max of each (the same definitions as [`crate::series::runtime_series`]).
+pub fn series_points<'a>(spans: impl IntoIterator<Item = &'a Span<'a>>, levels: &[Level]) -> Vec<SeriesPoint> {
+    let median = Level { label: "p50".into(), num: 1, den: 2 };
+    spans
+        .into_iter()
+        .map(|w| {
+            let h: &Hist = &w.hist;
+            let n = h.count();
+            // every level in one pass over the buckets (ranks ascending), as value_at would
+            // find them one by one
+            let mut wanted: Vec<(u64, usize)> = std::iter::once(&median).chain(levels).map(|l| l.rank(n)).zip(0..).collect();
+            wanted.sort_unstable();
+            let mut values = vec![None; wanted.len()];
+            let (mut cum, mut next) = (0u64, 0usize);
+            for &(v, c) in h.buckets() {
+                cum += c;
+                while next < wanted.len() && wanted[next].0 <= cum {
+                    values[wanted[next].1] = Some(h.layout().highest_equivalent(v));
+                    next += 1;
+                }
+                if next == wanted.len() {
+                    break;
+                }
+            }
+            let level = |(i, l): (usize, &Level)| {
+                let support = if n == 0 { Support::None } else { Support::of(n.saturating_sub(l.rank(n))) };
+                match support {
+                    Support::None => (None, support),
+                    _ => (values[i + 1], support),
+                }
+            };
+            SeriesPoint {
+                start_s: w.start_s,
+                length_s: w.length_s,
+                count: n,
+                iops: if w.length_s > 0.0 { n as f64 / w.length_s } else { 0.0 },
+                p50_ns: if n == 0 { None } else { values[0] },
+                levels: levels.iter().enumerate().map(level).collect(),
+                max_ns: if n == 0 { None } else { Some(h.max()) },
+            }
+        })
+        .collect()
+}
+
+/// Time range `[from, to)` in seconds covering the slots whose I/O range overlaps `[a, b)`
+/// I/Os (to turn a selection on the I/O axis into the time range the stats use).
+pub fn time_range_of_ios(slots: &[Slot], a: f64, b: f64) -> Option<(f64, f64)> {
+    let sel: Vec<&Slot> = slots
+        .iter()
+        .filter(|s| {
+            let (x0, x1) = s.extent(Axis::Ios);
+            x1 > a && x0 < b
+        })
+        .collect();
+    let last = sel.last()?;
+    Some((sel.first()?.start_s, last.start_s + last.length_s))
 }
 
 /// A stretch of windows over which the SNIA PTS steady-state rule holds (seed 001).
@@ -248,50 +411,6 @@ pub fn steady_regions(values: &[f64], rounds: usize) -> Vec<SteadyRegion> {
         r.average = values[r.first..r.end].iter().sum::<f64>() / (r.end - r.first) as f64;
     }
     out
-}
-
-/// MB/s (10^6 bytes per second) from IOPS and bytes per I/O.
-pub fn mb_per_s(iops: f64, bytes_per_io: f64) -> f64 {
-    iops * bytes_per_io / 1e6
-}
-
-/// Runtime-series points of already grouped windows: count, IOPS, median, the given levels and
-/// the max of each (the same definitions as [`crate::series::runtime_series`]).
-pub fn series_points<'a>(windows: impl IntoIterator<Item = &'a Window>, levels: &[Level]) -> Vec<SeriesPoint> {
-    let median = Level { label: "p50".into(), num: 1, den: 2 };
-    windows
-        .into_iter()
-        .map(|w| {
-            let h = &w.hist;
-            let n = h.count();
-            let level = |l: &Level| {
-                let support = if n == 0 { Support::None } else { Support::of(n.saturating_sub(l.rank(n))) };
-                match support {
-                    Support::None => (None, support),
-                    _ => (value_at(h, l), support),
-                }
-            };
-            SeriesPoint {
-                start_s: w.start_s,
-                length_s: w.length_s,
-                count: n,
-                iops: if w.length_s > 0.0 { n as f64 / w.length_s } else { 0.0 },
-                p50_ns: if n == 0 { None } else { value_at(h, &median) },
-                levels: levels.iter().map(level).collect(),
-                max_ns: if n == 0 { None } else { Some(h.max()) },
-            }
-        })
-        .collect()
-}
-
-/// Time range `[from, to)` in seconds covering the windows whose I/O range overlaps `[a, b)`
-/// I/Os (to turn a selection on the I/O axis into the time range the stats use).
-pub fn time_range_of_ios(native: &[Span], a: f64, b: f64) -> Option<(f64, f64)> {
-    let sel: Vec<&Span> = native.iter().filter(|s| {
-        let (x0, x1) = s.extent(Axis::Ios);
-        x1 > a && x0 < b
-    }).collect();
-    Some((sel.first()?.window.start_s, sel.last()?.window.end_s()))
 }
 
 /// Bytes per I/O from a run's metadata, for MB/s: the collector's `workload.bs_bytes`
@@ -390,7 +509,7 @@ mod tests {
     use super::*;
     use crate::ccdf::ccdf;
     use crate::hist::Layout;
-    use crate::series::{runtime_series, Direction, Grouping};
+    use crate::series::{runtime_series, Grouping};
     use crate::stats::{merge_windows, run_stats, Options};
 
     fn run(n: usize) -> Run {
@@ -442,38 +561,51 @@ mod tests {
     #[test]
     fn pyramid_views_are_exact_merges() {
         let r = run(37);
-        let reads = crate::series::direction_windows(&r, &Direction::Tag(Some("read".into())));
+        let read = Direction::Tag(Some("read".into()));
+        let reads = crate::series::direction_windows(&r, &read);
         let total = merge_windows(reads.iter()).unwrap();
-        let p = Pyramid::new(reads.clone());
-        assert_eq!(p.native().len(), 37);
+        let p = Pyramid::new(&r, &read);
+        assert_eq!(p.slots().len(), 37);
         assert_eq!(p.extent(Axis::Time), Some((0.0, 37.0)));
         assert_eq!(p.extent(Axis::Ios), Some((0.0, 37.0 * 700.0)));
-        for max in [1, 5, 10, 37, 100] {
-            let v = p.view(Axis::Time, 0.0, 37.0, max);
-            assert!(v.len() <= max.max(1) || max < 2, "{max}: {}", v.len());
-            let merged = merge_windows(v.iter().map(|s| &s.window)).unwrap();
-            assert_eq!(merged, total, "max {max}");
+        let sum = |v: &[Span]| v.iter().map(|s| s.hist.clone().into_owned()).reduce(|a, b| a.merge(&b)).unwrap();
+        for max in [1, 3, 5, 10, 20, 37, 100] {
+            let v = p.view(&r, Axis::Time, 0.0, 37.0, max);
+            assert!(v.len() <= max.max(1) || max < 5, "{max}: {}", v.len());
+            assert_eq!(sum(&v), total, "max {max}");
+            // each point covers whole windows, in order, without gaps
+            assert!(v.windows(2).all(|w| (w[0].start_s + w[0].length_s - w[1].start_s).abs() < 1e-9));
         }
         // a zoomed range at native resolution is exactly the recorded windows
-        let v = p.view(Axis::Time, 10.0, 20.0, 100);
+        let v = p.view(&r, Axis::Time, 10.0, 20.0, 100);
         assert_eq!(v.len(), 10);
-        assert_eq!(v[0].window, reads[10]);
+        assert_eq!(*v[0].hist, reads[10].hist);
         // the I/O axis selects the same windows
-        let v2 = p.view(Axis::Ios, 7_000.0, 14_000.0, 100);
-        assert_eq!(v2[0].window, reads[10]);
-        assert_eq!(time_range_of_ios(p.native(), 7_000.0, 14_000.0), Some((10.0, 20.0)));
+        let v2 = p.view(&r, Axis::Ios, 7_000.0, 14_000.0, 100);
+        assert_eq!(*v2[0].hist, reads[10].hist);
+        assert_eq!(time_range_of_ios(p.slots(), 7_000.0, 14_000.0), Some((10.0, 20.0)));
         // merged ranges follow the stats' slicing rule
         let sliced = run_stats(&r, &Options { tag: Some("read".into()), from: Some(10.0), to: Some(20.0), ..Options::default() });
-        let m = p.merged(Some(10.0), Some(20.0)).unwrap();
+        let m = p.merged(&r, Some(10.0), Some(20.0)).unwrap();
         assert_eq!(m.count(), sliced.tags["read"].count);
         assert_eq!(m.max(), sliced.tags["read"].max_ns);
-        assert_eq!(p.merged(None, None).unwrap(), total);
-        assert_eq!(p.merged(Some(100.0), None), None);
+        assert_eq!(p.merged(&r, None, None).unwrap(), total);
+        assert_eq!(p.merged(&r, Some(100.0), None), None);
         assert_eq!(mb_per_s(1000.0, 4096.0), 4.096);
         // points match the core's runtime series
-        let pts = series_points(p.native().iter().map(|s| &s.window), &[Level::nines(2)]);
-        let core = runtime_series(&r, &Direction::Tag(Some("read".into())), &[Level::nines(2)], Grouping::Native);
+        let native = p.view(&r, Axis::Time, 0.0, 37.0, 1000);
+        let pts = series_points(native.iter(), &[Level::nines(2)]);
+        let core = runtime_series(&r, &read, &[Level::nines(2)], Grouping::Native);
         assert_eq!(pts, core);
+        // all directions: slots merge the windows that start together
+        let all = Pyramid::new(&r, &Direction::All);
+        assert_eq!(all.slots().len(), 37);
+        assert_eq!(all.slots()[0].count, 1000);
+        let av = all.view(&r, Axis::Time, 0.0, 37.0, 1000);
+        let core_all = crate::series::direction_windows(&r, &Direction::All);
+        assert!(av.iter().zip(&core_all).all(|(a, b)| *a.hist == b.hist));
+        let coarse = all.view(&r, Axis::Time, 0.0, 37.0, 4);
+        assert_eq!(sum(&coarse), merge_windows(core_all.iter()).unwrap());
     }
 
     #[test]

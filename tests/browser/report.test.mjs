@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { NINES, serve, launch, Viewer, ninesStats, ninesStatsText } from './lib.mjs';
+import { NINES, ARTIFACTS, serve, launch, Viewer, ninesStats, ninesStatsText } from './lib.mjs';
 
 let dir, browser, files;
 
@@ -97,7 +97,7 @@ async function act(v, fn) {
 /// A page that records every request (playwright's and the DevTools protocol's view) and
 /// every Content-Security-Policy violation.
 async function openWatched(url, { javaScriptEnabled = true } = {}) {
-  const ctx = await browser.newContext({ viewport: { width: 1600, height: 1500 }, javaScriptEnabled });
+  const ctx = await browser.newContext({ viewport: { width: 1600, height: 1500 }, javaScriptEnabled, acceptDownloads: true });
   const page = await ctx.newPage();
   const requests = [];
   page.on('request', (r) => requests.push(r.url()));
@@ -187,6 +187,11 @@ test('report from file://: the viewer starts, shows nines stats numbers, makes n
   // direction control still works inside the report
   await act(v, () => page.click('[data-testid=dir-read]'));
   assert.ok((await v.table()).every((r) => r.dir === 'read'));
+  // exports work under the report's policy (downloads of blobs, no request)
+  const [csv] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-csv]')]);
+  assert.match(fs.readFileSync(await csv.path(), 'utf8'), /^run,file,direction,count,iops/);
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-cdf-png]')]);
+  assert.deepEqual([...fs.readFileSync(await png.path()).subarray(1, 4)], [0x50, 0x4e, 0x47]);
   assert.deepEqual(foreign(requests, url), [], 'the report made network requests');
   assert.deepEqual(await page.evaluate(() => window.__csp), [], 'CSP violations');
   assert.deepEqual(v.errors, []);
@@ -208,7 +213,8 @@ test('report: the static summary equals nines stats with JavaScript disabled', a
   assert.match(runs[0], /uring QD16 randrw 70\/30.*uring-qd16\.hlog.*randrw 70% reads, 4KiB.*QD16.*O_DIRECT.*file/);
   assertSummaryMatches(await summaryTables(page), ninesStatsText(all));
   assert.deepEqual(foreign(requests, url), []);
-  await page.screenshot({ path: path.join(fs.mkdirSync(path.resolve('tests/artifacts'), { recursive: true }) || path.resolve('tests/artifacts'), 'report-noscript.png'), fullPage: true });
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, 'report-noscript.png'), fullPage: true });
   await ctx.close();
 });
 
@@ -262,7 +268,7 @@ test('report: hostile names, tags, metadata, file names, title and notes run not
   assert.ok(run.includes(files.hostileName) && run.includes(P.svg) && run.includes(P.js), run);
   const dirsStatic = await ns.page.locator('[data-testid=summary-stats][data-run="0"] [data-testid=summary-row]').evaluateAll((trs) => trs.map((t) => t.dataset.dir));
   assert.ok(dirsStatic.includes(files.hostileTag), dirsStatic.join());
-  await ns.page.screenshot({ path: path.resolve('tests/artifacts/report-hostile-noscript.png'), fullPage: true });
+  await ns.page.screenshot({ path: path.join(ARTIFACTS, 'report-hostile-noscript.png'), fullPage: true });
   await ns.ctx.close();
 });
 

@@ -21,6 +21,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("synth") if args.len() == 5 => synth(&args[1], args[2].parse().unwrap(), args[3].parse().unwrap(), args[4].parse().unwrap()),
+        Some("profile") if args.len() == 2 => profile(&args[1]),
         Some("fio") if args.len() >= 5 => fio(&args[1], &args[2], &args[3], args[4].parse().unwrap(), args.get(5).map_or(1.0, |w| w.parse().unwrap())),
         _ => {
             eprintln!("usage: runs synth DIR RUNS WINDOWS IOS_PER_WINDOW | runs fio CLAT_LOG OUT.hlog NAME BS [WINDOW_S]");
@@ -116,4 +117,34 @@ fn fio(log: &str, out: &str, name: &str, bs: u64, window_s: f64) {
     let run = Run { name: name.into(), start_time: Some(1_764_489_600.0), meta, windows, ..Run::default() };
     std::fs::write(out, archive::write(Vec::new(), &run).unwrap()).unwrap();
     eprintln!("wrote {out}");
+}
+
+/// Time the steps the viewer takes for one run (natively), to find what to make faster.
+fn profile(path: &str) {
+    use nines_core::series::Direction;
+    use nines_core::view;
+    let t = std::time::Instant::now();
+    let bytes = std::fs::read(path).unwrap();
+    let run = nines_core::import::read_any(path, &bytes).unwrap();
+    eprintln!("read_any {:?} ({} windows, {} buckets)", t.elapsed(), run.windows.len(), run.windows.iter().map(|w| w.hist.buckets().len()).sum::<usize>());
+    let t = std::time::Instant::now();
+    let ws = view::direction_windows_sparse(&run, &Direction::All);
+    eprintln!("direction_windows_sparse {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    let p = view::Pyramid::new(ws);
+    eprintln!("pyramid {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    let whole = p.merged(None, None).unwrap();
+    eprintln!("merged {:?} ({} buckets)", t.elapsed(), whole.buckets().len());
+    let t = std::time::Instant::now();
+    let c = nines_core::ccdf::ccdf(&whole);
+    let d = view::log_density(&whole, 40);
+    eprintln!("ccdf+density {:?} {} {}", t.elapsed(), c.len(), d.len());
+    let t = std::time::Instant::now();
+    let s = nines_core::stats::run_stats(&run, &nines_core::stats::Options::default());
+    eprintln!("run_stats {:?} {}", t.elapsed(), s.tags.0.len());
+    let t = std::time::Instant::now();
+    let v = p.view(view::Axis::Time, 0.0, 3600.0, 700);
+    let pts = view::series_points(v.iter().map(|s| &s.window), &[nines_core::quantile::Level::nines(3), nines_core::quantile::Level::nines(4)]);
+    eprintln!("series {:?} {}", t.elapsed(), pts.len());
 }

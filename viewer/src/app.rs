@@ -26,7 +26,7 @@ use nines_core::ccdf::{ccdf, CcdfPoint};
 use nines_core::hist::Hist;
 use nines_core::quantile::{Level, Support};
 use nines_core::run::{is_direction, Run};
-use nines_core::series::{direction_windows, Direction};
+use nines_core::series::{Direction, SeriesPoint};
 use nines_core::stats::{run_stats, Options, RunStats, TagStats};
 use nines_core::units::{format_ns, format_ns_f, format_rate, group};
 use nines_core::variability::variability;
@@ -57,6 +57,7 @@ struct Loaded {
 
 /// What a trace (run x direction) needs, computed once.
 struct TraceData {
+    loaded: Rc<Loaded>,
     pyramid: Pyramid,
     ccdf: Vec<CcdfPoint>,
     density: Vec<DensityBin>,
@@ -64,6 +65,9 @@ struct TraceData {
     /// SNIA PTS steady regions of the recorded windows' IOPS: (start s, end s, I/Os before,
     /// I/Os after, average IOPS).
     steady: Vec<(f64, f64, f64, f64, f64)>,
+    /// Runtime points already computed, by pyramid level and group (a zoom step or a pan
+    /// mostly revisits them), with the levels they were computed for.
+    points: RefCell<(Vec<u32>, HashMap<(u32, usize), Option<(SeriesPoint, u64)>>)>,
 }
 
 /// Consecutive windows the PTS rule is applied over (its "rounds").
@@ -107,26 +111,24 @@ fn trace_data(run: usize, dir: &Direction) -> Option<Rc<TraceData>> {
         return Some(t);
     }
     let loaded = with_model(|m| m.runs.get(run).cloned())?;
-    let windows = direction_windows(&loaded.run, dir);
-    if windows.is_empty() {
-        return None;
-    }
-    let pyramid = Pyramid::new(windows);
-    let whole = pyramid.merged(None, None)?;
+    let pyramid = Pyramid::new(&loaded.run, dir);
+    let whole = pyramid.merged(&loaded.run, None, None)?;
     let tag = match dir {
         Direction::Tag(t) => t.as_deref(),
         Direction::All => None,
     };
-    let native = pyramid.native();
-    let iops: Vec<f64> = native.iter().map(|s| if s.window.length_s > 0.0 { s.window.hist.count() as f64 / s.window.length_s } else { 0.0 }).collect();
+    let native = pyramid.slots();
+    let iops: Vec<f64> = native.iter().map(|s| if s.length_s > 0.0 { s.count as f64 / s.length_s } else { 0.0 }).collect();
     let steady = view::steady_regions(&iops, STEADY_ROUNDS)
         .into_iter()
         .map(|r| {
             let (a, b) = (&native[r.first], &native[r.end - 1]);
-            (a.window.start_s, b.window.end_s(), a.extent(Axis::Ios).0, b.extent(Axis::Ios).1, r.average)
+            (a.start_s, b.start_s + b.length_s, a.extent(Axis::Ios).0, b.extent(Axis::Ios).1, r.average)
         })
         .collect();
     let td = Rc::new(TraceData {
+        loaded: loaded.clone(),
+        points: RefCell::new((Vec::new(), HashMap::new())),
         steady,
         ccdf: ccdf(&whole),
         density: view::log_density(&whole, BINS_PER_DECADE),
@@ -199,7 +201,7 @@ fn trace_style(run: usize, d: usize, mode: DirMode) -> TraceStyle {
 fn time_sel(st: &ViewState, td: &TraceData) -> Option<(f64, f64)> {
     let (a, b) = st.sel?;
     if st.x_ios {
-        Some(view::time_range_of_ios(td.pyramid.native(), a, b).unwrap_or((0.0, 0.0)))
+        Some(view::time_range_of_ios(td.pyramid.slots(), a, b).unwrap_or((0.0, 0.0)))
     } else {
         Some((a, b))
     }
@@ -246,6 +248,11 @@ fn mark_drawn(panel: &'static str, ms: f64) {
         let _ = b.set_attribute(&format!("data-draw-ms-{panel}"), &format!("{ms:.2}"));
         if first {
             let _ = b.set_attribute("data-nines-first-render-ms", &format!("{:.1}", now_ms()));
+            if let Ok(mem) = wasm_bindgen::memory().dyn_into::<js_sys::WebAssembly::Memory>() {
+                if let Ok(buf) = mem.buffer().dyn_into::<js_sys::ArrayBuffer>() {
+                    let _ = b.set_attribute("data-nines-wasm-mb", &format!("{:.0}", buf.byte_length() as f64 / 1048576.0));
+                }
+            }
         }
     }
     if !IDLE_PENDING.with(|p| p.replace(true)) {
@@ -321,7 +328,7 @@ fn cdf_data(st: &ViewState) -> CdfData {
     for t in traces(st) {
         let Some(td) = trace_data(t.run, &t.dir) else { continue };
         let pts = match time_sel(st, &td) {
-            Some((a, b)) => match td.pyramid.merged(Some(a), Some(b)) {
+            Some((a, b)) => match td.pyramid.merged(&td.loaded.run, Some(a), Some(b)) {
                 Some(h) => ccdf(&h),
                 None => continue,
             },
@@ -393,15 +400,29 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
     let mut missing_bs = false;
     for t in &ts {
         let Some(td) = trace_data(t.run, &t.dir) else { continue };
-        let spans = td.pyramid.view(axis, x0, x1, max_points);
-        let pts = view::series_points(spans.iter().map(|s| &s.window), &levels);
-        let xs: Vec<f64> = spans
-            .iter()
-            .map(|s| {
-                let (a, b) = s.extent(axis);
-                (a + b) / 2.0
-            })
-            .collect();
+        let (k, range) = td.pyramid.view_keys(axis, x0, x1, max_points);
+        let mut cache = td.points.borrow_mut();
+        if cache.0 != st.levels {
+            cache.1.clear();
+            cache.0 = st.levels.clone();
+        }
+        let mut pts: Vec<SeriesPoint> = Vec::with_capacity(range.len());
+        let mut xs: Vec<f64> = Vec::with_capacity(range.len());
+        for i in range {
+            let entry = cache.1.entry((k, i)).or_insert_with(|| {
+                let span = td.pyramid.span(&td.loaded.run, k, i)?;
+                let p = view::series_points(std::iter::once(&span), &levels).pop()?;
+                Some((p, span.ios_before))
+            });
+            if let Some((p, before)) = entry {
+                xs.push(match axis {
+                    Axis::Time => p.start_s + p.length_s / 2.0,
+                    Axis::Ios => *before as f64 + p.count as f64 / 2.0,
+                });
+                pts.push(p.clone());
+            }
+        }
+        drop(cache);
         let mut push = |metric: Metric, vals: Vec<Option<u64>>, thin: Vec<bool>| {
             for v in vals.iter().flatten() {
                 ymin = ymin.min(*v as f64);
@@ -473,7 +494,7 @@ fn hist_data(st: &ViewState, x: Scale) -> HistData {
     for t in traces(st) {
         let Some(td) = trace_data(t.run, &t.dir) else { continue };
         let bins = match time_sel(st, &td) {
-            Some((a, b)) => match td.pyramid.merged(Some(a), Some(b)) {
+            Some((a, b)) => match td.pyramid.merged(&td.loaded.run, Some(a), Some(b)) {
                 Some(h) => view::log_density(&h, BINS_PER_DECADE),
                 None => continue,
             },
@@ -521,7 +542,12 @@ struct LoadError {
 
 fn add_run(file: &str, bytes: &[u8]) -> Result<(), LoadError> {
     match nines_core::import::read_any(file, bytes) {
-        Ok(run) => {
+        Ok(mut run) => {
+            // Decoded bucket vectors carry growth slack; a clone is exact. Hour-long runs of
+            // many windows are most of the page's memory.
+            for w in run.windows.iter_mut() {
+                w.hist = w.hist.clone();
+            }
             with_model(|m| {
                 m.runs.push(Rc::new(Loaded { run, file: file.to_string() }));
                 m.drawn.clear();

@@ -1,0 +1,89 @@
+// Viewer benchmark in headless Chromium (driven by bench/viewer.sh):
+//   node tests/browser/bench.mjs RUNS_DIR REPEATS
+// prints one JSON object: first complete render (ms from navigation start, per repeat), the
+// time spent decoding the runs inside the page, zoom-step redraw times, and the peer:
+// hdr-histogram-js decoding the same logs in Node.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { BUNDLE, serve, launch } from './lib.mjs';
+
+const [runsDir, repeatsArg] = process.argv.slice(2);
+const repeats = Number(repeatsArg || 3);
+const files = fs.readdirSync(runsDir).filter((f) => f.endsWith('.hlog')).sort();
+const routes = { '/manifest.json': JSON.stringify({ runs: files.map((f) => ({ file: `runs/${f}` })) }) };
+for (const f of files) routes[`/runs/${f}`] = fs.readFileSync(path.join(runsDir, f));
+
+const server = await serve(BUNDLE, routes);
+const browser = await launch();
+const result = { runs: files.length, first_render_ms: [], parse_ms: [], zoom_ms: [], zoom_draw_ms: [] };
+try {
+  for (let i = 0; i < repeats; i++) {
+    const ctx = await browser.newContext({ viewport: { width: 1600, height: 1500 } });
+    const page = await ctx.newPage();
+    await page.goto(`${server.base}/index.html`);
+    await page.waitForFunction((n) => document.body.dataset.ninesFirstRenderMs
+      && document.querySelectorAll('[data-testid=legend-run]').length >= n, files.length, { timeout: 600000, polling: 50 });
+    result.first_render_ms.push(Number(await page.evaluate(() => document.body.dataset.ninesFirstRenderMs)));
+    result.parse_ms.push(Number(await page.evaluate(() => document.body.dataset.ninesParseMs)));
+    if (i === 0) {
+      // zoom steps: a wheel event on the runtime chart, timed in the page from dispatch until
+      // the runtime and rate charts have redrawn (the idle flag set after their draws)
+      const steps = await page.evaluate(async () => {
+        const el = document.querySelector('[data-testid=runtime-overlay]');
+        const r = el.getBoundingClientRect();
+        const out = [];
+        for (let k = 0; k < 16; k++) {
+          const before = Number(document.body.dataset.ninesRenders);
+          const done = new Promise((resolve) => {
+            const obs = new MutationObserver(() => {
+              if (Number(document.body.dataset.ninesRenders) >= before + 2 && document.body.dataset.ninesIdle === '1') {
+                obs.disconnect();
+                resolve(performance.now());
+              }
+            });
+            obs.observe(document.body, { attributes: true });
+          });
+          const t0 = performance.now();
+          // zoom in 8 steps, then out 8 steps, around a point right of centre
+          el.dispatchEvent(new WheelEvent('wheel', { deltaY: k < 8 ? -100 : 100, clientX: r.left + r.width * 0.6, clientY: r.top + r.height * 0.5, bubbles: true, cancelable: true }));
+          const t1 = await done;
+          out.push({ wall: t1 - t0, draw: Number(document.body.dataset.drawMsRuntime) + Number(document.body.dataset.drawMsRate) });
+          await new Promise((res) => setTimeout(res, 30));
+        }
+        return out;
+      });
+      result.zoom_ms = steps.map((s) => s.wall);
+      result.zoom_draw_ms = steps.map((s) => s.draw);
+      fs.mkdirSync(path.resolve('tests/artifacts'), { recursive: true });
+      await page.screenshot({ path: path.resolve('tests/artifacts/bench-20-runs.png'), fullPage: true });
+    }
+    await ctx.close();
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
+
+// Peer: hdr-histogram-js decoding every window of the same logs.
+const require = createRequire(import.meta.url);
+const hdr = require('hdr-histogram-js');
+const texts = files.map((f) => fs.readFileSync(path.join(runsDir, f), 'utf8'));
+result.peer_ms = [];
+for (let i = 0; i < repeats; i++) {
+  const t0 = performance.now();
+  let windows = 0;
+  for (const t of texts) {
+    const reader = new hdr.HistogramLogReader(t);
+    let h;
+    while ((h = reader.nextIntervalHistogram()) !== null) {
+      windows++;
+      if (typeof h.destroy === 'function') h.destroy();
+    }
+  }
+  result.peer_ms.push(performance.now() - t0);
+  result.peer_windows = windows;
+}
+result.bytes = texts.reduce((a, t) => a + t.length, 0);
+console.log(JSON.stringify(result));
