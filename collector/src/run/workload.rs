@@ -409,6 +409,17 @@ mod tests {
     }
 
     #[test]
+    fn seeds_reproduce_and_jobs_differ() {
+        let w = workload(&["--rw", "randrw"]).unwrap();
+        let seq = |job| {
+            let mut g = OpGen::new(&w, job, 1 << 30, 0);
+            (0..64).map(|_| g.next_io()).collect::<Vec<_>>()
+        };
+        assert_eq!(seq(0), seq(0));
+        assert_ne!(seq(0), seq(1));
+    }
+
+    #[test]
     fn sequential_wraps() {
         let w = workload(&["--rw", "read", "--bs", "4k"]).unwrap();
         let mut g = OpGen::new(&w, 0, 12288, 0);
