@@ -11,8 +11,10 @@
 //!
 //! Latency is in nanoseconds from submission to completion, or, in rate-limited runs, from
 //! the time the I/O was due (the service time from submission goes to `read.svc` /
-//! `write.svc`). Completions reaped together share one completion timestamp, taken right
-//! after the wait returns.
+//! `write.svc`). An I/O's submission time is read just before the system call that hands it
+//! to the kernel (each I/O its own with the default `--submit-batch 1`); completions reaped
+//! together share one completion timestamp, read right after the wait returns. At QD1 this
+//! gives the same latencies as fio's `lat` (BENCHMARKS.md, collector section, (d)).
 
 pub mod args;
 pub mod engine;
