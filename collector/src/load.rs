@@ -9,19 +9,31 @@ use nines_core::run::Run;
 /// Archives larger than this are decoded on several threads.
 const PARALLEL_BYTES: usize = 1 << 20;
 
-/// Read a run from a file in any supported format; warnings go to stderr.
+/// Read a run from a file in any supported format; warnings go to stderr. Large interval
+/// logs are decoded on all cores, fio latency logs are streamed (see `import_cmd::load_path`).
 pub fn load_run(path: &Path) -> Result<Run> {
-    let bytes = std::fs::read(path).with_context(|| format!("could not read '{}'", path.display()))?;
     let name = path.display().to_string();
-    let run = if bytes.len() > PARALLEL_BYTES && archive::sniff(&bytes) {
+    let run = if large_archive(path) {
+        let bytes = std::fs::read(path).with_context(|| format!("could not read '{name}'"))?;
         read_archive_parallel(&name, &bytes)?
     } else {
-        nines_core::import::read_any(&name, &bytes)?
+        crate::import_cmd::load_path(path, &nines_core::import::Options::default())?
     };
     for w in &run.warnings {
         eprintln!("nines: warning: {name}: {w}");
     }
     Ok(run)
+}
+
+/// Is this an interval log big enough to be worth decoding on several threads?
+fn large_archive(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(meta) = std::fs::metadata(path) else { return false };
+    if (meta.len() as usize) < PARALLEL_BYTES {
+        return false;
+    }
+    let mut head = Vec::with_capacity(4096);
+    std::fs::File::open(path).and_then(|f| f.take(4096).read_to_end(&mut head)).is_ok() && archive::sniff(&head)
 }
 
 /// Read several runs, stopping at the first that fails.

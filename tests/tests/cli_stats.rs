@@ -97,7 +97,8 @@ fn unknown_missing_and_empty_files() {
 
     let out = nines(&["stats", dir.path().join("nope.hlog").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("could not read"));
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(stderr.contains("could not open") && stderr.contains("nope.hlog"), "{stderr}");
 
     let empty = dir.path().join("empty.hlog");
     std::fs::write(&empty, "#[Histogram log format version 1.3]\n").unwrap();
