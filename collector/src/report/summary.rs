@@ -223,6 +223,8 @@ pub const CSS: &str = r#"
 .ns-summary h2 { font-size: 17px; margin: 14px 0 6px; }
 .ns-summary h3 { font-size: 15px; margin: 16px 0 4px; }
 .ns-summary table { width: auto; background: #fff; }
+.ns-runs td { white-space: normal; max-width: 36em; overflow-wrap: anywhere; }
+.ns-summary h3, .ns-head h1, .ns-notes { overflow-wrap: anywhere; }
 .ns-thin { color: var(--thin, #9a6700); }
 .ns-warn { color: #6b1d14; }
 .ns-error { background: #fdecea; border: 1px solid #f5c2bd; color: #6b1d14; padding: 5px 9px; border-radius: 4px; }
