@@ -38,6 +38,13 @@ pub fn param_value(run: &Run, name: &str) -> Option<f64> {
     if let Some(v) = run.meta.get("workload").and_then(|w| w.get(name)).and_then(num) {
         return Some(v);
     }
+    // a fio json+ document read as it is: its first job's options, then the global ones
+    if let Some(doc) = run.meta.get("fio").and_then(|f| f.get(0)) {
+        let job = doc.get("jobs").and_then(|j| j.get(0)).and_then(|j| j.get("job options")).and_then(|o| o.get(name));
+        if let Some(v) = job.or_else(|| doc.get("global options").and_then(|o| o.get(name))).and_then(num) {
+            return Some(v);
+        }
+    }
     from_file_name(&run.source, name)
 }
 
@@ -305,6 +312,9 @@ mod tests {
         assert_eq!(param_value(&r("run_qd_8.hlog"), "qd"), Some(8.0));
         assert_eq!(param_value(&r("qd4-numjobs_2.hlog"), "numjobs"), Some(2.0));
         assert_eq!(param_value(&r("plain.hlog"), "numjobs"), None);
+        let mut fio = r("x/fio.json");
+        fio.meta.insert("fio".into(), json!([{"global options": {"bs": "8k"}, "jobs": [{"job options": {"numjobs": "64"}}]}]));
+        assert_eq!(param_value(&fio, "numjobs"), Some(64.0));
     }
 
     #[test]
