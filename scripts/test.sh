@@ -30,3 +30,12 @@ node --test tests/browser/report.test.mjs 2>&1
 echo "== reports: the same report from file:// in Firefox"
 node --test tests/browser/report-firefox.test.mjs 2>&1
 # ---- end reports -------------------------------------------------------------------------
+
+# ---- importer fuzzing (issue 6) ----------------------------------------------------------
+# A short cargo-fuzz run of every parser (stable toolchain with RUSTC_BOOTSTRAP=1 where no
+# nightly is installed); a crash fails the test command.
+echo "== fuzz: every importer for 10 s"
+bash fuzz/run.sh 10
+# ---- end fuzzing -------------------------------------------------------------------------
+
+echo "all tests passed"
