@@ -4,7 +4,8 @@
 //!
 //! The wasm build uses its own target directory (`target/nines-viewer-wasm`): a nested cargo
 //! sharing the outer build's directory would wait forever on the outer build's lock.
-//! It reruns only when the viewer's, the shell's or the analysis core's sources change.
+//! It reruns only when the viewer's, the shell's or the analysis core's sources change (or the
+//! workspace manifest and lock file, which decide how they build).
 //!
 //! `NINES_VIEWER_BUNDLE=DIR` takes an already built bundle (e.g. `target/viewer` from
 //! `scripts/build-viewer.sh`) instead of building one.
@@ -19,7 +20,7 @@ fn main() {
 
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=NINES_VIEWER_BUNDLE");
-    for p in ["viewer/src", "viewer/Cargo.toml", "static", "shared/src", "shared/Cargo.toml", "Cargo.lock"] {
+    for p in ["viewer/src", "viewer/Cargo.toml", "static", "shared/src", "shared/Cargo.toml", "Cargo.toml", "Cargo.lock"] {
         println!("cargo:rerun-if-changed={}", root.join(p).display());
     }
 
