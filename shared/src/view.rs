@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use crate::ccdf::CcdfPoint;
 use crate::hist::{Accumulator, Hist};
 use crate::quantile::{Level, Support};
-use crate::run::{Run, Window};
+use crate::run::Run;
 use crate::series::{Direction, SeriesPoint};
 use crate::stats::RunStats;
 
@@ -310,6 +310,12 @@ impl Pyramid {
     /// The exact merge of the slots that start in `[from, to)` seconds (the same rule as
     /// [`Run::slice`] and `nines stats --from/--to`); everything when both are `None`.
     pub fn merged(&self, run: &Run, from: Option<f64>, to: Option<f64>) -> Option<Hist> {
+        if from.is_none() && to.is_none() {
+            // the top stored level is the whole direction, merged once already
+            if let Some([(_, _, _, h)]) = self.stored.last().map(|l| l.as_slice()) {
+                return Some(h.clone());
+            }
+        }
         let (from, to) = (from.unwrap_or(f64::NEG_INFINITY), to.unwrap_or(f64::INFINITY));
         merge_indices(run, self.slots.iter().filter(|s| s.start_s >= from && s.start_s < to).flat_map(|s| s.windows.iter().copied()))
     }
@@ -509,6 +515,7 @@ mod tests {
     use super::*;
     use crate::ccdf::ccdf;
     use crate::hist::Layout;
+    use crate::run::Window;
     use crate::series::{runtime_series, Grouping};
     use crate::stats::{merge_windows, run_stats, Options};
 

@@ -275,11 +275,23 @@ test('file picker: a broken file shows file, line and reason; the others stay', 
     await v.ready(2);
     const errs = await v.page.locator('[data-testid=load-error]').allTextContents();
     assert.equal(errs.length, 1, errs.join('\n'));
-    assert.match(errs[0], new RegExp(`broken\\.hlog.*line ${files.brokenLine}`));
+    assert.match(errs[0], new RegExp(`^broken\\.hlog: line ${files.brokenLine}: \\S`));
     const rows = await v.table();
     assert.equal(rows.length, 2);
     const both = [files.c, files.a];
     assertTableMatches(rows, ninesStats(both), ninesStatsText(both), ['all']);
+    // drag and drop of another run onto the page
+    const dropped = fs.readFileSync(files.b).toString('base64');
+    await v.page.evaluate((b64) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], 'dropped.hlog'));
+      document.querySelector('.app').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, dropped);
+    await v.ready(3);
+    const after = await v.table();
+    assert.equal(after.length, 3);
+    assert.equal(Number(after[2].cells.count.ns), ninesStats([files.b]).runs[0].tags.all.count);
     await v.shot('viewer-picker-error');
     await v.page.context().close();
   } finally {

@@ -128,13 +128,10 @@ fn profile(path: &str) {
     let run = nines_core::import::read_any(path, &bytes).unwrap();
     eprintln!("read_any {:?} ({} windows, {} buckets)", t.elapsed(), run.windows.len(), run.windows.iter().map(|w| w.hist.buckets().len()).sum::<usize>());
     let t = std::time::Instant::now();
-    let ws = view::direction_windows_sparse(&run, &Direction::All);
-    eprintln!("direction_windows_sparse {:?}", t.elapsed());
-    let t = std::time::Instant::now();
-    let p = view::Pyramid::new(ws);
+    let p = view::Pyramid::new(&run, &Direction::All);
     eprintln!("pyramid {:?}", t.elapsed());
     let t = std::time::Instant::now();
-    let whole = p.merged(None, None).unwrap();
+    let whole = p.merged(&run, None, None).unwrap();
     eprintln!("merged {:?} ({} buckets)", t.elapsed(), whole.buckets().len());
     let t = std::time::Instant::now();
     let c = nines_core::ccdf::ccdf(&whole);
@@ -144,7 +141,7 @@ fn profile(path: &str) {
     let s = nines_core::stats::run_stats(&run, &nines_core::stats::Options::default());
     eprintln!("run_stats {:?} {}", t.elapsed(), s.tags.0.len());
     let t = std::time::Instant::now();
-    let v = p.view(view::Axis::Time, 0.0, 3600.0, 700);
-    let pts = view::series_points(v.iter().map(|s| &s.window), &[nines_core::quantile::Level::nines(3), nines_core::quantile::Level::nines(4)]);
+    let v = p.view(&run, view::Axis::Time, 0.0, 3600.0, 700);
+    let pts = view::series_points(v.iter(), &[nines_core::quantile::Level::nines(3), nines_core::quantile::Level::nines(4)]);
     eprintln!("series {:?} {}", t.elapsed(), pts.len());
 }

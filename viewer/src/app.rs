@@ -555,7 +555,12 @@ fn add_run(file: &str, bytes: &[u8]) -> Result<(), LoadError> {
             });
             Ok(())
         }
-        Err(e) => Err(LoadError { file: file.to_string(), message: e.to_string() }),
+        Err(e) => {
+            // the error names the file itself; shown after the file name, once is enough
+            let msg = e.to_string();
+            let message = msg.strip_prefix(&format!("{file}: ")).map_or(msg.clone(), str::to_string);
+            Err(LoadError { file: file.to_string(), message })
+        }
     }
 }
 
@@ -1190,7 +1195,7 @@ fn App() -> impl IntoView {
                         </div>
                         <div class="keyline">"per window: median (thin), "
                             {move || state.with(|s| s.levels.iter().map(|k| Level::nines(*k).label).collect::<Vec<_>>().join(", "))}
-                            " (dashed), max (×); points merge exactly to the pixel width"</div>
+                            " (dashed), max (■); points merge exactly to the pixel width"</div>
                     </section>
                     <section class="panel" data-testid="panel-rate">
                         <div class="tools">
