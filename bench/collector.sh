@@ -96,6 +96,19 @@ for r in range(rounds):
         for lab, key in (("p50", "50.000000"), ("p99", "99.000000"), ("p99.9", "99.900000")):
             rows.append(("b", "fio", r, f"{tag}_{lab}_us", pct[key] / 1e3))
 
+# (d) the same clock points: QD1 O_DIRECT randread latency.
+for r in range(rounds):
+    s, cpu = nines_run(["--rw", "randread", "--bs", "4k", "--qd", "1", "--runtime", "5s"])
+    t = s["tags"]["read"]
+    rows.append(("d", "nines", r, "iops", t["count"] / s["duration_s"]))
+    for lab in ("p50", "p99"):
+        rows.append(("d", "nines", r, f"{lab}_us", level(t, lab) / 1e3))
+    j, cpu = fio_run(["--ioengine=io_uring", "--rw=randread", "--bs=4k", "--iodepth=1", "--direct=1", "--runtime=5", "--time_based",
+                      "--lat_percentiles=1", "--percentile_list=50:99"])
+    rows.append(("d", "fio", r, "iops", j["read"]["iops"]))
+    for lab, key in (("p50", "50.000000"), ("p99", "99.000000")):
+        rows.append(("d", "fio", r, f"{lab}_us", j["read"]["lat_ns"]["percentile"][key] / 1e3))
+
 # (c) recording overhead: null engine, with and without recording.
 for r in range(rounds):
     for rec in (True, False):
@@ -156,6 +169,13 @@ lines.append(f"**(c) recording overhead**: the null engine (no I/O), QD32, {null
 lines.append(f"{rec:.1f} ns, without (`--no-record`: same loop, clocks read, nothing recorded) {norec:.1f} ns: recording costs")
 lines.append(f"**{rec - norec:.1f} ns per I/O** (histogram record, exact max, count, bytes, sum). fio's null engine at QD32")
 lines.append(f"costs {fnull:.1f} ns per I/O for the whole tool, nines {rec:.1f} ns.")
+lines.append("")
+lines.append("**(d) same clock points**: 4k randread, O_DIRECT, QD1, 5 s: the two tools' latencies of the same I/O path.")
+lines.append("")
+lines.append("| tool | IOPS | p50 | p99 |")
+lines.append("|---|---|---|---|")
+for tool in ("nines", "fio"):
+    lines.append(f"| {tool} | {med('d', tool, 'iops'):,.0f} | {med('d', tool, 'p50_us'):.1f} us | {med('d', tool, 'p99_us'):.1f} us |")
 lines.append("")
 lines.append("Command: `bash bench/collector.sh` (raw numbers: bench/results/collector.csv).")
 section = "\n".join(lines)
