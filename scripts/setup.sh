@@ -21,6 +21,7 @@ command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
 # collector tests: loop devices, a filesystem signature, a mounted device
 command -v losetup >/dev/null || need_apt+=(mount)
 command -v mkfs.ext4 >/dev/null || need_apt+=(e2fsprogs)
+command -v fsfreeze >/dev/null || need_apt+=(util-linux)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     say "missing Debian packages: ${need_apt[*]}; run as root or install them"

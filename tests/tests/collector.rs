@@ -852,3 +852,46 @@ fn java_hdrhistogram_reads_collector_archives() {
         assert_eq!(peer["tags"][tag]["count"], count(&run, tag), "{tag}");
     }
 }
+
+/// Unfreezes a filesystem on drop, so a failing assertion does not leave it frozen.
+struct Frozen<'a>(&'a Path);
+
+impl Drop for Frozen<'_> {
+    fn drop(&mut self) {
+        let _ = Command::new("fsfreeze").arg("-u").arg(self.0).stderr(Stdio::null()).status();
+    }
+}
+
+#[test]
+fn a_real_stall_is_written_as_empty_windows_while_it_lasts() {
+    // A filesystem frozen with fsfreeze blocks every write to it: a real stall under
+    // io_uring. The windows it spans must reach the archive while it lasts, empty.
+    let lp = Loop::new(64);
+    assert!(Command::new("mkfs.ext4").args(["-q", "-F", &lp.dev]).status().unwrap().success());
+    let mnt = tempfile::tempdir().unwrap();
+    assert!(Command::new("mount").args([&lp.dev, s(mnt.path())]).status().unwrap().success());
+    let d = tempfile::tempdir().unwrap();
+    let (t, o) = (mnt.path().join("t.dat"), d.path().join("r.hlog"));
+    let child = spawn_run(&["--target", s(&t), "--size", "8MiB", "--rw", "randwrite", "--qd", "4", "--runtime", "60s", "--window", "100ms", "-o", s(&o)]);
+    wait_for_windows(&o, 3);
+    let lines = |p: &Path| std::fs::read_to_string(p).unwrap().lines().filter(|l| l.starts_with("Tag=")).count();
+    assert!(Command::new("fsfreeze").arg("-f").arg(mnt.path()).status().unwrap().success());
+    let frozen = Frozen(mnt.path());
+    let at_freeze = lines(&o);
+    // While frozen, windows keep being closed and written.
+    wait_for_windows(&o, at_freeze + 5);
+    drop(frozen);
+    wait_for_windows(&o, lines(&o) + 3);
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    ok(child.wait_with_output().unwrap());
+    let run = read_run(&o);
+    let writes: Vec<u64> = run.windows_of(Some("write")).map(|w| w.hist.count()).collect();
+    // At least three consecutive empty windows, with writes before and after them.
+    let longest_gap = writes.split(|&c| c > 0).map(<[u64]>::len).max().unwrap();
+    assert!(longest_gap >= 3, "{writes:?}");
+    assert!(writes[0] > 0 && *writes.last().unwrap() > 0, "{writes:?}");
+    // The I/Os caught by the freeze completed after it, with latencies as long as the stall.
+    let h = nines_core::stats::merge_windows(run.windows_of(Some("write"))).unwrap();
+    assert!(h.max() >= 300_000_000, "max {} ns", h.max());
+    let _ = Command::new("umount").arg(s(mnt.path())).status();
+}
