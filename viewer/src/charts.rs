@@ -673,12 +673,14 @@ where
     if let Some((a, b)) = s.selection {
         shade_x(root, &f, a, b, RGBAColor(0xFF, 0xC8, 0x57, 0.25))?;
     }
+    // bands of many runs overlap: keep their sum light
+    let band_alpha = (0.16 / s.lines.len().max(1) as f64).max(0.025);
     for l in s.lines {
         for &(x0, x1, lo, hi) in &l.steady {
             let c = l.style.color;
             let (pa, pb) = (f.px(x0).clamp(f.left as f64, f.right as f64) as i32, f.px(x1).clamp(f.left as f64, f.right as f64) as i32);
             let (ya, yb) = (py_of(&f, hi.min(s.y.hi)), py_of(&f, lo.max(s.y.lo)));
-            root.draw(&Rectangle::new([(pa, ya), (pb, yb)], RGBAColor(c.0, c.1, c.2, 0.15).filled())).map_err(e)?;
+            root.draw(&Rectangle::new([(pa, ya), (pb, yb)], RGBAColor(c.0, c.1, c.2, band_alpha).filled())).map_err(e)?;
         }
     }
     ticks(root, &f, &x_ticks(&s.x, s.x_is_time), &linear_ticks(s.y.lo, s.y.hi, 5, format_count), false)?;

@@ -80,6 +80,13 @@ pub fn build_viewer(opts: &Options) -> Result<Built> {
     for v in ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_TARGET"] {
         cmd.env_remove(v);
     }
+    if opts.release {
+        // The workspace's release profile suits the CLI (debug info for profiling); the
+        // shipped wasm wants whole-program optimisation and no debug info: smaller and faster.
+        cmd.env("CARGO_PROFILE_RELEASE_LTO", "fat")
+            .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
+            .env("CARGO_PROFILE_RELEASE_DEBUG", "0");
+    }
     let status = cmd.status().context("could not run cargo to build the viewer for wasm32")?;
     if !status.success() {
         bail!("building nines-viewer for wasm32 failed ({status})");
@@ -103,6 +110,8 @@ pub fn build_viewer(opts: &Options) -> Result<Built> {
             let tmp = opts.out.join("nines_viewer_bg.opt.wasm");
             let st = Command::new(&bin)
                 .arg("-Oz")
+                .arg("--strip-debug")
+                .arg("--strip-producers")
                 .arg("--enable-bulk-memory")
                 .arg("--enable-nontrapping-float-to-int")
                 .arg("--enable-sign-ext")
