@@ -7,14 +7,19 @@ bash scripts/setup.sh
 echo "== nines-core builds for wasm32"
 cargo build -q -p nines-core --target wasm32-unknown-unknown
 
+# Build the viewer bundle once and let the nines binary embed that one (collector/build.rs
+# would otherwise build the same bundle again in its own target directory).
+echo "== viewer bundle"
+bash scripts/build-viewer.sh
+export NINES_VIEWER_BUNDLE="$PWD/target/viewer"
+
 echo "== cargo test (workspace)"
 cargo test --workspace --exclude nines-viewer 2>&1
 
 # ---- viewer (issue 4) --------------------------------------------------------------------
 echo "== viewer: chart and state unit tests (native)"
 cargo test -q -p nines-viewer 2>&1
-echo "== viewer: bundle, then browser tests in headless Chromium (screenshots in tests/artifacts/)"
-bash scripts/build-viewer.sh
+echo "== viewer: browser tests in headless Chromium (screenshots in tests/artifacts/)"
 cargo build -q -p nines
 node --test tests/browser/viewer.test.mjs 2>&1
 # ---- end viewer --------------------------------------------------------------------------

@@ -260,6 +260,7 @@ impl Hist {
         }
         out.extend_from_slice(&a[i..]);
         out.extend_from_slice(&b[j..]);
+        out.shrink_to_fit();
         Hist { layout: self.layout, buckets: out, total: self.total + other.total }
     }
 
@@ -360,7 +361,10 @@ impl Accumulator {
             .enumerate()
             .filter(|(_, &c)| c > 0)
             .map(|(i, &c)| (self.layout.value_of_index(i).expect("index came from a value"), c))
-            .collect();
+            .collect::<Vec<_>>();
+        // runs keep thousands of these: no spare capacity
+        let mut buckets = buckets;
+        buckets.shrink_to_fit();
         Hist { layout: self.layout, buckets, total: self.total }
     }
 }
