@@ -68,6 +68,12 @@ wall time of the whole process, on this project's 2-core machine ($(date -u +%Y-
 | Python \`hdrh\` 0.10 (tests/interop/py_read.py) | decode, merge per tag, 10 percentiles | $t_py | $(ratio "$t_py" "$t_nines")x ($(ratio "$t_py" "$t_nines1")x on one thread) |
 | Java \`HistogramLogProcessor\` 2.1.11, once per tag | decode, merge, percentile tables | $t_java | $(ratio "$t_java" "$t_nines")x |
 
+Goal: at least 20x faster than \`hdrh\`. **Not met** ($(ratio "$t_py" "$t_nines")x). hdrh decodes in C (its
+\`pyhdrh\` extension and zlib); nines spends its time, by callgrind instruction counts on this
+log, about a quarter inflating (miniz_oxide), a quarter decoding V2 varints into sparse buckets, a
+fifth merging windows per tag, the rest parsing lines and base64. The remaining levers are a
+denser bucket type (16 bytes per bucket now) and a faster inflater that also builds for wasm32.
+
 Command: \`bash bench/core.sh\` (raw timings: bench/results/core.csv).
 TABLE
 )
