@@ -504,7 +504,10 @@ mod tests {
         let late = over(&ws, READ, 10_000_000);
         let slow_service = over(&ws, READ_SVC, 10_000_000);
         assert!(late >= 40, "only {late} I/Os over 10 ms from their due time");
-        assert!(slow_service <= 1, "{slow_service} I/Os with a service time over 10 ms");
+        // Service time does not show the stall. (Not "none over 10 ms": on a loaded machine a
+        // descheduled thread can stretch a null I/O's service time; the test must not depend
+        // on the machine's load.)
+        assert!(slow_service * 4 < late, "{slow_service} I/Os with a service time over 10 ms, {late} late from their due time");
     }
 
     #[test]
