@@ -91,9 +91,12 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     Some(v[v.len().div_ceil(2) - 1])
 }
 
+/// One run's value of a measure and its interval.
+type Measured = (Option<f64>, Option<(f64, f64)>);
+
 /// Combine per-run (value, interval) into a side. `total` is the number of runs on the side:
 /// a level missing in some run makes the band unknown.
-fn side(per_run: &[(Option<f64>, Option<(f64, f64)>)]) -> Side {
+fn side(per_run: &[Measured]) -> Side {
     let values: Vec<f64> = per_run.iter().filter_map(|p| p.0).collect();
     let runs = values.len();
     match per_run.len() {
@@ -134,7 +137,7 @@ fn change(label: &str, base: Side, cand: Side, higher_is_better: bool) -> Change
 }
 
 /// IOPS of one run and direction with a 95% interval over its windows.
-fn iops_of(run: &Run, tag: &str, stats: &TagStats) -> (Option<f64>, Option<(f64, f64)>) {
+fn iops_of(run: &Run, tag: &str, stats: &TagStats) -> Measured {
     let dir = if tag == crate::run::ALL {
         Direction::All
     } else {
@@ -156,7 +159,7 @@ fn iops_of(run: &Run, tag: &str, stats: &TagStats) -> (Option<f64>, Option<(f64,
     (Some(stats.iops), Some((stats.iops - half, stats.iops + half)))
 }
 
-fn mean_of(stats: &TagStats) -> (Option<f64>, Option<(f64, f64)>) {
+fn mean_of(stats: &TagStats) -> Measured {
     if stats.count == 0 {
         return (None, None);
     }

@@ -9,6 +9,7 @@ use crate::quantile::{Level, Support};
 use crate::run::Run;
 use crate::stats::{run_stats, Options};
 use crate::units::{format_ns, format_rate};
+use crate::view::csv_field;
 
 /// Why a sweep table could not be made.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -271,15 +272,6 @@ pub fn to_csv(t: &SweepTable) -> String {
         }
     }
     out
-}
-
-/// Quote a CSV field when needed (RFC 4180).
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }
 
 #[cfg(test)]

@@ -501,7 +501,7 @@ pub fn stats_csv(runs: &[RunStats]) -> String {
 
 /// Quote a CSV field when needed; a leading `=`, `+`, `-` or `@` is prefixed with `'` so that
 /// a hostile run name cannot become a spreadsheet formula.
-fn csv_field(s: &str) -> String {
+pub fn csv_field(s: &str) -> String {
     let s = if s.starts_with(['=', '+', '-', '@']) { format!("'{s}") } else { s.to_string() };
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
