@@ -21,18 +21,8 @@ size=$(stat -c %s "$log")
 cargo build -q --release -p nines
 nines=target/release/nines
 
-# median wall time in seconds of a command, run $runs times
-median() {
-  local t=()
-  for _ in $(seq "$runs"); do
-    local s e
-    s=$(date +%s.%N)
-    "$@" >/dev/null 2>&1
-    e=$(date +%s.%N)
-    t+=("$(echo "$e - $s" | bc -l)")
-  done
-  printf '%s\n' "${t[@]}" | sort -g | awk '{a[NR]=$1} END{printf "%.3f\n", a[int((NR+1)/2)]}'
-}
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 
 hlp() {
   java -cp "$jar" org.HdrHistogram.HistogramLogProcessor -i "$log" -o "$work/hlp" -tag read -outputValueUnitRatio 1

@@ -32,27 +32,8 @@ size=$(stat -c %s "$log")
 cargo build -q --release -p nines
 nines=target/release/nines
 
-median() {
-  local t=()
-  for _ in $(seq "$runs"); do
-    local s e
-    s=$(date +%s.%N)
-    "$@" >/dev/null 2>&1
-    e=$(date +%s.%N)
-    t+=("$(echo "$e - $s" | bc -l)")
-  done
-  printf '%s\n' "${t[@]}" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'
-}
-
-# median CPU seconds (user + system) of a command: steadier than wall time on a shared machine
-median_cpu() {
-  local t=()
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -o "$work/cpu" -f '%U %S' "$@" >/dev/null 2>&1
-    t+=("$(awk '{print $1 + $2}' "$work/cpu")")
-  done
-  printf '%s\n' "${t[@]}" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'
-}
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 
 echo "bench: timing (median of $runs)" >&2
 t_nines=$(median "$nines" import "$log" -o "$work/out.hlog" --force)
