@@ -29,6 +29,11 @@ pub fn clock() -> u64 {
 
 /// Why the run stopped early, shared by every thread (0: it did not).
 pub static STOP: AtomicI32 = AtomicI32::new(0);
+/// Unit tests that set `STOP` or run a job loop (which reads it) take this lock: `STOP` is
+/// process-wide and the test harness runs tests on parallel threads.
+#[cfg(test)]
+pub(crate) static STOP_TEST_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// `STOP` value when steady state was reached.
 pub const STOP_STEADY: i32 = -1;
 /// `STOP` value when a job failed.
@@ -457,6 +462,7 @@ mod tests {
     }
 
     fn run(w: Workload, eng: &mut impl Engine) -> Vec<JobWindow> {
+        let _stop = STOP_TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let (tx, rx) = std::sync::mpsc::channel();
         let now = clock();
         let ctx = JobCtx {

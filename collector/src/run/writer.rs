@@ -364,7 +364,8 @@ mod tests {
 
     #[test]
     fn steady_state_sets_the_stop_flag() {
-        // STOP is process-wide (no other unit test reads it); reset it after.
+        // STOP is process-wide and job-loop tests read it: hold their lock, reset it after.
+        let _stop = crate::run::job::STOP_TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let w = Arc::new(workload(&["--steady", "iops:5%", "--steady-window", "3s"]));
         let (tx, rx) = std::sync::mpsc::channel();
         for (i, n) in [50usize, 10, 100, 101, 99, 100].iter().enumerate() {
