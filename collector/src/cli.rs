@@ -43,6 +43,16 @@ pub struct StatsArgs {
     /// Runs to read: nines archives, HdrHistogram interval logs and other supported formats.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub sel: Selection,
+    /// Print JSON (documented in README.md) instead of tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Which part of the runs a command looks at (`stats`, `compare`).
+#[derive(Args, Debug)]
+pub struct Selection {
     /// Only this tag (direction), e.g. `read`; the `all` row is then left out.
     #[arg(long, value_name = "TAG")]
     pub tag: Option<String>,
@@ -52,9 +62,18 @@ pub struct StatsArgs {
     /// Only windows starting before this many seconds from the run's start.
     #[arg(long, value_name = "SEC")]
     pub to: Option<f64>,
-    /// Print JSON (documented in README.md) instead of tables.
-    #[arg(long)]
-    pub json: bool,
+}
+
+impl Selection {
+    /// The stats options for this selection; an empty range is an error.
+    pub fn options(&self) -> anyhow::Result<nines_core::stats::Options> {
+        if let (Some(a), Some(b)) = (self.from, self.to) {
+            if b <= a {
+                anyhow::bail!("--to {b} must be later than --from {a}");
+            }
+        }
+        Ok(nines_core::stats::Options { tag: self.tag.clone(), from: self.from, to: self.to, ..Default::default() })
+    }
 }
 
 #[cfg(test)]
@@ -72,8 +91,8 @@ mod tests {
         let cli = Cli::try_parse_from(["nines", "stats", "a.hlog", "b.hlog", "--tag", "read", "--from", "1.5", "--json"]).unwrap();
         let Cmd::Stats(a) = cli.cmd else { panic!("not stats") };
         assert_eq!(a.files.len(), 2);
-        assert_eq!(a.tag.as_deref(), Some("read"));
-        assert_eq!(a.from, Some(1.5));
+        assert_eq!(a.sel.tag.as_deref(), Some("read"));
+        assert_eq!(a.sel.from, Some(1.5));
         assert!(a.json);
         assert!(Cli::try_parse_from(["nines", "stats"]).is_err());
     }

@@ -10,7 +10,7 @@ use nines_core::compare;
 use nines_core::convergence::{self, Track};
 use nines_core::run::Run;
 use nines_core::series::{Direction, Grouping};
-use nines_core::stats::{tag_name, Options};
+use nines_core::stats::tag_name;
 use nines_core::steady::Criterion;
 use nines_core::sweep_table;
 
@@ -24,15 +24,8 @@ pub struct CompareArgs {
     /// Candidate runs.
     #[arg(long = "with", required = true, num_args = 1.., value_name = "CAND")]
     pub with: Vec<PathBuf>,
-    /// Only this direction (tag), e.g. `read`.
-    #[arg(long, value_name = "TAG")]
-    pub tag: Option<String>,
-    /// Only windows starting at or after this many seconds from each run's start.
-    #[arg(long, value_name = "SEC")]
-    pub from: Option<f64>,
-    /// Only windows starting before this many seconds from each run's start.
-    #[arg(long, value_name = "SEC")]
-    pub to: Option<f64>,
+    #[command(flatten)]
+    pub sel: crate::cli::Selection,
     /// Print JSON instead of tables.
     #[arg(long)]
     pub json: bool,
@@ -89,23 +82,13 @@ pub struct SteadyArgs {
     pub json: bool,
 }
 
-fn check_range(from: Option<f64>, to: Option<f64>) -> Result<()> {
-    if let (Some(a), Some(b)) = (from, to) {
-        if b <= a {
-            bail!("--to {b} must be later than --from {a}");
-        }
-    }
-    Ok(())
-}
-
 pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
-    check_range(args.from, args.to)?;
+    let opts = args.sel.options()?;
     let base = load_runs(&args.base)?;
     let cand = load_runs(&args.with)?;
-    let opts = Options { tag: args.tag.clone(), from: args.from, to: args.to, ..Options::default() };
     let c = compare::compare(&base, &cand, &opts);
     if c.tags.is_empty() {
-        bail!("the baseline and candidate runs have no direction in common{}", args.tag.as_ref().map_or(String::new(), |t| format!(" named '{t}'")));
+        bail!("the baseline and candidate runs have no direction in common{}", args.sel.tag.as_ref().map_or(String::new(), |t| format!(" named '{t}'")));
     }
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;

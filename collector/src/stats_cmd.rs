@@ -3,24 +3,19 @@
 use std::io::Write;
 
 use anyhow::{bail, Result};
-use nines_core::stats::{self, Options};
+use nines_core::stats;
 
 use crate::cli::StatsArgs;
 use crate::load::load_runs;
 
 pub fn run(args: &StatsArgs, out: &mut impl Write) -> Result<()> {
-    if let (Some(a), Some(b)) = (args.from, args.to) {
-        if b <= a {
-            bail!("--to {b} must be later than --from {a}");
-        }
-    }
+    let opts = args.sel.options()?;
     let runs = load_runs(&args.files)?;
-    let opts = Options { tag: args.tag.clone(), from: args.from, to: args.to, ..Options::default() };
     let mut results = Vec::with_capacity(runs.len());
     for r in &runs {
         let s = stats::run_stats(r, &opts);
         if s.tags.0.is_empty() {
-            match &args.tag {
+            match &args.sel.tag {
                 Some(t) => bail!("{}: no windows with tag '{t}' in the selected range (tags: {})", r.source, tag_list(r)),
                 None => bail!("{}: no windows in the selected range", r.source),
             }
