@@ -168,7 +168,11 @@ fn mean_of(stats: &TagStats) -> Measured {
 }
 
 /// Compare baseline runs with candidate runs, per direction present on both sides.
-pub fn compare(base: &[Run], cand: &[Run], opts: &Options) -> Comparison {
+/// Runs may be given owned or borrowed (`&[Run]` or `&[&Run]`).
+pub fn compare<B: std::borrow::Borrow<Run>, C: std::borrow::Borrow<Run>>(base: &[B], cand: &[C], opts: &Options) -> Comparison {
+    let base: Vec<&Run> = base.iter().map(|r| r.borrow()).collect();
+    let cand: Vec<&Run> = cand.iter().map(|r| r.borrow()).collect();
+    let (base, cand) = (&base[..], &cand[..]);
     let bs: Vec<RunStats> = base.iter().map(|r| run_stats(r, opts)).collect();
     let cs: Vec<RunStats> = cand.iter().map(|r| run_stats(r, opts)).collect();
     let mut tags: Vec<String> = Vec::new();
@@ -182,7 +186,7 @@ pub fn compare(base: &[Run], cand: &[Run], opts: &Options) -> Comparison {
     }
     // directions first, then auxiliary measures, "all" last (as in stats)
     tags.sort_by_key(|t| (t == crate::run::ALL, !is_direction(Some(t))));
-    let per_side = |runs: &[Run], stats: &[RunStats], tag: &str| {
+    let per_side = |runs: &[&Run], stats: &[RunStats], tag: &str| {
         let iops: Vec<_> = runs.iter().zip(stats).map(|(r, s)| iops_of(r, tag, &s.tags[tag])).collect();
         let mean: Vec<_> = stats.iter().map(|s| mean_of(&s.tags[tag])).collect();
         let levels: Vec<Vec<_>> = (0..opts.levels.len())

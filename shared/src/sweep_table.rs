@@ -49,6 +49,42 @@ pub fn param_value(run: &Run, name: &str) -> Option<f64> {
     from_file_name(&run.source, name)
 }
 
+/// Parameters a set of runs could be swept by: keys of their `param` metadata, and numeric
+/// `workload` keys whose value differs between the runs (the CLI's `--param` choices, as the
+/// viewer offers them). Names in file names are not guessed.
+pub fn param_names(runs: &[&Run]) -> Vec<String> {
+    let num = |v: &Value| v.as_f64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()));
+    let mut out: Vec<String> = Vec::new();
+    for r in runs {
+        if let Some(p) = r.meta.get("param").and_then(Value::as_object) {
+            for (k, v) in p {
+                if num(v).is_some() && !out.contains(k) {
+                    out.push(k.clone());
+                }
+            }
+        }
+    }
+    let mut keys: Vec<String> = Vec::new();
+    for r in runs {
+        if let Some(w) = r.meta.get("workload").and_then(Value::as_object) {
+            for (k, v) in w {
+                if num(v).is_some() && !keys.contains(k) {
+                    keys.push(k.clone());
+                }
+            }
+        }
+    }
+    for k in keys {
+        let mut vals: Vec<f64> = runs.iter().filter_map(|r| r.meta.get("workload").and_then(|w| w.get(&k)).and_then(num)).collect();
+        vals.sort_by(f64::total_cmp);
+        vals.dedup();
+        if vals.len() >= 2 && !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
+}
+
 fn from_file_name(source: &str, name: &str) -> Option<f64> {
     let lower = source.to_ascii_lowercase();
     let name = name.to_ascii_lowercase();
@@ -156,7 +192,10 @@ fn pct(b: f64, c: f64) -> Option<f64> {
 
 /// Build the sweep table of `base` runs (and, paired by configuration and parameter value,
 /// `cand` runs) for the direction `tag` (`all` for every direction merged).
-pub fn sweep(base: &[Run], cand: &[Run], param: &str, tag: &str) -> Result<SweepTable, SweepError> {
+/// Runs may be given owned or borrowed (`&[Run]` or `&[&Run]`).
+pub fn sweep<B: std::borrow::Borrow<Run>, C: std::borrow::Borrow<Run>>(base: &[B], cand: &[C], param: &str, tag: &str) -> Result<SweepTable, SweepError> {
+    let base = base.iter().map(|r| r.borrow());
+    let cand = cand.iter().map(|r| r.borrow());
     let key = |r: &Run| -> Result<(String, f64), SweepError> {
         let v = param_value(r, param).ok_or_else(|| SweepError::NoParam { run: r.source.clone(), param: param.into() })?;
         Ok((config_of(r, param), v))
@@ -297,6 +336,19 @@ mod tests {
     }
 
     #[test]
+    fn parameter_names_are_labels_and_workload_keys_that_vary() {
+        let a = run("a", 1, 2, 1000);
+        let b = run("b", 4, 2, 1000);
+        let mut c = Run::default();
+        c.meta.insert("workload".into(), json!({"qd": 1, "jobs": 1, "rw": "randread"}));
+        let mut d = Run::default();
+        d.meta.insert("workload".into(), json!({"qd": 16, "jobs": 1, "rw": "randread"}));
+        assert_eq!(param_names(&[&a, &b]), vec!["disks".to_string(), "numjobs".to_string()]);
+        assert_eq!(param_names(&[&c, &d]), vec!["qd".to_string()]);
+        assert!(param_names(&[&c]).is_empty());
+    }
+
+    #[test]
     fn file_name_parameters() {
         let r = |s: &str| Run { source: s.into(), ..Run::default() };
         assert_eq!(param_value(&r("res/fio-16-jobs/fio.json"), "jobs"), Some(16.0));
@@ -325,7 +377,7 @@ mod tests {
         let csv = to_csv(&t);
         assert_eq!(csv.lines().count(), 4);
         assert!(csv.lines().nth(1).unwrap().starts_with("disks=1,1,numjobs=1,64.000,"), "{csv}");
-        let e = sweep(&[Run { source: "x.hlog".into(), ..Run::default() }], &[], "numjobs", "all").unwrap_err();
+        let e = sweep(&[Run { source: "x.hlog".into(), ..Run::default() }], &[] as &[Run], "numjobs", "all").unwrap_err();
         assert!(e.to_string().contains("x.hlog: no value for parameter 'numjobs'"));
     }
 }

@@ -67,7 +67,7 @@ pub struct Scale {
 }
 
 impl Scale {
-    fn t(&self, v: f64) -> f64 {
+    pub(crate) fn t(&self, v: f64) -> f64 {
         if self.log {
             v.max(f64::MIN_POSITIVE).log10()
         } else {
@@ -123,15 +123,15 @@ impl Frame {
 
 /// Left label area shared by every chart, so that charts stacked on one page align their x axes.
 pub const Y_LABEL_AREA: u32 = 92;
-const FONT: &str = "sans-serif";
-const GRID: RGBColor = RGBColor(0xE4, 0xE4, 0xE4);
-const GRID_STRONG: RGBColor = RGBColor(0xC8, 0xC8, 0xC8);
-const INK: RGBColor = RGBColor(0x22, 0x22, 0x22);
-const MUTED: RGBColor = RGBColor(0x66, 0x66, 0x66);
+pub(crate) const FONT: &str = "sans-serif";
+pub(crate) const GRID: RGBColor = RGBColor(0xE4, 0xE4, 0xE4);
+pub(crate) const GRID_STRONG: RGBColor = RGBColor(0xC8, 0xC8, 0xC8);
+pub(crate) const INK: RGBColor = RGBColor(0x22, 0x22, 0x22);
+pub(crate) const MUTED: RGBColor = RGBColor(0x66, 0x66, 0x66);
 
-type DrawResult<T> = Result<T, String>;
+pub(crate) type DrawResult<T> = Result<T, String>;
 
-fn e<E: std::fmt::Debug>(err: E) -> String {
+pub(crate) fn e<E: std::fmt::Debug>(err: E) -> String {
     format!("{err:?}")
 }
 
@@ -274,7 +274,7 @@ pub fn format_count(v: f64) -> String {
     format!("{s}{unit}")
 }
 
-fn plot<'a, DB: DrawingBackend + 'a>(
+pub(crate) fn plot<'a, DB: DrawingBackend + 'a>(
     root: &'a DrawingArea<DB, Shift>,
     title: &str,
     x: Scale,
@@ -311,15 +311,15 @@ where
     Ok(chart)
 }
 
-type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>;
+pub(crate) type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>;
 
-fn frame_of<DB: DrawingBackend>(chart: &Chart<'_, DB>, x: Scale, y: Scale) -> Frame {
+pub(crate) fn frame_of<DB: DrawingBackend>(chart: &Chart<'_, DB>, x: Scale, y: Scale) -> Frame {
     let (xr, yr) = chart.plotting_area().get_pixel_range();
     Frame { left: xr.start, right: xr.end, top: yr.start, bottom: yr.end, x, y }
 }
 
 /// Gridlines and labels at the given ticks (values in data units).
-fn ticks<DB: DrawingBackend>(
+pub(crate) fn ticks<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     f: &Frame,
     xt: &[(f64, String)],
@@ -350,7 +350,7 @@ fn ticks<DB: DrawingBackend>(
     Ok(())
 }
 
-fn stroke<DB: DrawingBackend>(
+pub(crate) fn stroke<DB: DrawingBackend>(
     chart: &mut Chart<'_, DB>,
     x: &Scale,
     y: &Scale,
@@ -375,7 +375,7 @@ where
 }
 
 /// Shade a selected x range across the plot.
-fn shade_x<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, a: f64, b: f64, color: RGBAColor) -> DrawResult<()> {
+pub(crate) fn shade_x<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, a: f64, b: f64, color: RGBAColor) -> DrawResult<()> {
     let pa = f.px(a.min(b)).clamp(f.left as f64, f.right as f64) as i32;
     let pb = f.px(a.max(b)).clamp(f.left as f64, f.right as f64) as i32;
     if pb > pa {
@@ -384,7 +384,7 @@ fn shade_x<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, a: f64,
     Ok(())
 }
 
-fn empty_note<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, msg: &str) -> DrawResult<()> {
+pub(crate) fn empty_note<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, msg: &str) -> DrawResult<()> {
     let (cx, cy) = ((f.left + f.right) / 2, (f.top + f.bottom) / 2);
     root.draw(&Text::new(msg.to_string(), (cx, cy), (FONT, 14).into_font().color(&MUTED).pos(Pos::new(HPos::Center, VPos::Center))))
         .map_err(e)
@@ -451,11 +451,11 @@ where
     Ok(f)
 }
 
-fn py_of(f: &Frame, y: f64) -> i32 {
+pub(crate) fn py_of(f: &Frame, y: f64) -> i32 {
     (f.bottom as f64 - f.y.frac(y) * (f.bottom - f.top) as f64) as i32
 }
 
-fn legend<'a, DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, items: impl Iterator<Item = (&'a str, TraceStyle)>) -> DrawResult<()> {
+pub(crate) fn legend<'a, DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, items: impl Iterator<Item = (&'a str, TraceStyle)>) -> DrawResult<()> {
     let items: Vec<(&str, TraceStyle)> = items.collect();
     let shown = items.len().min(24);
     if shown == 0 {

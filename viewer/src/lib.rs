@@ -9,6 +9,7 @@
 //! the app itself ([`app`]) exists only on wasm32.
 
 pub mod charts;
+pub mod judge_charts;
 pub mod state;
 
 #[cfg(target_arch = "wasm32")]

@@ -66,12 +66,58 @@ pub struct ViewState {
     /// 1-CDF box zoom: latency range (ns) and share range.
     pub cdf: Option<(f64, f64, f64, f64)>,
     pub rate: RateMode,
+    /// Compare mode: the runs that form the baseline (one run, or repeats compared by their
+    /// run-to-run band); every other shown run is a candidate.
+    pub base: BTreeSet<usize>,
+    /// The swept parameter of the sweep plot (a metadata key or a name in the file names).
+    pub sweep: Option<String>,
+    /// The steady-state check shown.
+    pub steady: SteadyView,
 }
+
+/// The steady-state panel's choices: which run, what is tracked, the measurement window.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SteadyView {
+    pub run: usize,
+    /// `iops`, `bw`, `mean` or a level such as `p99.9` (parsed by nines-core's `Track`).
+    pub track: String,
+    /// Rounds in the measurement window (the PTS uses 5).
+    pub rounds: usize,
+    /// Round length in seconds; `None`: each recorded window is a round.
+    pub round_s: Option<f64>,
+}
+
+impl Default for SteadyView {
+    fn default() -> SteadyView {
+        SteadyView { run: 0, track: "iops".into(), rounds: 5, round_s: None }
+    }
+}
+
+/// What the steady panel can track.
+pub const TRACKS: [&str; 7] = ["iops", "bw", "mean", "p99", "p99.9", "p99.99", "p99.999"];
 
 impl Default for ViewState {
     fn default() -> ViewState {
-        ViewState { dir: DirMode::All, levels: vec![3, 4], hidden: BTreeSet::new(), x_ios: false, zoom: None, sel: None, cdf: None, rate: RateMode::Iops }
+        ViewState {
+            dir: DirMode::All,
+            levels: vec![3, 4],
+            hidden: BTreeSet::new(),
+            x_ios: false,
+            zoom: None,
+            sel: None,
+            cdf: None,
+            rate: RateMode::Iops,
+            base: BTreeSet::new(),
+            sweep: None,
+            steady: SteadyView::default(),
+        }
     }
+}
+
+/// A sweep parameter name as a link may carry it: letters, digits and `_.-`, at most 64.
+pub fn param_name(s: &str) -> Option<String> {
+    let ok = !s.is_empty() && s.len() <= 64 && s.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c));
+    ok.then(|| s.to_string())
 }
 
 fn nums(s: &str) -> Option<Vec<f64>> {
@@ -119,6 +165,20 @@ impl ViewState {
         if self.rate == RateMode::Mbps {
             parts.push("rate=mbps".into());
         }
+        if !self.base.is_empty() {
+            parts.push(format!("base={}", self.base.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(",")));
+        }
+        if let Some(p) = &self.sweep {
+            parts.push(format!("sweep={p}"));
+        }
+        if self.steady != d.steady {
+            let ss = &self.steady;
+            let mut v = format!("ss={},{},{}", ss.run, ss.track, ss.rounds);
+            if let Some(r) = ss.round_s {
+                v.push_str(&format!(",{}", num(r)));
+            }
+            parts.push(v);
+        }
         parts.join("&")
     }
 
@@ -148,6 +208,21 @@ impl ViewState {
                     }
                 }
                 "rate" => s.rate = if v == "mbps" { RateMode::Mbps } else { RateMode::Iops },
+                "base" => s.base = v.split(',').filter_map(|x| x.parse::<usize>().ok()).filter(|&i| i < 100_000).collect(),
+                "sweep" => s.sweep = param_name(v),
+                "ss" => {
+                    let p: Vec<&str> = v.split(',').collect();
+                    let run = p.first().and_then(|x| x.parse::<usize>().ok()).filter(|&i| i < 100_000);
+                    let track = p.get(1).filter(|t| TRACKS.contains(t));
+                    let rounds = p.get(2).and_then(|x| x.parse::<usize>().ok()).filter(|r| (2..=100).contains(r));
+                    let round_s = match p.get(3) {
+                        None => Some(None),
+                        Some(x) => x.parse::<f64>().ok().filter(|r| r.is_finite() && *r > 0.0 && *r <= 86_400.0).map(Some),
+                    };
+                    if let (Some(run), Some(track), Some(rounds), Some(round_s)) = (run, track, rounds, round_s) {
+                        s.steady = SteadyView { run, track: track.to_string(), rounds, round_s };
+                    }
+                }
                 _ => {}
             }
         }
@@ -177,15 +252,21 @@ mod tests {
             sel: Some((120.0, 150.25)),
             cdf: Some((1e4, 2.5e6, 1e-7, 0.5)),
             rate: RateMode::Mbps,
+            base: [0, 3].into_iter().collect(),
+            sweep: Some("numjobs".into()),
+            steady: SteadyView { run: 2, track: "p99.9".into(), rounds: 6, round_s: Some(10.0) },
         };
         let h = s.to_hash();
-        assert_eq!(h, "dir=overlay&lv=2,5,6&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps");
+        assert_eq!(h, "dir=overlay&lv=2,5,6&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&sweep=numjobs&ss=2,p99.9,6,10");
         assert_eq!(ViewState::from_hash(&format!("#{h}")), s);
     }
 
     #[test]
     fn hostile_or_broken_hashes_fall_back() {
-        let s = ViewState::from_hash("#dir=<script>&lv=3,x&zoom=5,1&sel=NaN,2&cdf=-1,2,3,4&hide=a,2&junk&x=ios");
+        let s = ViewState::from_hash("#dir=<script>&lv=3,x&zoom=5,1&sel=NaN,2&cdf=-1,2,3,4&hide=a,2&junk&x=ios&sweep=<b>&ss=0,rm -rf,5&base=x,1");
+        assert_eq!(s.sweep, None);
+        assert_eq!(s.steady, SteadyView::default());
+        assert_eq!(s.base, [1].into_iter().collect());
         assert_eq!(s.dir, DirMode::All);
         assert_eq!(s.levels, vec![3, 4]);
         assert_eq!(s.zoom, None);

@@ -1,0 +1,487 @@
+//! The charts that judge runs (issue "compare and judge"): the change of each candidate
+//! against the baseline per level of nines, the sweep plot (seed 004) and the SNIA PTS
+//! steady-state convergence plot (seed 001). Like [`crate::charts`] they only lay out numbers
+//! that nines-core computed (`compare`, `sweep_table`, `convergence`), on any plotters backend.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use nines_core::compare::Verdict;
+use nines_core::units::format_ns;
+
+use crate::charts::{
+    e, empty_note, faded, format_count, frame_of, latency_ticks, legend, linear_ticks, plot, stroke, ticks, DrawResult, Frame, Scale, TraceStyle,
+    FONT, GRID_STRONG, INK, MUTED,
+};
+
+// ---------------------------------------------------------------------------------------
+// Change against the baseline
+
+/// A measure of one candidate against the baseline, at `x` (a level, in nines).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChangePoint {
+    pub x: f64,
+    /// (candidate - baseline) / baseline, percent.
+    pub pct: f64,
+    /// The candidate's interval, relative to the baseline value, percent.
+    pub interval: Option<(f64, f64)>,
+    pub verdict: Verdict,
+}
+
+/// One candidate run and direction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChangeSeries {
+    pub label: String,
+    pub style: TraceStyle,
+    pub points: Vec<ChangePoint>,
+}
+
+/// What the change chart shows.
+#[derive(Clone, Debug)]
+pub struct ChangeSpec<'a> {
+    pub title: &'a str,
+    /// The levels on the x axis: position in nines and label (`p99.9`).
+    pub levels: &'a [(f64, String)],
+    /// The baseline's own interval per level relative to its value, percent: (x, lo, hi).
+    /// One band per direction; where the candidate's whisker leaves it, the change is real.
+    pub bands: &'a [Vec<(f64, f64, f64)>],
+    pub series: &'a [ChangeSeries],
+    pub x: Scale,
+    pub y: Scale,
+    pub legend: bool,
+}
+
+fn pct_label(v: f64) -> String {
+    if v == 0.0 {
+        "0%".into()
+    } else {
+        format!("{v:+.0}%")
+    }
+}
+
+/// Draw each candidate's change per level of nines against the baseline (at 0%): the grey
+/// band is the baseline's 95% interval (or its runs' band), whiskers the candidate's. A filled
+/// marker is a change larger than both intervals allow; hollow is within the noise; a square
+/// is a level with too few I/Os on a side to tell.
+pub fn draw_change<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &ChangeSpec) -> DrawResult<Frame>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(e)?;
+    let mut chart = plot(root, s.title, s.x, s.y, "level of nines", "latency change vs baseline")?;
+    let f = frame_of(&chart, s.x, s.y);
+    let clamp_y = |v: f64| v.clamp(s.y.lo, s.y.hi);
+    for band in s.bands {
+        if band.is_empty() {
+            continue;
+        }
+        let mut poly: Vec<(f64, f64)> = band.iter().map(|&(x, _, hi)| (x, clamp_y(hi))).collect();
+        poly.extend(band.iter().rev().map(|&(x, lo, _)| (x, clamp_y(lo))));
+        chart.draw_series(std::iter::once(Polygon::new(poly, RGBAColor(0, 0, 0, 0.09).filled()))).map_err(e)?;
+    }
+    ticks(root, &f, s.levels, &linear_ticks(s.y.lo, s.y.hi, 6, pct_label), false)?;
+    // no change
+    let py0 = crate::charts::py_of(&f, 0.0);
+    if py0 >= f.top && py0 <= f.bottom {
+        root.draw(&PathElement::new(vec![(f.left, py0), (f.right, py0)], GRID_STRONG.stroke_width(2))).map_err(e)?;
+    }
+    if s.series.is_empty() {
+        empty_note(root, &f, "mark a run as baseline and show another run to compare")?;
+    }
+    let n = s.series.len() as f64;
+    // side by side at each level, so whiskers of several candidates do not cover each other
+    let spread = if n > 1.0 { (0.5 / n).min(0.12) } else { 0.0 };
+    for (i, c) in s.series.iter().enumerate() {
+        let dx = (i as f64 - (n - 1.0) / 2.0) * spread;
+        let line: Vec<(f64, f64)> = c.points.iter().map(|p| (p.x + dx, p.pct)).collect();
+        stroke(&mut chart, &s.x, &s.y, &line, c.style.color, c.style.dash, 2)?;
+        for p in &c.points {
+            let x = p.x + dx;
+            if let Some((lo, hi)) = p.interval {
+                let (a, b) = (clamp_y(lo), clamp_y(hi));
+                let px = f.px(x) as i32;
+                let (ya, yb) = (crate::charts::py_of(&f, a), crate::charts::py_of(&f, b));
+                let col = if p.verdict == Verdict::Unknown { faded(c.style.color) } else { c.style.color };
+                root.draw(&PathElement::new(vec![(px, ya), (px, yb)], col.stroke_width(1))).map_err(e)?;
+                for y in [ya, yb] {
+                    root.draw(&PathElement::new(vec![(px - 3, y), (px + 3, y)], col.stroke_width(1))).map_err(e)?;
+                }
+            }
+            if p.pct < s.y.lo || p.pct > s.y.hi {
+                continue;
+            }
+            let at = (x, p.pct);
+            match p.verdict {
+                Verdict::Better | Verdict::Worse => {
+                    chart.draw_series(std::iter::once(Circle::new(at, 5, c.style.color.filled()))).map_err(e)?;
+                }
+                Verdict::Same => {
+                    chart.draw_series(std::iter::once(Circle::new(at, 5, WHITE.filled()))).map_err(e)?;
+                    chart.draw_series(std::iter::once(Circle::new(at, 5, c.style.color.stroke_width(2)))).map_err(e)?;
+                }
+                Verdict::Unknown => {
+                    let (px, py) = (f.px(x) as i32, crate::charts::py_of(&f, p.pct));
+                    root.draw(&Rectangle::new([(px - 4, py - 4), (px + 4, py + 4)], WHITE.filled())).map_err(e)?;
+                    root.draw(&Rectangle::new([(px - 4, py - 4), (px + 4, py + 4)], faded(c.style.color).stroke_width(2))).map_err(e)?;
+                }
+            }
+        }
+    }
+    let key = (FONT, 12).into_font().color(&MUTED);
+    root.draw(&Text::new(
+        "● real change   ○ within the intervals   □ too few I/Os to tell   grey: baseline interval   below 0: faster",
+        (f.left + 8, f.top + 6),
+        key.pos(Pos::new(HPos::Left, VPos::Top)),
+    ))
+    .map_err(e)?;
+    if s.legend {
+        legend(root, &f, s.series.iter().map(|c| (c.label.as_str(), c.style)))?;
+    }
+    Ok(f)
+}
+
+// ---------------------------------------------------------------------------------------
+// Sweep
+
+/// One configuration (and side) of a sweep: a value per parameter value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepLine {
+    pub label: String,
+    pub style: TraceStyle,
+    /// (parameter value, value, thin): thin points are drawn hollow.
+    pub points: Vec<(f64, Option<f64>, bool)>,
+}
+
+/// How a sweep panel's y values read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum YUnit {
+    /// A rate, from zero.
+    Count,
+    /// Latency in ns, log axis.
+    Latency,
+}
+
+/// One measure of the sweep (IOPS, mean, p99, p99.99).
+#[derive(Clone, Debug)]
+pub struct SweepPanel {
+    pub title: String,
+    pub unit: YUnit,
+    pub lines: Vec<SweepLine>,
+}
+
+/// What the sweep plot shows: a 2 x 2 grid of measures against the parameter (log x).
+#[derive(Clone, Debug)]
+pub struct SweepSpec<'a> {
+    pub param: &'a str,
+    pub panels: &'a [SweepPanel],
+    pub legend: bool,
+}
+
+fn sweep_y(p: &SweepPanel) -> Scale {
+    let vals: Vec<f64> = p.lines.iter().flat_map(|l| l.points.iter().filter_map(|q| q.1)).filter(|v| v.is_finite()).collect();
+    let lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = vals.iter().copied().fold(0.0, f64::max);
+    match p.unit {
+        YUnit::Count => Scale { lo: 0.0, hi: if hi > 0.0 { hi * 1.15 } else { 1.0 }, log: false },
+        YUnit::Latency if hi > 0.0 && lo.is_finite() => Scale { lo: (lo / 1.6).max(1.0), hi: hi * 1.6, log: true },
+        YUnit::Latency => Scale { lo: 1e3, hi: 1e7, log: true },
+    }
+}
+
+/// The x axis of a sweep: log over the parameter values, with a tick at each value.
+pub fn sweep_x(values: &[f64]) -> (Scale, Vec<(f64, String)>) {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite() && *x > 0.0).collect();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    let (lo, hi) = match (v.first(), v.last()) {
+        (Some(&a), Some(&b)) if b > a => (a / 1.25, b * 1.25),
+        (Some(&a), _) => (a / 2.0, a * 2.0),
+        _ => (1.0, 10.0),
+    };
+    let labels = v.iter().map(|&x| (x, if x.fract() == 0.0 { format!("{x:.0}") } else { format!("{x}") })).collect();
+    (Scale { lo, hi, log: true }, labels)
+}
+
+/// Draw the sweep: IOPS, mean, p99 and p99.99 against the parameter, one line per
+/// configuration (the candidate dashed in its baseline's colour).
+pub fn draw_sweep<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &SweepSpec) -> DrawResult<Frame>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(e)?;
+    let xs: Vec<f64> = s.panels.iter().flat_map(|p| p.lines.iter().flat_map(|l| l.points.iter().map(|q| q.0))).collect();
+    let (x, xt) = sweep_x(&xs);
+    let areas = root.split_evenly((2, 2));
+    let mut first = None;
+    let x_desc = format!("{} (log)", s.param);
+    for (area, p) in areas.iter().zip(s.panels) {
+        let y = sweep_y(p);
+        let y_desc = match p.unit {
+            YUnit::Count => "",
+            YUnit::Latency => "latency (log)",
+        };
+        let mut chart = plot(area, &p.title, x, y, &x_desc, y_desc)?;
+        let f = frame_of(&chart, x, y);
+        let yt = match p.unit {
+            YUnit::Count => linear_ticks(y.lo, y.hi, 5, format_count),
+            YUnit::Latency => latency_ticks(y.lo, y.hi),
+        };
+        ticks(area, &f, &xt, &yt, false)?;
+        if p.lines.iter().all(|l| l.points.is_empty()) {
+            empty_note(area, &f, "no runs")?;
+        }
+        for l in &p.lines {
+            // a line per stretch of values (a missing level breaks it)
+            let mut part: Vec<(f64, f64)> = Vec::new();
+            for q in &l.points {
+                match q.1 {
+                    Some(v) => part.push((q.0, v)),
+                    None => {
+                        stroke(&mut chart, &x, &y, &part, l.style.color, l.style.dash, 2)?;
+                        part.clear();
+                    }
+                }
+            }
+            stroke(&mut chart, &x, &y, &part, l.style.color, l.style.dash, 2)?;
+            for q in &l.points {
+                let Some(v) = q.1 else { continue };
+                if y.frac(v) < 0.0 || y.frac(v) > 1.0 {
+                    continue;
+                }
+                let at = (x.t(q.0), y.t(v));
+                if q.2 {
+                    chart.draw_series(std::iter::once(Circle::new(at, 4, WHITE.filled()))).map_err(e)?;
+                    chart.draw_series(std::iter::once(Circle::new(at, 4, l.style.color.stroke_width(2)))).map_err(e)?;
+                } else {
+                    chart.draw_series(std::iter::once(Circle::new(at, 4, l.style.color.filled()))).map_err(e)?;
+                }
+            }
+        }
+        if s.legend {
+            legend(area, &f, p.lines.iter().map(|l| (l.label.as_str(), l.style)))?;
+        }
+        first.get_or_insert(f);
+    }
+    first.ok_or_else(|| "no sweep panels".to_string())
+}
+
+// ---------------------------------------------------------------------------------------
+// Steady state
+
+/// The SNIA PTS measurement window of a series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvWindow {
+    /// First and last round of the window (round numbers, from 1).
+    pub first: f64,
+    pub last: f64,
+    pub average: f64,
+    /// The least-squares line's value at the first and the last round.
+    pub fit: (f64, f64),
+    /// Both PTS limits hold.
+    pub holds: bool,
+}
+
+/// One run and direction: the tracked value per round.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvSeries {
+    pub label: String,
+    pub style: TraceStyle,
+    /// (round number from 1, value); `None` where the round has no value.
+    pub points: Vec<(f64, Option<f64>)>,
+    pub window: Option<ConvWindow>,
+    /// Round after which the PTS rule first held.
+    pub first_steady: Option<f64>,
+}
+
+/// How the tracked value reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConvUnit {
+    Iops,
+    Mbps,
+    Latency,
+}
+
+impl ConvUnit {
+    pub fn format(&self, v: f64) -> String {
+        match self {
+            ConvUnit::Iops => format_count(v),
+            ConvUnit::Mbps => format!("{v:.1}"),
+            ConvUnit::Latency => format_ns(v.max(0.0).round() as u64),
+        }
+    }
+}
+
+/// What the convergence plot shows.
+#[derive(Clone, Debug)]
+pub struct ConvSpec<'a> {
+    pub title: &'a str,
+    pub y_desc: &'a str,
+    pub unit: ConvUnit,
+    pub series: &'a [ConvSeries],
+    pub x: Scale,
+    pub y: Scale,
+    pub legend: bool,
+}
+
+/// The y range of a convergence plot: the values and every window's limits.
+pub fn conv_y(series: &[ConvSeries]) -> Scale {
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for s in series {
+        for v in s.points.iter().filter_map(|p| p.1) {
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+        if let Some(w) = &s.window {
+            lo = lo.min(0.9 * w.average);
+            hi = hi.max(1.1 * w.average);
+        }
+    }
+    if !(hi > lo) {
+        let m = if hi.is_finite() { hi.abs().max(1.0) } else { 1.0 };
+        return Scale { lo: 0.0, hi: 2.0 * m, log: false };
+    }
+    let pad = (hi - lo) * 0.12;
+    Scale { lo: (lo - pad).max(0.0), hi: hi + pad, log: false }
+}
+
+/// Draw the tracked value per round with, over the measurement window, its average, the
+/// PTS range limit (average +- 10%, a range of 20%) and the least-squares line, shaded green
+/// where the rule holds and red where it does not.
+pub fn draw_convergence<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &ConvSpec) -> DrawResult<Frame>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(e)?;
+    let mut chart = plot(root, s.title, s.x, s.y, "round", s.y_desc)?;
+    let f = frame_of(&chart, s.x, s.y);
+    let py = |v: f64| crate::charts::py_of(&f, v.clamp(s.y.lo, s.y.hi));
+    for c in s.series {
+        if let Some(w) = &c.window {
+            let (pa, pb) = (f.px(w.first - 0.5).max(f.left as f64) as i32, f.px(w.last + 0.5).min(f.right as f64) as i32);
+            let shade = if w.holds { RGBAColor(0x11, 0x77, 0x33, 0.08) } else { RGBAColor(0xCC, 0x33, 0x11, 0.08) };
+            root.draw(&Rectangle::new([(pa, f.top), (pb, f.bottom)], shade.filled())).map_err(e)?;
+        }
+    }
+    let round_fmt = |v: f64| if v.fract() == 0.0 { format!("{v:.0}") } else { String::new() };
+    let xt: Vec<(f64, String)> = linear_ticks(s.x.lo.max(1.0), s.x.hi, 12, round_fmt).into_iter().filter(|t| !t.1.is_empty()).collect();
+    let unit = s.unit;
+    ticks(root, &f, &xt, &linear_ticks(s.y.lo, s.y.hi, 6, move |v| unit.format(v)), false)?;
+    if s.series.is_empty() {
+        empty_note(root, &f, "no run to check")?;
+    }
+    let small = (FONT, 12).into_font();
+    for c in s.series {
+        if let Some(w) = &c.window {
+            let (pa, pb) = (f.px(w.first - 0.5).max(f.left as f64) as i32, f.px(w.last + 0.5).min(f.right as f64) as i32);
+            let avg = py(w.average);
+            root.draw(&PathElement::new(vec![(pa, avg), (pb, avg)], INK.stroke_width(1))).map_err(e)?;
+            for (k, name) in [(1.1, "+10%"), (0.9, "−10%")] {
+                let y = py(w.average * k);
+                root.draw(&plotters::element::DashedPathElement::new(vec![(pa, y), (pb, y)].into_iter(), 6, 4, MUTED.stroke_width(1))).map_err(e)?;
+                root.draw(&Text::new(name.to_string(), (pb + 3, y), small.clone().color(&MUTED).pos(Pos::new(HPos::Left, VPos::Center)))).map_err(e)?;
+            }
+            root.draw(&Text::new("avg".to_string(), (pb + 3, avg), small.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Center)))).map_err(e)?;
+            // the fitted line, thick, in the series' colour
+            let fit = vec![(f.px(w.first) as i32, py(w.fit.0)), (f.px(w.last) as i32, py(w.fit.1))];
+            root.draw(&PathElement::new(fit, c.style.color.mix(0.55).stroke_width(4))).map_err(e)?;
+        }
+        if let Some(r) = c.first_steady {
+            let px = f.px(r) as i32;
+            if px >= f.left && px <= f.right {
+                root.draw(&plotters::element::DashedPathElement::new(vec![(px, f.top), (px, f.bottom)].into_iter(), 2, 4, c.style.color.stroke_width(1))).map_err(e)?;
+                root.draw(&Text::new(format!("PTS first held after round {r:.0}"), (px + 4, f.top + 4), small.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Top))))
+                    .map_err(e)?;
+            }
+        }
+        let mut part: Vec<(f64, f64)> = Vec::new();
+        for p in &c.points {
+            match p.1 {
+                Some(v) => part.push((p.0, v)),
+                None => {
+                    stroke(&mut chart, &s.x, &s.y, &part, c.style.color, c.style.dash, 1)?;
+                    part.clear();
+                }
+            }
+        }
+        stroke(&mut chart, &s.x, &s.y, &part, c.style.color, c.style.dash, 1)?;
+        // markers while they stay apart
+        if c.points.len() <= 200 {
+            for p in &c.points {
+                if let Some(v) = p.1 {
+                    if s.x.frac(p.0) >= 0.0 && s.x.frac(p.0) <= 1.0 && s.y.frac(v) >= 0.0 && s.y.frac(v) <= 1.0 {
+                        chart.draw_series(std::iter::once(Circle::new((p.0, v), 3, c.style.color.filled()))).map_err(e)?;
+                    }
+                }
+            }
+        }
+    }
+    if s.legend {
+        legend(root, &f, s.series.iter().map(|c| (c.label.as_str(), c.style)))?;
+    }
+    Ok(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::charts::to_svg;
+
+    #[test]
+    fn change_chart_marks_verdicts() {
+        let levels: Vec<(f64, String)> = vec![(0.301, "p50".into()), (2.0, "p99".into()), (4.0, "p99.99".into())];
+        let series = vec![ChangeSeries {
+            label: "cand read".into(),
+            style: TraceStyle::nth(1),
+            points: vec![
+                ChangePoint { x: 0.301, pct: -30.0, interval: Some((-33.0, -27.0)), verdict: Verdict::Better },
+                ChangePoint { x: 2.0, pct: 2.0, interval: Some((-5.0, 9.0)), verdict: Verdict::Same },
+                ChangePoint { x: 4.0, pct: 80.0, interval: None, verdict: Verdict::Unknown },
+            ],
+        }];
+        let bands = vec![vec![(0.301, -2.0, 2.0), (2.0, -6.0, 6.0), (4.0, -20.0, 40.0)]];
+        let spec = ChangeSpec { title: "change", levels: &levels, bands: &bands, series: &series, x: Scale { lo: 0.0, hi: 4.5, log: false }, y: Scale { lo: -40.0, hi: 100.0, log: false }, legend: true };
+        let (svg, f) = to_svg(900, 320, |r| draw_change(r, &spec)).unwrap();
+        assert!(svg.contains("p99.99") && svg.contains("+50%") && svg.contains("cand read"), "ticks and legend");
+        assert!(svg.contains("<polygon"), "baseline band");
+        assert!(svg.contains("<circle") && svg.contains("<rect"), "markers");
+        assert!(f.px(2.0) > f.px(0.301));
+    }
+
+    #[test]
+    fn sweep_plot_has_four_panels_on_a_log_parameter_axis() {
+        let line = |i: usize, k: f64| SweepLine { label: format!("config {i}"), style: TraceStyle::nth(i), points: vec![(1.0, Some(100.0 * k), false), (4.0, Some(350.0 * k), false), (16.0, None, false)] };
+        let panels: Vec<SweepPanel> = ["IOPS", "mean", "p99", "p99.99"]
+            .iter()
+            .enumerate()
+            .map(|(j, t)| SweepPanel { title: t.to_string(), unit: if j == 0 { YUnit::Count } else { YUnit::Latency }, lines: vec![line(0, 1e3), line(1, 2e3)] })
+            .collect();
+        let (svg, _) = to_svg(1000, 600, |r| draw_sweep(r, &SweepSpec { param: "numjobs", panels: &panels, legend: true })).unwrap();
+        for t in ["IOPS", "mean", "p99.99", "numjobs (log)", "16\n</text>"] {
+            assert!(svg.contains(t), "{t} missing");
+        }
+        let (x, ticks) = sweep_x(&[16.0, 1.0, 4.0, 4.0]);
+        assert!(x.log && x.lo < 1.0 && x.hi > 16.0);
+        assert_eq!(ticks.iter().map(|t| t.1.as_str()).collect::<Vec<_>>(), ["1", "4", "16"]);
+    }
+
+    #[test]
+    fn convergence_plot_shows_the_window_and_its_limits() {
+        let pts: Vec<(f64, Option<f64>)> = (1..=10).map(|r| (r as f64, Some(1000.0 + 20.0 * r as f64))).collect();
+        let series = vec![ConvSeries {
+            label: "run all".into(),
+            style: TraceStyle::nth(0),
+            points: pts,
+            window: Some(ConvWindow { first: 6.0, last: 10.0, average: 1160.0, fit: (1120.0, 1200.0), holds: true }),
+            first_steady: Some(5.0),
+        }];
+        let y = conv_y(&series);
+        assert!(y.lo <= 0.9 * 1160.0 && y.hi >= 1.1 * 1160.0, "{y:?}");
+        let spec = ConvSpec { title: "steady", y_desc: "IOPS", unit: ConvUnit::Iops, series: &series, x: Scale { lo: 0.5, hi: 10.5, log: false }, y, legend: false };
+        let (svg, _) = to_svg(900, 320, |r| draw_convergence(r, &spec)).unwrap();
+        for t in ["+10%", "avg", "PTS first held after round 5", "1.2k"] {
+            assert!(svg.contains(t), "{t} missing");
+        }
+    }
+}
