@@ -22,6 +22,8 @@ cargo test -q -p nines-viewer 2>&1
 echo "== viewer: browser tests in headless Chromium (screenshots in tests/artifacts/)"
 cargo build -q -p nines
 node --test tests/browser/viewer.test.mjs 2>&1
+echo "== viewer: compare mode, sweep plot and steady state against nines compare/sweep/steady"
+node --test tests/browser/judge.test.mjs 2>&1
 # ---- end viewer --------------------------------------------------------------------------
 
 # ---- reports and sites (issue 5) ---------------------------------------------------------

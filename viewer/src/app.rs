@@ -37,6 +37,8 @@ use crate::charts::{
 };
 use crate::state::{DirMode, RateMode, ViewState};
 
+mod judge;
+
 #[wasm_bindgen(start)]
 pub fn start() {
     console_error_panic_hook::set_once();
@@ -180,7 +182,8 @@ fn traces(st: &ViewState) -> Vec<Trace> {
         }
         for (d, dir) in directions_of(&r.run, st.dir).into_iter().enumerate() {
             let style = trace_style(i, d, st.dir);
-            out.push(Trace { run: i, label: format!("{} {}", r.run.name, dir_key(&dir)), dir, style });
+            let base = if st.base.contains(&i) { " (baseline)" } else { "" };
+            out.push(Trace { run: i, label: format!("{} {}{base}", r.run.name, dir_key(&dir)), dir, style });
         }
     }
     out
@@ -1223,6 +1226,7 @@ fn App() -> impl IntoView {
                 </div>
                 {move || { let _ = table_key.get(); stats_table(&state.get_untracked()) }}
             </section>
+            <judge::Judge state=state version=version size=size/>
         </div>
     }
 }

@@ -456,6 +456,11 @@ pub(crate) fn py_of(f: &Frame, y: f64) -> i32 {
 }
 
 pub(crate) fn legend<'a, DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, items: impl Iterator<Item = (&'a str, TraceStyle)>) -> DrawResult<()> {
+    legend_at(root, f, items, false)
+}
+
+/// A legend box in the plot's top right corner, or top left with `left`.
+pub(crate) fn legend_at<'a, DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, items: impl Iterator<Item = (&'a str, TraceStyle)>, left: bool) -> DrawResult<()> {
     let items: Vec<(&str, TraceStyle)> = items.collect();
     let shown = items.len().min(24);
     if shown == 0 {
@@ -463,7 +468,7 @@ pub(crate) fn legend<'a, DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &
     }
     let w = 230;
     let h = 18 * shown as i32 + 8;
-    let (x0, y0) = (f.right - w - 8, f.top + 8);
+    let (x0, y0) = (if left { f.left + 8 } else { f.right - w - 8 }, f.top + 8);
     root.draw(&Rectangle::new([(x0, y0), (x0 + w, y0 + h)], WHITE.mix(0.85).filled())).map_err(e)?;
     root.draw(&Rectangle::new([(x0, y0), (x0 + w, y0 + h)], GRID_STRONG)).map_err(e)?;
     for (i, (label, st)) in items.iter().take(shown).enumerate() {

@@ -11,7 +11,7 @@ use nines_core::compare::Verdict;
 use nines_core::units::format_ns;
 
 use crate::charts::{
-    e, empty_note, faded, format_count, frame_of, latency_ticks, legend, linear_ticks, plot, stroke, ticks, DrawResult, Frame, Scale, TraceStyle,
+    e, empty_note, faded, format_count, frame_of, latency_ticks, legend, legend_at, linear_ticks, plot, stroke, ticks, DrawResult, Frame, Scale, TraceStyle,
     FONT, GRID_STRONG, INK, MUTED,
 };
 
@@ -210,6 +210,15 @@ where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).map_err(e)?;
+    if s.panels.is_empty() {
+        let (x, xt) = sweep_x(&[]);
+        let y = Scale { lo: 0.0, hi: 1.0, log: false };
+        let chart = plot(root, "Sweep", x, y, s.param, "")?;
+        let f = frame_of(&chart, x, y);
+        ticks(root, &f, &xt, &[], false)?;
+        empty_note(root, &f, "no sweep to show: choose a parameter the runs differ in")?;
+        return Ok(f);
+    }
     let xs: Vec<f64> = s.panels.iter().flat_map(|p| p.lines.iter().flat_map(|l| l.points.iter().map(|q| q.0))).collect();
     let (x, xt) = sweep_x(&xs);
     let areas = root.split_evenly((2, 2));
@@ -222,7 +231,10 @@ where
             YUnit::Latency => "latency (log)",
         };
         let mut chart = plot(area, &p.title, x, y, &x_desc, y_desc)?;
-        let f = frame_of(&chart, x, y);
+        // the plot's pixels are the backend's; drawing on a sub-area is relative to its corner
+        let fa = frame_of(&chart, x, y);
+        let (ox, oy) = area.get_base_pixel();
+        let f = Frame { left: fa.left - ox, right: fa.right - ox, top: fa.top - oy, bottom: fa.bottom - oy, ..fa };
         let yt = match p.unit {
             YUnit::Count => linear_ticks(y.lo, y.hi, 5, format_count),
             YUnit::Latency => latency_ticks(y.lo, y.hi),
@@ -258,10 +270,12 @@ where
                 }
             }
         }
-        if s.legend {
-            legend(area, &f, p.lines.iter().map(|l| (l.label.as_str(), l.style)))?;
+        // every panel rises to the right with the parameter, mostly: the legend goes left, in
+        // the first panel (the page) or in each (exports)
+        if s.legend || first.is_none() {
+            legend_at(area, &f, p.lines.iter().map(|l| (l.label.as_str(), l.style)), true)?;
         }
-        first.get_or_insert(f);
+        first.get_or_insert(fa);
     }
     first.ok_or_else(|| "no sweep panels".to_string())
 }
@@ -377,12 +391,13 @@ where
             let (pa, pb) = (f.px(w.first - 0.5).max(f.left as f64) as i32, f.px(w.last + 0.5).min(f.right as f64) as i32);
             let avg = py(w.average);
             root.draw(&PathElement::new(vec![(pa, avg), (pb, avg)], INK.stroke_width(1))).map_err(e)?;
-            for (k, name) in [(1.1, "+10%"), (0.9, "−10%")] {
+            // labels just inside the window's left edge, above their lines
+            for (k, name) in [(1.1, "average +10%"), (0.9, "average −10%")] {
                 let y = py(w.average * k);
                 root.draw(&plotters::element::DashedPathElement::new(vec![(pa, y), (pb, y)].into_iter(), 6, 4, MUTED.stroke_width(1))).map_err(e)?;
-                root.draw(&Text::new(name.to_string(), (pb + 3, y), small.clone().color(&MUTED).pos(Pos::new(HPos::Left, VPos::Center)))).map_err(e)?;
+                root.draw(&Text::new(name.to_string(), (pa + 4, y - 2), small.clone().color(&MUTED).pos(Pos::new(HPos::Left, VPos::Bottom)))).map_err(e)?;
             }
-            root.draw(&Text::new("avg".to_string(), (pb + 3, avg), small.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Center)))).map_err(e)?;
+            root.draw(&Text::new("average".to_string(), (pa + 4, avg - 2), small.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Bottom)))).map_err(e)?;
             // the fitted line, thick, in the series' colour
             let fit = vec![(f.px(w.first) as i32, py(w.fit.0)), (f.px(w.last) as i32, py(w.fit.1))];
             root.draw(&PathElement::new(fit, c.style.color.mix(0.55).stroke_width(4))).map_err(e)?;
@@ -461,6 +476,8 @@ mod tests {
         for t in ["IOPS", "mean", "p99.99", "numjobs (log)", "16\n</text>"] {
             assert!(svg.contains(t), "{t} missing");
         }
+        let (_, f) = to_svg(1000, 600, |r| draw_sweep(r, &SweepSpec { param: "qd", panels: &[], legend: false })).unwrap();
+        assert!(f.right > f.left, "an empty sweep draws its note");
         let (x, ticks) = sweep_x(&[16.0, 1.0, 4.0, 4.0]);
         assert!(x.log && x.lo < 1.0 && x.hi > 16.0);
         assert_eq!(ticks.iter().map(|t| t.1.as_str()).collect::<Vec<_>>(), ["1", "4", "16"]);
@@ -480,7 +497,7 @@ mod tests {
         assert!(y.lo <= 0.9 * 1160.0 && y.hi >= 1.1 * 1160.0, "{y:?}");
         let spec = ConvSpec { title: "steady", y_desc: "IOPS", unit: ConvUnit::Iops, series: &series, x: Scale { lo: 0.5, hi: 10.5, log: false }, y, legend: false };
         let (svg, _) = to_svg(900, 320, |r| draw_convergence(r, &spec)).unwrap();
-        for t in ["+10%", "avg", "PTS first held after round 5", "1.2k"] {
+        for t in ["average +10%", "average", "PTS first held after round 5", "1.2k"] {
             assert!(svg.contains(t), "{t} missing");
         }
     }

@@ -1,0 +1,746 @@
+//! Compare and judge in the viewer: compare mode (a baseline against every other shown run,
+//! per direction and level, with the intervals that decide whether a change is real), the
+//! sweep plot and table (seed 004), and the SNIA PTS steady-state check with its convergence
+//! plot and window table (seed 001). The numbers are nines-core's `compare`, `sweep_table` and
+//! `convergence`, the same as `nines compare`, `nines sweep` and `nines steady` print.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::thread::LocalKey;
+
+use leptos::prelude::*;
+
+use nines_core::compare::{self, Change, TagComparison, Verdict};
+use nines_core::convergence::{self, SteadyReport, Track as Tracked};
+use nines_core::quantile::Level;
+use nines_core::run::Run;
+use nines_core::series::Grouping;
+use nines_core::stats::Options;
+use nines_core::steady::Criterion;
+use nines_core::sweep_table::{self, SweepTable};
+use nines_core::units::{format_ns, format_rate};
+
+use super::{busy, canvas_size, directions_of, dir_key, download, draw_canvas, mark_drawn, now_ms, trace_style, with_model};
+use crate::charts::{Scale, TraceStyle};
+use crate::judge_charts::{self as jc, ChangePoint, ChangeSeries, ChangeSpec, ConvSeries, ConvSpec, ConvUnit, ConvWindow, SweepLine, SweepPanel, SweepSpec, YUnit};
+use crate::state::{DirMode, SteadyView, ViewState, TRACKS};
+
+/// The last result of an expensive computation and the key it was made for: the canvas
+/// effect and the table of a panel both ask, only the first computes.
+fn cached<K: PartialEq + Clone + 'static, V: 'static>(slot: &'static LocalKey<RefCell<Option<(K, Rc<V>)>>>, key: &K, f: impl FnOnce() -> V) -> Rc<V> {
+    if let Some(v) = slot.with(|s| s.borrow().as_ref().filter(|(k, _)| k == key).map(|(_, v)| v.clone())) {
+        return v;
+    }
+    let v = Rc::new(f());
+    slot.with(|s| *s.borrow_mut() = Some((key.clone(), v.clone())));
+    v
+}
+
+type CmpKey = (u64, DirMode, Vec<usize>, Vec<usize>, Option<(f64, f64)>, bool);
+type SweepKey = (u64, DirMode, Vec<usize>, Vec<usize>, Option<String>);
+type SsKey = (u64, DirMode, SteadyView);
+
+thread_local! {
+    static CMP: RefCell<Option<(CmpKey, Rc<CmpData>)>> = const { RefCell::new(None) };
+    static SWEEP: RefCell<Option<(SweepKey, Rc<SweepData>)>> = const { RefCell::new(None) };
+    static STEADY: RefCell<Option<(SsKey, Rc<SsData>)>> = const { RefCell::new(None) };
+}
+
+fn verdict_word(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Better => "better",
+        Verdict::Worse => "worse",
+        Verdict::Same => "same",
+        Verdict::Unknown => "unknown",
+    }
+}
+
+fn pct_text(p: Option<f64>) -> String {
+    p.map_or_else(String::new, |p| format!("{p:+.1}%"))
+}
+
+// ---------------------------------------------------------------------------------------
+// Compare
+
+struct CmpRow {
+    run: usize,
+    name: String,
+    style: TraceStyle,
+    tc: TagComparison,
+}
+
+struct CmpData {
+    base_names: Vec<String>,
+    rows: Vec<CmpRow>,
+    levels: Vec<Level>,
+    /// What the comparison covers (whole runs or the brushed time range).
+    scope: String,
+    note: Option<String>,
+}
+
+fn cmp_key(st: &ViewState, version: u64) -> CmpKey {
+    let time_sel = if st.x_ios { None } else { st.sel };
+    (version, st.dir, st.base.iter().copied().collect(), st.hidden.iter().copied().collect(), time_sel, st.x_ios)
+}
+
+/// Position of a level on the change chart's x axis, in nines: p50 at 0.3, p99.9 at 3.
+fn nines_x(l: &Level) -> f64 {
+    (l.den as f64 / (l.den - l.num).max(1) as f64).log10()
+}
+
+fn compare_data(st: &ViewState) -> CmpData {
+    let runs = with_model(|m| m.runs.clone());
+    let levels = Options::default().levels;
+    let base: Vec<usize> = st.base.iter().copied().filter(|&i| i < runs.len()).collect();
+    let mut data = CmpData { base_names: base.iter().map(|&i| runs[i].run.name.clone()).collect(), rows: Vec::new(), levels, scope: String::new(), note: None };
+    if base.is_empty() {
+        data.note = Some("Mark one run as the baseline (or several repeats: they are then compared by their run-to-run band); every other shown run is compared with it.".into());
+        return data;
+    }
+    let time_sel = if st.x_ios { None } else { st.sel };
+    data.scope = match time_sel {
+        Some((a, b)) => format!("the brushed range {} to {}", crate::charts::format_seconds(a), crate::charts::format_seconds(b)),
+        None if st.sel.is_some() => "whole runs (a range brushed on the I/O axis maps to different times in each run)".into(),
+        None => "whole runs".into(),
+    };
+    let opts = Options { from: time_sel.map(|s| s.0), to: time_sel.map(|s| s.1), ..Options::default() };
+    let base_runs: Vec<&Run> = base.iter().map(|&i| &runs[i].run).collect();
+    for (i, r) in runs.iter().enumerate() {
+        if base.contains(&i) || st.hidden.contains(&i) {
+            continue;
+        }
+        let c = compare::compare(&base_runs, &[&r.run], &opts);
+        for (d, dir) in directions_of(&r.run, st.dir).iter().enumerate() {
+            let key = dir_key(dir);
+            if let Some(tc) = c.tags.iter().find(|t| t.tag == key) {
+                data.rows.push(CmpRow { run: i, name: r.run.name.clone(), style: trace_style(i, d, st.dir), tc: tc.clone() });
+            }
+        }
+    }
+    if data.rows.is_empty() {
+        data.note = Some("No other shown run shares a direction with the baseline: show another run, or choose another direction.".into());
+    }
+    data
+}
+
+fn rel(v: f64, b: f64) -> f64 {
+    (v / b - 1.0) * 100.0
+}
+
+struct ChangeChart {
+    levels: Vec<(f64, String)>,
+    bands: Vec<Vec<(f64, f64, f64)>>,
+    series: Vec<ChangeSeries>,
+    x: Scale,
+    y: Scale,
+}
+
+fn change_chart(d: &CmpData) -> ChangeChart {
+    let xs: Vec<f64> = d.levels.iter().map(nines_x).collect();
+    let mut bands: Vec<(String, Vec<(f64, f64, f64)>)> = Vec::new();
+    let mut series = Vec::new();
+    let (mut lo, mut hi) = (0.0f64, 0.0f64);
+    let mut max_x: f64 = 1.0;
+    for row in &d.rows {
+        let mut points = Vec::new();
+        for (l, (c, &x)) in row.tc.levels.iter().zip(&xs).enumerate() {
+            let _ = l;
+            let (Some(p), Some(b)) = (c.change_pct, c.base.value) else { continue };
+            let interval = c.cand.interval.map(|(a, z)| (rel(a, b), rel(z, b)));
+            points.push(ChangePoint { x, pct: p, interval, verdict: c.verdict });
+            lo = lo.min(p);
+            hi = hi.max(p);
+            if let Some((a, z)) = interval {
+                lo = lo.min(a);
+                hi = hi.max(z);
+            }
+            max_x = max_x.max(x);
+        }
+        if !bands.iter().any(|(t, _)| *t == row.tc.tag) {
+            let band: Vec<(f64, f64, f64)> = row
+                .tc
+                .levels
+                .iter()
+                .zip(&xs)
+                .filter_map(|(c, &x)| {
+                    let b = c.base.value?;
+                    let (a, z) = c.base.interval?;
+                    Some((x, rel(a, b), rel(z, b)))
+                })
+                .collect();
+            for &(_, a, z) in &band {
+                lo = lo.min(a);
+                hi = hi.max(z);
+            }
+            bands.push((row.tc.tag.clone(), band));
+        }
+        series.push(ChangeSeries { label: format!("{} {}", row.name, row.tc.tag), style: row.style, points });
+    }
+    let (lo, hi) = (lo.max(-100.0), hi.min(1000.0));
+    let pad = ((hi - lo) * 0.1).max(2.0);
+    ChangeChart {
+        levels: d.levels.iter().zip(&xs).map(|(l, &x)| (x, l.label.clone())).collect(),
+        bands: bands.into_iter().map(|b| b.1).collect(),
+        series,
+        x: Scale { lo: 0.0, hi: max_x + 0.5, log: false },
+        y: Scale { lo: (lo - pad).max(-100.0), hi: hi + pad, log: false },
+    }
+}
+
+fn side_text(label: &str, c: &Change, base: bool) -> String {
+    let s = if base { &c.base } else { &c.cand };
+    let f = |v: f64| if label == "IOPS" { format_rate(v) } else { format_ns(v.max(0.0).round() as u64) };
+    let v = s.value.map_or("-".to_string(), f);
+    let runs = if s.runs > 1 { format!(" (median of {} runs)", s.runs) } else { String::new() };
+    match s.interval {
+        Some((a, b)) => format!("{v}{runs}, {} {}–{}", if s.runs > 1 { "band" } else { "95% CI" }, f(a), f(b)),
+        None => format!("{v}{runs}, interval unknown"),
+    }
+}
+
+fn change_cell(c: &Change) -> AnyView {
+    let why = match c.verdict {
+        Verdict::Better | Verdict::Worse => "the intervals do not overlap: a real change",
+        Verdict::Same => "the intervals overlap: within what the measurement allows",
+        Verdict::Unknown => "too few I/Os (or runs) on a side to bound the interval: cannot tell",
+    };
+    let title = format!("{}\nbaseline {}\ncandidate {}\n{why}", c.label, side_text(&c.label, c, true), side_text(&c.label, c, false));
+    let word = verdict_word(c.verdict);
+    let mark = match c.verdict {
+        Verdict::Better => " ▼",
+        Verdict::Worse => " ▲",
+        Verdict::Same => "",
+        Verdict::Unknown => " ?",
+    };
+    let mark = if c.label == "IOPS" && matches!(c.verdict, Verdict::Better | Verdict::Worse) { if c.verdict == Verdict::Better { " ▲" } else { " ▼" } } else { mark };
+    let pct = c.change_pct.map_or(String::new(), |p| p.to_string());
+    view! {
+        <td class=format!("num v-{word}") title=title data-testid="change" data-col=c.label.clone() data-verdict=word data-pct=pct>
+            {pct_text(c.change_pct)}{mark}
+        </td>
+    }
+    .into_any()
+}
+
+fn compare_table(d: &CmpData) -> AnyView {
+    if let Some(n) = &d.note {
+        return view! { <p class="hint" data-testid="compare-note">{n.clone()}</p> }.into_any();
+    }
+    // levels some row has a value for
+    let shown: Vec<usize> = (0..d.levels.len()).filter(|&i| d.rows.iter().any(|r| r.tc.levels.get(i).is_some_and(|c| c.base.value.is_some() || c.cand.value.is_some()))).collect();
+    let mut tags: Vec<String> = Vec::new();
+    for r in &d.rows {
+        if !tags.contains(&r.tc.tag) {
+            tags.push(r.tc.tag.clone());
+        }
+    }
+    let base_rows = tags
+        .iter()
+        .filter_map(|t| d.rows.iter().find(|r| r.tc.tag == *t))
+        .map(|r| {
+            let val = |c: &Change| {
+                let f = |v: f64| if c.label == "IOPS" { format_rate(v) } else { format_ns(v.max(0.0).round() as u64) };
+                let text = c.base.value.map_or(String::new(), f);
+                view! { <td class="num" title=side_text(&c.label, c, true) data-testid="base-value" data-col=c.label.clone()>{text}</td> }
+            };
+            view! {
+                <tr class="baseline" data-testid="compare-base-row" data-dir=r.tc.tag.clone()>
+                    <td class="name">{format!("baseline: {}", d.base_names.join(", "))}</td>
+                    <td>{r.tc.tag.clone()}</td>
+                    {val(&r.tc.iops)}
+                    {val(&r.tc.mean)}
+                    {shown.iter().map(|&i| val(&r.tc.levels[i])).collect_view()}
+                </tr>
+            }
+        })
+        .collect_view();
+    let rows = d
+        .rows
+        .iter()
+        .map(|r| {
+            view! {
+                <tr data-testid="compare-row" data-run=r.run.to_string() data-dir=r.tc.tag.clone()>
+                    <td class="name"><i class="sw" style:background=r.style.css()></i>{r.name.clone()}</td>
+                    <td>{r.tc.tag.clone()}</td>
+                    {change_cell(&r.tc.iops)}
+                    {change_cell(&r.tc.mean)}
+                    {shown.iter().map(|&i| change_cell(&r.tc.levels[i])).collect_view()}
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <table data-testid="compare-table">
+            <thead><tr>
+                <th>"run"</th><th>"dir"</th><th>"IOPS"</th><th>"mean"</th>
+                {shown.iter().map(|&i| view! { <th>{d.levels[i].label.clone()}</th> }).collect_view()}
+            </tr></thead>
+            <tbody>{base_rows}</tbody>
+            <tbody>{rows}</tbody>
+        </table>
+        <p class="hint">{format!("Change of each candidate against the baseline over {}. ▼ faster / ▲ slower (IOPS: ▲ more) only where the intervals do not overlap; ? too few I/Os to tell. Hover a cell for both values and intervals.", d.scope)}</p>
+    }
+    .into_any()
+}
+
+// ---------------------------------------------------------------------------------------
+// Sweep
+
+struct SweepData {
+    params: Vec<String>,
+    param: Option<String>,
+    table: Option<Result<SweepTable, String>>,
+    panels: Vec<SweepPanel>,
+    has_cand: bool,
+}
+
+fn sweep_key(st: &ViewState, version: u64) -> SweepKey {
+    (version, st.dir, st.base.iter().copied().collect(), st.hidden.iter().copied().collect(), st.sweep.clone())
+}
+
+fn sweep_tag(dir: DirMode) -> &'static str {
+    match dir {
+        DirMode::All | DirMode::Overlay => "all",
+        DirMode::Read => "read",
+        DirMode::Write => "write",
+    }
+}
+
+fn sweep_data(st: &ViewState) -> SweepData {
+    let runs = with_model(|m| m.runs.clone());
+    let visible: Vec<usize> = (0..runs.len()).filter(|i| !st.hidden.contains(i)).collect();
+    let all: Vec<&Run> = visible.iter().map(|&i| &runs[i].run).collect();
+    let params = sweep_table::param_names(&all);
+    let param = st.sweep.clone().or_else(|| params.first().cloned());
+    let mut d = SweepData { params, param: param.clone(), table: None, panels: Vec::new(), has_cand: false };
+    let Some(param) = param else { return d };
+    let base_set: Vec<usize> = st.base.iter().copied().filter(|&i| i < runs.len()).collect();
+    let (base, cand): (Vec<&Run>, Vec<&Run>) = if base_set.is_empty() {
+        (all.clone(), Vec::new())
+    } else {
+        (base_set.iter().map(|&i| &runs[i].run).collect(), visible.iter().filter(|i| !base_set.contains(i)).map(|&i| &runs[i].run).collect())
+    };
+    if base.is_empty() {
+        return d;
+    }
+    let t = sweep_table::sweep(&base, &cand, &param, sweep_tag(st.dir)).map_err(|e| e.to_string());
+    if let Ok(t) = &t {
+        d.has_cand = t.rows.iter().any(|r| r.cand.is_some());
+        let mut configs: Vec<String> = Vec::new();
+        for r in &t.rows {
+            if !configs.contains(&r.config) {
+                configs.push(r.config.clone());
+            }
+        }
+        let titles = ["IOPS", "mean latency", "p99", "p99.99 (hollow: thin)"];
+        for (j, title) in titles.iter().enumerate() {
+            let mut lines = Vec::new();
+            for (k, cfg) in configs.iter().enumerate() {
+                let rows: Vec<_> = t.rows.iter().filter(|r| r.config == *cfg).collect();
+                let name = if cfg.is_empty() { "runs".to_string() } else { cfg.clone() };
+                let value = |p: &sweep_table::Point| -> (Option<f64>, bool) {
+                    match j {
+                        0 => (Some(p.iops), false),
+                        1 => (Some(p.mean_ns), false),
+                        2 => (p.p99_ns.map(|v| v as f64), false),
+                        _ => (p.p99_99_ns.map(|v| v as f64), p.p99_99_thin),
+                    }
+                };
+                let style = TraceStyle::nth(k);
+                let pts = |side: &dyn Fn(&sweep_table::Row) -> Option<&sweep_table::Point>| {
+                    rows.iter().filter_map(|r| side(r).map(|p| (r.param, value(p)))).map(|(x, (v, thin))| (x, v, thin)).collect::<Vec<_>>()
+                };
+                lines.push(SweepLine { label: if d.has_cand { format!("{name} · baseline") } else { name.clone() }, style, points: pts(&|r| Some(&r.base)) });
+                if d.has_cand {
+                    let dashed = TraceStyle { color: style.color, dash: (9, 5) };
+                    lines.push(SweepLine { label: format!("{name} · candidate"), style: dashed, points: pts(&|r| r.cand.as_ref()) });
+                }
+            }
+            d.panels.push(SweepPanel { title: title.to_string(), unit: if j == 0 { YUnit::Count } else { YUnit::Latency }, lines });
+        }
+    }
+    d.table = Some(t);
+    d
+}
+
+fn sweep_table_view(d: &SweepData) -> AnyView {
+    let Some(param) = d.param.clone() else {
+        return view! { <p class="hint" data-testid="sweep-note">"No parameter to sweep: the shown runs carry none in their metadata that differs between them. Type one that their file names hold (numjobs-16.hlog) or label them with nines import --sweep."</p> }.into_any();
+    };
+    let t = match &d.table {
+        None => return view! { <p class="hint" data-testid="sweep-note">"No runs shown."</p> }.into_any(),
+        Some(Err(e)) => return view! { <p class="error" data-testid="sweep-error">{e.clone()}</p> }.into_any(),
+        Some(Ok(t)) => t,
+    };
+    let lat = |v: Option<u64>| v.map_or(String::new(), format_ns);
+    let p9999 = |p: &sweep_table::Point| match p.p99_99_ns {
+        Some(v) if p.p99_99_thin => format!("{}*", format_ns(v)),
+        v => lat(v),
+    };
+    let has_cand = d.has_cand;
+    let rows = t
+        .rows
+        .iter()
+        .map(|r| {
+            let cand = r.cand.as_ref();
+            let ch = r.change.as_ref();
+            view! {
+                <tr data-testid="sweep-row" data-param=r.param.to_string() data-config=r.config.clone()>
+                    <td>{if r.config.is_empty() { "-".to_string() } else { r.config.clone() }}</td>
+                    <td class="num">{format!("{}", r.param)}</td>
+                    <td class="name" title=r.base.run.clone()>{r.base.run.clone()}</td>
+                    <td class="num" data-col="iops" data-v=r.base.iops.to_string()>{format_rate(r.base.iops)}</td>
+                    <td class="num" data-col="mean" data-v=r.base.mean_ns.to_string()>{format_ns(r.base.mean_ns.round() as u64)}</td>
+                    <td class="num" data-col="p99" data-v=r.base.p99_ns.map_or(String::new(), |v| v.to_string())>{lat(r.base.p99_ns)}</td>
+                    <td class="num" data-col="p99.99" data-v=r.base.p99_99_ns.map_or(String::new(), |v| v.to_string())>{p9999(&r.base)}</td>
+                    {has_cand.then(|| view! {
+                        <td class="num">{cand.map_or(String::new(), |c| format_rate(c.iops))}</td>
+                        <td class="num">{cand.map_or(String::new(), |c| format_ns(c.mean_ns.round() as u64))}</td>
+                        <td class="num">{cand.map_or(String::new(), |c| lat(c.p99_ns))}</td>
+                        <td class="num">{cand.map_or(String::new(), p9999)}</td>
+                        <td class="num" data-col="iops_pct">{pct_text(ch.and_then(|c| c.iops_pct))}</td>
+                        <td class="num" data-col="mean_pct">{pct_text(ch.and_then(|c| c.mean_pct))}</td>
+                        <td class="num" data-col="p99_pct">{pct_text(ch.and_then(|c| c.p99_pct))}</td>
+                        <td class="num" data-col="p99_99_pct">{pct_text(ch.and_then(|c| c.p99_99_pct))}</td>
+                    })}
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <table data-testid="sweep-table">
+            <thead>
+                <tr>
+                    <th>"configuration"</th><th>{param}</th><th>"run"</th><th>"IOPS"</th><th>"mean"</th><th>"p99"</th><th>"p99.99"</th>
+                    {has_cand.then(|| view! {
+                        <th>"cand. IOPS"</th><th>"cand. mean"</th><th>"cand. p99"</th><th>"cand. p99.99"</th>
+                        <th>"IOPS Δ"</th><th>"mean Δ"</th><th>"p99 Δ"</th><th>"p99.99 Δ"</th>
+                    })}
+                </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
+        <p class="hint">{format!("Direction: {}. * thin: fewer than 100 I/Os beyond p99.99. {}", t.tag, if has_cand { "Baseline runs are the marked ones; candidates the other shown runs, paired by configuration and parameter value. Δ: candidate against baseline." } else { "Mark baseline runs in Compare to pair candidates with them." })}</p>
+    }
+    .into_any()
+}
+
+// ---------------------------------------------------------------------------------------
+// Steady state
+
+struct SsSeries {
+    label: String,
+    style: TraceStyle,
+    report: Result<SteadyReport, String>,
+}
+
+struct SsData {
+    run: Option<(usize, String)>,
+    unit: ConvUnit,
+    track: String,
+    series: Vec<SsSeries>,
+    note: Option<String>,
+}
+
+/// The fio-style criteria shown beside the PTS rule (`nines steady`'s defaults).
+const CRITERIA: [&str; 2] = ["iops:10%", "iops_slope:0.1%"];
+
+fn steady_data(st: &ViewState) -> SsData {
+    let runs = with_model(|m| m.runs.clone());
+    let ss = &st.steady;
+    let track: Result<Tracked, String> = ss.track.parse();
+    let unit = match &track {
+        Ok(Tracked::Iops) => ConvUnit::Iops,
+        Ok(Tracked::Bw) => ConvUnit::Mbps,
+        _ => ConvUnit::Latency,
+    };
+    let mut d = SsData { run: None, unit, track: track.as_ref().map(|t| t.label()).unwrap_or_default(), series: Vec::new(), note: None };
+    let Some(i) = (ss.run < runs.len()).then_some(ss.run).or((!runs.is_empty()).then_some(0)) else {
+        d.note = Some("No runs loaded.".into());
+        return d;
+    };
+    let r = &runs[i].run;
+    d.run = Some((i, r.name.clone()));
+    let track = match track {
+        Ok(t) => t,
+        Err(e) => {
+            d.note = Some(e);
+            return d;
+        }
+    };
+    let criteria: Vec<Criterion> = CRITERIA.iter().filter_map(|c| c.parse().ok()).collect();
+    let round = ss.round_s.map_or(Grouping::Native, Grouping::Seconds);
+    let dirs = directions_of(r, st.dir);
+    if dirs.is_empty() {
+        d.note = Some(format!("{} has no {} direction.", r.name, st.dir.label()));
+    }
+    for (k, dir) in dirs.iter().enumerate() {
+        let report = convergence::steady_report(r, dir, &track, ss.rounds, round, &criteria).map_err(|e| e.to_string());
+        d.series.push(SsSeries { label: format!("{} {}", r.name, dir_key(dir)), style: trace_style(i, k, st.dir), report });
+    }
+    d
+}
+
+fn conv_series(d: &SsData) -> Vec<ConvSeries> {
+    d.series
+        .iter()
+        .filter_map(|s| {
+            let r = s.report.as_ref().ok()?;
+            let n = r.rounds.len();
+            let window = r.last.as_ref().map(|p| {
+                let half = p.slope * (r.window as f64 - 1.0) / 2.0;
+                ConvWindow { first: (n - r.window + 1) as f64, last: n as f64, average: p.average, fit: (p.average - half, p.average + half), holds: p.holds }
+            });
+            Some(ConvSeries {
+                label: s.label.clone(),
+                style: s.style,
+                points: r.rounds.iter().enumerate().map(|(i, q)| ((i + 1) as f64, q.value)).collect(),
+                window,
+                first_steady: r.first_steady_after.map(|v| v as f64),
+            })
+        })
+        .collect()
+}
+
+fn steady_view(d: &SsData) -> AnyView {
+    if let Some(n) = &d.note {
+        return view! { <p class="hint" data-testid="steady-note">{n.clone()}</p> }.into_any();
+    }
+    let unit = d.unit;
+    let fmt = move |v: f64| unit.format(v);
+    d.series
+        .iter()
+        .map(|s| {
+            let r = match &s.report {
+                Err(e) => return view! { <p class="error" data-testid="steady-error"><b>{s.label.clone()}</b>": "{e.clone()}</p> }.into_any(),
+                Ok(r) => r,
+            };
+            let n = r.rounds.len();
+            let first = n - r.window;
+            let summary = match &r.last {
+                None => view! { <p data-testid="steady-summary" data-holds="unknown">{format!("{}: the last {} rounds have a round without a value (no I/O, or none beyond the level): the rule cannot be applied.", s.label, r.window)}</p> }.into_any(),
+                Some(p) => {
+                    let ok = |b: bool| if b { "✓" } else { "✗" };
+                    let verdict = if p.holds { format!("steady state holds over rounds {}–{}", first + 1, n) } else { format!("not steady over rounds {}–{}", first + 1, n) };
+                    let first_held = match r.first_steady_after {
+                        Some(k) => format!("The PTS rule first held after round {k}."),
+                        None => "The PTS rule never held in this run.".into(),
+                    };
+                    view! {
+                        <p data-testid="steady-summary" data-holds=p.holds.to_string() data-average=p.average.to_string() data-range=p.range.to_string()
+                            data-excursion=p.excursion.to_string() data-first=r.first_steady_after.map_or(String::new(), |v| v.to_string())>
+                            <b class=if p.holds { "v-better" } else { "v-worse" }>{format!("{}: {verdict}", s.label)}</b>
+                            {format!(" · average {} · range {} = {:.1}% of the average (limit 20%) {} · fitted line's change {} = {:.1}% (limit 10%) {} · {first_held}",
+                                fmt(p.average), fmt(p.range), p.range / p.average * 100.0, ok(p.range_ok), fmt(p.excursion), p.excursion / p.average * 100.0, ok(p.slope_ok))}
+                        </p>
+                    }
+                    .into_any()
+                }
+            };
+            let avg = r.last.as_ref().map(|p| p.average);
+            let rows = r.rounds[first..]
+                .iter()
+                .enumerate()
+                .map(|(j, q)| {
+                    let dev = match (q.value, avg) {
+                        (Some(v), Some(a)) if a > 0.0 => format!("{:+.1}%", (v / a - 1.0) * 100.0),
+                        _ => String::new(),
+                    };
+                    view! {
+                        <tr data-testid="steady-window-row" data-round=(first + j + 1).to_string() data-value=q.value.map_or(String::new(), |v| v.to_string())>
+                            <td class="num">{(first + j + 1).to_string()}</td>
+                            <td class="num">{crate::charts::format_seconds(q.start_s)}</td>
+                            <td class="num">{format!("{:.3} s", q.length_s)}</td>
+                            <td class="num">{nines_core::units::group(q.count)}</td>
+                            <td class="num">{q.value.map_or("-".to_string(), fmt)}</td>
+                            <td class="num">{dev}</td>
+                        </tr>
+                    }
+                })
+                .collect_view();
+            let crit = r
+                .criteria
+                .iter()
+                .map(|c| {
+                    let pct = if c.criterion.ends_with('%') { "%" } else { "" };
+                    let last = match &c.last {
+                        Some(e) => format!("{} over the window: {:.3}{pct} (mean {:.1}) {}", if e.holds { "holds" } else { "does not hold" }, e.criterion, e.mean, if e.holds { "✓" } else { "✗" }),
+                        None => "cannot be evaluated over the window".into(),
+                    };
+                    let first = c.first_steady_after.map_or("never held".to_string(), |k| format!("first held after round {k}"));
+                    view! { <li data-testid="steady-criterion" data-criterion=c.criterion.clone() data-holds=c.last.as_ref().map_or(String::new(), |e| e.holds.to_string())
+                        data-first=c.first_steady_after.map_or(String::new(), |v| v.to_string())>{format!("fio {}: {last}; {first}", c.criterion)}</li> }
+                })
+                .collect_view();
+            view! {
+                <div class="steady-report">
+                    {summary}
+                    <table data-testid="steady-window">
+                        <thead><tr><th>"round"</th><th>"start"</th><th>"length"</th><th>"I/Os"</th><th>{r.track.clone()}</th><th>"vs average"</th></tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                    <ul class="criteria">{crit}</ul>
+                </div>
+            }
+            .into_any()
+        })
+        .collect_view()
+        .into_any()
+}
+
+// ---------------------------------------------------------------------------------------
+// The section
+
+#[component]
+pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: RwSignal<u32>) -> impl IntoView {
+    let set = move |f: Box<dyn FnOnce(&mut ViewState)>| {
+        busy();
+        state.update(|s| f(s));
+    };
+    let cmp_memo = Memo::new(move |_| (cmp_key(&state.get(), version.get()), size.get()));
+    let sweep_memo = Memo::new(move |_| (sweep_key(&state.get(), version.get()), size.get()));
+    let ss_memo = Memo::new(move |_| {
+        let s = state.get();
+        ((version.get(), s.dir, s.steady.clone()), size.get())
+    });
+    let change_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let sweep_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let conv_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
+
+    let cmp = move |k: &CmpKey| cached(&CMP, k, || compare_data(&state.get_untracked()));
+    let swp = move |k: &SweepKey| cached(&SWEEP, k, || sweep_data(&state.get_untracked()));
+    let sst = move |k: &SsKey| cached(&STEADY, k, || steady_data(&state.get_untracked()));
+
+    Effect::new(move |_| {
+        let (k, _) = cmp_memo.get();
+        let Some(c) = change_canvas.get() else { return };
+        let t0 = now_ms();
+        canvas_size(&c, 340);
+        let d = cmp(&k);
+        let ch = change_chart(&d);
+        let spec = ChangeSpec { title: "Change against the baseline, per level of nines", levels: &ch.levels, bands: &ch.bands, series: &ch.series, x: ch.x, y: ch.y, legend: false };
+        draw_canvas(&c, |root| jc::draw_change(root, &spec));
+        mark_drawn("change", now_ms() - t0);
+    });
+    Effect::new(move |_| {
+        let (k, _) = sweep_memo.get();
+        let Some(c) = sweep_canvas.get() else { return };
+        let t0 = now_ms();
+        canvas_size(&c, 560);
+        let d = swp(&k);
+        let param = d.param.clone().unwrap_or_else(|| "parameter".into());
+        let spec = SweepSpec { param: &param, panels: &d.panels, legend: false };
+        draw_canvas(&c, |root| jc::draw_sweep(root, &spec));
+        mark_drawn("sweep", now_ms() - t0);
+    });
+    Effect::new(move |_| {
+        let (k, _) = ss_memo.get();
+        let Some(c) = conv_canvas.get() else { return };
+        let t0 = now_ms();
+        canvas_size(&c, 340);
+        let d = sst(&k);
+        let series = conv_series(&d);
+        let n = series.iter().map(|s| s.points.len()).max().unwrap_or(1) as f64;
+        let title = match &d.run {
+            Some((_, name)) => format!("Steady state (SNIA PTS): {} per round, {}", d.track, name),
+            None => "Steady state (SNIA PTS)".into(),
+        };
+        let spec = ConvSpec { title: &title, y_desc: &d.track, unit: d.unit, series: &series, x: Scale { lo: 0.5, hi: n + 0.5, log: false }, y: jc::conv_y(&series), legend: series.len() > 1 };
+        draw_canvas(&c, |root| jc::draw_convergence(root, &spec));
+        mark_drawn("steady", now_ms() - t0);
+    });
+
+    let run_names = move || {
+        version.track();
+        with_model(|m| m.runs.iter().map(|r| r.run.name.clone()).collect::<Vec<_>>())
+    };
+    let export_sweep_csv = move |_| {
+        let d = swp(&sweep_memo.get_untracked().0);
+        if let Some(Ok(t)) = &d.table {
+            download("nines-sweep.csv", "text/csv", sweep_table::to_csv(t).as_bytes());
+        }
+    };
+
+    view! {
+        <section class="panel judge" data-testid="panel-compare">
+            <div class="tools">
+                <span class="hint">"Compare: did the change move the tail by more than the measurement allows?"</span>
+                <span class="glabel">"baseline"</span>
+                {move || run_names().into_iter().enumerate().map(|(i, name)| view! {
+                    <label class="check" title="baseline run (several: compared by their run-to-run band)">
+                        <input type="checkbox" data-testid=format!("baseline-{i}")
+                            prop:checked=move || state.with(|s| s.base.contains(&i))
+                            on:change=move |_| set(Box::new(move |s| { if !s.base.remove(&i) { s.base.insert(i); } }))/>
+                        {name}
+                    </label>
+                }).collect_view()}
+                <button data-testid="baseline-clear" on:click=move |_| set(Box::new(|s| s.base.clear()))>"none"</button>
+            </div>
+            <div class="chart"><canvas node_ref=change_canvas data-testid="change-canvas"></canvas></div>
+            {move || { let (k, _) = cmp_memo.get(); compare_table(&cmp(&k)) }}
+        </section>
+        <section class="panel judge" data-testid="panel-sweep">
+            <div class="tools">
+                <span class="hint">"Sweep: IOPS and latency against a parameter, one line per configuration"</span>
+                <span class="glabel">"parameter"</span>
+                <input type="text" list="nines-params" size="14" data-testid="sweep-param"
+                    prop:value=move || { let (k, _) = sweep_memo.get(); swp(&k).param.clone().unwrap_or_default() }
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        let p = crate::state::param_name(v.trim());
+                        set(Box::new(move |s| s.sweep = p));
+                    }/>
+                <datalist id="nines-params">
+                    {move || { let (k, _) = sweep_memo.get(); swp(&k).params.iter().map(|p| view! { <option value=p.clone()></option> }).collect_view() }}
+                </datalist>
+                <button data-testid="export-sweep-csv" on:click=export_sweep_csv>"CSV"</button>
+            </div>
+            <div class="chart"><canvas node_ref=sweep_canvas data-testid="sweep-canvas"></canvas></div>
+            {move || { let (k, _) = sweep_memo.get(); sweep_table_view(&swp(&k)) }}
+        </section>
+        <section class="panel judge" data-testid="panel-steady">
+            <div class="tools">
+                <span class="hint" title="SNIA PTS: over the measurement window of the last N rounds, the range of the tracked result stays below 20% of its average and the least-squares line changes by at most 10% of it">
+                    "Steady state: can the measurement be trusted?"
+                </span>
+                <span class="glabel">"run"</span>
+                <select data-testid="steady-run" on:change=move |ev| {
+                    if let Ok(i) = event_target_value(&ev).parse::<usize>() { set(Box::new(move |s| s.steady.run = i)); }
+                }>
+                    {move || run_names().into_iter().enumerate().map(|(i, name)| view! {
+                        <option value=i.to_string() selected=move || state.with(|s| s.steady.run == i)>{name}</option>
+                    }).collect_view()}
+                </select>
+                <span class="glabel">"track"</span>
+                <select data-testid="steady-track" on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    if TRACKS.contains(&v.as_str()) { set(Box::new(move |s| s.steady.track = v)); }
+                }>
+                    {TRACKS.iter().map(|t| view! { <option value=*t selected=move || state.with(|s| s.steady.track == *t)>{*t}</option> }).collect_view()}
+                </select>
+                <span class="glabel">"rounds in window"</span>
+                <input type="number" min="2" max="100" size="3" data-testid="steady-rounds"
+                    prop:value=move || state.with(|s| s.steady.rounds.to_string())
+                    on:change=move |ev| {
+                        if let Ok(n) = event_target_value(&ev).parse::<usize>() {
+                            let n = n.clamp(2, 100);
+                            set(Box::new(move |s| s.steady.rounds = n));
+                        }
+                    }/>
+                <span class="glabel">"round"</span>
+                <select data-testid="steady-round" on:change=move |ev| {
+                    let v = event_target_value(&ev).parse::<f64>().ok().filter(|v| *v > 0.0);
+                    set(Box::new(move |s| s.steady.round_s = v));
+                }>
+                    {[0.0, 1.0, 5.0, 10.0, 30.0, 60.0].into_iter().map(|r| view! {
+                        <option value=r.to_string() selected=move || state.with(|s| s.steady.round_s.unwrap_or(0.0) == r)>
+                            {if r == 0.0 { "each window".to_string() } else { format!("{r} s") }}
+                        </option>
+                    }).collect_view()}
+                </select>
+            </div>
+            <div class="chart"><canvas node_ref=conv_canvas data-testid="conv-canvas"></canvas></div>
+            {move || { let ((v, dir, ss), _) = ss_memo.get(); steady_view(&sst(&(v, dir, ss))) }}
+        </section>
+    }
+}
