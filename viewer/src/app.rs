@@ -36,7 +36,9 @@ use crate::charts::{
     self, CdfSpec, Curve, Frame, HistSpec, HistTrace, Metric, RateLine, RateSpec, RuntimeLine, RuntimeSpec, Scale, TraceStyle,
 };
 use crate::state::{DirMode, RateMode, ViewState};
+use dom::{el, tx, Node};
 
+mod dom;
 mod judge;
 
 #[wasm_bindgen(start)]
@@ -747,6 +749,15 @@ fn App() -> impl IntoView {
     let rate_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
     let rate_overlay: NodeRef<leptos::html::Canvas> = NodeRef::new();
     let hist_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let table_out: NodeRef<leptos::html::Div> = NodeRef::new();
+
+    // ----- the stats table, rebuilt whole (see `dom`)
+    Effect::new(move |_| {
+        let _ = table_key.get();
+        if let Some(out) = table_out.get() {
+            dom::mount(&out, &stats_table(&state.get_untracked()));
+        }
+    });
 
     // ----- 1-CDF and histogram (share the x axis)
     Effect::new(move |_| {
@@ -1224,7 +1235,7 @@ fn App() -> impl IntoView {
                     <span class="hint">"* thin: fewer than 100 I/Os beyond the level (count shown); blank: none beyond, the value would only repeat the max. Hover a value for its 95% confidence interval."</span>
                     <button data-testid="export-csv" on:click=export_csv>"CSV"</button>
                 </div>
-                {move || { let _ = table_key.get(); stats_table(&state.get_untracked()) }}
+                <div node_ref=table_out></div>
             </section>
             <judge::Judge state=state version=version size=size/>
         </div>
@@ -1232,16 +1243,10 @@ fn App() -> impl IntoView {
 }
 
 /// The stats table: `nines stats` columns per run and direction, then run-to-run variability.
-fn stats_table(st: &ViewState) -> AnyView {
+fn stats_table(st: &ViewState) -> Vec<Node> {
     let n = with_model(|m| m.runs.len());
     let t0 = now_ms();
-    let rows_of = |s: &RunStats| -> Vec<(String, TagStats)> {
-        s.tags
-            .iter()
-            .filter(|(tag, _)| shown_tag(st.dir, tag))
-            .cloned()
-            .collect()
-    };
+    let rows_of = |s: &RunStats| -> Vec<(String, TagStats)> { s.tags.iter().filter(|(tag, _)| shown_tag(st.dir, tag)).cloned().collect() };
     let mut table: Vec<(usize, String, String, Vec<(String, TagStats)>)> = Vec::new();
     for i in (0..n).filter(|i| !st.hidden.contains(i)) {
         if let Some(s) = stats_of(i, run_time_sel(st, i)) {
@@ -1254,43 +1259,43 @@ fn stats_table(st: &ViewState) -> AnyView {
         .rev()
         .find(|&i| table.iter().any(|(_, _, _, rows)| rows.iter().any(|(_, s)| s.levels.get(i).is_some_and(|l| l.value_ns.is_some()))))
         .map_or(0, |i| i + 1);
-    let header: Vec<String> = labels[..shown].to_vec();
     let ncols = 8 + shown;
-    let body = table
-        .iter()
-        .flat_map(|(i, name, file, rows)| {
-            rows.iter().map(move |(tag, s)| {
-                let i = *i;
-                let cells = s.levels[..shown.min(s.levels.len())]
-                    .iter()
-                    .map(|l| {
-                        // the same cell text as `nines stats` (ranges at a coarser source's precision)
-                        let cell = |v: u64| nines_core::import::precision::level_cell(l).unwrap_or_else(|| format_ns(v));
-                        let (text, class, title) = match (l.support, l.value_ns) {
-                            (Support::Reliable, Some(v)) => (cell(v), "num", ci_title(l.ci95_ns, l.beyond)),
-                            (Support::Thin, Some(v)) => (format!("{}*", cell(v)), "num thin", format!("thin: only {} I/Os beyond this level. {}", group(l.beyond), ci_title(l.ci95_ns, l.beyond))),
-                            _ => (String::new(), "num none", "no I/O beyond this level: its value would only repeat the max".to_string()),
-                        };
-                        let ns = l.value_ns.map_or(String::new(), |v| v.to_string());
-                        view! { <td class=class title=title data-testid="cell" data-col=l.label.clone() data-ns=ns data-support=format!("{:?}", l.support).to_lowercase() data-beyond=l.beyond.to_string()>{text}</td> }
-                    })
-                    .collect_view();
-                view! {
-                    <tr data-testid="stats-row" data-run=i.to_string() data-dir=tag.clone() data-file=file.clone()>
-                        <td class="name" title=file.clone()>{name.clone()}</td>
-                        <td>{tag.clone()}</td>
-                        <td class="num" data-testid="cell" data-col="count" data-ns=s.count.to_string()>{group(s.count)}</td>
-                        <td class="num" data-testid="cell" data-col="iops" data-ns=format!("{}", s.iops)>{format_rate(s.iops)}</td>
-                        <td class="num" data-testid="cell" data-col="min" data-ns=s.min_ns.to_string()>{format_ns(s.min_ns)}</td>
-                        <td class="num" data-testid="cell" data-col="mean" data-ns=format!("{}", s.mean_ns)>{format_ns_f(s.mean_ns)}</td>
-                        <td class="num" data-testid="cell" data-col="stdev" data-ns=format!("{}", s.stdev_ns)>{format_ns_f(s.stdev_ns)}</td>
-                        {cells}
-                        <td class="num max" data-testid="cell" data-col="max" data-ns=s.max_ns.to_string()>{format_ns(s.max_ns)}</td>
-                    </tr>
-                }
-            })
-        })
-        .collect_view();
+    let cell = |class: &str, col: &str, ns: String, text: String| tx("td", vec![("class", class.into()), ("data-testid", "cell".into()), ("data-col", col.into()), ("data-ns", ns)], text);
+    let mut body = Vec::new();
+    for (i, name, file, rows) in &table {
+        for (tag, s) in rows {
+            let mut cells = vec![
+                tx("td", vec![("class", "name".into()), ("title", file.clone())], name.clone()),
+                tx("td", vec![], tag.clone()),
+                cell("num", "count", s.count.to_string(), group(s.count)),
+                cell("num", "iops", format!("{}", s.iops), format_rate(s.iops)),
+                cell("num", "min", s.min_ns.to_string(), format_ns(s.min_ns)),
+                cell("num", "mean", format!("{}", s.mean_ns), format_ns_f(s.mean_ns)),
+                cell("num", "stdev", format!("{}", s.stdev_ns), format_ns_f(s.stdev_ns)),
+            ];
+            for l in &s.levels[..shown.min(s.levels.len())] {
+                // the same cell text as `nines stats` (ranges at a coarser source's precision)
+                let val = |v: u64| nines_core::import::precision::level_cell(l).unwrap_or_else(|| format_ns(v));
+                let (text, class, title) = match (l.support, l.value_ns) {
+                    (Support::Reliable, Some(v)) => (val(v), "num", ci_title(l.ci95_ns, l.beyond)),
+                    (Support::Thin, Some(v)) => (format!("{}*", val(v)), "num thin", format!("thin: only {} I/Os beyond this level. {}", group(l.beyond), ci_title(l.ci95_ns, l.beyond))),
+                    _ => (String::new(), "num none", "no I/O beyond this level: its value would only repeat the max".to_string()),
+                };
+                let attrs = vec![
+                    ("class", class.to_string()),
+                    ("title", title),
+                    ("data-testid", "cell".into()),
+                    ("data-col", l.label.clone()),
+                    ("data-ns", l.value_ns.map_or(String::new(), |v| v.to_string())),
+                    ("data-support", format!("{:?}", l.support).to_ascii_lowercase()),
+                    ("data-beyond", l.beyond.to_string()),
+                ];
+                cells.push(tx("td", attrs, text));
+            }
+            cells.push(cell("num max", "max", s.max_ns.to_string(), format_ns(s.max_ns)));
+            body.push(el("tr", vec![("data-testid", "stats-row".into()), ("data-run", i.to_string()), ("data-dir", tag.clone()), ("data-file", file.clone())], cells));
+        }
+    }
     // run-to-run variability per direction shown, with two or more runs
     let mut var_rows = Vec::new();
     if table.len() >= 2 {
@@ -1307,41 +1312,35 @@ fn stats_table(st: &ViewState) -> AnyView {
             if refs.len() < 2 {
                 continue;
             }
-            let v = variability(&refs);
-            var_rows.push(view! {
-                <tr data-testid="variability-row" data-dir=d.clone()>
-                    <td class="name">{format!("{} runs", refs.len())}</td>
-                    <td>{d.clone()}</td>
-                    <td colspan="5" class="hint">"spread (max − min) / median across runs"</td>
-                    {v.into_iter().take(shown).map(|lv| {
-                        let title = match (lv.min_ns, lv.median_ns, lv.max_ns) {
-                            (Some(a), Some(m), Some(b)) => format!("{} runs: min {}, median {}, max {}", lv.runs, format_ns(a), format_ns(m), format_ns(b)),
-                            _ => "no run has this level".into(),
-                        };
-                        let txt = if lv.runs >= 2 { lv.spread_pct.map_or(String::new(), |p| format!("{p:.1}%")) } else { String::new() };
-                        view! { <td class="num" title=title data-testid="spread" data-col=lv.label>{txt}</td> }
-                    }).collect_view()}
-                    <td></td>
-                </tr>
-            });
+            let mut cells = vec![
+                tx("td", vec![("class", "name".into())], format!("{} runs", refs.len())),
+                tx("td", vec![], d.clone()),
+                tx("td", vec![("colspan", "5".into()), ("class", "hint".into())], "spread (max − min) / median across runs"),
+            ];
+            for lv in variability(&refs).into_iter().take(shown) {
+                let title = match (lv.min_ns, lv.median_ns, lv.max_ns) {
+                    (Some(a), Some(m), Some(b)) => format!("{} runs: min {}, median {}, max {}", lv.runs, format_ns(a), format_ns(m), format_ns(b)),
+                    _ => "no run has this level".into(),
+                };
+                let txt = if lv.runs >= 2 { lv.spread_pct.map_or(String::new(), |p| format!("{p:.1}%")) } else { String::new() };
+                cells.push(tx("td", vec![("class", "num".into()), ("title", title), ("data-testid", "spread".into()), ("data-col", lv.label)], txt));
+            }
+            cells.push(el("td", vec![], vec![]));
+            var_rows.push(el("tr", vec![("data-testid", "variability-row".into()), ("data-dir", d.clone())], cells));
         }
     }
-    let view = view! {
-        <table data-testid="stats-table">
-            <thead>
-                <tr>
-                    <th>"run"</th><th>"dir"</th><th>"count"</th><th>"IOPS"</th><th>"min"</th><th>"mean"</th><th>"stdev"</th>
-                    {header.into_iter().map(|l| view! { <th>{l}</th> }).collect_view()}
-                    <th>"max"</th>
-                </tr>
-            </thead>
-            <tbody>{body}</tbody>
-            {(!var_rows.is_empty()).then(|| view! { <tbody class="variability"><tr><th colspan=ncols.to_string()>"Run-to-run variability"</th></tr>{var_rows}</tbody> })}
-        </table>
+    let mut head: Vec<Node> = ["run", "dir", "count", "IOPS", "min", "mean", "stdev"].iter().map(|h| tx("th", vec![], h.to_string())).collect();
+    head.extend(labels[..shown].iter().map(|l| tx("th", vec![], l.clone())));
+    head.push(tx("th", vec![], "max"));
+    let mut parts = vec![el("thead", vec![], vec![el("tr", vec![], head)]), el("tbody", vec![], body)];
+    if !var_rows.is_empty() {
+        let mut v = vec![el("tr", vec![], vec![tx("th", vec![("colspan", ncols.to_string())], "Run-to-run variability")])];
+        v.extend(var_rows);
+        parts.push(el("tbody", vec![("class", "variability".into())], v));
     }
-    .into_any();
+    let out = vec![el("table", vec![("data-testid", "stats-table".into())], parts)];
     mark_table(now_ms() - t0);
-    view
+    out
 }
 
 /// Which rows of `nines stats` the table shows in a direction mode.

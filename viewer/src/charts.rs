@@ -618,7 +618,7 @@ where
                                 run.clear();
                                 run.push(last);
                             }
-                            run_thin = thin || (run.len() == 1 && run_thin && thin);
+                            run_thin = thin;
                             run.push((x, y));
                         }
                         None => {

@@ -9,6 +9,7 @@ use std::rc::Rc;
 use std::thread::LocalKey;
 
 use leptos::prelude::*;
+use wasm_bindgen::{JsCast, JsValue};
 
 use nines_core::compare::{self, Change, TagComparison, Verdict};
 use nines_core::convergence::{self, SteadyReport, Track as Tracked};
@@ -20,6 +21,7 @@ use nines_core::steady::Criterion;
 use nines_core::sweep_table::{self, SweepTable};
 use nines_core::units::{format_ns, format_rate};
 
+use super::dom::{el, mount, text, tx, Node};
 use super::{busy, canvas_size, directions_of, dir_key, download, draw_canvas, mark_drawn, now_ms, trace_style, with_model};
 use crate::charts::{Scale, TraceStyle};
 use crate::judge_charts::{self as jc, ChangePoint, ChangeSeries, ChangeSpec, ConvSeries, ConvSpec, ConvUnit, ConvWindow, SweepLine, SweepPanel, SweepSpec, YUnit};
@@ -198,7 +200,7 @@ fn side_text(label: &str, c: &Change, base: bool) -> String {
     }
 }
 
-fn change_cell(c: &Change) -> AnyView {
+fn change_cell(c: &Change) -> Node {
     let why = match c.verdict {
         Verdict::Better | Verdict::Worse => "the intervals do not overlap: a real change",
         Verdict::Same => "the intervals overlap: within what the measurement allows",
@@ -206,25 +208,26 @@ fn change_cell(c: &Change) -> AnyView {
     };
     let title = format!("{}\nbaseline {}\ncandidate {}\n{why}", c.label, side_text(&c.label, c, true), side_text(&c.label, c, false));
     let word = verdict_word(c.verdict);
+    let up_is_more = c.label == "IOPS";
     let mark = match c.verdict {
+        Verdict::Better if up_is_more => " ▲",
+        Verdict::Worse if up_is_more => " ▼",
         Verdict::Better => " ▼",
         Verdict::Worse => " ▲",
         Verdict::Same => "",
         Verdict::Unknown => " ?",
     };
-    let mark = if c.label == "IOPS" && matches!(c.verdict, Verdict::Better | Verdict::Worse) { if c.verdict == Verdict::Better { " ▲" } else { " ▼" } } else { mark };
     let pct = c.change_pct.map_or(String::new(), |p| p.to_string());
-    view! {
-        <td class=format!("num v-{word}") title=title data-testid="change" data-col=c.label.clone() data-verdict=word data-pct=pct>
-            {pct_text(c.change_pct)}{mark}
-        </td>
-    }
-    .into_any()
+    tx(
+        "td",
+        vec![("class", format!("num v-{word}")), ("title", title), ("data-testid", "change".into()), ("data-col", c.label.clone()), ("data-verdict", word.into()), ("data-pct", pct)],
+        format!("{}{mark}", pct_text(c.change_pct)),
+    )
 }
 
-fn compare_table(d: &CmpData) -> AnyView {
+fn compare_table(d: &CmpData) -> Vec<Node> {
     if let Some(n) = &d.note {
-        return view! { <p class="hint" data-testid="compare-note">{n.clone()}</p> }.into_any();
+        return vec![tx("p", vec![("class", "hint".into()), ("data-testid", "compare-note".into())], n.clone())];
     }
     // levels some row has a value for
     let shown: Vec<usize> = (0..d.levels.len()).filter(|&i| d.rows.iter().any(|r| r.tc.levels.get(i).is_some_and(|c| c.base.value.is_some() || c.cand.value.is_some()))).collect();
@@ -234,53 +237,44 @@ fn compare_table(d: &CmpData) -> AnyView {
             tags.push(r.tc.tag.clone());
         }
     }
-    let base_rows = tags
+    let measures = |tc: &TagComparison| -> Vec<Change> {
+        let mut v = vec![tc.iops.clone(), tc.mean.clone()];
+        v.extend(shown.iter().map(|&i| tc.levels[i].clone()));
+        v
+    };
+    let mut head = vec![tx("th", vec![], "run"), tx("th", vec![], "dir"), tx("th", vec![], "IOPS"), tx("th", vec![], "mean")];
+    head.extend(shown.iter().map(|&i| tx("th", vec![], d.levels[i].label.clone())));
+    let base_rows: Vec<Node> = tags
         .iter()
         .filter_map(|t| d.rows.iter().find(|r| r.tc.tag == *t))
         .map(|r| {
-            let val = |c: &Change| {
+            let mut cells = vec![tx("td", vec![("class", "name".into())], format!("baseline: {}", d.base_names.join(", "))), tx("td", vec![], r.tc.tag.clone())];
+            for c in measures(&r.tc) {
                 let f = |v: f64| if c.label == "IOPS" { format_rate(v) } else { format_ns(v.max(0.0).round() as u64) };
-                let text = c.base.value.map_or(String::new(), f);
-                view! { <td class="num" title=side_text(&c.label, c, true) data-testid="base-value" data-col=c.label.clone()>{text}</td> }
-            };
-            view! {
-                <tr class="baseline" data-testid="compare-base-row" data-dir=r.tc.tag.clone()>
-                    <td class="name">{format!("baseline: {}", d.base_names.join(", "))}</td>
-                    <td>{r.tc.tag.clone()}</td>
-                    {val(&r.tc.iops)}
-                    {val(&r.tc.mean)}
-                    {shown.iter().map(|&i| val(&r.tc.levels[i])).collect_view()}
-                </tr>
+                let attrs = vec![("class", "num".into()), ("title", side_text(&c.label, &c, true)), ("data-testid", "base-value".into()), ("data-col", c.label.clone())];
+                cells.push(tx("td", attrs, c.base.value.map_or(String::new(), f)));
             }
+            el("tr", vec![("class", "baseline".into()), ("data-testid", "compare-base-row".into()), ("data-dir", r.tc.tag.clone())], cells)
         })
-        .collect_view();
-    let rows = d
+        .collect();
+    let rows: Vec<Node> = d
         .rows
         .iter()
         .map(|r| {
-            view! {
-                <tr data-testid="compare-row" data-run=r.run.to_string() data-dir=r.tc.tag.clone()>
-                    <td class="name"><i class="sw" style:background=r.style.css()></i>{r.name.clone()}</td>
-                    <td>{r.tc.tag.clone()}</td>
-                    {change_cell(&r.tc.iops)}
-                    {change_cell(&r.tc.mean)}
-                    {shown.iter().map(|&i| change_cell(&r.tc.levels[i])).collect_view()}
-                </tr>
-            }
+            let swatch = el("i", vec![("class", "sw".into()), ("style", format!("background:{}", r.style.css()))], vec![]);
+            let mut cells = vec![el("td", vec![("class", "name".into())], vec![swatch, text(r.name.clone())]), tx("td", vec![], r.tc.tag.clone())];
+            cells.extend(measures(&r.tc).iter().map(change_cell));
+            el("tr", vec![("data-testid", "compare-row".into()), ("data-run", r.run.to_string()), ("data-dir", r.tc.tag.clone())], cells)
         })
-        .collect_view();
-    view! {
-        <table data-testid="compare-table">
-            <thead><tr>
-                <th>"run"</th><th>"dir"</th><th>"IOPS"</th><th>"mean"</th>
-                {shown.iter().map(|&i| view! { <th>{d.levels[i].label.clone()}</th> }).collect_view()}
-            </tr></thead>
-            <tbody>{base_rows}</tbody>
-            <tbody>{rows}</tbody>
-        </table>
-        <p class="hint">{format!("Change of each candidate against the baseline over {}. ▼ faster / ▲ slower (IOPS: ▲ more) only where the intervals do not overlap; ? too few I/Os to tell. Hover a cell for both values and intervals.", d.scope)}</p>
-    }
-    .into_any()
+        .collect();
+    vec![
+        el(
+            "table",
+            vec![("data-testid", "compare-table".into())],
+            vec![el("thead", vec![], vec![el("tr", vec![], head)]), el("tbody", vec![], base_rows), el("tbody", vec![], rows)],
+        ),
+        tx("p", vec![("class", "hint".into())], format!("Change of each candidate against the baseline over {}. ▼ faster / ▲ slower (IOPS: ▲ more) only where the intervals do not overlap; ? too few I/Os to tell. Hover a cell for both values and intervals.", d.scope)),
+    ]
 }
 
 // ---------------------------------------------------------------------------------------
@@ -363,13 +357,14 @@ fn sweep_data(st: &ViewState) -> SweepData {
     d
 }
 
-fn sweep_table_view(d: &SweepData) -> AnyView {
+fn sweep_table_view(d: &SweepData) -> Vec<Node> {
+    let note = |id: &str, class: &str, s: String| vec![tx("p", vec![("class", class.into()), ("data-testid", id.to_string())], s)];
     let Some(param) = d.param.clone() else {
-        return view! { <p class="hint" data-testid="sweep-note">"No parameter to sweep: the shown runs carry none in their metadata that differs between them. Type one that their file names hold (numjobs-16.hlog) or label them with nines import --sweep."</p> }.into_any();
+        return note("sweep-note", "hint", "No parameter to sweep: the shown runs carry none in their metadata that differs between them. Type one that their file names hold (numjobs-16.hlog) or label them with nines import --sweep.".into());
     };
     let t = match &d.table {
-        None => return view! { <p class="hint" data-testid="sweep-note">"No runs shown."</p> }.into_any(),
-        Some(Err(e)) => return view! { <p class="error" data-testid="sweep-error">{e.clone()}</p> }.into_any(),
+        None => return note("sweep-note", "hint", "No runs shown.".into()),
+        Some(Err(e)) => return note("sweep-error", "error", e.clone()),
         Some(Ok(t)) => t,
     };
     let lat = |v: Option<u64>| v.map_or(String::new(), format_ns);
@@ -377,52 +372,54 @@ fn sweep_table_view(d: &SweepData) -> AnyView {
         Some(v) if p.p99_99_thin => format!("{}*", format_ns(v)),
         v => lat(v),
     };
+    let num = |s: String| tx("td", vec![("class", "num".into())], s);
+    let col = |c: &str, v: String, s: String| tx("td", vec![("class", "num".into()), ("data-col", c.to_string()), ("data-v", v)], s);
+    let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
     let has_cand = d.has_cand;
-    let rows = t
+    let rows: Vec<Node> = t
         .rows
         .iter()
         .map(|r| {
-            let cand = r.cand.as_ref();
-            let ch = r.change.as_ref();
-            view! {
-                <tr data-testid="sweep-row" data-param=r.param.to_string() data-config=r.config.clone()>
-                    <td>{if r.config.is_empty() { "-".to_string() } else { r.config.clone() }}</td>
-                    <td class="num">{format!("{}", r.param)}</td>
-                    <td class="name" title=r.base.run.clone()>{r.base.run.clone()}</td>
-                    <td class="num" data-col="iops" data-v=r.base.iops.to_string()>{format_rate(r.base.iops)}</td>
-                    <td class="num" data-col="mean" data-v=r.base.mean_ns.to_string()>{format_ns(r.base.mean_ns.round() as u64)}</td>
-                    <td class="num" data-col="p99" data-v=r.base.p99_ns.map_or(String::new(), |v| v.to_string())>{lat(r.base.p99_ns)}</td>
-                    <td class="num" data-col="p99.99" data-v=r.base.p99_99_ns.map_or(String::new(), |v| v.to_string())>{p9999(&r.base)}</td>
-                    {has_cand.then(|| view! {
-                        <td class="num">{cand.map_or(String::new(), |c| format_rate(c.iops))}</td>
-                        <td class="num">{cand.map_or(String::new(), |c| format_ns(c.mean_ns.round() as u64))}</td>
-                        <td class="num">{cand.map_or(String::new(), |c| lat(c.p99_ns))}</td>
-                        <td class="num">{cand.map_or(String::new(), p9999)}</td>
-                        <td class="num" data-col="iops_pct">{pct_text(ch.and_then(|c| c.iops_pct))}</td>
-                        <td class="num" data-col="mean_pct">{pct_text(ch.and_then(|c| c.mean_pct))}</td>
-                        <td class="num" data-col="p99_pct">{pct_text(ch.and_then(|c| c.p99_pct))}</td>
-                        <td class="num" data-col="p99_99_pct">{pct_text(ch.and_then(|c| c.p99_99_pct))}</td>
-                    })}
-                </tr>
+            let b = &r.base;
+            let mut cells = vec![
+                tx("td", vec![], if r.config.is_empty() { "-".to_string() } else { r.config.clone() }),
+                num(format!("{}", r.param)),
+                tx("td", vec![("class", "name".into()), ("title", b.run.clone())], b.run.clone()),
+                col("iops", b.iops.to_string(), format_rate(b.iops)),
+                col("mean", b.mean_ns.to_string(), format_ns(b.mean_ns.round() as u64)),
+                col("p99", opt(b.p99_ns), lat(b.p99_ns)),
+                col("p99.99", opt(b.p99_99_ns), p9999(b)),
+            ];
+            if has_cand {
+                let c = r.cand.as_ref();
+                let ch = r.change.as_ref();
+                cells.extend([
+                    num(c.map_or(String::new(), |c| format_rate(c.iops))),
+                    num(c.map_or(String::new(), |c| format_ns(c.mean_ns.round() as u64))),
+                    num(c.map_or(String::new(), |c| lat(c.p99_ns))),
+                    num(c.map_or(String::new(), p9999)),
+                    col("iops_pct", String::new(), pct_text(ch.and_then(|c| c.iops_pct))),
+                    col("mean_pct", String::new(), pct_text(ch.and_then(|c| c.mean_pct))),
+                    col("p99_pct", String::new(), pct_text(ch.and_then(|c| c.p99_pct))),
+                    col("p99_99_pct", String::new(), pct_text(ch.and_then(|c| c.p99_99_pct))),
+                ]);
             }
+            el("tr", vec![("data-testid", "sweep-row".into()), ("data-param", r.param.to_string()), ("data-config", r.config.clone())], cells)
         })
-        .collect_view();
-    view! {
-        <table data-testid="sweep-table">
-            <thead>
-                <tr>
-                    <th>"configuration"</th><th>{param}</th><th>"run"</th><th>"IOPS"</th><th>"mean"</th><th>"p99"</th><th>"p99.99"</th>
-                    {has_cand.then(|| view! {
-                        <th>"cand. IOPS"</th><th>"cand. mean"</th><th>"cand. p99"</th><th>"cand. p99.99"</th>
-                        <th>"IOPS Δ"</th><th>"mean Δ"</th><th>"p99 Δ"</th><th>"p99.99 Δ"</th>
-                    })}
-                </tr>
-            </thead>
-            <tbody>{rows}</tbody>
-        </table>
-        <p class="hint">{format!("Direction: {}. * thin: fewer than 100 I/Os beyond p99.99. {}", t.tag, if has_cand { "Baseline runs are the marked ones; candidates the other shown runs, paired by configuration and parameter value. Δ: candidate against baseline." } else { "Mark baseline runs in Compare to pair candidates with them." })}</p>
+        .collect();
+    let mut head: Vec<Node> = ["configuration", param.as_str(), "run", "IOPS", "mean", "p99", "p99.99"].iter().map(|h| tx("th", vec![], h.to_string())).collect();
+    if has_cand {
+        head.extend(["cand. IOPS", "cand. mean", "cand. p99", "cand. p99.99", "IOPS Δ", "mean Δ", "p99 Δ", "p99.99 Δ"].iter().map(|h| tx("th", vec![], h.to_string())));
     }
-    .into_any()
+    let hint = format!(
+        "Direction: {}. * thin: fewer than 100 I/Os beyond p99.99. {}",
+        t.tag,
+        if has_cand { "Baseline runs are the marked ones; candidates the other shown runs, paired by configuration and parameter value. Δ: candidate against baseline." } else { "Mark baseline runs in Compare to pair candidates with them." }
+    );
+    vec![
+        el("table", vec![("data-testid", "sweep-table".into())], vec![el("thead", vec![], vec![el("tr", vec![], head)]), el("tbody", vec![], rows)]),
+        tx("p", vec![("class", "hint".into())], hint),
+    ]
 }
 
 // ---------------------------------------------------------------------------------------
@@ -502,90 +499,107 @@ fn conv_series(d: &SsData) -> Vec<ConvSeries> {
         .collect()
 }
 
-fn steady_view(d: &SsData) -> AnyView {
+fn steady_view(d: &SsData) -> Vec<Node> {
     if let Some(n) = &d.note {
-        return view! { <p class="hint" data-testid="steady-note">{n.clone()}</p> }.into_any();
+        return vec![tx("p", vec![("class", "hint".into()), ("data-testid", "steady-note".into())], n.clone())];
     }
     let unit = d.unit;
     let fmt = move |v: f64| unit.format(v);
-    d.series
-        .iter()
-        .map(|s| {
-            let r = match &s.report {
-                Err(e) => return view! { <p class="error" data-testid="steady-error"><b>{s.label.clone()}</b>": "{e.clone()}</p> }.into_any(),
-                Ok(r) => r,
-            };
-            let n = r.rounds.len();
-            let first = n - r.window;
-            let summary = match &r.last {
-                None => view! { <p data-testid="steady-summary" data-holds="unknown">{format!("{}: the last {} rounds have a round without a value (no I/O, or none beyond the level): the rule cannot be applied.", s.label, r.window)}</p> }.into_any(),
-                Some(p) => {
-                    let ok = |b: bool| if b { "✓" } else { "✗" };
-                    let verdict = if p.holds { format!("steady state holds over rounds {}–{}", first + 1, n) } else { format!("not steady over rounds {}–{}", first + 1, n) };
-                    let first_held = match r.first_steady_after {
-                        Some(k) => format!("The PTS rule first held after round {k}."),
-                        None => "The PTS rule never held in this run.".into(),
-                    };
-                    view! {
-                        <p data-testid="steady-summary" data-holds=p.holds.to_string() data-average=p.average.to_string() data-range=p.range.to_string()
-                            data-excursion=p.excursion.to_string() data-first=r.first_steady_after.map_or(String::new(), |v| v.to_string())>
-                            <b class=if p.holds { "v-better" } else { "v-worse" }>{format!("{}: {verdict}", s.label)}</b>
-                            {format!(" · average {} · range {} = {:.1}% of the average (limit 20%) {} · fitted line's change {} = {:.1}% (limit 10%) {} · {first_held}",
-                                fmt(p.average), fmt(p.range), p.range / p.average * 100.0, ok(p.range_ok), fmt(p.excursion), p.excursion / p.average * 100.0, ok(p.slope_ok))}
-                        </p>
-                    }
-                    .into_any()
-                }
-            };
-            let avg = r.last.as_ref().map(|p| p.average);
-            let rows = r.rounds[first..]
-                .iter()
-                .enumerate()
-                .map(|(j, q)| {
-                    let dev = match (q.value, avg) {
-                        (Some(v), Some(a)) if a > 0.0 => format!("{:+.1}%", (v / a - 1.0) * 100.0),
-                        _ => String::new(),
-                    };
-                    view! {
-                        <tr data-testid="steady-window-row" data-round=(first + j + 1).to_string() data-value=q.value.map_or(String::new(), |v| v.to_string())>
-                            <td class="num">{(first + j + 1).to_string()}</td>
-                            <td class="num">{crate::charts::format_seconds(q.start_s)}</td>
-                            <td class="num">{format!("{:.3} s", q.length_s)}</td>
-                            <td class="num">{nines_core::units::group(q.count)}</td>
-                            <td class="num">{q.value.map_or("-".to_string(), fmt)}</td>
-                            <td class="num">{dev}</td>
-                        </tr>
-                    }
-                })
-                .collect_view();
-            let crit = r
-                .criteria
-                .iter()
-                .map(|c| {
-                    let pct = if c.criterion.ends_with('%') { "%" } else { "" };
-                    let last = match &c.last {
-                        Some(e) => format!("{} over the window: {:.3}{pct} (mean {:.1}) {}", if e.holds { "holds" } else { "does not hold" }, e.criterion, e.mean, if e.holds { "✓" } else { "✗" }),
-                        None => "cannot be evaluated over the window".into(),
-                    };
-                    let first = c.first_steady_after.map_or("never held".to_string(), |k| format!("first held after round {k}"));
-                    view! { <li data-testid="steady-criterion" data-criterion=c.criterion.clone() data-holds=c.last.as_ref().map_or(String::new(), |e| e.holds.to_string())
-                        data-first=c.first_steady_after.map_or(String::new(), |v| v.to_string())>{format!("fio {}: {last}; {first}", c.criterion)}</li> }
-                })
-                .collect_view();
-            view! {
-                <div class="steady-report">
-                    {summary}
-                    <table data-testid="steady-window">
-                        <thead><tr><th>"round"</th><th>"start"</th><th>"length"</th><th>"I/Os"</th><th>{r.track.clone()}</th><th>"vs average"</th></tr></thead>
-                        <tbody>{rows}</tbody>
-                    </table>
-                    <ul class="criteria">{crit}</ul>
-                </div>
+    let mut out = Vec::new();
+    for s in &d.series {
+        let r = match &s.report {
+            Err(e) => {
+                out.push(el("p", vec![("class", "error".into()), ("data-testid", "steady-error".into())], vec![tx("b", vec![], s.label.clone()), text(format!(": {e}"))]));
+                continue;
             }
-            .into_any()
-        })
-        .collect_view()
-        .into_any()
+            Ok(r) => r,
+        };
+        let n = r.rounds.len();
+        let first = n - r.window;
+        match &r.last {
+            None => out.push(tx(
+                "p",
+                vec![("data-testid", "steady-summary".into()), ("data-holds", "unknown".into())],
+                format!("{}: the last {} rounds have a round without a value (no I/O, or none beyond the level): the rule cannot be applied.", s.label, r.window),
+            )),
+            Some(p) => {
+                let ok = |b: bool| if b { "✓" } else { "✗" };
+                let verdict = if p.holds { format!("steady state holds over rounds {}–{}", first + 1, n) } else { format!("not steady over rounds {}–{}", first + 1, n) };
+                let first_held = match r.first_steady_after {
+                    Some(k) => format!("The PTS rule first held after round {k}."),
+                    None => "The PTS rule never held in this run.".into(),
+                };
+                let detail = format!(
+                    " · average {} · range {} = {:.1}% of the average (limit 20%) {} · fitted line's change {} = {:.1}% (limit 10%) {} · {first_held}",
+                    fmt(p.average),
+                    fmt(p.range),
+                    p.range / p.average * 100.0,
+                    ok(p.range_ok),
+                    fmt(p.excursion),
+                    p.excursion / p.average * 100.0,
+                    ok(p.slope_ok)
+                );
+                let attrs = vec![
+                    ("data-testid", "steady-summary".into()),
+                    ("data-holds", p.holds.to_string()),
+                    ("data-average", p.average.to_string()),
+                    ("data-range", p.range.to_string()),
+                    ("data-excursion", p.excursion.to_string()),
+                    ("data-first", r.first_steady_after.map_or(String::new(), |v| v.to_string())),
+                ];
+                let class = if p.holds { "v-better" } else { "v-worse" };
+                out.push(el("p", attrs, vec![tx("b", vec![("class", class.into())], format!("{}: {verdict}", s.label)), text(detail)]));
+            }
+        }
+        let avg = r.last.as_ref().map(|p| p.average);
+        let num = |s: String| tx("td", vec![("class", "num".into())], s);
+        let rows: Vec<Node> = r.rounds[first..]
+            .iter()
+            .enumerate()
+            .map(|(j, q)| {
+                let dev = match (q.value, avg) {
+                    (Some(v), Some(a)) if a > 0.0 => format!("{:+.1}%", (v / a - 1.0) * 100.0),
+                    _ => String::new(),
+                };
+                let attrs = vec![("data-testid", "steady-window-row".into()), ("data-round", (first + j + 1).to_string()), ("data-value", q.value.map_or(String::new(), |v| v.to_string()))];
+                el(
+                    "tr",
+                    attrs,
+                    vec![
+                        num((first + j + 1).to_string()),
+                        num(crate::charts::format_seconds(q.start_s)),
+                        num(format!("{:.3} s", q.length_s)),
+                        num(nines_core::units::group(q.count)),
+                        num(q.value.map_or("-".to_string(), fmt)),
+                        num(dev),
+                    ],
+                )
+            })
+            .collect();
+        let head: Vec<Node> = ["round", "start", "length", "I/Os", r.track.as_str(), "vs average"].iter().map(|h| tx("th", vec![], h.to_string())).collect();
+        out.push(el("table", vec![("data-testid", "steady-window".into())], vec![el("thead", vec![], vec![el("tr", vec![], head)]), el("tbody", vec![], rows)]));
+        let crit: Vec<Node> = r
+            .criteria
+            .iter()
+            .map(|c| {
+                let pct = if c.criterion.ends_with('%') { "%" } else { "" };
+                let last = match &c.last {
+                    Some(e) => format!("{} over the window: {:.3}{pct} (mean {:.1}) {}", if e.holds { "holds" } else { "does not hold" }, e.criterion, e.mean, if e.holds { "✓" } else { "✗" }),
+                    None => "cannot be evaluated over the window".into(),
+                };
+                let first = c.first_steady_after.map_or("never held".to_string(), |k| format!("first held after round {k}"));
+                let attrs = vec![
+                    ("data-testid", "steady-criterion".into()),
+                    ("data-criterion", c.criterion.clone()),
+                    ("data-holds", c.last.as_ref().map_or(String::new(), |e| e.holds.to_string())),
+                    ("data-first", c.first_steady_after.map_or(String::new(), |v| v.to_string())),
+                ];
+                tx("li", attrs, format!("fio {}: {last}; {first}", c.criterion))
+            })
+            .collect();
+        out.push(el("ul", vec![("class", "criteria".into())], crit));
+    }
+    vec![el("div", vec![("class", "steady-report".into())], out)]
 }
 
 // ---------------------------------------------------------------------------------------
@@ -606,6 +620,9 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
     let change_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
     let sweep_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
     let conv_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let cmp_out: NodeRef<leptos::html::Div> = NodeRef::new();
+    let sweep_out: NodeRef<leptos::html::Div> = NodeRef::new();
+    let ss_out: NodeRef<leptos::html::Div> = NodeRef::new();
 
     let cmp = move |k: &CmpKey| cached(&CMP, k, || compare_data(&state.get_untracked()));
     let swp = move |k: &SweepKey| cached(&SWEEP, k, || sweep_data(&state.get_untracked()));
@@ -620,6 +637,9 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
         let ch = change_chart(&d);
         let spec = ChangeSpec { title: "Change against the baseline, per level of nines", levels: &ch.levels, bands: &ch.bands, series: &ch.series, x: ch.x, y: ch.y, legend: false };
         draw_canvas(&c, |root| jc::draw_change(root, &spec));
+        if let Some(out) = cmp_out.get() {
+            mount(&out, &compare_table(&d));
+        }
         mark_drawn("change", now_ms() - t0);
     });
     Effect::new(move |_| {
@@ -631,6 +651,9 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
         let param = d.param.clone().unwrap_or_else(|| "parameter".into());
         let spec = SweepSpec { param: &param, panels: &d.panels, legend: false };
         draw_canvas(&c, |root| jc::draw_sweep(root, &spec));
+        if let Some(out) = sweep_out.get() {
+            mount(&out, &sweep_table_view(&d));
+        }
         mark_drawn("sweep", now_ms() - t0);
     });
     Effect::new(move |_| {
@@ -647,100 +670,156 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
         };
         let spec = ConvSpec { title: &title, y_desc: &d.track, unit: d.unit, series: &series, x: Scale { lo: 0.5, hi: n + 0.5, log: false }, y: jc::conv_y(&series), legend: series.len() > 1 };
         draw_canvas(&c, |root| jc::draw_convergence(root, &spec));
+        if let Some(out) = ss_out.get() {
+            mount(&out, &steady_view(&d));
+        }
         mark_drawn("steady", now_ms() - t0);
     });
 
-    let run_names = move || {
-        version.track();
-        with_model(|m| m.runs.iter().map(|r| r.run.name.clone()).collect::<Vec<_>>())
-    };
-    let export_sweep_csv = move |_| {
+    let export_sweep_csv = move |_: web_sys::MouseEvent| {
         let d = swp(&sweep_memo.get_untracked().0);
         if let Some(Ok(t)) = &d.table {
             download("nines-sweep.csv", "text/csv", sweep_table::to_csv(t).as_bytes());
         }
     };
 
+    // The controls are built with `dom` too (one delegated change handler per section reads
+    // `data-act`), rebuilt whenever the runs or the choices change.
+    let cmp_ctl: NodeRef<leptos::html::Span> = NodeRef::new();
+    let sweep_ctl: NodeRef<leptos::html::Span> = NodeRef::new();
+    let ss_ctl: NodeRef<leptos::html::Span> = NodeRef::new();
+    Effect::new(move |_| {
+        let (st, _) = (state.get(), version.get());
+        let names = with_model(|m| m.runs.iter().map(|r| r.run.name.clone()).collect::<Vec<_>>());
+        if let Some(c) = cmp_ctl.get() {
+            let boxes: Vec<Node> = names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| {
+                    let mut attrs = vec![("type", "checkbox".to_string()), ("data-testid", format!("baseline-{i}")), ("data-act", "base".into()), ("data-run", i.to_string())];
+                    if st.base.contains(&i) {
+                        attrs.push(("checked", String::new()));
+                    }
+                    el("label", vec![("class", "check".into()), ("title", "baseline run (several: compared by their run-to-run band)".into())], vec![el("input", attrs, vec![]), text(name.clone())])
+                })
+                .collect();
+            mount(&c, &boxes);
+        }
+        if let Some(c) = sweep_ctl.get() {
+            let d = swp(&sweep_key(&st, version.get_untracked()));
+            let input = el(
+                "input",
+                vec![("type", "text".into()), ("list", "nines-params".into()), ("size", "14".into()), ("data-testid", "sweep-param".into()), ("data-act", "sweep".into()), ("value", d.param.clone().unwrap_or_default())],
+                vec![],
+            );
+            let list = el("datalist", vec![("id", "nines-params".into())], d.params.iter().map(|p| el("option", vec![("value", p.clone())], vec![])).collect());
+            mount(&c, &[input, list]);
+        }
+        if let Some(c) = ss_ctl.get() {
+            let ss = &st.steady;
+            let select = |id: &str, opts: Vec<(String, String, bool)>| {
+                let options = opts
+                    .into_iter()
+                    .map(|(v, label, sel)| {
+                        let mut a = vec![("value", v)];
+                        if sel {
+                            a.push(("selected", String::new()));
+                        }
+                        tx("option", a, label)
+                    })
+                    .collect();
+                el("select", vec![("data-testid", format!("steady-{id}")), ("data-act", format!("ss-{id}"))], options)
+            };
+            let label = |s: &str| tx("span", vec![("class", "glabel".into())], s.to_string());
+            let runs = names.iter().enumerate().map(|(i, n)| (i.to_string(), n.clone(), ss.run == i)).collect();
+            let tracks = TRACKS.iter().map(|t| (t.to_string(), t.to_string(), ss.track == *t)).collect();
+            let rounds = [0.0, 1.0, 5.0, 10.0, 30.0, 60.0]
+                .iter()
+                .map(|&r| (r.to_string(), if r == 0.0 { "each window".to_string() } else { format!("{r} s") }, ss.round_s.unwrap_or(0.0) == r))
+                .collect();
+            let n = el(
+                "input",
+                vec![("type", "number".into()), ("min", "2".into()), ("max", "100".into()), ("data-testid", "steady-rounds".into()), ("data-act", "ss-rounds".into()), ("value", ss.rounds.to_string())],
+                vec![],
+            );
+            mount(&c, &[label("run"), select("run", runs), label("track"), select("track", tracks), label("rounds in window"), n, label("round"), select("round", rounds)]);
+        }
+    });
+    let on_change = move |ev: web_sys::Event| {
+        let Some(t) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
+        let act = t.get_attribute("data-act").unwrap_or_default();
+        let prop = |k: &str| js_sys::Reflect::get(&t, &JsValue::from_str(k)).ok();
+        let value = prop("value").and_then(|v| v.as_string()).unwrap_or_default();
+        match act.as_str() {
+            "base" => {
+                let Some(i) = t.get_attribute("data-run").and_then(|v| v.parse::<usize>().ok()) else { return };
+                let on = prop("checked").and_then(|v| v.as_bool()).unwrap_or(false);
+                set(Box::new(move |s| {
+                    if on {
+                        s.base.insert(i);
+                    } else {
+                        s.base.remove(&i);
+                    }
+                }));
+            }
+            "sweep" => {
+                let p = crate::state::param_name(value.trim());
+                set(Box::new(move |s| s.sweep = p));
+            }
+            "ss-run" => {
+                if let Ok(i) = value.parse::<usize>() {
+                    set(Box::new(move |s| s.steady.run = i));
+                }
+            }
+            "ss-track" => {
+                if TRACKS.contains(&value.as_str()) {
+                    set(Box::new(move |s| s.steady.track = value));
+                }
+            }
+            "ss-rounds" => {
+                if let Ok(n) = value.parse::<usize>() {
+                    let n = n.clamp(2, 100);
+                    set(Box::new(move |s| s.steady.rounds = n));
+                }
+            }
+            "ss-round" => {
+                let v = value.parse::<f64>().ok().filter(|v| *v > 0.0);
+                set(Box::new(move |s| s.steady.round_s = v));
+            }
+            _ => {}
+        }
+    };
+
     view! {
         <section class="panel judge" data-testid="panel-compare">
-            <div class="tools">
+            <div class="tools" on:change=on_change>
                 <span class="hint">"Compare: did the change move the tail by more than the measurement allows?"</span>
                 <span class="glabel">"baseline"</span>
-                {move || run_names().into_iter().enumerate().map(|(i, name)| view! {
-                    <label class="check" title="baseline run (several: compared by their run-to-run band)">
-                        <input type="checkbox" data-testid=format!("baseline-{i}")
-                            prop:checked=move || state.with(|s| s.base.contains(&i))
-                            on:change=move |_| set(Box::new(move |s| { if !s.base.remove(&i) { s.base.insert(i); } }))/>
-                        {name}
-                    </label>
-                }).collect_view()}
+                <span class="ctl" node_ref=cmp_ctl></span>
                 <button data-testid="baseline-clear" on:click=move |_| set(Box::new(|s| s.base.clear()))>"none"</button>
             </div>
             <div class="chart"><canvas node_ref=change_canvas data-testid="change-canvas"></canvas></div>
-            {move || { let (k, _) = cmp_memo.get(); compare_table(&cmp(&k)) }}
+            <div node_ref=cmp_out></div>
         </section>
         <section class="panel judge" data-testid="panel-sweep">
-            <div class="tools">
+            <div class="tools" on:change=on_change>
                 <span class="hint">"Sweep: IOPS and latency against a parameter, one line per configuration"</span>
                 <span class="glabel">"parameter"</span>
-                <input type="text" list="nines-params" size="14" data-testid="sweep-param"
-                    prop:value=move || { let (k, _) = sweep_memo.get(); swp(&k).param.clone().unwrap_or_default() }
-                    on:change=move |ev| {
-                        let v = event_target_value(&ev);
-                        let p = crate::state::param_name(v.trim());
-                        set(Box::new(move |s| s.sweep = p));
-                    }/>
-                <datalist id="nines-params">
-                    {move || { let (k, _) = sweep_memo.get(); swp(&k).params.iter().map(|p| view! { <option value=p.clone()></option> }).collect_view() }}
-                </datalist>
+                <span class="ctl" node_ref=sweep_ctl></span>
                 <button data-testid="export-sweep-csv" on:click=export_sweep_csv>"CSV"</button>
             </div>
             <div class="chart"><canvas node_ref=sweep_canvas data-testid="sweep-canvas"></canvas></div>
-            {move || { let (k, _) = sweep_memo.get(); sweep_table_view(&swp(&k)) }}
+            <div node_ref=sweep_out></div>
         </section>
         <section class="panel judge" data-testid="panel-steady">
-            <div class="tools">
+            <div class="tools" on:change=on_change>
                 <span class="hint" title="SNIA PTS: over the measurement window of the last N rounds, the range of the tracked result stays below 20% of its average and the least-squares line changes by at most 10% of it">
                     "Steady state: can the measurement be trusted?"
                 </span>
-                <span class="glabel">"run"</span>
-                <select data-testid="steady-run" on:change=move |ev| {
-                    if let Ok(i) = event_target_value(&ev).parse::<usize>() { set(Box::new(move |s| s.steady.run = i)); }
-                }>
-                    {move || run_names().into_iter().enumerate().map(|(i, name)| view! {
-                        <option value=i.to_string() selected=move || state.with(|s| s.steady.run == i)>{name}</option>
-                    }).collect_view()}
-                </select>
-                <span class="glabel">"track"</span>
-                <select data-testid="steady-track" on:change=move |ev| {
-                    let v = event_target_value(&ev);
-                    if TRACKS.contains(&v.as_str()) { set(Box::new(move |s| s.steady.track = v)); }
-                }>
-                    {TRACKS.iter().map(|t| view! { <option value=*t selected=move || state.with(|s| s.steady.track == *t)>{*t}</option> }).collect_view()}
-                </select>
-                <span class="glabel">"rounds in window"</span>
-                <input type="number" min="2" max="100" size="3" data-testid="steady-rounds"
-                    prop:value=move || state.with(|s| s.steady.rounds.to_string())
-                    on:change=move |ev| {
-                        if let Ok(n) = event_target_value(&ev).parse::<usize>() {
-                            let n = n.clamp(2, 100);
-                            set(Box::new(move |s| s.steady.rounds = n));
-                        }
-                    }/>
-                <span class="glabel">"round"</span>
-                <select data-testid="steady-round" on:change=move |ev| {
-                    let v = event_target_value(&ev).parse::<f64>().ok().filter(|v| *v > 0.0);
-                    set(Box::new(move |s| s.steady.round_s = v));
-                }>
-                    {[0.0, 1.0, 5.0, 10.0, 30.0, 60.0].into_iter().map(|r| view! {
-                        <option value=r.to_string() selected=move || state.with(|s| s.steady.round_s.unwrap_or(0.0) == r)>
-                            {if r == 0.0 { "each window".to_string() } else { format!("{r} s") }}
-                        </option>
-                    }).collect_view()}
-                </select>
+                <span class="ctl" node_ref=ss_ctl></span>
             </div>
             <div class="chart"><canvas node_ref=conv_canvas data-testid="conv-canvas"></canvas></div>
-            {move || { let ((v, dir, ss), _) = ss_memo.get(); steady_view(&sst(&(v, dir, ss))) }}
+            <div node_ref=ss_out></div>
         </section>
     }
 }
