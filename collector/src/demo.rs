@@ -73,6 +73,8 @@ pub fn run(a: &DemoArgs, out: &mut impl Write) -> Result<()> {
         title: Some("nines demo".into()),
         notes: None,
         tag: None,
+        baseline: Vec::new(),
+        sweep: None,
     };
     crate::report::run(&report, out)?;
     writeln!(out, "open {} in a browser", std::fs::canonicalize(&html).unwrap_or(html).display())?;

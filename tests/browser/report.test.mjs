@@ -313,3 +313,44 @@ test('site: served from loopback, runs added later, permalinks', async () => {
     server.close();
   }
 });
+
+test('report --baseline: opens in compare mode; the summary carries nines compare', async () => {
+  const out = path.join(dir, 'compare.html');
+  nines(['report', files.b, '--baseline', files.a, '--sweep', 'qd', '-o', out, '--title', 'QD1 psync against QD16 uring']);
+  const want = nines(['compare', files.a, '--with', files.b]);
+  // with scripts off: the comparison is in the static summary, as nines compare prints it
+  {
+    const { page, ctx } = await openWatched(pathToFileURL(out).href, { javaScriptEnabled: false });
+    const pre = await page.locator('[data-testid=summary-compare]').textContent();
+    assert.equal(pre, want);
+    await ctx.close();
+  }
+  const url = pathToFileURL(out).href;
+  const { v, page, ctx, requests } = await openWatched(url);
+  await ready(v, 2);
+  // the baseline (added first) is ticked, the other run is the candidate; verdicts as nines
+  assert.equal(await page.locator('[data-testid=baseline-0]').isChecked(), true);
+  assert.equal(await page.locator('[data-testid=baseline-1]').isChecked(), false);
+  const json = JSON.parse(nines(['compare', files.a, '--with', files.b, '--json']));
+  const all = json.tags.find((t) => t.tag === 'all');
+  const cells = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('[data-testid=compare-row] [data-testid=change]')].map((td) => [td.dataset.col, td.dataset.verdict])));
+  for (const c of [all.iops, all.mean, ...all.levels]) {
+    if (cells[c.label] !== undefined) assert.equal(cells[c.label], c.verdict, c.label);
+  }
+  assert.ok(Object.keys(cells).length >= 6, 'compare cells shown');
+  assert.equal(await page.inputValue('[data-testid=sweep-param]'), 'qd');
+  assert.deepEqual(foreign(requests, url), [], 'no request leaves the page');
+  assert.deepEqual(await page.evaluate(() => window.__csp), [], 'no CSP violation');
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'report-compare.png'), fullPage: true });
+  assert.deepEqual(v.errors, []);
+  await ctx.close();
+  // every run a baseline: nothing to compare, said plainly
+  const e = (() => {
+    try {
+      execFileSync(NINES, ['report', files.a, '--baseline', files.a, '-o', path.join(dir, 'x.html')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      return '';
+    } catch (err) { return String(err.stderr); }
+  })();
+  assert.match(e, /every run of the report is a baseline/);
+});

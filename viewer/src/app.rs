@@ -604,6 +604,13 @@ async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
 
 /// Runs embedded in the page by `nines report`:
 /// `<script type="application/json" id="nines-runs">{"runs":[{"name":"a.hlog","base64":"..."}]}</script>`.
+/// The view a page with embedded runs opens with when its link has no hash.
+fn embedded_view() -> Option<String> {
+    let text = web_sys::window()?.document()?.get_element_by_id("nines-runs")?.text_content()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v.get("view")?.as_str().map(str::to_string)
+}
+
 fn embedded_runs() -> Option<Vec<(String, Result<Vec<u8>, String>)>> {
     let doc = web_sys::window()?.document()?;
     let el = doc.get_element_by_id("nines-runs")?;
@@ -650,7 +657,9 @@ fn manifest_entries(v: &serde_json::Value) -> Vec<String> {
 
 #[component]
 fn App() -> impl IntoView {
-    let initial = ViewState::from_hash(&location_hash().unwrap_or_default());
+    // the link's view, else the one a report was written with (`nines report --baseline`)
+    let hash = location_hash().filter(|h| !h.trim_start_matches('#').is_empty()).or_else(embedded_view).unwrap_or_default();
+    let initial = ViewState::from_hash(&hash);
     let state = RwSignal::new(initial);
     let version = RwSignal::new(0u64);
     let errors: RwSignal<Vec<LoadError>> = RwSignal::new(Vec::new());

@@ -57,6 +57,13 @@ pub struct ReportArgs {
     /// its windows.
     #[arg(long, value_name = "TAG")]
     pub tag: Option<String>,
+    /// Baseline run(s): the page opens in compare mode with them as the baseline, and the
+    /// static summary carries `nines compare`'s tables. A file not among FILE is added first.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub baseline: Vec<PathBuf>,
+    /// The parameter the page's sweep plot starts with (as `nines sweep --param`).
+    #[arg(long, value_name = "NAME")]
+    pub sweep: Option<String>,
 }
 
 /// A run to embed: the bytes the viewer reads, under a file name.
@@ -74,6 +81,10 @@ pub struct Options {
     /// Markdown.
     pub notes: Option<String>,
     pub tag: Option<String>,
+    /// The view the page opens with when its link has none (a URL hash, e.g. `base=0`).
+    pub view: Option<String>,
+    /// Preformatted text shown in the static summary (`nines compare`'s tables).
+    pub comparison: Option<String>,
 }
 
 /// The last component of a path, for showing; never a directory.
@@ -107,8 +118,30 @@ pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
         Some(p) => Some(std::fs::read_to_string(p).with_context(|| format!("could not read the notes '{}'", p.display()))?),
         None => None,
     };
-    let inputs = inputs(&args.files, args.tag.as_deref())?;
-    let opts = Options { title: args.title.clone(), notes, tag: args.tag.clone() };
+    // baseline files first (the order the page shows), each file once
+    let mut files: Vec<PathBuf> = args.baseline.iter().filter(|b| !args.files.contains(b)).cloned().collect();
+    files.extend(args.files.iter().cloned());
+    let inputs = inputs(&files, args.tag.as_deref())?;
+    let base: Vec<usize> = files.iter().enumerate().filter(|(_, f)| args.baseline.contains(f)).map(|(i, _)| i).collect();
+    let mut view = Vec::new();
+    let mut comparison = None;
+    if !base.is_empty() {
+        view.push(format!("base={}", base.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")));
+        let b: Vec<&Run> = base.iter().map(|&i| &inputs[i].run).collect();
+        let c: Vec<&Run> = (0..inputs.len()).filter(|i| !base.contains(i)).map(|i| &inputs[i].run).collect();
+        if c.is_empty() {
+            bail!("--baseline: every run of the report is a baseline; give the candidate runs as FILE too");
+        }
+        let st_opts = stats::Options { tag: args.tag.clone(), ..stats::Options::default() };
+        comparison = Some(nines_core::compare::to_text(&nines_core::compare::compare(&b, &c, &st_opts)));
+    }
+    if let Some(p) = &args.sweep {
+        if !p.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c)) || p.is_empty() || p.len() > 64 {
+            bail!("--sweep {p:?}: a parameter name has letters, digits and _.- only");
+        }
+        view.push(format!("sweep={p}"));
+    }
+    let opts = Options { title: args.title.clone(), notes, tag: args.tag.clone(), view: (!view.is_empty()).then(|| view.join("&")), comparison };
     let page = render(&inputs, &opts, &bundle::viewer())?;
     write_file(&args.output, page.as_bytes())?;
     writeln!(out, "report: {} ({} run{}, {} KB)", args.output.display(), inputs.len(), if inputs.len() == 1 { "" } else { "s" }, page.len().div_ceil(1024))?;
@@ -149,7 +182,7 @@ const ninesGunzip = async (u) => new Uint8Array(await new Response(new Blob([u])
   const data = JSON.parse(document.getElementById('nines-report-runs').textContent);
   const runs = [];
   for (const r of data.runs) runs.push({ name: r.name, base64: ninesToB64(await ninesGunzip(ninesB64(r.gzip))) });
-  document.getElementById('nines-runs').textContent = JSON.stringify({ runs });
+  document.getElementById('nines-runs').textContent = JSON.stringify({ runs, view: data.view });
   const wasm = await ninesGunzip(ninesB64(document.getElementById('nines-wasm').textContent.trim()));
   await __wbg_init({ module_or_path: wasm });
   document.documentElement.classList.add('nines-started');
@@ -173,9 +206,12 @@ pub fn render(inputs: &[Input], opts: &Options, viewer: &bundle::Viewer) -> Resu
     let generated = nines_core::units::iso_date(
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
     );
-    let summary_html = summary::render(&title, notes.as_deref(), &entries, &generated);
+    let summary_html = summary::render(&title, notes.as_deref(), &entries, opts.comparison.as_deref(), &generated);
 
-    let runs_json = json!({ "runs": inputs.iter().map(|i| json!({ "name": i.name, "gzip": b64(&gzip(&i.bytes)) })).collect::<Vec<_>>() });
+    let mut runs_json = json!({ "runs": inputs.iter().map(|i| json!({ "name": i.name, "gzip": b64(&gzip(&i.bytes)) })).collect::<Vec<_>>() });
+    if let Some(v) = &opts.view {
+        runs_json["view"] = json!(v);
+    }
     let wasm_b64 = b64(&gzip(viewer.wasm));
     let script = html::js_for_script(&format!("{}\n{}", viewer.inline_glue()?, BOOTSTRAP));
     let style = format!("{}\n{}", viewer.style_css, summary::CSS).replace("</", "<\\/");
@@ -240,7 +276,7 @@ mod tests {
     fn hostile_text_stays_text() {
         let evil = "</script><script>alert(1)</script><img src=x onerror=alert(2)>";
         let i = input(&format!("{evil}.hlog"), evil);
-        let opts = Options { title: Some(evil.into()), notes: Some(format!("notes {evil}")), tag: None };
+        let opts = Options { title: Some(evil.into()), notes: Some(format!("notes {evil}")), tag: None, ..Options::default() };
         let page = render(&[i], &opts, &fake_viewer()).unwrap();
         // exactly the page's own elements: four scripts, no image
         assert_eq!(page.matches("<script").count(), 4, "{page}");

@@ -20,7 +20,7 @@ pub struct Entry<'a> {
 }
 
 /// The summary's HTML (a fragment: header, notes, run list, tables).
-pub fn render(title: &str, notes_html: Option<&str>, entries: &[Entry], generated: &str) -> String {
+pub fn render(title: &str, notes_html: Option<&str>, entries: &[Entry], comparison: Option<&str>, generated: &str) -> String {
     let mut h = String::new();
     h.push_str("<header class=\"ns-head\" id=\"nines-report-head\">\n");
     h.push_str(&format!("<h1 data-testid=\"report-title\">{}</h1>\n", esc(title)));
@@ -55,6 +55,10 @@ pub fn render(title: &str, notes_html: Option<&str>, entries: &[Entry], generate
         ));
     }
     h.push_str("</table>\n");
+    if let Some(c) = comparison {
+        h.push_str("<h2>Baseline against candidates (nines compare)</h2>\n");
+        h.push_str(&format!("<pre class=\"ns-compare\" data-testid=\"summary-compare\">{}</pre>\n", esc(c)));
+    }
     for (i, e) in entries.iter().enumerate() {
         h.push_str(&run_section(i, e));
     }
