@@ -12,7 +12,7 @@ use base64::Engine as _;
 use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 
-use crate::hist::{Hist, Layout};
+use crate::hist::{Hist, HistBuilder, Layout};
 
 const V2_COOKIE: u32 = 0x1c84_9303;
 const V2_COMPRESSED_COOKIE: u32 = 0x1c84_9304;
@@ -195,12 +195,12 @@ fn decode_v2(b: &[u8]) -> Result<Hist, DecodeError> {
     // V2 lists counts in index order, so buckets come out sorted: no dense array needed.
     // Every non-empty bucket takes at least one payload byte; size for about half of them
     // and give back the rest, so the list is not regrown (and copied) a dozen times.
-    let mut buckets = Vec::with_capacity(payload.len() / 2 + 1);
+    let mut out = HistBuilder::with_capacity(layout, payload.len() / 2 + 1);
+    let limit = layout.index_limit();
     let mut index: usize = 0;
     let mut pos = 0;
     while pos < payload.len() {
-        let (zz, used) = read_varint(&payload[pos..])?;
-        pos += used;
+        let zz = read_varint(payload, &mut pos)?;
         let n = ((zz >> 1) as i64) ^ -((zz & 1) as i64);
         if n < 0 {
             let skip = n.unsigned_abs();
@@ -210,23 +210,68 @@ fn decode_v2(b: &[u8]) -> Result<Hist, DecodeError> {
                 .ok_or(DecodeError::Payload("zero run past the value range"))?;
         } else {
             if n > 0 {
-                let value = layout
-                    .value_of_index(index)
-                    .ok_or(DecodeError::Payload("count past the 64-bit value range"))?;
-                buckets.push((value, n as u64));
+                if index >= limit {
+                    return Err(DecodeError::Payload("count past the 64-bit value range"));
+                }
+                // below the limit, so it fits in 32 bits
+                out.push(index as u32, n as u64);
             }
-            index += 1;
+            // saturating: zero counts after a run to the end of the range stay past it
+            index = index.saturating_add(1);
         }
     }
-    buckets.shrink_to_fit();
-    Ok(Hist::from_sorted_buckets(layout, buckets))
+    Ok(out.finish())
 }
 
-/// HdrHistogram's LEB128 variant: up to 9 bytes, the 9th contributes all 8 bits.
-fn read_varint(b: &[u8]) -> Result<(u64, usize), DecodeError> {
+/// HdrHistogram's LEB128 variant: up to 9 bytes, the 9th contributes all 8 bits. Hand-written
+/// because varint crates implement plain LEB128 (10 bytes for 64 bits, 7 bits in every byte),
+/// which reads this 9th byte differently; and because this is the innermost loop of decoding
+/// (most counts take one byte, so that case comes first, then a bounds-check-free path while
+/// 9 bytes remain, then the checked one near the end of the payload).
+#[inline(always)]
+fn read_varint(b: &[u8], pos: &mut usize) -> Result<u64, DecodeError> {
+    let p = *pos;
+    match b.get(p) {
+        Some(&first) if first < 0x80 => {
+            *pos = p + 1;
+            Ok(u64::from(first))
+        }
+        _ => match b.get(p..p + 9) {
+            Some(chunk) => {
+                let chunk: &[u8; 9] = chunk.try_into().expect("9 bytes");
+                let (v, used) = varint_9(chunk);
+                *pos = p + used;
+                Ok(v)
+            }
+            None => {
+                let (v, used) = read_varint_checked(&b[p..])?;
+                *pos = p + used;
+                Ok(v)
+            }
+        },
+    }
+}
+
+/// A varint from a slice that holds at least 9 bytes.
+#[inline(always)]
+fn varint_9(b: &[u8; 9]) -> (u64, usize) {
+    let mut v: u64 = 0;
+    for (i, &byte) in b[..8].iter().enumerate() {
+        v |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return (v, i + 1);
+        }
+    }
+    (v | u64::from(b[8]) << 56, 9)
+}
+
+/// A varint near the end of the payload, where it may be cut.
+fn read_varint_checked(b: &[u8]) -> Result<(u64, usize), DecodeError> {
     let mut v: u64 = 0;
     for i in 0..9 {
-        let byte = *b.get(i).ok_or(DecodeError::Truncated("varint cut at end of payload"))?;
+        let byte = *b
+            .get(i)
+            .ok_or(DecodeError::Truncated("varint cut at end of payload"))?;
         if i == 8 {
             v |= u64::from(byte) << 56;
             return Ok((v, 9));
@@ -285,6 +330,25 @@ mod tests {
                 V2Serializer::new().serialize(&h, &mut buf).unwrap();
             }
             prop_assert_eq!(decode(&buf).unwrap(), Hist::from_hdr(&h));
+        }
+
+        #[test]
+        fn varint_paths_agree(v in any::<u64>(), pad in 0usize..10) {
+            // HdrHistogram's encoding of v, then `pad` more bytes
+            let mut bytes = Vec::new();
+            let mut x = v;
+            while bytes.len() < 8 && x >= 0x80 {
+                bytes.push((x as u8 & 0x7f) | 0x80);
+                x >>= 7;
+            }
+            bytes.push(x as u8);
+            let len = bytes.len();
+            bytes.extend(std::iter::repeat_n(0xff, pad));
+            let mut pos = 0;
+            prop_assert_eq!(read_varint(&bytes, &mut pos).unwrap(), v);
+            prop_assert_eq!(pos, len);
+            prop_assert_eq!(read_varint_checked(&bytes).unwrap(), (v, len));
+            prop_assert!(read_varint(&bytes[..len - 1], &mut 0).is_err());
         }
 
         #[test]
