@@ -68,7 +68,7 @@ pub fn decode(bytes: &[u8]) -> Result<Hist, DecodeError> {
 /// Decodes many histograms, reusing its inflater and buffers: creating a DEFLATE state per
 /// histogram costs more than decoding a typical window.
 pub struct Decoder {
-    inflater: Box<miniz_oxide::inflate::core::DecompressorOxide>,
+    inflater: zlib_rs::Inflate,
     raw: Vec<u8>,
     inflated: Vec<u8>,
     inflated_len: usize,
@@ -82,7 +82,7 @@ impl Default for Decoder {
 
 impl Decoder {
     pub fn new() -> Decoder {
-        Decoder { inflater: Box::default(), raw: Vec::new(), inflated: Vec::new(), inflated_len: 0 }
+        Decoder { inflater: zlib_rs::Inflate::new(true, 15), raw: Vec::new(), inflated: Vec::new(), inflated_len: 0 }
     }
 
     /// Decode a base64 V2 histogram.
@@ -121,44 +121,42 @@ impl Decoder {
     }
 
     /// Inflate a zlib stream into `self.inflated`, bounded by `MAX_DECOMPRESSED`.
-    /// miniz_oxide's core inflater is used directly: flate2's `Decompress::reset` clears a
-    /// 32 KiB window and `decompress_vec` zero-fills the spare capacity on every call, which
-    /// together cost more than the inflating itself. Here the output buffer is the window
-    /// (non-wrapping mode), zeroed once and reused.
+    /// zlib-rs (the pure-Rust zlib behind flate2's `zlib-rs` backend; it builds for wasm32)
+    /// is used directly, one state reset for each histogram: on the one-hour bench log it
+    /// inflates in about a fifth fewer instructions than miniz_oxide's core inflater did
+    /// (callgrind: 558 M against 707 M). The output buffer is zeroed once and reused; with
+    /// `Finish` and an output buffer that takes the whole result, zlib keeps no sliding
+    /// window, so nothing is copied twice. The adler32 checksum is verified.
     fn inflate(&mut self, body: &[u8]) -> Result<(), DecodeError> {
-        use miniz_oxide::inflate::core::{decompress, inflate_flags::*};
-        use miniz_oxide::inflate::TINFLStatus;
+        use zlib_rs::{InflateFlush, Status};
         const LIMIT: usize = MAX_DECOMPRESSED as usize;
-        self.inflater.init();
-        let flags = TINFL_FLAG_PARSE_ZLIB_HEADER | TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF | TINFL_FLAG_COMPUTE_ADLER32;
+        self.inflater.reset(true);
         let want = (body.len() * 8 + 64).min(LIMIT);
         if self.inflated.len() < want {
             self.inflated.resize(want, 0);
         }
-        let (mut in_pos, mut out_pos) = (0, 0);
         loop {
-            let (status, read, written) = decompress(&mut self.inflater, &body[in_pos..], &mut self.inflated, out_pos, flags);
-            in_pos += read;
-            out_pos += written;
-            match status {
-                TINFLStatus::Done => {
+            let (in_pos, out_pos) = (self.inflater.total_in() as usize, self.inflater.total_out() as usize);
+            let result = self.inflater.decompress(&body[in_pos..], &mut self.inflated[out_pos..], InflateFlush::Finish);
+            let out_pos = self.inflater.total_out() as usize;
+            match result {
+                Ok(Status::StreamEnd) => {
                     self.inflated_len = out_pos;
                     return Ok(());
                 }
-                TINFLStatus::HasMoreOutput if self.inflated.len() < LIMIT => {
+                // not finished with the output buffer full: give it more room
+                Ok(_) if out_pos == self.inflated.len() && out_pos < LIMIT => {
                     let grown = (self.inflated.len() * 2).min(LIMIT);
                     self.inflated.resize(grown, 0);
                 }
-                TINFLStatus::HasMoreOutput => {
+                Ok(_) if out_pos == self.inflated.len() => {
                     return Err(DecodeError::Deflate("decompresses to more than 64 MiB".into()));
                 }
-                TINFLStatus::NeedsMoreInput | TINFLStatus::FailedCannotMakeProgress => {
-                    return Err(DecodeError::Truncated("compressed data ends before its end marker"));
+                Ok(_) => return Err(DecodeError::Truncated("compressed data ends before its end marker")),
+                Err(e) => {
+                    let why = self.inflater.error_message().unwrap_or(e.as_str());
+                    return Err(DecodeError::Deflate(why.to_string()));
                 }
-                TINFLStatus::Adler32Mismatch => {
-                    return Err(DecodeError::Deflate("checksum mismatch".into()));
-                }
-                other => return Err(DecodeError::Deflate(format!("{other:?}"))),
             }
         }
     }
@@ -193,13 +191,37 @@ fn decode_v2(b: &[u8]) -> Result<Hist, DecodeError> {
         .ok_or(DecodeError::Truncated("payload length exceeds the data"))?;
 
     // V2 lists counts in index order, so buckets come out sorted: no dense array needed.
-    // Every non-empty bucket takes at least one payload byte; size for about half of them
-    // and give back the rest, so the list is not regrown (and copied) a dozen times.
-    let mut out = HistBuilder::with_capacity(layout, payload.len() / 2 + 1);
+    // Every non-empty bucket takes at least one payload byte and has its own index below the
+    // layout's limit, so with room for the smaller of the two, pushing never reallocates;
+    // the spare room is given back at the end (a shrink in place, cheaper than a copy into a
+    // list of the exact size).
     let limit = layout.index_limit();
+    let mut out = HistBuilder::with_capacity(layout, payload.len().min(limit));
     let mut index: usize = 0;
     let mut pos = 0;
-    while pos < payload.len() {
+    while let Some(&byte) = payload.get(pos) {
+        if byte < 0x80 {
+            // A one-byte varint: a count below 64 or a zero run of at most 64 (the usual case:
+            // decoded here without the general path's 64-bit ZigZag arithmetic).
+            pos += 1;
+            let half = byte >> 1;
+            if byte & 1 == 0 {
+                if half > 0 {
+                    if index >= limit {
+                        return Err(DecodeError::Payload("count past the 64-bit value range"));
+                    }
+                    // below the limit, so it fits in 32 bits
+                    out.push_small(index as u32, u32::from(half));
+                }
+                // saturating: zero counts after a run to the end of the range stay past it
+                index = index.saturating_add(1);
+            } else {
+                index = index
+                    .checked_add(usize::from(half) + 1)
+                    .ok_or_else(|| DecodeError::Payload("zero run past the value range"))?;
+            }
+            continue;
+        }
         let zz = read_varint(payload, &mut pos)?;
         let n = ((zz >> 1) as i64) ^ -((zz & 1) as i64);
         if n < 0 {
@@ -207,16 +229,14 @@ fn decode_v2(b: &[u8]) -> Result<Hist, DecodeError> {
             index = usize::try_from(skip)
                 .ok()
                 .and_then(|s| index.checked_add(s))
-                .ok_or(DecodeError::Payload("zero run past the value range"))?;
+                .ok_or_else(|| DecodeError::Payload("zero run past the value range"))?;
         } else {
             if n > 0 {
                 if index >= limit {
                     return Err(DecodeError::Payload("count past the 64-bit value range"));
                 }
-                // below the limit, so it fits in 32 bits
                 out.push(index as u32, n as u64);
             }
-            // saturating: zero counts after a run to the end of the range stay past it
             index = index.saturating_add(1);
         }
     }
@@ -352,9 +372,74 @@ mod tests {
         }
 
         #[test]
+        fn damaged_histograms_never_panic(values in proptest::collection::vec(0u64..(1u64 << 40), 1..300),
+                                          damage in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..4),
+                                          cut in any::<usize>(), compressed in any::<bool>()) {
+            let mut h = Histogram::<u64>::new(3).unwrap();
+            for &v in &values { h.record(v).unwrap(); }
+            let mut buf = Vec::new();
+            if compressed {
+                V2DeflateSerializer::new().serialize(&h, &mut buf).unwrap();
+            } else {
+                V2Serializer::new().serialize(&h, &mut buf).unwrap();
+            }
+            for (at, x) in damage {
+                let i = at % buf.len();
+                buf[i] ^= x;
+            }
+            buf.truncate(cut % (buf.len() + 1));
+            let _ = decode(&buf);
+        }
+
+        #[test]
         fn garbage_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
             let _ = decode(&bytes);
         }
+    }
+
+    fn compressed(h: &Histogram<u64>) -> Vec<u8> {
+        let mut buf = Vec::new();
+        V2DeflateSerializer::new().serialize(h, &mut buf).unwrap();
+        buf
+    }
+
+    #[test]
+    fn damaged_compressed_data_is_an_error() {
+        let mut h = Histogram::<u64>::new(3).unwrap();
+        for v in 1..5000u64 {
+            h.record(v * 37).unwrap();
+        }
+        let good = compressed(&h);
+        assert_eq!(decode(&good).unwrap(), Hist::from_hdr(&h));
+        // the zlib stream cut (its length field says so too)
+        for keep in [1, 2, 10, good.len() - 8 - 5, good.len() - 8 - 1] {
+            let mut cut = good[..8 + keep].to_vec();
+            cut[4..8].copy_from_slice(&(keep as u32).to_be_bytes());
+            let err = decode(&cut).unwrap_err();
+            assert!(matches!(err, DecodeError::Truncated(_) | DecodeError::Deflate(_)), "{keep}: {err}");
+        }
+        // a wrong adler32 checksum (the last four bytes of the zlib stream)
+        let mut bad = good.clone();
+        *bad.last_mut().unwrap() ^= 1;
+        assert!(matches!(decode(&bad), Err(DecodeError::Deflate(_))), "{:?}", decode(&bad));
+        // not DEFLATE at all
+        let mut junk = good[..8].to_vec();
+        junk.extend_from_slice(&[0x78, 0x9c, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+        assert!(decode(&junk).is_err());
+    }
+
+    #[test]
+    fn decompression_is_bounded() {
+        // 65 MiB of zeros compress to about 65 KB; inflating stops at 64 MiB
+        let zeros = vec![0u8; 65 << 20];
+        let mut z = vec![0u8; zlib_rs::compress_bound(zeros.len())];
+        let (stream, rc) = zlib_rs::compress_slice(&mut z, &zeros, zlib_rs::DeflateConfig::default());
+        assert_eq!(rc, zlib_rs::ReturnCode::Ok);
+        let mut bytes = 0x1c84_9314u32.to_be_bytes().to_vec();
+        bytes.extend_from_slice(&(stream.len() as u32).to_be_bytes());
+        bytes.extend_from_slice(stream);
+        let err = decode(&bytes).unwrap_err();
+        assert_eq!(err.to_string(), "histogram's compressed data is damaged (decompresses to more than 64 MiB)");
     }
 
     #[test]

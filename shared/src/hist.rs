@@ -176,6 +176,15 @@ impl HistBuilder {
         self.buckets.push(Bucket { index, count });
     }
 
+    /// [`HistBuilder::push`] of a count below 2^31 (no spill check).
+    #[inline(always)]
+    pub(crate) fn push_small(&mut self, index: u32, count: u32) {
+        debug_assert!(count > 0 && count < 1 << 31 && (index as usize) < self.layout.index_limit());
+        debug_assert!(self.buckets.last().is_none_or(|b| b.index < index));
+        self.total = self.total.saturating_add(u64::from(count));
+        self.buckets.push(Bucket { index, count });
+    }
+
     pub(crate) fn finish(mut self) -> Hist {
         // runs keep thousands of these: no spare capacity
         self.buckets.shrink_to_fit();
