@@ -12,7 +12,7 @@ use base64::Engine as _;
 use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 
-use crate::hist::{Hist, HistBuilder, Layout};
+use crate::hist::{Hist, Layout, Scratch};
 
 const V2_COOKIE: u32 = 0x1c84_9303;
 const V2_COMPRESSED_COOKIE: u32 = 0x1c84_9304;
@@ -72,6 +72,7 @@ pub struct Decoder {
     raw: Vec<u8>,
     inflated: Vec<u8>,
     inflated_len: usize,
+    scratch: Scratch,
 }
 
 impl Default for Decoder {
@@ -82,7 +83,7 @@ impl Default for Decoder {
 
 impl Decoder {
     pub fn new() -> Decoder {
-        Decoder { inflater: zlib_rs::Inflate::new(true, 15), raw: Vec::new(), inflated: Vec::new(), inflated_len: 0 }
+        Decoder { inflater: zlib_rs::Inflate::new(true, 15), raw: Vec::new(), inflated: Vec::new(), inflated_len: 0, scratch: Scratch::default() }
     }
 
     /// Decode a base64 V2 histogram.
@@ -102,7 +103,7 @@ impl Decoder {
         let cookie = be_u32(bytes, 0).ok_or(DecodeError::Truncated("fewer than 4 bytes"))?;
         // Java sets word-size bits (0x10 for 8 bytes) in the cookie; its reader masks them off.
         match cookie & !0xf0 {
-            V2_COOKIE => decode_v2(bytes),
+            V2_COOKIE => decode_v2(bytes, &mut self.scratch),
             V2_COMPRESSED_COOKIE => {
                 let len = be_u32(bytes, 4).ok_or(DecodeError::Truncated("no compressed length"))?;
                 let body = bytes
@@ -111,7 +112,7 @@ impl Decoder {
                 self.inflate(body)?;
                 let inflated = &self.inflated[..self.inflated_len];
                 match be_u32(inflated, 0) {
-                    Some(c) if c & !0xf0 == V2_COOKIE => decode_v2(inflated),
+                    Some(c) if c & !0xf0 == V2_COOKIE => decode_v2(inflated, &mut self.scratch),
                     Some(c) => Err(DecodeError::Cookie(c)),
                     None => Err(DecodeError::Truncated("compressed body shorter than a cookie")),
                 }
@@ -162,7 +163,7 @@ impl Decoder {
     }
 }
 
-fn decode_v2(b: &[u8]) -> Result<Hist, DecodeError> {
+fn decode_v2(b: &[u8], out: &mut Scratch) -> Result<Hist, DecodeError> {
     let payload_len = be_u32(b, 4).ok_or(DecodeError::Truncated("no payload length"))? as usize;
     let offset = be_u32(b, 8).ok_or(DecodeError::Truncated("header"))?;
     let digits = be_u32(b, 12).ok_or(DecodeError::Truncated("header"))?;
@@ -181,7 +182,7 @@ fn decode_v2(b: &[u8]) -> Result<Hist, DecodeError> {
     if digits > 5 {
         return Err(DecodeError::Header(format!("{digits} significant digits (at most 5)")));
     }
-    if high < 2 * low.max(1) {
+    if high < low.max(1).saturating_mul(2) {
         return Err(DecodeError::Header(format!("highest value {high} below twice the lowest {low}")));
     }
     let layout = Layout::new(low.max(1), digits as u8)
@@ -192,55 +193,60 @@ fn decode_v2(b: &[u8]) -> Result<Hist, DecodeError> {
 
     // V2 lists counts in index order, so buckets come out sorted: no dense array needed.
     // Every non-empty bucket takes at least one payload byte and has its own index below the
-    // layout's limit, so with room for the smaller of the two, pushing never reallocates;
-    // the spare room is given back at the end (a shrink in place, cheaper than a copy into a
-    // list of the exact size).
+    // layout's limit, so room for the smaller of the two is enough.
     let limit = layout.index_limit();
-    let mut out = HistBuilder::with_capacity(layout, payload.len().min(limit));
+    out.reset(layout, payload.len().min(limit));
     let mut index: usize = 0;
     let mut pos = 0;
-    while let Some(&byte) = payload.get(pos) {
+    // The hot loop runs while the index is below the limit, so a count may be stored at it and
+    // adding a one-byte zero run (at most 64) cannot overflow.
+    while index < limit {
+        let Some(&byte) = payload.get(pos) else { break };
         if byte < 0x80 {
-            // A one-byte varint: a count below 64 or a zero run of at most 64 (the usual case:
-            // decoded here without the general path's 64-bit ZigZag arithmetic).
+            // A one-byte varint (the usual case), without the general path's 64-bit ZigZag
+            // arithmetic or branches: an even byte is a count (byte / 2, kept unless 0), an
+            // odd one a zero run of byte / 2 + 1 buckets.
             pos += 1;
-            let half = byte >> 1;
-            if byte & 1 == 0 {
-                if half > 0 {
-                    if index >= limit {
-                        return Err(DecodeError::Payload("count past the 64-bit value range"));
-                    }
-                    // below the limit, so it fits in 32 bits
-                    out.push_small(index as u32, u32::from(half));
-                }
-                // saturating: zero counts after a run to the end of the range stay past it
-                index = index.saturating_add(1);
-            } else {
-                index = index
-                    .checked_add(usize::from(half) + 1)
-                    .ok_or_else(|| DecodeError::Payload("zero run past the value range"))?;
-            }
+            let half = u32::from(byte >> 1);
+            let odd = u32::from(byte & 1);
+            // below the limit, so the index fits in 32 bits
+            out.put(index as u32, half, byte != 0 && odd == 0);
+            index += 1 + (odd * half) as usize;
             continue;
         }
         let zz = read_varint(payload, &mut pos)?;
         let n = ((zz >> 1) as i64) ^ -((zz & 1) as i64);
         if n < 0 {
-            let skip = n.unsigned_abs();
-            index = usize::try_from(skip)
-                .ok()
-                .and_then(|s| index.checked_add(s))
-                .ok_or_else(|| DecodeError::Payload("zero run past the value range"))?;
+            index = skip(index, n)?;
         } else {
             if n > 0 {
-                if index >= limit {
-                    return Err(DecodeError::Payload("count past the 64-bit value range"));
-                }
                 out.push(index as u32, n as u64);
             }
+            index += 1;
+        }
+    }
+    // Past the end of the 64-bit range: only zero runs and zero counts may follow.
+    while pos < payload.len() {
+        let zz = read_varint(payload, &mut pos)?;
+        let n = ((zz >> 1) as i64) ^ -((zz & 1) as i64);
+        if n < 0 {
+            index = skip(index, n)?;
+        } else if n > 0 {
+            return Err(DecodeError::Payload("count past the 64-bit value range"));
+        } else {
+            // saturating: zero counts after a run to the end of the range stay past it
             index = index.saturating_add(1);
         }
     }
-    Ok(out.finish())
+    Ok(out.take())
+}
+
+/// The index after a zero run of `-n` buckets.
+fn skip(index: usize, n: i64) -> Result<usize, DecodeError> {
+    usize::try_from(n.unsigned_abs())
+        .ok()
+        .and_then(|s| index.checked_add(s))
+        .ok_or_else(|| DecodeError::Payload("zero run past the value range"))
 }
 
 /// HdrHistogram's LEB128 variant: up to 9 bytes, the 9th contributes all 8 bits. Hand-written
@@ -350,6 +356,25 @@ mod tests {
                 V2Serializer::new().serialize(&h, &mut buf).unwrap();
             }
             prop_assert_eq!(decode(&buf).unwrap(), Hist::from_hdr(&h));
+        }
+
+        #[test]
+        fn decodes_counts_of_every_size(entries in proptest::collection::vec((0u64..(1u64 << 40), 0u32..62), 0..300),
+                                        compressed in any::<bool>()) {
+            // counts from 1 to 2^63 (one-byte, multi-byte and beyond 32 bits), runs of any length
+            let mut h = Histogram::<u64>::new_with_bounds(1, 1u64 << 41, 3).unwrap();
+            for &(v, bits) in &entries { h.record_n(v, (1u64 << bits) | u64::from(bits)).unwrap(); }
+            let mut buf = Vec::new();
+            if compressed {
+                V2DeflateSerializer::new().serialize(&h, &mut buf).unwrap();
+            } else {
+                V2Serializer::new().serialize(&h, &mut buf).unwrap();
+            }
+            let mut decoder = Decoder::new();
+            let want = Hist::from_hdr(&h);
+            prop_assert_eq!(decoder.decode(&buf).unwrap(), want.clone());
+            // a reused decoder gives the same
+            prop_assert_eq!(decoder.decode(&buf).unwrap(), want);
         }
 
         #[test]

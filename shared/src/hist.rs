@@ -147,53 +147,102 @@ pub(crate) struct HistBuilder {
     layout: Layout,
     buckets: Vec<Bucket>,
     big: Vec<u64>,
-    total: u64,
 }
 
 impl HistBuilder {
     pub(crate) fn with_capacity(layout: Layout, capacity: usize) -> HistBuilder {
-        HistBuilder {
-            layout,
-            buckets: Vec::with_capacity(capacity),
-            big: Vec::new(),
-            total: 0,
-        }
+        HistBuilder { layout, buckets: Vec::with_capacity(capacity), big: Vec::new() }
     }
 
     /// Append a bucket; `index` must be above the previous one, below the layout's
     /// [`Layout::index_limit`], and `count` > 0.
     #[inline]
     pub(crate) fn push(&mut self, index: u32, count: u64) {
-        debug_assert!(count > 0 && (index as usize) < self.layout.index_limit());
-        debug_assert!(self.buckets.last().is_none_or(|b| b.index < index));
-        self.total = self.total.saturating_add(count);
         let count = if count >= u64::from(SPILL) {
             self.big.push(count);
             SPILL
         } else {
             count as u32
         };
-        self.buckets.push(Bucket { index, count });
+        self.push_small(index, count);
     }
 
-    /// [`HistBuilder::push`] of a count below 2^31 (no spill check).
+    /// [`HistBuilder::push`] of a count below 2^32 - 1 (no spill check).
     #[inline(always)]
     pub(crate) fn push_small(&mut self, index: u32, count: u32) {
-        debug_assert!(count > 0 && count < 1 << 31 && (index as usize) < self.layout.index_limit());
+        debug_assert!(count > 0 && (index as usize) < self.layout.index_limit());
         debug_assert!(self.buckets.last().is_none_or(|b| b.index < index));
-        self.total = self.total.saturating_add(u64::from(count));
         self.buckets.push(Bucket { index, count });
     }
 
     pub(crate) fn finish(mut self) -> Hist {
         // runs keep thousands of these: no spare capacity
         self.buckets.shrink_to_fit();
-        Hist {
-            layout: self.layout,
-            buckets: self.buckets,
-            big: self.big,
-            total: self.total,
+        // The total in one pass at the end rather than per push: 32-bit counts summed in 64
+        // bits cannot overflow; the spilled ones are added (saturating) in place of SPILL.
+        let small: u64 = self.buckets.iter().map(|b| u64::from(b.count)).sum::<u64>() - u64::from(SPILL) * self.big.len() as u64;
+        let total = self.big.iter().fold(small, |t, &c| t.saturating_add(c));
+        Hist { layout: self.layout, buckets: self.buckets, big: self.big, total }
+    }
+}
+
+/// A decoder's reusable bucket list: buckets are written in place at `len` into a list kept
+/// zero-filled up to its room, so that a bucket can be written unconditionally and kept or
+/// not by a flag. That makes the decoder's loop over one-byte varints free of branches that
+/// depend on the data (whether a byte is a count, a zero count or a zero run is unpredictable,
+/// and mispredictions cost more than the rest of the loop). No `unsafe`: the room is real.
+pub(crate) struct Scratch {
+    layout: Layout,
+    buckets: Vec<Bucket>,
+    len: usize,
+    big: Vec<u64>,
+}
+
+impl Default for Scratch {
+    fn default() -> Scratch {
+        Scratch { layout: Layout::default_ns(), buckets: Vec::new(), len: 0, big: Vec::new() }
+    }
+}
+
+impl Scratch {
+    /// Start a histogram of `layout` with room for `room` buckets.
+    pub(crate) fn reset(&mut self, layout: Layout, room: usize) {
+        self.layout = layout;
+        self.len = 0;
+        self.big.clear();
+        if self.buckets.len() < room {
+            self.buckets.resize(room, Bucket { index: 0, count: 0 });
         }
+    }
+
+    /// Write a bucket with a count below 2^32 - 1 (or SPILL, from `push`) and keep it if
+    /// `keep`. The caller reserved room for every bucket (one per payload byte at most).
+    #[inline(always)]
+    pub(crate) fn put(&mut self, index: u32, count: u32, keep: bool) {
+        debug_assert!(!keep || (count > 0 && (index as usize) < self.layout.index_limit()));
+        debug_assert!(!keep || self.buckets[..self.len].last().is_none_or(|b| b.index < index));
+        self.buckets[self.len] = Bucket { index, count };
+        self.len += usize::from(keep);
+    }
+
+    /// Keep a bucket with any count > 0.
+    pub(crate) fn push(&mut self, index: u32, count: u64) {
+        let count = if count >= u64::from(SPILL) {
+            self.big.push(count);
+            SPILL
+        } else {
+            count as u32
+        };
+        self.put(index, count, true);
+    }
+
+    /// The histogram written so far, in a list of its exact size.
+    pub(crate) fn take(&mut self) -> Hist {
+        let mut out = HistBuilder::with_capacity(self.layout, 0);
+        out.buckets = self.buckets[..self.len].to_vec();
+        out.big = std::mem::take(&mut self.big);
+        self.len = 0;
+        out.finish()
     }
 }
 
