@@ -192,8 +192,10 @@ fn decode_v2(b: &[u8], out: &mut Scratch) -> Result<Hist, DecodeError> {
         .ok_or(DecodeError::Truncated("payload length exceeds the data"))?;
 
     // V2 lists counts in index order, so buckets come out sorted: no dense array needed.
-    // Every non-empty bucket takes at least one payload byte and has its own index below the
-    // layout's limit, so room for the smaller of the two is enough.
+    // Each varint writes (and may keep) a bucket at the next free place of the scratch list.
+    // Kept buckets are fewer than the payload bytes read and than the current index (each
+    // has its own lower one), so room for the payload's length or the limit, whichever is
+    // smaller, always has that place.
     let limit = layout.index_limit();
     out.reset(layout, payload.len().min(limit));
     let mut index: usize = 0;
@@ -295,9 +297,7 @@ fn varint_9(b: &[u8; 9]) -> (u64, usize) {
 fn read_varint_checked(b: &[u8]) -> Result<(u64, usize), DecodeError> {
     let mut v: u64 = 0;
     for i in 0..9 {
-        let byte = *b
-            .get(i)
-            .ok_or(DecodeError::Truncated("varint cut at end of payload"))?;
+        let byte = *b.get(i).ok_or(DecodeError::Truncated("varint cut at end of payload"))?;
         if i == 8 {
             v |= u64::from(byte) << 56;
             return Ok((v, 9));
