@@ -248,7 +248,7 @@ fn skip(index: usize, n: i64) -> Result<usize, DecodeError> {
     usize::try_from(n.unsigned_abs())
         .ok()
         .and_then(|s| index.checked_add(s))
-        .ok_or_else(|| DecodeError::Payload("zero run past the value range"))
+        .ok_or(DecodeError::Payload("zero run past the value range"))
 }
 
 /// HdrHistogram's LEB128 variant: up to 9 bytes, the 9th contributes all 8 bits. Hand-written

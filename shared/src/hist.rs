@@ -128,12 +128,13 @@ const SPILL: u32 = u32::MAX;
 
 /// An immutable sparse histogram: sorted buckets with their counts.
 ///
-/// Buckets are iterated as `(lowest equivalent value of the bucket, count)`, ascending, counts
-/// > 0 ([`Hist::buckets`]). A run keeps tens of millions of them (the viewer holds many runs),
-/// so each is stored in 8 bytes: the layout's counts-array index (every index of a 64-bit
-/// layout fits in 32 bits, see [`Layout::index_limit`]) and a 32-bit count. The rare count of
-/// 2^32 - 1 or more is stored as [`SPILL`] and its full value goes, in bucket order, to
-/// `big`. Storing the index rather than the value also makes merging a plain array add.
+/// Buckets are iterated as `(lowest equivalent value of the bucket, count)`, ascending, with
+/// counts above 0 ([`Hist::buckets`]). A run keeps tens of millions of them (the viewer holds
+/// many runs), so each is stored in 8 bytes: the layout's counts-array index (every index of a
+/// 64-bit layout fits in 32 bits, see [`Layout::index_limit`]) and a 32-bit count. The rare
+/// count of 2^32 - 1 or more is stored as that value and its full value goes, in bucket order,
+/// to a side list. Storing the index rather than the value also makes merging a plain array
+/// add.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Hist {
     layout: Layout,
