@@ -58,11 +58,35 @@ wall time of the whole process, on this project's 2-core machine ($(date -u +%Y-
 | Python \`hdrh\` 0.10 (tests/interop/py_read.py) | decode, merge per tag, 10 percentiles | $t_py | $(ratio "$t_py" "$t_nines")x ($(ratio "$t_py" "$t_nines1")x on one thread) |
 | Java \`HistogramLogProcessor\` 2.1.11, once per tag | decode, merge, percentile tables | $t_java | $(ratio "$t_java" "$t_nines")x |
 
-Goal: at least 20x faster than \`hdrh\`. **Not met** ($(ratio "$t_py" "$t_nines")x). hdrh decodes in C (its
-\`pyhdrh\` extension and zlib); nines spends its time, by callgrind instruction counts on this
-log, about a quarter inflating (miniz_oxide), a quarter decoding V2 varints into sparse buckets, a
-fifth merging windows per tag, the rest parsing lines and base64. The remaining levers are a
-denser bucket type (16 bytes per bucket now) and a faster inflater that also builds for wasm32.
+Goal: at least 20x faster than \`hdrh\`. **Not met** ($(ratio "$t_py" "$t_nines")x; $(ratio "$t_py" "$t_nines1")x on one thread; 20x
+would be $(printf '%.3f' "$(echo "$t_py / 20" | bc -l)") s). hdrh decodes in C (its \`pyhdrh\` extension and zlib).
+
+What the analysis core does since 2026-11-30 (results unchanged: the same \`--json\` output): a
+window's buckets take 8 bytes instead of 16 (the layout's counts-array index and the count, both
+32-bit; a count of 2^32 - 1 or more is kept whole in a side list), so decoding stores indexes
+without turning each into a value and merging adds by index; one-byte varints, most of a V2
+payload, are decoded without data-dependent branches; inflating uses zlib-rs (pure Rust, builds
+for wasm32) instead of miniz_oxide; with \`NINES_THREADS=1\` the lines are decoded on the calling
+thread. On this log, one thread: 2,263 M instructions before, 1,389 M after
+(\`NINES_THREADS=1 valgrind --tool=callgrind target/release/nines stats --json hour.hlog\`), CPU
+time 310 ms before, 164 ms after (\`perf stat -r 9 -e task-clock\`), resident memory 174 MB before,
+96 MB after (its 10.1 M decoded buckets: 162 MB before, 81 MB after). The
+instruction count undersells the decoding loop: without branches it runs more instructions
+(the branchy loop gave 1,188 M in all) in 15% less time, and 82 M of the count are \`rep movsb\`
+steps (valgrind counts each byte) copying each window into a list of its exact size.
+
+Where the one-thread time goes now (perf): inflating about half (zlib-rs; building the Huffman
+tables of each window's own DEFLATE stream alone is a seventh), V2 decoding an eighth, page
+faults of the decoded buckets an eighth, merging windows per tag 7%, base64 and line parsing
+the rest. Inflaters compared on this log (callgrind, inflating only): miniz_oxide 0.9 707 M,
+zune-inflate 0.2 697 M, zlib-rs 0.6 558 M. Since every window is its own small DEFLATE
+stream, 20x is not in reach by decoding faster alone; levers left are 4-byte buckets for the
+usual 3-digit layouts (fewer page faults, half the memory again) and merging on more cores.
+The viewer runs the same code in wasm32: reading this log and its stats (\`archive::read\` and
+\`stats::run_stats\` in a wasm32 release build, called from Node 20's V8 by a throwaway harness,
+median of 9 fresh instances) took 1.6 to 1.8 s before and 0.45 to 0.53 s after, in 166 MiB of
+wasm memory before and 89 MiB after (the 8-byte buckets alone, still with miniz_oxide: 0.55 to
+0.57 s). bench/viewer.sh was not rerun.
 
 Command: \`bash bench/core.sh\` (raw timings: bench/results/core.csv).
 TABLE

@@ -48,6 +48,11 @@ pub fn read_archive_parallel(name: &str, bytes: &[u8]) -> Result<Run, archive::A
     let scanned = archive::scan(name, bytes)?;
     let lines = scanned.data_lines();
     let threads = decode_threads();
+    if threads == 1 {
+        // no thread to spawn: its own malloc arena would grow by an mprotect call at a time
+        let windows = archive::decode_lines(name, lines)?;
+        return scanned.finish_checked(windows);
+    }
     let chunk = lines.len().div_ceil(threads).max(1);
     let parts: Vec<Result<Vec<archive::RawWindow>, archive::ArchiveError>> = std::thread::scope(|s| {
         let handles: Vec<_> = lines.chunks(chunk).map(|c| s.spawn(move || archive::decode_lines(name, c))).collect();

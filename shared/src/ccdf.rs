@@ -30,7 +30,7 @@ pub fn ccdf(h: &Hist) -> Vec<CcdfPoint> {
     let layout = h.layout();
     let mut at_or_above = n;
     let mut out = Vec::with_capacity(h.buckets().len());
-    for &(v, c) in h.buckets() {
+    for (v, c) in h.buckets() {
         out.push(CcdfPoint { value_ns: layout.highest_equivalent(v), share: at_or_above as f64 / n as f64 });
         at_or_above -= c;
     }

@@ -12,7 +12,7 @@ use base64::Engine as _;
 use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 
-use crate::hist::{Hist, Layout};
+use crate::hist::{Hist, Layout, Scratch};
 
 const V2_COOKIE: u32 = 0x1c84_9303;
 const V2_COMPRESSED_COOKIE: u32 = 0x1c84_9304;
@@ -68,10 +68,11 @@ pub fn decode(bytes: &[u8]) -> Result<Hist, DecodeError> {
 /// Decodes many histograms, reusing its inflater and buffers: creating a DEFLATE state per
 /// histogram costs more than decoding a typical window.
 pub struct Decoder {
-    inflater: Box<miniz_oxide::inflate::core::DecompressorOxide>,
+    inflater: zlib_rs::Inflate,
     raw: Vec<u8>,
     inflated: Vec<u8>,
     inflated_len: usize,
+    scratch: Scratch,
 }
 
 impl Default for Decoder {
@@ -82,7 +83,7 @@ impl Default for Decoder {
 
 impl Decoder {
     pub fn new() -> Decoder {
-        Decoder { inflater: Box::default(), raw: Vec::new(), inflated: Vec::new(), inflated_len: 0 }
+        Decoder { inflater: zlib_rs::Inflate::new(true, 15), raw: Vec::new(), inflated: Vec::new(), inflated_len: 0, scratch: Scratch::default() }
     }
 
     /// Decode a base64 V2 histogram.
@@ -102,7 +103,7 @@ impl Decoder {
         let cookie = be_u32(bytes, 0).ok_or(DecodeError::Truncated("fewer than 4 bytes"))?;
         // Java sets word-size bits (0x10 for 8 bytes) in the cookie; its reader masks them off.
         match cookie & !0xf0 {
-            V2_COOKIE => decode_v2(bytes),
+            V2_COOKIE => decode_v2(bytes, &mut self.scratch),
             V2_COMPRESSED_COOKIE => {
                 let len = be_u32(bytes, 4).ok_or(DecodeError::Truncated("no compressed length"))?;
                 let body = bytes
@@ -111,7 +112,7 @@ impl Decoder {
                 self.inflate(body)?;
                 let inflated = &self.inflated[..self.inflated_len];
                 match be_u32(inflated, 0) {
-                    Some(c) if c & !0xf0 == V2_COOKIE => decode_v2(inflated),
+                    Some(c) if c & !0xf0 == V2_COOKIE => decode_v2(inflated, &mut self.scratch),
                     Some(c) => Err(DecodeError::Cookie(c)),
                     None => Err(DecodeError::Truncated("compressed body shorter than a cookie")),
                 }
@@ -121,50 +122,48 @@ impl Decoder {
     }
 
     /// Inflate a zlib stream into `self.inflated`, bounded by `MAX_DECOMPRESSED`.
-    /// miniz_oxide's core inflater is used directly: flate2's `Decompress::reset` clears a
-    /// 32 KiB window and `decompress_vec` zero-fills the spare capacity on every call, which
-    /// together cost more than the inflating itself. Here the output buffer is the window
-    /// (non-wrapping mode), zeroed once and reused.
+    /// zlib-rs (the pure-Rust zlib behind flate2's `zlib-rs` backend; it builds for wasm32)
+    /// is used directly, one state reset for each histogram: on the one-hour bench log it
+    /// inflates in about a fifth fewer instructions than miniz_oxide's core inflater did
+    /// (callgrind: 558 M against 707 M). The output buffer is zeroed once and reused; with
+    /// `Finish` and an output buffer that takes the whole result, zlib keeps no sliding
+    /// window, so nothing is copied twice. The adler32 checksum is verified.
     fn inflate(&mut self, body: &[u8]) -> Result<(), DecodeError> {
-        use miniz_oxide::inflate::core::{decompress, inflate_flags::*};
-        use miniz_oxide::inflate::TINFLStatus;
+        use zlib_rs::{InflateFlush, Status};
         const LIMIT: usize = MAX_DECOMPRESSED as usize;
-        self.inflater.init();
-        let flags = TINFL_FLAG_PARSE_ZLIB_HEADER | TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF | TINFL_FLAG_COMPUTE_ADLER32;
+        self.inflater.reset(true);
         let want = (body.len() * 8 + 64).min(LIMIT);
         if self.inflated.len() < want {
             self.inflated.resize(want, 0);
         }
-        let (mut in_pos, mut out_pos) = (0, 0);
         loop {
-            let (status, read, written) = decompress(&mut self.inflater, &body[in_pos..], &mut self.inflated, out_pos, flags);
-            in_pos += read;
-            out_pos += written;
-            match status {
-                TINFLStatus::Done => {
+            let (in_pos, out_pos) = (self.inflater.total_in() as usize, self.inflater.total_out() as usize);
+            let result = self.inflater.decompress(&body[in_pos..], &mut self.inflated[out_pos..], InflateFlush::Finish);
+            let out_pos = self.inflater.total_out() as usize;
+            match result {
+                Ok(Status::StreamEnd) => {
                     self.inflated_len = out_pos;
                     return Ok(());
                 }
-                TINFLStatus::HasMoreOutput if self.inflated.len() < LIMIT => {
+                // not finished with the output buffer full: give it more room
+                Ok(_) if out_pos == self.inflated.len() && out_pos < LIMIT => {
                     let grown = (self.inflated.len() * 2).min(LIMIT);
                     self.inflated.resize(grown, 0);
                 }
-                TINFLStatus::HasMoreOutput => {
+                Ok(_) if out_pos == self.inflated.len() => {
                     return Err(DecodeError::Deflate("decompresses to more than 64 MiB".into()));
                 }
-                TINFLStatus::NeedsMoreInput | TINFLStatus::FailedCannotMakeProgress => {
-                    return Err(DecodeError::Truncated("compressed data ends before its end marker"));
+                Ok(_) => return Err(DecodeError::Truncated("compressed data ends before its end marker")),
+                Err(e) => {
+                    let why = self.inflater.error_message().unwrap_or(e.as_str());
+                    return Err(DecodeError::Deflate(why.to_string()));
                 }
-                TINFLStatus::Adler32Mismatch => {
-                    return Err(DecodeError::Deflate("checksum mismatch".into()));
-                }
-                other => return Err(DecodeError::Deflate(format!("{other:?}"))),
             }
         }
     }
 }
 
-fn decode_v2(b: &[u8]) -> Result<Hist, DecodeError> {
+fn decode_v2(b: &[u8], out: &mut Scratch) -> Result<Hist, DecodeError> {
     let payload_len = be_u32(b, 4).ok_or(DecodeError::Truncated("no payload length"))? as usize;
     let offset = be_u32(b, 8).ok_or(DecodeError::Truncated("header"))?;
     let digits = be_u32(b, 12).ok_or(DecodeError::Truncated("header"))?;
@@ -183,7 +182,7 @@ fn decode_v2(b: &[u8]) -> Result<Hist, DecodeError> {
     if digits > 5 {
         return Err(DecodeError::Header(format!("{digits} significant digits (at most 5)")));
     }
-    if high < 2 * low.max(1) {
+    if high < low.max(1).saturating_mul(2) {
         return Err(DecodeError::Header(format!("highest value {high} below twice the lowest {low}")));
     }
     let layout = Layout::new(low.max(1), digits as u8)
@@ -193,37 +192,109 @@ fn decode_v2(b: &[u8]) -> Result<Hist, DecodeError> {
         .ok_or(DecodeError::Truncated("payload length exceeds the data"))?;
 
     // V2 lists counts in index order, so buckets come out sorted: no dense array needed.
-    // Every non-empty bucket takes at least one payload byte; size for about half of them
-    // and give back the rest, so the list is not regrown (and copied) a dozen times.
-    let mut buckets = Vec::with_capacity(payload.len() / 2 + 1);
+    // Each varint writes (and may keep) a bucket at the next free place of the scratch list.
+    // Kept buckets are fewer than the payload bytes read and than the current index (each
+    // has its own lower one), so room for the payload's length or the limit, whichever is
+    // smaller, always has that place.
+    let limit = layout.index_limit();
+    out.reset(layout, payload.len().min(limit));
     let mut index: usize = 0;
     let mut pos = 0;
-    while pos < payload.len() {
-        let (zz, used) = read_varint(&payload[pos..])?;
-        pos += used;
+    // The hot loop runs while the index is below the limit, so a count may be stored at it and
+    // adding a one-byte zero run (at most 64) cannot overflow.
+    while index < limit {
+        let Some(&byte) = payload.get(pos) else { break };
+        if byte < 0x80 {
+            // A one-byte varint (the usual case), without the general path's 64-bit ZigZag
+            // arithmetic or branches: an even byte is a count (byte / 2, kept unless 0), an
+            // odd one a zero run of byte / 2 + 1 buckets.
+            pos += 1;
+            let half = u32::from(byte >> 1);
+            let odd = u32::from(byte & 1);
+            // below the limit, so the index fits in 32 bits
+            out.put(index as u32, half, byte != 0 && odd == 0);
+            index += 1 + (odd * half) as usize;
+            continue;
+        }
+        let zz = read_varint(payload, &mut pos)?;
         let n = ((zz >> 1) as i64) ^ -((zz & 1) as i64);
         if n < 0 {
-            let skip = n.unsigned_abs();
-            index = usize::try_from(skip)
-                .ok()
-                .and_then(|s| index.checked_add(s))
-                .ok_or(DecodeError::Payload("zero run past the value range"))?;
+            index = skip(index, n)?;
         } else {
             if n > 0 {
-                let value = layout
-                    .value_of_index(index)
-                    .ok_or(DecodeError::Payload("count past the 64-bit value range"))?;
-                buckets.push((value, n as u64));
+                out.push(index as u32, n as u64);
             }
             index += 1;
         }
     }
-    buckets.shrink_to_fit();
-    Ok(Hist::from_sorted_buckets(layout, buckets))
+    // Past the end of the 64-bit range: only zero runs and zero counts may follow.
+    while pos < payload.len() {
+        let zz = read_varint(payload, &mut pos)?;
+        let n = ((zz >> 1) as i64) ^ -((zz & 1) as i64);
+        if n < 0 {
+            index = skip(index, n)?;
+        } else if n > 0 {
+            return Err(DecodeError::Payload("count past the 64-bit value range"));
+        } else {
+            // saturating: zero counts after a run to the end of the range stay past it
+            index = index.saturating_add(1);
+        }
+    }
+    Ok(out.take())
 }
 
-/// HdrHistogram's LEB128 variant: up to 9 bytes, the 9th contributes all 8 bits.
-fn read_varint(b: &[u8]) -> Result<(u64, usize), DecodeError> {
+/// The index after a zero run of `-n` buckets.
+fn skip(index: usize, n: i64) -> Result<usize, DecodeError> {
+    usize::try_from(n.unsigned_abs())
+        .ok()
+        .and_then(|s| index.checked_add(s))
+        .ok_or(DecodeError::Payload("zero run past the value range"))
+}
+
+/// HdrHistogram's LEB128 variant: up to 9 bytes, the 9th contributes all 8 bits. Hand-written
+/// because varint crates implement plain LEB128 (10 bytes for 64 bits, 7 bits in every byte),
+/// which reads this 9th byte differently; and because this is the innermost loop of decoding
+/// (most counts take one byte, so that case comes first, then a bounds-check-free path while
+/// 9 bytes remain, then the checked one near the end of the payload).
+#[inline(always)]
+fn read_varint(b: &[u8], pos: &mut usize) -> Result<u64, DecodeError> {
+    let p = *pos;
+    match b.get(p) {
+        Some(&first) if first < 0x80 => {
+            *pos = p + 1;
+            Ok(u64::from(first))
+        }
+        _ => match b.get(p..p + 9) {
+            Some(chunk) => {
+                let chunk: &[u8; 9] = chunk.try_into().expect("9 bytes");
+                let (v, used) = varint_9(chunk);
+                *pos = p + used;
+                Ok(v)
+            }
+            None => {
+                let (v, used) = read_varint_checked(&b[p..])?;
+                *pos = p + used;
+                Ok(v)
+            }
+        },
+    }
+}
+
+/// A varint from a slice that holds at least 9 bytes.
+#[inline(always)]
+fn varint_9(b: &[u8; 9]) -> (u64, usize) {
+    let mut v: u64 = 0;
+    for (i, &byte) in b[..8].iter().enumerate() {
+        v |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return (v, i + 1);
+        }
+    }
+    (v | u64::from(b[8]) << 56, 9)
+}
+
+/// A varint near the end of the payload, where it may be cut.
+fn read_varint_checked(b: &[u8]) -> Result<(u64, usize), DecodeError> {
     let mut v: u64 = 0;
     for i in 0..9 {
         let byte = *b.get(i).ok_or(DecodeError::Truncated("varint cut at end of payload"))?;
@@ -288,9 +359,112 @@ mod tests {
         }
 
         #[test]
+        fn decodes_counts_of_every_size(entries in proptest::collection::vec((0u64..(1u64 << 40), 0u32..62), 0..300),
+                                        compressed in any::<bool>()) {
+            // counts from 1 to 2^63 (one-byte, multi-byte and beyond 32 bits), runs of any length
+            let mut h = Histogram::<u64>::new_with_bounds(1, 1u64 << 41, 3).unwrap();
+            for &(v, bits) in &entries { h.record_n(v, (1u64 << bits) | u64::from(bits)).unwrap(); }
+            let mut buf = Vec::new();
+            if compressed {
+                V2DeflateSerializer::new().serialize(&h, &mut buf).unwrap();
+            } else {
+                V2Serializer::new().serialize(&h, &mut buf).unwrap();
+            }
+            let mut decoder = Decoder::new();
+            let want = Hist::from_hdr(&h);
+            prop_assert_eq!(decoder.decode(&buf).unwrap(), want.clone());
+            // a reused decoder gives the same
+            prop_assert_eq!(decoder.decode(&buf).unwrap(), want);
+        }
+
+        #[test]
+        fn varint_paths_agree(v in any::<u64>(), pad in 0usize..10) {
+            // HdrHistogram's encoding of v, then `pad` more bytes
+            let mut bytes = Vec::new();
+            let mut x = v;
+            while bytes.len() < 8 && x >= 0x80 {
+                bytes.push((x as u8 & 0x7f) | 0x80);
+                x >>= 7;
+            }
+            bytes.push(x as u8);
+            let len = bytes.len();
+            bytes.extend(std::iter::repeat_n(0xff, pad));
+            let mut pos = 0;
+            prop_assert_eq!(read_varint(&bytes, &mut pos).unwrap(), v);
+            prop_assert_eq!(pos, len);
+            prop_assert_eq!(read_varint_checked(&bytes).unwrap(), (v, len));
+            prop_assert!(read_varint(&bytes[..len - 1], &mut 0).is_err());
+        }
+
+        #[test]
+        fn damaged_histograms_never_panic(values in proptest::collection::vec(0u64..(1u64 << 40), 1..300),
+                                          damage in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..4),
+                                          cut in any::<usize>(), compressed in any::<bool>()) {
+            let mut h = Histogram::<u64>::new(3).unwrap();
+            for &v in &values { h.record(v).unwrap(); }
+            let mut buf = Vec::new();
+            if compressed {
+                V2DeflateSerializer::new().serialize(&h, &mut buf).unwrap();
+            } else {
+                V2Serializer::new().serialize(&h, &mut buf).unwrap();
+            }
+            for (at, x) in damage {
+                let i = at % buf.len();
+                buf[i] ^= x;
+            }
+            buf.truncate(cut % (buf.len() + 1));
+            let _ = decode(&buf);
+        }
+
+        #[test]
         fn garbage_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
             let _ = decode(&bytes);
         }
+    }
+
+    fn compressed(h: &Histogram<u64>) -> Vec<u8> {
+        let mut buf = Vec::new();
+        V2DeflateSerializer::new().serialize(h, &mut buf).unwrap();
+        buf
+    }
+
+    #[test]
+    fn damaged_compressed_data_is_an_error() {
+        let mut h = Histogram::<u64>::new(3).unwrap();
+        for v in 1..5000u64 {
+            h.record(v * 37).unwrap();
+        }
+        let good = compressed(&h);
+        assert_eq!(decode(&good).unwrap(), Hist::from_hdr(&h));
+        // the zlib stream cut (its length field says so too)
+        for keep in [1, 2, 10, good.len() - 8 - 5, good.len() - 8 - 1] {
+            let mut cut = good[..8 + keep].to_vec();
+            cut[4..8].copy_from_slice(&(keep as u32).to_be_bytes());
+            let err = decode(&cut).unwrap_err();
+            assert!(matches!(err, DecodeError::Truncated(_) | DecodeError::Deflate(_)), "{keep}: {err}");
+        }
+        // a wrong adler32 checksum (the last four bytes of the zlib stream)
+        let mut bad = good.clone();
+        *bad.last_mut().unwrap() ^= 1;
+        assert!(matches!(decode(&bad), Err(DecodeError::Deflate(_))), "{:?}", decode(&bad));
+        // not DEFLATE at all
+        let mut junk = good[..8].to_vec();
+        junk.extend_from_slice(&[0x78, 0x9c, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+        assert!(decode(&junk).is_err());
+    }
+
+    #[test]
+    fn decompression_is_bounded() {
+        // 65 MiB of zeros compress to about 65 KB; inflating stops at 64 MiB
+        let zeros = vec![0u8; 65 << 20];
+        let mut z = vec![0u8; zlib_rs::compress_bound(zeros.len())];
+        let (stream, rc) = zlib_rs::compress_slice(&mut z, &zeros, zlib_rs::DeflateConfig::default());
+        assert_eq!(rc, zlib_rs::ReturnCode::Ok);
+        let mut bytes = 0x1c84_9314u32.to_be_bytes().to_vec();
+        bytes.extend_from_slice(&(stream.len() as u32).to_be_bytes());
+        bytes.extend_from_slice(stream);
+        let err = decode(&bytes).unwrap_err();
+        assert_eq!(err.to_string(), "histogram's compressed data is damaged (decompresses to more than 64 MiB)");
     }
 
     #[test]

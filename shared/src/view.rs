@@ -85,10 +85,10 @@ pub fn log_density(h: &Hist, bins_per_decade: u32) -> Vec<DensityBin> {
     let bpd = bins_per_decade as f64;
     let layout = h.layout();
     let bin_of = |v: u64| ((v.max(1) as f64).log10() * bpd).floor() as i64;
-    let first = bin_of(layout.median_equivalent(h.buckets()[0].0));
-    let last = bin_of(layout.median_equivalent(h.buckets()[h.buckets().len() - 1].0));
+    let first = bin_of(layout.median_equivalent(h.min()));
+    let last = bin_of(layout.median_equivalent(h.buckets().next_back().map_or(0, |b| b.0)));
     let mut counts = vec![0_u64; (last - first + 1) as usize];
-    for &(v, c) in h.buckets() {
+    for (v, c) in h.buckets() {
         counts[(bin_of(layout.median_equivalent(v)) - first) as usize] += c;
     }
     counts
@@ -341,7 +341,7 @@ pub fn series_points<'a>(spans: impl IntoIterator<Item = &'a Span<'a>>, levels: 
             wanted.sort_unstable();
             let mut values = vec![None; wanted.len()];
             let (mut cum, mut next) = (0u64, 0usize);
-            for &(v, c) in h.buckets() {
+            for (v, c) in h.buckets() {
                 cum += c;
                 while next < wanted.len() && wanted[next].0 <= cum {
                     values[wanted[next].1] = Some(h.layout().highest_equivalent(v));
