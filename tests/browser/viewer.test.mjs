@@ -116,6 +116,12 @@ test('manifest: runs load, a missing one shows its error, the table equals nines
   assertTableMatches(rows, ninesStats(all), ninesStatsText(all), ['all']);
   // run-to-run variability with several runs
   assert.ok(await v.page.locator('[data-testid=variability-row]').count() >= 1);
+  // the sweep parameter found by itself (qd: 16 and 1) sweeps the two runs that have it and
+  // names the fio run it leaves out, rather than failing on it
+  assert.equal(await v.page.inputValue('[data-testid=sweep-param]'), 'qd');
+  assert.equal(await v.page.locator('[data-testid=sweep-error]').count(), 0);
+  assert.equal(await v.page.locator('[data-testid=sweep-row]').count(), 2);
+  assert.match(await v.page.locator('[data-testid=panel-sweep]').textContent(), /Left out, no qd in their metadata: fio/);
   await v.shot('viewer-manifest-all');
   await v.shotOf('panel-cdf', 'panel-cdf');
   await v.shotOf('panel-hist', 'panel-hist');

@@ -1054,17 +1054,69 @@ fn App() -> impl IntoView {
         }
     };
 
-    let run_list = move || {
+    // The legend, rebuilt whole (see `dom`), with one delegated click handler.
+    let legend_out: NodeRef<leptos::html::Section> = NodeRef::new();
+    Effect::new(move |_| {
+        let st = state.get();
         version.track();
-        with_model(|m| {
-            m.runs
-                .iter()
-                .map(|r| {
-                    let dirs: Vec<String> = directions_of(&r.run, DirMode::Overlay).iter().map(dir_key).collect();
-                    (r.run.name.clone(), r.file.clone(), r.run.duration_s(), r.run.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>(), dirs)
-                })
-                .collect::<Vec<_>>()
-        })
+        let Some(out) = legend_out.get() else { return };
+        let runs = with_model(|m| m.runs.clone());
+        if runs.is_empty() {
+            dom::mount(&out, &[tx("p", vec![("class", "empty".into()), ("data-testid", "no-runs".into())], "No runs loaded. Open or drop nines archives (.hlog), HdrHistogram interval logs or other supported files.")]);
+            return;
+        }
+        let overlay = st.dir == DirMode::Overlay;
+        let mut items = vec![
+            tx("button", vec![("data-testid", "show-all".into()), ("data-act", "show-all".into())], "show all"),
+            tx("button", vec![("data-testid", "hide-all".into()), ("data-act", "hide-all".into())], "hide all"),
+        ];
+        for (i, r) in runs.iter().enumerate() {
+            let warns: Vec<String> = r.run.warnings.iter().map(|w| w.to_string()).collect();
+            let swatches: Vec<(TraceStyle, Option<String>)> = if overlay {
+                directions_of(&r.run, DirMode::Overlay).iter().enumerate().map(|(d, dir)| (trace_style(i, d, DirMode::Overlay), Some(dir_key(dir)))).collect()
+            } else {
+                vec![(TraceStyle::nth(i), None)]
+            };
+            let title = format!("{}, {:.0} s{}", r.file, r.run.duration_s(), if warns.is_empty() { String::new() } else { format!("\n{}", warns.join("\n")) });
+            let mut kids = vec![tx("span", vec![], r.run.name.clone())];
+            for (sty, dn) in swatches {
+                let line = el(
+                    "line",
+                    vec![("x1", "1".into()), ("y1", "5".into()), ("x2", "33".into()), ("y2", "5".into()), ("stroke", sty.css()), ("stroke-width", "2.5".into()), ("stroke-dasharray", sty.dasharray())],
+                    vec![],
+                );
+                kids.push(el("svg", vec![("width", "34".into()), ("height", "10".into()), ("aria-hidden", "true".into())], vec![line]));
+                if let Some(d) = dn {
+                    kids.push(tx("span", vec![("class", "dirname".into())], d));
+                }
+            }
+            if !warns.is_empty() {
+                kids.push(tx("span", vec![("class", "warn".into())], " ⚠"));
+            }
+            let class = if st.hidden.contains(&i) { "run off" } else { "run" };
+            items.push(el("button", vec![("class", class.into()), ("data-testid", "legend-run".into()), ("data-act", "run".into()), ("data-run", i.to_string()), ("title", title)], kids));
+        }
+        dom::mount(&out, &[el("div", vec![("class", "legend".into())], items)]);
+    });
+    let legend_click = move |ev: web_sys::MouseEvent| {
+        let Some(t) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|t| t.closest("[data-act]").ok().flatten()) else { return };
+        match t.get_attribute("data-act").as_deref() {
+            Some("show-all") => set(Box::new(|s| s.hidden.clear())),
+            Some("hide-all") => {
+                let n = with_model(|m| m.runs.len());
+                set(Box::new(move |s| s.hidden = (0..n).collect()));
+            }
+            Some("run") => {
+                if let Some(i) = t.get_attribute("data-run").and_then(|v| v.parse::<usize>().ok()) {
+                    set(Box::new(move |s| {
+                        if !s.hidden.remove(&i) {
+                            s.hidden.insert(i);
+                        }
+                    }));
+                }
+            }
+            _ => {}
+        }
     };
 
     view! {
@@ -1124,43 +1176,7 @@ fn App() -> impl IntoView {
                     }
                 })}
             </div>
-            <section class="runs" data-testid="runs">
-                {move || {
-                    let list = run_list();
-                    if list.is_empty() {
-                        return view! { <p class="empty" data-testid="no-runs">"No runs loaded. Open or drop nines archives (.hlog), HdrHistogram interval logs or other supported files."</p> }.into_any();
-                    }
-                    let overlay = state.with(|s| s.dir == DirMode::Overlay);
-                    view! {
-                        <div class="legend">
-                            <button data-testid="show-all" on:click=move |_| set(Box::new(|s| s.hidden.clear()))>"show all"</button>
-                            <button data-testid="hide-all" on:click=move |_| { let n = with_model(|m| m.runs.len()); set(Box::new(move |s| s.hidden = (0..n).collect())) }>"hide all"</button>
-                            {list.into_iter().enumerate().map(|(i, (name, file, dur, warns, dirs))| {
-                                let swatches: Vec<(TraceStyle, Option<String>)> = if overlay {
-                                    dirs.into_iter().enumerate().map(|(d, n)| (trace_style(i, d, DirMode::Overlay), Some(n))).collect()
-                                } else {
-                                    vec![(TraceStyle::nth(i), None)]
-                                };
-                                let hidden = move || state.with(|s| s.hidden.contains(&i));
-                                let title = format!("{file}, {:.0} s{}", dur, if warns.is_empty() { String::new() } else { format!("\n{}", warns.join("\n")) });
-                                view! {
-                                    <button class="run" class:off=hidden data-testid="legend-run" data-run=i.to_string() title=title
-                                        on:click=move |_| set(Box::new(move |s| { if !s.hidden.remove(&i) { s.hidden.insert(i); } }))>
-                                        <span>{name}</span>
-                                        {swatches.into_iter().map(|(st, dn)| view! {
-                                            <svg width="34" height="10" aria-hidden="true">
-                                                <line x1="1" y1="5" x2="33" y2="5" stroke=st.css() stroke-width="2.5" stroke-dasharray=st.dasharray()/>
-                                            </svg>
-                                            {dn.map(|d| view! { <span class="dirname">{d}</span> })}
-                                        }).collect_view()}
-                                        {(!warns.is_empty()).then(|| view! { <span class="warn">" ⚠"</span> })}
-                                    </button>
-                                }
-                            }).collect_view()}
-                        </div>
-                    }.into_any()
-                }}
-            </section>
+            <section class="runs" data-testid="runs" node_ref=legend_out on:click=legend_click></section>
             <main class="panels">
                 <div class="col">
                     <section class="panel" data-testid="panel-cdf">

@@ -433,7 +433,8 @@ where
         }
     }
     if s.legend {
-        legend(root, &f, s.series.iter().map(|c| (c.label.as_str(), c.style)))?;
+        // the measurement window is at the right: the legend goes left
+        legend_at(root, &f, s.series.iter().map(|c| (c.label.as_str(), c.style)), true)?;
     }
     Ok(f)
 }

@@ -33,7 +33,11 @@ fn build(doc: &web_sys::Document, node: &Node) -> Option<web_sys::Node> {
     match node {
         Node::Text(s) => Some(doc.create_text_node(s).unchecked_into()),
         Node::El { tag, attrs, children } => {
-            let e = doc.create_element(tag).ok()?;
+            let e = if matches!(*tag, "svg" | "line") {
+                doc.create_element_ns(Some("http://www.w3.org/2000/svg"), tag).ok()?
+            } else {
+                doc.create_element(tag).ok()?
+            };
             for (k, v) in attrs {
                 let _ = e.set_attribute(k, v);
             }

@@ -286,6 +286,8 @@ struct SweepData {
     table: Option<Result<SweepTable, String>>,
     panels: Vec<SweepPanel>,
     has_cand: bool,
+    /// Runs without the parameter found by itself, left out of the sweep.
+    left_out: Vec<String>,
 }
 
 fn sweep_key(st: &ViewState, version: u64) -> SweepKey {
@@ -306,7 +308,7 @@ fn sweep_data(st: &ViewState) -> SweepData {
     let all: Vec<&Run> = visible.iter().map(|&i| &runs[i].run).collect();
     let params = sweep_table::param_names(&all);
     let param = st.sweep.clone().or_else(|| params.first().cloned());
-    let mut d = SweepData { params, param: param.clone(), table: None, panels: Vec::new(), has_cand: false };
+    let mut d = SweepData { params, param: param.clone(), table: None, panels: Vec::new(), has_cand: false, left_out: Vec::new() };
     let Some(param) = param else { return d };
     let base_set: Vec<usize> = st.base.iter().copied().filter(|&i| i < runs.len()).collect();
     let (base, cand): (Vec<&Run>, Vec<&Run>) = if base_set.is_empty() {
@@ -314,6 +316,17 @@ fn sweep_data(st: &ViewState) -> SweepData {
     } else {
         (base_set.iter().map(|&i| &runs[i].run).collect(), visible.iter().filter(|i| !base_set.contains(i)).map(|&i| &runs[i].run).collect())
     };
+    // A parameter found by itself sweeps the runs that have it; one the user typed must be in
+    // every run, or the error names the run that lacks it.
+    let mut left_out = Vec::new();
+    let (base, cand) = if st.sweep.is_none() {
+        let has = |r: &&Run| sweep_table::param_value(r, &param).is_some();
+        left_out.extend(base.iter().chain(cand.iter()).filter(|r| !has(r)).map(|r| r.name.clone()));
+        (base.into_iter().filter(has).collect::<Vec<_>>(), cand.into_iter().filter(has).collect::<Vec<_>>())
+    } else {
+        (base, cand)
+    };
+    d.left_out = left_out;
     if base.is_empty() {
         return d;
     }
@@ -411,8 +424,9 @@ fn sweep_table_view(d: &SweepData) -> Vec<Node> {
     if has_cand {
         head.extend(["cand. IOPS", "cand. mean", "cand. p99", "cand. p99.99", "IOPS Δ", "mean Δ", "p99 Δ", "p99.99 Δ"].iter().map(|h| tx("th", vec![], h.to_string())));
     }
+    let left = if d.left_out.is_empty() { String::new() } else { format!(" Left out, no {param} in their metadata: {}.", d.left_out.join(", ")) };
     let hint = format!(
-        "Direction: {}. * thin: fewer than 100 I/Os beyond p99.99. {}",
+        "Direction: {}. * thin: fewer than 100 I/Os beyond p99.99.{left} {}",
         t.tag,
         if has_cand { "Baseline runs are the marked ones; candidates the other shown runs, paired by configuration and parameter value. Δ: candidate against baseline." } else { "Mark baseline runs in Compare to pair candidates with them." }
     );
