@@ -86,7 +86,9 @@ The viewer runs the same code in wasm32: reading this log and its stats (\`archi
 \`stats::run_stats\` in a wasm32 release build, called from Node 20's V8 by a throwaway harness,
 median of 9 fresh instances) took 1.6 to 1.8 s before and 0.45 to 0.53 s after, in 166 MiB of
 wasm memory before and 89 MiB after (the 8-byte buckets alone, still with miniz_oxide: 0.55 to
-0.57 s). bench/viewer.sh was not rerun.
+0.57 s). The viewer's wasm keeps miniz_oxide (`cfg(target_arch = "wasm32")` in codec.rs): zlib-rs
+would add 14 KB of gzipped wasm and put the viewer over its 400 KB budget for those 0.1 s;
+bench/viewer.sh has the viewer's numbers.
 
 Command: \`bash bench/core.sh\` (raw timings: bench/results/core.csv).
 TABLE
