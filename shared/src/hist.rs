@@ -555,6 +555,22 @@ impl Accumulator {
         self.total
     }
 
+    /// The histogram so far, leaving the accumulator empty with its counters kept: merging
+    /// many small groups (a pyramid's first level) then allocates and zeroes them once.
+    pub fn take(&mut self) -> Hist {
+        let n = self.counts.iter().filter(|&&c| c > 0).count();
+        let mut out = HistBuilder::with_capacity(self.layout, n);
+        for (i, c) in self.counts.iter_mut().enumerate() {
+            if *c > 0 {
+                out.push(i as u32, *c);
+                *c = 0;
+            }
+        }
+        let mut h = out.finish();
+        h.total = std::mem::take(&mut self.total);
+        h
+    }
+
     pub fn finish(self) -> Hist {
         let n = self.counts.iter().filter(|&&c| c > 0).count();
         let mut out = HistBuilder::with_capacity(self.layout, n);
@@ -573,6 +589,20 @@ impl Accumulator {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn an_accumulator_taken_starts_again_empty() {
+        let l = Layout::default_ns();
+        let (a, b) = (Hist::from_values(l, [5, 900, 1_000_000]), Hist::from_values(l, [7, 7, 1200]));
+        let mut acc = Accumulator::new(l);
+        acc.add(&a);
+        acc.add(&b);
+        assert_eq!(acc.take(), a.merge(&b));
+        assert_eq!(acc.count(), 0);
+        acc.add(&b);
+        assert_eq!(acc.take(), b);
+        assert!(acc.take().is_empty());
+    }
 
     proptest! {
         #[test]

@@ -222,12 +222,25 @@ impl Pyramid {
         let mut stored: Vec<Vec<(f64, f64, u64, Hist)>> = Vec::new();
         let group = 1usize << STORED_FROM;
         if slots.len() > group {
+            // One dense accumulator for every group: each window's buckets are added once,
+            // where merging sparse lists would copy them once per merge.
+            let layout = slots.first().and_then(|s| s.windows.first()).map(|&i| run.windows[i].hist.layout());
+            let mut acc = layout.map(Accumulator::new);
             stored.push(
                 slots
                     .chunks(group)
                     .filter_map(|c| {
-                        let h = merge_indices(run, c.iter().flat_map(|s| s.windows.iter().copied()))?;
                         let last = c.last()?;
+                        let idx = c.iter().flat_map(|s| s.windows.iter().copied());
+                        let h = match acc.as_mut() {
+                            Some(acc) if c.iter().flat_map(|s| &s.windows).all(|&i| Some(run.windows[i].hist.layout()) == layout) => {
+                                for i in idx {
+                                    acc.add(&run.windows[i].hist);
+                                }
+                                acc.take()
+                            }
+                            _ => merge_indices(run, idx)?,
+                        };
                         Some((c[0].start_s, last.start_s + last.length_s - c[0].start_s, c[0].ios_before, h))
                     })
                     .collect(),
@@ -582,6 +595,11 @@ mod tests {
             assert_eq!(sum(&v), total, "max {max}");
             // each point covers whole windows, in order, without gaps
             assert!(v.windows(2).all(|w| (w[0].start_s + w[0].length_s - w[1].start_s).abs() < 1e-9));
+        }
+        // each stored point (groups of 8 windows, one accumulator reused) is exactly its windows
+        for sp in p.view(&r, Axis::Time, 0.0, 37.0, 5) {
+            let own: Vec<_> = reads.iter().filter(|w| w.start_s >= sp.start_s && w.start_s < sp.start_s + sp.length_s).collect();
+            assert_eq!(*sp.hist, merge_windows(own.into_iter()).unwrap(), "point at {}", sp.start_s);
         }
         // a zoomed range at native resolution is exactly the recorded windows
         let v = p.view(&r, Axis::Time, 10.0, 20.0, 100);

@@ -36,7 +36,7 @@ function peer() {
 
 const server = await serve(BUNDLE, routes);
 const browser = await launch();
-const result = { runs: files.length, first_render_ms: [], parse_ms: [], zoom_ms: [], zoom_draw_ms: [], peer_ms: [] };
+const result = { runs: files.length, first_render_ms: [], parse_ms: [], traces_ms: [], wasm_mb: [], zoom_ms: [], zoom_draw_ms: [], peer_ms: [] };
 try {
   for (let i = 0; i < repeats; i++) {
     const ctx = await browser.newContext({ viewport: { width: 1600, height: 1500 } });
@@ -46,6 +46,9 @@ try {
       && document.querySelectorAll('[data-testid=legend-run]').length >= n, files.length, { timeout: 600000, polling: 50 });
     result.first_render_ms.push(Number(await page.evaluate(() => document.body.dataset.ninesFirstRenderMs)));
     result.parse_ms.push(Number(await page.evaluate(() => document.body.dataset.ninesParseMs)));
+    // the 1-CDF's first draw builds every trace (pyramid, merged histogram, 1-CDF, density)
+    result.traces_ms.push(Number(await page.evaluate(() => document.body.dataset.drawMsCdf)));
+    result.wasm_mb.push(Number(await page.evaluate(() => document.body.dataset.ninesWasmMb)));
     if (i === 0) {
       // zoom steps: a wheel event on the runtime chart, timed in the page from dispatch until
       // the runtime and rate charts have redrawn (the idle flag set after their draws)

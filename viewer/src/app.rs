@@ -554,12 +554,9 @@ fn add_run(file: &str, bytes: &[u8]) -> Result<(), LoadError> {
         let _ = b.set_attribute("data-nines-parse-ms", &format!("{:.1}", prev + now_ms() - t0));
     }
     match read {
-        Ok(mut run) => {
-            // Decoded bucket vectors carry growth slack; a clone is exact. Hour-long runs of
-            // many windows are most of the page's memory.
-            for w in run.windows.iter_mut() {
-                w.hist = w.hist.clone();
-            }
+        Ok(run) => {
+            // (decoded bucket lists are already of their exact size: nines-core copies each
+            // window out of its scratch list)
             with_model(|m| {
                 m.runs.push(Rc::new(Loaded { run, file: file.to_string() }));
                 m.drawn.clear();
@@ -591,9 +588,20 @@ async fn read_file(f: web_sys::File) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
 
+/// A run's bytes: read already, or a request under way.
+enum Pending {
+    Ready(Result<Vec<u8>, String>),
+    Fetch(js_sys::Promise),
+}
+
 async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     let w = web_sys::window().ok_or("no window")?;
-    let resp = wasm_bindgen_futures::JsFuture::from(w.fetch_with_str(url)).await.map_err(|_| "could not fetch".to_string())?;
+    body_of(w.fetch_with_str(url)).await
+}
+
+/// The body of a `fetch` response, or why there is none.
+async fn body_of(fetch: js_sys::Promise) -> Result<Vec<u8>, String> {
+    let resp = wasm_bindgen_futures::JsFuture::from(fetch).await.map_err(|_| "could not fetch".to_string())?;
     let resp: web_sys::Response = resp.dyn_into().map_err(|_| "not a response")?;
     if !resp.ok() {
         return Err(format!("HTTP {}", resp.status()));
@@ -673,12 +681,16 @@ fn App() -> impl IntoView {
     };
 
     // Loading: embedded runs, else manifest.json beside the page (static sites).
-    let load_list = move |items: Vec<(String, Result<Vec<u8>, String>)>| async move {
+    let load_list = move |items: Vec<(String, Pending)>| async move {
         busy();
         let n = items.len();
-        for (i, (name, bytes)) in items.into_iter().enumerate() {
+        for (i, (name, pending)) in items.into_iter().enumerate() {
             loading.set(Some(format!("loading {} of {n}: {name}", i + 1)));
             yield_now().await;
+            let bytes = match pending {
+                Pending::Ready(b) => b,
+                Pending::Fetch(p) => body_of(p).await.map_err(|e| format!("could not load it from the manifest: {e}")),
+            };
             let res = bytes.map_err(|message| LoadError { file: name.clone(), message }).and_then(|b| add_run(&name, &b));
             if let Err(e) = res {
                 errors.update(|v| v.push(e));
@@ -689,7 +701,7 @@ fn App() -> impl IntoView {
     };
     leptos::task::spawn_local(async move {
         if let Some(items) = embedded_runs() {
-            load_list(items).await;
+            load_list(items.into_iter().map(|(n, b)| (n, Pending::Ready(b))).collect()).await;
             return;
         }
         let proto = web_sys::window().and_then(|w| w.location().protocol().ok()).unwrap_or_default();
@@ -697,11 +709,14 @@ fn App() -> impl IntoView {
             if let Ok(bytes) = fetch_bytes("manifest.json").await {
                 match serde_json::from_slice::<serde_json::Value>(&bytes) {
                     Ok(v) => {
-                        let mut items = Vec::new();
-                        for path in manifest_entries(&v) {
-                            let b = fetch_bytes(&path).await.map_err(|e| format!("could not load it from the manifest: {e}"));
-                            items.push((path, b));
-                        }
+                        // every request goes out now; the runs download while earlier ones decode
+                        let items = match web_sys::window() {
+                            Some(w) => manifest_entries(&v).into_iter().map(|path| {
+                                let p = w.fetch_with_str(&path);
+                                (path, Pending::Fetch(p))
+                            }).collect(),
+                            None => Vec::new(),
+                        };
                         load_list(items).await;
                     }
                     Err(e) => errors.update(|v| v.push(LoadError { file: "manifest.json".into(), message: format!("not valid JSON: {e}") })),
@@ -719,7 +734,7 @@ fn App() -> impl IntoView {
                 let name = f.name();
                 items.push((name, read_file(f).await));
             }
-            load_list(items).await;
+            load_list(items.into_iter().map(|(n, b)| (n, Pending::Ready(b))).collect()).await;
         });
     };
 
