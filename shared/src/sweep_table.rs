@@ -27,7 +27,7 @@ pub enum SweepError {
 /// contains the name, such as `fio-*-jobs` for `jobs`), then `meta.workload`, then the file
 /// name (`NAME=16`, `NAME-16`, `NAME_16`, `16-NAME`, `16NAME`).
 pub fn param_value(run: &Run, name: &str) -> Option<f64> {
-    let num = |v: &Value| v.as_f64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()));
+    let num = number;
     if let Some(p) = run.meta.get("param").and_then(Value::as_object) {
         if let Some(v) = p.get(name).and_then(num) {
             return Some(v);
@@ -53,33 +53,33 @@ pub fn param_value(run: &Run, name: &str) -> Option<f64> {
 /// `workload` keys whose value differs between the runs (the CLI's `--param` choices, as the
 /// viewer offers them). Names in file names are not guessed.
 pub fn param_names(runs: &[&Run]) -> Vec<String> {
-    let num = |v: &Value| v.as_f64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()));
-    let mut out: Vec<String> = Vec::new();
-    for r in runs {
-        if let Some(p) = r.meta.get("param").and_then(Value::as_object) {
-            for (k, v) in p {
-                if num(v).is_some() && !out.contains(k) {
-                    out.push(k.clone());
-                }
-            }
-        }
-    }
-    let mut keys: Vec<String> = Vec::new();
-    for r in runs {
-        if let Some(w) = r.meta.get("workload").and_then(Value::as_object) {
-            for (k, v) in w {
-                if num(v).is_some() && !keys.contains(k) {
-                    keys.push(k.clone());
-                }
-            }
-        }
-    }
-    for k in keys {
-        let mut vals: Vec<f64> = runs.iter().filter_map(|r| r.meta.get("workload").and_then(|w| w.get(&k)).and_then(num)).collect();
+    let mut out = numeric_keys(runs, "param");
+    for k in numeric_keys(runs, "workload") {
+        let mut vals: Vec<f64> = runs.iter().filter_map(|r| r.meta.get("workload").and_then(|w| w.get(&k)).and_then(number)).collect();
         vals.sort_by(f64::total_cmp);
         vals.dedup();
         if vals.len() >= 2 && !out.contains(&k) {
             out.push(k);
+        }
+    }
+    out
+}
+
+/// A number, or a string that holds one (labels from file names are strings).
+fn number(v: &Value) -> Option<f64> {
+    v.as_f64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+}
+
+/// Keys of the metadata object `field` with a numeric value in any of the runs, in order.
+fn numeric_keys(runs: &[&Run], field: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in runs {
+        if let Some(o) = r.meta.get(field).and_then(Value::as_object) {
+            for (k, v) in o {
+                if number(v).is_some() && !out.contains(k) {
+                    out.push(k.clone());
+                }
+            }
         }
     }
     out

@@ -352,7 +352,7 @@ pub fn conv_y(series: &[ConvSeries]) -> Scale {
             hi = hi.max(1.1 * w.average);
         }
     }
-    if !(hi > lo) {
+    if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
         let m = if hi.is_finite() { hi.abs().max(1.0) } else { 1.0 };
         return Scale { lo: 0.0, hi: 2.0 * m, log: false };
     }
@@ -394,7 +394,7 @@ where
             // labels just inside the window's left edge, above their lines
             for (k, name) in [(1.1, "average +10%"), (0.9, "average −10%")] {
                 let y = py(w.average * k);
-                root.draw(&plotters::element::DashedPathElement::new(vec![(pa, y), (pb, y)].into_iter(), 6, 4, MUTED.stroke_width(1))).map_err(e)?;
+                root.draw(&plotters::element::DashedPathElement::new(vec![(pa, y), (pb, y)], 6, 4, MUTED.stroke_width(1))).map_err(e)?;
                 root.draw(&Text::new(name.to_string(), (pa + 4, y - 2), small.clone().color(&MUTED).pos(Pos::new(HPos::Left, VPos::Bottom)))).map_err(e)?;
             }
             root.draw(&Text::new("average".to_string(), (pa + 4, avg - 2), small.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Bottom)))).map_err(e)?;
@@ -405,7 +405,7 @@ where
         if let Some(r) = c.first_steady {
             let px = f.px(r) as i32;
             if px >= f.left && px <= f.right {
-                root.draw(&plotters::element::DashedPathElement::new(vec![(px, f.top), (px, f.bottom)].into_iter(), 2, 4, c.style.color.stroke_width(1))).map_err(e)?;
+                root.draw(&plotters::element::DashedPathElement::new(vec![(px, f.top), (px, f.bottom)], 2, 4, c.style.color.stroke_width(1))).map_err(e)?;
                 root.draw(&Text::new(format!("PTS first held after round {r:.0}"), (px + 4, f.top + 4), small.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Top))))
                     .map_err(e)?;
             }

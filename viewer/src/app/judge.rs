@@ -29,7 +29,9 @@ use crate::state::{DirMode, SteadyView, ViewState, TRACKS};
 
 /// The last result of an expensive computation and the key it was made for: the canvas
 /// effect and the table of a panel both ask, only the first computes.
-fn cached<K: PartialEq + Clone + 'static, V: 'static>(slot: &'static LocalKey<RefCell<Option<(K, Rc<V>)>>>, key: &K, f: impl FnOnce() -> V) -> Rc<V> {
+type Slot<K, V> = RefCell<Option<(K, Rc<V>)>>;
+
+fn cached<K: PartialEq + Clone + 'static, V: 'static>(slot: &'static LocalKey<Slot<K, V>>, key: &K, f: impl FnOnce() -> V) -> Rc<V> {
     if let Some(v) = slot.with(|s| s.borrow().as_ref().filter(|(k, _)| k == key).map(|(_, v)| v.clone())) {
         return v;
     }
@@ -43,9 +45,9 @@ type SweepKey = (u64, DirMode, Vec<usize>, Vec<usize>, Option<String>);
 type SsKey = (u64, DirMode, SteadyView);
 
 thread_local! {
-    static CMP: RefCell<Option<(CmpKey, Rc<CmpData>)>> = const { RefCell::new(None) };
-    static SWEEP: RefCell<Option<(SweepKey, Rc<SweepData>)>> = const { RefCell::new(None) };
-    static STEADY: RefCell<Option<(SsKey, Rc<SsData>)>> = const { RefCell::new(None) };
+    static CMP: Slot<CmpKey, CmpData> = const { RefCell::new(None) };
+    static SWEEP: Slot<SweepKey, SweepData> = const { RefCell::new(None) };
+    static STEADY: Slot<SsKey, SsData> = const { RefCell::new(None) };
 }
 
 fn verdict_word(v: Verdict) -> &'static str {
@@ -139,7 +141,9 @@ struct ChangeChart {
 
 fn change_chart(d: &CmpData) -> ChangeChart {
     let xs: Vec<f64> = d.levels.iter().map(nines_x).collect();
-    let mut bands: Vec<(String, Vec<(f64, f64, f64)>)> = Vec::new();
+    // per direction: (tag, the baseline's interval per level)
+    type Band = (String, Vec<(f64, f64, f64)>);
+    let mut bands: Vec<Band> = Vec::new();
     let mut series = Vec::new();
     let (mut lo, mut hi) = (0.0f64, 0.0f64);
     let mut max_x: f64 = 1.0;
@@ -785,11 +789,7 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
                     set(Box::new(move |s| s.steady.run = i));
                 }
             }
-            "ss-track" => {
-                if TRACKS.contains(&value.as_str()) {
-                    set(Box::new(move |s| s.steady.track = value));
-                }
-            }
+            "ss-track" if TRACKS.contains(&value.as_str()) => set(Box::new(move |s| s.steady.track = value)),
             "ss-rounds" => {
                 if let Ok(n) = value.parse::<usize>() {
                     let n = n.clamp(2, 100);
