@@ -345,3 +345,33 @@ test('embedded runs load; hostile names and tags stay text; exports download', a
     emb.close();
   }
 });
+
+test('high-density screens: canvases hold device pixels, the mouse still maps to data', async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 1200 }, deviceScaleFactor: 2 });
+  const v = new Viewer(await ctx.newPage());
+  await v.page.goto(`${site.base}/index.html`);
+  await v.ready(3);
+  for (const id of ['cdf-canvas', 'cdf-overlay', 'runtime-canvas', 'rate-canvas', 'hist-canvas', 'change-canvas', 'sweep-canvas', 'conv-canvas']) {
+    const [w, h, cw, ch] = await v.page.evaluate((id) => {
+      const c = document.querySelector(`[data-testid=${id}]`);
+      return [c.width, c.height, parseFloat(c.style.width), parseFloat(c.style.height)];
+    }, id);
+    assert.equal(w, 2 * cw, `${id} width`);
+    assert.equal(h, 2 * ch, `${id} height`);
+  }
+  // a box dragged on the 1-CDF in CSS pixels zooms to the data under it
+  const box = await v.box('cdf-overlay');
+  await v.act(async () => {
+    await v.page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.2);
+    await v.page.mouse.down();
+    await v.page.mouse.move(box.x + box.width * 0.7, box.y + box.height * 0.6, { steps: 4 });
+    await v.page.mouse.up();
+  });
+  const m = (await v.hash()).match(/cdf=([^&]+)/);
+  assert.ok(m, 'box zoom in the hash');
+  const [x0, x1] = m[1].split(',').map(Number);
+  assert.ok(x0 < x1 && x0 > 0, `zoomed latency range ${x0}..${x1}`);
+  await v.shotOf('panel-cdf', 'viewer-hidpi-cdf');
+  assert.deepEqual(v.errors, []);
+  await ctx.close();
+});

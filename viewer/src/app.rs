@@ -39,6 +39,7 @@ use crate::state::{DirMode, RateMode, ViewState};
 use dom::{el, tx, Node};
 
 mod dom;
+mod hidpi;
 mod judge;
 
 #[wasm_bindgen(start)]
@@ -293,24 +294,42 @@ fn download_url(name: &str, url: &str) {
     a.click();
 }
 
+/// Size a chart canvas to its column: CSS pixels for layout and the mouse, device pixels in
+/// the canvas (see `hidpi`). Returns the size in CSS pixels.
 fn canvas_size(c: &web_sys::HtmlCanvasElement, height: u32) -> (u32, u32) {
     let w = c.parent_element().map_or(800, |p| p.client_width().max(320) as u32);
-    if c.width() != w || c.height() != height {
-        c.set_width(w);
-        c.set_height(height);
-        let _ = web_sys::HtmlElement::style(c).set_property("width", &format!("{w}px"));
-        let _ = web_sys::HtmlElement::style(c).set_property("height", &format!("{height}px"));
-    }
+    set_size(c, w, height);
     (w, height)
 }
 
-fn size_overlay(o: &web_sys::HtmlCanvasElement, base: &web_sys::HtmlCanvasElement) {
-    if o.width() != base.width() || o.height() != base.height() {
-        o.set_width(base.width());
-        o.set_height(base.height());
-        let _ = web_sys::HtmlElement::style(o).set_property("width", &format!("{}px", base.width()));
-        let _ = web_sys::HtmlElement::style(o).set_property("height", &format!("{}px", base.height()));
+fn set_size(c: &web_sys::HtmlCanvasElement, w: u32, h: u32) {
+    let r = hidpi::ratio();
+    let (pw, ph) = ((w as f64 * r).round() as u32, (h as f64 * r).round() as u32);
+    if c.width() != pw || c.height() != ph {
+        c.set_width(pw);
+        c.set_height(ph);
+        let _ = web_sys::HtmlElement::style(c).set_property("width", &format!("{w}px"));
+        let _ = web_sys::HtmlElement::style(c).set_property("height", &format!("{h}px"));
     }
+}
+
+/// A canvas's size in CSS pixels.
+fn css_size(c: &web_sys::HtmlCanvasElement) -> (u32, u32) {
+    let r = hidpi::ratio();
+    ((c.width() as f64 / r).round() as u32, (c.height() as f64 / r).round() as u32)
+}
+
+fn size_overlay(o: &web_sys::HtmlCanvasElement, base: &web_sys::HtmlCanvasElement) {
+    let (w, h) = css_size(base);
+    set_size(o, w, h);
+}
+
+/// The 2d context of a canvas, drawing in CSS pixels.
+fn ctx_css(c: &web_sys::HtmlCanvasElement) -> Option<web_sys::CanvasRenderingContext2d> {
+    let ctx = ctx2d(c)?;
+    let r = hidpi::ratio();
+    ctx.set_transform(r, 0.0, 0.0, r, 0.0, 0.0).ok()?;
+    Some(ctx)
 }
 
 fn ctx2d(c: &web_sys::HtmlCanvasElement) -> Option<web_sys::CanvasRenderingContext2d> {
@@ -521,10 +540,11 @@ fn hist_data(st: &ViewState, x: Scale) -> HistData {
 
 fn draw_canvas(
     canvas: &web_sys::HtmlCanvasElement,
-    draw: impl FnOnce(&DrawingArea<CanvasBackend, plotters::coord::Shift>) -> Result<Frame, String>,
+    draw: impl FnOnce(&DrawingArea<hidpi::HiDpi, plotters::coord::Shift>) -> Result<Frame, String>,
 ) -> Option<Frame> {
-    let backend = CanvasBackend::with_canvas_object(canvas.clone())?;
-    let root = backend.into_drawing_area();
+    let _ = ctx_css(canvas)?;
+    let inner = CanvasBackend::with_canvas_object(canvas.clone())?;
+    let root = hidpi::HiDpi { inner, size: css_size(canvas) }.into_drawing_area();
     let f = draw(&root);
     let _ = root.present();
     match f {
@@ -848,8 +868,9 @@ fn App() -> impl IntoView {
         let dr = drag.get();
         for (name, node) in [("cdf", cdf_overlay), ("runtime", rt_overlay), ("rate", rate_overlay)] {
             let Some(o) = node.get() else { continue };
-            let Some(ctx) = ctx2d(&o) else { continue };
-            ctx.clear_rect(0.0, 0.0, o.width() as f64, o.height() as f64);
+            let Some(ctx) = ctx_css(&o) else { continue };
+            let (cw, ch) = css_size(&o);
+            ctx.clear_rect(0.0, 0.0, cw as f64, ch as f64);
             let Some(f) = with_model(|m| m.frames.get(name).copied()) else { continue };
             if name == "cdf" {
                 if let Some(x) = hx {
