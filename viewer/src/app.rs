@@ -1092,14 +1092,19 @@ fn App() -> impl IntoView {
 
     // The legend, rebuilt whole (see `dom`), with one delegated click handler.
     let legend_out: NodeRef<leptos::html::Section> = NodeRef::new();
-    Effect::new(move |_| {
+    // (the effect returns what it drew for, and skips a change that does not touch it: a
+    // zoom step must not rebuild the legend and make the page lay out again)
+    Effect::new(move |prev: Option<Option<(u64, BTreeSet<usize>, DirMode)>>| {
         let st = state.get();
-        version.track();
-        let Some(out) = legend_out.get() else { return };
+        let key = Some((version.get(), st.hidden.clone(), st.dir));
+        if prev.as_ref() == Some(&key) {
+            return key;
+        }
+        let Some(out) = legend_out.get() else { return None };
         let runs = with_model(|m| m.runs.clone());
         if runs.is_empty() {
             dom::mount(&out, &[tx("p", vec![("class", "empty".into()), ("data-testid", "no-runs".into())], "No runs loaded. Open or drop nines archives (.hlog), HdrHistogram interval logs or other supported files.")]);
-            return;
+            return key;
         }
         let overlay = st.dir == DirMode::Overlay;
         let mut items = vec![
@@ -1133,6 +1138,7 @@ fn App() -> impl IntoView {
             items.push(el("button", vec![("class", class.into()), ("data-testid", "legend-run".into()), ("data-act", "run".into()), ("data-run", i.to_string()), ("title", title)], kids));
         }
         dom::mount(&out, &[el("div", vec![("class", "legend".into())], items)]);
+        key
     });
     let legend_click = move |ev: web_sys::MouseEvent| {
         let Some(t) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|t| t.closest("[data-act]").ok().flatten()) else { return };

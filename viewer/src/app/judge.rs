@@ -706,8 +706,17 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
     let cmp_ctl: NodeRef<leptos::html::Span> = NodeRef::new();
     let sweep_ctl: NodeRef<leptos::html::Span> = NodeRef::new();
     let ss_ctl: NodeRef<leptos::html::Span> = NodeRef::new();
-    Effect::new(move |_| {
-        let (st, _) = (state.get(), version.get());
+    type CtlKey = Option<(u64, Vec<usize>, Option<String>, SteadyView, DirMode, Vec<usize>)>;
+    Effect::new(move |prev: Option<CtlKey>| -> CtlKey {
+        let st = state.get();
+        // what the controls show; other changes (a zoom step) leave them alone
+        let key = Some((version.get(), st.base.iter().copied().collect(), st.sweep.clone(), st.steady.clone(), st.dir, st.hidden.iter().copied().collect()));
+        if prev.as_ref() == Some(&key) {
+            return key;
+        }
+        if cmp_ctl.get().is_none() {
+            return None;
+        }
         let names = with_model(|m| m.runs.iter().map(|r| r.run.name.clone()).collect::<Vec<_>>());
         if let Some(c) = cmp_ctl.get() {
             let boxes: Vec<Node> = names
@@ -762,6 +771,7 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
             );
             mount(&c, &[label("run"), select("run", runs), label("track"), select("track", tracks), label("rounds in window"), n, label("round"), select("round", rounds)]);
         }
+        key
     });
     let on_change = move |ev: web_sys::Event| {
         let Some(t) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
