@@ -165,12 +165,12 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     engine_meta.insert("name".into(), json!(kind));
 
     // The target.
-    let (file, region, target_meta) = if kind == EngineKind::Null {
+    let (file, region, target_meta, block) = if kind == EngineKind::Null {
         let region = w.size.ok_or_else(|| anyhow!("--engine null needs --size (the target is not opened)"))?;
-        (None, region, json!({"path": a.target.display().to_string(), "kind": "none (null engine)", "region_bytes": region}))
+        (None, region, json!({"path": a.target.display().to_string(), "kind": "none (null engine)", "region_bytes": region}), false)
     } else {
         let t = safety::prepare(a, &w, quiet)?;
-        (Some(t.file), t.region, t.meta)
+        (Some(t.file), t.region, t.meta, t.block)
     };
     let w = Arc::new(w);
 
@@ -252,7 +252,7 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
             raw: raw.clone(),
         };
         let features = features.clone();
-        handles.push(std::thread::Builder::new().name(format!("nines-job{j}")).spawn(move || job_thread(ctx, kind, fd, features))?);
+        handles.push(std::thread::Builder::new().name(format!("nines-job{j}")).spawn(move || job_thread(ctx, kind, fd, block, features))?);
     }
     drop(tx);
     for h in handles {
@@ -348,7 +348,7 @@ fn kind_name(k: EngineKind) -> String {
     }
 }
 
-fn job_thread(ctx: JobCtx, kind: EngineKind, fd: i32, features: Arc<Mutex<Option<(bool, bool)>>>) {
+fn job_thread(ctx: JobCtx, kind: EngineKind, fd: i32, block: bool, features: Arc<Mutex<Option<(bool, bool)>>>) {
     let w = ctx.w.clone();
     let mut buf = AlignedBuf::new(ctx.qd * w.max_bs as usize);
     if w.writes() {
@@ -357,8 +357,8 @@ fn job_thread(ctx: JobCtx, kind: EngineKind, fd: i32, features: Arc<Mutex<Option
     }
     let _ = match kind {
         EngineKind::Null => job::run_job(&mut NullEngine::default(), &ctx, &buf),
-        EngineKind::Psync => job::run_job(&mut PsyncEngine::new(fd), &ctx, &buf),
-        EngineKind::Uring => match UringEngine::new(fd, ctx.qd as u32, buf.ptr(), buf.len()) {
+        EngineKind::Psync => job::run_job(&mut PsyncEngine::new(fd, block), &ctx, &buf),
+        EngineKind::Uring => match UringEngine::new(fd, ctx.qd as u32, buf.ptr(), buf.len(), block) {
             Ok(mut e) => {
                 if ctx.job == 0 {
                     if let Ok(mut f) = features.lock() {

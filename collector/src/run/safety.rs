@@ -35,6 +35,8 @@ pub struct Target {
     pub region: u64,
     pub meta: Value,
     pub real: PathBuf,
+    /// A block device (trims are discards), not a regular file (trims punch holes).
+    pub block: bool,
 }
 
 /// Resolve symlinks. A path that does not exist resolves through its parent directory.
@@ -151,7 +153,7 @@ fn create_file(real: &Path, w: &Workload, quiet: bool, who: &str) -> Result<Targ
         "path": real.display().to_string(), "kind": "file", "size_bytes": size, "region_bytes": size,
         "created_by_nines": true, "marked": marked, "device": fs_device_meta(real),
     });
-    Ok(Target { file, region: size, meta, real: real.to_path_buf() })
+    Ok(Target { file, region: size, meta, real: real.to_path_buf(), block: false })
 }
 
 /// Fill `[from, to)` with pseudo-random data (no holes, nothing a drive could compress or
@@ -215,7 +217,7 @@ fn existing_file(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata,
         "path": real.display().to_string(), "kind": "file", "size_bytes": len.max(region), "region_bytes": region,
         "created_by_nines": ours, "laid_out_now": laid_out, "device": fs_device_meta(real),
     });
-    Ok(Target { file, region, meta, real: real.to_path_buf() })
+    Ok(Target { file, region, meta, real: real.to_path_buf(), block: false })
 }
 
 fn blk_size(f: &File) -> Result<u64> {
@@ -398,7 +400,7 @@ fn block_device(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata, 
     if let Some(s) = sig {
         meta.insert("overwritten_signature".into(), json!(s));
     }
-    Ok(Target { file, region, meta: Value::Object(meta), real: real.to_path_buf() })
+    Ok(Target { file, region, meta: Value::Object(meta), real: real.to_path_buf(), block: true })
 }
 
 /// Model, firmware and queue facts of a block device from sysfs (of the whole disk for a
