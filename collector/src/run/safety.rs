@@ -9,6 +9,9 @@
 //! - writes to a block device need `--destroy-data PATH` naming that device; a mounted or
 //!   otherwise busy device is always refused; one holding a partition table or filesystem
 //!   signature needs `--ignore-signatures` as well;
+//! - trims (--rw trim, randtrim) destroy data exactly like writes and are under every rule
+//!   for writes (`Workload::writes` is true for them); a block device must also support
+//!   discard;
 //! - read-only runs need none of this.
 
 use std::fs::{File, OpenOptions};
@@ -385,6 +388,14 @@ fn block_device(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata, 
                     real.display()
                 );
             }
+        }
+    }
+    if w.trim {
+        let max = read_trim(sysfs_dir(rdev).join("queue/discard_max_bytes"))
+            .or_else(|| read_trim(sysfs_dir(rdev).join("../queue/discard_max_bytes")))
+            .and_then(|s| s.parse::<u64>().ok());
+        if max == Some(0) {
+            bail!("{who} does not support discard (its queue/discard_max_bytes is 0), so --rw {} cannot run on it", if w.rw.random() { "randtrim" } else { "trim" });
         }
     }
     drop(probe);
