@@ -128,7 +128,7 @@ pub struct RunArgs {
     pub fsync_every: Option<u64>,
     /// Issue at most this many I/Os per second per job. Latency is then measured from when
     /// each I/O was due, and the service time from submission is recorded as `read.svc` /
-    /// `write.svc`.
+    /// `write.svc` / `trim.svc`.
     #[arg(long, value_name = "N")]
     pub rate_iops: Option<f64>,
     /// How rate-limited I/Os are spaced.
@@ -169,11 +169,12 @@ pub struct RunArgs {
     /// No summary table on stdout at the end.
     #[arg(long)]
     pub no_summary: bool,
-    /// Allow writes to an existing file that nines did not create (its contents are lost).
+    /// Allow writes (and trims) to an existing file that nines did not create (its contents
+    /// are lost).
     #[arg(long)]
     pub overwrite: bool,
-    /// Allow writes to this block device, destroying the data on it; must name the --target
-    /// device.
+    /// Allow writes (and trims) to this block device, destroying the data on it; must name
+    /// the --target device.
     #[arg(long, value_name = "PATH")]
     pub destroy_data: Option<PathBuf>,
     /// With --destroy-data, write even over a partition table or filesystem signature.
