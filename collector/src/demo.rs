@@ -92,7 +92,7 @@ mod tests {
         assert_eq!(d.runtime, "2s");
         let argv = run_command(&d, std::path::Path::new("/tmp/x/demo.dat"), true);
         let Cmd::Run(r) = Cli::try_parse_from(&argv).unwrap().cmd else { panic!("not run") };
-        assert_eq!(r.mix, 70);
+        assert_eq!(r.mix, Some(70));
         assert!(r.buffered);
         assert_eq!(r.output, PathBuf::from("d.hlog"));
     }

@@ -895,3 +895,172 @@ fn a_real_stall_is_written_as_empty_windows_while_it_lasts() {
     assert!(h.max() >= 300_000_000, "max {} ns", h.max());
     let _ = Command::new("umount").arg(s(mnt.path())).status();
 }
+
+fn blocks(p: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(p).unwrap().blocks()
+}
+
+/// Every window of `tag` has a histogram whose smallest latency is above 0 ns.
+fn latencies_positive(run: &Run, tag: &str) {
+    for w in run.windows_of(Some(tag)) {
+        if w.hist.count() > 0 {
+            assert!(w.hist.min() > 0, "a {tag} latency of 0 ns");
+        }
+    }
+}
+
+#[test]
+fn trims_punch_holes_in_a_file() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
+    // nines creates the file full of data (a short write run).
+    run_ok(&["--target", s(&t), "--size", "16MiB", "--rw", "write", "--ios", "16", "-o", s(&o)]);
+    let full = blocks(&t);
+    assert!(full * 512 >= 16 << 20, "laid out: {full} blocks");
+
+    // 200 random 64 KiB trims through io_uring.
+    let table = run_ok(&[
+        "--target", s(&t), "--rw", "randtrim", "--bs", "64k", "--qd", "4", "--ios", "200", "--window", "100ms", "-o", s(&o), "--force",
+    ]);
+    assert!(table.contains("trim") && table.contains("stopped by ios"), "{table}");
+    let run = read_run(&o);
+    assert_eq!(run.tags(), [Some("trim".to_string())]);
+    assert!(run.windows_of(Some("trim")).count() >= 1);
+    assert_eq!(count(&run, "trim"), 200);
+    latencies_positive(&run, "trim");
+    assert_eq!(summary(&run)["ios"]["trim"], 200);
+    assert_eq!(summary(&run)["bytes"]["trim"], 200 * 65536);
+    assert_eq!(run.meta["workload"]["rw"], "randtrim");
+    assert!(run.meta["engine"]["trim"].as_str().unwrap().contains("IORING_OP_FALLOCATE"), "{}", run.meta["engine"]);
+    assert!(run.meta["tags"].as_str().unwrap().contains("trim"));
+    let after = blocks(&t);
+    assert!(after < full, "holes were punched: {full} -> {after} blocks");
+    assert_eq!(std::fs::metadata(&t).unwrap().len(), 16 << 20, "the size is kept");
+
+    // nines stats shows the trim row; `all` is the trims.
+    let text = ok(nines(&["stats", s(&o)]));
+    assert!(text.lines().any(|l| l.trim_start().starts_with("trim")), "{text}");
+    let v: Value = serde_json::from_str(&ok(nines(&["stats", "--json", s(&o)]))).unwrap();
+    assert_eq!(v["runs"][0]["tags"]["trim"]["count"], 200);
+    assert_eq!(v["runs"][0]["tags"]["all"]["count"], 200);
+
+    // Sequential trims through psync. The file (nines' own, now with holes) is filled again
+    // first, so these trims free real blocks too.
+    run_ok(&["--target", s(&t), "--rw", "trim", "--bs", "1m", "--engine", "psync", "--ios", "8", "-o", s(&o), "--force"]);
+    let run = read_run(&o);
+    assert_eq!(count(&run, "trim"), 8);
+    latencies_positive(&run, "trim");
+    assert_eq!(run.meta["engine"]["name"], "psync");
+    assert!(run.meta["engine"]["trim"].as_str().unwrap().contains("fallocate"), "{}", run.meta["engine"]);
+    // 8 sequential 1 MiB trims from offset 0: the first 8 MiB are holes.
+    let b = blocks(&t);
+    assert!(b * 512 <= 9 << 20, "{b} blocks after trimming half the file");
+
+    // The null engine completes trims at once.
+    run_ok(&["--target", s(&t), "--rw", "randtrim", "--engine", "null", "--size", "1MiB", "--ios", "100", "-o", s(&o), "--force"]);
+    assert_eq!(count(&read_run(&o), "trim"), 100);
+}
+
+#[test]
+fn rate_limited_trims_have_a_service_time_tag() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
+    run_ok(&[
+        "--target", s(&t), "--size", "8MiB", "--rw", "randtrim", "--rate-iops", "1000", "--arrival", "uniform", "--ios", "300", "--window",
+        "100ms", "-o", s(&o),
+    ]);
+    let run = read_run(&o);
+    assert_eq!(run.tags(), [Some("trim".to_string()), Some("trim.svc".to_string())]);
+    assert_eq!(count(&run, "trim"), 300);
+    assert_eq!(count(&run, "trim.svc"), 300);
+    latencies_positive(&run, "trim.svc");
+    let lat = nines_core::stats::merge_windows(run.windows_of(Some("trim"))).unwrap();
+    let svc = nines_core::stats::merge_windows(run.windows_of(Some("trim.svc"))).unwrap();
+    assert!(lat.max() >= svc.max());
+    // `.svc` is not merged into all.
+    let v: Value = serde_json::from_str(&ok(nines(&["stats", "--json", s(&o)]))).unwrap();
+    assert_eq!(v["runs"][0]["tags"]["all"]["count"], 300);
+}
+
+#[test]
+fn trims_are_guarded_like_writes_on_files() {
+    let d = tempfile::tempdir().unwrap();
+    let foreign = d.path().join("foreign.dat");
+    std::fs::write(&foreign, vec![7u8; 1 << 20]).unwrap();
+    let full = blocks(&foreign);
+    let o = d.path().join("r.hlog");
+    for rw in ["trim", "randtrim"] {
+        let e = refused(&["--target", s(&foreign), "--rw", rw, "--ios", "10", "-o", s(&o)]);
+        assert!(e.contains("did not create") && e.contains("--overwrite") && e.contains("foreign.dat"), "{e}");
+    }
+    assert_eq!(std::fs::read(&foreign).unwrap(), vec![7u8; 1 << 20], "refused runs trim nothing");
+    assert_eq!(blocks(&foreign), full);
+    // --destroy-data is for devices, not files.
+    let e = refused(&["--target", s(&foreign), "--rw", "randtrim", "--destroy-data", s(&foreign), "--ios", "10", "-o", s(&o)]);
+    assert!(e.contains("--overwrite"), "{e}");
+    // Bad combinations are clear errors.
+    let e = refused(&["--target", s(&foreign), "--rw", "randtrim", "--mix", "50", "--overwrite", "-o", s(&o)]);
+    assert!(e.contains("--mix"), "{e}");
+    let e = refused(&["--target", s(&foreign), "--rw", "trim", "--fsync-every", "4", "--overwrite", "-o", s(&o)]);
+    assert!(e.contains("--fsync-every"), "{e}");
+    assert_eq!(std::fs::read(&foreign).unwrap(), vec![7u8; 1 << 20]);
+    // With --overwrite the trims run and punch holes.
+    run_ok(&["--target", s(&foreign), "--rw", "trim", "--bs", "64k", "--ios", "8", "--overwrite", "-o", s(&o)]);
+    assert_eq!(count(&read_run(&o), "trim"), 8);
+    assert!(blocks(&foreign) < full);
+}
+
+#[test]
+fn loop_device_trims() {
+    let lp = Loop::new(32);
+    let d = tempfile::tempdir().unwrap();
+    let o = d.path().join("r.hlog");
+    let dev = lp.dev.as_str();
+    let full = blocks(&lp.backing);
+
+    // Trims need --destroy-data naming the device, as writes do.
+    for rw in ["trim", "randtrim"] {
+        let e = refused(&["--target", dev, "--rw", rw, "--ios", "100", "-o", s(&o), "--force"]);
+        assert!(e.contains("block device") && e.contains(&format!("--destroy-data {dev}")), "{e}");
+    }
+    let e = refused(&["--target", dev, "--rw", "randtrim", "--ios", "100", "--destroy-data", "/dev/null", "-o", s(&o), "--force"]);
+    assert!(e.contains("same device"), "{e}");
+    assert_eq!(blocks(&lp.backing), full, "refused runs discard nothing");
+
+    // io_uring: the block layer's asynchronous discard command. The loop device turns each
+    // discard into a hole in its backing file.
+    run_ok(&[
+        "--target", dev, "--rw", "randtrim", "--bs", "64k", "--qd", "8", "--ios", "300", "--destroy-data", dev, "-o", s(&o), "--force",
+    ]);
+    let run = read_run(&o);
+    assert_eq!(run.meta["target"]["kind"], "block");
+    assert_eq!(run.meta["engine"]["name"], "uring");
+    assert!(run.meta["engine"]["trim"].as_str().unwrap().contains("BLOCK_URING_CMD_DISCARD"), "{}", run.meta["engine"]);
+    assert_eq!(count(&run, "trim"), 300);
+    latencies_positive(&run, "trim");
+    let after_uring = blocks(&lp.backing);
+    assert!(after_uring < full, "discards reached the backing file: {full} -> {after_uring} blocks");
+
+    // psync: BLKDISCARD, sequential.
+    std::fs::write(&lp.backing, vec![1u8; 32 << 20]).unwrap();
+    let refilled = blocks(&lp.backing);
+    run_ok(&["--target", dev, "--rw", "trim", "--bs", "1m", "--engine", "psync", "--ios", "16", "--destroy-data", dev, "-o", s(&o), "--force"]);
+    let run = read_run(&o);
+    assert_eq!(run.meta["engine"]["name"], "psync");
+    assert!(run.meta["engine"]["trim"].as_str().unwrap().contains("BLKDISCARD"), "{}", run.meta["engine"]);
+    assert_eq!(count(&run, "trim"), 16);
+    latencies_positive(&run, "trim");
+    assert!(blocks(&lp.backing) < refilled, "BLKDISCARD punched holes in the backing file");
+
+    // A filesystem signature stops trims too, unless --ignore-signatures.
+    assert!(Command::new("mkfs.ext4").args(["-q", "-F", dev]).status().unwrap().success());
+    let e = refused(&["--target", dev, "--rw", "randtrim", "--ios", "10", "--destroy-data", dev, "-o", s(&o), "--force"]);
+    assert!(e.contains("ext2/ext3/ext4") && e.contains("--ignore-signatures"), "{e}");
+    // A mounted device is refused whatever the flags.
+    let mnt = tempfile::tempdir().unwrap();
+    assert!(Command::new("mount").args([dev, s(mnt.path())]).status().unwrap().success());
+    let e = refused(&["--target", dev, "--rw", "randtrim", "--ios", "10", "--destroy-data", dev, "--ignore-signatures", "-o", s(&o), "--force"]);
+    assert!(e.contains("mounted") && e.contains("no flag"), "{e}");
+    assert!(Command::new("umount").arg(s(mnt.path())).status().unwrap().success());
+}

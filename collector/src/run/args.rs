@@ -21,17 +21,26 @@ pub enum Rw {
     Write,
     /// Sequential reads and writes, --mix percent reads.
     Rw,
+    /// Sequential trims (discard): hole punching in a file, discard on a block device.
+    Trim,
+    /// Random trims (discard).
+    Randtrim,
 }
 
 impl Rw {
     pub fn random(self) -> bool {
-        matches!(self, Rw::Randread | Rw::Randwrite | Rw::Randrw)
+        matches!(self, Rw::Randread | Rw::Randwrite | Rw::Randrw | Rw::Randtrim)
     }
     pub fn reads(self) -> bool {
-        !matches!(self, Rw::Randwrite | Rw::Write)
+        matches!(self, Rw::Randread | Rw::Read | Rw::Randrw | Rw::Rw)
     }
+    /// Does the pattern destroy data (writes or trims)? Every data-safety rule keys on this.
     pub fn writes(self) -> bool {
         !matches!(self, Rw::Randread | Rw::Read)
+    }
+    /// Does the pattern trim (discard) instead of reading and writing?
+    pub fn trims(self) -> bool {
+        matches!(self, Rw::Trim | Rw::Randtrim)
     }
 }
 
@@ -71,9 +80,10 @@ pub struct RunArgs {
     /// I/O pattern.
     #[arg(long, value_enum, default_value = "randread")]
     pub rw: Rw,
-    /// Share of reads in percent for randrw and rw.
-    #[arg(long, value_name = "PCT", default_value_t = 50)]
-    pub mix: u32,
+    /// Share of reads in percent for randrw and rw [default: 50]; ignored by read-only and
+    /// write-only patterns, refused with trim and randtrim (trims are never mixed).
+    #[arg(long, value_name = "PCT")]
+    pub mix: Option<u32>,
     /// Block size, e.g. 4k, 64KiB.
     #[arg(long, value_name = "SIZE", default_value = "4k", conflicts_with = "bssplit")]
     pub bs: String,
@@ -118,7 +128,7 @@ pub struct RunArgs {
     pub fsync_every: Option<u64>,
     /// Issue at most this many I/Os per second per job. Latency is then measured from when
     /// each I/O was due, and the service time from submission is recorded as `read.svc` /
-    /// `write.svc`.
+    /// `write.svc` / `trim.svc`.
     #[arg(long, value_name = "N")]
     pub rate_iops: Option<f64>,
     /// How rate-limited I/Os are spaced.
@@ -159,11 +169,12 @@ pub struct RunArgs {
     /// No summary table on stdout at the end.
     #[arg(long)]
     pub no_summary: bool,
-    /// Allow writes to an existing file that nines did not create (its contents are lost).
+    /// Allow writes (and trims) to an existing file that nines did not create (its contents
+    /// are lost).
     #[arg(long)]
     pub overwrite: bool,
-    /// Allow writes to this block device, destroying the data on it; must name the --target
-    /// device.
+    /// Allow writes (and trims) to this block device, destroying the data on it; must name
+    /// the --target device.
     #[arg(long, value_name = "PATH")]
     pub destroy_data: Option<PathBuf>,
     /// With --destroy-data, write even over a partition table or filesystem signature.
@@ -210,10 +221,22 @@ mod tests {
     fn rw_and_mix() {
         let a = parse(&["--rw", "randrw", "--mix", "70"]).unwrap();
         assert_eq!(a.rw, Rw::Randrw);
-        assert_eq!(a.mix, 70);
+        assert_eq!(a.mix, Some(70));
+        assert_eq!(parse(&[]).unwrap().mix, None);
         assert!(parse(&["--rw", "trimwrite"]).is_err());
         assert!(Rw::Randrw.reads() && Rw::Randrw.writes() && Rw::Randrw.random());
         assert!(!Rw::Read.writes() && !Rw::Write.reads() && !Rw::Write.random());
+    }
+
+    #[test]
+    fn trims() {
+        assert_eq!(parse(&["--rw", "trim"]).unwrap().rw, Rw::Trim);
+        assert_eq!(parse(&["--rw", "randtrim"]).unwrap().rw, Rw::Randtrim);
+        // Trims destroy data: every safety rule that keys on writes() covers them.
+        assert!(Rw::Trim.writes() && Rw::Randtrim.writes());
+        assert!(!Rw::Trim.reads() && !Rw::Randtrim.reads());
+        assert!(Rw::Trim.trims() && Rw::Randtrim.trims() && !Rw::Randrw.trims() && !Rw::Write.trims());
+        assert!(Rw::Randtrim.random() && !Rw::Trim.random());
     }
 
     #[test]

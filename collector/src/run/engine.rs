@@ -1,5 +1,10 @@
 //! I/O engines behind one trait: io_uring, pread/pwrite and null.
 //!
+//! Trims (discards) of a regular file punch a hole (`fallocate(PUNCH_HOLE | KEEP_SIZE)`, with
+//! `IORING_OP_FALLOCATE` under io_uring); of a block device they are a real discard: the
+//! `BLKDISCARD` ioctl under psync, the block layer's asynchronous io_uring command
+//! `BLOCK_URING_CMD_DISCARD` (Linux 6.12+) under io_uring. A trim completes with result 0.
+//!
 //! The job loop pushes I/Os, then calls [`Engine::submit_wait`] once per batch: submission
 //! and reaping happen in one system call for io_uring. Timing is done by the job loop, not
 //! here, so every engine is timed the same way.
@@ -17,6 +22,36 @@ pub enum OpKind {
     Write,
     /// fdatasync of the whole file.
     Fsync,
+    /// Discard `len` bytes at `offset` (hole punching in a regular file).
+    Trim,
+}
+
+/// `FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE`: deallocate the range, keep the file's size.
+pub const PUNCH_HOLE: i32 = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
+/// `BLKDISCARD = _IO(0x12, 119)`, argument `[offset, len]` in bytes.
+const BLKDISCARD: libc::c_ulong = 0x1277;
+/// `BLOCK_URING_CMD_DISCARD = _IO(0x12, 0)` (include/uapi/linux/blkdev.h): `sqe->addr` is the
+/// offset, `sqe->addr3` the length, in bytes.
+const BLOCK_URING_CMD_DISCARD: u32 = 0x1200;
+
+/// Does the running kernel have the block layer's io_uring discard command (Linux 6.12+)?
+pub fn kernel_has_uring_discard() -> bool {
+    let rel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let mut it = rel.trim().split(|c: char| !c.is_ascii_digit()).map(|p| p.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (it.next().unwrap_or(0), it.next().unwrap_or(0));
+    (major, minor) >= (6, 12)
+}
+
+/// How an engine issues trims, for the metadata.
+pub fn trim_method(engine: super::args::EngineKind, block: bool) -> &'static str {
+    use super::args::EngineKind::*;
+    match (engine, block) {
+        (Null, _) => "none (null engine: trims complete at once)",
+        (Psync, false) => "fallocate(PUNCH_HOLE|KEEP_SIZE), synchronous",
+        (Psync, true) => "ioctl(BLKDISCARD), synchronous",
+        (Uring, false) => "io_uring IORING_OP_FALLOCATE (PUNCH_HOLE|KEEP_SIZE), asynchronous",
+        (Uring, true) => "io_uring IORING_OP_URING_CMD BLOCK_URING_CMD_DISCARD, asynchronous",
+    }
 }
 
 /// One I/O handed to an engine. `slot` comes back in its completion.
@@ -60,7 +95,8 @@ pub struct NullEngine {
 impl Engine for NullEngine {
     #[inline]
     fn push(&mut self, op: Op) -> io::Result<()> {
-        self.ready.push(Completion { slot: op.slot, res: if op.kind == OpKind::Fsync { 0 } else { op.len as i32 } });
+        let res = if matches!(op.kind, OpKind::Fsync | OpKind::Trim) { 0 } else { op.len as i32 };
+        self.ready.push(Completion { slot: op.slot, res });
         Ok(())
     }
     #[inline]
@@ -73,15 +109,17 @@ impl Engine for NullEngine {
     }
 }
 
-/// pread/pwrite/fdatasync, one at a time.
+/// pread/pwrite/fdatasync/trim, one at a time.
 pub struct PsyncEngine {
     fd: RawFd,
+    /// The target is a block device (trims are BLKDISCARD, not hole punching).
+    block: bool,
     pending: Vec<Op>,
 }
 
 impl PsyncEngine {
-    pub fn new(fd: RawFd) -> PsyncEngine {
-        PsyncEngine { fd, pending: Vec::with_capacity(1) }
+    pub fn new(fd: RawFd, block: bool) -> PsyncEngine {
+        PsyncEngine { fd, block, pending: Vec::with_capacity(1) }
     }
 }
 
@@ -109,6 +147,11 @@ impl Engine for PsyncEngine {
                     OpKind::Read => ret(libc::pread(self.fd, op.buf.cast(), op.len as usize, op.offset as libc::off_t)),
                     OpKind::Write => ret(libc::pwrite(self.fd, op.buf.cast(), op.len as usize, op.offset as libc::off_t)),
                     OpKind::Fsync => ret(libc::fdatasync(self.fd) as isize),
+                    OpKind::Trim if self.block => {
+                        let range: [u64; 2] = [op.offset, op.len as u64];
+                        ret(libc::ioctl(self.fd, BLKDISCARD as _, range.as_ptr()) as isize)
+                    }
+                    OpKind::Trim => ret(libc::fallocate(self.fd, PUNCH_HOLE, op.offset as libc::off_t, op.len as libc::off_t) as isize),
                 }
             };
             out.push(Completion { slot: op.slot, res });
@@ -126,11 +169,14 @@ pub struct UringEngine {
     fixed_file: bool,
     fixed_buf: bool,
     ext_arg: bool,
+    /// The target is a block device (trims are discards, not hole punching).
+    block: bool,
 }
 
 impl UringEngine {
     /// A ring for `qd` I/Os in flight, over `fd`, with the buffer area `buf`..`buf+buf_len`.
-    pub fn new(fd: RawFd, qd: u32, buf: *mut u8, buf_len: usize) -> io::Result<UringEngine> {
+    /// Trims of a block device (`block`) need the kernel's io_uring discard command.
+    pub fn new(fd: RawFd, qd: u32, buf: *mut u8, buf_len: usize, block: bool) -> io::Result<UringEngine> {
         let entries = qd.next_power_of_two().max(8);
         let ring = IoUring::builder().setup_cqsize(entries * 2).build(entries)?;
         let fixed_file = ring.submitter().register_files(&[fd]).is_ok();
@@ -138,7 +184,7 @@ impl UringEngine {
         // SAFETY: the buffer area outlives the ring (the job owns both and drops the ring first).
         let fixed_buf = unsafe { ring.submitter().register_buffers(&[iov]) }.is_ok();
         let ext_arg = ring.params().is_feature_ext_arg();
-        Ok(UringEngine { ring, fd: types::Fixed(0), raw_fd: fd, fixed_file, fixed_buf, ext_arg })
+        Ok(UringEngine { ring, fd: types::Fixed(0), raw_fd: fd, fixed_file, fixed_buf, ext_arg, block })
     }
 
     /// What the engine could use, for the metadata.
@@ -155,6 +201,13 @@ impl UringEngine {
                     OpKind::Read => opcode::Read::new($fd, op.buf, op.len).offset(op.offset).build(),
                     OpKind::Write => opcode::Write::new($fd, op.buf, op.len).offset(op.offset).build(),
                     OpKind::Fsync => opcode::Fsync::new($fd).flags(types::FsyncFlags::DATASYNC).build(),
+                    OpKind::Trim if self.block => {
+                        // addr = offset; the 16 command bytes start at addr3, which holds the length.
+                        let mut cmd = [0u8; 16];
+                        cmd[..8].copy_from_slice(&(op.len as u64).to_ne_bytes());
+                        opcode::UringCmd16::new($fd, BLOCK_URING_CMD_DISCARD).addr(Some(op.offset)).cmd(cmd).build()
+                    }
+                    OpKind::Trim => opcode::Fallocate::new($fd, op.len as u64).offset(op.offset).mode(PUNCH_HOLE).build(),
                 }
             };
         }
@@ -274,7 +327,7 @@ mod tests {
     fn uring_reads_what_it_wrote() {
         let (_f, fd) = file();
         let mut buf = vec![0u8; 8192];
-        let mut e = UringEngine::new(fd, 4, buf.as_mut_ptr(), buf.len()).unwrap();
+        let mut e = UringEngine::new(fd, 4, buf.as_mut_ptr(), buf.len(), false).unwrap();
         roundtrip(&mut e, &mut buf);
     }
 
@@ -282,19 +335,57 @@ mod tests {
     fn psync_reads_what_it_wrote() {
         let (_f, fd) = file();
         let mut buf = vec![0u8; 8192];
-        roundtrip(&mut PsyncEngine::new(fd), &mut buf);
+        roundtrip(&mut PsyncEngine::new(fd, false), &mut buf);
     }
 
     #[test]
     fn uring_wait_times_out_without_io() {
         let (_f, fd) = file();
         let mut buf = vec![0u8; 4096];
-        let mut e = UringEngine::new(fd, 4, buf.as_mut_ptr(), buf.len()).unwrap();
+        let mut e = UringEngine::new(fd, 4, buf.as_mut_ptr(), buf.len(), false).unwrap();
         let t = std::time::Instant::now();
         let mut out = Vec::new();
         e.submit_wait(1, Duration::from_millis(20), &mut out).unwrap();
         assert!(out.is_empty());
         assert!(t.elapsed() >= Duration::from_millis(19));
+    }
+
+    /// Fill a file with data, punch a 64 KiB hole through the engine, and check the blocks went.
+    fn punches_a_hole(engine: &mut dyn Engine, f: &std::fs::File) {
+        use std::os::unix::fs::{FileExt, MetadataExt};
+        f.write_all_at(&vec![0x5au8; 256 << 10], 0).unwrap();
+        f.sync_all().unwrap();
+        let before = f.metadata().unwrap().blocks();
+        engine.push(Op { slot: 5, kind: OpKind::Trim, offset: 64 << 10, len: 64 << 10, buf: std::ptr::null_mut() }).unwrap();
+        let mut out = Vec::new();
+        while out.is_empty() {
+            engine.submit_wait(1, Duration::from_millis(100), &mut out).unwrap();
+        }
+        assert_eq!(out, [Completion { slot: 5, res: 0 }]);
+        let md = f.metadata().unwrap();
+        assert_eq!(md.len(), 256 << 10, "the size is kept");
+        assert!(md.blocks() < before, "blocks {before} -> {}", md.blocks());
+        let mut b = vec![1u8; 64 << 10];
+        f.read_exact_at(&mut b, 64 << 10).unwrap();
+        assert!(b.iter().all(|&x| x == 0), "the hole reads as zeros");
+        f.read_exact_at(&mut b, 0).unwrap();
+        assert!(b.iter().all(|&x| x == 0x5a), "data before the hole is kept");
+    }
+
+    #[test]
+    fn uring_trim_punches_a_hole() {
+        use std::os::fd::AsRawFd;
+        let f = tempfile::NamedTempFile::new_in(std::env::temp_dir()).unwrap();
+        let mut buf = vec![0u8; 4096];
+        let mut e = UringEngine::new(f.as_file().as_raw_fd(), 4, buf.as_mut_ptr(), buf.len(), false).unwrap();
+        punches_a_hole(&mut e, f.as_file());
+    }
+
+    #[test]
+    fn psync_trim_punches_a_hole() {
+        use std::os::fd::AsRawFd;
+        let f = tempfile::NamedTempFile::new().unwrap();
+        punches_a_hole(&mut PsyncEngine::new(f.as_file().as_raw_fd(), false), f.as_file());
     }
 
     #[test]

@@ -16,7 +16,7 @@ use anyhow::{bail, Result};
 use hdrhistogram::Histogram;
 
 use super::engine::{Completion, Engine, Op, OpKind};
-use super::workload::{OpGen, WindowRule, Workload, NT, READ, READ_SVC, SYNC, TAGS, WRITE};
+use super::workload::{OpGen, WindowRule, Workload, NT, READ, READ_SVC, SYNC, TAGS, TRIM, WRITE};
 
 /// Monotonic clock in nanoseconds (`CLOCK_MONOTONIC`, the clock io_uring timeouts use).
 #[inline]
@@ -83,6 +83,8 @@ pub enum Msg {
 /// Everything a job needs.
 pub struct JobCtx {
     pub job: u32,
+    /// The target as error messages name it.
+    pub target: String,
     pub w: Arc<Workload>,
     pub qd: usize,
     pub region: u64,
@@ -288,7 +290,11 @@ fn job_loop<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result<Op
                 slots[s as usize] = Slot { tag: io.dir as u8, recorded, len: io.len, offset: io.offset, submit: 0, due };
                 // SAFETY: slot s owns bytes [s*max_bs, (s+1)*max_bs) of the buffer area.
                 let p = unsafe { buf.ptr().add(s as usize * max_bs) };
-                let kind = if io.dir == READ { OpKind::Read } else { OpKind::Write };
+                let kind = match io.dir {
+                    READ => OpKind::Read,
+                    TRIM => OpKind::Trim,
+                    _ => OpKind::Write,
+                };
                 eng.push(Op { slot: s, kind, offset: io.offset, len: io.len, buf: p })?;
                 pushed.push(s);
                 inflight += 1;
@@ -356,11 +362,21 @@ fn job_loop<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result<Op
             free.push(c.slot);
             inflight -= 1;
             let tag = slot.tag as usize;
-            let expected = slot.len as i32;
+            // Trims (like fdatasync) complete with 0, reads and writes with their length.
+            let expected = if tag == TRIM { 0 } else { slot.len as i32 };
             if c.res < 0 {
                 let e = std::io::Error::from_raw_os_error(-c.res);
                 if tag == SYNC {
                     bail!("fdatasync failed: {e}");
+                }
+                if tag == TRIM {
+                    let why = match -c.res {
+                        libc::EOPNOTSUPP | libc::ENOTTY => " (the target does not support discard / hole punching)",
+                        libc::EINVAL => " (trims must be aligned to the device's logical block size, and within the device)",
+                        libc::EBADF => " (the target is not open for writing)",
+                        _ => "",
+                    };
+                    bail!("trim of {} bytes at offset {} of {} failed: {e}{why}", slot.len, slot.offset, ctx.target);
                 }
                 let hint = if c.res == -libc::EINVAL && w.direct {
                     " (O_DIRECT needs block sizes and offsets aligned to the device's logical block size: try --bs 4k, or --buffered)"
@@ -467,6 +483,7 @@ mod tests {
         let now = clock();
         let ctx = JobCtx {
             job: 0,
+            target: "t".into(),
             qd: w.qd as usize,
             region: 1 << 20,
             t0_ns: now,
@@ -491,6 +508,57 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    #[test]
+    fn trims_are_recorded_under_their_own_tag() {
+        let w = workload(&["--rw", "randtrim", "--qd", "4", "--ios", "500"]);
+        let ws = run(w, &mut NullEngine::default());
+        let total: u64 = ws.iter().filter_map(|w| w.tags[TRIM].as_ref()).map(|t| t.count).sum();
+        assert_eq!(total, 500);
+        assert!(ws.iter().all(|w| w.tags[READ].is_none() && w.tags[WRITE].is_none()));
+        let bytes: u64 = ws.iter().filter_map(|w| w.tags[TRIM].as_ref()).map(|t| t.bytes).sum();
+        assert_eq!(bytes, 500 * 4096);
+    }
+
+    #[test]
+    fn a_refused_trim_is_an_error_naming_the_target() {
+        /// Fails every I/O with EOPNOTSUPP, as a device without discard does.
+        struct NoDiscard(Vec<u32>);
+        impl Engine for NoDiscard {
+            fn push(&mut self, op: Op) -> std::io::Result<()> {
+                self.0.push(op.slot);
+                Ok(())
+            }
+            fn submit_wait(&mut self, _: u32, _: Duration, out: &mut Vec<Completion>) -> std::io::Result<()> {
+                out.extend(self.0.drain(..).map(|slot| Completion { slot, res: -libc::EOPNOTSUPP }));
+                Ok(())
+            }
+        }
+        let _stop = STOP_TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let now = clock();
+        let w = workload(&["--rw", "trim", "--ios", "10"]);
+        let ctx = JobCtx {
+            job: 0,
+            target: "'/dev/nodiscard'".into(),
+            qd: 1,
+            region: 1 << 20,
+            t0_ns: now,
+            rec_start_ns: now,
+            end_ns: None,
+            ios_quota: w.ios,
+            window_quota: u64::MAX,
+            tx,
+            pool: Arc::new(Mutex::new(Vec::new())),
+            raw: None,
+            w: Arc::new(w),
+        };
+        let e = run_job(&mut NoDiscard(Vec::new()), &ctx, &AlignedBuf::new(4096)).unwrap_err().to_string();
+        STOP.store(0, Ordering::Relaxed);
+        assert!(e.contains("trim of 4096 bytes at offset 0 of '/dev/nodiscard' failed") && e.contains("does not support discard"), "{e}");
+        drop(ctx);
+        assert!(rx.iter().any(|m| matches!(m, Msg::Done { error: Some(_), .. })));
     }
 
     fn over(ws: &[JobWindow], tag: usize, ns: u64) -> u64 {

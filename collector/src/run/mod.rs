@@ -11,10 +11,13 @@
 //!
 //! Latency is in nanoseconds from submission to completion, or, in rate-limited runs, from
 //! the time the I/O was due (the service time from submission goes to `read.svc` /
-//! `write.svc`). An I/O's submission time is read just before the system call that hands it
-//! to the kernel (each I/O its own with the default `--submit-batch 1`); completions reaped
-//! together share one completion timestamp, read right after the wait returns. At QD1 this
-//! gives the same latencies as fio's `lat` (BENCHMARKS.md, collector section, (d)).
+//! `write.svc` / `trim.svc`). An I/O's submission time is read just before the system call
+//! that hands it to the kernel (each I/O its own with the default `--submit-batch 1`);
+//! completions reaped together share one completion timestamp, read right after the wait
+//! returns. At QD1 this gives the same latencies as fio's `lat` (BENCHMARKS.md, collector
+//! section, (d)). No engine does I/O in `push`: psync does its pread/pwrite/fallocate/
+//! BLKDISCARD inside the timed wait, io_uring hands every I/O (trims too) to the kernel
+//! asynchronously, so trims are timed exactly like reads and writes.
 
 pub mod args;
 pub mod engine;
@@ -45,9 +48,9 @@ use job::{clock, AlignedBuf, JobCtx, Msg, STOP, STOP_ERROR, STOP_STEADY};
 use workload::{WindowRule, Workload, NT, TAGS};
 
 /// The tags documentation stored in every archive's metadata.
-const TAG_DOC: &str = "read, write, sync (fdatasync): latency in ns of each direction; \
-read.svc, write.svc (rate-limited runs only): service time from submission, while read/write \
-then hold latency from the time each I/O was due";
+const TAG_DOC: &str = "read, write, trim (discard / hole punching), sync (fdatasync): latency in ns \
+of each direction; read.svc, write.svc, trim.svc (rate-limited runs only): service time from \
+submission, while read/write/trim then hold latency from the time each I/O was due";
 
 /// How a run ended, for the caller.
 pub struct Outcome {
@@ -165,13 +168,23 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     engine_meta.insert("name".into(), json!(kind));
 
     // The target.
-    let (file, region, target_meta) = if kind == EngineKind::Null {
+    let (file, region, target_meta, block, target_name) = if kind == EngineKind::Null {
         let region = w.size.ok_or_else(|| anyhow!("--engine null needs --size (the target is not opened)"))?;
-        (None, region, json!({"path": a.target.display().to_string(), "kind": "none (null engine)", "region_bytes": region}))
+        (None, region, json!({"path": a.target.display().to_string(), "kind": "none (null engine)", "region_bytes": region}), false, format!("'{}'", a.target.display()))
     } else {
         let t = safety::prepare(a, &w, quiet)?;
-        (Some(t.file), t.region, t.meta)
+        let name = format!("'{}'", t.real.display());
+        (Some(t.file), t.region, t.meta, t.block, name)
     };
+    if w.trim {
+        if kind == EngineKind::Uring && block && !engine::kernel_has_uring_discard() {
+            bail!(
+                "trims of the block device {target_name} with io_uring need the kernel's io_uring discard command (Linux 6.12 or later); \
+                 this kernel does not have it: use --engine psync (BLKDISCARD)"
+            );
+        }
+        engine_meta.insert("trim".into(), json!(engine::trim_method(kind, block)));
+    }
     let w = Arc::new(w);
 
     let raw = match &a.raw_log {
@@ -239,6 +252,7 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
         };
         let ctx = JobCtx {
             job: j,
+            target: target_name.clone(),
             w: w.clone(),
             qd: w.qd as usize,
             region,
@@ -252,7 +266,7 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
             raw: raw.clone(),
         };
         let features = features.clone();
-        handles.push(std::thread::Builder::new().name(format!("nines-job{j}")).spawn(move || job_thread(ctx, kind, fd, features))?);
+        handles.push(std::thread::Builder::new().name(format!("nines-job{j}")).spawn(move || job_thread(ctx, kind, fd, block, features))?);
     }
     drop(tx);
     for h in handles {
@@ -348,17 +362,17 @@ fn kind_name(k: EngineKind) -> String {
     }
 }
 
-fn job_thread(ctx: JobCtx, kind: EngineKind, fd: i32, features: Arc<Mutex<Option<(bool, bool)>>>) {
+fn job_thread(ctx: JobCtx, kind: EngineKind, fd: i32, block: bool, features: Arc<Mutex<Option<(bool, bool)>>>) {
     let w = ctx.w.clone();
     let mut buf = AlignedBuf::new(ctx.qd * w.max_bs as usize);
-    if w.writes() {
+    if w.writes() && !w.trim {
         // Written data is random, so nothing below can compress or deduplicate it.
         rand::rngs::SmallRng::seed_from_u64(w.seed ^ ctx.job as u64).fill_bytes(buf.as_mut_slice());
     }
     let _ = match kind {
         EngineKind::Null => job::run_job(&mut NullEngine::default(), &ctx, &buf),
-        EngineKind::Psync => job::run_job(&mut PsyncEngine::new(fd), &ctx, &buf),
-        EngineKind::Uring => match UringEngine::new(fd, ctx.qd as u32, buf.ptr(), buf.len()) {
+        EngineKind::Psync => job::run_job(&mut PsyncEngine::new(fd, block), &ctx, &buf),
+        EngineKind::Uring => match UringEngine::new(fd, ctx.qd as u32, buf.ptr(), buf.len(), block) {
             Ok(mut e) => {
                 if ctx.job == 0 {
                     if let Ok(mut f) = features.lock() {

@@ -9,6 +9,9 @@
 //! - writes to a block device need `--destroy-data PATH` naming that device; a mounted or
 //!   otherwise busy device is always refused; one holding a partition table or filesystem
 //!   signature needs `--ignore-signatures` as well;
+//! - trims (--rw trim, randtrim) destroy data exactly like writes and are under every rule
+//!   for writes (`Workload::writes` is true for them); a block device must also support
+//!   discard;
 //! - read-only runs need none of this.
 
 use std::fs::{File, OpenOptions};
@@ -35,6 +38,8 @@ pub struct Target {
     pub region: u64,
     pub meta: Value,
     pub real: PathBuf,
+    /// A block device (trims are discards), not a regular file (trims punch holes).
+    pub block: bool,
 }
 
 /// Resolve symlinks. A path that does not exist resolves through its parent directory.
@@ -151,7 +156,7 @@ fn create_file(real: &Path, w: &Workload, quiet: bool, who: &str) -> Result<Targ
         "path": real.display().to_string(), "kind": "file", "size_bytes": size, "region_bytes": size,
         "created_by_nines": true, "marked": marked, "device": fs_device_meta(real),
     });
-    Ok(Target { file, region: size, meta, real: real.to_path_buf() })
+    Ok(Target { file, region: size, meta, real: real.to_path_buf(), block: false })
 }
 
 /// Fill `[from, to)` with pseudo-random data (no holes, nothing a drive could compress or
@@ -215,7 +220,7 @@ fn existing_file(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata,
         "path": real.display().to_string(), "kind": "file", "size_bytes": len.max(region), "region_bytes": region,
         "created_by_nines": ours, "laid_out_now": laid_out, "device": fs_device_meta(real),
     });
-    Ok(Target { file, region, meta, real: real.to_path_buf() })
+    Ok(Target { file, region, meta, real: real.to_path_buf(), block: false })
 }
 
 fn blk_size(f: &File) -> Result<u64> {
@@ -385,6 +390,14 @@ fn block_device(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata, 
             }
         }
     }
+    if w.trim {
+        let max = read_trim(sysfs_dir(rdev).join("queue/discard_max_bytes"))
+            .or_else(|| read_trim(sysfs_dir(rdev).join("../queue/discard_max_bytes")))
+            .and_then(|s| s.parse::<u64>().ok());
+        if max == Some(0) {
+            bail!("{who} does not support discard (its queue/discard_max_bytes is 0), so --rw {} cannot run on it", if w.rw.random() { "randtrim" } else { "trim" });
+        }
+    }
     drop(probe);
     let file = open_for_io(real, w, writes)?;
     let mut meta = match device_meta(rdev) {
@@ -398,7 +411,7 @@ fn block_device(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata, 
     if let Some(s) = sig {
         meta.insert("overwritten_signature".into(), json!(s));
     }
-    Ok(Target { file, region, meta: Value::Object(meta), real: real.to_path_buf() })
+    Ok(Target { file, region, meta: Value::Object(meta), real: real.to_path_buf(), block: true })
 }
 
 /// Model, firmware and queue facts of a block device from sysfs (of the whole disk for a

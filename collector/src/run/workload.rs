@@ -11,12 +11,15 @@ use super::args::{Arrival, EngineKind, RunArgs, Rw};
 use super::units::{format_size, parse_bssplit, parse_count, parse_duration_ns, parse_size};
 
 /// Tags recorded by the collector, by index. Directions are merged into `all` by readers;
-/// `.svc` (service time from submission, only in rate-limited runs) is not.
-pub const TAGS: [&str; 5] = ["read", "write", "sync", "read.svc", "write.svc"];
+/// `.svc` (service time from submission, only in rate-limited runs) is not. The directions
+/// (read, write, trim) come first, each direction's `.svc` tag is at `READ_SVC + direction`,
+/// and everything below `SYNC` is a direction.
+pub const TAGS: [&str; 7] = ["read", "write", "trim", "sync", "read.svc", "write.svc", "trim.svc"];
 pub const READ: usize = 0;
 pub const WRITE: usize = 1;
-pub const SYNC: usize = 2;
-pub const READ_SVC: usize = 3;
+pub const TRIM: usize = 2;
+pub const SYNC: usize = 3;
+pub const READ_SVC: usize = 4;
 /// Number of tags.
 pub const NT: usize = TAGS.len();
 
@@ -33,8 +36,10 @@ pub enum WindowRule {
 #[derive(Clone, Debug)]
 pub struct Workload {
     pub rw: Rw,
-    /// Read share in percent (100 for read-only patterns, 0 for write-only ones).
+    /// Read share in percent (100 for read-only patterns, 0 for write-only and trim ones).
     pub mix: u32,
+    /// Every I/O is a trim (--rw trim or randtrim).
+    pub trim: bool,
     /// Block sizes and their share in percent.
     pub bs: Vec<(u32, u32)>,
     /// Offsets are multiples of this (the smallest block size).
@@ -84,13 +89,18 @@ impl Workload {
                 bail!("block size {b} is not a multiple of 512 bytes, which O_DIRECT needs; use a multiple of 512 or pass --buffered");
             }
         }
-        if a.mix > 100 {
-            bail!("--mix {} is a percentage of reads and must be between 0 and 100", a.mix);
+        if let Some(m) = a.mix {
+            if m > 100 {
+                bail!("--mix {m} is a percentage of reads and must be between 0 and 100");
+            }
+            if a.rw.trims() {
+                bail!("--mix does not apply to --rw {}: trims are not mixed with reads or writes (--mix is for randrw and rw)", if a.rw == Rw::Trim { "trim" } else { "randtrim" });
+            }
         }
         let mix = match a.rw {
             Rw::Randread | Rw::Read => 100,
-            Rw::Randwrite | Rw::Write => 0,
-            Rw::Randrw | Rw::Rw => a.mix,
+            Rw::Randwrite | Rw::Write | Rw::Trim | Rw::Randtrim => 0,
+            Rw::Randrw | Rw::Rw => a.mix.unwrap_or(50),
         };
         if a.qd == 0 || a.qd > 4096 {
             bail!("--qd {} must be between 1 and 4096", a.qd);
@@ -123,8 +133,8 @@ impl Workload {
         if a.fsync_every == Some(0) {
             bail!("--fsync-every must be at least 1");
         }
-        if a.fsync_every.is_some() && !a.rw.writes() {
-            bail!("--fsync-every needs a workload with writes (--rw randwrite, randrw, write or rw)");
+        if a.fsync_every.is_some() && (!a.rw.writes() || a.rw.trims()) {
+            bail!("--fsync-every needs a workload with writes (--rw randwrite, randrw, write or rw); reads and trims are not followed by fdatasync");
         }
         if let Some(r) = a.rate_iops {
             if !(r.is_finite() && r > 0.0 && r <= 1e8) {
@@ -168,6 +178,7 @@ impl Workload {
         Ok(Workload {
             rw: a.rw,
             mix,
+            trim: a.rw.trims(),
             bs,
             align,
             max_bs,
@@ -191,29 +202,35 @@ impl Workload {
         })
     }
 
+    /// Does the workload destroy data (writes or trims)? The data-safety rules key on this.
     pub fn writes(&self) -> bool {
         self.mix < 100
     }
 
-    /// The tags this workload produces, each written in every window (empty ones too).
-    pub fn tags(&self) -> Vec<usize> {
-        let mut t = Vec::new();
+    /// The directions this workload issues (READ, WRITE, TRIM).
+    pub fn directions(&self) -> Vec<usize> {
+        if self.trim {
+            return vec![TRIM];
+        }
+        let mut d = Vec::new();
         if self.mix > 0 {
-            t.push(READ);
+            d.push(READ);
         }
         if self.mix < 100 {
-            t.push(WRITE);
+            d.push(WRITE);
         }
+        d
+    }
+
+    /// The tags this workload produces, each written in every window (empty ones too).
+    pub fn tags(&self) -> Vec<usize> {
+        let dirs = self.directions();
+        let mut t = dirs.clone();
         if self.fsync_every.is_some() {
             t.push(SYNC);
         }
         if self.rate_iops.is_some() {
-            if self.mix > 0 {
-                t.push(READ_SVC);
-            }
-            if self.mix < 100 {
-                t.push(READ_SVC + 1);
-            }
+            t.extend(dirs.iter().map(|d| READ_SVC + d));
         }
         t
     }
@@ -223,6 +240,7 @@ impl Workload {
         let mut m = Map::new();
         m.insert("rw".into(), json!(self.rw));
         m.insert("read_pct".into(), json!(self.mix));
+        m.insert("directions".into(), json!(self.directions().iter().map(|&d| TAGS[d]).collect::<Vec<_>>()));
         let bs: Vec<String> = self.bs.iter().map(|(b, p)| format!("{}/{p}", format_size(*b as u64))).collect();
         m.insert("bs".into(), json!(bs.join(":")));
         m.insert("bs_bytes".into(), json!(self.bs.iter().map(|(b, p)| json!([b, p])).collect::<Vec<_>>()));
@@ -240,6 +258,8 @@ impl Workload {
         if self.rate_iops.is_some() {
             m.insert("arrival".into(), json!(self.arrival));
             m.insert("latency_from".into(), json!("due time (coordinated-omission corrected); .svc tags hold service time from submission"));
+        } else if self.trim {
+            m.insert("latency_from".into(), json!("submission (for trims issued synchronously: from just before the call to just after it returns)"));
         } else {
             m.insert("latency_from".into(), json!("submission"));
         }
@@ -255,7 +275,7 @@ impl Workload {
 /// One I/O to issue.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IoSpec {
-    /// READ or WRITE.
+    /// READ, WRITE or TRIM.
     pub dir: usize,
     pub offset: u64,
     pub len: u32,
@@ -266,6 +286,7 @@ pub struct OpGen {
     rng: SmallRng,
     random: bool,
     mix: u32,
+    trim: bool,
     /// (block size, cumulative share).
     bs: Vec<(u32, u32)>,
     align: u64,
@@ -296,6 +317,7 @@ impl OpGen {
             rng: SmallRng::seed_from_u64(w.seed.wrapping_add(0x9e37_79b9_7f4a_7c15u64.wrapping_mul(job as u64 + 1))),
             random: w.rw.random(),
             mix: w.mix,
+            trim: w.trim,
             bs,
             align,
             region,
@@ -308,7 +330,13 @@ impl OpGen {
 
     #[inline]
     pub fn next_io(&mut self) -> IoSpec {
-        let dir = if self.mix == 100 || (self.mix > 0 && self.rng.gen_range(0..100) < self.mix) { READ } else { WRITE };
+        let dir = if self.trim {
+            TRIM
+        } else if self.mix == 100 || (self.mix > 0 && self.rng.gen_range(0..100) < self.mix) {
+            READ
+        } else {
+            WRITE
+        };
         let len = if self.bs.len() == 1 {
             self.bs[0].0
         } else {
@@ -388,6 +416,43 @@ mod tests {
         assert_eq!(names(workload(&[]).unwrap()), ["read"]);
         assert_eq!(names(workload(&["--rw", "randrw", "--fsync-every", "4"]).unwrap()), ["read", "write", "sync"]);
         assert_eq!(names(workload(&["--rw", "randwrite", "--rate-iops", "64"]).unwrap()), ["write", "write.svc"]);
+        assert_eq!(names(workload(&["--rw", "randrw", "--rate-iops", "64"]).unwrap()), ["read", "write", "read.svc", "write.svc"]);
+        assert_eq!(names(workload(&["--rw", "randtrim"]).unwrap()), ["trim"]);
+        assert_eq!(names(workload(&["--rw", "trim", "--rate-iops", "64"]).unwrap()), ["trim", "trim.svc"]);
+        // Every direction's .svc tag sits at READ_SVC + direction, and directions come before SYNC.
+        for d in [READ, WRITE, TRIM] {
+            assert!(d < SYNC);
+            assert_eq!(TAGS[READ_SVC + d], format!("{}.svc", TAGS[d]));
+        }
+    }
+
+    #[test]
+    fn trim_rules() {
+        let w = workload(&["--rw", "randtrim", "--bs", "64k"]).unwrap();
+        assert!(w.trim && w.writes(), "trims count as writes for the safety rules");
+        assert_eq!(w.mix, 0);
+        assert_eq!(w.to_json(1 << 20)["rw"], "randtrim");
+        assert_eq!(w.to_json(1 << 20)["directions"], serde_json::json!(["trim"]));
+        let e = workload(&["--rw", "randtrim", "--mix", "50"]).unwrap_err().to_string();
+        assert!(e.contains("--mix") && e.contains("randtrim"), "{e}");
+        assert!(workload(&["--rw", "trim", "--mix", "0"]).unwrap_err().to_string().contains("--mix"));
+        let e = workload(&["--rw", "trim", "--fsync-every", "4"]).unwrap_err().to_string();
+        assert!(e.contains("--fsync-every") && e.contains("trims"), "{e}");
+        assert!(workload(&["--rw", "randtrim", "--bssplit", "4k/50:1m/50"]).is_ok());
+        assert!(workload(&["--rw", "randtrim", "--bs", "1000"]).unwrap_err().to_string().contains("512"));
+        // --mix keeps its meaning for randrw (default 50) and is ignored by randread.
+        assert_eq!(workload(&["--rw", "randrw"]).unwrap().mix, 50);
+        assert_eq!(workload(&["--mix", "30"]).unwrap().mix, 100);
+        let mut g = OpGen::new(&w, 0, 1 << 20, 0);
+        for _ in 0..1000 {
+            let io = g.next_io();
+            assert_eq!(io.dir, TRIM);
+            assert!(io.offset % 65536 == 0 && io.offset + io.len as u64 <= 1 << 20);
+        }
+        let w = workload(&["--rw", "trim", "--bs", "4k"]).unwrap();
+        let mut g = OpGen::new(&w, 0, 12288, 0);
+        let offs: Vec<u64> = (0..4).map(|_| g.next_io().offset).collect();
+        assert_eq!(offs, [0, 4096, 8192, 0]);
     }
 
     #[test]
