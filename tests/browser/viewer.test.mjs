@@ -375,3 +375,25 @@ test('high-density screens: canvases hold device pixels, the mouse still maps to
   assert.deepEqual(v.errors, []);
   await ctx.close();
 });
+
+test('trims: a randtrim run shows its trim direction, the table equals nines stats', async () => {
+  const t = path.join(dir, 'trim-target.dat');
+  const f = path.join(dir, 'randtrim.hlog');
+  run(['run', '--target', t, '--size', '16M', '--rw', 'randtrim', '--bs', '64k', '--ios', '400', '--window', '100ms', '--name', 'randtrim 64k', '-o', f, '-q', '--no-summary']);
+  const s = await serve(BUNDLE, { '/manifest.json': JSON.stringify({ runs: [{ file: 'runs/t.hlog' }] }), '/runs/t.hlog': f });
+  try {
+    const v = await Viewer.open(browser, `${s.base}/index.html#dir=trim`);
+    await v.ready(1);
+    const rows = await v.table();
+    assert.deepEqual(rows.map((r) => r.dir), ['trim']);
+    const js = ninesStats([f]).runs[0].tags.trim;
+    assert.equal(Number(rows[0].cells.count.ns), js.count);
+    assert.equal(js.count, 400);
+    assert.equal(Number(rows[0].cells.max.ns), js.max_ns);
+    await v.shotOf('panel-stats', 'viewer-trim-table');
+    assert.deepEqual(v.errors, []);
+    await v.page.context().close();
+  } finally {
+    s.close();
+  }
+});

@@ -172,6 +172,7 @@ fn directions_of(run: &Run, mode: DirMode) -> Vec<Direction> {
         DirMode::All => vec![Direction::All],
         DirMode::Read => if has("read") { vec![Direction::Tag(Some("read".into()))] } else { vec![] },
         DirMode::Write => if has("write") { vec![Direction::Tag(Some("write".into()))] } else { vec![] },
+        DirMode::Trim => if has("trim") { vec![Direction::Tag(Some("trim".into()))] } else { vec![] },
         DirMode::Overlay => run.tags().into_iter().filter(|t| is_direction(t.as_deref())).map(Direction::Tag).collect(),
     }
 }
@@ -1416,6 +1417,7 @@ fn shown_tag(dir: DirMode, tag: &str) -> bool {
         DirMode::All => tag == "all",
         DirMode::Read => tag == "read",
         DirMode::Write => tag == "write",
+        DirMode::Trim => tag == "trim",
         DirMode::Overlay => tag != "all",
     }
 }

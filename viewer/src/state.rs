@@ -14,17 +14,20 @@ pub enum DirMode {
     All,
     Read,
     Write,
+    /// Trims (`nines run --rw trim|randtrim`).
+    Trim,
     /// Each direction its own trace.
     Overlay,
 }
 
 impl DirMode {
-    pub const ALL: [DirMode; 4] = [DirMode::All, DirMode::Read, DirMode::Write, DirMode::Overlay];
+    pub const ALL: [DirMode; 5] = [DirMode::All, DirMode::Read, DirMode::Write, DirMode::Trim, DirMode::Overlay];
     pub fn key(&self) -> &'static str {
         match self {
             DirMode::All => "all",
             DirMode::Read => "read",
             DirMode::Write => "write",
+            DirMode::Trim => "trim",
             DirMode::Overlay => "overlay",
         }
     }
@@ -33,7 +36,8 @@ impl DirMode {
             DirMode::All => "all",
             DirMode::Read => "read",
             DirMode::Write => "write",
-            DirMode::Overlay => "read + write",
+            DirMode::Trim => "trim",
+            DirMode::Overlay => "each direction",
         }
     }
     pub fn from_key(s: &str) -> Option<DirMode> {

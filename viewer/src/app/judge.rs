@@ -303,6 +303,7 @@ fn sweep_tag(dir: DirMode) -> &'static str {
         DirMode::All | DirMode::Overlay => "all",
         DirMode::Read => "read",
         DirMode::Write => "write",
+        DirMode::Trim => "trim",
     }
 }
 
