@@ -94,6 +94,22 @@ test('compare mode: a baseline, the change per level and its verdicts equal nine
   const json2 = JSON.parse(nines(['compare', runs[1].file, runs[2].file, '--with', runs[5].file, '--json']));
   const p90 = await v.page.locator('[data-testid=compare-row] [data-testid=change][data-col=p90]').getAttribute('data-verdict');
   assert.equal(p90, json2.tags.find((t) => t.tag === 'all').levels.find((l) => l.label === 'p90').verdict);
+  // sets on both sides: the three page-cache runs as one candidate set, as nines compare does
+  for (const i of [3, 4]) await v.act(() => v.page.click(`[data-testid=legend-run][data-run="${i}"]`));
+  assert.equal(await v.page.locator('[data-testid=compare-row]').count(), 3, 'one by one');
+  await v.act(() => v.page.click('[data-testid=candidate-set]'));
+  assert.match(await v.hash(), /cset=1/);
+  assert.equal(await v.page.locator('[data-testid=compare-row]').count(), 1, 'one set');
+  assert.match(await v.page.locator('[data-testid=compare-row] td.name').textContent(), /3 runs: cached qd1, cached qd4, cached qd16/);
+  const json3 = JSON.parse(nines(['compare', runs[1].file, runs[2].file, '--with', runs[3].file, runs[4].file, runs[5].file, '--json']));
+  const set = await v.page.evaluate(() => Object.fromEntries([...document.querySelectorAll('[data-testid=compare-row] [data-testid=change]')].map((td) => [td.dataset.col, [td.dataset.verdict, td.dataset.pct]])));
+  const all3 = json3.tags.find((t) => t.tag === 'all');
+  for (const c of [all3.iops, all3.mean, ...all3.levels]) {
+    if (!set[c.label]) continue;
+    assert.equal(set[c.label][0], c.verdict, `set ${c.label}`);
+    if (c.change_pct !== null) close(Number(set[c.label][1]), c.change_pct, `set ${c.label} change`);
+  }
+  await v.shotOf('panel-compare', 'judge-compare-sets');
   assert.deepEqual(v.errors, []);
 });
 

@@ -73,6 +73,8 @@ pub struct ViewState {
     /// Compare mode: the runs that form the baseline (one run, or repeats compared by their
     /// run-to-run band); every other shown run is a candidate.
     pub base: BTreeSet<usize>,
+    /// Compare the candidates as one set (by their run-to-run band), not one by one.
+    pub cset: bool,
     /// The swept parameter of the sweep plot (a metadata key or a name in the file names).
     pub sweep: Option<String>,
     /// The steady-state check shown.
@@ -112,6 +114,7 @@ impl Default for ViewState {
             cdf: None,
             rate: RateMode::Iops,
             base: BTreeSet::new(),
+            cset: false,
             sweep: None,
             steady: SteadyView::default(),
         }
@@ -172,6 +175,9 @@ impl ViewState {
         if !self.base.is_empty() {
             parts.push(format!("base={}", self.base.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(",")));
         }
+        if self.cset {
+            parts.push("cset=1".into());
+        }
         if let Some(p) = &self.sweep {
             parts.push(format!("sweep={p}"));
         }
@@ -213,6 +219,7 @@ impl ViewState {
                 }
                 "rate" => s.rate = if v == "mbps" { RateMode::Mbps } else { RateMode::Iops },
                 "base" => s.base = v.split(',').filter_map(|x| x.parse::<usize>().ok()).filter(|&i| i < 100_000).collect(),
+                "cset" => s.cset = v == "1",
                 "sweep" => s.sweep = param_name(v),
                 "ss" => {
                     let p: Vec<&str> = v.split(',').collect();
@@ -257,11 +264,12 @@ mod tests {
             cdf: Some((1e4, 2.5e6, 1e-7, 0.5)),
             rate: RateMode::Mbps,
             base: [0, 3].into_iter().collect(),
+            cset: true,
             sweep: Some("numjobs".into()),
             steady: SteadyView { run: 2, track: "p99.9".into(), rounds: 6, round_s: Some(10.0) },
         };
         let h = s.to_hash();
-        assert_eq!(h, "dir=overlay&lv=2,5,6&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&sweep=numjobs&ss=2,p99.9,6,10");
+        assert_eq!(h, "dir=overlay&lv=2,5,6&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&ss=2,p99.9,6,10");
         assert_eq!(ViewState::from_hash(&format!("#{h}")), s);
     }
 

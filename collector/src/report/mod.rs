@@ -132,6 +132,10 @@ pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
         if c.is_empty() {
             bail!("--baseline: every run of the report is a baseline; give the candidate runs as FILE too");
         }
+        // several candidates are a set, as in the summary's `nines compare`
+        if c.len() > 1 {
+            view.push("cset=1".into());
+        }
         let st_opts = stats::Options { tag: args.tag.clone(), ..stats::Options::default() };
         comparison = Some(nines_core::compare::to_text(&nines_core::compare::compare(&b, &c, &st_opts)));
     }

@@ -40,7 +40,7 @@ fn cached<K: PartialEq + Clone + 'static, V: 'static>(slot: &'static LocalKey<Sl
     v
 }
 
-type CmpKey = (u64, DirMode, Vec<usize>, Vec<usize>, Option<(f64, f64)>, bool);
+type CmpKey = (u64, DirMode, Vec<usize>, Vec<usize>, Option<(f64, f64)>, bool, bool);
 type SweepKey = (u64, DirMode, Vec<usize>, Vec<usize>, Option<String>);
 type SsKey = (u64, DirMode, SteadyView);
 
@@ -84,7 +84,7 @@ struct CmpData {
 
 fn cmp_key(st: &ViewState, version: u64) -> CmpKey {
     let time_sel = if st.x_ios { None } else { st.sel };
-    (version, st.dir, st.base.iter().copied().collect(), st.hidden.iter().copied().collect(), time_sel, st.x_ios)
+    (version, st.dir, st.base.iter().copied().collect(), st.hidden.iter().copied().collect(), time_sel, st.x_ios, st.cset)
 }
 
 /// Position of a level on the change chart's x axis, in nines: p50 at 0.3, p99.9 at 3.
@@ -109,15 +109,21 @@ fn compare_data(st: &ViewState) -> CmpData {
     };
     let opts = Options { from: time_sel.map(|s| s.0), to: time_sel.map(|s| s.1), ..Options::default() };
     let base_runs: Vec<&Run> = base.iter().map(|&i| &runs[i].run).collect();
-    for (i, r) in runs.iter().enumerate() {
-        if base.contains(&i) || st.hidden.contains(&i) {
-            continue;
-        }
-        let c = compare::compare(&base_runs, &[&r.run], &opts);
-        for (d, dir) in directions_of(&r.run, st.dir).iter().enumerate() {
+    let cands: Vec<usize> = (0..runs.len()).filter(|i| !base.contains(i) && !st.hidden.contains(i)).collect();
+    // one by one, or (`cset`) all candidates as one set, compared by their band
+    let groups: Vec<Vec<usize>> = if st.cset && cands.len() >= 2 { vec![cands] } else { cands.into_iter().map(|i| vec![i]).collect() };
+    for g in groups {
+        let cand_runs: Vec<&Run> = g.iter().map(|&i| &runs[i].run).collect();
+        let c = compare::compare(&base_runs, &cand_runs, &opts);
+        let first = g[0];
+        let name = match g.len() {
+            1 => runs[first].run.name.clone(),
+            n => format!("{n} runs: {}", cand_runs.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(", ")),
+        };
+        for (d, dir) in directions_of(&runs[first].run, st.dir).iter().enumerate() {
             let key = dir_key(dir);
             if let Some(tc) = c.tags.iter().find(|t| t.tag == key) {
-                data.rows.push(CmpRow { run: i, name: r.run.name.clone(), style: trace_style(i, d, st.dir), tc: tc.clone() });
+                data.rows.push(CmpRow { run: first, name: name.clone(), style: trace_style(first, d, st.dir), tc: tc.clone() });
             }
         }
     }
@@ -707,11 +713,11 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
     let cmp_ctl: NodeRef<leptos::html::Span> = NodeRef::new();
     let sweep_ctl: NodeRef<leptos::html::Span> = NodeRef::new();
     let ss_ctl: NodeRef<leptos::html::Span> = NodeRef::new();
-    type CtlKey = Option<(u64, Vec<usize>, Option<String>, SteadyView, DirMode, Vec<usize>)>;
+    type CtlKey = Option<(u64, Vec<usize>, Option<String>, SteadyView, DirMode, Vec<usize>, bool)>;
     Effect::new(move |prev: Option<CtlKey>| -> CtlKey {
         let st = state.get();
         // what the controls show; other changes (a zoom step) leave them alone
-        let key = Some((version.get(), st.base.iter().copied().collect(), st.sweep.clone(), st.steady.clone(), st.dir, st.hidden.iter().copied().collect()));
+        let key = Some((version.get(), st.base.iter().copied().collect(), st.sweep.clone(), st.steady.clone(), st.dir, st.hidden.iter().copied().collect(), st.cset));
         if prev.as_ref() == Some(&key) {
             return key;
         }
@@ -731,6 +737,16 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
                     el("label", vec![("class", "check".into()), ("title", "baseline run (several: compared by their run-to-run band)".into())], vec![el("input", attrs, vec![]), text(name.clone())])
                 })
                 .collect();
+            let mut boxes = boxes;
+            let mut attrs = vec![("type", "checkbox".to_string()), ("data-testid", "candidate-set".into()), ("data-act", "cset".into())];
+            if st.cset {
+                attrs.push(("checked", String::new()));
+            }
+            boxes.push(el(
+                "label",
+                vec![("class", "check".into()), ("title", "compare the other shown runs as one set of repeats (their run-to-run band), not one by one".into())],
+                vec![el("input", attrs, vec![]), text("candidates as one set")],
+            ));
             mount(&c, &boxes);
         }
         if let Some(c) = sweep_ctl.get() {
@@ -790,6 +806,10 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
                         s.base.remove(&i);
                     }
                 }));
+            }
+            "cset" => {
+                let on = prop("checked").and_then(|v| v.as_bool()).unwrap_or(false);
+                set(Box::new(move |s| s.cset = on));
             }
             "sweep" => {
                 let p = crate::state::param_name(value.trim());
