@@ -83,7 +83,7 @@ pub fn load_path(path: &Path, opts: &Options) -> Result<Run> {
     head.truncate(n);
     if import::detect(&name, &head) == Some(Format::FioLat) {
         let size = f.metadata().map(|m| m.len()).unwrap_or(0);
-        let threads = threads();
+        let threads = crate::load::threads(8);
         if threads > 1 && size >= PARALLEL_BYTES {
             // Any error is reported by the plain pass below, which knows its line number.
             if let Ok(run) = read_lat_log_parts(path, &name, opts, size, threads) {
@@ -104,15 +104,6 @@ pub fn load_path(path: &Path, opts: &Options) -> Result<Run> {
 /// Latency logs from this size up are read in parts on several threads.
 const PARALLEL_BYTES: u64 = 16 << 20;
 
-/// Threads for reading: `NINES_THREADS` if set (e.g. 1 for benchmarks), else the cores.
-fn threads() -> usize {
-    std::env::var("NINES_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .min(8)
-}
 
 /// Feed `r` from the file's position for at most `len` bytes, in 256 KiB chunks.
 fn feed_range(f: &mut File, r: &mut LatLogReader, len: u64) -> std::io::Result<Result<(), import::LatLogError>> {

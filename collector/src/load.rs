@@ -47,7 +47,7 @@ pub fn load_runs(paths: &[impl AsRef<Path>]) -> Result<Vec<Run>> {
 pub fn read_archive_parallel(name: &str, bytes: &[u8]) -> Result<Run, archive::ArchiveError> {
     let scanned = archive::scan(name, bytes)?;
     let lines = scanned.data_lines();
-    let threads = decode_threads();
+    let threads = threads(16);
     if threads == 1 {
         // no thread to spawn: its own malloc arena would grow by an mprotect call at a time
         let windows = archive::decode_lines(name, lines)?;
@@ -65,14 +65,15 @@ pub fn read_archive_parallel(name: &str, bytes: &[u8]) -> Result<Run, archive::A
     scanned.finish_checked(windows)
 }
 
-/// Threads for decoding: `NINES_THREADS` if set (e.g. 1 for benchmarks), else the cores.
-fn decode_threads() -> usize {
+/// Threads for reading and decoding: `NINES_THREADS` if set (e.g. 1 for benchmarks), else
+/// the cores; at most `max`.
+pub(crate) fn threads(max: usize) -> usize {
     std::env::var("NINES_THREADS")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
         .filter(|&n| n > 0)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .min(16)
+        .min(max)
 }
 
 #[cfg(test)]

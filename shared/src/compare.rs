@@ -61,6 +61,15 @@ pub struct Change {
     pub verdict: Verdict,
 }
 
+impl Change {
+    /// An interval of this measure as a change from the baseline's value, in percent (the
+    /// same arithmetic as `change_pct`); `None` without a baseline value or an interval.
+    pub fn relative_pct(&self, interval: Option<(f64, f64)>) -> Option<(f64, f64)> {
+        let b = self.base.value.filter(|b| *b != 0.0)?;
+        interval.map(|(lo, hi)| ((lo - b) / b * 100.0, (hi - b) / b * 100.0))
+    }
+}
+
 /// One direction compared.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TagComparison {
@@ -172,9 +181,22 @@ fn mean_of(stats: &TagStats) -> Measured {
 pub fn compare<B: std::borrow::Borrow<Run>, C: std::borrow::Borrow<Run>>(base: &[B], cand: &[C], opts: &Options) -> Comparison {
     let base: Vec<&Run> = base.iter().map(|r| r.borrow()).collect();
     let cand: Vec<&Run> = cand.iter().map(|r| r.borrow()).collect();
-    let (base, cand) = (&base[..], &cand[..]);
     let bs: Vec<RunStats> = base.iter().map(|r| run_stats(r, opts)).collect();
     let cs: Vec<RunStats> = cand.iter().map(|r| run_stats(r, opts)).collect();
+    compare_stats(&base, &bs, &cand, &cs, opts)
+}
+
+/// [`compare`] with each run's stats computed already (`run_stats(run, opts)`, the same
+/// options), so that a caller holding them (the viewer's table) does not compute them again.
+pub fn compare_stats<B: std::borrow::Borrow<RunStats>, C: std::borrow::Borrow<RunStats>>(
+    base: &[&Run],
+    bs: &[B],
+    cand: &[&Run],
+    cs: &[C],
+    opts: &Options,
+) -> Comparison {
+    let bs: Vec<&RunStats> = bs.iter().map(|s| s.borrow()).collect();
+    let cs: Vec<&RunStats> = cs.iter().map(|s| s.borrow()).collect();
     let mut tags: Vec<String> = Vec::new();
     for s in bs.iter().chain(cs.iter()) {
         for (t, _) in s.tags.iter() {
@@ -186,7 +208,7 @@ pub fn compare<B: std::borrow::Borrow<Run>, C: std::borrow::Borrow<Run>>(base: &
     }
     // directions first, then auxiliary measures, "all" last (as in stats)
     tags.sort_by_key(|t| (t == crate::run::ALL, !is_direction(Some(t))));
-    let per_side = |runs: &[&Run], stats: &[RunStats], tag: &str| {
+    let per_side = |runs: &[&Run], stats: &[&RunStats], tag: &str| {
         let iops: Vec<_> = runs.iter().zip(stats).map(|(r, s)| iops_of(r, tag, &s.tags[tag])).collect();
         let mean: Vec<_> = stats.iter().map(|s| mean_of(&s.tags[tag])).collect();
         let levels: Vec<Vec<_>> = (0..opts.levels.len())

@@ -126,6 +126,18 @@ struct Bucket {
 /// A bucket count of this value stands for the next entry of `Hist::big`.
 const SPILL: u32 = u32::MAX;
 
+/// A bucket's stored count: the count itself below [`SPILL`], else `SPILL` with the whole
+/// count appended to `big` (the side list, in bucket order).
+#[inline]
+fn spill(big: &mut Vec<u64>, count: u64) -> u32 {
+    if count >= u64::from(SPILL) {
+        big.push(count);
+        SPILL
+    } else {
+        count as u32
+    }
+}
+
 /// An immutable sparse histogram: sorted buckets with their counts.
 ///
 /// Buckets are iterated as `(lowest equivalent value of the bucket, count)`, ascending, with
@@ -159,12 +171,7 @@ impl HistBuilder {
     /// [`Layout::index_limit`], and `count` > 0.
     #[inline]
     pub(crate) fn push(&mut self, index: u32, count: u64) {
-        let count = if count >= u64::from(SPILL) {
-            self.big.push(count);
-            SPILL
-        } else {
-            count as u32
-        };
+        let count = spill(&mut self.big, count);
         self.push_small(index, count);
     }
 
@@ -229,12 +236,7 @@ impl Scratch {
 
     /// Keep a bucket with any count > 0.
     pub(crate) fn push(&mut self, index: u32, count: u64) {
-        let count = if count >= u64::from(SPILL) {
-            self.big.push(count);
-            SPILL
-        } else {
-            count as u32
-        };
+        let count = spill(&mut self.big, count);
         self.put(index, count, true);
     }
 

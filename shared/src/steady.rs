@@ -215,6 +215,15 @@ pub struct PtsEvaluation {
     pub holds: bool,
 }
 
+impl PtsEvaluation {
+    /// The fitted line's value at the first and the last of the window's `rounds` rounds (the
+    /// least-squares line passes through the window's centre at its average).
+    pub fn fitted_ends(&self, rounds: usize) -> (f64, f64) {
+        let half = self.slope * (rounds.max(1) - 1) as f64 / 2.0;
+        (self.average - half, self.average + half)
+    }
+}
+
 /// Apply the SNIA PTS rule to a window of rounds. `None` for fewer than two rounds, a
 /// non-finite value or a non-positive average.
 pub fn pts(values: &[f64]) -> Option<PtsEvaluation> {
@@ -314,6 +323,8 @@ mod tests {
         let p = pts(&[94.0, 97.0, 100.0, 103.0, 106.0]).unwrap();
         assert!(p.range_ok && !p.slope_ok && !p.holds);
         assert_eq!(p.excursion, 12.0);
+        // the fitted line runs through the points of an exact line
+        assert_eq!(p.fitted_ends(5), (94.0, 106.0));
     }
 
     #[test]

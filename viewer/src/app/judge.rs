@@ -89,7 +89,7 @@ fn cmp_key(st: &ViewState, version: u64) -> CmpKey {
 
 /// Position of a level on the change chart's x axis, in nines: p50 at 0.3, p99.9 at 3.
 fn nines_x(l: &Level) -> f64 {
-    (l.den as f64 / (l.den - l.num).max(1) as f64).log10()
+    nines_core::view::nines_of((l.den - l.num).max(1) as f64 / l.den as f64)
 }
 
 fn compare_data(st: &ViewState) -> CmpData {
@@ -108,13 +108,18 @@ fn compare_data(st: &ViewState) -> CmpData {
         None => "whole runs".into(),
     };
     let opts = Options { from: time_sel.map(|s| s.0), to: time_sel.map(|s| s.1), ..Options::default() };
+    // the stats the table holds already (the same options: standard levels, this range)
+    let range = time_sel;
+    let stats = |idx: &[usize]| -> Option<Vec<Rc<nines_core::stats::RunStats>>> { idx.iter().map(|&i| super::stats_of(i, range)).collect() };
     let base_runs: Vec<&Run> = base.iter().map(|&i| &runs[i].run).collect();
+    let Some(base_stats) = stats(&base) else { return data };
     let cands: Vec<usize> = (0..runs.len()).filter(|i| !base.contains(i) && !st.hidden.contains(i)).collect();
     // one by one, or (`cset`) all candidates as one set, compared by their band
     let groups: Vec<Vec<usize>> = if st.cset && cands.len() >= 2 { vec![cands] } else { cands.into_iter().map(|i| vec![i]).collect() };
     for g in groups {
         let cand_runs: Vec<&Run> = g.iter().map(|&i| &runs[i].run).collect();
-        let c = compare::compare(&base_runs, &cand_runs, &opts);
+        let Some(cand_stats) = stats(&g) else { continue };
+        let c = compare::compare_stats(&base_runs, &base_stats, &cand_runs, &cand_stats, &opts);
         let first = g[0];
         let name = match g.len() {
             1 => runs[first].run.name.clone(),
@@ -131,10 +136,6 @@ fn compare_data(st: &ViewState) -> CmpData {
         data.note = Some("No other shown run shares a direction with the baseline: show another run, or choose another direction.".into());
     }
     data
-}
-
-fn rel(v: f64, b: f64) -> f64 {
-    (v / b - 1.0) * 100.0
 }
 
 struct ChangeChart {
@@ -155,10 +156,9 @@ fn change_chart(d: &CmpData) -> ChangeChart {
     let mut max_x: f64 = 1.0;
     for row in &d.rows {
         let mut points = Vec::new();
-        for (l, (c, &x)) in row.tc.levels.iter().zip(&xs).enumerate() {
-            let _ = l;
-            let (Some(p), Some(b)) = (c.change_pct, c.base.value) else { continue };
-            let interval = c.cand.interval.map(|(a, z)| (rel(a, b), rel(z, b)));
+        for (c, &x) in row.tc.levels.iter().zip(&xs) {
+            let Some(p) = c.change_pct else { continue };
+            let interval = c.relative_pct(c.cand.interval);
             points.push(ChangePoint { x, pct: p, interval, verdict: c.verdict });
             lo = lo.min(p);
             hi = hi.max(p);
@@ -174,11 +174,7 @@ fn change_chart(d: &CmpData) -> ChangeChart {
                 .levels
                 .iter()
                 .zip(&xs)
-                .filter_map(|(c, &x)| {
-                    let b = c.base.value?;
-                    let (a, z) = c.base.interval?;
-                    Some((x, rel(a, b), rel(z, b)))
-                })
+                .filter_map(|(c, &x)| c.relative_pct(c.base.interval).map(|(a, z)| (x, a, z)))
                 .collect();
             for &(_, a, z) in &band {
                 lo = lo.min(a);
@@ -509,9 +505,12 @@ fn conv_series(d: &SsData) -> Vec<ConvSeries> {
         .filter_map(|s| {
             let r = s.report.as_ref().ok()?;
             let n = r.rounds.len();
-            let window = r.last.as_ref().map(|p| {
-                let half = p.slope * (r.window as f64 - 1.0) / 2.0;
-                ConvWindow { first: (n - r.window + 1) as f64, last: n as f64, average: p.average, fit: (p.average - half, p.average + half), holds: p.holds }
+            let window = r.last.as_ref().map(|p| ConvWindow {
+                first: (n - r.window + 1) as f64,
+                last: n as f64,
+                average: p.average,
+                fit: p.fitted_ends(r.window),
+                holds: p.holds,
             });
             Some(ConvSeries {
                 label: s.label.clone(),
@@ -721,9 +720,8 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
         if prev.as_ref() == Some(&key) {
             return key;
         }
-        if cmp_ctl.get().is_none() {
-            return None;
-        }
+        // not mounted yet: draw on the next run
+        cmp_ctl.get()?;
         let names = with_model(|m| m.runs.iter().map(|r| r.run.name.clone()).collect::<Vec<_>>());
         if let Some(c) = cmp_ctl.get() {
             let boxes: Vec<Node> = names
