@@ -6,6 +6,7 @@ pub mod demo;
 pub mod import_cmd;
 pub mod judge_cmd;
 pub mod load;
+pub mod output;
 pub mod report;
 pub mod run;
 pub mod stats_cmd;

@@ -1,45 +1,252 @@
-//! Loading runs from files for every command.
+//! Loading runs from files for every command: each input is opened and read once, its
+//! format told from its first bytes, and what is read whole is bounded.
+//!
+//! Limits (README, "Limits"): an input read whole (archives, fio JSON, spectra, lists) may
+//! be at most [`MAX_WHOLE_INPUT`] bytes and no line longer than [`MAX_LINE`]; fio latency
+//! logs are streamed (any size, lines up to [`MAX_LINE`]); a window's histogram decompresses
+//! to at most 64 MiB (nines-core's codec). An input whose first 16 KiB no reader recognises
+//! is refused without reading further, so `/dev/zero` or `/dev/urandom` cost nothing.
 
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use nines_core::archive;
+use nines_core::import::{self, Format, LatLogReader, Options};
 use nines_core::run::Run;
 
-/// Archives larger than this are decoded on several threads.
-const PARALLEL_BYTES: usize = 1 << 20;
+/// The most bytes of one input read whole into memory.
+pub const MAX_WHOLE_INPUT: u64 = 4 << 30;
+/// The longest line of any text input.
+pub const MAX_LINE: usize = 16 << 20;
+/// How much of an input tells its format (every reader's sniffer looks at most this far).
+const HEAD: usize = 16 << 10;
+/// Archives from this size up are decoded on several threads.
+const PARALLEL_ARCHIVE_BYTES: usize = 1 << 20;
+/// Latency logs from this size up are read in parts on several threads.
+const PARALLEL_LAT_BYTES: u64 = 16 << 20;
 
-/// Read a run from a file in any supported format; warnings go to stderr. Large interval
-/// logs are decoded on all cores, fio latency logs are streamed (see `import_cmd::load_path`).
-pub fn load_run(path: &Path) -> Result<Run> {
+/// An input opened and its format told from its head.
+struct Opened {
+    name: String,
+    file: File,
+    head: Vec<u8>,
+    /// The head is the whole input.
+    at_end: bool,
+    format: Format,
+}
+
+fn open(path: &Path) -> Result<Opened> {
     let name = path.display().to_string();
-    let run = if large_archive(path) {
-        let bytes = std::fs::read(path).with_context(|| format!("could not read '{name}'"))?;
-        read_archive_parallel(&name, &bytes)?
-    } else {
-        crate::import_cmd::load_path(path, &nines_core::import::Options::default())?
-    };
-    for w in &run.warnings {
-        eprintln!("nines: warning: {name}: {w}");
+    let mut file = File::open(path).with_context(|| format!("could not open '{name}'"))?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        bail!("'{name}' is a directory; give a run's file");
     }
+    let mut head = vec![0_u8; HEAD];
+    let mut n = 0;
+    while n < head.len() {
+        let k = file.read(&mut head[n..]).with_context(|| format!("could not read '{name}'"))?;
+        if k == 0 {
+            break;
+        }
+        n += k;
+    }
+    head.truncate(n);
+    let at_end = n < HEAD;
+    let tried = || import::FORMATS.join(", ");
+    let format = match import::detect(&name, &head) {
+        Some(f) => f,
+        None if at_end && head.iter().all(u8::is_ascii_whitespace) => {
+            return Err(import::LoadError::Empty { source_name: name, tried: tried() }.into())
+        }
+        None => bail!(
+            "{name}: byte offset 0: format not recognised from its first {} bytes; tried: {}",
+            head.len(),
+            tried()
+        ),
+    };
+    Ok(Opened { name, file, head, at_end, format })
+}
+
+/// Read the rest of an opened input whole, bounded by [`MAX_WHOLE_INPUT`] and [`MAX_LINE`].
+fn read_whole(o: Opened) -> Result<(String, Format, Vec<u8>)> {
+    let Opened { name, mut file, head, at_end, format } = o;
+    let mut bytes = head;
+    let mut last_nl = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    if !at_end {
+        let mut chunk = vec![0_u8; 1 << 20];
+        loop {
+            let k = file.read(&mut chunk).with_context(|| format!("could not read '{name}'"))?;
+            if k == 0 {
+                break;
+            }
+            if let Some(i) = chunk[..k].iter().rposition(|&b| b == b'\n') {
+                last_nl = bytes.len() + i + 1;
+            }
+            bytes.extend_from_slice(&chunk[..k]);
+            if bytes.len() as u64 > MAX_WHOLE_INPUT {
+                bail!(
+                    "{name}: larger than {}, the most nines reads of one input whole (fio latency logs are streamed and may be larger)",
+                    crate::run::units::format_size(MAX_WHOLE_INPUT)
+                );
+            }
+            if bytes.len() - last_nl > MAX_LINE {
+                let line = bytes[..last_nl].iter().filter(|&&b| b == b'\n').count() + 1;
+                bail!(
+                    "{name}: line {line} (from byte offset {last_nl}) is longer than {}, the longest line nines reads; is this a run's file?",
+                    crate::run::units::format_size(MAX_LINE as u64)
+                );
+            }
+        }
+    }
+    Ok((name, format, bytes))
+}
+
+/// Parse bytes read whole ([`read_input`]); large archives are decoded on every core.
+pub fn parse(name: &str, format: Format, bytes: &[u8], opts: &Options) -> Result<Run> {
+    if format == Format::Archive && bytes.len() >= PARALLEL_ARCHIVE_BYTES {
+        return Ok(read_archive_parallel(name, bytes)?);
+    }
+    Ok(import::read_any_with(name, bytes, opts)?)
+}
+
+fn warn(run: &Run) {
+    for w in &run.warnings {
+        eprintln!("nines: warning: {}: {w}", run.source);
+    }
+}
+
+/// Read a run from a file in any supported format, reading the file once; warnings go to
+/// stderr. Large interval logs are decoded on all cores, fio latency logs are streamed.
+pub fn load_run(path: &Path) -> Result<Run> {
+    let run = load_with(path, &Options::default())?;
+    warn(&run);
     Ok(run)
 }
 
-/// Is this an interval log big enough to be worth decoding on several threads?
-fn large_archive(path: &Path) -> bool {
-    use std::io::Read;
-    let Ok(meta) = std::fs::metadata(path) else { return false };
-    if (meta.len() as usize) < PARALLEL_BYTES {
-        return false;
+/// [`load_run`] with the caller's unit and window, without printing warnings.
+pub fn load_with(path: &Path, opts: &Options) -> Result<Run> {
+    let o = open(path)?;
+    if o.format == Format::FioLat {
+        return stream_lat_log(o, path, opts);
     }
-    let mut head = Vec::with_capacity(4096);
-    std::fs::File::open(path).and_then(|f| f.take(4096).read_to_end(&mut head)).is_ok() && archive::sniff(&head)
+    let (name, format, bytes) = read_whole(o)?;
+    parse(&name, format, &bytes, opts)
+}
+
+/// A run and the bytes it was read from (reports and sites carry the file as it is), read
+/// once; warnings go to stderr. Every format is read whole here, within the limits.
+pub fn load_with_bytes(path: &Path) -> Result<(Run, Vec<u8>)> {
+    let (name, format, bytes) = read_whole(open(path)?)?;
+    let run = parse(&name, format, &bytes, &Options::default())?;
+    warn(&run);
+    Ok((run, bytes))
+}
+
+/// The bytes of an input and its format, read once within the limits (`nines import --sweep`
+/// reads each fio JSON document of a file as its own run).
+pub fn read_input(path: &Path) -> Result<(String, Format, Vec<u8>)> {
+    read_whole(open(path)?)
 }
 
 /// Read several runs, stopping at the first that fails.
 pub fn load_runs(paths: &[impl AsRef<Path>]) -> Result<Vec<Run>> {
     paths.iter().map(|p| load_run(p.as_ref())).collect()
 }
+
+/// Stream a fio latency log: in parts on several threads when it is a large regular file
+/// (which can be opened again at an offset), else in one pass over the open file.
+fn stream_lat_log(o: Opened, path: &Path, opts: &Options) -> Result<Run> {
+    let Opened { name, mut file, head, .. } = o;
+    let regular = file.metadata().map(|m| m.is_file()).unwrap_or(false);
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let threads = threads(8);
+    if regular && threads > 1 && size >= PARALLEL_LAT_BYTES {
+        // Any error is reported by the plain pass below, which knows its line number.
+        if let Ok(run) = read_lat_log_parts(path, &name, opts, size, threads) {
+            return Ok(run);
+        }
+        file.seek(SeekFrom::Start(head.len() as u64)).with_context(|| format!("could not read '{name}'"))?;
+    }
+    let mut r = LatLogReader::new(&name, opts.window_s);
+    r.feed(&head)?;
+    feed_range(&mut file, &mut r, u64::MAX).with_context(|| format!("could not read '{name}'"))??;
+    Ok(r.finish()?)
+}
+
+/// Feed `r` from the file's position for at most `len` bytes, in 256 KiB chunks.
+fn feed_range(f: &mut File, r: &mut LatLogReader, len: u64) -> std::io::Result<Result<(), import::LatLogError>> {
+    let mut buf = vec![0_u8; 1 << 18];
+    let mut left = len;
+    while left > 0 {
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        let k = f.read(&mut buf[..want])?;
+        if k == 0 {
+            break;
+        }
+        left -= k as u64;
+        if let Err(e) = r.feed(&buf[..k]) {
+            return Ok(Err(e));
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// Read a large latency log in `parts` byte ranges split at line starts, side by side, and
+/// join the parts exactly (nines_core's `LatLogReader::continuation`/`absorb`).
+fn read_lat_log_parts(path: &Path, name: &str, opts: &Options, size: u64, parts: usize) -> Result<Run> {
+    // Part boundaries: just after the first newline at or past each even split.
+    let mut bounds = vec![0_u64];
+    let mut f = File::open(path)?;
+    for k in 1..parts {
+        let at = size * k as u64 / parts as u64;
+        f.seek(SeekFrom::Start(at))?;
+        let mut probe = vec![0_u8; 4096];
+        let got = f.read(&mut probe)?;
+        let nl = probe[..got].iter().position(|&b| b == b'\n').ok_or_else(|| anyhow::anyhow!("no line end near byte {at}"))?;
+        let b = at + nl as u64 + 1;
+        if b > *bounds.last().unwrap_or(&0) && b < size {
+            bounds.push(b);
+        }
+    }
+    bounds.push(size);
+    // The first part's first bytes fix the column count and time base for the others.
+    let mut first = LatLogReader::new(name, opts.window_s);
+    let mut f0 = File::open(path)?;
+    let head_len = (64 << 10).min(bounds[1]);
+    feed_range(&mut f0, &mut first, head_len)??;
+    let mut readers: Vec<(LatLogReader, u64, u64)> = vec![];
+    for w in bounds.windows(2).skip(1) {
+        readers.push((first.continuation(), w[0], w[1]));
+    }
+    let rest = bounds[1] - head_len;
+    let results: Vec<Result<LatLogReader>> = std::thread::scope(|s| {
+        let main = s.spawn(move || -> Result<LatLogReader> {
+            feed_range(&mut f0, &mut first, rest)??;
+            Ok(first)
+        });
+        let others: Vec<_> = readers
+            .into_iter()
+            .map(|(mut r, from, to)| {
+                s.spawn(move || -> Result<LatLogReader> {
+                    let mut f = File::open(path)?;
+                    f.seek(SeekFrom::Start(from))?;
+                    feed_range(&mut f, &mut r, to - from)??;
+                    Ok(r)
+                })
+            })
+            .collect();
+        std::iter::once(main).chain(others).map(|h| h.join().unwrap_or_else(|_| Err(anyhow::anyhow!("a reader thread panicked")))).collect()
+    });
+    let mut it = results.into_iter();
+    let mut all = it.next().ok_or_else(|| anyhow::anyhow!("no parts"))??;
+    for r in it {
+        all.absorb(r?)?;
+    }
+    Ok(all.finish()?)
+}
+
 
 /// Decode an interval log's window lines on all cores (nines-core has no threads; the
 /// decoding of each line is independent, so chunks are decoded side by side and joined in
@@ -79,6 +286,30 @@ pub(crate) fn threads(max: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parts_read_equals_plain_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big_clat.1.log");
+        let mut text = String::new();
+        for i in 0..200_000u64 {
+            text.push_str(&format!("{}, {}, {}, 4096, 0\n", i / 37, 1000 + (i * 7919) % 900_000, i % 3));
+        }
+        std::fs::write(&path, &text).unwrap();
+        let opts = Options { unit: None, window_s: 0.5 };
+        let plain = import::read_any_with(&path.display().to_string(), text.as_bytes(), &opts).unwrap();
+        for parts in [2, 3, 7] {
+            let run = read_lat_log_parts(&path, &path.display().to_string(), &opts, text.len() as u64, parts).unwrap();
+            assert_eq!(run, plain, "{parts} parts");
+        }
+        // a bad line in a later part: the error names the file's own line number
+        let bad = text.replacen("5405, ", "5405, x", 1);
+        std::fs::write(&path, &bad).unwrap();
+        let line = bad[..bad.find(", x").unwrap()].matches('\n').count() + 1;
+        assert!(read_lat_log_parts(&path, "p", &opts, bad.len() as u64, 3).is_err());
+        let e = load_with(&path, &opts).unwrap_err().to_string();
+        assert!(e.contains(&format!("line {line}:")), "{e} (expected line {line})");
+    }
 
     #[test]
     fn parallel_read_equals_serial_read() {

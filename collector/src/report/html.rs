@@ -92,7 +92,9 @@ fn safe_url(url: &str) -> bool {
     // A scheme is what comes before the first ':' if no '/', '?' or '#' precedes it.
     match u.find([':', '/', '?', '#']) {
         Some(i) if u.as_bytes()[i] == b':' => ["http", "https", "mailto"].contains(&&u[..i]),
-        _ => !u.starts_with("//") && !u.contains('\\'),
+        // no scheme: only an in-page target; a relative path would point at files beside
+        // the report on the reader's machine, which the report does not carry
+        _ => u.starts_with('#'),
     }
 }
 

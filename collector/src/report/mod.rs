@@ -37,7 +37,8 @@ use nines_core::stats::{self, RunStats};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use crate::load::load_run;
+use crate::load::load_with_bytes;
+use crate::output::{self, Inputs, Replace};
 
 #[derive(Args, Debug, Clone)]
 pub struct ReportArgs {
@@ -65,6 +66,9 @@ pub struct ReportArgs {
     #[arg(long, value_name = "NAME")]
     pub sweep: Option<String>,
 }
+
+/// The largest notes file (Markdown) a report takes.
+pub const MAX_NOTES: u64 = 1 << 20;
 
 /// A run to embed: the bytes the viewer reads, under a file name.
 pub struct Input {
@@ -97,8 +101,7 @@ pub fn file_name(p: &Path) -> String {
 pub fn inputs(files: &[PathBuf], tag: Option<&str>) -> Result<Vec<Input>> {
     let mut out = Vec::with_capacity(files.len());
     for f in files {
-        let mut run = load_run(f)?;
-        let mut bytes = std::fs::read(f).with_context(|| format!("could not read '{}'", f.display()))?;
+        let (mut run, mut bytes) = load_with_bytes(f)?;
         if let Some(t) = tag {
             let before: Vec<String> = run.tags().iter().map(|t| stats::tag_name(t.as_deref()).to_string()).collect();
             run.windows.retain(|w| stats::tag_name(w.tag.as_deref()) == t);
@@ -115,7 +118,10 @@ pub fn inputs(files: &[PathBuf], tag: Option<&str>) -> Result<Vec<Input>> {
 /// `nines report`.
 pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
     let notes = match &args.notes {
-        Some(p) => Some(std::fs::read_to_string(p).with_context(|| format!("could not read the notes '{}'", p.display()))?),
+        Some(p) => {
+            let bytes = output::read_bounded(p, MAX_NOTES, "the notes")?;
+            Some(String::from_utf8(bytes).map_err(|e| anyhow::anyhow!("the notes '{}': byte offset {}: not UTF-8 text; expected Markdown", p.display(), e.utf8_error().valid_up_to()))?)
+        }
         None => None,
     };
     // baseline files first (the order the page shows), each file once
@@ -147,17 +153,9 @@ pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
     }
     let opts = Options { title: args.title.clone(), notes, tag: args.tag.clone(), view: (!view.is_empty()).then(|| view.join("&")), comparison };
     let page = render(&inputs, &opts, &bundle::viewer())?;
-    write_file(&args.output, page.as_bytes())?;
+    let read = Inputs::new(files.iter().chain(&args.notes));
+    output::write_atomic(&args.output, page.as_bytes(), Replace::Always, &read)?;
     writeln!(out, "report: {} ({} run{}, {} KB)", args.output.display(), inputs.len(), if inputs.len() == 1 { "" } else { "s" }, page.len().div_ceil(1024))?;
-    Ok(())
-}
-
-/// Write a file through a temporary one beside it, so a reader never sees half a report.
-pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(".{}.tmp{}", file_name(path), std::process::id()));
-    std::fs::write(&tmp, bytes).with_context(|| format!("could not write '{}'", path.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("could not write '{}'", path.display()))?;
     Ok(())
 }
 

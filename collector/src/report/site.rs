@@ -2,6 +2,7 @@
 //! `manifest.json` listing them) for any static host. Adding runs to an existing site keeps
 //! the runs its manifest already lists.
 
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -9,8 +10,9 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde_json::{json, Value};
 
-use super::{bundle, file_name, write_file};
-use crate::load::load_run;
+use super::{bundle, file_name};
+use crate::load::load_with_bytes;
+use crate::output::{self, Inputs, Replace};
 
 #[derive(Args, Debug, Clone)]
 pub struct SiteArgs {
@@ -21,6 +23,9 @@ pub struct SiteArgs {
     /// stay, the viewer's files are replaced by this version's.
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     pub output: PathBuf,
+    /// Replace an `index.html`, `style.css` or viewer file in DIR that nines did not write.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// A file name safe in a URL path and on every file system: letters, digits, `.`, `-`, `_`.
@@ -30,13 +35,18 @@ pub fn safe_name(name: &str) -> String {
     if s.is_empty() { "run".into() } else { s }
 }
 
+/// The largest manifest.json read.
+const MAX_MANIFEST: u64 = 64 << 20;
+/// The viewer's files in a site's directory, replaced by each `nines site`.
+const VIEWER_FILES: [&str; 4] = ["index.html", "style.css", "nines_viewer.js", "nines_viewer_bg.wasm"];
+
 /// The manifest's entries (`{"runs":[{"file":"runs/a.hlog","name":"a"}]}`), or none.
 fn read_manifest(path: &Path) -> Result<Vec<Value>> {
-    if !path.exists() {
+    if std::fs::symlink_metadata(path).is_err() {
         return Ok(Vec::new());
     }
-    let text = std::fs::read_to_string(path).with_context(|| format!("could not read '{}'", path.display()))?;
-    let v: Value = serde_json::from_str(&text).with_context(|| format!("'{}' is not valid JSON; fix or remove it", path.display()))?;
+    let bytes = output::read_bounded(path, MAX_MANIFEST, "the manifest")?;
+    let v: Value = serde_json::from_slice(&bytes).with_context(|| format!("'{}' is not valid JSON; fix or remove it", path.display()))?;
     let list = v.get("runs").and_then(Value::as_array).or_else(|| v.as_array());
     let Some(list) = list else { bail!("'{}' has no \"runs\" list; fix or remove it", path.display()) };
     Ok(list
@@ -48,38 +58,79 @@ fn read_manifest(path: &Path) -> Result<Vec<Value>> {
         .collect())
 }
 
+/// Is the site's `index.html` nines' own (so the viewer's files may be replaced)?
+fn ours(index: &Path) -> bool {
+    output::read_bounded(index, 1 << 20, "index.html")
+        .is_ok_and(|b| {
+            let t = String::from_utf8_lossy(&b);
+            t.contains("<title>nines viewer</title>") && t.contains("id=\"nines-runs\"")
+        })
+}
+
+/// Take the site directory's lock (an advisory `flock` on the directory itself), so that
+/// concurrent `nines site` runs on one directory add their runs one after the other.
+fn lock(dir: &Path) -> Result<File> {
+    let f = File::open(dir).with_context(|| format!("could not open the site directory '{}'", dir.display()))?;
+    match f.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            eprintln!("nines: waiting for another nines site writing '{}'", dir.display());
+            f.lock().with_context(|| format!("could not lock the site directory '{}'", dir.display()))?;
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(anyhow::Error::new(e).context(format!("could not lock the site directory '{}'", dir.display())))
+        }
+    }
+    Ok(f)
+}
+
 /// `nines site`.
 pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
     let dir = &args.output;
     if dir.exists() && !dir.is_dir() {
         bail!("'{}' exists and is not a directory", dir.display());
     }
+    std::fs::create_dir_all(dir).with_context(|| format!("could not create '{}'", dir.display()))?;
+    let _lock = lock(dir)?;
     let runs_dir = dir.join("runs");
-    std::fs::create_dir_all(&runs_dir).with_context(|| format!("could not create '{}'", runs_dir.display()))?;
+    match std::fs::symlink_metadata(&runs_dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => bail!("'{}' is not a directory (a link or a file); nines writes runs only into a real runs/ directory", runs_dir.display()),
+        Err(_) => std::fs::create_dir(&runs_dir).with_context(|| format!("could not create '{}'", runs_dir.display()))?,
+    }
+    if !args.force && !ours(&dir.join("index.html")) {
+        if let Some(f) = VIEWER_FILES.iter().map(|f| dir.join(f)).find(|p| std::fs::symlink_metadata(p).is_ok()) {
+            bail!(
+                "'{}' exists and is not nines' viewer; nines will not replace another site's files: give an empty or nines directory, or pass --force",
+                f.display()
+            );
+        }
+    }
+    let read = Inputs::new(&args.files);
     let manifest_path = dir.join("manifest.json");
     let mut entries = read_manifest(&manifest_path)?;
     let kept = entries.len();
     let mut added = 0;
     for f in &args.files {
-        let run = load_run(f)?;
-        let bytes = std::fs::read(f).with_context(|| format!("could not read '{}'", f.display()))?;
+        let (run, bytes) = load_with_bytes(f)?;
         let name = safe_name(&file_name(f));
         let (stem, ext) = match name.rfind('.') {
             Some(i) if i > 0 => (&name[..i], &name[i..]),
             _ => (name.as_str(), ""),
         };
         // The same bytes under the same name are already there; another run with that name
-        // gets a numbered one.
+        // (or anything else there, such as a link) gets a numbered one.
         let mut rel = format!("runs/{name}");
         let mut n = 1;
         loop {
             let p = dir.join(&rel);
-            if !p.exists() {
-                std::fs::write(&p, &bytes).with_context(|| format!("could not write '{}'", p.display()))?;
-                break;
-            }
-            if std::fs::read(&p).ok().as_deref() == Some(&bytes[..]) {
-                break;
+            match std::fs::symlink_metadata(&p) {
+                Err(_) => {
+                    output::write_atomic(&p, &bytes, Replace::Never, &read)?;
+                    break;
+                }
+                Ok(m) if m.is_file() && m.len() == bytes.len() as u64 && std::fs::read(&p).ok().as_deref() == Some(&bytes[..]) => break,
+                Ok(_) => {}
             }
             n += 1;
             rel = format!("runs/{stem}-{n}{ext}");
@@ -90,12 +141,13 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
         }
     }
     let v = bundle::viewer();
-    write_file(&dir.join("index.html"), v.index_html.as_bytes())?;
-    write_file(&dir.join("style.css"), v.style_css.as_bytes())?;
-    write_file(&dir.join("nines_viewer.js"), v.glue_js.as_bytes())?;
-    write_file(&dir.join("nines_viewer_bg.wasm"), v.wasm)?;
+    let files: [(&str, &[u8]); 4] =
+        [("index.html", v.index_html.as_bytes()), ("style.css", v.style_css.as_bytes()), ("nines_viewer.js", v.glue_js.as_bytes()), ("nines_viewer_bg.wasm", v.wasm)];
+    for (name, bytes) in files {
+        output::write_atomic(&dir.join(name), bytes, Replace::Always, &read)?;
+    }
     let manifest = serde_json::to_string_pretty(&json!({ "runs": entries })).expect("JSON serialises");
-    write_file(&manifest_path, format!("{manifest}\n").as_bytes())?;
+    output::write_atomic(&manifest_path, format!("{manifest}\n").as_bytes(), Replace::Always, &read)?;
     writeln!(
         out,
         "site: {} ({} run{} listed, {added} added, {kept} kept); serve the directory and open index.html",

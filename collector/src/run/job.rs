@@ -100,7 +100,7 @@ pub struct JobCtx {
     pub window_quota: u64,
     pub tx: Sender<Msg>,
     pub pool: Pool,
-    pub raw: Option<Arc<Mutex<std::io::BufWriter<std::fs::File>>>>,
+    pub raw: Option<Arc<RawLog>>,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -167,20 +167,40 @@ impl Recorder {
 }
 
 /// Aligned, zeroed memory for a job's I/O buffers.
+/// The raw log (`--raw-log`): every I/O's latency as CSV, shared by the jobs.
+pub struct RawLog {
+    pub path: std::path::PathBuf,
+    pub w: Mutex<std::io::BufWriter<std::fs::File>>,
+}
+
+impl RawLog {
+    /// A write error of the raw log, naming it.
+    pub fn error(&self, e: &std::io::Error) -> anyhow::Error {
+        crate::output::write_error(e, &self.path, "the lines before this error are in it; the archive is complete up to the run's end")
+    }
+
+    fn append(&self, bytes: &[u8]) -> anyhow::Result<()> {
+        let mut f = self.w.lock().map_err(|_| anyhow::anyhow!("raw log lock poisoned"))?;
+        f.write_all(bytes).map_err(|e| self.error(&e))
+    }
+}
+
 pub struct AlignedBuf {
     ptr: *mut u8,
     layout: std::alloc::Layout,
 }
 
 impl AlignedBuf {
-    pub fn new(len: usize) -> AlignedBuf {
-        let layout = std::alloc::Layout::from_size_align(len.max(4096), 4096).expect("buffer layout");
+    /// A zeroed, page-aligned buffer; an error (not an abort) when memory is short.
+    pub fn new(len: usize) -> anyhow::Result<AlignedBuf> {
+        let layout = std::alloc::Layout::from_size_align(len.max(4096), 4096)
+            .map_err(|_| anyhow::anyhow!("an I/O buffer of {len} bytes is larger than this machine can address"))?;
         // SAFETY: non-zero size.
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
         if ptr.is_null() {
-            std::alloc::handle_alloc_error(layout);
+            anyhow::bail!("could not allocate the I/O buffers ({}); lower --qd or --bs", super::units::format_size(layout.size() as u64));
         }
-        AlignedBuf { ptr, layout }
+        Ok(AlignedBuf { ptr, layout })
     }
     pub fn ptr(&self) -> *mut u8 {
         self.ptr
@@ -408,8 +428,7 @@ fn job_loop<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result<Op
                     let _ = writeln!(raw_buf, "{index},{},{}", TAGS[READ_SVC + tag], t_c.saturating_sub(slot.submit).max(1));
                 }
                 if raw_buf.len() > 1 << 20 {
-                    let mut f = raw.lock().map_err(|_| anyhow::anyhow!("raw log lock poisoned"))?;
-                    f.write_all(&raw_buf)?;
+                    raw.append(&raw_buf)?;
                     raw_buf.clear();
                 }
             }
@@ -435,8 +454,7 @@ fn job_loop<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result<Op
         last_sent = Some(index);
     }
     if let Some(raw) = &ctx.raw {
-        let mut f = raw.lock().map_err(|_| anyhow::anyhow!("raw log lock poisoned"))?;
-        f.write_all(&raw_buf)?;
+        raw.append(&raw_buf)?;
     }
     Ok(last_sent)
 }
@@ -496,7 +514,7 @@ mod tests {
             raw: None,
             w: Arc::new(w),
         };
-        let buf = AlignedBuf::new(4096);
+        let buf = AlignedBuf::new(4096).unwrap();
         run_job(eng, &ctx, &buf).unwrap();
         drop(ctx);
         rx.iter()
@@ -554,7 +572,7 @@ mod tests {
             raw: None,
             w: Arc::new(w),
         };
-        let e = run_job(&mut NoDiscard(Vec::new()), &ctx, &AlignedBuf::new(4096)).unwrap_err().to_string();
+        let e = run_job(&mut NoDiscard(Vec::new()), &ctx, &AlignedBuf::new(4096).unwrap()).unwrap_err().to_string();
         STOP.store(0, Ordering::Relaxed);
         assert!(e.contains("trim of 4096 bytes at offset 0 of '/dev/nodiscard' failed") && e.contains("does not support discard"), "{e}");
         drop(ctx);

@@ -27,7 +27,8 @@ pub mod units;
 pub mod workload;
 pub mod writer;
 
-use std::fs::File;
+use crate::output;
+
 use std::io::{BufWriter, Write};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -146,6 +147,14 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
             bail!("--raw-log and -o name the same file '{}'; give two paths", raw.display());
         }
     }
+    // Created now, exclusively: a second `nines run -o` of the same path is refused here, and
+    // if this run ends before recording anything the files are removed again.
+    let never_over = if w.engine == EngineKind::Null { output::Inputs::default() } else { output::Inputs::new([&a.target]) };
+    let mut out_file = output::create_streaming(&a.output, a.force, &never_over, "the archive -o")?;
+    let mut raw_file = match &a.raw_log {
+        Some(p) => Some(output::create_streaming(p, a.force, &never_over, "the raw log --raw-log")?),
+        None => None,
+    };
 
     // The engine.
     let mut engine_meta = Map::new();
@@ -166,6 +175,7 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
         w.qd = 1;
     }
     engine_meta.insert("name".into(), json!(kind));
+    check_buffer_memory(&w)?;
 
     // The target.
     let (file, region, target_meta, block, target_name) = if kind == EngineKind::Null {
@@ -187,16 +197,16 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     }
     let w = Arc::new(w);
 
-    let raw = match &a.raw_log {
-        Some(p) => {
-            let mut f = BufWriter::new(File::create(p).with_context(|| format!("could not create raw log '{}'", p.display()))?);
-            writeln!(f, "window,tag,latency_ns")?;
-            Some(Arc::new(Mutex::new(f)))
+    let raw = match &raw_file {
+        Some(c) => {
+            let path = c.path().to_path_buf();
+            let mut f = BufWriter::new(c.try_clone()?);
+            writeln!(f, "window,tag,latency_ns").map_err(|e| output::write_error(&e, &path, "nothing was recorded"))?;
+            Some(Arc::new(job::RawLog { path, w: Mutex::new(f) }))
         }
         None => None,
     };
-
-    let out_file = File::create(&a.output).with_context(|| format!("could not create archive '{}'", a.output.display()))?;
+    let archive_err = |e: &std::io::Error| output::write_error(e, &a.output, "every window written before this error is in it");
     let name = a.name.clone().unwrap_or_else(|| nines_core::archive::stem(&a.output.display().to_string()));
 
     STOP.store(0, Ordering::Relaxed);
@@ -227,8 +237,7 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     );
     meta.insert("units".into(), json!("ns"));
     meta.insert("tags".into(), json!(TAG_DOC));
-    let mut aw = ArchiveWriter::new(BufWriter::new(out_file), &Header { start_time: start_epoch, meta })
-        .with_context(|| format!("could not write archive '{}'", a.output.display()))?;
+    let mut aw = ArchiveWriter::new(BufWriter::new(out_file.try_clone()?), &Header { start_time: start_epoch, meta }).map_err(|e| archive_err(&e))?;
 
     let pool: job::Pool = Arc::new(Mutex::new(Vec::new()));
     let (tx, rx) = mpsc::channel::<Msg>();
@@ -275,7 +284,20 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     let (mut aw, wres) = writer.join().map_err(|_| anyhow!("the writer thread panicked"))?;
     install_signals(false);
     let stop = STOP.load(Ordering::Relaxed);
-    let mut wres = wres?;
+    let mut wres = match wres {
+        Ok(r) => r,
+        Err(e) => {
+            // a write error (a full disk): what was written stays for the user to read
+            out_file.keep();
+            if let Some(r) = &mut raw_file {
+                r.keep();
+            }
+            return Err(match e.downcast_ref::<std::io::Error>() {
+                Some(io) => archive_err(io),
+                None => e,
+            });
+        }
+    };
     let stopped_by = match stop {
         0 if w.ios.is_some() && w.runtime_ns.is_none() => "ios".to_string(),
         0 => "runtime".to_string(),
@@ -286,7 +308,17 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
         s => format!("signal {s}"),
     };
     if let Some(r) = &raw {
-        r.lock().map_err(|_| anyhow!("raw log lock poisoned"))?.flush().context("could not write the raw log")?;
+        r.w.lock().map_err(|_| anyhow!("raw log lock poisoned"))?.flush().map_err(|e| r.error(&e))?;
+    }
+    if wres.windows == 0 {
+        // nothing was recorded (stopped during --ramp, or an error before the first window):
+        // no archive is kept, so nothing blocks a rerun
+        let why = wres.errors.first().cloned().unwrap_or_else(|| format!("stopped by {stopped_by} before recording began (during --ramp?)"));
+        bail!("{why}; nothing was recorded, so '{}' was not kept", a.output.display());
+    }
+    out_file.keep();
+    if let Some(r) = &mut raw_file {
+        r.keep();
     }
 
     // The end summary, appended as metadata (readers merge it into the header's).
@@ -320,10 +352,10 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     if let Some(s) = &wres.steady {
         summary.insert("steady".into(), s.clone());
     }
-    aw.write_meta(&summary).with_context(|| format!("could not write archive '{}'", a.output.display()))?;
+    aw.write_meta(&summary).map_err(|e| archive_err(&e))?;
     let bw = aw.into_inner();
-    let f = bw.into_inner().map_err(|e| anyhow!("could not write archive: {}", e.error()))?;
-    f.sync_all().ok();
+    let f = bw.into_inner().map_err(|e| archive_err(e.error()))?;
+    f.sync_all().map_err(|e| archive_err(&e))?;
 
     Ok(Outcome {
         output: a.output.clone(),
@@ -332,6 +364,54 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
         steady: wres.steady.take(),
         errors: wres.errors,
     })
+}
+
+/// Refuse a workload whose I/O buffers (one per job: queue depth x largest block, allocated
+/// before the first I/O) do not fit in the memory this process may use, instead of dying in
+/// the allocator.
+fn check_buffer_memory(w: &Workload) -> Result<()> {
+    let per_job = u64::from(w.qd).checked_mul(u64::from(w.max_bs));
+    let total = per_job.and_then(|b| b.checked_mul(u64::from(w.jobs)));
+    let limit = memory_limit();
+    let shown = units::format_approx;
+    match (total, limit) {
+        (Some(t), Some((avail, _))) if t <= avail / 4 * 3 => Ok(()),
+        (Some(t), Some((avail, from))) => bail!(
+            "the I/O buffers need {} (--jobs {} x --qd {} x the largest block {}), more than three quarters of the {} this process can use ({from}); lower --qd, --jobs or --bs",
+            shown(t), w.jobs, w.qd, shown(u64::from(w.max_bs)), shown(avail)
+        ),
+        (Some(_), None) => Ok(()),
+        (None, _) => bail!("the I/O buffers (--jobs {} x --qd {} x the largest block {}) overflow 64 bits; lower --qd, --jobs or --bs", w.jobs, w.qd, shown(u64::from(w.max_bs))),
+    }
+}
+
+/// The memory this process can allocate, and where that limit comes from: the least of
+/// MemAvailable (/proc/meminfo), the cgroup v2 limit less what the cgroup uses, and the
+/// address-space limit (ulimit -v).
+fn memory_limit() -> Option<(u64, &'static str)> {
+    let mut best: Option<(u64, &'static str)> = None;
+    let mut take = |v: u64, from: &'static str| {
+        if best.is_none_or(|(b, _)| v < b) {
+            best = Some((v, from));
+        }
+    };
+    let read = |p: &str| std::fs::read_to_string(p).ok();
+    if let Some(kb) = read("/proc/meminfo")
+        .and_then(|m| m.lines().find(|l| l.starts_with("MemAvailable:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()))
+    {
+        take(kb * 1024, "MemAvailable in /proc/meminfo");
+    }
+    if let (Some(max), Some(cur)) = (read("/sys/fs/cgroup/memory.max"), read("/sys/fs/cgroup/memory.current")) {
+        if let (Ok(max), Ok(cur)) = (max.trim().parse::<u64>(), cur.trim().parse::<u64>()) {
+            take(max.saturating_sub(cur), "the cgroup's memory.max");
+        }
+    }
+    // SAFETY: getrlimit writes the struct it is given.
+    let mut rl: libc::rlimit = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut rl) } == 0 && rl.rlim_cur != libc::RLIM_INFINITY {
+        take(rl.rlim_cur, "the address-space limit, ulimit -v");
+    }
+    best
 }
 
 /// Check a file nines is about to create: not existing (unless `force`), not a device or
@@ -364,7 +444,14 @@ fn kind_name(k: EngineKind) -> String {
 
 fn job_thread(ctx: JobCtx, kind: EngineKind, fd: i32, block: bool, features: Arc<Mutex<Option<(bool, bool)>>>) {
     let w = ctx.w.clone();
-    let mut buf = AlignedBuf::new(ctx.qd * w.max_bs as usize);
+    let mut buf = match AlignedBuf::new(ctx.qd * w.max_bs as usize) {
+        Ok(b) => b,
+        Err(e) => {
+            STOP.compare_exchange(0, STOP_ERROR, Ordering::Relaxed, Ordering::Relaxed).ok();
+            let _ = ctx.tx.send(Msg::Done { job: ctx.job, last_index: None, error: Some(format!("job {}: {e}", ctx.job)) });
+            return;
+        }
+    };
     if w.writes() && !w.trim {
         // Written data is random, so nothing below can compress or deduplicate it.
         rand::rngs::SmallRng::seed_from_u64(w.seed ^ ctx.job as u64).fill_bytes(buf.as_mut_slice());

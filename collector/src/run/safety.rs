@@ -149,7 +149,13 @@ fn create_file(real: &Path, w: &Workload, quiet: bool, who: &str) -> Result<Targ
         .open(real)
         .with_context(|| format!("could not create {who}"))?;
     let marked = mark_ours(&f);
-    layout(&f, 0, size, quiet, who)?;
+    if let Err(e) = layout(&f, 0, size, quiet, who) {
+        // nothing of the file is worth keeping: remove it, so a full disk is not left full
+        let written = f.metadata().map_or(0, |m| m.len());
+        drop(f);
+        let _ = std::fs::remove_file(real);
+        return Err(if written > 0 { e.context(format!("{who} was removed again")) } else { e });
+    }
     drop(f);
     let file = open_for_io(real, w, false)?;
     let meta = json!({
@@ -159,9 +165,29 @@ fn create_file(real: &Path, w: &Workload, quiet: bool, who: &str) -> Result<Targ
     Ok(Target { file, region: size, meta, real: real.to_path_buf(), block: false })
 }
 
+/// Bytes the file system of `f` gives an unprivileged writer (statvfs f_bavail).
+fn free_bytes(f: &File) -> Option<u64> {
+    // SAFETY: valid fd and out-pointer.
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    (unsafe { libc::fstatvfs(f.as_raw_fd(), &mut s) } == 0).then(|| (s.f_bavail as u64).saturating_mul(s.f_frsize as u64))
+}
+
 /// Fill `[from, to)` with pseudo-random data (no holes, nothing a drive could compress or
-/// deduplicate), then make it durable.
+/// deduplicate), then make it durable. Refused up front when the file system has too little
+/// free space for what is not allocated yet.
 fn layout(f: &File, from: u64, to: u64, quiet: bool, who: &str) -> Result<()> {
+    let allocated = f.metadata().map(|m| m.blocks() * 512).unwrap_or(0);
+    let need = if from == 0 { to.saturating_sub(allocated) } else { to - from };
+    if let Some(free) = free_bytes(f) {
+        if need > free {
+            bail!(
+                "laying out {} of {who} needs {} more on its file system, which has {} free; give a smaller --size or free some space",
+                super::units::format_approx(to - from),
+                super::units::format_approx(need),
+                super::units::format_approx(free)
+            );
+        }
+    }
     if !quiet {
         eprintln!("nines: laying out {} of {who} with data", format_size(to - from));
     }
@@ -207,7 +233,14 @@ fn existing_file(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata,
             drop(probe);
             let f = OpenOptions::new().write(true).open(real).with_context(|| format!("could not open {who}"))?;
             let from = if region > len && first_hole(&f).is_some_and(|h| h >= len) { len } else { 0 };
-            layout(&f, from, region, quiet, who)?;
+            if let Err(e) = layout(&f, from, region, quiet, who) {
+                // give back what the failed layout added beyond the file's old end
+                let now = f.metadata().map_or(len, |m| m.len());
+                if now > len && f.set_len(len).is_ok() {
+                    return Err(e.context(format!("{who} was cut back to its former {len} bytes")));
+                }
+                return Err(e);
+            }
             laid_out = true;
         } else if region > len {
             bail!("--size {} is larger than {who} ({}); nines will not extend a file it did not create without --overwrite", format_size(region), format_size(len));

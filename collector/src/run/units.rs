@@ -101,12 +101,28 @@ pub fn format_size(b: u64) -> String {
     format!("{b}B")
 }
 
+/// A size for messages, to one decimal: `22.6GiB`, `512.0KiB`; exact sizes print whole.
+pub fn format_approx(b: u64) -> String {
+    for (unit, m) in [("TiB", 1u64 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] {
+        if b.is_multiple_of(m) && b >= m {
+            return format!("{}{unit}", b / m);
+        }
+        if b >= m {
+            return format!("{:.1}{unit}", b as f64 / m as f64);
+        }
+    }
+    format!("{b}B")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn sizes() {
+        assert_eq!(format_approx(23_700_924 * 1024), "22.6GiB");
+        assert_eq!(format_approx(64 << 30), "64GiB");
+        assert_eq!(format_approx(1000), "1000B");
         assert_eq!(parse_size("4k"), Ok(4096));
         assert_eq!(parse_size("4K"), Ok(4096));
         assert_eq!(parse_size("64KiB"), Ok(65536));
