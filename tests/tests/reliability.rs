@@ -35,7 +35,7 @@ fn refused(o: &Output) -> String {
 fn nines_limited(kib: u64, args: &[&str]) -> Output {
     let mut script = format!("ulimit -d {kib}; exec \"$0\"");
     for i in 0..args.len() {
-        script.push_str(&format!(" \"${}\"", i + 1));
+        script.push_str(&format!(" \"${{{}}}\"", i + 1));
     }
     Command::new("sh").arg("-c").arg(script).arg(nines_bin()).args(args).output().unwrap()
 }
@@ -76,7 +76,7 @@ fn a_tag_of_65536_characters_is_a_table_row_not_a_panic() {
     assert!(out.contains(&tag));
     let list = d.path().join("list.csv");
     std::fs::write(&list, format!("time,latency,direction\n0,100,{tag}\n0.5,200,{tag}\n")).unwrap();
-    nines_ok(&["stats", s(&list), "--unit", "us"]);
+    nines_ok(&["stats", s(&list)]);
 }
 
 #[test]
@@ -120,10 +120,11 @@ fn io_buffers_larger_than_memory_are_refused_with_the_numbers() {
     let e = refused(&o);
     assert!(e.contains("I/O buffers need 256GiB") && e.contains("--qd 4096"), "{e}");
     assert!(!out.exists(), "a refused run leaves no archive");
-    // 4 jobs x 4096 x 4 MiB = 64 GiB under a 6 GiB limit
-    let o = nines_limited(6 << 20, &["run", "--target", s(&d.path().join("t.dat")), "--engine", "null", "--size", "1GiB", "--jobs", "4", "--qd", "4096", "--bs", "4MiB", "--runtime", "1s", "-o", s(&out), "--quiet"]);
+    // 4 jobs x 2048 x 1 MiB = 8 GiB under a 6 GiB limit
+    let o = nines_limited(6 << 20, &["run", "--target", s(&d.path().join("t.dat")), "--engine", "null", "--size", "1GiB", "--jobs", "4", "--qd", "2048", "--bs", "1MiB", "--runtime", "1s", "-o", s(&out), "--quiet"]);
     let e = refused(&o);
-    assert!(e.contains("I/O buffers need 64GiB"), "{e}");
+    assert!(e.contains("I/O buffers need 8GiB"), "{e}");
+    assert!(!out.exists());
 }
 
 // ---- 3. concurrent sites ------------------------------------------------------------------------
@@ -295,7 +296,10 @@ fn a_list_with_one_io_per_window_for_50000_windows_fits_in_little_memory() {
     }
     std::fs::write(&list, text).unwrap();
     // 26 KB a window would be 1.3 GB; sparse windows take a few MB
-    let o = nines_limited(300 << 10, &["stats", s(&list), "--json"]);
+    let out = d.path().join("sparse.hlog");
+    let o = nines_limited(300 << 10, &["import", s(&list), "--unit", "us", "-o", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = nines_limited(300 << 10, &["stats", s(&out), "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["runs"][0]["tags"]["all"]["count"], 50_000);
@@ -341,7 +345,8 @@ fn a_size_beyond_the_free_space_is_refused_before_writing() {
     let mut args = vec!["run", "--target", s(&t), "--size", "4MiB", "-o", s(&a)];
     args.extend(common);
     nines_ok(&args);
-    let mut args = vec!["run", "--target", s(&t), "--size", "1TiB", "-o", s(&out.path().join("b.hlog"))];
+    let b = out.path().join("b.hlog");
+    let mut args = vec!["run", "--target", s(&t), "--size", "1TiB", "-o", s(&b)];
     args.extend(common);
     let e = refused(&nines(&args));
     assert!(e.contains("free"), "{e}");
@@ -426,7 +431,7 @@ fn a_tag_named_all_gives_one_all_row_and_hostile_tags_stay_inert_on_a_terminal()
     // escape sequences and NUL in a tag
     let list = d.path().join("esc.csv");
     std::fs::write(&list, "time,latency,direction\n0,100,\u{1b}[2Jx\u{7}\n").unwrap();
-    let o = nines(&["stats", s(&list), "--unit", "us"]);
+    let o = nines(&["stats", s(&list)]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
 }

@@ -387,7 +387,7 @@ fn check_buffer_memory(w: &Workload) -> Result<()> {
 
 /// The memory this process can allocate, and where that limit comes from: the least of
 /// MemAvailable (/proc/meminfo), the cgroup v2 limit less what the cgroup uses, and the
-/// address-space limit (ulimit -v).
+/// address-space and data limits (ulimit -v, ulimit -d).
 fn memory_limit() -> Option<(u64, &'static str)> {
     let mut best: Option<(u64, &'static str)> = None;
     let mut take = |v: u64, from: &'static str| {
@@ -406,10 +406,12 @@ fn memory_limit() -> Option<(u64, &'static str)> {
             take(max.saturating_sub(cur), "the cgroup's memory.max");
         }
     }
-    // SAFETY: getrlimit writes the struct it is given.
-    let mut rl: libc::rlimit = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut rl) } == 0 && rl.rlim_cur != libc::RLIM_INFINITY {
-        take(rl.rlim_cur, "the address-space limit, ulimit -v");
+    for (res, from) in [(libc::RLIMIT_AS, "the address-space limit, ulimit -v"), (libc::RLIMIT_DATA, "the data limit, ulimit -d")] {
+        // SAFETY: getrlimit writes the struct it is given.
+        let mut rl: libc::rlimit = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrlimit(res, &mut rl) } == 0 && rl.rlim_cur != libc::RLIM_INFINITY {
+            take(rl.rlim_cur, from);
+        }
     }
     best
 }
