@@ -117,7 +117,7 @@ pub type RawWindow = (f64, f64, Option<String>, Hist);
 /// An interval log whose header and comment lines are read and whose window lines are found
 /// but not decoded yet. Decoding is the costly part and is independent line by line, so a
 /// caller with threads may decode chunks of [`Scanned::data_lines`] in parallel with
-/// [`decode_lines`] and hand the results, in order, to [`Scanned::finish`].
+/// [`decode_lines`] and hand the results, in order, to [`Scanned::finish_checked`].
 pub struct Scanned<'a> {
     source_name: String,
     start_time: Option<f64>,

@@ -12,6 +12,9 @@
 //! improvement. IOPS and the mean get intervals too: for one run, mean +- 1.96 standard errors
 //! (IOPS: over its windows; mean latency: over its I/Os, by the central limit theorem); for
 //! sets, the band across runs.
+//!
+//! A set is compared by its runs' values, never by adding histograms of different runs, so
+//! no count can pass what one run holds (2^63 - 1, [`crate::run::Run::check_counts`]).
 
 use serde::Serialize;
 

@@ -431,7 +431,8 @@ impl Hist {
         }
         let mut cum = 0_u64;
         for (v, c) in self.buckets() {
-            cum += c;
+            // saturating for a histogram decoded from hostile bytes (readers refuse its run)
+            cum = cum.saturating_add(c);
             if cum >= rank {
                 return Some(v);
             }

@@ -98,7 +98,9 @@ pub fn tag_stats(h: &Hist, duration_s: f64, levels: &[Level]) -> TagStats {
     }
 }
 
-/// Merge windows into one histogram (exact).
+/// Merge windows into one histogram (exact). The windows are a run's: their counts add up to
+/// at most 2^63 - 1 ([`Run::check_counts`]), so the sum cannot overflow; windows of several
+/// runs go through [`Run::merged`] first, which checks.
 pub fn merge_windows<'a>(windows: impl IntoIterator<Item = &'a Window>) -> Option<Hist> {
     let mut it = windows.into_iter().peekable();
     let first = it.peek()?;
@@ -110,7 +112,9 @@ pub fn merge_windows<'a>(windows: impl IntoIterator<Item = &'a Window>) -> Optio
 }
 
 /// Compute a run's statistics: one entry per tag, then `all` merging every direction
-/// (auxiliary measures such as `read.svc` are not merged into `all`).
+/// (auxiliary measures such as `read.svc` are not merged into `all`). Every merge is of the
+/// run's own windows, exact by the run's count invariant ([`Run::check_counts`]); tag names
+/// are distinct because readers rename a tag named `all` ([`Run::rename_reserved_tags`]).
 pub fn run_stats(run: &Run, opts: &Options) -> RunStats {
     let (from, to) = (opts.from.unwrap_or(f64::NEG_INFINITY), opts.to.unwrap_or(f64::INFINITY));
     let in_range = |w: &&Window| w.start_s >= from && w.start_s < to;

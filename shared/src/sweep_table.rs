@@ -1,6 +1,9 @@
 //! Sweep tables (seed 004): IOPS, mean, p99 and p99.99 against a parameter such as the
 //! number of jobs, one row per parameter value and configuration, and the candidate's change
 //! against the baseline in percent.
+//!
+//! Each point is one run's statistics: no histograms of different runs are added, so no count
+//! can pass what one run holds ([`crate::run::Run::check_counts`]).
 
 use serde::Serialize;
 use serde_json::Value;

@@ -189,7 +189,8 @@ impl LatLogReader {
     }
 
     /// Add the samples of a reader of the next part of the file (see
-    /// [`continuation`](Self::continuation)). Exact: windows are added bucket by bucket.
+    /// [`continuation`](Self::continuation)). Exact: windows are added bucket by bucket (one
+    /// sample a line, so no count comes near 2^63).
     pub fn absorb(&mut self, mut other: LatLogReader) -> Result<(), LatLogError> {
         if !self.carry.is_empty() {
             // this part did not end at a line start: its last line is whole
