@@ -541,6 +541,15 @@ mod tests {
     }
 
     #[test]
+    fn extreme_values_roundtrip() {
+        for layout in [Layout::default_ns(), Layout::new(1 << 40, 5).unwrap(), Layout::new(1, 0).unwrap()] {
+            let h = Hist::from_values(layout, [0, 1, 1 << 62, u64::MAX / 2, u64::MAX - 1, u64::MAX]);
+            let text = Encoder::new().encode(&h).unwrap();
+            assert_eq!(decode_base64(&text).unwrap(), h, "{layout:?}");
+        }
+    }
+
+    #[test]
     fn cut_and_bad_inputs_have_clear_errors() {
         let h = Hist::from_values(Layout::default_ns(), [10, 20, 30]);
         let text = Encoder::new().encode(&h).unwrap();
