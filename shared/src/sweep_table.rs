@@ -246,7 +246,9 @@ pub fn to_text(t: &SweepTable) -> String {
     let mut configs: Vec<&str> = t.rows.iter().map(|r| r.config.as_str()).collect();
     configs.dedup();
     for config in configs {
-        out.push_str(&format!("{} ({}){}\n", t.param, t.tag, if config.is_empty() { String::new() } else { format!(", {config}") }));
+        let heading = format!("{} ({}){}", t.param, t.tag, if config.is_empty() { String::new() } else { format!(", {config}") });
+        out.push_str(&crate::table::shown(&heading));
+        out.push('\n');
         let mut header: Vec<String> = [t.param.as_str(), "IOPS", "mean", "p99", "p99.99"].iter().map(|s| s.to_string()).collect();
         if with_cand {
             header.extend(["cand IOPS", "mean", "p99", "p99.99", "IOPS %", "mean %", "p99 %", "p99.99 %"].iter().map(|s| s.to_string()));
