@@ -137,7 +137,7 @@ pub fn run(args: &ImportArgs, out: &mut impl Write) -> Result<()> {
         runs.push(r);
     }
     let name = args.name.clone().unwrap_or_else(|| runs[0].name.clone());
-    let run = import::combine(&name, &runs);
+    let run = import::combine(&name, &runs)?;
     write_archive(&args.output, &run, args.force, &inputs)?;
     writeln!(out, "{}: {}", args.output.display(), summary(&run))?;
     Ok(())

@@ -17,7 +17,7 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value};
 
-use crate::codec::{DecodeError, Decoder, Encoder};
+use crate::codec::{DecodeError, Decoder, EncodeError, Encoder};
 use crate::hist::Hist;
 use crate::run::{Run, Warning, Window};
 
@@ -67,6 +67,9 @@ pub enum ArchiveErrorKind {
     /// The file has no window at all.
     #[error("no histogram lines found; expected lines like `Tag=read,0.000,1.000,2.769,HISTF...`")]
     Empty,
+    /// The windows up to this line hold more I/Os than a run may (2^63 - 1 in all).
+    #[error("{}", .0.reason())]
+    Counts(crate::run::CountError),
 }
 
 fn err(source_name: &str, line: usize, kind: ArchiveErrorKind) -> ArchiveError {
@@ -84,6 +87,7 @@ pub fn stem(source_name: &str) -> String {
 
 /// Does this look like an interval log (for format detection)?
 pub fn sniff(bytes: &[u8]) -> bool {
+    let bytes = crate::import::without_bom(bytes);
     let head = &bytes[..bytes.len().min(4096)];
     let text = String::from_utf8_lossy(head);
     text.lines().any(|l| {
@@ -98,7 +102,9 @@ pub fn sniff(bytes: &[u8]) -> bool {
 /// Read an interval log from bytes. `source_name` names the file in errors and warnings.
 ///
 /// A last line without a newline that does not parse is taken as cut by a writer that was
-/// killed: its window is dropped with a warning. Every other bad line is an error.
+/// killed: its window is dropped with a warning. Every other bad line is an error, and so
+/// are windows whose counts add up to more than 2^63 - 1 ([`Run::check_counts`]). A leading
+/// UTF-8 byte-order mark is skipped.
 pub fn read(source_name: &str, bytes: &[u8]) -> Result<Run, ArchiveError> {
     let scanned = scan(source_name, bytes)?;
     let windows = decode_lines(source_name, scanned.data_lines())?;
@@ -111,7 +117,7 @@ pub type RawWindow = (f64, f64, Option<String>, Hist);
 /// An interval log whose header and comment lines are read and whose window lines are found
 /// but not decoded yet. Decoding is the costly part and is independent line by line, so a
 /// caller with threads may decode chunks of [`Scanned::data_lines`] in parallel with
-/// [`decode_lines`] and hand the results, in order, to [`Scanned::finish`].
+/// [`decode_lines`] and hand the results, in order, to [`Scanned::finish_checked`].
 pub struct Scanned<'a> {
     source_name: String,
     start_time: Option<f64>,
@@ -126,9 +132,11 @@ pub struct Scanned<'a> {
 
 /// Read the header and comment lines of an interval log and locate its window lines.
 pub fn scan<'a>(source_name: &str, bytes: &'a [u8]) -> Result<Scanned<'a>, ArchiveError> {
+    let all = bytes;
+    let bytes = crate::import::without_bom(bytes);
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
-        err(source_name, line, ArchiveErrorKind::NotText(e.valid_up_to()))
+        err(source_name, line, ArchiveErrorKind::NotText(e.valid_up_to() + (all.len() - bytes.len())))
     })?;
     let ends_with_newline = text.ends_with('\n');
     let mut sc = Scanned {
@@ -186,28 +194,33 @@ impl<'a> Scanned<'a> {
         &self.lines
     }
 
-    /// Build the run from the decoded windows of [`Scanned::data_lines`], in order (a run
-    /// without windows is allowed here; see [`Scanned::finish_checked`]).
-    pub fn finish(mut self, mut raw: Vec<RawWindow>) -> Run {
+    /// Build the run from the decoded windows of [`Scanned::data_lines`], in order: the
+    /// error for a file without windows or with more I/Os than a run may hold
+    /// ([`Run::check_counts`], reported at the line of the window that passes the limit).
+    pub fn finish_checked(mut self, mut raw: Vec<RawWindow>) -> Result<Run, ArchiveError> {
+        let (name, total) = (self.source_name.clone(), self.total_lines);
+        let mut lines: Vec<usize> = self.lines.iter().map(|l| l.0).collect();
         if let Some((lineno, line)) = self.tail {
             match window_line(line, &mut Decoder::new()) {
-                Ok(w) => raw.push(w),
+                Ok(w) => {
+                    raw.push(w);
+                    lines.push(lineno);
+                }
                 Err(kind) => {
                     let w = cut_warning(lineno, &kind, raw.len());
                     self.warnings.push(w);
                 }
             }
         }
-        build_run(self, raw)
-    }
-
-    /// [`Scanned::finish`], or the error for a file without windows.
-    pub fn finish_checked(self, raw: Vec<RawWindow>) -> Result<Run, ArchiveError> {
-        let (name, total) = (self.source_name.clone(), self.total_lines);
-        let run = self.finish(raw);
+        let mut run = build_run(self, raw);
         if run.windows.is_empty() {
             return Err(err(&name, total, ArchiveErrorKind::Empty));
         }
+        run.rename_reserved_tags();
+        run.check_counts().map_err(|e| {
+            let line = lines.get(e.window).copied().unwrap_or(total);
+            err(&name, line, ArchiveErrorKind::Counts(e))
+        })?;
         Ok(run)
     }
 }
@@ -335,6 +348,9 @@ impl<W: Write> ArchiveWriter<W> {
     /// BaseTime, legend), with the nines metadata as a comment line before the legend.
     pub fn new(mut out: W, header: &Header) -> io::Result<Self> {
         let t = header.start_time;
+        if !t.is_finite() {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("run start {t} is not a finite number of seconds")));
+        }
         writeln!(out, "#[Histogram log format version 1.3]")?;
         writeln!(out, "#[StartTime: {t:.3} (seconds since epoch), {}]", crate::units::utc_date(t))?;
         writeln!(out, "#[BaseTime: {t:.3} (seconds since epoch)]")?;
@@ -358,13 +374,14 @@ impl<W: Write> ArchiveWriter<W> {
         max_ns: Option<u64>,
     ) -> io::Result<()> {
         let max = max_ns.unwrap_or(if hist.is_empty() { 0 } else { hist.max() });
-        let encoded = self.encoder.encode_hdr(hist);
+        let encoded = self.encoder.encode_hdr(hist).map_err(|e| encode_error(start_s, tag, e))?;
         self.write_line(start_s, length_s, tag, max, &encoded)
     }
 
-    /// Append one window of a sparse histogram.
+    /// Append one window of a sparse histogram. A histogram the format cannot hold (a count
+    /// of 2^63 or more) is an error of kind `InvalidData` that names the window.
     pub fn write_hist(&mut self, start_s: f64, length_s: f64, tag: Option<&str>, hist: &Hist) -> io::Result<()> {
-        let encoded = self.encoder.encode(hist);
+        let encoded = self.encoder.encode(hist).map_err(|e| encode_error(start_s, tag, e))?;
         self.write_line(start_s, length_s, tag, hist.max(), &encoded)
     }
 
@@ -375,6 +392,12 @@ impl<W: Write> ArchiveWriter<W> {
 
     fn write_line(&mut self, start_s: f64, length_s: f64, tag: Option<&str>, max_ns: u64, encoded: &str) -> io::Result<()> {
         use std::fmt::Write as _;
+        if !(start_s.is_finite() && length_s.is_finite()) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{}: start {start_s} s or length {length_s} s is not a finite number", window_name(start_s, tag)),
+            ));
+        }
         self.line.clear();
         if let Some(t) = tag {
             if !valid_tag(t) {
@@ -399,19 +422,31 @@ impl<W: Write> ArchiveWriter<W> {
     }
 }
 
+fn window_name(start_s: f64, tag: Option<&str>) -> String {
+    format!("the window of tag {} at {start_s:.3} s", crate::stats::tag_name(tag))
+}
+
+fn encode_error(start_s: f64, tag: Option<&str>, e: EncodeError) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, format!("{} cannot be written: {e}", window_name(start_s, tag)))
+}
+
 fn write_meta<W: Write>(out: &mut W, meta: &Map<String, Value>) -> io::Result<()> {
     // serde_json escapes control characters, so the object stays on one line.
     let json = serde_json::to_string(meta).map_err(io::Error::other)?;
     writeln!(out, "{META_PREFIX}{json}]")
 }
 
-/// Write a whole run as an archive.
+/// Write a whole run as an archive. A window the format cannot hold (a count of 2^63 or
+/// more; a run read by nines-core never has one, see [`Run::check_counts`]) is an error of
+/// kind `InvalidData` naming the window; a tag with a comma or white space, or a time that
+/// is not finite, one of kind `InvalidInput`.
 pub fn write<W: Write>(out: W, run: &Run) -> io::Result<W> {
     let mut meta = run.meta.clone();
     meta.entry("name").or_insert_with(|| Value::String(run.name.clone()));
     let mut w = ArchiveWriter::new(out, &Header { start_time: run.start_time.unwrap_or(0.0), meta })?;
-    for win in &run.windows {
-        w.write_window(win)?;
+    let n = run.windows.len();
+    for (i, win) in run.windows.iter().enumerate() {
+        w.write_window(win).map_err(|e| io::Error::new(e.kind(), format!("{}: window {} of {n}: {e}", run.source, i + 1)))?;
     }
     Ok(w.into_inner())
 }
@@ -482,13 +517,101 @@ mod tests {
     fn untagged_java_style_log_without_basetime() {
         // Java without BaseTime, relative timestamps: relative to StartTime.
         let h = Hist::from_values(Layout::default_ns(), [1000, 2000]);
-        let enc = Encoder::new().encode(&h);
+        let enc = Encoder::new().encode(&h).unwrap();
         let text = format!("#[StartTime: 1700000000.000 (seconds since epoch), x]\n{LEGEND}\n0.127,1.007,2.769,{enc}\n1.134,0.999,0.442,{enc}\n");
         let run = read("j.hlog", text.as_bytes()).unwrap();
         assert_eq!(run.windows.len(), 2);
         assert_eq!(run.windows[0].tag, None);
         assert!((run.windows[1].start_s - 1.134).abs() < 1e-9);
         assert_eq!(run.name, "j");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let bytes = write(Vec::new(), &sample_run()).unwrap();
+        let with = [crate::import::BOM, &bytes].concat();
+        assert!(sniff(&with));
+        assert_eq!(read("bom.hlog", &with).unwrap(), read("bom.hlog", &bytes).unwrap());
+        assert_eq!(crate::import::read_any("bom.hlog", &with).unwrap(), read("bom.hlog", &bytes).unwrap());
+        let e = read("b.hlog", b"\xef\xbb\xbfabc\n\xff").unwrap_err();
+        assert_eq!(e.to_string(), "b.hlog: line 2: not UTF-8 text at byte offset 7; expected an HdrHistogram interval log");
+    }
+
+    /// An interval log line of one bucket with `count` values, as another writer may write.
+    fn line_with_count(tag: &str, start: u64, count: u64) -> String {
+        let mut h = hdrhistogram::Histogram::<u64>::new(3).unwrap();
+        h.record_n(1000, count).unwrap();
+        let mut buf = Vec::new();
+        hdrhistogram::serialization::Serializer::serialize(&mut hdrhistogram::serialization::V2Serializer::new(), &h, &mut buf).unwrap();
+        use base64::Engine as _;
+        format!("Tag={tag},{start}.000,1.000,0.001,{}\n", base64::engine::general_purpose::STANDARD.encode(&buf))
+    }
+
+    #[test]
+    fn counts_beyond_the_limit_are_an_error_at_their_line() {
+        let max = crate::hist::MAX_COUNT;
+        let ok = format!("{LEGEND}\n{}{}", line_with_count("read", 0, max - 5), line_with_count("write", 0, 5));
+        let run = read("max.hlog", ok.as_bytes()).unwrap();
+        assert_eq!(run.windows.iter().map(|w| w.hist.count()).sum::<u64>(), max);
+        // written back exactly
+        let back = read("max.hlog", &write(Vec::new(), &run).unwrap()).unwrap();
+        assert_eq!(back.windows, run.windows);
+        let bad = format!("{ok}{}{}", line_with_count("read", 1, 1), line_with_count("read", 2, 1));
+        let e = read("big.hlog", bad.as_bytes()).unwrap_err();
+        assert_eq!(e.line, 4);
+        assert!(matches!(e.kind, ArchiveErrorKind::Counts(_)));
+        assert!(e.to_string().starts_with("big.hlog: line 4: window 3 (read starting at 1.000 s) takes the run's I/O count past 2^63-1 (9223372036854775807)"), "{e}");
+    }
+
+    #[test]
+    fn unencodable_windows_are_invalid_data() {
+        let l = Layout::default_ns();
+        let mut b = crate::hist::HistBuilder::with_capacity(l, 1);
+        b.push(l.index_of(1000) as u32, 1 << 63);
+        let huge = b.finish();
+        let mut w = ArchiveWriter::new(Vec::new(), &Header::default()).unwrap();
+        let e = w.write_hist(2.0, 1.0, Some("read"), &huge).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+        assert_eq!(e.to_string(), "the window of tag read at 2.000 s cannot be written: a bucket count is 2^63 or more; HdrHistogram logs hold counts up to 2^63-1 (9223372036854775807)");
+        let e = w.write_hdr(2.0, 1.0, None, &huge.to_hdr(), None).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+        let mut run = sample_run();
+        run.source = "s.hlog".into();
+        run.windows[3].hist = huge;
+        let e = write(Vec::new(), &run).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+        assert!(e.to_string().starts_with("s.hlog: window 4 of 6: the window of tag write at 1.000 s cannot be written: a bucket count is 2^63 or more; HdrHistogram logs hold counts up to 2^63-1"), "{e}");
+        run.windows[3] = sample_run().windows[3].clone();
+        run.windows[3].start_s = f64::INFINITY;
+        assert_eq!(write(Vec::new(), &run).unwrap_err().kind(), io::ErrorKind::InvalidInput);
+    }
+
+    #[test]
+    fn a_tag_named_all_is_renamed() {
+        let text = format!("{LEGEND}\n{}{}{}", line_with_count("all", 0, 3), line_with_count("read", 0, 2), line_with_count("write", 0, 1));
+        let run = read("t.hlog", text.as_bytes()).unwrap();
+        assert_eq!(run.tags(), [Some("all.log".to_string()), Some("read".into()), Some("write".into())]);
+        assert_eq!(run.warnings.len(), 1, "{:?}", run.warnings);
+        let s = crate::stats::run_stats(&run, &crate::stats::Options::default());
+        let names: Vec<&str> = s.tags.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(names, ["all.log", "read", "write", "all"]);
+        assert_eq!(s.tags["all"].count, 3);
+        let json: serde_json::Value = serde_json::from_str(&crate::stats::to_json(std::slice::from_ref(&s))).unwrap();
+        assert_eq!(json["runs"][0]["tags"].as_object().unwrap().len(), 4);
+        assert_eq!(crate::stats::to_text(&[s]).lines().filter(|l| l.starts_with("all ")).count(), 1);
+        // written back, it reads the same (the renamed tag is kept, no warning again)
+        let back = read("t.hlog", &write(Vec::new(), &run).unwrap()).unwrap();
+        assert_eq!(back.windows, run.windows);
+        assert!(back.warnings.is_empty());
+        // "untagged" with windows without a tag
+        let h = Hist::from_values(Layout::default_ns(), [1000]);
+        let enc = Encoder::new().encode(&h).unwrap();
+        let text = format!("{LEGEND}\n0.000,1.000,0.001,{enc}\n{}", line_with_count("untagged", 0, 2));
+        let run = read("u.hlog", text.as_bytes()).unwrap();
+        assert_eq!(run.tags(), [None, Some("untagged.log".to_string())]);
+        let s = crate::stats::run_stats(&run, &crate::stats::Options::default());
+        let names: Vec<&str> = s.tags.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(names, ["untagged", "untagged.log", "all"]);
     }
 
     #[test]

@@ -356,6 +356,19 @@ fn read_varint_checked(b: &[u8]) -> Result<(u64, usize), DecodeError> {
     unreachable!("loop returns by the ninth byte")
 }
 
+/// Why a histogram could not be encoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EncodeError {
+    /// A bucket count of 2^63 or more: the V2 encoding writes counts as ZigZag varints of
+    /// signed 64-bit integers (HdrHistogram's "Histogram Serialization" format), so
+    /// HdrHistogram logs hold counts up to 2^63-1.
+    #[error("a bucket count is 2^63 or more; HdrHistogram logs hold counts up to 2^63-1 (9223372036854775807)")]
+    Count,
+    /// Any other failure of the encoder.
+    #[error("histogram could not be encoded ({0})")]
+    Other(String),
+}
+
 /// Encodes histograms as base64 V2 + DEFLATE, reusing buffers between calls.
 #[derive(Default)]
 pub struct Encoder {
@@ -369,16 +382,22 @@ impl Encoder {
     }
 
     /// Base64 text of a dense histogram.
-    pub fn encode_hdr(&mut self, h: &Histogram<u64>) -> String {
+    pub fn encode_hdr(&mut self, h: &Histogram<u64>) -> Result<String, EncodeError> {
+        use hdrhistogram::serialization::{V2DeflateSerializeError, V2SerializeError};
         self.buf.clear();
-        self.serializer
-            .serialize(h, &mut self.buf)
-            .expect("serializing into a Vec cannot fail for a valid histogram");
-        base64::engine::general_purpose::STANDARD.encode(&self.buf)
+        self.serializer.serialize(h, &mut self.buf).map_err(|e| match e {
+            V2DeflateSerializeError::InternalSerializationError(V2SerializeError::CountNotSerializable) => EncodeError::Count,
+            other => EncodeError::Other(other.to_string()),
+        })?;
+        Ok(base64::engine::general_purpose::STANDARD.encode(&self.buf))
     }
 
     /// Base64 text of a sparse histogram.
-    pub fn encode(&mut self, h: &Hist) -> String {
+    pub fn encode(&mut self, h: &Hist) -> Result<String, EncodeError> {
+        // checked here, before a dense copy is made for nothing
+        if h.buckets().any(|(_, c)| c > crate::hist::MAX_COUNT) {
+            return Err(EncodeError::Count);
+        }
         self.encode_hdr(&h.to_hdr())
     }
 }
@@ -516,15 +535,24 @@ mod tests {
     #[test]
     fn roundtrip_through_base64() {
         let h = Hist::from_values(Layout::default_ns(), [1, 5, 1000, 123_456, 9_999_999]);
-        let text = Encoder::new().encode(&h);
+        let text = Encoder::new().encode(&h).unwrap();
         assert!(text.starts_with("HISTF"), "{text}");
         assert_eq!(decode_base64(&text).unwrap(), h);
     }
 
     #[test]
+    fn extreme_values_roundtrip() {
+        for layout in [Layout::default_ns(), Layout::new(1 << 40, 5).unwrap(), Layout::new(1, 0).unwrap()] {
+            let h = Hist::from_values(layout, [0, 1, 1 << 62, u64::MAX / 2, u64::MAX - 1, u64::MAX]);
+            let text = Encoder::new().encode(&h).unwrap();
+            assert_eq!(decode_base64(&text).unwrap(), h, "{layout:?}");
+        }
+    }
+
+    #[test]
     fn cut_and_bad_inputs_have_clear_errors() {
         let h = Hist::from_values(Layout::default_ns(), [10, 20, 30]);
-        let text = Encoder::new().encode(&h);
+        let text = Encoder::new().encode(&h).unwrap();
         let err = decode_base64(&text[..text.len() / 2]).unwrap_err();
         assert!(matches!(err, DecodeError::Base64(_) | DecodeError::Truncated(_)), "{err}");
         assert!(matches!(decode(&[0, 1, 2, 3, 4]), Err(DecodeError::Cookie(0x00010203))));

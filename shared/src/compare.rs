@@ -12,6 +12,9 @@
 //! improvement. IOPS and the mean get intervals too: for one run, mean +- 1.96 standard errors
 //! (IOPS: over its windows; mean latency: over its I/Os, by the central limit theorem); for
 //! sets, the band across runs.
+//!
+//! A set is compared by its runs' values, never by adding histograms of different runs, so
+//! no count can pass what one run holds (2^63 - 1, [`crate::run::Run::check_counts`]).
 
 use serde::Serialize;
 
@@ -265,16 +268,16 @@ fn fmt_interval(label: &str, s: &Side) -> String {
 pub fn to_text(c: &Comparison) -> String {
     let mut out = format!(
         "baseline: {} ({} run{})\ncandidate: {} ({} run{})\n",
-        c.baseline.join(", "),
+        crate::table::shown(&c.baseline.join(", ")),
         c.baseline.len(),
         if c.baseline.len() == 1 { "" } else { "s" },
-        c.candidate.join(", "),
+        crate::table::shown(&c.candidate.join(", ")),
         c.candidate.len(),
         if c.candidate.len() == 1 { "" } else { "s" },
     );
     let kind = |n: usize| if n == 1 { "95% CI" } else { "run band" };
     for t in &c.tags {
-        out.push_str(&format!("\n{}\n", t.tag));
+        out.push_str(&format!("\n{}\n", crate::table::shown(&t.tag)));
         let mut rows = vec![vec![
             "".to_string(),
             "baseline".into(),

@@ -10,6 +10,25 @@
 
 use hdrhistogram::Histogram;
 
+/// The most I/Os a run may hold, over all its windows: 2^63 - 1. HdrHistogram's V2 encoding
+/// writes each count as a ZigZag varint of a signed 64-bit integer (HdrHistogram's
+/// "Histogram Serialization" format, `encodeIntoByteBuffer`), so no log holds a count above
+/// this. Every reader checks that the counts of all windows of a run add up to at most this
+/// ([`crate::run::Run::check_counts`]); any merge of any windows of one run is then exact in
+/// 64 bits and encodable, so the merges below need no checks of their own.
+pub const MAX_COUNT: u64 = i64::MAX as u64;
+
+/// Counts that would add up to more than [`MAX_COUNT`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("counts add up to more than 2^63-1 (9223372036854775807), the most an HdrHistogram log holds")]
+pub struct CountOverflow;
+
+/// `a + b` when it is at most [`MAX_COUNT`].
+#[inline]
+pub fn add_counts(a: u64, b: u64) -> Result<u64, CountOverflow> {
+    a.checked_add(b).filter(|&t| t <= MAX_COUNT).ok_or(CountOverflow)
+}
+
 /// The bucket layout of an HdrHistogram: which values are "equivalent" (share a counter).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Layout {
@@ -187,7 +206,8 @@ impl HistBuilder {
         // runs keep thousands of these: no spare capacity
         self.buckets.shrink_to_fit();
         // The total in one pass at the end rather than per push: 32-bit counts summed in 64
-        // bits cannot overflow; the spilled ones are added (saturating) in place of SPILL.
+        // bits cannot overflow; the spilled ones are added in place of SPILL, saturating for
+        // a hostile file: a total of u64::MAX is above MAX_COUNT, which readers refuse.
         let small: u64 = self.buckets.iter().map(|b| u64::from(b.count)).sum::<u64>() - u64::from(SPILL) * self.big.len() as u64;
         let total = self.big.iter().fold(small, |t, &c| t.saturating_add(c));
         Hist { layout: self.layout, buckets: self.buckets, big: self.big, total }
@@ -371,16 +391,20 @@ impl Hist {
         self.buckets().next_back().map_or(0, |b| self.layout.highest_equivalent(b.0))
     }
 
-    /// Mean, with each bucket represented by its middle (as HdrHistogram does).
+    /// Mean, with each bucket represented by its middle (as HdrHistogram does). It lies in
+    /// `[min, max]`: a weighted mean of bucket middles does, and the clamp keeps it there
+    /// against the rounding of sums of products beyond 2^53.
     pub fn mean(&self) -> f64 {
         if self.total == 0 {
             return 0.0;
         }
         let n = self.total as f64;
-        self.buckets()
+        let mean = self
+            .buckets()
             .map(|(v, c)| self.layout.median_equivalent(v) as f64 * c as f64)
             .sum::<f64>()
-            / n
+            / n;
+        mean.clamp(self.min() as f64, self.max() as f64)
     }
 
     /// Population standard deviation, bucket middles as values.
@@ -407,7 +431,8 @@ impl Hist {
         }
         let mut cum = 0_u64;
         for (v, c) in self.buckets() {
-            cum += c;
+            // saturating for a histogram decoded from hostile bytes (readers refuse its run)
+            cum = cum.saturating_add(c);
             if cum >= rank {
                 return Some(v);
             }
@@ -428,8 +453,11 @@ impl Hist {
         })
     }
 
-    /// Exact merge of two histograms (histogram addition).
+    /// Exact merge of two histograms (histogram addition). Exact while the two counts add up
+    /// to at most [`MAX_COUNT`], as any windows of one run do (see [`MAX_COUNT`]); for
+    /// histograms of different runs use [`Hist::checked_merge`].
     pub fn merge(&self, other: &Hist) -> Hist {
+        debug_assert!(add_counts(self.total, other.total).is_ok(), "merge beyond MAX_COUNT: check the run's counts first");
         if self.layout != other.layout {
             return Hist::merge_all([self, other]);
         }
@@ -468,9 +496,24 @@ impl Hist {
         h
     }
 
+    /// [`Hist::merge`], or an error when the counts would add up to more than [`MAX_COUNT`].
+    pub fn checked_merge(&self, other: &Hist) -> Result<Hist, CountOverflow> {
+        add_counts(self.total, other.total)?;
+        Ok(self.merge(other))
+    }
+
+    /// [`Hist::merge_all`], or an error when the counts would add up to more than
+    /// [`MAX_COUNT`].
+    pub fn checked_merge_all<'a>(hists: impl IntoIterator<Item = &'a Hist>) -> Result<Hist, CountOverflow> {
+        let hists: Vec<&Hist> = hists.into_iter().collect();
+        hists.iter().try_fold(0, |t, h| add_counts(t, h.total))?;
+        Ok(Hist::merge_all(hists))
+    }
+
     /// Exact merge of many histograms. With mixed layouts the result takes the coarsest
     /// precision present, and values are re-bucketed by their bucket's upper bound (never
-    /// sharper than the inputs).
+    /// sharper than the inputs). Exact while the counts add up to at most [`MAX_COUNT`] (any
+    /// windows of one run); see [`Hist::checked_merge_all`].
     pub fn merge_all<'a>(hists: impl IntoIterator<Item = &'a Hist>) -> Hist {
         let hists: Vec<&Hist> = hists.into_iter().collect();
         let Some(first) = hists.first() else {
@@ -496,6 +539,12 @@ impl Hist {
 ///
 /// Counters are indexed by (bucket, sub-bucket) like HdrHistogram; the array grows with the
 /// largest value seen, so cost is proportional to the range actually used.
+///
+/// [`Accumulator::add`] and [`Accumulator::record_n`] are exact while the total stays at most
+/// [`MAX_COUNT`], which holds for the windows of one run (see [`MAX_COUNT`]); where counts come
+/// from a file or from several runs, [`Accumulator::try_add`] and
+/// [`Accumulator::try_record_n`] check the total first (one comparison per call: every
+/// counter is at most the total, so no counter needs a check of its own).
 pub struct Accumulator {
     layout: Layout,
     counts: Vec<u64>,
@@ -514,7 +563,24 @@ impl Accumulator {
         self.record_index(self.layout.index_of(value), count);
     }
 
+    /// [`Accumulator::record_n`], or an error (and nothing recorded) when the total would
+    /// exceed [`MAX_COUNT`].
+    pub fn try_record_n(&mut self, value: u64, count: u64) -> Result<(), CountOverflow> {
+        add_counts(self.total, count)?;
+        self.record_n(value, count);
+        Ok(())
+    }
+
+    /// [`Accumulator::add`], or an error (and nothing added) when the total would exceed
+    /// [`MAX_COUNT`].
+    pub fn try_add(&mut self, h: &Hist) -> Result<(), CountOverflow> {
+        add_counts(self.total, h.total)?;
+        self.add(h);
+        Ok(())
+    }
+
     pub fn add(&mut self, h: &Hist) {
+        debug_assert!(add_counts(self.total, h.total).is_ok(), "merge beyond MAX_COUNT: check the run's counts first");
         if h.layout == self.layout {
             // Same layout: the stored indexes are this accumulator's. Size the counters once
             // for the largest bucket, then add without per-entry growth checks (this loop is
@@ -545,6 +611,7 @@ impl Accumulator {
 
     /// Add `count` at counts-array `index`.
     pub(crate) fn record_index(&mut self, index: usize, count: u64) {
+        debug_assert!(add_counts(self.total, count).is_ok(), "count beyond MAX_COUNT: use try_record_n");
         if index >= self.counts.len() {
             let new_len = (index + 1).max(self.counts.len() * 2).max(64);
             self.counts.resize(new_len, 0);
@@ -662,24 +729,25 @@ mod tests {
     fn counts_beyond_32_bits_are_kept_whole() {
         let l = Layout::default_ns();
         let huge = u64::from(u32::MAX);
+        let big = MAX_COUNT / 4;
         let mut acc = Accumulator::new(l);
         acc.record_n(10, 3);
         acc.record_n(1000, huge);
         acc.record_n(5000, 7);
-        acc.record_n(1 << 40, u64::MAX / 4);
+        acc.record_n(1 << 40, big);
         let h = acc.finish();
         let want = vec![
             (10, 3),
             (1000, huge),
             (l.lowest_equivalent(5000), 7),
-            (l.lowest_equivalent(1 << 40), u64::MAX / 4),
+            (l.lowest_equivalent(1 << 40), big),
         ];
         assert_eq!(h.buckets().collect::<Vec<_>>(), want);
         assert_eq!(
             h.buckets().rev().collect::<Vec<_>>(),
             want.iter().rev().copied().collect::<Vec<_>>()
         );
-        assert_eq!(h.count(), 3 + huge + 7 + u64::MAX / 4);
+        assert_eq!(h.count(), 3 + huge + 7 + big);
         assert_eq!(h.max(), l.highest_equivalent(1 << 40));
         let small = Hist::from_values(l, [10, 1000, 1000]);
         let merged = h.merge(&small);
@@ -689,15 +757,23 @@ mod tests {
         assert_eq!(merged.buckets().collect::<Vec<_>>(), want2);
         assert_eq!(merged, Hist::merge_all([&small, &h]));
         assert_eq!(Hist::from_hdr(&h.to_hdr()), h);
-        // counts beyond 32 bits add up exactly, and saturate as the dense counters do
+        // counts beyond 32 bits add up exactly up to MAX_COUNT; beyond, the checked merges
+        // refuse and nothing saturates
         let twice = merged.merge(&merged);
-        assert_eq!(twice.buckets().nth(3).unwrap().1, u64::MAX / 2 - 1);
-        let thrice = twice.merge(&merged);
-        assert_eq!(thrice.buckets().nth(3).unwrap().1, u64::MAX / 4 * 3);
-        let many = thrice.merge(&twice);
-        assert_eq!(many.buckets().nth(3).unwrap().1, u64::MAX);
-        assert_eq!(many.count(), u64::MAX);
-        assert_eq!(many, Hist::merge_all([&thrice, &twice]));
+        assert_eq!(twice.buckets().nth(3).unwrap().1, big * 2);
+        let thrice = twice.checked_merge(&merged).unwrap();
+        assert_eq!(thrice.buckets().nth(3).unwrap().1, big * 3);
+        assert_eq!(thrice, Hist::checked_merge_all([&twice, &merged]).unwrap());
+        assert_eq!(thrice.checked_merge(&twice), Err(CountOverflow));
+        assert_eq!(Hist::checked_merge_all([&thrice, &small, &twice]), Err(CountOverflow));
+        let mut acc = Accumulator::new(l);
+        acc.try_add(&thrice).unwrap();
+        assert_eq!(acc.try_add(&twice), Err(CountOverflow));
+        assert_eq!(acc.try_record_n(5, MAX_COUNT), Err(CountOverflow));
+        acc.try_record_n(5, MAX_COUNT - thrice.count()).unwrap();
+        assert_eq!(acc.count(), MAX_COUNT);
+        assert_eq!(acc.try_record_n(5, 1), Err(CountOverflow));
+        assert_eq!(acc.finish().count(), MAX_COUNT);
     }
 
     #[test]
@@ -705,6 +781,24 @@ mod tests {
         let h = Hist::from_values(Layout::default_ns(), 0..10_000);
         assert_eq!(h.bucket_count(), h.buckets().len());
         assert_eq!(h.heap_bytes(), 8 * h.bucket_count());
+    }
+
+    #[test]
+    fn means_lie_between_min_and_max() {
+        let l = Layout::default_ns();
+        // one bucket of width 1 (below 2048 ns) with a count beyond 2^53: the sum of products
+        // rounds, the mean must not leave the bucket
+        for (v, c) in [(1001, (1u64 << 62) + 1), (2047, MAX_COUNT), (1, 3), (123_456_789, (1 << 60) + 12_345)] {
+            let mut acc = Accumulator::new(l);
+            acc.record_n(v, c);
+            let h = acc.finish();
+            assert!(h.min() as f64 <= h.mean() && h.mean() <= h.max() as f64, "{v} x {c}: {} not in [{}, {}]", h.mean(), h.min(), h.max());
+        }
+        let mut acc = Accumulator::new(l);
+        acc.record_n(1000, 1 << 62);
+        acc.record_n(2000, (1 << 62) - 1);
+        let h = acc.finish();
+        assert!(h.min() as f64 <= h.mean() && h.mean() <= h.max() as f64);
     }
 
     #[test]

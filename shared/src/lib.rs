@@ -41,3 +41,68 @@ pub mod steady;
 pub mod units;
 pub mod variability;
 pub mod view;
+
+/// Test-only allocation accounting: the peak heap a piece of code takes on its thread, so
+/// memory bounds can be tested as sizes (no timers).
+#[cfg(test)]
+pub(crate) mod test_alloc {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    thread_local! {
+        static NOW: Cell<isize> = const { Cell::new(0) };
+        static PEAK: Cell<isize> = const { Cell::new(0) };
+    }
+
+    fn add(delta: isize) {
+        // `try_with`: no accounting while a thread's locals are being torn down
+        let _ = NOW.try_with(|n| {
+            let v = n.get() + delta;
+            n.set(v);
+            let _ = PEAK.try_with(|p| p.set(p.get().max(v)));
+        });
+    }
+
+    struct Counting;
+
+    // SAFETY: every call is forwarded to the system allocator with the caller's arguments;
+    // the accounting allocates nothing (const-initialised thread-local cells).
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+            let p = unsafe { System.alloc(l) };
+            if !p.is_null() {
+                add(l.size() as isize);
+            }
+            p
+        }
+        unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+            let p = unsafe { System.alloc_zeroed(l) };
+            if !p.is_null() {
+                add(l.size() as isize);
+            }
+            p
+        }
+        unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+            unsafe { System.dealloc(p, l) };
+            add(-(l.size() as isize));
+        }
+        unsafe fn realloc(&self, p: *mut u8, l: Layout, new_size: usize) -> *mut u8 {
+            let q = unsafe { System.realloc(p, l, new_size) };
+            if !q.is_null() {
+                add(new_size as isize - l.size() as isize);
+            }
+            q
+        }
+    }
+
+    #[global_allocator]
+    static ALLOC: Counting = Counting;
+
+    /// `f()` and the most heap its thread held above the start while it ran, in bytes.
+    pub fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
+        let start = NOW.with(Cell::get);
+        PEAK.with(|p| p.set(start));
+        let out = f();
+        (out, (PEAK.with(Cell::get) - start).max(0) as usize)
+    }
+}

@@ -63,6 +63,53 @@ pub struct Run {
     pub warnings: Vec<Warning>,
 }
 
+/// The windows of a run hold more I/Os than an HdrHistogram log can: their counts add up to
+/// more than 2^63 - 1 ([`MAX_COUNT`](crate::hist::MAX_COUNT)). A run within that limit can be merged in any way and
+/// written back exactly; split the input into several runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CountError {
+    /// The file (or other source) of the window.
+    pub source_name: String,
+    /// Index (0-based) of that file's window at which the running total passes the limit.
+    pub window: usize,
+    /// Its tag.
+    pub tag: Option<String>,
+    /// Its start, in seconds from its run's start.
+    pub start_s: f64,
+}
+
+impl CountError {
+    fn at(source_name: &str, window: usize, w: &Window) -> CountError {
+        CountError { source_name: source_name.to_string(), window, tag: w.tag.clone(), start_s: w.start_s }
+    }
+
+    /// What was wrong, without the file name (for errors that name the file and line).
+    pub fn reason(&self) -> String {
+        format!(
+            "window {} ({} starting at {:.3} s) takes the run's I/O count past 2^63-1 (9223372036854775807), \
+             the most an HdrHistogram log holds; expected at most that many I/Os in one run: split the input \
+             into several runs",
+            self.window + 1,
+            self.tag.as_deref().unwrap_or(UNTAGGED),
+            self.start_s
+        )
+    }
+}
+
+impl std::fmt::Display for CountError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.source_name, self.reason())
+    }
+}
+
+impl std::error::Error for CountError {}
+
+/// Suffix given to a tag that would take a name the outputs use for rows of their own
+/// ([`ALL`], and [`UNTAGGED`] when the run also has windows without a tag): the tag becomes an
+/// auxiliary measure (`all.log`), shown in a row of its own and not merged into `all`, so no
+/// output has two rows or JSON keys of one name and nothing is counted twice.
+pub const RESERVED_SUFFIX: &str = ".log";
+
 /// Is `tag` a direction (to be merged into "all") rather than an auxiliary measure such as
 /// `read.svc` (service time) or `read.slat`? Auxiliary measures carry a `.suffix`.
 pub fn is_direction(tag: Option<&str>) -> bool {
@@ -70,6 +117,63 @@ pub fn is_direction(tag: Option<&str>) -> bool {
 }
 
 impl Run {
+    /// Check the invariant every reader establishes: the counts of all windows add up to at
+    /// most [`MAX_COUNT`](crate::hist::MAX_COUNT) (2^63 - 1), so that any merge of any of them is exact and every
+    /// window can be written to an HdrHistogram log. The error names the first window at
+    /// which the running total passes the limit. It costs one addition per window.
+    pub fn check_counts(&self) -> Result<(), CountError> {
+        let mut total = 0_u64;
+        for (i, w) in self.windows.iter().enumerate() {
+            total = crate::hist::add_counts(total, w.hist.count()).map_err(|_| CountError::at(&self.source, i, w))?;
+        }
+        Ok(())
+    }
+
+    /// Rename tags that would take the name of a row the outputs make themselves: a tag
+    /// named [`ALL`] (e.g. a foreign log's `Tag=all`), and a tag named [`UNTAGGED`] in a run
+    /// that also has windows without a tag. Each becomes `NAME.log` (see
+    /// [`RESERVED_SUFFIX`]; a number is added if that is taken too), with a warning.
+    pub fn rename_reserved_tags(&mut self) {
+        let has_untagged = self.windows.iter().any(|w| w.tag.is_none());
+        let reserved = |t: &str| t == ALL || (has_untagged && t == UNTAGGED);
+        if !self.windows.iter().any(|w| w.tag.as_deref().is_some_and(reserved)) {
+            return;
+        }
+        let tags = self.tags();
+        let mut renames: Vec<(String, String)> = Vec::new();
+        for t in tags.iter().flatten().filter(|t| reserved(t)) {
+            let mut new = format!("{t}{RESERVED_SUFFIX}");
+            let mut k = 2;
+            while tags.iter().flatten().any(|x| *x == new) || renames.iter().any(|(_, n)| *n == new) {
+                new = format!("{t}{RESERVED_SUFFIX}.{k}");
+                k += 1;
+            }
+            let row = if t == ALL { "the row that merges every direction" } else { "the row of the windows without a tag" };
+            self.warnings.push(Warning {
+                line: None,
+                message: format!(
+                    "tag {t:?} is the name of {row}: its windows are read as tag {new:?}, an auxiliary measure \
+                     shown in a row of its own and not merged into {ALL:?} (so nothing is counted twice); rename \
+                     the tag in the file to keep a name of its own"
+                ),
+            });
+            renames.push((t.clone(), new));
+        }
+        for w in &mut self.windows {
+            if let Some((_, new)) = renames.iter().find(|(old, _)| w.tag.as_deref() == Some(old.as_str())) {
+                w.tag = Some(new.clone());
+            }
+        }
+    }
+
+    /// What every reader does with the run it built, last: [`Run::rename_reserved_tags`],
+    /// then [`Run::check_counts`].
+    pub fn checked(mut self) -> Result<Run, CountError> {
+        self.rename_reserved_tags();
+        self.check_counts()?;
+        Ok(self)
+    }
+
     /// Distinct tags in order of first appearance (`None` = untagged).
     pub fn tags(&self) -> Vec<Option<String>> {
         let mut out: Vec<Option<String>> = Vec::new();
@@ -114,17 +218,72 @@ impl Run {
     }
 
     /// Merge several runs (e.g. the same job on several hosts) into one: windows are kept
-    /// as they are, so per-direction stats merge exactly.
-    pub fn merged(name: &str, runs: &[Run]) -> Run {
+    /// as they are, so per-direction stats merge exactly. An error when their counts add up
+    /// to more than [`MAX_COUNT`](crate::hist::MAX_COUNT) (see [`Run::check_counts`]; it names the input and window
+    /// where the total passes the limit), so the merged run keeps the invariant too.
+    pub fn merged(name: &str, runs: &[Run]) -> Result<Run, CountError> {
         let mut out = Run { name: name.to_string(), source: name.to_string(), ..Run::default() };
         out.start_time = runs.iter().filter_map(|r| r.start_time).reduce(f64::min);
+        let mut total = 0_u64;
         for r in runs {
+            for (i, w) in r.windows.iter().enumerate() {
+                total = crate::hist::add_counts(total, w.hist.count()).map_err(|_| CountError::at(&r.source, i, w))?;
+            }
             let shift = match (r.start_time, out.start_time) {
                 (Some(a), Some(b)) => a - b,
                 _ => 0.0,
             };
             out.windows.extend(r.windows.iter().map(|w| Window { start_s: w.start_s + shift, ..w.clone() }));
         }
-        out
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hist::{Accumulator, Layout, MAX_COUNT};
+
+    fn window(start_s: f64, tag: Option<&str>, count: u64) -> Window {
+        let mut acc = Accumulator::new(Layout::default_ns());
+        acc.record_n(1000, count);
+        Window { start_s, length_s: 1.0, tag: tag.map(String::from), hist: acc.finish() }
+    }
+
+    #[test]
+    fn counts_are_checked_over_all_windows() {
+        let half = MAX_COUNT / 2 + 1;
+        let ok = Run { source: "a.hlog".into(), windows: vec![window(0.0, Some("read"), MAX_COUNT - 1), window(1.0, Some("write"), 1)], ..Run::default() };
+        ok.check_counts().unwrap();
+        let bad = Run { source: "b.hlog".into(), windows: vec![window(0.0, Some("read"), half), window(1.0, Some("write"), 7), window(2.0, Some("read"), half)], ..Run::default() };
+        let e = bad.check_counts().unwrap_err();
+        assert_eq!((e.window, e.tag.as_deref(), e.start_s), (2, Some("read"), 2.0));
+        assert!(e.to_string().starts_with("b.hlog: window 3 (read starting at 2.000 s) takes the run's I/O count past 2^63-1"), "{e}");
+        // a merge of runs each within the limit is checked as well, naming the input
+        let e = Run::merged("m", &[ok.clone(), ok.clone()]).unwrap_err();
+        assert_eq!((e.source_name.as_str(), e.window), ("a.hlog", 0));
+        assert_eq!(Run::merged("m", std::slice::from_ref(&ok)).unwrap().windows.len(), 2);
+    }
+
+    #[test]
+    fn reserved_tags_are_renamed() {
+        let mut r = Run { windows: vec![window(0.0, Some("all"), 1), window(0.0, Some("read"), 1), window(1.0, Some("all"), 1)], ..Run::default() };
+        r.rename_reserved_tags();
+        assert_eq!(r.tags(), [Some("all.log".to_string()), Some("read".into())]);
+        assert_eq!(r.warnings.len(), 1);
+        assert!(r.warnings[0].message.contains("\"all.log\", an auxiliary measure"), "{}", r.warnings[0]);
+        assert!(!is_direction(Some("all.log")));
+        // idempotent
+        r.rename_reserved_tags();
+        assert_eq!(r.warnings.len(), 1);
+        // a taken name gets a number; "untagged" only with windows without a tag
+        let mut r = Run { windows: vec![window(0.0, Some("all"), 1), window(0.0, Some("all.log"), 1), window(0.0, Some("untagged"), 1)], ..Run::default() };
+        r.rename_reserved_tags();
+        assert_eq!(r.tags(), [Some("all.log.2".to_string()), Some("all.log".into()), Some("untagged".into())]);
+        let mut r = Run { windows: vec![window(0.0, None, 1), window(0.0, Some("untagged"), 1)], ..Run::default() };
+        let r2 = r.clone().checked().unwrap();
+        r.rename_reserved_tags();
+        assert_eq!(r.tags(), [None, Some("untagged.log".to_string())]);
+        assert_eq!(r, r2);
     }
 }

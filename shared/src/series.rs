@@ -1,4 +1,7 @@
 //! Runtime series: per-window levels, median, max and IOPS, with exact re-aggregation.
+//!
+//! Every merge here is of windows of one run, whose counts add up to at most 2^63 - 1
+//! ([`crate::run::Run::check_counts`]): exact, no count can overflow.
 
 use serde::Serialize;
 

@@ -98,7 +98,9 @@ pub fn tag_stats(h: &Hist, duration_s: f64, levels: &[Level]) -> TagStats {
     }
 }
 
-/// Merge windows into one histogram (exact).
+/// Merge windows into one histogram (exact). The windows are a run's: their counts add up to
+/// at most 2^63 - 1 ([`Run::check_counts`]), so the sum cannot overflow; windows of several
+/// runs go through [`Run::merged`] first, which checks.
 pub fn merge_windows<'a>(windows: impl IntoIterator<Item = &'a Window>) -> Option<Hist> {
     let mut it = windows.into_iter().peekable();
     let first = it.peek()?;
@@ -110,7 +112,9 @@ pub fn merge_windows<'a>(windows: impl IntoIterator<Item = &'a Window>) -> Optio
 }
 
 /// Compute a run's statistics: one entry per tag, then `all` merging every direction
-/// (auxiliary measures such as `read.svc` are not merged into `all`).
+/// (auxiliary measures such as `read.svc` are not merged into `all`). Every merge is of the
+/// run's own windows, exact by the run's count invariant ([`Run::check_counts`]); tag names
+/// are distinct because readers rename a tag named `all` ([`Run::rename_reserved_tags`]).
 pub fn run_stats(run: &Run, opts: &Options) -> RunStats {
     let (from, to) = (opts.from.unwrap_or(f64::NEG_INFINITY), opts.to.unwrap_or(f64::INFINITY));
     let in_range = |w: &&Window| w.start_s >= from && w.start_s < to;
@@ -180,7 +184,9 @@ pub fn to_text(runs: &[RunStats]) -> String {
 }
 
 fn render_run(r: &RunStats) -> String {
-    let mut out = format!("{} ({}), {:.1} s\n", r.name, r.file, r.duration_s);
+    // names, files and warnings come from files: shown with control characters escaped
+    let esc = crate::table::shown;
+    let mut out = format!("{} ({}), {:.1} s\n", esc(&r.name), esc(&r.file), r.duration_s);
     let levels: Vec<&str> = r.tags.0.first().map(|(_, s)| s.levels.iter().map(|l| l.label.as_str()).collect()).unwrap_or_default();
     // A level column is printed while any row has a value in it; the levels past the last
     // such column have no I/O beyond them in any row and are named in a note instead.
@@ -217,7 +223,7 @@ fn render_run(r: &RunStats) -> String {
     }
     out.push_str(&crate::table::render(&rows));
     if !thin_notes.is_empty() {
-        out.push_str(&wrap(&format!("* thin, I/Os beyond the level in brackets (reliable from 100): {}", thin_notes.join(", "))));
+        out.push_str(&wrap(&esc(&format!("* thin, I/Os beyond the level in brackets (reliable from 100): {}", thin_notes.join(", ")))));
     }
     if r.tags.iter().any(|(_, s)| s.levels.iter().any(|l| l.bucket_ns.is_some())) {
         out.push_str(&wrap(crate::import::precision::TABLE_NOTE));
@@ -229,7 +235,7 @@ fn render_run(r: &RunStats) -> String {
         out.push_str(&format!("{}..{}: not shown, no I/O lies beyond them in any row\n", levels[shown], levels[levels.len() - 1]));
     }
     for w in &r.warnings {
-        out.push_str(&format!("warning: {}: {w}\n", r.file));
+        out.push_str(&format!("warning: {}: {}\n", esc(&r.file), esc(&w.to_string())));
     }
     out
 }
@@ -285,6 +291,18 @@ mod tests {
         assert_eq!(s.tags.0.len(), 1);
         assert_eq!(s.tags["write"].count, 6000);
         assert_eq!(s.duration_s, 2.0);
+    }
+
+    #[test]
+    fn text_shows_control_characters_escaped() {
+        let mut r = run();
+        r.name = "evil\u{1b}[2J".into();
+        r.windows[0].tag = Some("re\u{1b}d".into());
+        r.warnings.push(Warning { line: Some(3), message: "bad \u{7}".into() });
+        let text = to_text(&[run_stats(&r, &Options::default())]);
+        assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
+        assert!(text.starts_with("evil\\u{1b}[2J (t.hlog)"), "{text}");
+        assert!(text.contains("warning: t.hlog: line 3: bad \\u{7}\n"), "{text}");
     }
 
     #[test]

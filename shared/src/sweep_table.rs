@@ -1,6 +1,9 @@
 //! Sweep tables (seed 004): IOPS, mean, p99 and p99.99 against a parameter such as the
 //! number of jobs, one row per parameter value and configuration, and the candidate's change
 //! against the baseline in percent.
+//!
+//! Each point is one run's statistics: no histograms of different runs are added, so no count
+//! can pass what one run holds ([`crate::run::Run::check_counts`]).
 
 use serde::Serialize;
 use serde_json::Value;
@@ -243,7 +246,9 @@ pub fn to_text(t: &SweepTable) -> String {
     let mut configs: Vec<&str> = t.rows.iter().map(|r| r.config.as_str()).collect();
     configs.dedup();
     for config in configs {
-        out.push_str(&format!("{} ({}){}\n", t.param, t.tag, if config.is_empty() { String::new() } else { format!(", {config}") }));
+        let heading = format!("{} ({}){}", t.param, t.tag, if config.is_empty() { String::new() } else { format!(", {config}") });
+        out.push_str(&crate::table::shown(&heading));
+        out.push('\n');
         let mut header: Vec<String> = [t.param.as_str(), "IOPS", "mean", "p99", "p99.99"].iter().map(|s| s.to_string()).collect();
         if with_cand {
             header.extend(["cand IOPS", "mean", "p99", "p99.99", "IOPS %", "mean %", "p99 %", "p99.99 %"].iter().map(|s| s.to_string()));

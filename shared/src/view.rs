@@ -164,7 +164,8 @@ const STORED_FROM: u32 = 3;
 /// still fits the pixels, so a redraw costs a pass over a few points per pixel whatever the
 /// run length, and never loses the tail. Levels from 2^3 windows on are stored; finer ones are
 /// merged from the run on demand, so the run passed to the methods must be the one the pyramid
-/// was built from.
+/// was built from. Every merge is of windows of that one run, whose counts add up to at most
+/// 2^63 - 1 ([`crate::run::Run::check_counts`]): exact, no count can overflow.
 #[derive(Clone, Debug, Default)]
 pub struct Pyramid {
     slots: Vec<Slot>,

@@ -16,8 +16,8 @@ use serde_json::{json, Map};
 
 use super::fio_buckets::{Coarse, MAX_COARSENESS, NR};
 use super::precision::Precision;
-use crate::hist::{Accumulator, Layout};
-use crate::run::{Run, Window};
+use crate::hist::{add_counts, Accumulator, Layout};
+use crate::run::{Run, Warning, Window};
 
 /// Why a fio histogram log could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -45,6 +45,12 @@ pub enum FioHistErrorKind {
     /// No line with counts.
     #[error("no histogram lines; expected lines `time_ms, ddir, bs, count0, count1, ...` written by fio --write_hist_log")]
     Empty,
+    /// The counts up to this column add up to more than a run may hold.
+    #[error("column {column}'s count takes the log's I/Os past 2^63-1 (9223372036854775807), the most an HdrHistogram log holds; expected at most that many I/Os in one log")]
+    Count { column: usize },
+    /// More I/Os than a run may hold (2^63 - 1 in all).
+    #[error("{}", .0.reason())]
+    Counts(crate::run::CountError),
 }
 
 /// Column counts fio writes, by coarseness.
@@ -59,6 +65,7 @@ fn expected_columns() -> String {
 
 /// Does this look like a fio histogram log?
 pub fn sniff(bytes: &[u8]) -> bool {
+    let bytes = super::without_bom(bytes);
     let end = bytes.iter().position(|&b| b == b'\n').unwrap_or(bytes.len());
     let first = &bytes[..end];
     let Ok(text) = std::str::from_utf8(first) else { return false };
@@ -79,16 +86,64 @@ pub fn ddir_tag(ddir: u64) -> String {
     }
 }
 
-/// Read a histogram log.
+/// Read a histogram log. A last line without a newline that does not parse is taken as cut
+/// by a writer that was killed (as a cut archive line is): it is dropped with a warning and
+/// every complete line before it is kept.
 pub fn read(source_name: &str, bytes: &[u8]) -> Result<Run, FioHistError> {
-    let e = |line, kind| FioHistError { source_name: source_name.to_string(), line, kind };
+    let bytes = super::without_bom(bytes);
+    let mut warnings = Vec::new();
+    let result = read_lines(source_name, bytes);
+    let (windows, c, line_of) = match result {
+        // a cut last line: read again up to it
+        Err((err, complete)) if !bytes.ends_with(b"\n") && err.line == bytes.split(|&b| b == b'\n').count() && complete > 0 => {
+            let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+            warnings.push(Warning {
+                line: Some(err.line),
+                message: format!(
+                    "the file ends in the middle of this line ({}); it was dropped and the {complete} complete \
+                     lines before it were kept (was fio killed?)",
+                    err.kind
+                ),
+            });
+            read_lines(source_name, &bytes[..keep]).map_err(|(e, _)| e)?
+        }
+        Err((err, _)) => return Err(err),
+        Ok(x) => x,
+    };
+    let mut meta = Map::new();
+    meta.insert("source_format".into(), json!("fio histogram log"));
+    meta.insert("fio_hist_log".into(), json!({ "coarseness": c, "note": "fio logs no I/O after each direction's last interval" }));
+    Precision::Fio { coarseness: c }.stamp(&mut meta);
+    let run = Run {
+        name: super::fio_lat::log_run_name(source_name),
+        source: source_name.to_string(),
+        start_time: None,
+        meta,
+        windows,
+        warnings,
+    };
+    run.checked().map_err(|e| {
+        let line = line_of.get(e.window).copied().unwrap_or(1);
+        FioHistError { source_name: source_name.to_string(), line, kind: FioHistErrorKind::Counts(e) }
+    })
+}
+
+/// The windows, the coarseness and each window's line; or the error and how many lines
+/// with counts came before it.
+#[allow(clippy::type_complexity)]
+fn read_lines(source_name: &str, bytes: &[u8]) -> Result<(Vec<Window>, u8, Vec<usize>), (FioHistError, usize)> {
     let layout = Layout::default_ns();
     let mut coarseness: Option<u8> = None;
     let mut prev_end_ms: Vec<(u64, u64)> = Vec::new(); // (ddir, last time)
     let mut windows = Vec::new();
+    let mut line_of = Vec::new();
     let mut counts: Vec<u64> = Vec::new();
+    // I/Os of the whole log: checked per count, so that no sum saturates
+    let mut total = 0_u64;
     for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
         let lineno = i + 1;
+        let complete = windows.len();
+        let e = |line, kind| (FioHistError { source_name: source_name.to_string(), line, kind }, complete);
         if let Some(&b) = raw.iter().find(|&&b| b >= 0x80 || (b < 0x20 && !b"\t\r".contains(&b))) {
             return Err(e(lineno, FioHistErrorKind::NotText(b)));
         }
@@ -128,6 +183,7 @@ pub fn read(source_name: &str, bytes: &[u8]) -> Result<Run, FioHistError> {
         let mut acc = Accumulator::new(layout);
         for (col, &n) in counts[3..].iter().enumerate() {
             if n > 0 {
+                total = add_counts(total, n).map_err(|_| e(lineno, FioHistErrorKind::Count { column: col + 4 }))?;
                 acc.record_n(Coarse::column(col, c).representative(), n);
             }
         }
@@ -137,22 +193,13 @@ pub fn read(source_name: &str, bytes: &[u8]) -> Result<Run, FioHistError> {
             tag: Some(ddir_tag(ddir)),
             hist: acc.finish(),
         });
+        line_of.push(lineno);
     }
     let Some(c) = coarseness else {
-        return Err(e(bytes.split(|&b| b == b'\n').count(), FioHistErrorKind::Empty));
+        let n = bytes.split(|&b| b == b'\n').count();
+        return Err((FioHistError { source_name: source_name.to_string(), line: n, kind: FioHistErrorKind::Empty }, 0));
     };
-    let mut meta = Map::new();
-    meta.insert("source_format".into(), json!("fio histogram log"));
-    meta.insert("fio_hist_log".into(), json!({ "coarseness": c, "note": "fio logs no I/O after each direction's last interval" }));
-    Precision::Fio { coarseness: c }.stamp(&mut meta);
-    Ok(Run {
-        name: super::fio_lat::log_run_name(source_name),
-        source: source_name.to_string(),
-        start_time: None,
-        meta,
-        windows,
-        warnings: Vec::new(),
-    })
+    Ok((windows, c, line_of))
 }
 
 #[cfg(test)]
@@ -186,6 +233,42 @@ mod tests {
         assert_eq!(p50.bucket_ns, Some((b.lo(), b.hi())));
         let raw = level_stat(&run.windows[0].hist, &Level::from_quantile(0.5).unwrap()).value_ns.unwrap();
         assert!(b.lo() <= raw && raw <= b.hi());
+    }
+
+    #[test]
+    fn counts_beyond_the_limit_are_errors() {
+        let big = 1u64 << 62;
+        let text = line(251, 0, 2, &[(300, big), (301, big - 2)]) + &line(251, 1, 2, &[(10, 1)]);
+        let run = read("x_clat_hist.1.log", text.as_bytes()).unwrap();
+        assert_eq!(run.windows.iter().map(|w| w.hist.count()).sum::<u64>(), crate::hist::MAX_COUNT);
+        let text = text + &line(502, 0, 2, &[(5, 3), (7, 1)]);
+        let e = read("x_clat_hist.1.log", text.as_bytes()).unwrap_err();
+        assert_eq!((e.line, e.kind.clone()), (3, FioHistErrorKind::Count { column: 4 + 5 }));
+        assert!(e.to_string().starts_with("x_clat_hist.1.log: line 3: column 9's count takes the log's I/Os past 2^63-1"), "{e}");
+        let text = line(251, 0, 2, &[(300, u64::MAX)]);
+        assert_eq!(read("x_clat_hist.1.log", text.as_bytes()).unwrap_err().kind, FioHistErrorKind::Count { column: 304 });
+    }
+
+    #[test]
+    fn a_cut_last_line_is_a_warning() {
+        let good = line(251, 0, 0, &[(5, 1)]) + &line(502, 0, 0, &[(6, 2)]);
+        let cut = format!("{good}{}", &line(753, 0, 0, &[(7, 3)])[..100]);
+        let run = read("h.log", cut.as_bytes()).unwrap();
+        assert_eq!(run.windows.len(), 2);
+        assert_eq!(run.warnings.len(), 1);
+        assert_eq!(run.warnings[0].line, Some(3));
+        assert!(run.warnings[0].message.contains("ends in the middle of this line (column"), "{}", run.warnings[0]);
+        assert!(read("h.log", format!("{cut}\n").as_bytes()).is_err());
+        assert!(read("h.log", &cut.as_bytes()[good.len()..]).is_err());
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let text = line(251, 0, 0, &[(5, 1)]) + &line(502, 1, 0, &[(6, 2)]);
+        let with = [crate::import::BOM, text.as_bytes()].concat();
+        assert!(sniff(&with));
+        assert_eq!(read("h.log", &with).unwrap(), read("h.log", text.as_bytes()).unwrap());
+        assert_eq!(crate::import::read_any("h_clat_hist.1.log", &with).unwrap().windows.len(), 2);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use serde_json::{json, Map, Value};
 
 use super::fio_buckets::{index_of, Coarse};
 use super::precision::Precision;
-use crate::hist::{Accumulator, Layout};
+use crate::hist::{add_counts, Accumulator, Layout};
 use crate::run::{Run, Warning, Window};
 
 /// Why a fio json+ file could not be read.
@@ -49,6 +49,9 @@ pub enum FioJsonErrorKind {
     /// Nothing but white space.
     #[error("the file is empty; expected fio --output-format=json+ output")]
     Empty,
+    /// The documents hold more I/Os than a run may (2^63 - 1 in all).
+    #[error("{}", .0.reason())]
+    Counts(crate::run::CountError),
 }
 
 const DIRECTIONS: &[&str] = &["read", "write", "trim", "sync", "mixed"];
@@ -56,6 +59,7 @@ const MEASURES: &[(&str, &str)] = &[("clat_ns", ""), ("lat_ns", ".lat"), ("slat_
 
 /// Does this look like fio JSON output?
 pub fn sniff(bytes: &[u8]) -> bool {
+    let bytes = super::without_bom(bytes);
     let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
     head.contains("\"fio version\"") || (head.trim_start().starts_with('{') && head.contains("\"jobs\""))
 }
@@ -85,6 +89,7 @@ fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
 /// Parse every document of a json+ file.
 pub fn read_docs(source_name: &str, bytes: &[u8]) -> Result<(Vec<Doc>, Vec<Warning>), FioJsonError> {
     let e = |line, column, kind| FioJsonError { source_name: source_name.to_string(), line, column, kind };
+    let bytes = super::without_bom(bytes);
     let mut warnings = Vec::new();
     // fio prints notes ("note: both iodepth >= 1 and synchronous I/O engine ...") on stdout
     // before the JSON when --output is not used: skip text lines before the first `{`.
@@ -198,8 +203,17 @@ fn parse_doc(v: &Value, line: usize) -> Result<Doc, FioJsonErrorKind> {
                     })?;
                     // Record at the middle of fio's bucket (the name is that middle rounded
                     // down; recomputing keeps odd producers' names inside the bucket too).
-                    accs[pos].1.record_n(Coarse::column(index_of(ns), 0).representative(), c);
-                    sum = sum.saturating_add(c);
+                    // The jobs' bins are merged per direction: checked, so that a sum past
+                    // what a run may hold is refused rather than saturated.
+                    let too_many = |tag: &str| {
+                        field(jn, dir, measure, format!(
+                            "bin {name} has count {c}, which takes the I/Os of {tag} past 2^63-1 (9223372036854775807), \
+                             the most an HdrHistogram log holds; expected at most that many I/Os"
+                        ))
+                    };
+                    let (tag, acc) = &mut accs[pos];
+                    sum = add_counts(sum, c).map_err(|_| too_many(tag))?;
+                    acc.try_record_n(Coarse::column(index_of(ns), 0).representative(), c).map_err(|_| too_many(tag))?;
                 }
                 if n > 0 && sum != n {
                     return Err(field(jn, dir, measure, format!("bins hold {sum} I/Os but N is {n}")));
@@ -278,10 +292,24 @@ pub fn docs_to_run(source_name: &str, docs: Vec<Doc>, warnings: Vec<Warning>) ->
     }
 }
 
+/// The checks of [`Run::checked`], with a count error placed at its document's line.
+fn checked(source_name: &str, run: Run, doc_lines: &[usize]) -> Result<Run, FioJsonError> {
+    run.checked().map_err(|e| {
+        let line = doc_lines.get(e.window).copied().unwrap_or(1);
+        FioJsonError { source_name: source_name.to_string(), line, column: 1, kind: FioJsonErrorKind::Counts(e) }
+    })
+}
+
+/// The line of each window [`docs_to_run`] makes, in order.
+fn window_lines(docs: &[Doc]) -> Vec<usize> {
+    docs.iter().flat_map(|d| std::iter::repeat_n(d.line, d.hists.len())).collect()
+}
+
 /// Read a json+ file as one run.
 pub fn read(source_name: &str, bytes: &[u8]) -> Result<Run, FioJsonError> {
     let (docs, warnings) = read_docs(source_name, bytes)?;
-    Ok(docs_to_run(source_name, docs, warnings))
+    let lines = window_lines(&docs);
+    checked(source_name, docs_to_run(source_name, docs, warnings), &lines)
 }
 
 /// Read a json+ file as one run per document (for sweeps that append every step's output to
@@ -289,17 +317,17 @@ pub fn read(source_name: &str, bytes: &[u8]) -> Result<Run, FioJsonError> {
 pub fn read_each(source_name: &str, bytes: &[u8]) -> Result<Vec<Run>, FioJsonError> {
     let (docs, warnings) = read_docs(source_name, bytes)?;
     let n = docs.len();
-    Ok(docs
-        .into_iter()
+    docs.into_iter()
         .enumerate()
         .map(|(i, d)| {
+            let lines = vec![d.line; d.hists.len()];
             let mut r = docs_to_run(source_name, vec![d], warnings.clone());
             if n > 1 {
                 r.name = format!("{} #{}", r.name, i + 1);
             }
-            r
+            checked(source_name, r, &lines)
         })
-        .collect())
+        .collect()
 }
 
 #[cfg(test)]
@@ -363,6 +391,43 @@ mod tests {
         assert!(text.contains("at least 17.0s"), "{text}");
         let json = crate::stats::to_json(&[run_stats(&run, &Options::default())]);
         assert!(json.contains("\"at_least\": true"), "{json}");
+    }
+
+    #[test]
+    fn huge_bins_are_exact_or_refused() {
+        use crate::hist::MAX_COUNT;
+        // bins of about 2^62 each: exact, and the mean stays within [min, max]
+        let big = 1u64 << 62;
+        let text = doc(10_000, &[(604, big), (11072, big - 6)], &[(7328, 5)]);
+        let run = read("big.json", text.as_bytes()).unwrap();
+        let s = run_stats(&run, &Options::default());
+        let r = &s.tags["read"];
+        assert_eq!(r.count, 2 * big - 6);
+        assert!(r.min_ns as f64 <= r.mean_ns && r.mean_ns <= r.max_ns as f64, "{} not in [{}, {}]", r.mean_ns, r.min_ns, r.max_ns);
+        assert_eq!(s.tags["all"].count, MAX_COUNT);
+        let h = &run.windows[0].hist;
+        assert!(h.min() as f64 <= h.mean() && h.mean() <= h.max() as f64);
+        // bins past 2^63-1: refused, naming the bin (bins are read in the order of their names)
+        let text = doc(10_000, &[(604, big), (11072, big)], &[]).replace(&format!("\"N\":{}", 2 * big), "\"N\":0");
+        let e = read("huge.json", text.as_bytes()).unwrap_err();
+        assert!(e.to_string().contains("job 1 read.clat_ns: bin 604 has count 4611686018427387904, which takes the I/Os of read past 2^63-1"), "{e}");
+        let text = doc(10_000, &[(604, MAX_COUNT + 1)], &[]);
+        assert!(read("huge.json", text.as_bytes()).unwrap_err().to_string().contains("bin 604 has count 9223372036854775808"));
+        // within each direction but not in all: the run's total is refused at the document
+        let text = doc(10_000, &[(604, big - 1)], &[(7328, big)]) + "\n" + &doc(20_000, &[(604, 1)], &[]);
+        let e = read("two.json", text.as_bytes()).unwrap_err();
+        assert!(matches!(e.kind, FioJsonErrorKind::Counts(_)), "{e}");
+        assert!(e.to_string().starts_with("two.json: line 2, column 1: window 3 (read starting at 10.000 s) takes the run's I/O count past"), "{e}");
+        assert_eq!(read_each("two.json", text.as_bytes()).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let text = doc(10_000, &[(604, 3)], &[]);
+        let with = [crate::import::BOM, text.as_bytes()].concat();
+        assert!(sniff(&with));
+        assert_eq!(read("bom.json", &with).unwrap(), read("bom.json", text.as_bytes()).unwrap());
+        assert_eq!(crate::import::read_any("bom.json", &with).unwrap().windows.len(), 1);
     }
 
     #[test]

@@ -46,6 +46,9 @@ pub enum LatLogErrorKind {
     /// No sample at all.
     #[error("no samples; expected lines `time_ms, value_ns, ddir, bs, ...` written by fio --write_lat_log")]
     Empty,
+    /// More samples than a run may hold (2^63 - 1).
+    #[error("{}", .0.reason())]
+    Counts(crate::run::CountError),
 }
 
 /// Which latency a log holds.
@@ -128,6 +131,9 @@ pub struct LatLogReader {
     max_ms: u64,
     win_lo: u64,
     win_cached: u64,
+    /// The first bytes of the file, while too few to tell whether they are a byte-order mark;
+    /// `None` once told.
+    head: Option<Vec<u8>>,
 }
 
 impl LatLogReader {
@@ -156,6 +162,7 @@ impl LatLogReader {
             max_ms: 0,
             win_lo: 0,
             win_cached: 0,
+            head: Some(Vec::new()),
         }
     }
 
@@ -169,21 +176,32 @@ impl LatLogReader {
     /// file's first line fixed (column count, time base), so feed this reader the start of
     /// the file first. Parts must start at a line start; join them with
     /// [`absorb`](Self::absorb) in file order. Error lines in a part count from its start.
+    /// A line cut by the end of the last part is judged by [`finish`](Self::finish) of the
+    /// reader that absorbed it, as if one reader had read the whole file.
     pub fn continuation(&self) -> LatLogReader {
         let mut r = LatLogReader::new(&self.source_name, self.window_ms as f64 / 1e3);
         r.window_ms = self.window_ms;
         r.columns = self.columns;
         r.base_ms = self.base_ms;
+        // a later part starts at a line start, not at a byte-order mark
+        r.head = None;
         r
     }
 
     /// Add the samples of a reader of the next part of the file (see
-    /// [`continuation`](Self::continuation)). Exact: windows are added bucket by bucket.
+    /// [`continuation`](Self::continuation)). Exact: windows are added bucket by bucket (one
+    /// sample a line, so no count comes near 2^63).
     pub fn absorb(&mut self, mut other: LatLogReader) -> Result<(), LatLogError> {
-        if !other.carry.is_empty() {
-            let mut line = std::mem::take(&mut other.carry);
+        if !self.carry.is_empty() {
+            // this part did not end at a line start: its last line is whole
+            let mut line = std::mem::take(&mut self.carry);
             line.push(b'\n');
-            other.parse_at(&line, 0)?;
+            self.parse_at(&line, 0)?;
+        }
+        if let Some(head) = other.head.take() {
+            if !head.is_empty() {
+                other.feed_lines(&head)?;
+            }
         }
         other.close_before(u64::MAX);
         self.close_before(u64::MAX);
@@ -194,6 +212,8 @@ impl LatLogReader {
         self.zero_bs += other.zero_bs;
         self.max_ms = self.max_ms.max(other.max_ms);
         self.line += other.line;
+        // the other part's unfinished last line is the file's, if it is the last part
+        self.carry = std::mem::take(&mut other.carry);
         self.newest_win = self.newest_win.max(other.newest_win);
         if self.columns == 0 {
             self.columns = other.columns;
@@ -208,8 +228,25 @@ impl LatLogReader {
         LatLogError { source_name: self.source_name.clone(), line: self.line, kind }
     }
 
-    /// Feed the next bytes of the file (chunks may split lines anywhere).
-    pub fn feed(&mut self, mut chunk: &[u8]) -> Result<(), LatLogError> {
+    /// Feed the next bytes of the file (chunks may split lines anywhere). A UTF-8
+    /// byte-order mark at the start of the file is skipped.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), LatLogError> {
+        let Some(mut head) = self.head.take() else { return self.feed_lines(chunk) };
+        // Tell a byte-order mark from the first three bytes, however the chunks cut them.
+        let take = (3 - head.len()).min(chunk.len());
+        head.extend_from_slice(&chunk[..take]);
+        let rest = &chunk[take..];
+        if head.len() < 3 && super::BOM.starts_with(&head) {
+            self.head = Some(head);
+            return Ok(());
+        }
+        if head != super::BOM {
+            self.feed_lines(&head)?;
+        }
+        self.feed_lines(rest)
+    }
+
+    fn feed_lines(&mut self, mut chunk: &[u8]) -> Result<(), LatLogError> {
         if !self.carry.is_empty() {
             // finish the line cut at the end of the previous chunk
             match chunk.iter().position(|&b| b == b'\n') {
@@ -398,18 +435,39 @@ impl LatLogReader {
     }
 
     /// End of the file: the run, one window per time window and direction.
+    ///
+    /// A last line without a newline that does not parse is taken as cut by a writer that
+    /// was killed (as a cut archive line is): it is dropped with a warning and every complete
+    /// line before it is kept. It is the error when there is no complete line before it.
     pub fn finish(mut self) -> Result<Run, LatLogError> {
+        let mut warnings = Vec::new();
+        if let Some(head) = self.head.take() {
+            // fewer than three bytes in all, the start of a byte-order mark
+            self.feed_lines(&head)?;
+        }
         if !self.carry.is_empty() {
             let mut line = std::mem::take(&mut self.carry);
             line.push(b'\n');
-            self.parse_at(&line, 0)?;
+            let complete = self.count;
+            if let Err(e) = self.parse_at(&line, 0) {
+                if complete == 0 {
+                    return Err(e);
+                }
+                warnings.push(Warning {
+                    line: usize::try_from(e.line).ok(),
+                    message: format!(
+                        "the file ends in the middle of this line ({}); it was dropped and the {complete} \
+                         complete samples before it were kept (was fio killed?)",
+                        e.kind
+                    ),
+                });
+            }
         }
         if self.count == 0 {
             self.line = self.line.max(1);
             return Err(self.err(LatLogErrorKind::Empty));
         }
         self.close_before(u64::MAX);
-        let mut warnings = Vec::new();
         if !self.measure_known {
             warnings.push(Warning {
                 line: None,
@@ -443,14 +501,16 @@ impl LatLogReader {
         let mut meta = Map::new();
         meta.insert("source_format".into(), json!("fio latency log"));
         meta.insert("fio_lat_log".into(), json!({ "samples": self.count, "window_ms": wms }));
-        Ok(Run {
+        let run = Run {
             name: log_run_name(&self.source_name),
             source: self.source_name.clone(),
             start_time: self.base_ms.filter(|&b| b > 0).map(|b| b as f64 / 1e3),
             meta,
             windows,
             warnings,
-        })
+        };
+        // one sample a line: a file cannot hold 2^63 lines, but the promise is every reader's
+        run.checked().map_err(|e| self.err(LatLogErrorKind::Counts(e)))
     }
 }
 
@@ -545,6 +605,7 @@ fn fits_u64(digits: &[u8]) -> bool {
 
 /// Does this look like a fio latency log? (4 to 7 integer columns)
 pub fn sniff(bytes: &[u8]) -> bool {
+    let bytes = super::without_bom(bytes);
     let end = bytes.iter().position(|&b| b == b'\n').unwrap_or(bytes.len());
     let Ok(first) = std::str::from_utf8(&bytes[..end]) else { return false };
     let cols: Vec<&str> = first.split(',').collect();
@@ -623,6 +684,63 @@ mod tests {
         assert_eq!(e.line, 1);
         let e = read("a_clat.1.log", b"99999999999999999999999, 1, 0, 4096\n", 1.0).unwrap_err();
         assert!(matches!(e.kind, LatLogErrorKind::Number { column: 1, .. }));
+    }
+
+    #[test]
+    fn a_cut_last_line_is_a_warning() {
+        let text = log(&[(0, 1000, 0), (10, 2000, 1), (999, 3000, 0)]);
+        for cut in ["5, 12", "5, 1234, 0, 40", "5, 1234, 0, 4096,", "7, 1x"] {
+            let run = read("c_clat.1.log", format!("{text}{cut}").as_bytes(), 1.0).unwrap();
+            assert_eq!(run.windows.iter().map(|w| w.hist.count()).sum::<u64>(), 3, "{cut}");
+            assert_eq!(run.warnings.len(), 1, "{cut}");
+            assert_eq!(run.warnings[0].line, Some(4), "{cut}");
+            assert!(run.warnings[0].message.contains("ends in the middle of this line"), "{}", run.warnings[0]);
+            // fed byte by byte, the same
+            let mut r = LatLogReader::new("c_clat.1.log", 1.0);
+            for b in format!("{text}{cut}").as_bytes() {
+                r.feed(std::slice::from_ref(b)).unwrap();
+            }
+            assert_eq!(r.finish().unwrap(), run);
+            // with a newline it is an error
+            assert!(read("c_clat.1.log", format!("{text}{cut}\n").as_bytes(), 1.0).is_err());
+        }
+        // a complete last line without a newline is kept
+        let run = read("c_clat.1.log", format!("{text}5, 1234, 0, 4096, 0").as_bytes(), 1.0).unwrap();
+        assert_eq!((run.windows[0].hist.count(), run.warnings.len()), (3, 0));
+        // nothing complete before it: the error
+        let e = read("c_clat.1.log", b"5, 12", 1.0).unwrap_err();
+        assert!(matches!(e.kind, LatLogErrorKind::Columns { found: 2, .. }), "{e}");
+        // a cut line at the end of the last part of a file read in parts
+        let whole = format!("{text}{}5, 12", log(&[(1500, 5, 0)]));
+        let lines: Vec<&str> = whole.split_inclusive('\n').collect();
+        let mut first = LatLogReader::new("c_clat.1.log", 1.0);
+        first.feed(lines[..2].concat().as_bytes()).unwrap();
+        let mut second = first.continuation();
+        second.feed(lines[2..].concat().as_bytes()).unwrap();
+        first.absorb(second).unwrap();
+        assert_eq!(first.finish().unwrap(), read("c_clat.1.log", whole.as_bytes(), 1.0).unwrap());
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let text = log(&[(0, 1000, 0), (10, 2000, 1), (1999, 3000, 0)]);
+        let plain = read("b_clat.1.log", text.as_bytes(), 1.0).unwrap();
+        let with = [crate::import::BOM, text.as_bytes()].concat();
+        assert!(sniff(&with));
+        assert_eq!(read("b_clat.1.log", &with, 1.0).unwrap(), plain);
+        assert_eq!(crate::import::read_any("b_clat.1.log", &with).unwrap(), plain);
+        // however the chunks cut the mark
+        for at in 0..=4 {
+            let mut r = LatLogReader::new("b_clat.1.log", 1.0);
+            r.feed(&with[..at]).unwrap();
+            r.feed(&with[at..]).unwrap();
+            assert_eq!(r.finish().unwrap(), plain, "{at}");
+        }
+        // the start of a mark and nothing else is not a log; one byte is fed as it is
+        assert!(read("b_clat.1.log", &crate::import::BOM[..2], 1.0).is_err());
+        let mut r = LatLogReader::new("b_clat.1.log", 1.0);
+        r.feed(b"\xef").unwrap();
+        assert!(matches!(r.feed(b"1, 2, 0, 4096\n").unwrap_err().kind, LatLogErrorKind::Number { column: 1, .. }));
     }
 
     proptest! {

@@ -35,7 +35,7 @@ use serde_json::{Map, Value};
 
 use crate::archive::{self, ArchiveError};
 use crate::hist::Hist;
-use crate::run::{Run, Warning, Window};
+use crate::run::{CountError, Run, Warning, Window};
 
 pub use fio_hist::FioHistError;
 pub use fio_json::FioJsonError;
@@ -65,6 +65,9 @@ pub enum LoadError {
     /// The file was read as a latency list but a line is bad.
     #[error(transparent)]
     List(#[from] ListError),
+    /// The run holds more I/Os than an HdrHistogram log can (2^63 - 1 in all).
+    #[error(transparent)]
+    Counts(#[from] CountError),
     /// The file holds nothing.
     #[error("{source_name}: line 1: the file is empty; expected one of: {tried}")]
     Empty { source_name: String, tried: String },
@@ -110,8 +113,18 @@ impl Default for Options {
     }
 }
 
+/// The UTF-8 byte-order mark some editors and Windows tools put at the start of a text file.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The bytes after a leading UTF-8 byte-order mark, if there is one. Every reader's entry
+/// point starts with this, so a file saved with a mark reads as the same file without.
+pub fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(BOM).unwrap_or(bytes)
+}
+
 /// Tell the format of a file from its first bytes (and its name, for fio logs).
 pub fn detect(source_name: &str, bytes: &[u8]) -> Option<Format> {
+    let bytes = without_bom(bytes);
     if archive::sniff(bytes) {
         Some(Format::Archive)
     } else if fio_json::sniff(bytes) {
@@ -134,34 +147,44 @@ pub fn read_any(source_name: &str, bytes: &[u8]) -> Result<Run, LoadError> {
     read_any_with(source_name, bytes, &Options::default())
 }
 
-/// [`read_any`] with the caller's unit and window.
+/// [`read_any`] with the caller's unit and window. Every run it returns holds the
+/// invariant of [`Run::checked`] (at most 2^63 - 1 I/Os, no tag named like a row the
+/// outputs make); a leading UTF-8 byte-order mark is skipped.
 pub fn read_any_with(source_name: &str, bytes: &[u8], opts: &Options) -> Result<Run, LoadError> {
     let tried = || FORMATS.join(", ");
+    let bytes = without_bom(bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(LoadError::Empty { source_name: source_name.to_string(), tried: tried() });
     }
-    match detect(source_name, bytes) {
-        Some(Format::Archive) => Ok(archive::read(source_name, bytes)?),
-        Some(Format::FioJson) => Ok(fio_json::read(source_name, bytes)?),
-        Some(Format::FioHist) => Ok(fio_hist::read(source_name, bytes)?),
-        Some(Format::FioLat) => Ok(fio_lat::read(source_name, bytes, opts.window_s)?),
-        Some(Format::Spectrum) => Ok(spectrum::read(source_name, bytes, opts.unit)?),
-        Some(Format::List) => Ok(list::read(source_name, bytes, opts.unit, opts.window_s)?),
-        None => Err(LoadError::Unknown { source_name: source_name.to_string(), tried: tried() }),
-    }
+    let run = match detect(source_name, bytes) {
+        Some(Format::Archive) => archive::read(source_name, bytes)?,
+        Some(Format::FioJson) => fio_json::read(source_name, bytes)?,
+        Some(Format::FioHist) => fio_hist::read(source_name, bytes)?,
+        Some(Format::FioLat) => fio_lat::read(source_name, bytes, opts.window_s)?,
+        Some(Format::Spectrum) => spectrum::read(source_name, bytes, opts.unit)?,
+        Some(Format::List) => list::read(source_name, bytes, opts.unit, opts.window_s)?,
+        None => return Err(LoadError::Unknown { source_name: source_name.to_string(), tried: tried() }),
+    };
+    // each reader has checked already, with its own line numbers; this keeps the promise
+    // for any reader added later
+    Ok(run.checked()?)
 }
 
 /// Combine runs read from several files of one measurement (the jobs' logs of one fio run,
 /// json+ with its logs) into one run. Windows are kept, shifted to a common start when the
 /// runs know their start times; windows of one tag with the same start (the jobs' latency
 /// logs on one time grid) are added up. The precision is the coarsest of the parts.
-pub fn combine(name: &str, runs: &[Run]) -> Run {
+///
+/// An error when the runs hold more than 2^63 - 1 I/Os in all (it names the input and
+/// window where the total passes the limit): the combined run keeps the invariant of
+/// [`Run::check_counts`], so the windows added up here are exact.
+pub fn combine(name: &str, runs: &[Run]) -> Result<Run, CountError> {
     if runs.len() == 1 {
         let mut r = runs[0].clone();
         r.name = name.to_string();
-        return r;
+        return r.checked();
     }
-    let mut out = Run::merged(name, runs);
+    let mut out = Run::merged(name, runs)?;
     let mut index: HashMap<(Option<String>, u64), usize> = HashMap::new();
     let mut windows: Vec<Window> = Vec::with_capacity(out.windows.len());
     for w in std::mem::take(&mut out.windows) {
@@ -212,7 +235,7 @@ pub fn combine(name: &str, runs: &[Run]) -> Run {
         p.stamp(&mut meta);
     }
     out.meta = meta;
-    out
+    out.checked()
 }
 
 #[cfg(test)]
@@ -249,10 +272,47 @@ mod tests {
     fn combine_adds_windows_on_one_grid() {
         let a = fio_lat::read("j_clat.1.log", b"0, 100, 0, 4096, 0\n1500, 200, 1, 4096, 0\n", 1.0).unwrap();
         let b = fio_lat::read("j_clat.2.log", b"10, 300, 0, 4096, 0\n", 1.0).unwrap();
-        let c = combine("j", &[a, b]);
+        let c = combine("j", &[a, b]).unwrap();
         assert_eq!(c.windows.len(), 2);
         assert_eq!(c.windows[0].hist.count(), 2);
         assert_eq!(c.meta["sources"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn combine_refuses_more_than_a_run_holds() {
+        let mut acc = crate::hist::Accumulator::new(crate::hist::Layout::default_ns());
+        acc.record_n(1000, crate::hist::MAX_COUNT);
+        let w = Window { start_s: 0.0, length_s: 1.0, tag: Some("read".into()), hist: acc.finish() };
+        let a = Run { name: "A".into(), source: "A.hlog".into(), windows: vec![w], ..Run::default() };
+        let bytes = archive::write(Vec::new(), &a).unwrap();
+        let a = read_any("A.hlog", &bytes).unwrap();
+        assert_eq!(combine("A", std::slice::from_ref(&a)).unwrap().windows[0].hist.count(), crate::hist::MAX_COUNT);
+        let e = combine("A", &[a.clone(), a]).unwrap_err();
+        assert_eq!((e.source_name.as_str(), e.window), ("A.hlog", 0));
+        assert!(e.to_string().starts_with("A.hlog: window 1 (read starting at 0.000 s) takes the run's I/O count past 2^63-1"), "{e}");
+    }
+
+    #[test]
+    fn every_format_reads_with_a_byte_order_mark() {
+        let hist = format!("251, 0, 4096, {}\n", vec!["1"; 1856].join(", "));
+        let json = r#"{"fio version": "fio-3.33", "jobs": [{"jobname": "j", "read": {"total_ios": 1, "runtime": 1000, "clat_ns": {"N": 1, "bins": {"604": 1}}}}]}"#;
+        let spectrum = "       Value   Percentile   TotalCount 1/(1-Percentile)\n\n       1.000     1.000000            5          inf\n";
+        let archive = String::from_utf8(archive::write(Vec::new(), &read_any("l.txt", b"5\n").unwrap()).unwrap()).unwrap();
+        let cases: [(&str, &str, Format); 6] = [
+            ("a.hlog", archive.as_str(), Format::Archive),
+            ("a.json", json, Format::FioJson),
+            ("a_clat_hist.1.log", hist.as_str(), Format::FioHist),
+            ("a_clat.1.log", "0, 100, 0, 4096, 0\n", Format::FioLat),
+            ("a.hgrm", spectrum, Format::Spectrum),
+            ("a.csv", "time,latency\n0,1\n", Format::List),
+        ];
+        for (name, text, format) in cases {
+            let with = [BOM, text.as_bytes()].concat();
+            assert_eq!(detect(name, &with), Some(format), "{name}");
+            let plain = read_any(name, text.as_bytes()).unwrap();
+            assert_eq!(read_any(name, &with).unwrap(), plain, "{name}");
+        }
+        assert!(matches!(read_any("e.txt", BOM).unwrap_err(), LoadError::Empty { .. }));
     }
 
     proptest! {

@@ -24,7 +24,7 @@ use serde_json::{json, Map};
 
 use super::list::Unit;
 use super::precision::Precision;
-use crate::hist::{Accumulator, Layout};
+use crate::hist::{Accumulator, Layout, MAX_COUNT};
 use crate::run::{Run, Warning, Window};
 
 /// Why a percentile spectrum could not be read.
@@ -49,6 +49,12 @@ pub enum SpectrumErrorKind {
     Total { rows: u64, footer: u64 },
     #[error("no spectrum rows after the `Value Percentile TotalCount` header")]
     Empty,
+    /// A total count beyond what a run may hold.
+    #[error("total count {0} is more than 2^63-1 (9223372036854775807), the most an HdrHistogram log holds; expected at most that many values")]
+    Count(String),
+    /// More values than a run may hold.
+    #[error("{}", .0.reason())]
+    Counts(crate::run::CountError),
 }
 
 fn is_header(line: &str) -> bool {
@@ -58,6 +64,7 @@ fn is_header(line: &str) -> bool {
 
 /// Does this look like a percentile spectrum?
 pub fn sniff(bytes: &[u8]) -> bool {
+    let bytes = super::without_bom(bytes);
     let head = String::from_utf8_lossy(&bytes[..bytes.len().min(16384)]);
     head.lines().any(is_header)
 }
@@ -65,6 +72,7 @@ pub fn sniff(bytes: &[u8]) -> bool {
 /// Read every spectrum in the text; values in `unit` (milliseconds when `None`).
 pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>) -> Result<Run, SpectrumError> {
     let e = |line, kind| SpectrumError { source_name: source_name.to_string(), line, kind };
+    let bytes = super::without_bom(bytes);
     let text = std::str::from_utf8(bytes).map_err(|err| {
         let line = bytes[..err.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
         e(line, SpectrumErrorKind::NotText)
@@ -93,10 +101,12 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>) -> Result<Run, 
         }
         if let Some(footer) = line.strip_prefix("#[Max") {
             // `#[Max = 12.345, Total count = 1000]` (Java, wrk2) or `TotalCount =` (Python)
-            let total = footer.rsplit('=').next().and_then(|t| t.trim().trim_end_matches(']').trim().parse::<f64>().ok());
+            // an integer is compared exactly (a float has 53 bits); Python may print `1000.0`
+            let text = footer.rsplit('=').next().map_or("", |t| t.trim().trim_end_matches(']').trim());
+            let total = text.parse::<u64>().ok().or_else(|| text.parse::<f64>().ok().filter(|t| t.is_finite() && *t >= 0.0).map(|t| t as u64));
             if let Some(t) = total {
-                if t.is_finite() && t >= 0.0 && t as u64 != last_total {
-                    return Err(e(lineno, SpectrumErrorKind::Total { rows: last_total, footer: t as u64 }));
+                if t != last_total {
+                    return Err(e(lineno, SpectrumErrorKind::Total { rows: last_total, footer: t }));
                 }
             }
             continue;
@@ -105,6 +115,15 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>) -> Result<Run, 
             continue;
         }
         let cols: Vec<&str> = line.split_whitespace().collect();
+        // A row's total count bounds every count of its spectrum (they are cumulative), so
+        // one check here keeps the spectrum within what a run may hold.
+        if (cols.len() == 3 || cols.len() == 4)
+            && !cols[2].is_empty()
+            && cols[2].bytes().all(|b| b.is_ascii_digit())
+            && cols[2].parse::<u64>().map_or(true, |t| t > MAX_COUNT)
+        {
+            return Err(e(lineno, SpectrumErrorKind::Count(cols[2].chars().take(40).collect())));
+        }
         let row = (cols.len() == 3 || cols.len() == 4)
             .then(|| Some((cols[0].parse::<f64>().ok()?, cols[1].parse::<f64>().ok()?, cols[2].parse::<u64>().ok()?)))
             .flatten();
@@ -156,7 +175,9 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>) -> Result<Run, 
         warnings.push(Warning { line: None, message: "no unit given for the spectrum: read as milliseconds (wrk2's unit); give the unit (nines import --unit us)".into() });
     }
     warnings.push(Warning { line: None, message: "a percentile spectrum has no times: IOPS and the runtime view are not known".into() });
-    Ok(Run { name: crate::archive::stem(source_name), source: source_name.to_string(), start_time: None, meta, windows, warnings })
+    let run = Run { name: crate::archive::stem(source_name), source: source_name.to_string(), start_time: None, meta, windows, warnings };
+    // one window of at most MAX_COUNT values (checked above): this cannot fail
+    run.checked().map_err(|c| e(header_line.max(1), SpectrumErrorKind::Counts(c)))
 }
 
 #[cfg(test)]
@@ -199,6 +220,33 @@ mod tests {
         assert_eq!(run.warnings.len(), 2);
         let l = Layout::default_ns();
         assert_eq!(value_at(&run.windows[0].hist, &standard_levels()[0]), Some(l.highest_equivalent(1_000_000)));
+    }
+
+    #[test]
+    fn total_counts_beyond_the_limit_are_errors() {
+        let text = WRK2.replace("12.345     1.000000         1000", "12.345     1.000000  9223372036854775808");
+        let e = read("big.hgrm", text.as_bytes(), None).unwrap_err();
+        assert_eq!(e.line, 12);
+        assert_eq!(e.kind, SpectrumErrorKind::Count("9223372036854775808".into()));
+        assert!(e.to_string().starts_with("big.hgrm: line 12: total count 9223372036854775808 is more than 2^63-1"), "{e}");
+        let text = WRK2.replace("12.345     1.000000         1000", "12.345     1.000000  99999999999999999999999");
+        assert!(matches!(read("big.hgrm", text.as_bytes(), None).unwrap_err().kind, SpectrumErrorKind::Count(_)));
+        // 2^63-1 itself is read exactly
+        let text = WRK2
+            .replace("12.345     1.000000         1000", "12.345     1.000000  9223372036854775807")
+            .replace("Total count    =         1000", "Total count    =  9223372036854775807");
+        let run = read("max.hgrm", text.as_bytes(), None).unwrap();
+        assert_eq!(run.windows[0].hist.count(), MAX_COUNT);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let with = [crate::import::BOM, WRK2.as_bytes()].concat();
+        assert!(sniff(&with));
+        assert_eq!(read("bom.hgrm", &with, None).unwrap(), read("bom.hgrm", WRK2.as_bytes(), None).unwrap());
+        let hgrm = "       Value   Percentile   TotalCount 1/(1-Percentile)\n\n       1.000     1.000000            5          inf\n";
+        let with = [crate::import::BOM, hgrm.as_bytes()].concat();
+        assert_eq!(crate::import::read_any("bom.hgrm", &with).unwrap().windows[0].hist.count(), 5);
     }
 
     #[test]
