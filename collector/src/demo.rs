@@ -30,8 +30,23 @@ pub struct DemoArgs {
 /// The `nines run` command line the demo runs, on `target`.
 pub fn run_command(a: &DemoArgs, target: &std::path::Path, buffered: bool) -> Vec<String> {
     let mut v: Vec<String> = [
-        "nines", "run", "--rw", "randrw", "--mix", "70", "--bs", "4k", "--qd", "16", "--window", "1s", "--name", "demo",
-        "--notes", "nines demo: 4k random 70% reads / 30% writes, QD16, on a temporary file", "--force",
+        "nines",
+        "run",
+        "--rw",
+        "randrw",
+        "--mix",
+        "70",
+        "--bs",
+        "4k",
+        "--qd",
+        "16",
+        "--window",
+        "1s",
+        "--name",
+        "demo",
+        "--notes",
+        "nines demo: 4k random 70% reads / 30% writes, QD16, on a temporary file",
+        "--force",
     ]
     .iter()
     .map(|s| s.to_string())

@@ -83,12 +83,13 @@ fn summary(run: &Run) -> String {
 
 /// A file name from a run name: letters, digits, `-`, `_`, `=`, `.` kept, others `_`.
 fn file_stem(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "-_=.".contains(c) { c } else { '_' })
-        .collect();
+    let s: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || "-_=.".contains(c) { c } else { '_' }).collect();
     let s = s.trim_matches('_').to_string();
-    if s.is_empty() { "run".into() } else { s }
+    if s.is_empty() {
+        "run".into()
+    } else {
+        s
+    }
 }
 
 pub fn run(args: &ImportArgs, out: &mut impl Write) -> Result<()> {

@@ -88,7 +88,10 @@ pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
     let cand = load_runs(&args.with)?;
     let c = compare::compare(&base, &cand, &opts);
     if c.tags.is_empty() {
-        bail!("the baseline and candidate runs have no direction in common{}", args.sel.tag.as_ref().map_or(String::new(), |t| format!(" named '{t}'")));
+        bail!(
+            "the baseline and candidate runs have no direction in common{}",
+            args.sel.tag.as_ref().map_or(String::new(), |t| format!(" named '{t}'"))
+        );
     }
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
@@ -130,11 +133,8 @@ pub fn steady(args: &SteadyArgs, out: &mut impl Write) -> Result<()> {
         bail!("--rounds {} is too few: the rule needs at least 2 rounds (the PTS uses 5)", args.rounds);
     }
     let track: Track = args.track.parse().map_err(anyhow::Error::msg).context("--track")?;
-    let criteria: Vec<Criterion> = args
-        .criteria
-        .iter()
-        .map(|c| c.parse::<Criterion>().with_context(|| format!("--criterion {c}")))
-        .collect::<Result<_>>()?;
+    let criteria: Vec<Criterion> =
+        args.criteria.iter().map(|c| c.parse::<Criterion>().with_context(|| format!("--criterion {c}"))).collect::<Result<_>>()?;
     let round = match args.round {
         None => Grouping::Native,
         Some(s) if s > 0.0 && s.is_finite() => Grouping::Seconds(s),

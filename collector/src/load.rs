@@ -243,7 +243,6 @@ fn read_lat_log_parts(path: &Path, name: &str, opts: &Options, size: u64, parts:
     Ok(all.finish()?)
 }
 
-
 /// Decode an interval log's window lines on all cores (nines-core has no threads; the
 /// decoding of each line is independent, so chunks are decoded side by side and joined in
 /// order). Gives exactly what `archive::read` gives.

@@ -214,18 +214,16 @@ pub fn create_streaming(path: &Path, force: bool, inputs: &Inputs, what: &str) -
             .with_context(|| format!("could not create {what} '{}'", path.display()))?;
         tmp.persist(path).map_err(|e| anyhow::Error::new(e.error).context(format!("could not create {what} '{}'", path.display())))?
     } else {
-        OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(path)
-            .map_err(|e| {
-                if e.kind() == std::io::ErrorKind::AlreadyExists {
-                    anyhow::anyhow!("{what} '{}' was created by another process meanwhile (is another nines writing it?); give another path", path.display())
-                } else {
-                    anyhow::Error::new(e).context(format!("could not create {what} '{}'", path.display()))
-                }
-            })?
+        OpenOptions::new().write(true).create_new(true).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(path).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                anyhow::anyhow!(
+                    "{what} '{}' was created by another process meanwhile (is another nines writing it?); give another path",
+                    path.display()
+                )
+            } else {
+                anyhow::Error::new(e).context(format!("could not create {what} '{}'", path.display()))
+            }
+        })?
     };
     let m = file.metadata().with_context(|| format!("could not stat {what} '{}'", path.display()))?;
     Ok(Created { file, path: path.to_path_buf(), id: (m.dev(), m.ino()), keep: false })
@@ -274,7 +272,8 @@ mod tests {
         let e = write_atomic(&link, b"again", Replace::Never, &inputs).unwrap_err().to_string();
         assert!(e.contains("--force"), "{e}");
         // no temporary file is left behind
-        let names: Vec<String> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let names: Vec<String> =
+            std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
     }
 

@@ -6,10 +6,8 @@ use nines_core::table::{render, width};
 
 fuzz_target!(|data: &[u8]| {
     // rows split by 0xff bytes, cells by 0xfe, text as lossy UTF-8
-    let rows: Vec<Vec<String>> = data
-        .split(|&b| b == 0xff)
-        .map(|r| r.split(|&b| b == 0xfe).map(|c| String::from_utf8_lossy(c).into_owned()).collect())
-        .collect();
+    let rows: Vec<Vec<String>> =
+        data.split(|&b| b == 0xff).map(|r| r.split(|&b| b == 0xfe).map(|c| String::from_utf8_lossy(c).into_owned()).collect()).collect();
     let out = render(&rows);
     assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "raw control character");
     let lines: Vec<&str> = out.split_terminator('\n').collect();

@@ -22,8 +22,7 @@ use crate::hist::Hist;
 use crate::run::{Run, Warning, Window};
 
 /// The legend line Java's `HistogramLogWriter` writes.
-pub const LEGEND: &str =
-    "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"";
+pub const LEGEND: &str = "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"";
 const META_PREFIX: &str = "#[nines ";
 /// Seconds in a year: Java's rule for telling absolute from relative timestamps.
 const YEAR_S: f64 = 365.0 * 24.0 * 3600.0;
@@ -182,10 +181,7 @@ fn cut_warning(lineno: usize, kind: &ArchiveErrorKind, complete: usize) -> Warni
 /// Decode window lines (as located by [`scan`]).
 pub fn decode_lines(source_name: &str, lines: &[(usize, &str)]) -> Result<Vec<RawWindow>, ArchiveError> {
     let mut decoder = Decoder::new();
-    lines
-        .iter()
-        .map(|&(lineno, line)| window_line(line, &mut decoder).map_err(|kind| err(source_name, lineno, kind)))
-        .collect()
+    lines.iter().map(|&(lineno, line)| window_line(line, &mut decoder).map_err(|kind| err(source_name, lineno, kind))).collect()
 }
 
 impl<'a> Scanned<'a> {
@@ -236,10 +232,7 @@ fn build_run(sc: Scanned<'_>, raw: Vec<RawWindow>) -> Run {
         _ => 0.0,
     };
     let t0 = sc.start_time.unwrap_or(base + first_ts);
-    let windows = raw
-        .into_iter()
-        .map(|(ts, len, tag, hist)| Window { start_s: (base - t0) + ts, length_s: len, tag, hist })
-        .collect();
+    let windows = raw.into_iter().map(|(ts, len, tag, hist)| Window { start_s: (base - t0) + ts, length_s: len, tag, hist }).collect();
     let name = match sc.meta.get("name") {
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
         _ => stem(&sc.source_name),
@@ -518,7 +511,8 @@ mod tests {
         // Java without BaseTime, relative timestamps: relative to StartTime.
         let h = Hist::from_values(Layout::default_ns(), [1000, 2000]);
         let enc = Encoder::new().encode(&h).unwrap();
-        let text = format!("#[StartTime: 1700000000.000 (seconds since epoch), x]\n{LEGEND}\n0.127,1.007,2.769,{enc}\n1.134,0.999,0.442,{enc}\n");
+        let text =
+            format!("#[StartTime: 1700000000.000 (seconds since epoch), x]\n{LEGEND}\n0.127,1.007,2.769,{enc}\n1.134,0.999,0.442,{enc}\n");
         let run = read("j.hlog", text.as_bytes()).unwrap();
         assert_eq!(run.windows.len(), 2);
         assert_eq!(run.windows[0].tag, None);
@@ -560,7 +554,12 @@ mod tests {
         let e = read("big.hlog", bad.as_bytes()).unwrap_err();
         assert_eq!(e.line, 4);
         assert!(matches!(e.kind, ArchiveErrorKind::Counts(_)));
-        assert!(e.to_string().starts_with("big.hlog: line 4: window 3 (read starting at 1.000 s) takes the run's I/O count past 2^63-1 (9223372036854775807)"), "{e}");
+        assert!(
+            e.to_string().starts_with(
+                "big.hlog: line 4: window 3 (read starting at 1.000 s) takes the run's I/O count past 2^63-1 (9223372036854775807)"
+            ),
+            "{e}"
+        );
     }
 
     #[test]

@@ -113,9 +113,7 @@ impl Decoder {
             V2_COOKIE => decode_v2(bytes, &mut self.scratch),
             V2_COMPRESSED_COOKIE => {
                 let len = be_u32(bytes, 4).ok_or(DecodeError::Truncated("no compressed length"))?;
-                let body = bytes
-                    .get(8..8 + len as usize)
-                    .ok_or(DecodeError::Truncated("compressed length exceeds the data"))?;
+                let body = bytes.get(8..8 + len as usize).ok_or(DecodeError::Truncated("compressed length exceeds the data"))?;
                 self.inflate(body)?;
                 let inflated = &self.inflated[..self.inflated_len];
                 match be_u32(inflated, 0) {
@@ -231,11 +229,9 @@ fn decode_v2(b: &[u8], out: &mut Scratch) -> Result<Hist, DecodeError> {
     if high < low.max(1).saturating_mul(2) {
         return Err(DecodeError::Header(format!("highest value {high} below twice the lowest {low}")));
     }
-    let layout = Layout::new(low.max(1), digits as u8)
-        .ok_or_else(|| DecodeError::Header(format!("lowest value {low} with {digits} digits")))?;
-    let payload = b
-        .get(V2_HEADER_LEN..V2_HEADER_LEN + payload_len)
-        .ok_or(DecodeError::Truncated("payload length exceeds the data"))?;
+    let layout =
+        Layout::new(low.max(1), digits as u8).ok_or_else(|| DecodeError::Header(format!("lowest value {low} with {digits} digits")))?;
+    let payload = b.get(V2_HEADER_LEN..V2_HEADER_LEN + payload_len).ok_or(DecodeError::Truncated("payload length exceeds the data"))?;
 
     // V2 lists counts in index order, so buckets come out sorted: no dense array needed.
     // Each varint writes (and may keep) a bucket at the next free place of the scratch list.
@@ -291,10 +287,7 @@ fn decode_v2(b: &[u8], out: &mut Scratch) -> Result<Hist, DecodeError> {
 
 /// The index after a zero run of `-n` buckets.
 fn skip(index: usize, n: i64) -> Result<usize, DecodeError> {
-    usize::try_from(n.unsigned_abs())
-        .ok()
-        .and_then(|s| index.checked_add(s))
-        .ok_or(DecodeError::Payload("zero run past the value range"))
+    usize::try_from(n.unsigned_abs()).ok().and_then(|s| index.checked_add(s)).ok_or(DecodeError::Payload("zero run past the value range"))
 }
 
 /// HdrHistogram's LEB128 variant: up to 9 bytes, the 9th contributes all 8 bits. Hand-written

@@ -156,11 +156,8 @@ fn iops_of(run: &Run, tag: &str, stats: &TagStats) -> Measured {
         let t = run.tags().into_iter().find(|t| tag_name(t.as_deref()) == tag).flatten();
         Direction::Tag(t)
     };
-    let rates: Vec<f64> = direction_windows(run, &dir)
-        .iter()
-        .filter(|w| w.length_s > 0.0)
-        .map(|w| w.hist.count() as f64 / w.length_s)
-        .collect();
+    let rates: Vec<f64> =
+        direction_windows(run, &dir).iter().filter(|w| w.length_s > 0.0).map(|w| w.hist.count() as f64 / w.length_s).collect();
     let n = rates.len() as f64;
     if rates.len() < 2 {
         return (Some(stats.iops), None);
@@ -236,12 +233,7 @@ pub fn compare_stats<B: std::borrow::Borrow<RunStats>, C: std::borrow::Borrow<Ru
             TagComparison {
                 iops: change("IOPS", side(&bi), side(&ci), true),
                 mean: change("mean", side(&bm), side(&cm), false),
-                levels: opts
-                    .levels
-                    .iter()
-                    .enumerate()
-                    .map(|(i, l)| change(&l.label, side(&bl[i]), side(&cl[i]), false))
-                    .collect(),
+                levels: opts.levels.iter().enumerate().map(|(i, l)| change(&l.label, side(&bl[i]), side(&cl[i]), false)).collect(),
                 tag,
             }
         })

@@ -32,9 +32,10 @@ impl std::str::FromStr for Track {
             "mean" | "lat" => Ok(Track::Mean),
             _ => {
                 let q = s.strip_prefix('p').and_then(|p| p.parse::<f64>().ok()).map(|p| p / 100.0);
-                q.and_then(Level::from_quantile).filter(|l| l.num < l.den).map(Track::Level).ok_or_else(|| {
-                    format!("cannot track {s:?}: expected iops, bw, mean or a level such as p99 or p99.99")
-                })
+                q.and_then(Level::from_quantile)
+                    .filter(|l| l.num < l.den)
+                    .map(Track::Level)
+                    .ok_or_else(|| format!("cannot track {s:?}: expected iops, bw, mean or a level such as p99 or p99.99"))
             }
         }
     }
@@ -269,7 +270,12 @@ mod tests {
         let windows = iops
             .iter()
             .enumerate()
-            .map(|(s, &n)| Window { start_s: s as f64, length_s: 1.0, tag: Some("write".into()), hist: Hist::from_values(l, (0..n).map(|i| 50_000 + i % 997)) })
+            .map(|(s, &n)| Window {
+                start_s: s as f64,
+                length_s: 1.0,
+                tag: Some("write".into()),
+                hist: Hist::from_values(l, (0..n).map(|i| 50_000 + i % 997)),
+            })
             .collect();
         Run { windows, ..Run::default() }
     }

@@ -351,8 +351,7 @@ impl Hist {
     /// Convert to a dense HdrHistogram with the same layout (for encoding).
     pub fn to_hdr(&self) -> Histogram<u64> {
         let high = self.max().max(self.layout.low.saturating_mul(2)).max(2);
-        let mut h = Histogram::<u64>::new_with_bounds(self.layout.low, high, self.layout.sigfig)
-            .expect("layout was validated");
+        let mut h = Histogram::<u64>::new_with_bounds(self.layout.low, high, self.layout.sigfig).expect("layout was validated");
         h.auto(true);
         for (v, c) in self.buckets() {
             h.record_n(v, c).expect("auto-resizing histogram accepts every value");
@@ -399,11 +398,7 @@ impl Hist {
             return 0.0;
         }
         let n = self.total as f64;
-        let mean = self
-            .buckets()
-            .map(|(v, c)| self.layout.median_equivalent(v) as f64 * c as f64)
-            .sum::<f64>()
-            / n;
+        let mean = self.buckets().map(|(v, c)| self.layout.median_equivalent(v) as f64 * c as f64).sum::<f64>() / n;
         mean.clamp(self.min() as f64, self.max() as f64)
     }
 
@@ -444,11 +439,7 @@ impl Hist {
     fn indexed(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
         let mut big = self.big.iter();
         self.buckets.iter().map(move |b| {
-            let c = if b.count == SPILL {
-                *big.next().expect("one big count per spilled bucket")
-            } else {
-                u64::from(b.count)
-            };
+            let c = if b.count == SPILL { *big.next().expect("one big count per spilled bucket") } else { u64::from(b.count) };
             (b.index, c)
         })
     }
@@ -736,17 +727,9 @@ mod tests {
         acc.record_n(5000, 7);
         acc.record_n(1 << 40, big);
         let h = acc.finish();
-        let want = vec![
-            (10, 3),
-            (1000, huge),
-            (l.lowest_equivalent(5000), 7),
-            (l.lowest_equivalent(1 << 40), big),
-        ];
+        let want = vec![(10, 3), (1000, huge), (l.lowest_equivalent(5000), 7), (l.lowest_equivalent(1 << 40), big)];
         assert_eq!(h.buckets().collect::<Vec<_>>(), want);
-        assert_eq!(
-            h.buckets().rev().collect::<Vec<_>>(),
-            want.iter().rev().copied().collect::<Vec<_>>()
-        );
+        assert_eq!(h.buckets().rev().collect::<Vec<_>>(), want.iter().rev().copied().collect::<Vec<_>>());
         assert_eq!(h.count(), 3 + huge + 7 + big);
         assert_eq!(h.max(), l.highest_equivalent(1 << 40));
         let small = Hist::from_values(l, [10, 1000, 1000]);

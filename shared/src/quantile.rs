@@ -85,11 +85,7 @@ fn label_of(num: u64, den: u64) -> String {
 
 /// The levels `nines stats` reports: p50, p90, p99, then 3 to 9 nines.
 pub fn standard_levels() -> Vec<Level> {
-    let mut v = vec![
-        Level { label: "p50".into(), num: 1, den: 2 },
-        Level::nines(1),
-        Level::nines(2),
-    ];
+    let mut v = vec![Level { label: "p50".into(), num: 1, den: 2 }, Level::nines(1), Level::nines(2)];
     v.extend((3..=9).map(Level::nines));
     v
 }
@@ -166,7 +162,16 @@ pub fn level_stat(h: &Hist, level: &Level) -> LevelStat {
             Some((l.lowest_equivalent(h.bucket_at_rank(lo)?), l.highest_equivalent(h.bucket_at_rank(hi)?)))
         })
     };
-    LevelStat { label: level.label.clone(), quantile: level.quantile(), value_ns, support, beyond, ci95_ns, bucket_ns: None, at_least: false }
+    LevelStat {
+        label: level.label.clone(),
+        quantile: level.quantile(),
+        value_ns,
+        support,
+        beyond,
+        ci95_ns,
+        bucket_ns: None,
+        at_least: false,
+    }
 }
 
 /// Compute several levels.
@@ -240,10 +245,7 @@ mod tests {
     #[test]
     fn labels() {
         let labels: Vec<String> = standard_levels().into_iter().map(|l| l.label).collect();
-        assert_eq!(
-            labels,
-            ["p50", "p90", "p99", "p99.9", "p99.99", "p99.999", "p99.9999", "p99.99999", "p99.999999", "p99.9999999"]
-        );
+        assert_eq!(labels, ["p50", "p90", "p99", "p99.9", "p99.99", "p99.999", "p99.9999", "p99.99999", "p99.999999", "p99.9999999"]);
         assert_eq!(Level::from_quantile(0.995).unwrap().label, "p99.5");
         assert_eq!(Level::from_quantile(0.999).unwrap(), Level::nines(3));
         assert!(Level::from_quantile(0.0).is_none());
@@ -322,7 +324,13 @@ mod tests {
             let trials = 400;
             let mut covered = 0;
             for _ in 0..trials {
-                let h = Hist::from_values(Layout::default_ns(), (0..n).map(|_| { let x: f64 = exp.sample(&mut rng); x.round() as u64 }));
+                let h = Hist::from_values(
+                    Layout::default_ns(),
+                    (0..n).map(|_| {
+                        let x: f64 = exp.sample(&mut rng);
+                        x.round() as u64
+                    }),
+                );
                 let s = level_stat(&h, &level);
                 let (lo, hi) = s.ci95_ns.unwrap();
                 if (lo as f64) <= truth && truth <= hi as f64 {

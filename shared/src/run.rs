@@ -201,15 +201,7 @@ impl Run {
     pub fn slice(&self, from: Option<f64>, to: Option<f64>) -> Run {
         let from = from.unwrap_or(f64::NEG_INFINITY);
         let to = to.unwrap_or(f64::INFINITY);
-        Run {
-            windows: self
-                .windows
-                .iter()
-                .filter(|w| w.start_s >= from && w.start_s < to)
-                .cloned()
-                .collect(),
-            ..self.clone()
-        }
+        Run { windows: self.windows.iter().filter(|w| w.start_s >= from && w.start_s < to).cloned().collect(), ..self.clone() }
     }
 
     /// Windows of one tag, in order.
@@ -253,9 +245,17 @@ mod tests {
     #[test]
     fn counts_are_checked_over_all_windows() {
         let half = MAX_COUNT / 2 + 1;
-        let ok = Run { source: "a.hlog".into(), windows: vec![window(0.0, Some("read"), MAX_COUNT - 1), window(1.0, Some("write"), 1)], ..Run::default() };
+        let ok = Run {
+            source: "a.hlog".into(),
+            windows: vec![window(0.0, Some("read"), MAX_COUNT - 1), window(1.0, Some("write"), 1)],
+            ..Run::default()
+        };
         ok.check_counts().unwrap();
-        let bad = Run { source: "b.hlog".into(), windows: vec![window(0.0, Some("read"), half), window(1.0, Some("write"), 7), window(2.0, Some("read"), half)], ..Run::default() };
+        let bad = Run {
+            source: "b.hlog".into(),
+            windows: vec![window(0.0, Some("read"), half), window(1.0, Some("write"), 7), window(2.0, Some("read"), half)],
+            ..Run::default()
+        };
         let e = bad.check_counts().unwrap_err();
         assert_eq!((e.window, e.tag.as_deref(), e.start_s), (2, Some("read"), 2.0));
         assert!(e.to_string().starts_with("b.hlog: window 3 (read starting at 2.000 s) takes the run's I/O count past 2^63-1"), "{e}");
@@ -267,7 +267,8 @@ mod tests {
 
     #[test]
     fn reserved_tags_are_renamed() {
-        let mut r = Run { windows: vec![window(0.0, Some("all"), 1), window(0.0, Some("read"), 1), window(1.0, Some("all"), 1)], ..Run::default() };
+        let mut r =
+            Run { windows: vec![window(0.0, Some("all"), 1), window(0.0, Some("read"), 1), window(1.0, Some("all"), 1)], ..Run::default() };
         r.rename_reserved_tags();
         assert_eq!(r.tags(), [Some("all.log".to_string()), Some("read".into())]);
         assert_eq!(r.warnings.len(), 1);
@@ -277,7 +278,10 @@ mod tests {
         r.rename_reserved_tags();
         assert_eq!(r.warnings.len(), 1);
         // a taken name gets a number; "untagged" only with windows without a tag
-        let mut r = Run { windows: vec![window(0.0, Some("all"), 1), window(0.0, Some("all.log"), 1), window(0.0, Some("untagged"), 1)], ..Run::default() };
+        let mut r = Run {
+            windows: vec![window(0.0, Some("all"), 1), window(0.0, Some("all.log"), 1), window(0.0, Some("untagged"), 1)],
+            ..Run::default()
+        };
         r.rename_reserved_tags();
         assert_eq!(r.tags(), [Some("all.log.2".to_string()), Some("all.log".into()), Some("untagged".into())]);
         let mut r = Run { windows: vec![window(0.0, None, 1), window(0.0, Some("untagged"), 1)], ..Run::default() };

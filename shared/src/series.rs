@@ -178,7 +178,12 @@ mod tests {
         let mut windows = Vec::new();
         for s in 0..n {
             for (tag, k) in [("read", 700u64), ("write", 300)] {
-                windows.push(Window { start_s: s as f64, length_s: 1.0, tag: Some(tag.into()), hist: Hist::from_values(l, (0..k).map(|i| 10_000 + i * 97 + s as u64 * 11)) });
+                windows.push(Window {
+                    start_s: s as f64,
+                    length_s: 1.0,
+                    tag: Some(tag.into()),
+                    hist: Hist::from_values(l, (0..k).map(|i| 10_000 + i * 97 + s as u64 * 11)),
+                });
             }
         }
         Run { windows, ..Run::default() }

@@ -159,7 +159,11 @@ pub fn run_stats(run: &Run, opts: &Options) -> RunStats {
 fn span_of(windows: &[&Window]) -> f64 {
     let start = windows.iter().map(|w| w.start_s).fold(f64::INFINITY, f64::min);
     let end = windows.iter().map(|w| w.end_s()).fold(f64::NEG_INFINITY, f64::max);
-    if end > start { end - start } else { 0.0 }
+    if end > start {
+        end - start
+    } else {
+        0.0
+    }
 }
 
 /// The JSON document `nines stats --json` prints.
@@ -190,10 +194,7 @@ fn render_run(r: &RunStats) -> String {
     let levels: Vec<&str> = r.tags.0.first().map(|(_, s)| s.levels.iter().map(|l| l.label.as_str()).collect()).unwrap_or_default();
     // A level column is printed while any row has a value in it; the levels past the last
     // such column have no I/O beyond them in any row and are named in a note instead.
-    let shown = (0..levels.len())
-        .rev()
-        .find(|&i| r.tags.iter().any(|(_, s)| s.levels[i].value_ns.is_some()))
-        .map_or(0, |i| i + 1);
+    let shown = (0..levels.len()).rev().find(|&i| r.tags.iter().any(|(_, s)| s.levels[i].value_ns.is_some())).map_or(0, |i| i + 1);
     let mut header = vec!["dir", "count", "IOPS", "min", "mean", "stdev"];
     header.extend(levels[..shown].iter().copied());
     header.push("max");
@@ -268,9 +269,24 @@ mod tests {
         let l = Layout::default_ns();
         let mut windows = Vec::new();
         for s in 0..4u64 {
-            windows.push(Window { start_s: s as f64, length_s: 1.0, tag: Some("read".into()), hist: Hist::from_values(l, (1..=7000).map(|i| 50_000 + i * 13 + s)) });
-            windows.push(Window { start_s: s as f64, length_s: 1.0, tag: Some("write".into()), hist: Hist::from_values(l, (1..=3000).map(|i| 20_000 + i * 71)) });
-            windows.push(Window { start_s: s as f64, length_s: 1.0, tag: Some("read.svc".into()), hist: Hist::from_values(l, (1..=7000).map(|i| 40_000 + i)) });
+            windows.push(Window {
+                start_s: s as f64,
+                length_s: 1.0,
+                tag: Some("read".into()),
+                hist: Hist::from_values(l, (1..=7000).map(|i| 50_000 + i * 13 + s)),
+            });
+            windows.push(Window {
+                start_s: s as f64,
+                length_s: 1.0,
+                tag: Some("write".into()),
+                hist: Hist::from_values(l, (1..=3000).map(|i| 20_000 + i * 71)),
+            });
+            windows.push(Window {
+                start_s: s as f64,
+                length_s: 1.0,
+                tag: Some("read.svc".into()),
+                hist: Hist::from_values(l, (1..=7000).map(|i| 40_000 + i)),
+            });
         }
         Run { name: "t".into(), source: "t.hlog".into(), windows, ..Run::default() }
     }

@@ -196,7 +196,12 @@ fn pct(b: f64, c: f64) -> Option<f64> {
 /// Build the sweep table of `base` runs (and, paired by configuration and parameter value,
 /// `cand` runs) for the direction `tag` (`all` for every direction merged).
 /// Runs may be given owned or borrowed (`&[Run]` or `&[&Run]`).
-pub fn sweep<B: std::borrow::Borrow<Run>, C: std::borrow::Borrow<Run>>(base: &[B], cand: &[C], param: &str, tag: &str) -> Result<SweepTable, SweepError> {
+pub fn sweep<B: std::borrow::Borrow<Run>, C: std::borrow::Borrow<Run>>(
+    base: &[B],
+    cand: &[C],
+    param: &str,
+    tag: &str,
+) -> Result<SweepTable, SweepError> {
     let base = base.iter().map(|r| r.borrow());
     let cand = cand.iter().map(|r| r.borrow());
     let key = |r: &Run| -> Result<(String, f64), SweepError> {
@@ -255,7 +260,13 @@ pub fn to_text(t: &SweepTable) -> String {
         }
         let mut rows = vec![header];
         for r in t.rows.iter().filter(|r| r.config == config) {
-            let mut row = vec![trim_num(r.param), format_rate(r.base.iops), format_ns(r.base.mean_ns.round() as u64), lat(r.base.p99_ns), p9999(&r.base)];
+            let mut row = vec![
+                trim_num(r.param),
+                format_rate(r.base.iops),
+                format_ns(r.base.mean_ns.round() as u64),
+                lat(r.base.p99_ns),
+                p9999(&r.base),
+            ];
             if with_cand {
                 match (&r.cand, &r.change) {
                     (Some(c), Some(ch)) => row.extend([
@@ -298,7 +309,16 @@ pub fn to_csv(t: &SweepTable) -> String {
     let f = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{v:.3}"));
     for r in &t.rows {
         let b = &r.base;
-        out.push_str(&format!("{},{},{},{:.3},{:.3},{},{}", csv_field(&r.config), trim_num(r.param), csv_field(&b.run), b.iops, b.mean_ns, o(b.p99_ns), o(b.p99_99_ns)));
+        out.push_str(&format!(
+            "{},{},{},{:.3},{:.3},{},{}",
+            csv_field(&r.config),
+            trim_num(r.param),
+            csv_field(&b.run),
+            b.iops,
+            b.mean_ns,
+            o(b.p99_ns),
+            o(b.p99_99_ns)
+        ));
         match (&r.cand, &r.change) {
             (Some(c), Some(ch)) => out.push_str(&format!(
                 ",{},{:.3},{:.3},{},{},{},{},{},{}\n",

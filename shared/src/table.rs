@@ -85,11 +85,8 @@ mod tests {
 
     #[test]
     fn control_characters_are_escaped() {
-        let rows = vec![
-            vec!["dir".to_string(), "count".into()],
-            vec!["\u{1b}[2Jr\0d".into(), "1".into()],
-            vec!["read".into(), "x\ny".into()],
-        ];
+        let rows =
+            vec![vec!["dir".to_string(), "count".into()], vec!["\u{1b}[2Jr\0d".into(), "1".into()], vec!["read".into(), "x\ny".into()]];
         let text = render(&rows);
         assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
         assert_eq!(text.lines().count(), 3);

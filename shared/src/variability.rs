@@ -33,7 +33,14 @@ pub fn variability(runs: &[&TagStats]) -> Vec<LevelVariability> {
                 (Some(a), Some(b), Some(m)) if m > 0 => Some((b - a) as f64 / m as f64 * 100.0),
                 _ => None,
             };
-            LevelVariability { label: first.levels[i].label.clone(), runs: n, min_ns: min, median_ns: median, max_ns: max, spread_pct: spread }
+            LevelVariability {
+                label: first.levels[i].label.clone(),
+                runs: n,
+                min_ns: min,
+                median_ns: median,
+                max_ns: max,
+                spread_pct: spread,
+            }
         })
         .collect()
 }
@@ -42,8 +49,8 @@ pub fn variability(runs: &[&TagStats]) -> Vec<LevelVariability> {
 mod tests {
     use super::*;
     use crate::hist::{Hist, Layout};
-    use crate::stats::tag_stats;
     use crate::quantile::standard_levels;
+    use crate::stats::tag_stats;
 
     #[test]
     fn spread_of_five_runs() {

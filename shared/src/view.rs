@@ -441,10 +441,7 @@ pub fn steady_regions(values: &[f64], rounds: usize) -> Vec<SteadyRegion> {
 pub fn bytes_per_io(run: &Run, tag: Option<&str>) -> Option<f64> {
     let w = run.meta.get("workload")?;
     if let Some(split) = w.get("bs_bytes").and_then(|v| v.as_array()) {
-        let pairs: Option<Vec<(f64, f64)>> = split
-            .iter()
-            .map(|p| Some((p.get(0)?.as_f64()?, p.get(1)?.as_f64()?)))
-            .collect();
+        let pairs: Option<Vec<(f64, f64)>> = split.iter().map(|p| Some((p.get(0)?.as_f64()?, p.get(1)?.as_f64()?))).collect();
         if let Some(pairs) = pairs {
             let total: f64 = pairs.iter().map(|p| p.1).sum();
             if total > 0.0 {
@@ -480,22 +477,42 @@ fn parse_size(v: &serde_json::Value) -> Option<f64> {
 /// I/Os beyond them. Values in ns; a level without support is empty.
 pub fn stats_csv(runs: &[RunStats]) -> String {
     let mut out = String::new();
-    let labels: Vec<String> = runs
-        .iter()
-        .flat_map(|r| r.tags.iter())
-        .next()
-        .map(|(_, s)| s.levels.iter().map(|l| l.label.clone()).collect())
-        .unwrap_or_default();
-    let mut header = vec!["run".to_string(), "file".into(), "direction".into(), "count".into(), "iops".into(), "min_ns".into(), "mean_ns".into(), "stdev_ns".into()];
+    let labels: Vec<String> =
+        runs.iter().flat_map(|r| r.tags.iter()).next().map(|(_, s)| s.levels.iter().map(|l| l.label.clone()).collect()).unwrap_or_default();
+    let mut header = vec![
+        "run".to_string(),
+        "file".into(),
+        "direction".into(),
+        "count".into(),
+        "iops".into(),
+        "min_ns".into(),
+        "mean_ns".into(),
+        "stdev_ns".into(),
+    ];
     for l in &labels {
-        header.extend([format!("{l}_ns"), format!("{l}_support"), format!("{l}_beyond"), format!("{l}_ci95_lo_ns"), format!("{l}_ci95_hi_ns")]);
+        header.extend([
+            format!("{l}_ns"),
+            format!("{l}_support"),
+            format!("{l}_beyond"),
+            format!("{l}_ci95_lo_ns"),
+            format!("{l}_ci95_hi_ns"),
+        ]);
     }
     header.push("max_ns".into());
     out.push_str(&header.iter().map(|h| csv_field(h)).collect::<Vec<_>>().join(","));
     out.push('\n');
     for r in runs {
         for (tag, s) in r.tags.iter() {
-            let mut row = vec![csv_field(&r.name), csv_field(&r.file), csv_field(tag), s.count.to_string(), format!("{:.3}", s.iops), s.min_ns.to_string(), format!("{:.1}", s.mean_ns), format!("{:.1}", s.stdev_ns)];
+            let mut row = vec![
+                csv_field(&r.name),
+                csv_field(&r.file),
+                csv_field(tag),
+                s.count.to_string(),
+                format!("{:.3}", s.iops),
+                s.min_ns.to_string(),
+                format!("{:.1}", s.mean_ns),
+                format!("{:.1}", s.stdev_ns),
+            ];
             for l in &s.levels {
                 let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
                 let support = match l.support {
@@ -503,7 +520,13 @@ pub fn stats_csv(runs: &[RunStats]) -> String {
                     Support::Thin => "thin",
                     Support::Reliable => "reliable",
                 };
-                row.extend([opt(l.value_ns), support.into(), l.beyond.to_string(), opt(l.ci95_ns.map(|c| c.0)), opt(l.ci95_ns.map(|c| c.1))]);
+                row.extend([
+                    opt(l.value_ns),
+                    support.into(),
+                    l.beyond.to_string(),
+                    opt(l.ci95_ns.map(|c| c.0)),
+                    opt(l.ci95_ns.map(|c| c.1)),
+                ]);
             }
             row.push(s.max_ns.to_string());
             out.push_str(&row.join(","));
@@ -538,7 +561,12 @@ mod tests {
         let mut windows = Vec::new();
         for s in 0..n {
             for (tag, k) in [("read", 700u64), ("write", 300)] {
-                windows.push(Window { start_s: s as f64, length_s: 1.0, tag: Some(tag.into()), hist: Hist::from_values(l, (0..k).map(|i| 10_000 + i * 97 + s as u64 * 1_000)) });
+                windows.push(Window {
+                    start_s: s as f64,
+                    length_s: 1.0,
+                    tag: Some(tag.into()),
+                    hist: Hist::from_values(l, (0..k).map(|i| 10_000 + i * 97 + s as u64 * 1_000)),
+                });
             }
         }
         Run { name: "r".into(), source: "r.hlog".into(), windows, ..Run::default() }

@@ -55,8 +55,41 @@ fn page_cache_reads_beat_direct_reads() {
     let target = d.path().join("data");
     let (base, cand) = (d.path().join("direct.hlog"), d.path().join("buffered.hlog"));
     // O_DIRECT reads go to the disk; buffered reads of a 4 MiB file stay in the page cache
-    nines_ok(&["run", "--target", s(&target), "--size", "4MiB", "--rw", "randread", "--window", "200ms", "--runtime", "1s", "--quiet", "-o", s(&base)]);
-    nines_ok(&["run", "--target", s(&target), "--size", "4MiB", "--rw", "randread", "--buffered", "--ramp", "200ms", "--window", "200ms", "--runtime", "1s", "--quiet", "-o", s(&cand)]);
+    nines_ok(&[
+        "run",
+        "--target",
+        s(&target),
+        "--size",
+        "4MiB",
+        "--rw",
+        "randread",
+        "--window",
+        "200ms",
+        "--runtime",
+        "1s",
+        "--quiet",
+        "-o",
+        s(&base),
+    ]);
+    nines_ok(&[
+        "run",
+        "--target",
+        s(&target),
+        "--size",
+        "4MiB",
+        "--rw",
+        "randread",
+        "--buffered",
+        "--ramp",
+        "200ms",
+        "--window",
+        "200ms",
+        "--runtime",
+        "1s",
+        "--quiet",
+        "-o",
+        s(&cand),
+    ]);
     let v: Value = serde_json::from_str(&nines_ok(&["compare", s(&base), "--with", s(&cand), "--json"])).unwrap();
     let read = v["tags"].as_array().unwrap().iter().find(|t| t["tag"] == "read").unwrap();
     assert_eq!(read["levels"][0]["label"], "p50");
@@ -83,11 +116,25 @@ fn sweep_of_imported_fio_runs() {
         for nj in [1, 2, 4] {
             let sub = dir.join(format!("{side}/fio-{nj}-jobs"));
             std::fs::create_dir_all(&sub).unwrap();
-            fio(&sub, &[
-                "--name=sw", "--size=1M", "--rw=write", "--bs=8k", "--ioengine=psync", sync,
-                "--rate_iops=200", "--rate_process=poisson", "--runtime=1s", "--time_based", "--group_reporting",
-                &format!("--numjobs={nj}"), "--output-format=json+", "--output=fio.json",
-            ]);
+            fio(
+                &sub,
+                &[
+                    "--name=sw",
+                    "--size=1M",
+                    "--rw=write",
+                    "--bs=8k",
+                    "--ioengine=psync",
+                    sync,
+                    "--rate_iops=200",
+                    "--rate_process=poisson",
+                    "--runtime=1s",
+                    "--time_based",
+                    "--group_reporting",
+                    &format!("--numjobs={nj}"),
+                    "--output-format=json+",
+                    "--output=fio.json",
+                ],
+            );
             files.push(sub.join("fio.json"));
         }
         let mut args = vec!["import".to_string(), "--sweep".into()];
@@ -95,7 +142,9 @@ fn sweep_of_imported_fio_runs() {
         args.extend(["-o".into(), s(&dir.join(format!("{side}-runs"))).into()]);
         nines_ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
     }
-    let runs = |side: &str| -> Vec<String> { [1, 2, 4].iter().map(|nj| s(&dir.join(format!("{side}-runs/numjobs={nj}.hlog"))).to_string()).collect() };
+    let runs = |side: &str| -> Vec<String> {
+        [1, 2, 4].iter().map(|nj| s(&dir.join(format!("{side}-runs/numjobs={nj}.hlog"))).to_string()).collect()
+    };
     let mut args = vec!["sweep".to_string()];
     args.extend(runs("base"));
     args.push("--with".into());
@@ -127,14 +176,32 @@ fn steady_on_logs_and_real_runs() {
     assert_eq!(v["last"]["holds"], true);
     assert_eq!(v["first_steady_after"], 5);
     assert_eq!(v["criteria"][0]["criterion"], "iops:10%");
-    let v: Value = serde_json::from_str(&nines_ok(&["steady", s(&log), "--json", "--round", "10", "--track", "p99", "--tag", "read"])).unwrap();
+    let v: Value =
+        serde_json::from_str(&nines_ok(&["steady", s(&log), "--json", "--round", "10", "--track", "p99", "--tag", "read"])).unwrap();
     assert_eq!(v["rounds"].as_array().unwrap().len(), 6);
     assert_eq!(v["track"], "p99");
 
     // A real run with 200 ms windows: ten rounds, a report either way, numbers that add up.
     let d = tempfile::tempdir().unwrap();
     let (target, out) = (d.path().join("data"), d.path().join("r.hlog"));
-    nines_ok(&["run", "--target", s(&target), "--size", "8MiB", "--rw", "randread", "--qd", "4", "--window", "200ms", "--runtime", "2s", "--quiet", "-o", s(&out)]);
+    nines_ok(&[
+        "run",
+        "--target",
+        s(&target),
+        "--size",
+        "8MiB",
+        "--rw",
+        "randread",
+        "--qd",
+        "4",
+        "--window",
+        "200ms",
+        "--runtime",
+        "2s",
+        "--quiet",
+        "-o",
+        s(&out),
+    ]);
     let v: Value = serde_json::from_str(&nines_ok(&["steady", s(&out), "--json"])).unwrap();
     let rounds = v["rounds"].as_array().unwrap();
     assert!(rounds.len() >= 9, "{}", rounds.len());

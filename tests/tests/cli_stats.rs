@@ -38,7 +38,9 @@ fn golden_text_and_json() {
 
 #[test]
 fn range_and_tag_select_windows() {
-    let v: serde_json::Value = serde_json::from_str(&nines_ok(&["stats", "--json", "--tag", "write", "--from", "10", "--to", "20", &data("java-rw.hlog")])).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&nines_ok(&["stats", "--json", "--tag", "write", "--from", "10", "--to", "20", &data("java-rw.hlog")]))
+            .unwrap();
     let run = &v["runs"][0];
     assert_eq!(run["duration_s"], 10.0);
     assert_eq!(run["tags"]["write"]["count"], 50_000);

@@ -43,11 +43,7 @@ fn refused(args: &[&str]) -> String {
     let mut v = vec!["run", "--quiet"];
     v.extend_from_slice(args);
     let out = nines(&v);
-    assert!(
-        !out.status.success(),
-        "expected a refusal for {args:?}, got success:\n{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    assert!(!out.status.success(), "expected a refusal for {args:?}, got success:\n{}", String::from_utf8_lossy(&out.stdout));
     let e = String::from_utf8(out.stderr).unwrap();
     assert!(e.starts_with("nines: "), "{e}");
     assert!(!e.contains("panicked"), "{e}");
@@ -88,10 +84,7 @@ fn file_run_is_read_by_stats_and_python_hdrh() {
         "--notes",
         "e2e",
     ]);
-    assert!(
-        table.contains("read") && table.contains("write") && table.contains("all") && table.contains("p99"),
-        "{table}"
-    );
+    assert!(table.contains("read") && table.contains("write") && table.contains("all") && table.contains("p99"), "{table}");
     assert!(table.contains("stopped by runtime"), "{table}");
     let run = read_run(&o);
     assert_eq!(run.name, "file run");
@@ -175,12 +168,7 @@ fn raw_log_matches_the_archive_exactly() {
         for l in &levels {
             let rank = l.rank(h.count());
             let exact = vals[rank as usize - 1];
-            assert_eq!(
-                value_at(&h, l),
-                Some(layout.highest_equivalent(exact)),
-                "{tag} {}: nearest rank {exact}",
-                l.label
-            );
+            assert_eq!(value_at(&h, l), Some(layout.highest_equivalent(exact)), "{tag} {}: nearest rank {exact}", l.label);
         }
     }
     // Per window too: the job threads' windows and the raw log agree on every I/O's window.
@@ -189,17 +177,8 @@ fn raw_log_matches_the_archive_exactly() {
     starts.dedup();
     for st in starts {
         for tag in ["read", "write"] {
-            let n: u64 = run
-                .windows
-                .iter()
-                .filter(|w| w.start_s == st && w.tag.as_deref() == Some(tag))
-                .map(|w| w.hist.count())
-                .sum();
-            assert_eq!(
-                n,
-                raw_by_window.get(&(idx, tag.to_string())).copied().unwrap_or(0),
-                "window {idx} {tag}"
-            );
+            let n: u64 = run.windows.iter().filter(|w| w.start_s == st && w.tag.as_deref() == Some(tag)).map(|w| w.hist.count()).sum();
+            assert_eq!(n, raw_by_window.get(&(idx, tag.to_string())).copied().unwrap_or(0), "window {idx} {tag}");
         }
         idx += 1;
     }
@@ -254,39 +233,13 @@ fn existing_files_and_symlinks() {
     let link = d.path().join("link.dat");
     std::os::unix::fs::symlink(&foreign, &link).unwrap();
     let e = refused(&["--target", s(&link), "--rw", "randrw", "--ios", "200", "-o", s(&o), "--force"]);
-    assert!(
-        e.contains("foreign.dat") && e.contains("resolved from") && e.contains("--overwrite"),
-        "{e}"
-    );
-    run_ok(&[
-        "--target",
-        s(&link),
-        "--rw",
-        "randwrite",
-        "--ios",
-        "200",
-        "--overwrite",
-        "-o",
-        s(&o),
-        "--force",
-    ]);
+    assert!(e.contains("foreign.dat") && e.contains("resolved from") && e.contains("--overwrite"), "{e}");
+    run_ok(&["--target", s(&link), "--rw", "randwrite", "--ios", "200", "--overwrite", "-o", s(&o), "--force"]);
     assert_ne!(std::fs::read(&foreign).unwrap(), vec![7u8; 1 << 20]);
 
     // A file nines created may be written again without --overwrite.
     let own = d.path().join("own.dat");
-    run_ok(&[
-        "--target",
-        s(&own),
-        "--size",
-        "1MiB",
-        "--rw",
-        "randwrite",
-        "--ios",
-        "100",
-        "-o",
-        s(&o),
-        "--force",
-    ]);
+    run_ok(&["--target", s(&own), "--size", "1MiB", "--rw", "randwrite", "--ios", "100", "-o", s(&o), "--force"]);
     run_ok(&["--target", s(&own), "--rw", "randrw", "--ios", "100", "-o", s(&o), "--force"]);
 
     // A new file needs --size; the archive is never overwritten without --force, nor the target.
@@ -317,10 +270,7 @@ fn new_files_are_laid_out_before_reads() {
     assert_eq!(md.len(), 2 << 20);
     assert!(md.blocks() * 512 >= 2 << 20, "no holes: {} blocks", md.blocks());
     let data = std::fs::read(&t).unwrap();
-    assert!(
-        data.chunks(4096).all(|c| c.iter().any(|&b| b != 0)),
-        "every block holds written data"
-    );
+    assert!(data.chunks(4096).all(|c| c.iter().any(|&b| b != 0)), "every block holds written data");
 }
 
 /// A loop device over a temporary file, detached on drop.
@@ -335,10 +285,7 @@ impl Loop {
         let dir = tempfile::tempdir().unwrap();
         let backing = dir.path().join("loop.img");
         std::fs::write(&backing, vec![0u8; mb << 20]).unwrap();
-        let out = Command::new("losetup")
-            .args(["--find", "--show", s(&backing)])
-            .output()
-            .expect("losetup runs (tests run as root)");
+        let out = Command::new("losetup").args(["--find", "--show", s(&backing)]).output().expect("losetup runs (tests run as root)");
         assert!(out.status.success(), "losetup: {}", String::from_utf8_lossy(&out.stderr));
         let dev = String::from_utf8(out.stdout).unwrap().trim().to_string();
         Loop { dev, _dir: dir, backing }
@@ -372,51 +319,15 @@ fn loop_device_rules_and_runs() {
     // Writes need --destroy-data naming the same device.
     let e = refused(&["--target", dev, "--rw", "randwrite", "--ios", "100", "-o", s(&o), "--force"]);
     assert!(e.contains("block device") && e.contains(&format!("--destroy-data {dev}")), "{e}");
-    let e = refused(&[
-        "--target",
-        dev,
-        "--rw",
-        "randwrite",
-        "--ios",
-        "100",
-        "--destroy-data",
-        "/dev/null",
-        "-o",
-        s(&o),
-        "--force",
-    ]);
+    let e = refused(&["--target", dev, "--rw", "randwrite", "--ios", "100", "--destroy-data", "/dev/null", "-o", s(&o), "--force"]);
     assert!(e.contains("same device"), "{e}");
-    run_ok(&[
-        "--target",
-        dev,
-        "--rw",
-        "randrw",
-        "--ios",
-        "1000",
-        "--destroy-data",
-        dev,
-        "-o",
-        s(&o),
-        "--force",
-    ]);
+    run_ok(&["--target", dev, "--rw", "randrw", "--ios", "1000", "--destroy-data", dev, "-o", s(&o), "--force"]);
     let run = read_run(&o);
     assert_eq!(count(&run, "read") + count(&run, "write"), 1000);
 
     // A filesystem signature is refused, even with --destroy-data, unless --ignore-signatures.
     assert!(Command::new("mkfs.ext4").args(["-q", "-F", dev]).status().unwrap().success());
-    let e = refused(&[
-        "--target",
-        dev,
-        "--rw",
-        "randwrite",
-        "--ios",
-        "100",
-        "--destroy-data",
-        dev,
-        "-o",
-        s(&o),
-        "--force",
-    ]);
+    let e = refused(&["--target", dev, "--rw", "randwrite", "--ios", "100", "--destroy-data", dev, "-o", s(&o), "--force"]);
     assert!(e.contains("ext2/ext3/ext4") && e.contains("--ignore-signatures"), "{e}");
 
     // A mounted device is refused whatever the flags.
@@ -439,20 +350,7 @@ fn loop_device_rules_and_runs() {
     assert!(e.contains("mounted") && e.contains("no flag"), "{e}");
     assert!(Command::new("umount").arg(s(mnt.path())).status().unwrap().success());
 
-    run_ok(&[
-        "--target",
-        dev,
-        "--rw",
-        "randwrite",
-        "--ios",
-        "100",
-        "--destroy-data",
-        dev,
-        "--ignore-signatures",
-        "-o",
-        s(&o),
-        "--force",
-    ]);
+    run_ok(&["--target", dev, "--rw", "randwrite", "--ios", "100", "--destroy-data", dev, "--ignore-signatures", "-o", s(&o), "--force"]);
     let run = read_run(&o);
     assert!(run.meta["target"]["overwritten_signature"].as_str().unwrap().contains("ext"));
     let _ = &lp.backing;
@@ -473,14 +371,7 @@ fn wait_for_windows(p: &Path, n: usize) {
 }
 
 fn spawn_run(args: &[&str]) -> std::process::Child {
-    Command::new(nines_bin())
-        .arg("run")
-        .arg("--quiet")
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+    Command::new(nines_bin()).arg("run").arg("--quiet").args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
 }
 
 #[test]
@@ -488,26 +379,10 @@ fn sigint_and_sigterm_finish_cleanly_with_a_summary() {
     for sig in ["INT", "TERM"] {
         let d = tempfile::tempdir().unwrap();
         let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
-        let child = spawn_run(&[
-            "--target",
-            s(&t),
-            "--size",
-            "4MiB",
-            "--rw",
-            "randrw",
-            "--runtime",
-            "60s",
-            "--window",
-            "200ms",
-            "-o",
-            s(&o),
-        ]);
+        let child =
+            spawn_run(&["--target", s(&t), "--size", "4MiB", "--rw", "randrw", "--runtime", "60s", "--window", "200ms", "-o", s(&o)]);
         wait_for_windows(&o, 4);
-        assert!(Command::new("kill")
-            .args([&format!("-{sig}"), &child.id().to_string()])
-            .status()
-            .unwrap()
-            .success());
+        assert!(Command::new("kill").args([&format!("-{sig}"), &child.id().to_string()]).status().unwrap().success());
         let out = child.wait_with_output().unwrap();
         let table = ok(out);
         assert!(table.contains(&format!("stopped by SIG{sig}")) && table.contains("read"), "{table}");
@@ -525,20 +400,8 @@ fn sigint_and_sigterm_finish_cleanly_with_a_summary() {
 fn sigkill_keeps_every_finished_window() {
     let d = tempfile::tempdir().unwrap();
     let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
-    let mut child = spawn_run(&[
-        "--target",
-        s(&t),
-        "--size",
-        "4MiB",
-        "--rw",
-        "randrw",
-        "--runtime",
-        "60s",
-        "--window",
-        "100ms",
-        "-o",
-        s(&o),
-    ]);
+    let mut child =
+        spawn_run(&["--target", s(&t), "--size", "4MiB", "--rw", "randrw", "--runtime", "60s", "--window", "100ms", "-o", s(&o)]);
     wait_for_windows(&o, 6);
     child.kill().unwrap();
     child.wait().unwrap();
@@ -690,39 +553,14 @@ fn steady_state_stops_the_run() {
 fn psync_engine_and_fallback() {
     let d = tempfile::tempdir().unwrap();
     let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
-    run_ok(&[
-        "--target",
-        s(&t),
-        "--size",
-        "2MiB",
-        "--engine",
-        "psync",
-        "--jobs",
-        "2",
-        "--ios",
-        "1000",
-        "-o",
-        s(&o),
-    ]);
+    run_ok(&["--target", s(&t), "--size", "2MiB", "--engine", "psync", "--jobs", "2", "--ios", "1000", "-o", s(&o)]);
     let run = read_run(&o);
     assert_eq!(run.meta["engine"]["name"], "psync");
     assert_eq!(count(&run, "read"), 1000);
     // When io_uring is unavailable the run falls back to psync and says so.
     let out = Command::new(nines_bin())
         .env("NINES_TEST_NO_URING", "1")
-        .args([
-            "run",
-            "--quiet",
-            "--target",
-            s(&t),
-            "--qd",
-            "4",
-            "--ios",
-            "500",
-            "-o",
-            s(&o),
-            "--force",
-        ])
+        .args(["run", "--quiet", "--target", s(&t), "--qd", "4", "--ios", "500", "-o", s(&o), "--force"])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr).to_string();
@@ -739,27 +577,14 @@ fn demo_prints_the_table() {
     let d = tempfile::tempdir().unwrap();
     let o = d.path().join("demo.hlog");
     let out = ok(Command::new(nines_bin())
-        .args([
-            "demo",
-            "--quiet",
-            "--runtime",
-            "1s",
-            "--size",
-            "8MiB",
-            "--dir",
-            s(d.path()),
-            "-o",
-            s(&o),
-        ])
+        .args(["demo", "--quiet", "--runtime", "1s", "--size", "8MiB", "--dir", s(d.path()), "-o", s(&o)])
         .output()
         .unwrap());
     assert!(out.contains("read") && out.contains("write") && out.contains("archive:"), "{out}");
     let run = read_run(&o);
     assert_eq!(run.meta["workload"]["read_pct"], 70);
     // The temporary data file is gone.
-    assert!(std::fs::read_dir(d.path())
-        .unwrap()
-        .all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("nines-demo-")));
+    assert!(std::fs::read_dir(d.path()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("nines-demo-")));
 }
 
 #[test]
@@ -795,20 +620,7 @@ fn ramp_is_not_recorded() {
 fn an_io_error_ends_the_run_with_a_clear_error_and_a_complete_archive() {
     let d = tempfile::tempdir().unwrap();
     let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
-    let child = spawn_run(&[
-        "--target",
-        s(&t),
-        "--size",
-        "4MiB",
-        "--rw",
-        "randread",
-        "--runtime",
-        "60s",
-        "--window",
-        "100ms",
-        "-o",
-        s(&o),
-    ]);
+    let child = spawn_run(&["--target", s(&t), "--size", "4MiB", "--rw", "randread", "--runtime", "60s", "--window", "100ms", "-o", s(&o)]);
     wait_for_windows(&o, 3);
     // Somebody truncates the file under the run: reads come back short.
     std::fs::OpenOptions::new().write(true).open(&t).unwrap().set_len(0).unwrap();
@@ -872,7 +684,22 @@ fn a_real_stall_is_written_as_empty_windows_while_it_lasts() {
     assert!(Command::new("mount").args([&lp.dev, s(mnt.path())]).status().unwrap().success());
     let d = tempfile::tempdir().unwrap();
     let (t, o) = (mnt.path().join("t.dat"), d.path().join("r.hlog"));
-    let child = spawn_run(&["--target", s(&t), "--size", "8MiB", "--rw", "randwrite", "--qd", "4", "--runtime", "60s", "--window", "100ms", "-o", s(&o)]);
+    let child = spawn_run(&[
+        "--target",
+        s(&t),
+        "--size",
+        "8MiB",
+        "--rw",
+        "randwrite",
+        "--qd",
+        "4",
+        "--runtime",
+        "60s",
+        "--window",
+        "100ms",
+        "-o",
+        s(&o),
+    ]);
     wait_for_windows(&o, 3);
     let lines = |p: &Path| std::fs::read_to_string(p).unwrap().lines().filter(|l| l.starts_with("Tag=")).count();
     assert!(Command::new("fsfreeze").arg("-f").arg(mnt.path()).status().unwrap().success());
@@ -921,7 +748,21 @@ fn trims_punch_holes_in_a_file() {
 
     // 200 random 64 KiB trims through io_uring.
     let table = run_ok(&[
-        "--target", s(&t), "--rw", "randtrim", "--bs", "64k", "--qd", "4", "--ios", "200", "--window", "100ms", "-o", s(&o), "--force",
+        "--target",
+        s(&t),
+        "--rw",
+        "randtrim",
+        "--bs",
+        "64k",
+        "--qd",
+        "4",
+        "--ios",
+        "200",
+        "--window",
+        "100ms",
+        "-o",
+        s(&o),
+        "--force",
     ]);
     assert!(table.contains("trim") && table.contains("stopped by ios"), "{table}");
     let run = read_run(&o);
@@ -967,8 +808,22 @@ fn rate_limited_trims_have_a_service_time_tag() {
     let d = tempfile::tempdir().unwrap();
     let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
     run_ok(&[
-        "--target", s(&t), "--size", "8MiB", "--rw", "randtrim", "--rate-iops", "1000", "--arrival", "uniform", "--ios", "300", "--window",
-        "100ms", "-o", s(&o),
+        "--target",
+        s(&t),
+        "--size",
+        "8MiB",
+        "--rw",
+        "randtrim",
+        "--rate-iops",
+        "1000",
+        "--arrival",
+        "uniform",
+        "--ios",
+        "300",
+        "--window",
+        "100ms",
+        "-o",
+        s(&o),
     ]);
     let run = read_run(&o);
     assert_eq!(run.tags(), [Some("trim".to_string()), Some("trim.svc".to_string())]);
@@ -1031,7 +886,21 @@ fn loop_device_trims() {
     // io_uring: the block layer's asynchronous discard command. The loop device turns each
     // discard into a hole in its backing file.
     run_ok(&[
-        "--target", dev, "--rw", "randtrim", "--bs", "64k", "--qd", "8", "--ios", "300", "--destroy-data", dev, "-o", s(&o), "--force",
+        "--target",
+        dev,
+        "--rw",
+        "randtrim",
+        "--bs",
+        "64k",
+        "--qd",
+        "8",
+        "--ios",
+        "300",
+        "--destroy-data",
+        dev,
+        "-o",
+        s(&o),
+        "--force",
     ]);
     let run = read_run(&o);
     assert_eq!(run.meta["target"]["kind"], "block");
@@ -1045,7 +914,23 @@ fn loop_device_trims() {
     // psync: BLKDISCARD, sequential.
     std::fs::write(&lp.backing, vec![1u8; 32 << 20]).unwrap();
     let refilled = blocks(&lp.backing);
-    run_ok(&["--target", dev, "--rw", "trim", "--bs", "1m", "--engine", "psync", "--ios", "16", "--destroy-data", dev, "-o", s(&o), "--force"]);
+    run_ok(&[
+        "--target",
+        dev,
+        "--rw",
+        "trim",
+        "--bs",
+        "1m",
+        "--engine",
+        "psync",
+        "--ios",
+        "16",
+        "--destroy-data",
+        dev,
+        "-o",
+        s(&o),
+        "--force",
+    ]);
     let run = read_run(&o);
     assert_eq!(run.meta["engine"]["name"], "psync");
     assert!(run.meta["engine"]["trim"].as_str().unwrap().contains("BLKDISCARD"), "{}", run.meta["engine"]);
@@ -1060,7 +945,20 @@ fn loop_device_trims() {
     // A mounted device is refused whatever the flags.
     let mnt = tempfile::tempdir().unwrap();
     assert!(Command::new("mount").args([dev, s(mnt.path())]).status().unwrap().success());
-    let e = refused(&["--target", dev, "--rw", "randtrim", "--ios", "10", "--destroy-data", dev, "--ignore-signatures", "-o", s(&o), "--force"]);
+    let e = refused(&[
+        "--target",
+        dev,
+        "--rw",
+        "randtrim",
+        "--ios",
+        "10",
+        "--destroy-data",
+        dev,
+        "--ignore-signatures",
+        "-o",
+        s(&o),
+        "--force",
+    ]);
     assert!(e.contains("mounted") && e.contains("no flag"), "{e}");
     assert!(Command::new("umount").arg(s(mnt.path())).status().unwrap().success());
 }

@@ -21,12 +21,13 @@ use serde_json::Value;
 
 /// Run fio in `dir` with `args`; the job writes its files there.
 fn fio(dir: &Path, args: &[&str]) {
-    let out = Command::new("fio")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("fio is installed (scripts/setup.sh installs it)");
-    assert!(out.status.success(), "fio {args:?} failed:\n{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("fio").current_dir(dir).args(args).output().expect("fio is installed (scripts/setup.sh installs it)");
+    assert!(
+        out.status.success(),
+        "fio {args:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn p(dir: &Path, name: &str) -> String {
@@ -159,17 +160,34 @@ fn tmp() -> tempfile::TempDir {
 fn randread_json_hist_and_lat_logs() {
     let d = tmp();
     let dir = d.path();
-    fio(dir, &[
-        "--name=rread", "--filename=data", "--size=16M", "--rw=randread", "--bs=4k", "--ioengine=psync",
-        "--runtime=1", "--time_based", "--output-format=json+", "--output=rread.json",
-        "--write_hist_log=rread", "--log_hist_msec=200", "--write_lat_log=rread", "--log_avg_msec=0",
-    ]);
+    fio(
+        dir,
+        &[
+            "--name=rread",
+            "--filename=data",
+            "--size=16M",
+            "--rw=randread",
+            "--bs=4k",
+            "--ioengine=psync",
+            "--runtime=1",
+            "--time_based",
+            "--output-format=json+",
+            "--output=rread.json",
+            "--write_hist_log=rread",
+            "--log_hist_msec=200",
+            "--write_lat_log=rread",
+            "--log_avg_msec=0",
+        ],
+    );
     let doc = json_doc(dir, "rread.json");
     let job = &doc["jobs"][0];
 
     let run = import(dir, &["rread.json"], "json.hlog", &[]);
     assert!(check_levels_against_fio(&run, "read", &job["read"]["clat_ns"]) >= 10);
-    assert_eq!(run.meta["fio"][0]["jobs"][0]["directions"]["read"]["clat_ns"]["percentile"], job["read"]["clat_ns"]["percentile"], "fio's percentiles are kept");
+    assert_eq!(
+        run.meta["fio"][0]["jobs"][0]["directions"]["read"]["clat_ns"]["percentile"], job["read"]["clat_ns"]["percentile"],
+        "fio's percentiles are kept"
+    );
     assert_eq!(merged(&run, "read").count(), job["read"]["total_ios"].as_u64().unwrap());
 
     let run = import(dir, &["rread_clat.1.log"], "clat.hlog", &["--window", "250ms"]);
@@ -198,13 +216,31 @@ fn randread_json_hist_and_lat_logs() {
 fn randrw_70_30_two_jobs_group_reporting() {
     let d = tmp();
     let dir = d.path();
-    fio(dir, &[
-        "--name=mix", "--filename=data", "--size=16M", "--rw=randrw", "--rwmixread=70", "--bs=4k",
-        "--ioengine=libaio", "--iodepth=4", "--numjobs=2", "--group_reporting", "--runtime=1", "--time_based",
-        "--lat_percentiles=1", "--output-format=json+", "--output=mix.json",
-        "--write_hist_log=mix", "--log_hist_msec=100", "--log_hist_coarseness=1",
-        "--write_lat_log=mix", "--log_avg_msec=0",
-    ]);
+    fio(
+        dir,
+        &[
+            "--name=mix",
+            "--filename=data",
+            "--size=16M",
+            "--rw=randrw",
+            "--rwmixread=70",
+            "--bs=4k",
+            "--ioengine=libaio",
+            "--iodepth=4",
+            "--numjobs=2",
+            "--group_reporting",
+            "--runtime=1",
+            "--time_based",
+            "--lat_percentiles=1",
+            "--output-format=json+",
+            "--output=mix.json",
+            "--write_hist_log=mix",
+            "--log_hist_msec=100",
+            "--log_hist_coarseness=1",
+            "--write_lat_log=mix",
+            "--log_avg_msec=0",
+        ],
+    );
     let doc = json_doc(dir, "mix.json");
     assert_eq!(doc["jobs"].as_array().unwrap().len(), 1, "group_reporting gives one entry");
     let job = &doc["jobs"][0];
@@ -244,11 +280,26 @@ fn poisson_rate_limited_osync_writes_two_jobs() {
     // rate per job, queue depth 1, two jobs, each job's results reported apart.
     let d = tmp();
     let dir = d.path();
-    fio(dir, &[
-        "--name=osync", "--size=8M", "--rw=write", "--bs=8k", "--ioengine=psync",
-        "--sync=1", "--rate_iops=100", "--rate_process=poisson", "--numjobs=2", "--runtime=2", "--time_based",
-        "--output-format=json+", "--output=osync.json", "--write_lat_log=osync", "--log_avg_msec=0",
-    ]);
+    fio(
+        dir,
+        &[
+            "--name=osync",
+            "--size=8M",
+            "--rw=write",
+            "--bs=8k",
+            "--ioengine=psync",
+            "--sync=1",
+            "--rate_iops=100",
+            "--rate_process=poisson",
+            "--numjobs=2",
+            "--runtime=2",
+            "--time_based",
+            "--output-format=json+",
+            "--output=osync.json",
+            "--write_lat_log=osync",
+            "--log_avg_msec=0",
+        ],
+    );
     let doc = json_doc(dir, "osync.json");
     let jobs = doc["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 2, "no group_reporting: one entry per job");
@@ -276,11 +327,25 @@ fn complete_histogram_log_matches_fio_percentiles() {
     // every I/O and its levels can be held against fio's printed percentiles.
     let d = tmp();
     let dir = d.path();
-    fio(dir, &[
-        "--name=paced", "--filename=data", "--size=4M", "--rw=randwrite", "--bs=4k", "--ioengine=psync",
-        "--rate_iops=100", "--runtime=2", "--time_based", "--output-format=json+", "--output=paced.json",
-        "--write_hist_log=paced", "--log_hist_msec=1", "--log_hist_coarseness=2",
-    ]);
+    fio(
+        dir,
+        &[
+            "--name=paced",
+            "--filename=data",
+            "--size=4M",
+            "--rw=randwrite",
+            "--bs=4k",
+            "--ioengine=psync",
+            "--rate_iops=100",
+            "--runtime=2",
+            "--time_based",
+            "--output-format=json+",
+            "--output=paced.json",
+            "--write_hist_log=paced",
+            "--log_hist_msec=1",
+            "--log_hist_coarseness=2",
+        ],
+    );
     let doc = json_doc(dir, "paced.json");
     let summary = &doc["jobs"][0]["write"]["clat_ns"];
     let run = import(dir, &["paced_clat_hist.1.log"], "hist.hlog", &[]);
@@ -298,11 +363,23 @@ fn sweep_is_labelled_by_numjobs() {
         let sub = format!("fio-{numjobs}-jobs");
         std::fs::create_dir(dir.join(&sub)).unwrap();
         let nj = format!("--numjobs={numjobs}");
-        fio(&dir.join(&sub), &[
-            "--name=sw", "--size=1M", "--rw=write", "--bs=8k", "--ioengine=psync",
-            "--rate_iops=200", "--runtime=300ms", "--time_based", "--group_reporting", &nj,
-            "--output-format=json+", "--output=fio.json",
-        ]);
+        fio(
+            &dir.join(&sub),
+            &[
+                "--name=sw",
+                "--size=1M",
+                "--rw=write",
+                "--bs=8k",
+                "--ioengine=psync",
+                "--rate_iops=200",
+                "--runtime=300ms",
+                "--time_based",
+                "--group_reporting",
+                &nj,
+                "--output-format=json+",
+                "--output=fio.json",
+            ],
+        );
         files.push(format!("{sub}/fio.json"));
     }
     let out = dir.join("runs");
@@ -326,11 +403,23 @@ fn sweep_is_labelled_by_numjobs() {
 fn damaged_files_name_file_and_line() {
     let d = tmp();
     let dir = d.path();
-    fio(dir, &[
-        "--name=small", "--filename=data", "--size=1M", "--rw=randread", "--bs=4k", "--ioengine=psync",
-        "--runtime=200ms", "--time_based", "--output-format=json+", "--output=small.json",
-        "--write_lat_log=small", "--log_avg_msec=0",
-    ]);
+    fio(
+        dir,
+        &[
+            "--name=small",
+            "--filename=data",
+            "--size=1M",
+            "--rw=randread",
+            "--bs=4k",
+            "--ioengine=psync",
+            "--runtime=200ms",
+            "--time_based",
+            "--output-format=json+",
+            "--output=small.json",
+            "--write_lat_log=small",
+            "--log_avg_msec=0",
+        ],
+    );
     let json = std::fs::read(dir.join("small.json")).unwrap();
     let log = std::fs::read_to_string(dir.join("small_clat.1.log")).unwrap();
     let third_line = log.lines().nth(2).unwrap();

@@ -120,13 +120,17 @@ fn histogram_log_processor_agrees() {
     let run = nines_core::archive::read("nines.hlog", &std::fs::read(&log).unwrap()).unwrap();
     for tag in ["read", "write"] {
         let out = dir.path().join(format!("hlp-{tag}"));
-        run_ok(
-            std::process::Command::new("java")
-                .arg("-cp")
-                .arg(hdr_jar())
-                .arg("org.HdrHistogram.HistogramLogProcessor")
-                .args(["-i", log.to_str().unwrap(), "-o", out.to_str().unwrap(), "-tag", tag, "-outputValueUnitRatio", "1", "-csv"]),
-        );
+        run_ok(std::process::Command::new("java").arg("-cp").arg(hdr_jar()).arg("org.HdrHistogram.HistogramLogProcessor").args([
+            "-i",
+            log.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "-tag",
+            tag,
+            "-outputValueUnitRatio",
+            "1",
+            "-csv",
+        ]));
         let csv = std::fs::read_to_string(&out).unwrap();
         let rows: Vec<Vec<f64>> = csv
             .lines()

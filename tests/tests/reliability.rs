@@ -101,8 +101,16 @@ fn counts_beyond_what_a_log_holds_are_refused_with_the_file_not_a_panic() {
     assert!(e.contains("max.hlog") || e.contains("2^63"), "{e}");
     assert!(!out.exists());
     // a window whose buckets add up beyond 2^63 - 1: every command refuses it
+    // (written with the hdrhistogram crate: nines' own writer refuses to make it)
     let over = d.path().join("over.hlog");
-    write_run(&over, vec![window(0.0, "read", huge(&[1000, 5000], i64::MAX as u64))]);
+    let mut h = hdrhistogram::Histogram::<u64>::new(3).unwrap();
+    h.record_n(1000, i64::MAX as u64).unwrap();
+    h.record_n(5000, i64::MAX as u64).unwrap();
+    let mut buf = Vec::new();
+    hdrhistogram::serialization::Serializer::serialize(&mut hdrhistogram::serialization::V2DeflateSerializer::new(), &h, &mut buf).unwrap();
+    use base64::Engine as _;
+    let line = format!("Tag=read,0.000,1.000,0.005,{}\n", base64::engine::general_purpose::STANDARD.encode(&buf));
+    std::fs::write(&over, format!("#[StartTime: 1764489600.000 (seconds since epoch)]\n{line}")).unwrap();
     for args in [vec!["stats", s(&over)], vec!["report", s(&over), "--tag", "read", "-o", s(&d.path().join("r.html"))]] {
         let e = refused(&nines(&args));
         assert!(e.contains("over.hlog"), "{e}");
@@ -116,12 +124,51 @@ fn counts_beyond_what_a_log_holds_are_refused_with_the_file_not_a_panic() {
 fn io_buffers_larger_than_memory_are_refused_with_the_numbers() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("a.hlog");
-    let o = nines(&["run", "--target", s(&d.path().join("t.dat")), "--engine", "null", "--size", "64GiB", "--qd", "4096", "--bs", "64MiB", "--runtime", "1s", "-o", s(&out), "--quiet"]);
+    let o = nines(&[
+        "run",
+        "--target",
+        s(&d.path().join("t.dat")),
+        "--engine",
+        "null",
+        "--size",
+        "64GiB",
+        "--qd",
+        "4096",
+        "--bs",
+        "64MiB",
+        "--runtime",
+        "1s",
+        "-o",
+        s(&out),
+        "--quiet",
+    ]);
     let e = refused(&o);
     assert!(e.contains("I/O buffers need 256GiB") && e.contains("--qd 4096"), "{e}");
     assert!(!out.exists(), "a refused run leaves no archive");
     // 4 jobs x 2048 x 1 MiB = 8 GiB under a 6 GiB limit
-    let o = nines_limited(6 << 20, &["run", "--target", s(&d.path().join("t.dat")), "--engine", "null", "--size", "1GiB", "--jobs", "4", "--qd", "2048", "--bs", "1MiB", "--runtime", "1s", "-o", s(&out), "--quiet"]);
+    let o = nines_limited(
+        6 << 20,
+        &[
+            "run",
+            "--target",
+            s(&d.path().join("t.dat")),
+            "--engine",
+            "null",
+            "--size",
+            "1GiB",
+            "--jobs",
+            "4",
+            "--qd",
+            "2048",
+            "--bs",
+            "1MiB",
+            "--runtime",
+            "1s",
+            "-o",
+            s(&out),
+            "--quiet",
+        ],
+    );
     let e = refused(&o);
     assert!(e.contains("I/O buffers need 8GiB"), "{e}");
     assert!(!out.exists());
@@ -162,7 +209,23 @@ fn twenty_concurrent_run_pairs_leave_one_valid_archive_and_one_refusal() {
         let out = d.path().join(format!("same{i}.hlog"));
         let spawn = || {
             Command::new(nines_bin())
-                .args(["run", "--target", "x", "--engine", "null", "--size", "1GiB", "--runtime", "300ms", "--window", "100ms", "--quiet", "--no-summary", "-o", s(&out)])
+                .args([
+                    "run",
+                    "--target",
+                    "x",
+                    "--engine",
+                    "null",
+                    "--size",
+                    "1GiB",
+                    "--runtime",
+                    "300ms",
+                    "--window",
+                    "100ms",
+                    "--quiet",
+                    "--no-summary",
+                    "-o",
+                    s(&out),
+                ])
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -357,7 +420,23 @@ fn a_size_beyond_the_free_space_is_refused_before_writing() {
 fn a_full_disk_during_a_run_names_the_archive_and_keeps_its_windows() {
     let fs = Tmpfs::new("256k");
     let a = fs.path().join("a.hlog");
-    let o = nines(&["run", "--target", "x", "--engine", "null", "--size", "1GiB", "--window-ios", "100", "--ios", "100M", "--quiet", "--no-summary", "-o", s(&a)]);
+    let o = nines(&[
+        "run",
+        "--target",
+        "x",
+        "--engine",
+        "null",
+        "--size",
+        "1GiB",
+        "--window-ios",
+        "100",
+        "--ios",
+        "100M",
+        "--quiet",
+        "--no-summary",
+        "-o",
+        s(&a),
+    ]);
     let e = refused(&o);
     assert!(e.contains("a.hlog") && e.contains("disk is full"), "{e}");
     // the windows that fit are readable; the cut last line is a warning
@@ -407,7 +486,9 @@ fn writes_never_follow_planted_links() {
 #[test]
 fn a_byte_order_mark_is_skipped() {
     let d = tempfile::tempdir().unwrap();
-    for (name, src) in [("bom.hlog", data("java-rw.hlog")), ("bom_clat.1.log", data("fio-randrw_clat.1.log")), ("bom.json", data("fio-randrw.json"))] {
+    for (name, src) in
+        [("bom.hlog", data("java-rw.hlog")), ("bom_clat.1.log", data("fio-randrw_clat.1.log")), ("bom.json", data("fio-randrw.json"))]
+    {
         let p = d.path().join(name);
         let mut bytes = b"\xEF\xBB\xBF".to_vec();
         bytes.extend(std::fs::read(&src).unwrap());

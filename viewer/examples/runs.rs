@@ -22,7 +22,9 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("synth") if args.len() == 5 => synth(&args[1], args[2].parse().unwrap(), args[3].parse().unwrap(), args[4].parse().unwrap()),
         Some("profile") if args.len() == 2 => profile(&args[1]),
-        Some("fio") if args.len() >= 5 => fio(&args[1], &args[2], &args[3], args[4].parse().unwrap(), args.get(5).map_or(1.0, |w| w.parse().unwrap())),
+        Some("fio") if args.len() >= 5 => {
+            fio(&args[1], &args[2], &args[3], args[4].parse().unwrap(), args.get(5).map_or(1.0, |w| w.parse().unwrap()))
+        }
         _ => {
             eprintln!("usage: runs synth DIR RUNS WINDOWS IOS_PER_WINDOW | runs fio CLAT_LOG OUT.hlog NAME BS [WINDOW_S]");
             std::process::exit(2);
@@ -63,7 +65,15 @@ fn synth(dir: &str, runs: usize, windows: usize, ios: u64) {
                     let u = rng.next();
                     let v = if tag == "read" {
                         // TLC: lower, middle and upper page reads, then rare read retries
-                        let base = if u < 0.5 { 78e3 } else if u < 0.85 { 118e3 } else if u < 0.9995 { 186e3 } else { 900e3 };
+                        let base = if u < 0.5 {
+                            78e3
+                        } else if u < 0.85 {
+                            118e3
+                        } else if u < 0.9995 {
+                            186e3
+                        } else {
+                            900e3
+                        };
                         rng.lognormal(base * drift * if gc { 1.6 } else { 1.0 }, 0.06)
                     } else if u < 0.997 {
                         rng.lognormal(22e3 * drift, 0.15)
@@ -79,7 +89,13 @@ fn synth(dir: &str, runs: usize, windows: usize, ios: u64) {
         meta.insert("version".into(), 1.into());
         meta.insert("name".into(), format!("synthetic drive {:02}", r + 1).into());
         meta.insert("workload".into(), serde_json::json!({"rw": "randrw", "rwmixread": 70, "bs": 4096, "iodepth": 32}));
-        let run = Run { name: format!("synthetic drive {:02}", r + 1), start_time: Some(1_764_489_600.0 + r as f64 * 7200.0), meta, windows: ws, ..Run::default() };
+        let run = Run {
+            name: format!("synthetic drive {:02}", r + 1),
+            start_time: Some(1_764_489_600.0 + r as f64 * 7200.0),
+            meta,
+            windows: ws,
+            ..Run::default()
+        };
         let path = format!("{dir}/synth-{:02}.hlog", r + 1);
         std::fs::write(&path, archive::write(Vec::new(), &run).unwrap()).unwrap();
         eprintln!("wrote {path}");
@@ -106,7 +122,15 @@ fn fio(log: &str, out: &str, name: &str, bs: u64, window_s: f64) {
         .map(|((w, d), acc)| Window {
             start_s: w as f64 * window_s,
             length_s: window_s,
-            tag: Some(match d { 0 => "read", 1 => "write", 2 => "trim", _ => "other" }.into()),
+            tag: Some(
+                match d {
+                    0 => "read",
+                    1 => "write",
+                    2 => "trim",
+                    _ => "other",
+                }
+                .into(),
+            ),
             hist: acc.finish(),
         })
         .collect();
@@ -126,7 +150,12 @@ fn profile(path: &str) {
     let t = std::time::Instant::now();
     let bytes = std::fs::read(path).unwrap();
     let run = nines_core::import::read_any(path, &bytes).unwrap();
-    eprintln!("read_any {:?} ({} windows, {} buckets)", t.elapsed(), run.windows.len(), run.windows.iter().map(|w| w.hist.buckets().len()).sum::<usize>());
+    eprintln!(
+        "read_any {:?} ({} windows, {} buckets)",
+        t.elapsed(),
+        run.windows.len(),
+        run.windows.iter().map(|w| w.hist.buckets().len()).sum::<usize>()
+    );
     let t = std::time::Instant::now();
     let p = view::Pyramid::new(&run, &Direction::All);
     eprintln!("pyramid {:?}", t.elapsed());

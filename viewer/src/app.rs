@@ -170,9 +170,27 @@ fn directions_of(run: &Run, mode: DirMode) -> Vec<Direction> {
     let has = |t: &str| run.windows.iter().any(|w| w.tag.as_deref() == Some(t));
     match mode {
         DirMode::All => vec![Direction::All],
-        DirMode::Read => if has("read") { vec![Direction::Tag(Some("read".into()))] } else { vec![] },
-        DirMode::Write => if has("write") { vec![Direction::Tag(Some("write".into()))] } else { vec![] },
-        DirMode::Trim => if has("trim") { vec![Direction::Tag(Some("trim".into()))] } else { vec![] },
+        DirMode::Read => {
+            if has("read") {
+                vec![Direction::Tag(Some("read".into()))]
+            } else {
+                vec![]
+            }
+        }
+        DirMode::Write => {
+            if has("write") {
+                vec![Direction::Tag(Some("write".into()))]
+            } else {
+                vec![]
+            }
+        }
+        DirMode::Trim => {
+            if has("trim") {
+                vec![Direction::Tag(Some("trim".into()))]
+            } else {
+                vec![]
+            }
+        }
         DirMode::Overlay => run.tags().into_iter().filter(|t| is_direction(t.as_deref())).map(Direction::Tag).collect(),
     }
 }
@@ -463,7 +481,11 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
         };
         push(Metric::Median, pts.iter().map(|p| p.p50_ns).collect(), Vec::new());
         for (i, k) in st.levels.iter().enumerate() {
-            push(Metric::Nines(*k), pts.iter().map(|p| p.levels[i].0).collect(), pts.iter().map(|p| p.levels[i].1 == Support::Thin).collect());
+            push(
+                Metric::Nines(*k),
+                pts.iter().map(|p| p.levels[i].0).collect(),
+                pts.iter().map(|p| p.levels[i].1 == Support::Thin).collect(),
+            );
         }
         push(Metric::Max, pts.iter().map(|p| p.max_ns).collect(), Vec::new());
         let scale = match st.rate {
@@ -627,7 +649,8 @@ async fn body_of(fetch: js_sys::Promise) -> Result<Vec<u8>, String> {
     if !resp.ok() {
         return Err(format!("HTTP {}", resp.status()));
     }
-    let buf = wasm_bindgen_futures::JsFuture::from(resp.array_buffer().map_err(|_| "no body")?).await.map_err(|_| "could not read the body")?;
+    let buf =
+        wasm_bindgen_futures::JsFuture::from(resp.array_buffer().map_err(|_| "no body")?).await.map_err(|_| "could not read the body")?;
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
 
@@ -732,15 +755,20 @@ fn App() -> impl IntoView {
                     Ok(v) => {
                         // every request goes out now; the runs download while earlier ones decode
                         let items = match web_sys::window() {
-                            Some(w) => manifest_entries(&v).into_iter().map(|path| {
-                                let p = w.fetch_with_str(&path);
-                                (path, Pending::Fetch(p))
-                            }).collect(),
+                            Some(w) => manifest_entries(&v)
+                                .into_iter()
+                                .map(|path| {
+                                    let p = w.fetch_with_str(&path);
+                                    (path, Pending::Fetch(p))
+                                })
+                                .collect(),
                             None => Vec::new(),
                         };
                         load_list(items).await;
                     }
-                    Err(e) => errors.update(|v| v.push(LoadError { file: "manifest.json".into(), message: format!("not valid JSON: {e}") })),
+                    Err(e) => {
+                        errors.update(|v| v.push(LoadError { file: "manifest.json".into(), message: format!("not valid JSON: {e}") }))
+                    }
                 }
             }
         }
@@ -764,7 +792,11 @@ fn App() -> impl IntoView {
         let h = state.with(|s| s.to_hash());
         if let Some(w) = web_sys::window() {
             if let Ok(hist) = w.history() {
-                let url = if h.is_empty() { w.location().pathname().unwrap_or_default() + &w.location().search().unwrap_or_default() } else { format!("#{h}") };
+                let url = if h.is_empty() {
+                    w.location().pathname().unwrap_or_default() + &w.location().search().unwrap_or_default()
+                } else {
+                    format!("#{h}")
+                };
                 let _ = hist.replace_state_with_url(&JsValue::NULL, "", Some(&url));
             }
         }
@@ -815,7 +847,15 @@ fn App() -> impl IntoView {
         let _ = w;
         let _ = h;
         let data = cdf_data(&st);
-        let spec = CdfSpec { title: "1-CDF: levels of nines", curves: &data.curves, x: data.x, y: data.y, hover_x: None, drag_box: None, legend: false };
+        let spec = CdfSpec {
+            title: "1-CDF: levels of nines",
+            curves: &data.curves,
+            x: data.x,
+            y: data.y,
+            hover_x: None,
+            drag_box: None,
+            legend: false,
+        };
         if let Some(f) = draw_canvas(&c, |root| charts::draw_cdf(root, &spec)) {
             with_model(|m| {
                 m.frames.insert("cdf", f);
@@ -836,7 +876,9 @@ fn App() -> impl IntoView {
     // ----- runtime QoS and rates (share the x axis)
     Effect::new(move |_| {
         let _ = rt_key.get();
-        let (Some(c), Some(o), Some(rc), Some(ro)) = (rt_canvas.get(), rt_overlay.get(), rate_canvas.get(), rate_overlay.get()) else { return };
+        let (Some(c), Some(o), Some(rc), Some(ro)) = (rt_canvas.get(), rt_overlay.get(), rate_canvas.get(), rate_overlay.get()) else {
+            return;
+        };
         let st = state.get_untracked();
         let t0 = now_ms();
         let (w, _) = canvas_size(&c, 360);
@@ -845,7 +887,16 @@ fn App() -> impl IntoView {
         size_overlay(&ro, &rc);
         let d = runtime_data(&st, w);
         let x_desc = if st.x_ios { "I/Os completed" } else { "time since start" };
-        let spec = RuntimeSpec { title: "Runtime QoS", x_desc, x_is_time: !st.x_ios, lines: &d.lines, x: d.x, y: d.y, selection: st.sel, legend: false };
+        let spec = RuntimeSpec {
+            title: "Runtime QoS",
+            x_desc,
+            x_is_time: !st.x_ios,
+            lines: &d.lines,
+            x: d.x,
+            y: d.y,
+            selection: st.sel,
+            legend: false,
+        };
         if let Some(f) = draw_canvas(&c, |root| charts::draw_runtime(root, &spec)) {
             with_model(|m| m.frames.insert("runtime", f));
         }
@@ -855,7 +906,18 @@ fn App() -> impl IntoView {
             RateMode::Iops => ("IOPS per window", "IOPS"),
             RateMode::Mbps => ("MB/s per window", "MB/s (10^6 B/s)"),
         };
-        let rspec = RateSpec { title, x_desc, y_desc: ydesc, x_is_time: !st.x_ios, lines: &d.rates, x: d.x, y: d.ry, selection: st.sel, note: d.rate_note.as_deref(), legend: false };
+        let rspec = RateSpec {
+            title,
+            x_desc,
+            y_desc: ydesc,
+            x_is_time: !st.x_ios,
+            lines: &d.rates,
+            x: d.x,
+            y: d.ry,
+            selection: st.sel,
+            note: d.rate_note.as_deref(),
+            legend: false,
+        };
         if let Some(f) = draw_canvas(&rc, |root| charts::draw_rate(root, &rspec)) {
             with_model(|m| m.frames.insert("rate", f));
         }
@@ -1037,7 +1099,15 @@ fn App() -> impl IntoView {
         let svg = match name {
             "cdf" => {
                 let d = cdf_data(&st);
-                let spec = CdfSpec { title: "1-CDF: levels of nines", curves: &d.curves, x: d.x, y: d.y, hover_x: None, drag_box: None, legend: true };
+                let spec = CdfSpec {
+                    title: "1-CDF: levels of nines",
+                    curves: &d.curves,
+                    x: d.x,
+                    y: d.y,
+                    hover_x: None,
+                    drag_box: None,
+                    legend: true,
+                };
                 charts::to_svg(w, 470, |r| charts::draw_cdf(r, &spec))
             }
             "hist" => {
@@ -1050,14 +1120,34 @@ fn App() -> impl IntoView {
                 let d = runtime_data(&st, w);
                 let x_desc = if st.x_ios { "I/Os completed" } else { "time since start" };
                 if name == "runtime" {
-                    let spec = RuntimeSpec { title: "Runtime QoS", x_desc, x_is_time: !st.x_ios, lines: &d.lines, x: d.x, y: d.y, selection: st.sel, legend: true };
+                    let spec = RuntimeSpec {
+                        title: "Runtime QoS",
+                        x_desc,
+                        x_is_time: !st.x_ios,
+                        lines: &d.lines,
+                        x: d.x,
+                        y: d.y,
+                        selection: st.sel,
+                        legend: true,
+                    };
                     charts::to_svg(w, 360, |r| charts::draw_runtime(r, &spec))
                 } else {
                     let (title, ydesc) = match st.rate {
                         RateMode::Iops => ("IOPS per window", "IOPS"),
                         RateMode::Mbps => ("MB/s per window", "MB/s (10^6 B/s)"),
                     };
-                    let spec = RateSpec { title, x_desc, y_desc: ydesc, x_is_time: !st.x_ios, lines: &d.rates, x: d.x, y: d.ry, selection: st.sel, note: d.rate_note.as_deref(), legend: true };
+                    let spec = RateSpec {
+                        title,
+                        x_desc,
+                        y_desc: ydesc,
+                        x_is_time: !st.x_ios,
+                        lines: &d.rates,
+                        x: d.x,
+                        y: d.ry,
+                        selection: st.sel,
+                        note: d.rate_note.as_deref(),
+                        legend: true,
+                    };
                     charts::to_svg(w, 230, |r| charts::draw_rate(r, &spec))
                 }
             }
@@ -1104,7 +1194,14 @@ fn App() -> impl IntoView {
         let Some(out) = legend_out.get() else { return None };
         let runs = with_model(|m| m.runs.clone());
         if runs.is_empty() {
-            dom::mount(&out, &[tx("p", vec![("class", "empty".into()), ("data-testid", "no-runs".into())], "No runs loaded. Open or drop nines archives (.hlog), HdrHistogram interval logs or other supported files.")]);
+            dom::mount(
+                &out,
+                &[tx(
+                    "p",
+                    vec![("class", "empty".into()), ("data-testid", "no-runs".into())],
+                    "No runs loaded. Open or drop nines archives (.hlog), HdrHistogram interval logs or other supported files.",
+                )],
+            );
             return key;
         }
         let overlay = st.dir == DirMode::Overlay;
@@ -1115,16 +1212,33 @@ fn App() -> impl IntoView {
         for (i, r) in runs.iter().enumerate() {
             let warns: Vec<String> = r.run.warnings.iter().map(|w| w.to_string()).collect();
             let swatches: Vec<(TraceStyle, Option<String>)> = if overlay {
-                directions_of(&r.run, DirMode::Overlay).iter().enumerate().map(|(d, dir)| (trace_style(i, d, DirMode::Overlay), Some(dir_key(dir)))).collect()
+                directions_of(&r.run, DirMode::Overlay)
+                    .iter()
+                    .enumerate()
+                    .map(|(d, dir)| (trace_style(i, d, DirMode::Overlay), Some(dir_key(dir))))
+                    .collect()
             } else {
                 vec![(TraceStyle::nth(i), None)]
             };
-            let title = format!("{}, {:.0} s{}", r.file, r.run.duration_s(), if warns.is_empty() { String::new() } else { format!("\n{}", warns.join("\n")) });
+            let title = format!(
+                "{}, {:.0} s{}",
+                r.file,
+                r.run.duration_s(),
+                if warns.is_empty() { String::new() } else { format!("\n{}", warns.join("\n")) }
+            );
             let mut kids = vec![tx("span", vec![], r.run.name.clone())];
             for (sty, dn) in swatches {
                 let line = el(
                     "line",
-                    vec![("x1", "1".into()), ("y1", "5".into()), ("x2", "33".into()), ("y2", "5".into()), ("stroke", sty.css()), ("stroke-width", "2.5".into()), ("stroke-dasharray", sty.dasharray())],
+                    vec![
+                        ("x1", "1".into()),
+                        ("y1", "5".into()),
+                        ("x2", "33".into()),
+                        ("y2", "5".into()),
+                        ("stroke", sty.css()),
+                        ("stroke-width", "2.5".into()),
+                        ("stroke-dasharray", sty.dasharray()),
+                    ],
                     vec![],
                 );
                 kids.push(el("svg", vec![("width", "34".into()), ("height", "10".into()), ("aria-hidden", "true".into())], vec![line]));
@@ -1136,13 +1250,26 @@ fn App() -> impl IntoView {
                 kids.push(tx("span", vec![("class", "warn".into())], " ⚠"));
             }
             let class = if st.hidden.contains(&i) { "run off" } else { "run" };
-            items.push(el("button", vec![("class", class.into()), ("data-testid", "legend-run".into()), ("data-act", "run".into()), ("data-run", i.to_string()), ("title", title)], kids));
+            items.push(el(
+                "button",
+                vec![
+                    ("class", class.into()),
+                    ("data-testid", "legend-run".into()),
+                    ("data-act", "run".into()),
+                    ("data-run", i.to_string()),
+                    ("title", title),
+                ],
+                kids,
+            ));
         }
         dom::mount(&out, &[el("div", vec![("class", "legend".into())], items)]);
         key
     });
     let legend_click = move |ev: web_sys::MouseEvent| {
-        let Some(t) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|t| t.closest("[data-act]").ok().flatten()) else { return };
+        let Some(t) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|t| t.closest("[data-act]").ok().flatten())
+        else {
+            return;
+        };
         match t.get_attribute("data-act").as_deref() {
             Some("show-all") => set(Box::new(|s| s.hidden.clear())),
             Some("hide-all") => {
@@ -1328,7 +1455,9 @@ fn stats_table(st: &ViewState) -> Vec<Node> {
         .find(|&i| table.iter().any(|(_, _, _, rows)| rows.iter().any(|(_, s)| s.levels.get(i).is_some_and(|l| l.value_ns.is_some()))))
         .map_or(0, |i| i + 1);
     let ncols = 8 + shown;
-    let cell = |class: &str, col: &str, ns: String, text: String| tx("td", vec![("class", class.into()), ("data-testid", "cell".into()), ("data-col", col.into()), ("data-ns", ns)], text);
+    let cell = |class: &str, col: &str, ns: String, text: String| {
+        tx("td", vec![("class", class.into()), ("data-testid", "cell".into()), ("data-col", col.into()), ("data-ns", ns)], text)
+    };
     let mut body = Vec::new();
     for (i, name, file, rows) in &table {
         for (tag, s) in rows {
@@ -1346,7 +1475,11 @@ fn stats_table(st: &ViewState) -> Vec<Node> {
                 let val = |v: u64| nines_core::import::precision::level_cell(l).unwrap_or_else(|| format_ns(v));
                 let (text, class, title) = match (l.support, l.value_ns) {
                     (Support::Reliable, Some(v)) => (val(v), "num", ci_title(l.ci95_ns, l.beyond)),
-                    (Support::Thin, Some(v)) => (format!("{}*", val(v)), "num thin", format!("thin: only {} I/Os beyond this level. {}", group(l.beyond), ci_title(l.ci95_ns, l.beyond))),
+                    (Support::Thin, Some(v)) => (
+                        format!("{}*", val(v)),
+                        "num thin",
+                        format!("thin: only {} I/Os beyond this level. {}", group(l.beyond), ci_title(l.ci95_ns, l.beyond)),
+                    ),
                     _ => (String::new(), "num none", "no I/O beyond this level: its value would only repeat the max".to_string()),
                 };
                 let attrs = vec![
@@ -1361,7 +1494,16 @@ fn stats_table(st: &ViewState) -> Vec<Node> {
                 cells.push(tx("td", attrs, text));
             }
             cells.push(cell("num max", "max", s.max_ns.to_string(), format_ns(s.max_ns)));
-            body.push(el("tr", vec![("data-testid", "stats-row".into()), ("data-run", i.to_string()), ("data-dir", tag.clone()), ("data-file", file.clone())], cells));
+            body.push(el(
+                "tr",
+                vec![
+                    ("data-testid", "stats-row".into()),
+                    ("data-run", i.to_string()),
+                    ("data-dir", tag.clone()),
+                    ("data-file", file.clone()),
+                ],
+                cells,
+            ));
         }
     }
     // run-to-run variability per direction shown, with two or more runs
@@ -1376,7 +1518,8 @@ fn stats_table(st: &ViewState) -> Vec<Node> {
             }
         }
         for d in dirs {
-            let refs: Vec<&TagStats> = table.iter().filter_map(|(_, _, _, rows)| rows.iter().find(|(t, _)| *t == d).map(|(_, s)| s)).collect();
+            let refs: Vec<&TagStats> =
+                table.iter().filter_map(|(_, _, _, rows)| rows.iter().find(|(t, _)| *t == d).map(|(_, s)| s)).collect();
             if refs.len() < 2 {
                 continue;
             }
@@ -1387,17 +1530,24 @@ fn stats_table(st: &ViewState) -> Vec<Node> {
             ];
             for lv in variability(&refs).into_iter().take(shown) {
                 let title = match (lv.min_ns, lv.median_ns, lv.max_ns) {
-                    (Some(a), Some(m), Some(b)) => format!("{} runs: min {}, median {}, max {}", lv.runs, format_ns(a), format_ns(m), format_ns(b)),
+                    (Some(a), Some(m), Some(b)) => {
+                        format!("{} runs: min {}, median {}, max {}", lv.runs, format_ns(a), format_ns(m), format_ns(b))
+                    }
                     _ => "no run has this level".into(),
                 };
                 let txt = if lv.runs >= 2 { lv.spread_pct.map_or(String::new(), |p| format!("{p:.1}%")) } else { String::new() };
-                cells.push(tx("td", vec![("class", "num".into()), ("title", title), ("data-testid", "spread".into()), ("data-col", lv.label)], txt));
+                cells.push(tx(
+                    "td",
+                    vec![("class", "num".into()), ("title", title), ("data-testid", "spread".into()), ("data-col", lv.label)],
+                    txt,
+                ));
             }
             cells.push(el("td", vec![], vec![]));
             var_rows.push(el("tr", vec![("data-testid", "variability-row".into()), ("data-dir", d.clone())], cells));
         }
     }
-    let mut head: Vec<Node> = ["run", "dir", "count", "IOPS", "min", "mean", "stdev"].iter().map(|h| tx("th", vec![], h.to_string())).collect();
+    let mut head: Vec<Node> =
+        ["run", "dir", "count", "IOPS", "min", "mean", "stdev"].iter().map(|h| tx("th", vec![], h.to_string())).collect();
     head.extend(labels[..shown].iter().map(|l| tx("th", vec![], l.clone())));
     head.push(tx("th", vec![], "max"));
     let mut parts = vec![el("thead", vec![], vec![el("tr", vec![], head)]), el("tbody", vec![], body)];

@@ -311,7 +311,8 @@ where
     Ok(chart)
 }
 
-pub(crate) type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>;
+pub(crate) type Chart<'a, DB> =
+    ChartContext<'a, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>;
 
 pub(crate) fn frame_of<DB: DrawingBackend>(chart: &Chart<'_, DB>, x: Scale, y: Scale) -> Frame {
     let (xr, yr) = chart.plotting_area().get_pixel_range();
@@ -455,12 +456,21 @@ pub(crate) fn py_of(f: &Frame, y: f64) -> i32 {
     (f.bottom as f64 - f.y.frac(y) * (f.bottom - f.top) as f64) as i32
 }
 
-pub(crate) fn legend<'a, DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, items: impl Iterator<Item = (&'a str, TraceStyle)>) -> DrawResult<()> {
+pub(crate) fn legend<'a, DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    f: &Frame,
+    items: impl Iterator<Item = (&'a str, TraceStyle)>,
+) -> DrawResult<()> {
     legend_at(root, f, items, false)
 }
 
 /// A legend box in the plot's top right corner, or top left with `left`.
-pub(crate) fn legend_at<'a, DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, items: impl Iterator<Item = (&'a str, TraceStyle)>, left: bool) -> DrawResult<()> {
+pub(crate) fn legend_at<'a, DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    f: &Frame,
+    items: impl Iterator<Item = (&'a str, TraceStyle)>,
+    left: bool,
+) -> DrawResult<()> {
     let items: Vec<(&str, TraceStyle)> = items.collect();
     let shown = items.len().min(24);
     if shown == 0 {
@@ -477,9 +487,16 @@ pub(crate) fn legend_at<'a, DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f
         if st.dash.0 == 0 {
             root.draw(&PathElement::new(pts, st.color.stroke_width(2))).map_err(e)?;
         } else {
-            root.draw(&plotters::element::DashedPathElement::new(pts.into_iter(), st.dash.0 as i32, st.dash.1 as i32, st.color.stroke_width(2))).map_err(e)?;
+            root.draw(&plotters::element::DashedPathElement::new(
+                pts.into_iter(),
+                st.dash.0 as i32,
+                st.dash.1 as i32,
+                st.color.stroke_width(2),
+            ))
+            .map_err(e)?;
         }
-        let text: String = if label.chars().count() > 30 { label.chars().take(29).chain(std::iter::once('…')).collect() } else { label.to_string() };
+        let text: String =
+            if label.chars().count() > 30 { label.chars().take(29).chain(std::iter::once('…')).collect() } else { label.to_string() };
         root.draw(&Text::new(text, (x0 + 48, y), (FONT, 12).into_font().color(&INK).pos(Pos::new(HPos::Left, VPos::Center)))).map_err(e)?;
     }
     Ok(())
@@ -634,8 +651,11 @@ where
         }
     }
     if s.legend {
-        let items: Vec<(String, TraceStyle)> =
-            s.lines.iter().map(|l| (format!("{} {}", l.trace, l.metric.label()), TraceStyle { color: l.style.color, dash: l.metric.dash() })).collect();
+        let items: Vec<(String, TraceStyle)> = s
+            .lines
+            .iter()
+            .map(|l| (format!("{} {}", l.trace, l.metric.label()), TraceStyle { color: l.style.color, dash: l.metric.dash() }))
+            .collect();
         legend(root, &f, items.iter().map(|(a, b)| (a.as_str(), *b)))?;
     }
     Ok(f)
@@ -754,7 +774,10 @@ where
                     continue;
                 }
                 chart
-                    .draw_series(std::iter::once(Rectangle::new([(s.x.t(x0), s.y.t(floor)), (s.x.t(x1), s.y.t(top))], RGBAColor(c.0, c.1, c.2, 0.35).filled())))
+                    .draw_series(std::iter::once(Rectangle::new(
+                        [(s.x.t(x0), s.y.t(floor)), (s.x.t(x1), s.y.t(top))],
+                        RGBAColor(c.0, c.1, c.2, 0.35).filled(),
+                    )))
                     .map_err(e)?;
             }
         }
@@ -788,7 +811,11 @@ impl std::fmt::Display for Sci {
 }
 
 /// Draw a chart into an SVG string (exports, tests).
-pub fn to_svg(width: u32, height: u32, draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> DrawResult<Frame>) -> DrawResult<(String, Frame)> {
+pub fn to_svg(
+    width: u32,
+    height: u32,
+    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> DrawResult<Frame>,
+) -> DrawResult<(String, Frame)> {
     let mut buf = String::new();
     let frame;
     {
@@ -808,7 +835,11 @@ mod tests {
 
     fn curve(i: usize, shift: u64) -> Curve {
         let h = Hist::from_values(Layout::default_ns(), (0..100_000u64).map(|v| 20_000 + shift + (v * v) / 50_000));
-        Curve { label: format!("run {i} read"), style: TraceStyle::nth(i), points: ccdf_steps(&ccdf(&h)).into_iter().map(|(x, y)| (x as f64, y)).collect() }
+        Curve {
+            label: format!("run {i} read"),
+            style: TraceStyle::nth(i),
+            points: ccdf_steps(&ccdf(&h)).into_iter().map(|(x, y)| (x as f64, y)).collect(),
+        }
     }
 
     #[test]
@@ -825,7 +856,14 @@ mod tests {
 
     #[test]
     fn frame_maps_pixels_both_ways() {
-        let f = Frame { left: 100, right: 1100, top: 10, bottom: 410, x: Scale { lo: 1e3, hi: 1e7, log: true }, y: Scale { lo: 1e-6, hi: 1.0, log: true } };
+        let f = Frame {
+            left: 100,
+            right: 1100,
+            top: 10,
+            bottom: 410,
+            x: Scale { lo: 1e3, hi: 1e7, log: true },
+            y: Scale { lo: 1e-6, hi: 1.0, log: true },
+        };
         assert!((f.x_at(100.0) - 1e3).abs() < 1e-6);
         assert!((f.x_at(600.0) - 1e5).abs() < 1e-3);
         assert!((f.y_at(10.0) - 1.0).abs() < 1e-12);
@@ -888,23 +926,66 @@ mod tests {
     #[test]
     fn runtime_and_rate_and_hist_draw() {
         let lines = vec![
-            RuntimeLine { trace: "a read".into(), style: TraceStyle::nth(0), metric: Metric::Nines(3), points: vec![(0.5, Some(2e5)), (1.5, None), (2.5, Some(3e5)), (3.5, Some(2.5e5))], thin: vec![false, false, false, true] },
-            RuntimeLine { trace: "a read".into(), style: TraceStyle::nth(0), metric: Metric::Max, points: vec![(0.5, Some(9e5)), (1.5, Some(1e6))], thin: vec![] },
+            RuntimeLine {
+                trace: "a read".into(),
+                style: TraceStyle::nth(0),
+                metric: Metric::Nines(3),
+                points: vec![(0.5, Some(2e5)), (1.5, None), (2.5, Some(3e5)), (3.5, Some(2.5e5))],
+                thin: vec![false, false, false, true],
+            },
+            RuntimeLine {
+                trace: "a read".into(),
+                style: TraceStyle::nth(0),
+                metric: Metric::Max,
+                points: vec![(0.5, Some(9e5)), (1.5, Some(1e6))],
+                thin: vec![],
+            },
         ];
-        let spec = RuntimeSpec { title: "runtime", x_desc: "time", x_is_time: true, lines: &lines, x: Scale { lo: 0.0, hi: 4.0, log: false }, y: Scale { lo: 1e4, hi: 1e7, log: true }, selection: Some((1.0, 2.0)), legend: true };
+        let spec = RuntimeSpec {
+            title: "runtime",
+            x_desc: "time",
+            x_is_time: true,
+            lines: &lines,
+            x: Scale { lo: 0.0, hi: 4.0, log: false },
+            y: Scale { lo: 1e4, hi: 1e7, log: true },
+            selection: Some((1.0, 2.0)),
+            legend: true,
+        };
         let (svg, _) = to_svg(900, 300, |r| draw_runtime(r, &spec)).unwrap();
         assert!(svg.contains("p99.9 (3 nines)"));
         // the thin last segment is drawn faded
         let RGBColor(r, g, b) = faded(TraceStyle::nth(0).color);
         assert!(svg.contains(&format!("#{r:02X}{g:02X}{b:02X}")), "no faded segment");
         assert!(svg.contains("stroke-dasharray") || svg.matches("<polyline").count() >= 2 || svg.matches("<line").count() > 4);
-        let rl = vec![RateLine { label: "a read".into(), style: TraceStyle::nth(1), points: vec![(0.5, 1000.0), (1.5, 1100.0)], steady: vec![(0.0, 2.0, 950.0, 1150.0)] }];
-        let rs = RateSpec { title: "IOPS", x_desc: "time", y_desc: "IOPS", x_is_time: true, lines: &rl, x: Scale { lo: 0.0, hi: 4.0, log: false }, y: Scale { lo: 0.0, hi: 1200.0, log: false }, selection: None, note: None, legend: false };
+        let rl = vec![RateLine {
+            label: "a read".into(),
+            style: TraceStyle::nth(1),
+            points: vec![(0.5, 1000.0), (1.5, 1100.0)],
+            steady: vec![(0.0, 2.0, 950.0, 1150.0)],
+        }];
+        let rs = RateSpec {
+            title: "IOPS",
+            x_desc: "time",
+            y_desc: "IOPS",
+            x_is_time: true,
+            lines: &rl,
+            x: Scale { lo: 0.0, hi: 4.0, log: false },
+            y: Scale { lo: 0.0, hi: 1200.0, log: false },
+            selection: None,
+            note: None,
+            legend: false,
+        };
         let (svg, f2) = to_svg(900, 220, |r| draw_rate(r, &rs)).unwrap();
         assert!(svg.contains("1.2k") || svg.contains("1k"), "rate ticks");
         let h = Hist::from_values(Layout::default_ns(), (0..50_000u64).map(|v| if v % 10 == 0 { 900_000 + v } else { 80_000 + v % 977 }));
         let tr = vec![HistTrace { label: "a".into(), style: TraceStyle::nth(0), bins: log_density(&h, 40) }];
-        let hs = HistSpec { title: "histogram", traces: &tr, x: Scale { lo: 1e4, hi: 1e7, log: true }, y: Scale { lo: 1e-5, hi: 100.0, log: true }, legend: false };
+        let hs = HistSpec {
+            title: "histogram",
+            traces: &tr,
+            x: Scale { lo: 1e4, hi: 1e7, log: true },
+            y: Scale { lo: 1e-5, hi: 100.0, log: true },
+            legend: false,
+        };
         let (svg, f3) = to_svg(900, 260, |r| draw_hist(r, &hs)).unwrap();
         assert!(svg.contains("1e-3") && svg.contains("<rect"));
         // charts stacked on the page share the plot's left edge

@@ -11,8 +11,8 @@ use nines_core::compare::Verdict;
 use nines_core::units::format_ns;
 
 use crate::charts::{
-    e, empty_note, faded, format_count, frame_of, latency_ticks, legend, legend_at, linear_ticks, plot, stroke, ticks, DrawResult, Frame, Scale, TraceStyle,
-    FONT, GRID_STRONG, INK, MUTED,
+    e, empty_note, faded, format_count, frame_of, latency_ticks, legend, legend_at, linear_ticks, plot, stroke, ticks, DrawResult, Frame,
+    Scale, TraceStyle, FONT, GRID_STRONG, INK, MUTED,
 };
 
 // ---------------------------------------------------------------------------------------
@@ -395,9 +395,19 @@ where
             for (k, name) in [(1.1, "average +10%"), (0.9, "average −10%")] {
                 let y = py(w.average * k);
                 root.draw(&plotters::element::DashedPathElement::new(vec![(pa, y), (pb, y)], 6, 4, MUTED.stroke_width(1))).map_err(e)?;
-                root.draw(&Text::new(name.to_string(), (pa + 4, y - 2), small.clone().color(&MUTED).pos(Pos::new(HPos::Left, VPos::Bottom)))).map_err(e)?;
+                root.draw(&Text::new(
+                    name.to_string(),
+                    (pa + 4, y - 2),
+                    small.clone().color(&MUTED).pos(Pos::new(HPos::Left, VPos::Bottom)),
+                ))
+                .map_err(e)?;
             }
-            root.draw(&Text::new("average".to_string(), (pa + 4, avg - 2), small.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Bottom)))).map_err(e)?;
+            root.draw(&Text::new(
+                "average".to_string(),
+                (pa + 4, avg - 2),
+                small.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Bottom)),
+            ))
+            .map_err(e)?;
             // the fitted line, thick, in the series' colour
             let fit = vec![(f.px(w.first) as i32, py(w.fit.0)), (f.px(w.last) as i32, py(w.fit.1))];
             root.draw(&PathElement::new(fit, c.style.color.mix(0.55).stroke_width(4))).map_err(e)?;
@@ -405,9 +415,19 @@ where
         if let Some(r) = c.first_steady {
             let px = f.px(r) as i32;
             if px >= f.left && px <= f.right {
-                root.draw(&plotters::element::DashedPathElement::new(vec![(px, f.top), (px, f.bottom)], 2, 4, c.style.color.stroke_width(1))).map_err(e)?;
-                root.draw(&Text::new(format!("PTS first held after round {r:.0}"), (px + 4, f.top + 4), small.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Top))))
-                    .map_err(e)?;
+                root.draw(&plotters::element::DashedPathElement::new(
+                    vec![(px, f.top), (px, f.bottom)],
+                    2,
+                    4,
+                    c.style.color.stroke_width(1),
+                ))
+                .map_err(e)?;
+                root.draw(&Text::new(
+                    format!("PTS first held after round {r:.0}"),
+                    (px + 4, f.top + 4),
+                    small.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Top)),
+                ))
+                .map_err(e)?;
             }
         }
         let mut part: Vec<(f64, f64)> = Vec::new();
@@ -457,7 +477,15 @@ mod tests {
             ],
         }];
         let bands = vec![vec![(0.301, -2.0, 2.0), (2.0, -6.0, 6.0), (4.0, -20.0, 40.0)]];
-        let spec = ChangeSpec { title: "change", levels: &levels, bands: &bands, series: &series, x: Scale { lo: 0.0, hi: 4.5, log: false }, y: Scale { lo: -40.0, hi: 100.0, log: false }, legend: true };
+        let spec = ChangeSpec {
+            title: "change",
+            levels: &levels,
+            bands: &bands,
+            series: &series,
+            x: Scale { lo: 0.0, hi: 4.5, log: false },
+            y: Scale { lo: -40.0, hi: 100.0, log: false },
+            legend: true,
+        };
         let (svg, f) = to_svg(900, 320, |r| draw_change(r, &spec)).unwrap();
         assert!(svg.contains("p99.99") && svg.contains("+50%") && svg.contains("cand read"), "ticks and legend");
         assert!(svg.contains("<polygon"), "baseline band");
@@ -467,11 +495,19 @@ mod tests {
 
     #[test]
     fn sweep_plot_has_four_panels_on_a_log_parameter_axis() {
-        let line = |i: usize, k: f64| SweepLine { label: format!("config {i}"), style: TraceStyle::nth(i), points: vec![(1.0, Some(100.0 * k), false), (4.0, Some(350.0 * k), false), (16.0, None, false)] };
+        let line = |i: usize, k: f64| SweepLine {
+            label: format!("config {i}"),
+            style: TraceStyle::nth(i),
+            points: vec![(1.0, Some(100.0 * k), false), (4.0, Some(350.0 * k), false), (16.0, None, false)],
+        };
         let panels: Vec<SweepPanel> = ["IOPS", "mean", "p99", "p99.99"]
             .iter()
             .enumerate()
-            .map(|(j, t)| SweepPanel { title: t.to_string(), unit: if j == 0 { YUnit::Count } else { YUnit::Latency }, lines: vec![line(0, 1e3), line(1, 2e3)] })
+            .map(|(j, t)| SweepPanel {
+                title: t.to_string(),
+                unit: if j == 0 { YUnit::Count } else { YUnit::Latency },
+                lines: vec![line(0, 1e3), line(1, 2e3)],
+            })
             .collect();
         let (svg, _) = to_svg(1000, 600, |r| draw_sweep(r, &SweepSpec { param: "numjobs", panels: &panels, legend: true })).unwrap();
         for t in ["IOPS", "mean", "p99.99", "numjobs (log)", "16\n</text>"] {
@@ -496,7 +532,15 @@ mod tests {
         }];
         let y = conv_y(&series);
         assert!(y.lo <= 0.9 * 1160.0 && y.hi >= 1.1 * 1160.0, "{y:?}");
-        let spec = ConvSpec { title: "steady", y_desc: "IOPS", unit: ConvUnit::Iops, series: &series, x: Scale { lo: 0.5, hi: 10.5, log: false }, y, legend: false };
+        let spec = ConvSpec {
+            title: "steady",
+            y_desc: "IOPS",
+            unit: ConvUnit::Iops,
+            series: &series,
+            x: Scale { lo: 0.5, hi: 10.5, log: false },
+            y,
+            legend: false,
+        };
         let (svg, _) = to_svg(900, 320, |r| draw_convergence(r, &spec)).unwrap();
         for t in ["average +10%", "average", "PTS first held after round 5", "1.2k"] {
             assert!(svg.contains(t), "{t} missing");

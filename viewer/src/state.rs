@@ -275,7 +275,9 @@ mod tests {
 
     #[test]
     fn hostile_or_broken_hashes_fall_back() {
-        let s = ViewState::from_hash("#dir=<script>&lv=3,x&zoom=5,1&sel=NaN,2&cdf=-1,2,3,4&hide=a,2&junk&x=ios&sweep=<b>&ss=0,rm -rf,5&base=x,1");
+        let s = ViewState::from_hash(
+            "#dir=<script>&lv=3,x&zoom=5,1&sel=NaN,2&cdf=-1,2,3,4&hide=a,2&junk&x=ios&sweep=<b>&ss=0,rm -rf,5&base=x,1",
+        );
         assert_eq!(s.sweep, None);
         assert_eq!(s.steady, SteadyView::default());
         assert_eq!(s.base, [1].into_iter().collect());

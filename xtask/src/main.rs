@@ -32,7 +32,11 @@ fn main() -> Result<()> {
         "viewer bundle: {} (wasm {} bytes{})",
         built.dir.display(),
         built.wasm_bytes,
-        if built.optimised { ", wasm-opt -Oz" } else { ", not optimised: run scripts/setup.sh (npm install in tests/browser brings binaryen's wasm-opt)" }
+        if built.optimised {
+            ", wasm-opt -Oz"
+        } else {
+            ", not optimised: run scripts/setup.sh (npm install in tests/browser brings binaryen's wasm-opt)"
+        }
     );
     Ok(())
 }

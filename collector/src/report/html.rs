@@ -23,11 +23,7 @@ pub fn esc(s: &str) -> String {
 /// JSON strings, where their `\u` escapes mean the same, so no `</script>` or `<!--` can end
 /// or change the element however hostile the strings are.
 pub fn json_for_script(v: &serde_json::Value) -> String {
-    serde_json::to_string(v)
-        .expect("JSON values serialise")
-        .replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
+    serde_json::to_string(v).expect("JSON values serialise").replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
 }
 
 /// JavaScript to inline in a `<script>` element: `</script` would end the element and `<!--`
@@ -131,7 +127,9 @@ mod tests {
 
     #[test]
     fn markdown_links_and_images() {
-        let h = markdown("[ok](https://example.com/a) [bad](javascript:alert(1)) [bad2]( JavaScript:x) [rel](#top) ![pic](http://example.com/p.png)");
+        let h = markdown(
+            "[ok](https://example.com/a) [bad](javascript:alert(1)) [bad2]( JavaScript:x) [rel](#top) ![pic](http://example.com/p.png)",
+        );
         assert!(h.contains(r#"<a href="https://example.com/a">ok</a>"#), "{h}");
         assert!(h.contains(r##"<a href="#top">rel</a>"##), "{h}");
         assert!(!h.to_ascii_lowercase().contains("javascript"), "{h}");

@@ -120,7 +120,13 @@ pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
     let notes = match &args.notes {
         Some(p) => {
             let bytes = output::read_bounded(p, MAX_NOTES, "the notes")?;
-            Some(String::from_utf8(bytes).map_err(|e| anyhow::anyhow!("the notes '{}': byte offset {}: not UTF-8 text; expected Markdown", p.display(), e.utf8_error().valid_up_to()))?)
+            Some(String::from_utf8(bytes).map_err(|e| {
+                anyhow::anyhow!(
+                    "the notes '{}': byte offset {}: not UTF-8 text; expected Markdown",
+                    p.display(),
+                    e.utf8_error().valid_up_to()
+                )
+            })?)
         }
         None => None,
     };
@@ -151,11 +157,19 @@ pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
         }
         view.push(format!("sweep={p}"));
     }
-    let opts = Options { title: args.title.clone(), notes, tag: args.tag.clone(), view: (!view.is_empty()).then(|| view.join("&")), comparison };
+    let opts =
+        Options { title: args.title.clone(), notes, tag: args.tag.clone(), view: (!view.is_empty()).then(|| view.join("&")), comparison };
     let page = render(&inputs, &opts, &bundle::viewer())?;
     let read = Inputs::new(files.iter().chain(&args.notes));
     output::write_atomic(&args.output, page.as_bytes(), Replace::Always, &read)?;
-    writeln!(out, "report: {} ({} run{}, {} KB)", args.output.display(), inputs.len(), if inputs.len() == 1 { "" } else { "s" }, page.len().div_ceil(1024))?;
+    writeln!(
+        out,
+        "report: {} ({} run{}, {} KB)",
+        args.output.display(),
+        inputs.len(),
+        if inputs.len() == 1 { "" } else { "s" },
+        page.len().div_ceil(1024)
+    )?;
     Ok(())
 }
 
@@ -205,12 +219,12 @@ pub fn render(inputs: &[Input], opts: &Options, viewer: &bundle::Viewer) -> Resu
     let entries: Vec<summary::Entry> =
         inputs.iter().zip(&all).map(|(i, s)| summary::Entry { file: &i.name, run: &i.run, stats: s }).collect();
     let notes = opts.notes.as_deref().map(html::markdown);
-    let generated = nines_core::units::iso_date(
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
-    );
+    let generated =
+        nines_core::units::iso_date(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()));
     let summary_html = summary::render(&title, notes.as_deref(), &entries, opts.comparison.as_deref(), &generated);
 
-    let mut runs_json = json!({ "runs": inputs.iter().map(|i| json!({ "name": i.name, "gzip": b64(&gzip(&i.bytes)) })).collect::<Vec<_>>() });
+    let mut runs_json =
+        json!({ "runs": inputs.iter().map(|i| json!({ "name": i.name, "gzip": b64(&gzip(&i.bytes)) })).collect::<Vec<_>>() });
     if let Some(v) = &opts.view {
         runs_json["view"] = json!(v);
     }
@@ -252,8 +266,18 @@ mod tests {
         let windows = (0..3)
             .flat_map(|s| {
                 [
-                    Window { start_s: s as f64, length_s: 1.0, tag: Some("read".into()), hist: Hist::from_values(l, (1..=500).map(|i| 10_000 + i * 7)) },
-                    Window { start_s: s as f64, length_s: 1.0, tag: Some("write".into()), hist: Hist::from_values(l, (1..=200).map(|i| 30_000 + i * 3)) },
+                    Window {
+                        start_s: s as f64,
+                        length_s: 1.0,
+                        tag: Some("read".into()),
+                        hist: Hist::from_values(l, (1..=500).map(|i| 10_000 + i * 7)),
+                    },
+                    Window {
+                        start_s: s as f64,
+                        length_s: 1.0,
+                        tag: Some("write".into()),
+                        hist: Hist::from_values(l, (1..=200).map(|i| 30_000 + i * 3)),
+                    },
                 ]
             })
             .collect();

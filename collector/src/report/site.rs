@@ -32,7 +32,11 @@ pub struct SiteArgs {
 pub fn safe_name(name: &str) -> String {
     let s: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '_' }).collect();
     let s = s.trim_start_matches('.').to_string();
-    if s.is_empty() { "run".into() } else { s }
+    if s.is_empty() {
+        "run".into()
+    } else {
+        s
+    }
 }
 
 /// The largest manifest.json read.
@@ -60,11 +64,10 @@ fn read_manifest(path: &Path) -> Result<Vec<Value>> {
 
 /// Is the site's `index.html` nines' own (so the viewer's files may be replaced)?
 fn ours(index: &Path) -> bool {
-    output::read_bounded(index, 1 << 20, "index.html")
-        .is_ok_and(|b| {
-            let t = String::from_utf8_lossy(&b);
-            t.contains("<title>nines viewer</title>") && t.contains("id=\"nines-runs\"")
-        })
+    output::read_bounded(index, 1 << 20, "index.html").is_ok_and(|b| {
+        let t = String::from_utf8_lossy(&b);
+        t.contains("<title>nines viewer</title>") && t.contains("id=\"nines-runs\"")
+    })
 }
 
 /// Take the site directory's lock (an advisory `flock` on the directory itself), so that
@@ -95,7 +98,9 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
     let runs_dir = dir.join("runs");
     match std::fs::symlink_metadata(&runs_dir) {
         Ok(m) if m.is_dir() => {}
-        Ok(_) => bail!("'{}' is not a directory (a link or a file); nines writes runs only into a real runs/ directory", runs_dir.display()),
+        Ok(_) => {
+            bail!("'{}' is not a directory (a link or a file); nines writes runs only into a real runs/ directory", runs_dir.display())
+        }
         Err(_) => std::fs::create_dir(&runs_dir).with_context(|| format!("could not create '{}'", runs_dir.display()))?,
     }
     if !args.force && !ours(&dir.join("index.html")) {
@@ -141,8 +146,12 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
         }
     }
     let v = bundle::viewer();
-    let files: [(&str, &[u8]); 4] =
-        [("index.html", v.index_html.as_bytes()), ("style.css", v.style_css.as_bytes()), ("nines_viewer.js", v.glue_js.as_bytes()), ("nines_viewer_bg.wasm", v.wasm)];
+    let files: [(&str, &[u8]); 4] = [
+        ("index.html", v.index_html.as_bytes()),
+        ("style.css", v.style_css.as_bytes()),
+        ("nines_viewer.js", v.glue_js.as_bytes()),
+        ("nines_viewer_bg.wasm", v.wasm),
+    ];
     for (name, bytes) in files {
         output::write_atomic(&dir.join(name), bytes, Replace::Always, &read)?;
     }

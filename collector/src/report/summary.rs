@@ -72,10 +72,7 @@ fn run_section(i: usize, e: &Entry) -> String {
     h.push_str(&format!("<h3>{} <span class=\"ns-file\">({}), {:.1} s</span></h3>\n", esc(&r.name), esc(e.file), r.duration_s));
     let levels: Vec<&str> = r.tags.0.first().map(|(_, s)| s.levels.iter().map(|l| l.label.as_str()).collect()).unwrap_or_default();
     // As `nines stats`: level columns up to the last one any row has a value in.
-    let shown = (0..levels.len())
-        .rev()
-        .find(|&k| r.tags.iter().any(|(_, s)| s.levels[k].value_ns.is_some()))
-        .map_or(0, |k| k + 1);
+    let shown = (0..levels.len()).rev().find(|&k| r.tags.iter().any(|(_, s)| s.levels[k].value_ns.is_some())).map_or(0, |k| k + 1);
     h.push_str("<table class=\"ns-stats\">\n<tr><th>dir</th><th>count</th><th>IOPS</th><th>min</th><th>mean</th><th>stdev</th>");
     for l in &levels[..shown] {
         h.push_str(&format!("<th>{}</th>", esc(l)));

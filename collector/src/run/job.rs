@@ -77,7 +77,11 @@ pub struct JobWindow {
 pub enum Msg {
     Window(Box<JobWindow>),
     /// The job ended; `last_index` is its last window (None if it sent none).
-    Done { job: u32, last_index: Option<u64>, error: Option<String> },
+    Done {
+        job: u32,
+        last_index: Option<u64>,
+        error: Option<String>,
+    },
 }
 
 /// Everything a job needs.
@@ -370,7 +374,13 @@ fn job_loop<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result<Op
         // the I/Os still in flight complete into the last one, which ends at the last
         // completion, rather than into a sliver of a window.
         while t_c >= boundary && issuing && ctx.end_ns.is_none_or(|e| boundary < e) {
-            let _ = ctx.tx.send(Msg::Window(Box::new(JobWindow { job: ctx.job, index, start_ns: win_start, end_ns: boundary, tags: rec.take() })));
+            let _ = ctx.tx.send(Msg::Window(Box::new(JobWindow {
+                job: ctx.job,
+                index,
+                start_ns: win_start,
+                end_ns: boundary,
+                tags: rec.take(),
+            })));
             last_sent = Some(index);
             index += 1;
             win_start = boundary;
@@ -435,7 +445,13 @@ fn job_loop<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result<Op
             if tag != SYNC && window_ns == u64::MAX {
                 win_count += 1;
                 if win_count >= ctx.window_quota {
-                    let _ = ctx.tx.send(Msg::Window(Box::new(JobWindow { job: ctx.job, index, start_ns: win_start, end_ns: t_c, tags: rec.take() })));
+                    let _ = ctx.tx.send(Msg::Window(Box::new(JobWindow {
+                        job: ctx.job,
+                        index,
+                        start_ns: win_start,
+                        end_ns: t_c,
+                        tags: rec.take(),
+                    })));
                     last_sent = Some(index);
                     index += 1;
                     win_start = t_c;

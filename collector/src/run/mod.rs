@@ -42,8 +42,8 @@ use nines_core::stats;
 use rand::{RngCore, SeedableRng};
 use serde_json::{json, Map, Value};
 
-pub use args::RunArgs;
 use args::EngineKind;
+pub use args::RunArgs;
 use engine::{NullEngine, PsyncEngine, UringEngine};
 use job::{clock, AlignedBuf, JobCtx, Msg, STOP, STOP_ERROR, STOP_STEADY};
 use workload::{WindowRule, Workload, NT, TAGS};
@@ -79,7 +79,12 @@ pub fn finish(o: &Outcome, no_summary: bool, out: &mut impl Write) -> Result<()>
         writeln!(out, "engine {}, stopped by {}", o.engine, o.stopped_by)?;
         if let Some(st) = &o.steady {
             match st.get("reached").and_then(Value::as_bool) {
-                Some(true) => writeln!(out, "steady state ({}) reached at {:.1} s", st["criterion"].as_str().unwrap_or(""), st["at_s"].as_f64().unwrap_or(0.0))?,
+                Some(true) => writeln!(
+                    out,
+                    "steady state ({}) reached at {:.1} s",
+                    st["criterion"].as_str().unwrap_or(""),
+                    st["at_s"].as_f64().unwrap_or(0.0)
+                )?,
                 _ => writeln!(out, "steady state ({}) NOT reached", st["criterion"].as_str().unwrap_or(""))?,
             }
         }
@@ -169,7 +174,10 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     }
     if kind == EngineKind::Psync && w.qd > 1 {
         if !quiet {
-            eprintln!("nines: warning: the psync engine does one I/O at a time; --qd {} is run as 1 per job (use --jobs for concurrency)", w.qd);
+            eprintln!(
+                "nines: warning: the psync engine does one I/O at a time; --qd {} is run as 1 per job (use --jobs for concurrency)",
+                w.qd
+            );
         }
         engine_meta.insert("qd_requested".into(), json!(w.qd));
         w.qd = 1;
@@ -180,7 +188,13 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     // The target.
     let (file, region, target_meta, block, target_name) = if kind == EngineKind::Null {
         let region = w.size.ok_or_else(|| anyhow!("--engine null needs --size (the target is not opened)"))?;
-        (None, region, json!({"path": a.target.display().to_string(), "kind": "none (null engine)", "region_bytes": region}), false, format!("'{}'", a.target.display()))
+        (
+            None,
+            region,
+            json!({"path": a.target.display().to_string(), "kind": "none (null engine)", "region_bytes": region}),
+            false,
+            format!("'{}'", a.target.display()),
+        )
     } else {
         let t = safety::prepare(a, &w, quiet)?;
         let name = format!("'{}'", t.real.display());
@@ -237,7 +251,8 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     );
     meta.insert("units".into(), json!("ns"));
     meta.insert("tags".into(), json!(TAG_DOC));
-    let mut aw = ArchiveWriter::new(BufWriter::new(out_file.try_clone()?), &Header { start_time: start_epoch, meta }).map_err(|e| archive_err(&e))?;
+    let mut aw = ArchiveWriter::new(BufWriter::new(out_file.try_clone()?), &Header { start_time: start_epoch, meta })
+        .map_err(|e| archive_err(&e))?;
 
     let pool: job::Pool = Arc::new(Mutex::new(Vec::new()));
     let (tx, rx) = mpsc::channel::<Msg>();
@@ -313,7 +328,8 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     if wres.windows == 0 {
         // nothing was recorded (stopped during --ramp, or an error before the first window):
         // no archive is kept, so nothing blocks a rerun
-        let why = wres.errors.first().cloned().unwrap_or_else(|| format!("stopped by {stopped_by} before recording began (during --ramp?)"));
+        let why =
+            wres.errors.first().cloned().unwrap_or_else(|| format!("stopped by {stopped_by} before recording began (during --ramp?)"));
         bail!("{why}; nothing was recorded, so '{}' was not kept", a.output.display());
     }
     out_file.keep();
@@ -357,13 +373,7 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     let f = bw.into_inner().map_err(|e| archive_err(e.error()))?;
     f.sync_all().map_err(|e| archive_err(&e))?;
 
-    Ok(Outcome {
-        output: a.output.clone(),
-        stopped_by,
-        engine: kind_name(kind),
-        steady: wres.steady.take(),
-        errors: wres.errors,
-    })
+    Ok(Outcome { output: a.output.clone(), stopped_by, engine: kind_name(kind), steady: wres.steady.take(), errors: wres.errors })
 }
 
 /// Refuse a workload whose I/O buffers (one per job: queue depth x largest block, allocated
@@ -472,7 +482,11 @@ fn job_thread(ctx: JobCtx, kind: EngineKind, fd: i32, block: bool, features: Arc
             }
             Err(e) => {
                 STOP.compare_exchange(0, STOP_ERROR, Ordering::Relaxed, Ordering::Relaxed).ok();
-                let _ = ctx.tx.send(Msg::Done { job: ctx.job, last_index: None, error: Some(format!("job {}: could not set up io_uring: {e}", ctx.job)) });
+                let _ = ctx.tx.send(Msg::Done {
+                    job: ctx.job,
+                    last_index: None,
+                    error: Some(format!("job {}: could not set up io_uring: {e}", ctx.job)),
+                });
                 Ok(())
             }
         },

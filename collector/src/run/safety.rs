@@ -53,7 +53,8 @@ pub fn resolve(path: &Path) -> Result<(PathBuf, bool)> {
             }
             let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
             let name = path.file_name().ok_or_else(|| anyhow!("'{}' does not name a file", path.display()))?;
-            let dir = std::fs::canonicalize(parent).with_context(|| format!("directory '{}' of the target does not exist", parent.display()))?;
+            let dir =
+                std::fs::canonicalize(parent).with_context(|| format!("directory '{}' of the target does not exist", parent.display()))?;
             Ok((dir.join(name), false))
         }
         Err(e) => Err(e).with_context(|| format!("could not resolve '{}'", path.display())),
@@ -142,12 +143,7 @@ fn mark_ours(f: &File) -> bool {
 
 fn create_file(real: &Path, w: &Workload, quiet: bool, who: &str) -> Result<Target> {
     let size = w.size.ok_or_else(|| anyhow!("{who} does not exist; give --size so nines can create it with that much data"))?;
-    let f = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .open(real)
-        .with_context(|| format!("could not create {who}"))?;
+    let f = OpenOptions::new().read(true).write(true).create_new(true).open(real).with_context(|| format!("could not create {who}"))?;
     let marked = mark_ours(&f);
     if let Err(e) = layout(&f, 0, size, quiet, who) {
         // nothing of the file is worth keeping: remove it, so a full disk is not left full
@@ -225,7 +221,12 @@ fn existing_file(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata,
     let len = md.len();
     let region = w.size.unwrap_or(len);
     if region < w.max_bs as u64 {
-        bail!("{who} holds {} bytes, less than one block of {}; give --size to make nines extend it{}", len, format_size(w.max_bs as u64), if ours { "" } else { " (with --overwrite)" });
+        bail!(
+            "{who} holds {} bytes, less than one block of {}; give --size to make nines extend it{}",
+            len,
+            format_size(w.max_bs as u64),
+            if ours { "" } else { " (with --overwrite)" }
+        );
     }
     let mut laid_out = false;
     if region > len || first_hole(&probe).is_some_and(|h| h < region) {
@@ -243,7 +244,11 @@ fn existing_file(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata,
             }
             laid_out = true;
         } else if region > len {
-            bail!("--size {} is larger than {who} ({}); nines will not extend a file it did not create without --overwrite", format_size(region), format_size(len));
+            bail!(
+                "--size {} is larger than {who} ({}); nines will not extend a file it did not create without --overwrite",
+                format_size(region),
+                format_size(len)
+            );
         } else if !quiet {
             eprintln!("nines: warning: {who} has holes within the region; reads of holes return zeros without touching the device, so they measure nothing. Fill the file first (or let nines create one)");
         }
@@ -428,7 +433,10 @@ fn block_device(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata, 
             .or_else(|| read_trim(sysfs_dir(rdev).join("../queue/discard_max_bytes")))
             .and_then(|s| s.parse::<u64>().ok());
         if max == Some(0) {
-            bail!("{who} does not support discard (its queue/discard_max_bytes is 0), so --rw {} cannot run on it", if w.rw.random() { "randtrim" } else { "trim" });
+            bail!(
+                "{who} does not support discard (its queue/discard_max_bytes is 0), so --rw {} cannot run on it",
+                if w.rw.random() { "randtrim" } else { "trim" }
+            );
         }
     }
     drop(probe);
@@ -454,7 +462,8 @@ pub fn device_meta(rdev: u64) -> Value {
     let mut m = Map::new();
     m.insert("dev".into(), json!(format!("{}:{}", libc::major(rdev), libc::minor(rdev))));
     let canon = std::fs::canonicalize(&dir).unwrap_or(dir.clone());
-    let disk = if canon.join("partition").exists() { canon.parent().map(Path::to_path_buf).unwrap_or(canon.clone()) } else { canon.clone() };
+    let disk =
+        if canon.join("partition").exists() { canon.parent().map(Path::to_path_buf).unwrap_or(canon.clone()) } else { canon.clone() };
     if let Some(n) = disk.file_name() {
         m.insert("name".into(), json!(n.to_string_lossy()));
     }

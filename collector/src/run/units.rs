@@ -69,14 +69,13 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
 pub fn parse_bssplit(s: &str) -> Result<Vec<(u32, u32)>, String> {
     let mut out = Vec::new();
     for part in s.split(':').filter(|p| !p.trim().is_empty()) {
-        let (bs, pct) = part
-            .split_once('/')
-            .ok_or_else(|| format!("bssplit entry {part:?} needs a share: write it like 4k/70"))?;
+        let (bs, pct) = part.split_once('/').ok_or_else(|| format!("bssplit entry {part:?} needs a share: write it like 4k/70"))?;
         let bs = parse_size(bs)?;
         if bs == 0 || bs > 64 << 20 {
             return Err(format!("block size {bs} in --bssplit must be between 1 byte and 64MiB"));
         }
-        let pct: u32 = pct.trim().trim_end_matches('%').parse().map_err(|_| format!("share {pct:?} in --bssplit is not a whole percentage"))?;
+        let pct: u32 =
+            pct.trim().trim_end_matches('%').parse().map_err(|_| format!("share {pct:?} in --bssplit is not a whole percentage"))?;
         if pct > 0 {
             out.push((bs as u32, pct));
         }

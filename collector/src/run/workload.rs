@@ -94,7 +94,10 @@ impl Workload {
                 bail!("--mix {m} is a percentage of reads and must be between 0 and 100");
             }
             if a.rw.trims() {
-                bail!("--mix does not apply to --rw {}: trims are not mixed with reads or writes (--mix is for randrw and rw)", if a.rw == Rw::Trim { "trim" } else { "randtrim" });
+                bail!(
+                    "--mix does not apply to --rw {}: trims are not mixed with reads or writes (--mix is for randrw and rw)",
+                    if a.rw == Rw::Trim { "trim" } else { "randtrim" }
+                );
             }
         }
         let mix = match a.rw {
@@ -257,9 +260,15 @@ impl Workload {
         m.insert("rate_iops_per_job".into(), json!(self.rate_iops));
         if self.rate_iops.is_some() {
             m.insert("arrival".into(), json!(self.arrival));
-            m.insert("latency_from".into(), json!("due time (coordinated-omission corrected); .svc tags hold service time from submission"));
+            m.insert(
+                "latency_from".into(),
+                json!("due time (coordinated-omission corrected); .svc tags hold service time from submission"),
+            );
         } else if self.trim {
-            m.insert("latency_from".into(), json!("submission (for trims issued synchronously: from just before the call to just after it returns)"));
+            m.insert(
+                "latency_from".into(),
+                json!("submission (for trims issued synchronously: from just before the call to just after it returns)"),
+            );
         } else {
             m.insert("latency_from".into(), json!("submission"));
         }
@@ -302,14 +311,13 @@ impl OpGen {
     /// `start_ns`.
     pub fn new(w: &Workload, job: u32, region: u64, start_ns: u64) -> OpGen {
         let mut cum = 0;
-        let bs = w
-            .bs
-            .iter()
-            .map(|(b, p)| {
-                cum += p;
-                (*b, cum)
-            })
-            .collect();
+        let bs =
+            w.bs.iter()
+                .map(|(b, p)| {
+                    cum += p;
+                    (*b, cum)
+                })
+                .collect();
         // Sequential jobs start at evenly spaced offsets so they do not read the same blocks.
         let align = w.align as u64;
         let cursor = (region / w.jobs as u64 * job as u64) / align * align;

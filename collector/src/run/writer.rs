@@ -69,9 +69,8 @@ pub fn writer_loop<W: Write>(rx: Receiver<Msg>, aw: &mut ArchiveWriter<W>, cfg: 
         }
         // Write every window all jobs have closed, in order.
         loop {
-            let complete = (0..jobs).all(|j| {
-                pending.get(&next).is_some_and(|p| p.reported[j]) || matches!(done[j], Some(li) if li.is_none_or(|l| l < next))
-            });
+            let complete = (0..jobs)
+                .all(|j| pending.get(&next).is_some_and(|p| p.reported[j]) || matches!(done[j], Some(li) if li.is_none_or(|l| l < next)));
             if !complete {
                 break;
             }
@@ -316,7 +315,13 @@ mod tests {
         for &v in values {
             hist.record(v).unwrap();
         }
-        TagWindow { max: values.iter().copied().max().unwrap_or(0), count: values.len() as u64, bytes: 4096 * values.len() as u64, sum: values.iter().sum(), hist }
+        TagWindow {
+            max: values.iter().copied().max().unwrap_or(0),
+            count: values.len() as u64,
+            bytes: 4096 * values.len() as u64,
+            sum: values.iter().sum(),
+            hist,
+        }
     }
 
     fn window(job: u32, index: u64, read: &[u64], write: &[u64]) -> Msg {

@@ -114,14 +114,8 @@ pub fn read(source_name: &str, bytes: &[u8]) -> Result<Run, FioHistError> {
     meta.insert("source_format".into(), json!("fio histogram log"));
     meta.insert("fio_hist_log".into(), json!({ "coarseness": c, "note": "fio logs no I/O after each direction's last interval" }));
     Precision::Fio { coarseness: c }.stamp(&mut meta);
-    let run = Run {
-        name: super::fio_lat::log_run_name(source_name),
-        source: source_name.to_string(),
-        start_time: None,
-        meta,
-        windows,
-        warnings,
-    };
+    let run =
+        Run { name: super::fio_lat::log_run_name(source_name), source: source_name.to_string(), start_time: None, meta, windows, warnings };
     run.checked().map_err(|e| {
         let line = line_of.get(e.window).copied().unwrap_or(1);
         FioHistError { source_name: source_name.to_string(), line, kind: FioHistErrorKind::Counts(e) }
@@ -155,7 +149,8 @@ fn read_lines(source_name: &str, bytes: &[u8]) -> Result<(Vec<Window>, u8, Vec<u
         counts.clear();
         for (ci, f) in text.split(',').enumerate() {
             let f = f.trim();
-            let v = f.parse::<u64>().map_err(|_| e(lineno, FioHistErrorKind::Number { column: ci + 1, text: f.chars().take(40).collect() }))?;
+            let v =
+                f.parse::<u64>().map_err(|_| e(lineno, FioHistErrorKind::Number { column: ci + 1, text: f.chars().take(40).collect() }))?;
             counts.push(v);
         }
         let c = match coarseness {
@@ -167,7 +162,10 @@ fn read_lines(source_name: &str, bytes: &[u8]) -> Result<(Vec<Window>, u8, Vec<u
             }
             Some(c) => {
                 if counts.len() != 3 + (NR >> c) {
-                    return Err(e(lineno, FioHistErrorKind::Columns { found: counts.len(), expected: format!("{} as on the first line", 3 + (NR >> c)) }));
+                    return Err(e(
+                        lineno,
+                        FioHistErrorKind::Columns { found: counts.len(), expected: format!("{} as on the first line", 3 + (NR >> c)) },
+                    ));
                 }
                 c
             }

@@ -110,10 +110,8 @@ pub fn read_docs(source_name: &str, bytes: &[u8]) -> Result<(Vec<Doc>, Vec<Warni
         return Err(if skipped == 0 { e(1, 1, FioJsonErrorKind::Empty) } else { e(1, 1, FioJsonErrorKind::NotFio) });
     }
     if skipped > 0 {
-        warnings.push(Warning {
-            line: Some(1),
-            message: format!("skipped {skipped} line(s) of text before the JSON (fio's notes on stdout)"),
-        });
+        warnings
+            .push(Warning { line: Some(1), message: format!("skipped {skipped} line(s) of text before the JSON (fio's notes on stdout)") });
     }
     let body = &bytes[start..];
     let mut docs = Vec::new();
@@ -195,21 +193,24 @@ fn parse_doc(v: &Value, line: usize) -> Result<Doc, FioJsonErrorKind> {
                 };
                 let mut sum = 0_u64;
                 for (name, count) in bins {
-                    let ns: u64 = name.parse().map_err(|_| {
-                        field(jn, dir, measure, format!("bin name {name:?} is not a latency in ns"))
-                    })?;
-                    let c = count.as_u64().ok_or_else(|| {
-                        field(jn, dir, measure, format!("bin {name} has count {count}, expected a non-negative integer"))
-                    })?;
+                    let ns: u64 = name.parse().map_err(|_| field(jn, dir, measure, format!("bin name {name:?} is not a latency in ns")))?;
+                    let c = count
+                        .as_u64()
+                        .ok_or_else(|| field(jn, dir, measure, format!("bin {name} has count {count}, expected a non-negative integer")))?;
                     // Record at the middle of fio's bucket (the name is that middle rounded
                     // down; recomputing keeps odd producers' names inside the bucket too).
                     // The jobs' bins are merged per direction: checked, so that a sum past
                     // what a run may hold is refused rather than saturated.
                     let too_many = |tag: &str| {
-                        field(jn, dir, measure, format!(
-                            "bin {name} has count {c}, which takes the I/Os of {tag} past 2^63-1 (9223372036854775807), \
+                        field(
+                            jn,
+                            dir,
+                            measure,
+                            format!(
+                                "bin {name} has count {c}, which takes the I/Os of {tag} past 2^63-1 (9223372036854775807), \
                              the most an HdrHistogram log holds; expected at most that many I/Os"
-                        ))
+                            ),
+                        )
                     };
                     let (tag, acc) = &mut accs[pos];
                     sum = add_counts(sum, c).map_err(|_| too_many(tag))?;
@@ -410,14 +411,20 @@ mod tests {
         // bins past 2^63-1: refused, naming the bin (bins are read in the order of their names)
         let text = doc(10_000, &[(604, big), (11072, big)], &[]).replace(&format!("\"N\":{}", 2 * big), "\"N\":0");
         let e = read("huge.json", text.as_bytes()).unwrap_err();
-        assert!(e.to_string().contains("job 1 read.clat_ns: bin 604 has count 4611686018427387904, which takes the I/Os of read past 2^63-1"), "{e}");
+        assert!(
+            e.to_string().contains("job 1 read.clat_ns: bin 604 has count 4611686018427387904, which takes the I/Os of read past 2^63-1"),
+            "{e}"
+        );
         let text = doc(10_000, &[(604, MAX_COUNT + 1)], &[]);
         assert!(read("huge.json", text.as_bytes()).unwrap_err().to_string().contains("bin 604 has count 9223372036854775808"));
         // within each direction but not in all: the run's total is refused at the document
         let text = doc(10_000, &[(604, big - 1)], &[(7328, big)]) + "\n" + &doc(20_000, &[(604, 1)], &[]);
         let e = read("two.json", text.as_bytes()).unwrap_err();
         assert!(matches!(e.kind, FioJsonErrorKind::Counts(_)), "{e}");
-        assert!(e.to_string().starts_with("two.json: line 2, column 1: window 3 (read starting at 10.000 s) takes the run's I/O count past"), "{e}");
+        assert!(
+            e.to_string().starts_with("two.json: line 2, column 1: window 3 (read starting at 10.000 s) takes the run's I/O count past"),
+            "{e}"
+        );
         assert_eq!(read_each("two.json", text.as_bytes()).unwrap().len(), 2);
     }
 

@@ -359,7 +359,10 @@ impl LatLogReader {
         self.line += 1;
         if self.columns == 0 {
             if !(4..=7).contains(&n) {
-                return Err(self.err(LatLogErrorKind::Columns { found: n, expected: "4 to 7 (time, value, ddir, bs, then offset, prio, issue time as configured)".into() }));
+                return Err(self.err(LatLogErrorKind::Columns {
+                    found: n,
+                    expected: "4 to 7 (time, value, ddir, bs, then offset, prio, issue time as configured)".into(),
+                }));
             }
             self.columns = n;
         } else if n != self.columns {
@@ -374,7 +377,11 @@ impl LatLogReader {
         let end = buf[line_start..].iter().position(|&b| b == b'\n').map_or(buf.len(), |p| line_start + p);
         let text = String::from_utf8_lossy(&buf[line_start..end.min(line_start + MAX_LINE)]);
         let field = text.split(',').nth(column).unwrap_or("").trim().chars().take(40).collect();
-        LatLogError { source_name: self.source_name.clone(), line: self.line + 1, kind: LatLogErrorKind::Number { column: column + 1, text: field } }
+        LatLogError {
+            source_name: self.source_name.clone(),
+            line: self.line + 1,
+            kind: LatLogErrorKind::Number { column: column + 1, text: field },
+        }
     }
 
     #[inline]
@@ -423,10 +430,7 @@ impl LatLogReader {
             if self.open[k].win < win {
                 let o = self.open.swap_remove(k);
                 let h = o.acc.finish();
-                self.done
-                    .entry((o.win, o.ddir))
-                    .and_modify(|x| *x = x.merge(&h))
-                    .or_insert(h);
+                self.done.entry((o.win, o.ddir)).and_modify(|x| *x = x.merge(&h)).or_insert(h);
             } else {
                 k += 1;
             }

@@ -122,7 +122,13 @@ fn header_cols(fields: &[&str]) -> Option<Cols> {
         return None;
     }
     let lower: Vec<String> = fields.iter().map(|f| f.to_ascii_lowercase()).collect();
-    let find = |names: &[&str]| lower.iter().position(|f| names.iter().any(|n| f == n || f.starts_with(&format!("{n}_")) || f.starts_with(&format!("{n}(")) || f.starts_with(&format!("{n} "))));
+    let find = |names: &[&str]| {
+        lower.iter().position(|f| {
+            names
+                .iter()
+                .any(|n| f == n || f.starts_with(&format!("{n}_")) || f.starts_with(&format!("{n}(")) || f.starts_with(&format!("{n} ")))
+        })
+    };
     let lat = find(&["latency", "lat", "value", "clat", "duration", "elapsed", "response_time", "rt"]);
     let time = find(&["time", "timestamp", "t", "ts", "start", "time_s"]);
     let dir = find(&["direction", "dir", "op", "rw", "type", "ddir", "tag"]);
@@ -163,10 +169,11 @@ pub fn sniff(bytes: &[u8]) -> bool {
     let Some(first) = lines.next() else { return false };
     let f = split(first);
     let first_ok = if let Some(c) = header_cols(&f) { c.lat != usize::MAX } else { f.len() <= 3 && f.iter().any(|x| is_num(x)) };
-    first_ok && lines.take(3).all(|l| {
-        let g = split(l);
-        g.len() == f.len() && g.len() <= 8 && g.iter().any(|x| is_num(x))
-    })
+    first_ok
+        && lines.take(3).all(|l| {
+            let g = split(l);
+            g.len() == f.len() && g.len() <= 8 && g.iter().any(|x| is_num(x))
+        })
 }
 
 fn direction(s: &str) -> Result<String, ListErrorKind> {
@@ -336,7 +343,10 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>, window_s: f64) 
     }
     let c = cols.unwrap_or_default();
     if unit.is_none() {
-        warnings.push(Warning { line: None, message: "no unit given for the list: read as nanoseconds; give the unit (nines import --unit us)".into() });
+        warnings.push(Warning {
+            line: None,
+            message: "no unit given for the list: read as nanoseconds; give the unit (nines import --unit us)".into(),
+        });
     }
     // Times that look like seconds since the epoch become the run's start time.
     let epoch = c.time.is_some() && t_min > 1e9;

@@ -50,7 +50,9 @@ pub enum SpectrumErrorKind {
     #[error("no spectrum rows after the `Value Percentile TotalCount` header")]
     Empty,
     /// A total count beyond what a run may hold.
-    #[error("total count {0} is more than 2^63-1 (9223372036854775807), the most an HdrHistogram log holds; expected at most that many values")]
+    #[error(
+        "total count {0} is more than 2^63-1 (9223372036854775807), the most an HdrHistogram log holds; expected at most that many values"
+    )]
     Count(String),
     /// More values than a run may hold.
     #[error("{}", .0.reason())]
@@ -103,7 +105,8 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>) -> Result<Run, 
             // `#[Max = 12.345, Total count = 1000]` (Java, wrk2) or `TotalCount =` (Python)
             // an integer is compared exactly (a float has 53 bits); Python may print `1000.0`
             let text = footer.rsplit('=').next().map_or("", |t| t.trim().trim_end_matches(']').trim());
-            let total = text.parse::<u64>().ok().or_else(|| text.parse::<f64>().ok().filter(|t| t.is_finite() && *t >= 0.0).map(|t| t as u64));
+            let total =
+                text.parse::<u64>().ok().or_else(|| text.parse::<f64>().ok().filter(|t| t.is_finite() && *t >= 0.0).map(|t| t as u64));
             if let Some(t) = total {
                 if t != last_total {
                     return Err(e(lineno, SpectrumErrorKind::Total { rows: last_total, footer: t }));
@@ -130,7 +133,10 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>) -> Result<Run, 
         let Some((value, pct, total)) = row else {
             // the spectrum ends at the first line that is not a row (wrk2 prints more after)
             if spectra.last().is_some_and(|s| s.1.is_empty()) {
-                return Err(e(lineno, SpectrumErrorKind::Row(format!("{:?} is not a spectrum row", line.chars().take(60).collect::<String>()))));
+                return Err(e(
+                    lineno,
+                    SpectrumErrorKind::Row(format!("{:?} is not a spectrum row", line.chars().take(60).collect::<String>())),
+                ));
             }
             in_rows = false;
             continue;
@@ -172,7 +178,10 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>) -> Result<Run, 
         warnings.push(Warning { line: None, message: format!("{extra} more spectrum(s) after the first (wrk2 --u_latency's uncorrected latency) were not read; save each spectrum to its own file to import it") });
     }
     if unit.is_none() {
-        warnings.push(Warning { line: None, message: "no unit given for the spectrum: read as milliseconds (wrk2's unit); give the unit (nines import --unit us)".into() });
+        warnings.push(Warning {
+            line: None,
+            message: "no unit given for the spectrum: read as milliseconds (wrk2's unit); give the unit (nines import --unit us)".into(),
+        });
     }
     warnings.push(Warning { line: None, message: "a percentile spectrum has no times: IOPS and the runtime view are not known".into() });
     let run = Run { name: crate::archive::stem(source_name), source: source_name.to_string(), start_time: None, meta, windows, warnings };
@@ -254,7 +263,8 @@ mod tests {
         let e = read("x.hgrm", WRK2.replace("900        10.00", "400        10.00").as_bytes(), None).unwrap_err();
         assert!(matches!(e.kind, SpectrumErrorKind::NotCumulative { .. }), "{e}");
         assert_eq!(e.line, 10);
-        let e = read("x.hgrm", WRK2.replace("Total count    =         1000", "Total count    =         1001").as_bytes(), None).unwrap_err();
+        let e =
+            read("x.hgrm", WRK2.replace("Total count    =         1000", "Total count    =         1001").as_bytes(), None).unwrap_err();
         assert!(matches!(e.kind, SpectrumErrorKind::Total { rows: 1000, footer: 1001 }), "{e}");
         let e = read("x.hgrm", b"       Value   Percentile   TotalCount 1/(1-Percentile)\n\nfoo bar\n", None).unwrap_err();
         assert_eq!(e.line, 3);

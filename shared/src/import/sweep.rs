@@ -14,8 +14,16 @@ use crate::run::Run;
 
 /// Options that differ between runs of a sweep for reasons other than the sweep.
 const IGNORED: &[&str] = &[
-    "filename", "directory", "name", "output", "write_lat_log", "write_hist_log", "write_bw_log",
-    "write_iops_log", "per_job_logs", "filename_format",
+    "filename",
+    "directory",
+    "name",
+    "output",
+    "write_lat_log",
+    "write_hist_log",
+    "write_bw_log",
+    "write_iops_log",
+    "per_job_logs",
+    "filename_format",
 ];
 
 fn options_of(run: &Run) -> Map<String, Value> {

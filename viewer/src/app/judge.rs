@@ -22,9 +22,11 @@ use nines_core::sweep_table::{self, SweepTable};
 use nines_core::units::{format_ns, format_rate};
 
 use super::dom::{el, mount, text, tx, Node};
-use super::{busy, canvas_size, directions_of, dir_key, download, draw_canvas, mark_drawn, now_ms, trace_style, with_model};
+use super::{busy, canvas_size, dir_key, directions_of, download, draw_canvas, mark_drawn, now_ms, trace_style, with_model};
 use crate::charts::{Scale, TraceStyle};
-use crate::judge_charts::{self as jc, ChangePoint, ChangeSeries, ChangeSpec, ConvSeries, ConvSpec, ConvUnit, ConvWindow, SweepLine, SweepPanel, SweepSpec, YUnit};
+use crate::judge_charts::{
+    self as jc, ChangePoint, ChangeSeries, ChangeSpec, ConvSeries, ConvSpec, ConvUnit, ConvWindow, SweepLine, SweepPanel, SweepSpec, YUnit,
+};
 use crate::state::{DirMode, SteadyView, ViewState, TRACKS};
 
 /// The last result of an expensive computation and the key it was made for: the canvas
@@ -96,7 +98,13 @@ fn compare_data(st: &ViewState) -> CmpData {
     let runs = with_model(|m| m.runs.clone());
     let levels = Options::default().levels;
     let base: Vec<usize> = st.base.iter().copied().filter(|&i| i < runs.len()).collect();
-    let mut data = CmpData { base_names: base.iter().map(|&i| runs[i].run.name.clone()).collect(), rows: Vec::new(), levels, scope: String::new(), note: None };
+    let mut data = CmpData {
+        base_names: base.iter().map(|&i| runs[i].run.name.clone()).collect(),
+        rows: Vec::new(),
+        levels,
+        scope: String::new(),
+        note: None,
+    };
     if base.is_empty() {
         data.note = Some("Mark one run as the baseline (or several repeats: they are then compared by their run-to-run band); every other shown run is compared with it.".into());
         return data;
@@ -110,7 +118,8 @@ fn compare_data(st: &ViewState) -> CmpData {
     let opts = Options { from: time_sel.map(|s| s.0), to: time_sel.map(|s| s.1), ..Options::default() };
     // the stats the table holds already (the same options: standard levels, this range)
     let range = time_sel;
-    let stats = |idx: &[usize]| -> Option<Vec<Rc<nines_core::stats::RunStats>>> { idx.iter().map(|&i| super::stats_of(i, range)).collect() };
+    let stats =
+        |idx: &[usize]| -> Option<Vec<Rc<nines_core::stats::RunStats>>> { idx.iter().map(|&i| super::stats_of(i, range)).collect() };
     let base_runs: Vec<&Run> = base.iter().map(|&i| &runs[i].run).collect();
     let Some(base_stats) = stats(&base) else { return data };
     let cands: Vec<usize> = (0..runs.len()).filter(|i| !base.contains(i) && !st.hidden.contains(i)).collect();
@@ -169,13 +178,8 @@ fn change_chart(d: &CmpData) -> ChangeChart {
             max_x = max_x.max(x);
         }
         if !bands.iter().any(|(t, _)| *t == row.tc.tag) {
-            let band: Vec<(f64, f64, f64)> = row
-                .tc
-                .levels
-                .iter()
-                .zip(&xs)
-                .filter_map(|(c, &x)| c.relative_pct(c.base.interval).map(|(a, z)| (x, a, z)))
-                .collect();
+            let band: Vec<(f64, f64, f64)> =
+                row.tc.levels.iter().zip(&xs).filter_map(|(c, &x)| c.relative_pct(c.base.interval).map(|(a, z)| (x, a, z))).collect();
             for &(_, a, z) in &band {
                 lo = lo.min(a);
                 hi = hi.max(z);
@@ -226,7 +230,14 @@ fn change_cell(c: &Change) -> Node {
     let pct = c.change_pct.map_or(String::new(), |p| p.to_string());
     tx(
         "td",
-        vec![("class", format!("num v-{word}")), ("title", title), ("data-testid", "change".into()), ("data-col", c.label.clone()), ("data-verdict", word.into()), ("data-pct", pct)],
+        vec![
+            ("class", format!("num v-{word}")),
+            ("title", title),
+            ("data-testid", "change".into()),
+            ("data-col", c.label.clone()),
+            ("data-verdict", word.into()),
+            ("data-pct", pct),
+        ],
         format!("{}{mark}", pct_text(c.change_pct)),
     )
 }
@@ -236,7 +247,9 @@ fn compare_table(d: &CmpData) -> Vec<Node> {
         return vec![tx("p", vec![("class", "hint".into()), ("data-testid", "compare-note".into())], n.clone())];
     }
     // levels some row has a value for
-    let shown: Vec<usize> = (0..d.levels.len()).filter(|&i| d.rows.iter().any(|r| r.tc.levels.get(i).is_some_and(|c| c.base.value.is_some() || c.cand.value.is_some()))).collect();
+    let shown: Vec<usize> = (0..d.levels.len())
+        .filter(|&i| d.rows.iter().any(|r| r.tc.levels.get(i).is_some_and(|c| c.base.value.is_some() || c.cand.value.is_some())))
+        .collect();
     let mut tags: Vec<String> = Vec::new();
     for r in &d.rows {
         if !tags.contains(&r.tc.tag) {
@@ -254,10 +267,18 @@ fn compare_table(d: &CmpData) -> Vec<Node> {
         .iter()
         .filter_map(|t| d.rows.iter().find(|r| r.tc.tag == *t))
         .map(|r| {
-            let mut cells = vec![tx("td", vec![("class", "name".into())], format!("baseline: {}", d.base_names.join(", "))), tx("td", vec![], r.tc.tag.clone())];
+            let mut cells = vec![
+                tx("td", vec![("class", "name".into())], format!("baseline: {}", d.base_names.join(", "))),
+                tx("td", vec![], r.tc.tag.clone()),
+            ];
             for c in measures(&r.tc) {
                 let f = |v: f64| if c.label == "IOPS" { format_rate(v) } else { format_ns(v.max(0.0).round() as u64) };
-                let attrs = vec![("class", "num".into()), ("title", side_text(&c.label, &c, true)), ("data-testid", "base-value".into()), ("data-col", c.label.clone())];
+                let attrs = vec![
+                    ("class", "num".into()),
+                    ("title", side_text(&c.label, &c, true)),
+                    ("data-testid", "base-value".into()),
+                    ("data-col", c.label.clone()),
+                ];
                 cells.push(tx("td", attrs, c.base.value.map_or(String::new(), f)));
             }
             el("tr", vec![("class", "baseline".into()), ("data-testid", "compare-base-row".into()), ("data-dir", r.tc.tag.clone())], cells)
@@ -268,7 +289,8 @@ fn compare_table(d: &CmpData) -> Vec<Node> {
         .iter()
         .map(|r| {
             let swatch = el("i", vec![("class", "sw".into()), ("style", format!("background:{}", r.style.css()))], vec![]);
-            let mut cells = vec![el("td", vec![("class", "name".into())], vec![swatch, text(r.name.clone())]), tx("td", vec![], r.tc.tag.clone())];
+            let mut cells =
+                vec![el("td", vec![("class", "name".into())], vec![swatch, text(r.name.clone())]), tx("td", vec![], r.tc.tag.clone())];
             cells.extend(measures(&r.tc).iter().map(change_cell));
             el("tr", vec![("data-testid", "compare-row".into()), ("data-run", r.run.to_string()), ("data-dir", r.tc.tag.clone())], cells)
         })
@@ -321,7 +343,10 @@ fn sweep_data(st: &ViewState) -> SweepData {
     let (base, cand): (Vec<&Run>, Vec<&Run>) = if base_set.is_empty() {
         (all.clone(), Vec::new())
     } else {
-        (base_set.iter().map(|&i| &runs[i].run).collect(), visible.iter().filter(|i| !base_set.contains(i)).map(|&i| &runs[i].run).collect())
+        (
+            base_set.iter().map(|&i| &runs[i].run).collect(),
+            visible.iter().filter(|i| !base_set.contains(i)).map(|&i| &runs[i].run).collect(),
+        )
     };
     // A parameter found by itself sweeps the runs that have it; one the user typed must be in
     // every run, or the error names the run that lacks it.
@@ -364,7 +389,11 @@ fn sweep_data(st: &ViewState) -> SweepData {
                 let pts = |side: &dyn Fn(&sweep_table::Row) -> Option<&sweep_table::Point>| {
                     rows.iter().filter_map(|r| side(r).map(|p| (r.param, value(p)))).map(|(x, (v, thin))| (x, v, thin)).collect::<Vec<_>>()
                 };
-                lines.push(SweepLine { label: if d.has_cand { format!("{name} · baseline") } else { name.clone() }, style, points: pts(&|r| Some(&r.base)) });
+                lines.push(SweepLine {
+                    label: if d.has_cand { format!("{name} · baseline") } else { name.clone() },
+                    style,
+                    points: pts(&|r| Some(&r.base)),
+                });
                 if d.has_cand {
                     let dashed = TraceStyle { color: style.color, dash: (9, 5) };
                     lines.push(SweepLine { label: format!("{name} · candidate"), style: dashed, points: pts(&|r| r.cand.as_ref()) });
@@ -424,21 +453,39 @@ fn sweep_table_view(d: &SweepData) -> Vec<Node> {
                     col("p99_99_pct", String::new(), pct_text(ch.and_then(|c| c.p99_99_pct))),
                 ]);
             }
-            el("tr", vec![("data-testid", "sweep-row".into()), ("data-param", r.param.to_string()), ("data-config", r.config.clone())], cells)
+            el(
+                "tr",
+                vec![("data-testid", "sweep-row".into()), ("data-param", r.param.to_string()), ("data-config", r.config.clone())],
+                cells,
+            )
         })
         .collect();
-    let mut head: Vec<Node> = ["configuration", param.as_str(), "run", "IOPS", "mean", "p99", "p99.99"].iter().map(|h| tx("th", vec![], h.to_string())).collect();
+    let mut head: Vec<Node> =
+        ["configuration", param.as_str(), "run", "IOPS", "mean", "p99", "p99.99"].iter().map(|h| tx("th", vec![], h.to_string())).collect();
     if has_cand {
-        head.extend(["cand. IOPS", "cand. mean", "cand. p99", "cand. p99.99", "IOPS Δ", "mean Δ", "p99 Δ", "p99.99 Δ"].iter().map(|h| tx("th", vec![], h.to_string())));
+        head.extend(
+            ["cand. IOPS", "cand. mean", "cand. p99", "cand. p99.99", "IOPS Δ", "mean Δ", "p99 Δ", "p99.99 Δ"]
+                .iter()
+                .map(|h| tx("th", vec![], h.to_string())),
+        );
     }
-    let left = if d.left_out.is_empty() { String::new() } else { format!(" Left out, no {param} in their metadata: {}.", d.left_out.join(", ")) };
+    let left =
+        if d.left_out.is_empty() { String::new() } else { format!(" Left out, no {param} in their metadata: {}.", d.left_out.join(", ")) };
     let hint = format!(
         "Direction: {}. * thin: fewer than 100 I/Os beyond p99.99.{left} {}",
         t.tag,
-        if has_cand { "Baseline runs are the marked ones; candidates the other shown runs, paired by configuration and parameter value. Δ: candidate against baseline." } else { "Mark baseline runs in Compare to pair candidates with them." }
+        if has_cand {
+            "Baseline runs are the marked ones; candidates the other shown runs, paired by configuration and parameter value. Δ: candidate against baseline."
+        } else {
+            "Mark baseline runs in Compare to pair candidates with them."
+        }
     );
     vec![
-        el("table", vec![("data-testid", "sweep-table".into())], vec![el("thead", vec![], vec![el("tr", vec![], head)]), el("tbody", vec![], rows)]),
+        el(
+            "table",
+            vec![("data-testid", "sweep-table".into())],
+            vec![el("thead", vec![], vec![el("tr", vec![], head)]), el("tbody", vec![], rows)],
+        ),
         tx("p", vec![("class", "hint".into())], hint),
     ]
 }
@@ -533,7 +580,11 @@ fn steady_view(d: &SsData) -> Vec<Node> {
     for s in &d.series {
         let r = match &s.report {
             Err(e) => {
-                out.push(el("p", vec![("class", "error".into()), ("data-testid", "steady-error".into())], vec![tx("b", vec![], s.label.clone()), text(format!(": {e}"))]));
+                out.push(el(
+                    "p",
+                    vec![("class", "error".into()), ("data-testid", "steady-error".into())],
+                    vec![tx("b", vec![], s.label.clone()), text(format!(": {e}"))],
+                ));
                 continue;
             }
             Ok(r) => r,
@@ -544,11 +595,18 @@ fn steady_view(d: &SsData) -> Vec<Node> {
             None => out.push(tx(
                 "p",
                 vec![("data-testid", "steady-summary".into()), ("data-holds", "unknown".into())],
-                format!("{}: the last {} rounds have a round without a value (no I/O, or none beyond the level): the rule cannot be applied.", s.label, r.window),
+                format!(
+                    "{}: the last {} rounds have a round without a value (no I/O, or none beyond the level): the rule cannot be applied.",
+                    s.label, r.window
+                ),
             )),
             Some(p) => {
                 let ok = |b: bool| if b { "✓" } else { "✗" };
-                let verdict = if p.holds { format!("steady state holds over rounds {}–{}", first + 1, n) } else { format!("not steady over rounds {}–{}", first + 1, n) };
+                let verdict = if p.holds {
+                    format!("steady state holds over rounds {}–{}", first + 1, n)
+                } else {
+                    format!("not steady over rounds {}–{}", first + 1, n)
+                };
                 let first_held = match r.first_steady_after {
                     Some(k) => format!("The PTS rule first held after round {k}."),
                     None => "The PTS rule never held in this run.".into(),
@@ -585,7 +643,11 @@ fn steady_view(d: &SsData) -> Vec<Node> {
                     (Some(v), Some(a)) if a > 0.0 => format!("{:+.1}%", (v / a - 1.0) * 100.0),
                     _ => String::new(),
                 };
-                let attrs = vec![("data-testid", "steady-window-row".into()), ("data-round", (first + j + 1).to_string()), ("data-value", q.value.map_or(String::new(), |v| v.to_string()))];
+                let attrs = vec![
+                    ("data-testid", "steady-window-row".into()),
+                    ("data-round", (first + j + 1).to_string()),
+                    ("data-value", q.value.map_or(String::new(), |v| v.to_string())),
+                ];
                 el(
                     "tr",
                     attrs,
@@ -600,15 +662,26 @@ fn steady_view(d: &SsData) -> Vec<Node> {
                 )
             })
             .collect();
-        let head: Vec<Node> = ["round", "start", "length", "I/Os", r.track.as_str(), "vs average"].iter().map(|h| tx("th", vec![], h.to_string())).collect();
-        out.push(el("table", vec![("data-testid", "steady-window".into())], vec![el("thead", vec![], vec![el("tr", vec![], head)]), el("tbody", vec![], rows)]));
+        let head: Vec<Node> =
+            ["round", "start", "length", "I/Os", r.track.as_str(), "vs average"].iter().map(|h| tx("th", vec![], h.to_string())).collect();
+        out.push(el(
+            "table",
+            vec![("data-testid", "steady-window".into())],
+            vec![el("thead", vec![], vec![el("tr", vec![], head)]), el("tbody", vec![], rows)],
+        ));
         let crit: Vec<Node> = r
             .criteria
             .iter()
             .map(|c| {
                 let pct = if c.criterion.ends_with('%') { "%" } else { "" };
                 let last = match &c.last {
-                    Some(e) => format!("{} over the window: {:.3}{pct} (mean {:.1}) {}", if e.holds { "holds" } else { "does not hold" }, e.criterion, e.mean, if e.holds { "✓" } else { "✗" }),
+                    Some(e) => format!(
+                        "{} over the window: {:.3}{pct} (mean {:.1}) {}",
+                        if e.holds { "holds" } else { "does not hold" },
+                        e.criterion,
+                        e.mean,
+                        if e.holds { "✓" } else { "✗" }
+                    ),
                     None => "cannot be evaluated over the window".into(),
                 };
                 let first = c.first_steady_after.map_or("never held".to_string(), |k| format!("first held after round {k}"));
@@ -659,7 +732,15 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
         canvas_size(&c, 340);
         let d = cmp(&k);
         let ch = change_chart(&d);
-        let spec = ChangeSpec { title: "Change against the baseline, per level of nines", levels: &ch.levels, bands: &ch.bands, series: &ch.series, x: ch.x, y: ch.y, legend: false };
+        let spec = ChangeSpec {
+            title: "Change against the baseline, per level of nines",
+            levels: &ch.levels,
+            bands: &ch.bands,
+            series: &ch.series,
+            x: ch.x,
+            y: ch.y,
+            legend: false,
+        };
         draw_canvas(&c, |root| jc::draw_change(root, &spec));
         if let Some(out) = cmp_out.get() {
             mount(&out, &compare_table(&d));
@@ -692,7 +773,15 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
             Some((_, name)) => format!("Steady state (SNIA PTS): {} per round, {}", d.track, name),
             None => "Steady state (SNIA PTS)".into(),
         };
-        let spec = ConvSpec { title: &title, y_desc: &d.track, unit: d.unit, series: &series, x: Scale { lo: 0.5, hi: n + 0.5, log: false }, y: jc::conv_y(&series), legend: series.len() > 1 };
+        let spec = ConvSpec {
+            title: &title,
+            y_desc: &d.track,
+            unit: d.unit,
+            series: &series,
+            x: Scale { lo: 0.5, hi: n + 0.5, log: false },
+            y: jc::conv_y(&series),
+            legend: series.len() > 1,
+        };
         draw_canvas(&c, |root| jc::draw_convergence(root, &spec));
         if let Some(out) = ss_out.get() {
             mount(&out, &steady_view(&d));
@@ -716,7 +805,15 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
     Effect::new(move |prev: Option<CtlKey>| -> CtlKey {
         let st = state.get();
         // what the controls show; other changes (a zoom step) leave them alone
-        let key = Some((version.get(), st.base.iter().copied().collect(), st.sweep.clone(), st.steady.clone(), st.dir, st.hidden.iter().copied().collect(), st.cset));
+        let key = Some((
+            version.get(),
+            st.base.iter().copied().collect(),
+            st.sweep.clone(),
+            st.steady.clone(),
+            st.dir,
+            st.hidden.iter().copied().collect(),
+            st.cset,
+        ));
         if prev.as_ref() == Some(&key) {
             return key;
         }
@@ -728,11 +825,20 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
                 .iter()
                 .enumerate()
                 .map(|(i, name)| {
-                    let mut attrs = vec![("type", "checkbox".to_string()), ("data-testid", format!("baseline-{i}")), ("data-act", "base".into()), ("data-run", i.to_string())];
+                    let mut attrs = vec![
+                        ("type", "checkbox".to_string()),
+                        ("data-testid", format!("baseline-{i}")),
+                        ("data-act", "base".into()),
+                        ("data-run", i.to_string()),
+                    ];
                     if st.base.contains(&i) {
                         attrs.push(("checked", String::new()));
                     }
-                    el("label", vec![("class", "check".into()), ("title", "baseline run (several: compared by their run-to-run band)".into())], vec![el("input", attrs, vec![]), text(name.clone())])
+                    el(
+                        "label",
+                        vec![("class", "check".into()), ("title", "baseline run (several: compared by their run-to-run band)".into())],
+                        vec![el("input", attrs, vec![]), text(name.clone())],
+                    )
                 })
                 .collect();
             let mut boxes = boxes;
@@ -742,7 +848,10 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
             }
             boxes.push(el(
                 "label",
-                vec![("class", "check".into()), ("title", "compare the other shown runs as one set of repeats (their run-to-run band), not one by one".into())],
+                vec![
+                    ("class", "check".into()),
+                    ("title", "compare the other shown runs as one set of repeats (their run-to-run band), not one by one".into()),
+                ],
                 vec![el("input", attrs, vec![]), text("candidates as one set")],
             ));
             mount(&c, &boxes);
@@ -751,10 +860,21 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
             let d = swp(&sweep_key(&st, version.get_untracked()));
             let input = el(
                 "input",
-                vec![("type", "text".into()), ("list", "nines-params".into()), ("size", "14".into()), ("data-testid", "sweep-param".into()), ("data-act", "sweep".into()), ("value", d.param.clone().unwrap_or_default())],
+                vec![
+                    ("type", "text".into()),
+                    ("list", "nines-params".into()),
+                    ("size", "14".into()),
+                    ("data-testid", "sweep-param".into()),
+                    ("data-act", "sweep".into()),
+                    ("value", d.param.clone().unwrap_or_default()),
+                ],
                 vec![],
             );
-            let list = el("datalist", vec![("id", "nines-params".into())], d.params.iter().map(|p| el("option", vec![("value", p.clone())], vec![])).collect());
+            let list = el(
+                "datalist",
+                vec![("id", "nines-params".into())],
+                d.params.iter().map(|p| el("option", vec![("value", p.clone())], vec![])).collect(),
+            );
             mount(&c, &[input, list]);
         }
         if let Some(c) = ss_ctl.get() {
@@ -777,14 +897,35 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
             let tracks = TRACKS.iter().map(|t| (t.to_string(), t.to_string(), ss.track == *t)).collect();
             let rounds = [0.0, 1.0, 5.0, 10.0, 30.0, 60.0]
                 .iter()
-                .map(|&r| (r.to_string(), if r == 0.0 { "each window".to_string() } else { format!("{r} s") }, ss.round_s.unwrap_or(0.0) == r))
+                .map(|&r| {
+                    (r.to_string(), if r == 0.0 { "each window".to_string() } else { format!("{r} s") }, ss.round_s.unwrap_or(0.0) == r)
+                })
                 .collect();
             let n = el(
                 "input",
-                vec![("type", "number".into()), ("min", "2".into()), ("max", "100".into()), ("data-testid", "steady-rounds".into()), ("data-act", "ss-rounds".into()), ("value", ss.rounds.to_string())],
+                vec![
+                    ("type", "number".into()),
+                    ("min", "2".into()),
+                    ("max", "100".into()),
+                    ("data-testid", "steady-rounds".into()),
+                    ("data-act", "ss-rounds".into()),
+                    ("value", ss.rounds.to_string()),
+                ],
                 vec![],
             );
-            mount(&c, &[label("run"), select("run", runs), label("track"), select("track", tracks), label("rounds in window"), n, label("round"), select("round", rounds)]);
+            mount(
+                &c,
+                &[
+                    label("run"),
+                    select("run", runs),
+                    label("track"),
+                    select("track", tracks),
+                    label("rounds in window"),
+                    n,
+                    label("round"),
+                    select("round", rounds),
+                ],
+            );
         }
         key
     });
