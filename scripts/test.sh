@@ -4,6 +4,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
+echo "== gates: rustfmt and clippy (workspace natively, the viewer for wasm32 too)"
+cargo fmt --all --check
+(cd fuzz && cargo fmt --check)
+cargo clippy -q --workspace --all-targets -- -D warnings
+cargo clippy -q -p nines-viewer --target wasm32-unknown-unknown --all-targets -- -D warnings
+
 echo "== nines-core builds for wasm32"
 cargo build -q -p nines-core --target wasm32-unknown-unknown
 

@@ -16,7 +16,7 @@ pub enum Cmd {
     /// Print per-direction statistics (count, IOPS, levels of nines, max) of runs.
     Stats(StatsArgs),
     /// Drive I/O on a file or block device and record per-window latency histograms.
-    Run(crate::run::RunArgs),
+    Run(Box<crate::run::RunArgs>),
     /// Collect about 10 s of 4k randrw 70/30 on a temporary file, then print the stats table.
     Demo(crate::demo::DemoArgs),
     /// Import fio json+ results, fio histogram and latency logs, other HdrHistogram logs or

@@ -164,7 +164,7 @@ pub fn slope(ys: &[f64]) -> Option<f64> {
 /// `None` when there are fewer than two samples, a sample is not finite, or `sample_s` is not
 /// positive. A percent limit with a mean of zero never holds.
 pub fn evaluate(c: &Criterion, values: &[f64], sample_s: f64) -> Option<Evaluation> {
-    if values.len() < 2 || values.iter().any(|v| !v.is_finite()) || !(sample_s > 0.0) {
+    if values.len() < 2 || values.iter().any(|v| !v.is_finite()) || sample_s.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return None;
     }
     let mean = values.iter().sum::<f64>() / values.len() as f64;

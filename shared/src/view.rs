@@ -695,7 +695,7 @@ mod tests {
         let mut r = run(3);
         r.name = "=cmd|' /C calc'!A0".into();
         let s = run_stats(&r, &Options::default());
-        let csv = stats_csv(&[s.clone()]);
+        let csv = stats_csv(std::slice::from_ref(&s));
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 1 + 3);
         assert!(lines[0].starts_with("run,file,direction,count,iops"));

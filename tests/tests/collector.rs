@@ -172,15 +172,13 @@ fn raw_log_matches_the_archive_exactly() {
         }
     }
     // Per window too: the job threads' windows and the raw log agree on every I/O's window.
-    let mut idx = 0u64;
     let mut starts: Vec<f64> = run.windows.iter().map(|w| w.start_s).collect();
     starts.dedup();
-    for st in starts {
+    for (idx, st) in (0u64..).zip(starts) {
         for tag in ["read", "write"] {
             let n: u64 = run.windows.iter().filter(|w| w.start_s == st && w.tag.as_deref() == Some(tag)).map(|w| w.hist.count()).sum();
             assert_eq!(n, raw_by_window.get(&(idx, tag.to_string())).copied().unwrap_or(0), "window {idx} {tag}");
         }
-        idx += 1;
     }
 }
 

@@ -53,7 +53,7 @@ fn synth(dir: &str, runs: usize, windows: usize, ios: u64) {
     std::fs::create_dir_all(dir).unwrap();
     let layout = Layout::default_ns();
     for r in 0..runs {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (r as u64 + 1) * 0x1000_0001);
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ ((r as u64 + 1) * 0x1000_0001));
         let drift = 1.0 + 0.04 * r as f64;
         let mut ws = Vec::with_capacity(windows * 2);
         for w in 0..windows {

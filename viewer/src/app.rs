@@ -72,8 +72,19 @@ struct TraceData {
     steady: Vec<(f64, f64, f64, f64, f64)>,
     /// Runtime points already computed, by pyramid level and group (a zoom step or a pan
     /// mostly revisits them), with the levels they were computed for.
-    points: RefCell<(Vec<u32>, HashMap<(u32, usize), Option<(SeriesPoint, u64)>>)>,
+    points: RefCell<(Vec<u32>, PointCache)>,
 }
+
+/// Runtime points by (pyramid level, group): the point and the I/Os it holds, `None` for an
+/// empty group.
+type PointCache = HashMap<(u32, usize), Option<(SeriesPoint, u64)>>;
+/// Embedded runs: file name and bytes, or why they could not be decoded.
+type EmbeddedRuns = Vec<(String, Result<Vec<u8>, String>)>;
+/// A drag in progress: which handle, where it started (x, y) and the view's range then, and
+/// whether it moved.
+type Drag = Option<(&'static str, f64, f64, f64, f64, bool)>;
+/// Stats table rows: run index, name, file, per-tag stats.
+type TableRows = Vec<(usize, String, String, Vec<(String, TagStats)>)>;
 
 /// Consecutive windows the PTS rule is applied over (its "rounds").
 const STEADY_ROUNDS: usize = 5;
@@ -663,7 +674,7 @@ fn embedded_view() -> Option<String> {
     v.get("view")?.as_str().map(str::to_string)
 }
 
-fn embedded_runs() -> Option<Vec<(String, Result<Vec<u8>, String>)>> {
+fn embedded_runs() -> Option<EmbeddedRuns> {
     let doc = web_sys::window()?.document()?;
     let el = doc.get_element_by_id("nines-runs")?;
     let text = el.text_content()?;
@@ -925,7 +936,7 @@ fn App() -> impl IntoView {
     });
 
     // ----- overlays: hover rule and drag boxes, drawn without redrawing the charts
-    let drag: RwSignal<Option<(&'static str, f64, f64, f64, f64, bool)>> = RwSignal::new(None);
+    let drag: RwSignal<Drag> = RwSignal::new(None);
     Effect::new(move |_| {
         let hx = hover_x.get();
         let dr = drag.get();
@@ -1191,7 +1202,7 @@ fn App() -> impl IntoView {
         if prev.as_ref() == Some(&key) {
             return key;
         }
-        let Some(out) = legend_out.get() else { return None };
+        let out = legend_out.get()?;
         let runs = with_model(|m| m.runs.clone());
         if runs.is_empty() {
             dom::mount(
@@ -1442,7 +1453,7 @@ fn stats_table(st: &ViewState) -> Vec<Node> {
     let n = with_model(|m| m.runs.len());
     let t0 = now_ms();
     let rows_of = |s: &RunStats| -> Vec<(String, TagStats)> { s.tags.iter().filter(|(tag, _)| shown_tag(st.dir, tag)).cloned().collect() };
-    let mut table: Vec<(usize, String, String, Vec<(String, TagStats)>)> = Vec::new();
+    let mut table: TableRows = Vec::new();
     for i in (0..n).filter(|i| !st.hidden.contains(i)) {
         if let Some(s) = stats_of(i, run_time_sel(st, i)) {
             table.push((i, s.name.clone(), s.file.clone(), rows_of(&s)));

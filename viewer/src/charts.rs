@@ -223,7 +223,7 @@ pub fn latency_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
 
 /// Ticks for a linear axis: about `target` round values.
 pub fn linear_ticks(lo: f64, hi: f64, target: usize, fmt: impl Fn(f64) -> String) -> Vec<(f64, String)> {
-    if !(hi > lo) {
+    if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
         return vec![(lo, fmt(lo))];
     }
     let raw = (hi - lo) / target.max(1) as f64;
@@ -487,13 +487,8 @@ pub(crate) fn legend_at<'a, DB: DrawingBackend>(
         if st.dash.0 == 0 {
             root.draw(&PathElement::new(pts, st.color.stroke_width(2))).map_err(e)?;
         } else {
-            root.draw(&plotters::element::DashedPathElement::new(
-                pts.into_iter(),
-                st.dash.0 as i32,
-                st.dash.1 as i32,
-                st.color.stroke_width(2),
-            ))
-            .map_err(e)?;
+            root.draw(&plotters::element::DashedPathElement::new(pts, st.dash.0 as i32, st.dash.1 as i32, st.color.stroke_width(2)))
+                .map_err(e)?;
         }
         let text: String =
             if label.chars().count() > 30 { label.chars().take(29).chain(std::iter::once('…')).collect() } else { label.to_string() };

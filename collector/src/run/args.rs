@@ -199,7 +199,7 @@ mod tests {
         let mut v = vec!["nines", "run", "--target", "t", "-o", "o.hlog"];
         v.extend_from_slice(args);
         Cli::try_parse_from(v).map(|c| match c.cmd {
-            Cmd::Run(a) => a,
+            Cmd::Run(a) => *a,
             _ => panic!("not run"),
         })
     }

@@ -391,7 +391,7 @@ fn block_device(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata, 
             .or_else(|| read_trim(sysfs_dir(rdev).join("../queue/logical_block_size")))
             .and_then(|s| s.parse().ok())
             .unwrap_or(512);
-        if let Some((b, _)) = w.bs.iter().find(|(b, _)| *b as u64 % lbs != 0) {
+        if let Some((b, _)) = w.bs.iter().find(|(b, _)| !(*b as u64).is_multiple_of(lbs)) {
             bail!("block size {b} is not a multiple of {who}'s logical block size ({lbs} bytes), which O_DIRECT needs; use a multiple of {lbs} or pass --buffered");
         }
     }

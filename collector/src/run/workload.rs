@@ -455,7 +455,7 @@ mod tests {
         for _ in 0..1000 {
             let io = g.next_io();
             assert_eq!(io.dir, TRIM);
-            assert!(io.offset % 65536 == 0 && io.offset + io.len as u64 <= 1 << 20);
+            assert!(io.offset.is_multiple_of(65536) && io.offset + io.len as u64 <= 1 << 20);
         }
         let w = workload(&["--rw", "trim", "--bs", "4k"]).unwrap();
         let mut g = OpGen::new(&w, 0, 12288, 0);
