@@ -4,12 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
-echo "== gates: rustfmt and clippy (workspace natively, the viewer for wasm32 too)"
-cargo fmt --all --check
-(cd fuzz && cargo fmt --check)
-cargo clippy -q --workspace --all-targets -- -D warnings
-cargo clippy -q -p nines-viewer --target wasm32-unknown-unknown --all-targets -- -D warnings
-
 echo "== nines-core builds for wasm32"
 cargo build -q -p nines-core --target wasm32-unknown-unknown
 
@@ -18,6 +12,14 @@ cargo build -q -p nines-core --target wasm32-unknown-unknown
 echo "== viewer bundle"
 bash scripts/build-viewer.sh
 export NINES_VIEWER_BUNDLE="$PWD/target/viewer"
+
+# (after the bundle: the collector's build script then embeds it instead of building it again)
+echo "== gates: rustfmt and clippy (workspace natively, the viewer for wasm32 too)"
+cargo fmt --all --check
+(cd fuzz && cargo fmt --check)
+cargo clippy -q --workspace --all-targets -- -D warnings
+cargo clippy -q -p nines-viewer --target wasm32-unknown-unknown --all-targets -- -D warnings
+
 
 echo "== cargo test (workspace)"
 cargo test --workspace --exclude nines-viewer 2>&1
