@@ -77,7 +77,7 @@ fn write_archive(path: &Path, run: &Run, force: bool, inputs: &Inputs) -> Result
 
 fn summary(run: &Run) -> String {
     let s = nines_core::stats::run_stats(run, &nines_core::stats::Options::default());
-    let parts: Vec<String> = s.tags.iter().map(|(t, x)| format!("{t} {}", nines_core::units::group(x.count))).collect();
+    let parts: Vec<String> = s.tags.iter().map(|(t, x)| format!("{} {}", nines_core::table::shown(t), nines_core::units::group(x.count))).collect();
     format!("{} windows, {:.1} s: {}", run.windows.len(), s.duration_s, parts.join(", "))
 }
 
@@ -117,7 +117,7 @@ pub fn run(args: &ImportArgs, out: &mut impl Write) -> Result<()> {
             }
             let path = args.output.join(format!("{stem}.hlog"));
             write_archive(&path, r, args.force, &inputs)?;
-            writeln!(out, "{}: {} ({})", path.display(), r.name, summary(r))?;
+            writeln!(out, "{}: {} ({})", path.display(), nines_core::table::shown(&r.name), summary(r))?;
         }
         return Ok(());
     }

@@ -60,7 +60,7 @@ fn open(path: &Path) -> Result<Opened> {
         None if at_end && head.iter().all(u8::is_ascii_whitespace) => {
             return Err(import::LoadError::Empty { source_name: name, tried: tried() }.into())
         }
-        None => bail!("{name}: byte offset 0: format not recognised; tried: {} (in the first {} bytes)", tried(), head.len()),
+        None => bail!("{name}: line 1: format not recognised; tried: {} (from the first {} bytes)", tried(), head.len()),
     };
     Ok(Opened { name, file, head, at_end, format })
 }

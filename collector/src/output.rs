@@ -233,7 +233,7 @@ pub fn create_streaming(path: &Path, force: bool, inputs: &Inputs, what: &str) -
 /// side inputs (notes, manifests).
 pub fn read_bounded(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>> {
     use std::io::Read;
-    let f = File::open(path).with_context(|| format!("could not open {what} '{}'", path.display()))?;
+    let f = File::open(path).with_context(|| format!("could not read {what} '{}'", path.display()))?;
     let mut bytes = Vec::new();
     f.take(limit + 1).read_to_end(&mut bytes).with_context(|| format!("could not read {what} '{}'", path.display()))?;
     if bytes.len() as u64 > limit {

@@ -31,5 +31,5 @@ pub fn run(args: &StatsArgs, out: &mut impl Write) -> Result<()> {
 }
 
 fn tag_list(r: &nines_core::run::Run) -> String {
-    r.tags().iter().map(|t| stats::tag_name(t.as_deref()).to_string()).collect::<Vec<_>>().join(", ")
+    r.tags().iter().map(|t| nines_core::table::shown(stats::tag_name(t.as_deref())).into_owned()).collect::<Vec<_>>().join(", ")
 }

@@ -121,7 +121,7 @@ fn import_refuses_to_overwrite_and_lists_what_it_tried() {
     std::fs::write(&out, b"precious").unwrap();
     let o = nines(&["import", &data("fio-randrw.json"), "-o", out.to_str().unwrap()]);
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("give --force"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--force"));
     assert_eq!(std::fs::read(&out).unwrap(), b"precious");
     let junk = dir.path().join("junk.dat");
     std::fs::write(&junk, [0u8, 159, 146, 150]).unwrap();
