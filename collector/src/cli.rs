@@ -56,11 +56,13 @@ pub struct Selection {
     /// Only this tag (direction), e.g. `read`; the `all` row is then left out.
     #[arg(long, value_name = "TAG")]
     pub tag: Option<String>,
-    /// Only windows starting at or after this many seconds from the run's start.
-    #[arg(long, value_name = "SEC")]
+    /// Only windows starting at or after this time from the run's start, e.g. 10s, 1m (a
+    /// bare number is seconds).
+    #[arg(long, value_name = "DUR", value_parser = nines_core::units::parse_duration_s)]
     pub from: Option<f64>,
-    /// Only windows starting before this many seconds from the run's start.
-    #[arg(long, value_name = "SEC")]
+    /// Only windows starting before this time from the run's start, e.g. 20s, 2m (a bare
+    /// number is seconds).
+    #[arg(long, value_name = "DUR", value_parser = nines_core::units::parse_duration_s)]
     pub to: Option<f64>,
 }
 
@@ -95,5 +97,10 @@ mod tests {
         assert_eq!(a.sel.from, Some(1.5));
         assert!(a.json);
         assert!(Cli::try_parse_from(["nines", "stats"]).is_err());
+        // durations, as `run --window` takes them; a bare number is still seconds
+        let cli = Cli::try_parse_from(["nines", "stats", "a.hlog", "--from", "500ms", "--to", "2m"]).unwrap();
+        let Cmd::Stats(a) = cli.cmd else { panic!("not stats") };
+        assert_eq!((a.sel.from, a.sel.to), (Some(0.5), Some(120.0)));
+        assert!(Cli::try_parse_from(["nines", "stats", "a.hlog", "--from", "soon"]).is_err());
     }
 }

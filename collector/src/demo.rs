@@ -5,17 +5,18 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser};
+use nines_core::units::{format_duration, format_size};
 
 use crate::cli::{Cli, Cmd};
 
 #[derive(Args, Debug, Clone)]
 pub struct DemoArgs {
-    /// How long to record.
-    #[arg(long, value_name = "DUR", default_value = "10s")]
-    pub runtime: String,
-    /// Size of the temporary file.
-    #[arg(long, value_name = "SIZE", default_value = "256MiB")]
-    pub size: String,
+    /// How long to record, e.g. 10s, 500ms, 1m (a bare number is seconds).
+    #[arg(long = "runtime", value_name = "DUR", default_value = "10s", value_parser = nines_core::units::parse_duration_ns)]
+    pub runtime_ns: u64,
+    /// Size of the temporary file, e.g. 256MiB, 1GiB.
+    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = nines_core::units::parse_size)]
+    pub size: u64,
     /// Directory for the temporary file [default: the system's temporary directory].
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
@@ -51,7 +52,7 @@ pub fn run_command(a: &DemoArgs, target: &std::path::Path, buffered: bool) -> Ve
     .iter()
     .map(|s| s.to_string())
     .collect();
-    v.extend(["--runtime".into(), a.runtime.clone(), "--size".into(), a.size.clone()]);
+    v.extend(["--runtime".into(), format_duration(a.runtime_ns), "--size".into(), format_size(a.size)]);
     v.extend(["--target".into(), target.display().to_string(), "-o".into(), a.output.display().to_string()]);
     if buffered {
         v.push("--buffered".into());
@@ -104,7 +105,7 @@ mod tests {
     fn demo_flags_build_a_valid_run() {
         let cli = Cli::try_parse_from(["nines", "demo", "--runtime", "2s", "-o", "d.hlog"]).unwrap();
         let Cmd::Demo(d) = cli.cmd else { panic!("not demo") };
-        assert_eq!(d.runtime, "2s");
+        assert_eq!(d.runtime_ns, 2_000_000_000);
         let argv = run_command(&d, std::path::Path::new("/tmp/x/demo.dat"), true);
         let Cmd::Run(r) = Cli::try_parse_from(&argv).unwrap().cmd else { panic!("not run") };
         assert_eq!(r.mix, Some(70));

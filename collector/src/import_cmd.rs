@@ -28,7 +28,7 @@ pub struct ImportArgs {
     #[arg(long, value_name = "UNIT", value_parser = parse_unit)]
     pub unit: Option<Unit>,
     /// Window length for per-I/O latency logs and lists with times, e.g. 1s, 500ms, 10s.
-    #[arg(long, value_name = "DUR", default_value = "1s", value_parser = parse_duration)]
+    #[arg(long, value_name = "DUR", default_value = "1s", value_parser = parse_window_s)]
     pub window: f64,
     /// The files are steps of a parameter sweep (e.g. fio numjobs 1..1024): each file, and
     /// each JSON document in a file, becomes its own run named by the parameters that
@@ -47,25 +47,14 @@ fn parse_unit(s: &str) -> std::result::Result<Unit, String> {
     Unit::parse(s).ok_or_else(|| format!("unit {s:?} is not one of ns, us, ms, s"))
 }
 
-/// `1s`, `500ms`, `2.5s`, `100us`, `1m`; a bare number is seconds.
-pub fn parse_duration(s: &str) -> std::result::Result<f64, String> {
-    let s = s.trim();
-    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let v: f64 = num.parse().map_err(|_| format!("duration {s:?} does not start with a number"))?;
-    let scale = match unit.trim() {
-        "" | "s" => 1.0,
-        "ms" => 1e-3,
-        "us" => 1e-6,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
-        u => return Err(format!("duration unit {u:?} is not one of us, ms, s, m, h")),
-    };
-    let d = v * scale;
-    if !(d >= 1e-3 && d.is_finite()) {
+/// A window length in seconds: a duration (`1s`, `500ms`, `2.5s`, `1m`; a bare number is
+/// seconds) of at least 1ms, fio's time resolution.
+pub fn parse_window_s(s: &str) -> std::result::Result<f64, String> {
+    let ns = nines_core::units::parse_duration_ns(s)?;
+    if ns < 1_000_000 {
         return Err(format!("duration {s:?} is shorter than 1ms, fio's time resolution"));
     }
-    Ok(d)
+    Ok(ns as f64 / 1e9)
 }
 
 /// Write an archive whole (through a temporary file: a failed or interrupted import leaves
@@ -150,13 +139,14 @@ mod tests {
 
     #[test]
     fn durations() {
-        assert_eq!(parse_duration("1s"), Ok(1.0));
-        assert_eq!(parse_duration("500ms"), Ok(0.5));
-        assert_eq!(parse_duration("2"), Ok(2.0));
-        assert_eq!(parse_duration("1m"), Ok(60.0));
-        assert!(parse_duration("10us").is_err());
-        assert!(parse_duration("x").is_err());
-        assert!(parse_duration("3 parsecs").is_err());
+        assert_eq!(parse_window_s("1s"), Ok(1.0));
+        assert_eq!(parse_window_s("500ms"), Ok(0.5));
+        assert_eq!(parse_window_s("2"), Ok(2.0));
+        assert_eq!(parse_window_s("1m"), Ok(60.0));
+        assert_eq!(parse_window_s("100ms"), Ok(0.1));
+        assert!(parse_window_s("10us").is_err());
+        assert!(parse_window_s("x").is_err());
+        assert!(parse_window_s("3 parsecs").is_err());
     }
 
     #[test]

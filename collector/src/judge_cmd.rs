@@ -67,8 +67,9 @@ pub struct SteadyArgs {
     /// Rounds in the measurement window (the SNIA PTS uses 5).
     #[arg(long, default_value_t = 5, value_name = "N")]
     pub rounds: usize,
-    /// Length of a round in seconds; by default each recorded window is a round.
-    #[arg(long, value_name = "SEC")]
+    /// Length of a round, e.g. 10s, 1m (a bare number is seconds); by default each recorded
+    /// window is a round.
+    #[arg(long, value_name = "DUR", value_parser = nines_core::units::parse_duration_s)]
     pub round: Option<f64>,
     /// Direction (tag) to check; by default every direction merged.
     #[arg(long, value_name = "TAG")]
@@ -175,5 +176,10 @@ mod tests {
         let Cmd::Steady(s) = cli.cmd else { panic!() };
         assert_eq!((s.track.as_str(), s.rounds), ("iops", 5));
         assert_eq!(s.criteria, ["iops:10%", "iops_slope:0.1%"]);
+        assert_eq!(s.round, None);
+        for (given, secs) in [("30", 30.0), ("30s", 30.0), ("1m", 60.0), ("500ms", 0.5)] {
+            let Cmd::Steady(s) = Cli::try_parse_from(["nines", "steady", "r.hlog", "--round", given]).unwrap().cmd else { panic!() };
+            assert_eq!(s.round, Some(secs), "--round {given}");
+        }
     }
 }

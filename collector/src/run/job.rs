@@ -202,7 +202,10 @@ impl AlignedBuf {
         // SAFETY: non-zero size.
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
         if ptr.is_null() {
-            anyhow::bail!("could not allocate the I/O buffers ({}); lower --qd or --bs", super::units::format_size(layout.size() as u64));
+            anyhow::bail!(
+                "could not allocate the I/O buffers ({}); lower --qd or --bs",
+                nines_core::units::format_size(layout.size() as u64)
+            );
         }
         Ok(AlignedBuf { ptr, layout })
     }

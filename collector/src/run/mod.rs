@@ -23,7 +23,6 @@ pub mod args;
 pub mod engine;
 pub mod job;
 pub mod safety;
-pub mod units;
 pub mod workload;
 pub mod writer;
 
@@ -383,7 +382,7 @@ fn check_buffer_memory(w: &Workload) -> Result<()> {
     let per_job = u64::from(w.qd).checked_mul(u64::from(w.max_bs));
     let total = per_job.and_then(|b| b.checked_mul(u64::from(w.jobs)));
     let limit = memory_limit();
-    let shown = units::format_approx;
+    let shown = nines_core::units::format_approx;
     match (total, limit) {
         (Some(t), Some((avail, _))) if t <= avail / 4 * 3 => Ok(()),
         (Some(t), Some((avail, from))) => bail!(
