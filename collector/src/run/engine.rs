@@ -15,6 +15,8 @@ use std::time::Duration;
 
 use io_uring::{opcode, types, IoUring};
 
+use crate::cli::run::EngineKind;
+
 /// What an I/O does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpKind {
@@ -43,8 +45,8 @@ pub fn kernel_has_uring_discard() -> bool {
 }
 
 /// How an engine issues trims, for the metadata.
-pub fn trim_method(engine: super::args::EngineKind, block: bool) -> &'static str {
-    use super::args::EngineKind::*;
+pub fn trim_method(engine: EngineKind, block: bool) -> &'static str {
+    use EngineKind::*;
     match (engine, block) {
         (Null, _) => "none (null engine: trims complete at once)",
         (Psync, false) => "fallocate(PUNCH_HOLE|KEEP_SIZE), synchronous",

@@ -19,14 +19,11 @@
 //! BLKDISCARD inside the timed wait, io_uring hands every I/O (trims too) to the kernel
 //! asynchronously, so trims are timed exactly like reads and writes.
 
-pub mod args;
 pub mod engine;
 pub mod job;
 pub mod safety;
 pub mod workload;
 pub mod writer;
-
-use crate::output;
 
 use std::io::{BufWriter, Write};
 use std::os::fd::AsRawFd;
@@ -41,8 +38,8 @@ use nines_core::stats;
 use rand::{RngCore, SeedableRng};
 use serde_json::{json, Map, Value};
 
-use args::EngineKind;
-pub use args::RunArgs;
+use crate::cli::run::{EngineKind, RunArgs};
+use crate::output;
 use engine::{NullEngine, PsyncEngine, UringEngine};
 use job::{clock, AlignedBuf, JobCtx, Msg, STOP, STOP_ERROR, STOP_STEADY};
 use workload::{WindowRule, Workload, NT, TAGS};
@@ -162,7 +159,7 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
 
     // The engine.
     let mut engine_meta = Map::new();
-    engine_meta.insert("requested".into(), json!(w.engine));
+    engine_meta.insert("requested".into(), json!(w.engine.name()));
     let mut kind = w.engine;
     if kind == EngineKind::Uring {
         if let Err(e) = engine::probe_uring() {
@@ -181,7 +178,7 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
         engine_meta.insert("qd_requested".into(), json!(w.qd));
         w.qd = 1;
     }
-    engine_meta.insert("name".into(), json!(kind));
+    engine_meta.insert("name".into(), json!(kind.name()));
     check_buffer_memory(&w)?;
 
     // The target.

@@ -21,12 +21,12 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
+use nines_core::units::format_size;
 use rand::{RngCore, SeedableRng};
 use serde_json::{json, Map, Value};
 
-use super::args::RunArgs;
 use super::workload::Workload;
-use nines_core::units::format_size;
+use crate::cli::run::RunArgs;
 
 const XATTR: &[u8] = b"user.nines.created\0";
 

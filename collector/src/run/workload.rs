@@ -7,7 +7,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Map, Value};
 
-use super::args::{Arrival, EngineKind, RunArgs, Rw};
+use crate::cli::run::{Arrival, EngineKind, RunArgs, Rw};
 use nines_core::units::{format_duration, format_size};
 
 /// Tags recorded by the collector, by index. Directions are merged into `all` by readers;
@@ -233,7 +233,7 @@ impl Workload {
     /// The workload as the archive's metadata records it.
     pub fn to_json(&self, region: u64) -> Value {
         let mut m = Map::new();
-        m.insert("rw".into(), json!(self.rw));
+        m.insert("rw".into(), json!(self.rw.name()));
         m.insert("read_pct".into(), json!(self.mix));
         m.insert("directions".into(), json!(self.directions().iter().map(|&d| TAGS[d]).collect::<Vec<_>>()));
         let bs: Vec<String> = self.bs.iter().map(|(b, p)| format!("{}/{p}", format_size(*b as u64))).collect();
@@ -251,7 +251,7 @@ impl Workload {
         m.insert("fsync_every".into(), json!(self.fsync_every));
         m.insert("rate_iops_per_job".into(), json!(self.rate_iops));
         if self.rate_iops.is_some() {
-            m.insert("arrival".into(), json!(self.arrival));
+            m.insert("arrival".into(), json!(self.arrival.name()));
             m.insert(
                 "latency_from".into(),
                 json!("due time (coordinated-omission corrected); .svc tags hold service time from submission"),

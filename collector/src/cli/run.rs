@@ -1,5 +1,6 @@
-//! `nines run` flags, their parsing into a checked [`Workload`](super::workload::Workload), and
-//! flag tests right under the flags.
+//! `nines run` flags, typed at the edge (sizes in bytes, durations in ns, counts), with the
+//! flag tests right under them. The run checks how the values go together when it turns them
+//! into its workload (`run::workload`).
 
 use std::path::PathBuf;
 
@@ -8,8 +9,7 @@ use nines_core::steady::Criterion;
 use nines_core::units::{format_size, parse_bssplit, parse_count, parse_duration_ns, parse_size, MAX_BLOCK};
 
 /// I/O pattern.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Rw {
     /// Random reads.
     Randread,
@@ -30,6 +30,19 @@ pub enum Rw {
 }
 
 impl Rw {
+    /// The name as the command line and the archive's metadata write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rw::Randread => "randread",
+            Rw::Randwrite => "randwrite",
+            Rw::Randrw => "randrw",
+            Rw::Read => "read",
+            Rw::Write => "write",
+            Rw::Rw => "rw",
+            Rw::Trim => "trim",
+            Rw::Randtrim => "randtrim",
+        }
+    }
     pub fn random(self) -> bool {
         matches!(self, Rw::Randread | Rw::Randwrite | Rw::Randrw | Rw::Randtrim)
     }
@@ -47,8 +60,7 @@ impl Rw {
 }
 
 /// When rate-limited I/Os are due.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Arrival {
     /// Exponential gaps between I/Os (a Poisson process), as seed 004's fio runs.
     Poisson,
@@ -56,9 +68,18 @@ pub enum Arrival {
     Uniform,
 }
 
+impl Arrival {
+    /// The name as the command line and the archive's metadata write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arrival::Poisson => "poisson",
+            Arrival::Uniform => "uniform",
+        }
+    }
+}
+
 /// Which I/O engine drives the target.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum EngineKind {
     /// io_uring: one ring per job, batched submission and reaping (the default; falls back to
     /// psync with a warning when the kernel refuses io_uring).
@@ -70,7 +91,18 @@ pub enum EngineKind {
     Null,
 }
 
-#[derive(Args, Debug, Clone)]
+impl EngineKind {
+    /// The name as the command line and the archive's metadata write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Uring => "uring",
+            EngineKind::Psync => "psync",
+            EngineKind::Null => "null",
+        }
+    }
+}
+
+#[derive(Args, Debug, Clone, PartialEq)]
 pub struct RunArgs {
     /// File or block device to drive. A file that does not exist is created and filled with
     /// data before the run (it needs --size).
@@ -216,9 +248,22 @@ fn parse_criterion(s: &str) -> Result<Criterion, String> {
 #[cfg(test)]
 mod tests {
     use crate::cli::{Cli, Cmd};
-    use clap::Parser;
+    use clap::{Parser, ValueEnum};
 
     use super::*;
+
+    #[test]
+    fn names_are_the_flag_values() {
+        for v in Rw::value_variants() {
+            assert_eq!(v.to_possible_value().unwrap().get_name(), v.name());
+        }
+        for v in Arrival::value_variants() {
+            assert_eq!(v.to_possible_value().unwrap().get_name(), v.name());
+        }
+        for v in EngineKind::value_variants() {
+            assert_eq!(v.to_possible_value().unwrap().get_name(), v.name());
+        }
+    }
 
     fn parse(args: &[&str]) -> Result<RunArgs, clap::Error> {
         let mut v = vec!["nines", "run", "--target", "t", "-o", "o.hlog"];
