@@ -28,8 +28,8 @@ pub mod writer;
 use std::io::{BufWriter, Write};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex, Once};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -37,6 +37,7 @@ use nines_core::archive::{ArchiveWriter, Header};
 use nines_core::stats;
 use rand::{RngCore, SeedableRng};
 use serde_json::{json, Map, Value};
+use signal_hook::consts::{SIGINT, SIGTERM};
 
 use crate::cli::run::{EngineKind, RunArgs};
 use crate::output;
@@ -91,22 +92,40 @@ pub fn finish(o: &Outcome, no_summary: bool, out: &mut impl Write) -> Result<()>
     Ok(())
 }
 
-extern "C" fn on_signal(sig: libc::c_int) {
-    let _ = STOP.compare_exchange(0, sig, Ordering::Relaxed, Ordering::Relaxed);
-}
+/// Is a run recording? Outside one, SIGINT and SIGTERM keep their default action.
+static RUNNING: AtomicBool = AtomicBool::new(false);
+/// Has a run had its first SIGINT / SIGTERM (one flag each, as each signal's second arrival
+/// kills, as `SA_RESETHAND` did)?
+static SIGNALLED: [AtomicBool; 2] = [AtomicBool::new(false), AtomicBool::new(false)];
+const STOP_SIGNALS: [i32; 2] = [SIGINT, SIGTERM];
 
-/// SIGINT/SIGTERM ask the run to stop; a second one kills the process (SA_RESETHAND).
+/// SIGINT/SIGTERM ask the run to stop and record which signal did (in [`STOP`], unless the
+/// run is already stopping for another reason); a second one of the same signal kills the
+/// process at once, with the signal's default action. With `on == false` (after the run)
+/// both have their default action again.
 fn install_signals(on: bool) {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: a zeroed sigaction with a handler that only does an atomic store.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = if on { on_signal as extern "C" fn(libc::c_int) as usize } else { libc::SIG_DFL };
-            sa.sa_flags = if on { libc::SA_RESETHAND } else { 0 };
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
+    static HANDLERS: Once = Once::new();
+    for flag in &SIGNALLED {
+        flag.store(false, Ordering::SeqCst);
     }
+    RUNNING.store(on, Ordering::SeqCst);
+    HANDLERS.call_once(|| {
+        for (i, sig) in STOP_SIGNALS.into_iter().enumerate() {
+            let action = move || {
+                if !RUNNING.load(Ordering::SeqCst) || SIGNALLED[i].swap(true, Ordering::SeqCst) {
+                    let _ = signal_hook::low_level::emulate_default_handler(sig);
+                } else {
+                    let _ = STOP.compare_exchange(0, sig, Ordering::Relaxed, Ordering::Relaxed);
+                }
+            };
+            // SAFETY: the action is async-signal-safe: atomic loads, swaps and a
+            // compare-exchange, and signal-hook's `emulate_default_handler`, documented as
+            // async-signal-safe; it allocates nothing and takes no lock.
+            if let Err(e) = unsafe { signal_hook::low_level::register(sig, action) } {
+                eprintln!("nines: warning: could not handle signal {sig} ({e}); it will end the run without completing the archive");
+            }
+        }
+    });
 }
 
 fn epoch_s(t: SystemTime) -> f64 {
@@ -413,8 +432,9 @@ fn memory_limit() -> Option<(u64, &'static str)> {
         }
     }
     for (res, from) in [(libc::RLIMIT_AS, "the address-space limit, ulimit -v"), (libc::RLIMIT_DATA, "the data limit, ulimit -d")] {
-        // SAFETY: getrlimit writes the struct it is given.
+        // SAFETY: rlimit is plain integers, for which all-zero bytes are a valid value.
         let mut rl: libc::rlimit = unsafe { std::mem::zeroed() };
+        // SAFETY: getrlimit writes the struct it is given, which lives across the call.
         if unsafe { libc::getrlimit(res, &mut rl) } == 0 && rl.rlim_cur != libc::RLIM_INFINITY {
             take(rl.rlim_cur, from);
         }
