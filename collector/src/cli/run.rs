@@ -62,7 +62,9 @@ impl Rw {
 /// When rate-limited I/Os are due.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Arrival {
-    /// Exponential gaps between I/Os (a Poisson process), as seed 004's fio runs.
+    /// Exponential gaps between I/Os (a Poisson process), as fio's `rate_process=poisson`
+    /// gives them (a notebook sweeping fio threads with Poisson rate-limited O_SYNC writes,
+    /// baseline vs patched, runs this way).
     Poisson,
     /// Evenly spaced I/Os.
     Uniform,
