@@ -38,7 +38,7 @@ if ! python3 -c 'import hdrh' 2>/dev/null; then
   python3 -m pip install -q hdrhistogram
 fi
 
-# ---- viewer (issue 4): npm packages of the browser tests and benchmark --------------------
+# ---- viewer: npm packages of the browser tests and benchmark ------------------------------
 # playwright-core drives the system Chromium (no browser download), binaryen gives wasm-opt,
 # hdr-histogram-js is the benchmark's peer. Pinned in tests/browser/package.json.
 viewer_tests="$(cd "$(dirname "$0")/.." && pwd)/tests/browser"
@@ -59,7 +59,7 @@ if [ ! -x "$viewer_tests/node_modules/.bin/wasm-opt" ] || [ ! -d "$viewer_tests/
 fi
 # ---- end viewer --------------------------------------------------------------------------
 
-# ---- reports (issue 5): Firefox for the report's Firefox test -----------------------------
+# ---- reports: Firefox for the report's Firefox test ---------------------------------------
 # Stock Firefox ESR from Debian, driven over WebDriver BiDi by puppeteer-core (playwright only
 # drives its own Firefox builds). puppeteer-core goes to a cache outside the repository.
 if ! command -v firefox-esr >/dev/null && ! command -v firefox >/dev/null; then

@@ -24,7 +24,7 @@ cargo clippy -q -p nines-viewer --target wasm32-unknown-unknown --all-targets --
 echo "== cargo test (workspace)"
 cargo test --workspace --exclude nines-viewer 2>&1
 
-# ---- viewer (issue 4) --------------------------------------------------------------------
+# ---- viewer ------------------------------------------------------------------------------
 echo "== viewer: chart and state unit tests (native)"
 cargo test -q -p nines-viewer 2>&1
 echo "== viewer: browser tests in headless Chromium (screenshots in tests/artifacts/)"
@@ -34,7 +34,7 @@ echo "== viewer: compare mode, sweep plot and steady state against nines compare
 node --test tests/browser/judge.test.mjs 2>&1
 # ---- end viewer --------------------------------------------------------------------------
 
-# ---- reports and sites (issue 5) ---------------------------------------------------------
+# ---- reports and sites -------------------------------------------------------------------
 # The nines binary carries the viewer (collector/build.rs builds it); the report tests drive
 # the reports it writes from file:// and a site from a loopback server in headless Chromium.
 # Screenshots: tests/artifacts/report-*.png.
@@ -46,7 +46,7 @@ echo "== reports: the same report from file:// in Firefox"
 node --test tests/browser/report-firefox.test.mjs 2>&1
 # ---- end reports -------------------------------------------------------------------------
 
-# ---- importer fuzzing (issue 6) ----------------------------------------------------------
+# ---- importer fuzzing --------------------------------------------------------------------
 # A short cargo-fuzz run of every parser (stable toolchain with RUSTC_BOOTSTRAP=1 where no
 # nightly is installed); a crash fails the test command.
 echo "== fuzz: every importer for 10 s"

@@ -1,66 +1,11 @@
 //! `nines demo`: a short randrw 70/30 collection on a temporary file, then the stats table.
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use clap::{Args, Parser};
 
-use crate::cli::{Cli, Cmd};
-
-#[derive(Args, Debug, Clone)]
-pub struct DemoArgs {
-    /// How long to record.
-    #[arg(long, value_name = "DUR", default_value = "10s")]
-    pub runtime: String,
-    /// Size of the temporary file.
-    #[arg(long, value_name = "SIZE", default_value = "256MiB")]
-    pub size: String,
-    /// Directory for the temporary file [default: the system's temporary directory].
-    #[arg(long, value_name = "DIR")]
-    pub dir: Option<PathBuf>,
-    /// Archive to write (replaced if it exists).
-    #[arg(short = 'o', long = "output", value_name = "RUN.hlog", default_value = "nines-demo.hlog")]
-    pub output: PathBuf,
-    /// No progress line.
-    #[arg(long, short)]
-    pub quiet: bool,
-}
-
-/// The `nines run` command line the demo runs, on `target`.
-pub fn run_command(a: &DemoArgs, target: &std::path::Path, buffered: bool) -> Vec<String> {
-    let mut v: Vec<String> = [
-        "nines",
-        "run",
-        "--rw",
-        "randrw",
-        "--mix",
-        "70",
-        "--bs",
-        "4k",
-        "--qd",
-        "16",
-        "--window",
-        "1s",
-        "--name",
-        "demo",
-        "--notes",
-        "nines demo: 4k random 70% reads / 30% writes, QD16, on a temporary file",
-        "--force",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    v.extend(["--runtime".into(), a.runtime.clone(), "--size".into(), a.size.clone()]);
-    v.extend(["--target".into(), target.display().to_string(), "-o".into(), a.output.display().to_string()]);
-    if buffered {
-        v.push("--buffered".into());
-    }
-    if a.quiet {
-        v.push("--quiet".into());
-    }
-    v
-}
+use crate::cli::demo::DemoArgs;
+use crate::cli::report::ReportArgs;
 
 pub fn run(a: &DemoArgs, out: &mut impl Write) -> Result<()> {
     let base = a.dir.clone().unwrap_or_else(std::env::temp_dir);
@@ -69,11 +14,9 @@ pub fn run(a: &DemoArgs, out: &mut impl Write) -> Result<()> {
     let target = dir.join("demo.dat");
     // O_DIRECT does not work on tmpfs; the demo then goes through the page cache.
     let buffered = crate::run::on_tmpfs(&dir);
-    let argv = run_command(a, &target, buffered);
-    let cli = Cli::try_parse_from(&argv).context("internal: demo command line")?;
-    let Cmd::Run(ra) = cli.cmd else { unreachable!("demo builds a run command") };
+    let ra = a.run_args(&target, buffered);
     if !a.quiet {
-        eprintln!("nines demo: {}", argv[1..].join(" "));
+        eprintln!("nines demo: {}", a.command_line(&target, buffered)[1..].join(" "));
     }
     let res = crate::run::collect(&ra);
     let _ = std::fs::remove_dir_all(&dir);
@@ -82,7 +25,7 @@ pub fn run(a: &DemoArgs, out: &mut impl Write) -> Result<()> {
     writeln!(out, "archive: {} (try `nines stats {}`)", o.output.display(), o.output.display())?;
     // The report beside the archive: what a newcomer opens next.
     let html = o.output.with_file_name("demo.html");
-    let report = crate::report::ReportArgs {
+    let report = ReportArgs {
         files: vec![o.output.clone()],
         output: html.clone(),
         title: Some("nines demo".into()),
@@ -94,21 +37,4 @@ pub fn run(a: &DemoArgs, out: &mut impl Write) -> Result<()> {
     crate::report::run(&report, out)?;
     writeln!(out, "open {} in a browser", std::fs::canonicalize(&html).unwrap_or(html).display())?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn demo_flags_build_a_valid_run() {
-        let cli = Cli::try_parse_from(["nines", "demo", "--runtime", "2s", "-o", "d.hlog"]).unwrap();
-        let Cmd::Demo(d) = cli.cmd else { panic!("not demo") };
-        assert_eq!(d.runtime, "2s");
-        let argv = run_command(&d, std::path::Path::new("/tmp/x/demo.dat"), true);
-        let Cmd::Run(r) = Cli::try_parse_from(&argv).unwrap().cmd else { panic!("not run") };
-        assert_eq!(r.mix, Some(70));
-        assert!(r.buffered);
-        assert_eq!(r.output, PathBuf::from("d.hlog"));
-    }
 }

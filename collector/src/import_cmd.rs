@@ -5,68 +5,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use clap::Args;
-use nines_core::import::{self, fio_json, sweep, Format, Options, Unit};
+use nines_core::import::{self, fio_json, sweep, Format, Options};
 use nines_core::run::Run;
 
+use crate::cli::import::ImportArgs;
 use crate::load;
 use crate::output::{self, Inputs, Replace};
-
-#[derive(Args, Debug)]
-pub struct ImportArgs {
-    /// Files to import: fio json+ output, fio histogram logs (NAME_clat_hist.N.log), fio
-    /// latency logs (NAME_clat.N.log, _lat., _slat.), HdrHistogram interval logs, latency
-    /// lists (one per line or CSV). The format of each is detected. Several files become one
-    /// run (e.g. every job's log of one fio run), unless --sweep is given.
-    #[arg(required = true, value_name = "FILE")]
-    pub files: Vec<PathBuf>,
-    /// Archive to write (.hlog). With --sweep, a directory that gets one archive per run.
-    #[arg(short, long, value_name = "OUT")]
-    pub output: PathBuf,
-    /// Unit of the latencies in plain lists: ns, us, ms or s. Required for lists; fio
-    /// files and HdrHistogram logs say their own unit.
-    #[arg(long, value_name = "UNIT", value_parser = parse_unit)]
-    pub unit: Option<Unit>,
-    /// Window length for per-I/O latency logs and lists with times, e.g. 1s, 500ms, 10s.
-    #[arg(long, value_name = "DUR", default_value = "1s", value_parser = parse_duration)]
-    pub window: f64,
-    /// The files are steps of a parameter sweep (e.g. fio numjobs 1..1024): each file, and
-    /// each JSON document in a file, becomes its own run named by the parameters that
-    /// differ, written to OUT/<name>.hlog.
-    #[arg(long)]
-    pub sweep: bool,
-    /// Name of the run (default: the first file's name without extension).
-    #[arg(long, value_name = "NAME")]
-    pub name: Option<String>,
-    /// Overwrite output files that exist.
-    #[arg(long)]
-    pub force: bool,
-}
-
-fn parse_unit(s: &str) -> std::result::Result<Unit, String> {
-    Unit::parse(s).ok_or_else(|| format!("unit {s:?} is not one of ns, us, ms, s"))
-}
-
-/// `1s`, `500ms`, `2.5s`, `100us`, `1m`; a bare number is seconds.
-pub fn parse_duration(s: &str) -> std::result::Result<f64, String> {
-    let s = s.trim();
-    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let v: f64 = num.parse().map_err(|_| format!("duration {s:?} does not start with a number"))?;
-    let scale = match unit.trim() {
-        "" | "s" => 1.0,
-        "ms" => 1e-3,
-        "us" => 1e-6,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
-        u => return Err(format!("duration unit {u:?} is not one of us, ms, s, m, h")),
-    };
-    let d = v * scale;
-    if !(d >= 1e-3 && d.is_finite()) {
-        return Err(format!("duration {s:?} is shorter than 1ms, fio's time resolution"));
-    }
-    Ok(d)
-}
 
 /// Write an archive whole (through a temporary file: a failed or interrupted import leaves
 /// nothing behind), never over one of the inputs.
@@ -147,17 +91,6 @@ pub fn run(args: &ImportArgs, out: &mut impl Write) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("1s"), Ok(1.0));
-        assert_eq!(parse_duration("500ms"), Ok(0.5));
-        assert_eq!(parse_duration("2"), Ok(2.0));
-        assert_eq!(parse_duration("1m"), Ok(60.0));
-        assert!(parse_duration("10us").is_err());
-        assert!(parse_duration("x").is_err());
-        assert!(parse_duration("3 parsecs").is_err());
-    }
 
     #[test]
     fn file_stems() {

@@ -1,11 +1,7 @@
 //! `nines compare`, `nines sweep` and `nines steady`: did the change help, and can the
 //! measurement be trusted. All arithmetic is in nines-core (compare, sweep_table, convergence).
 
-use std::io::Write;
-use std::path::PathBuf;
-
 use anyhow::{bail, Context, Result};
-use clap::Args;
 use nines_core::compare;
 use nines_core::convergence::{self, Track};
 use nines_core::run::Run;
@@ -13,74 +9,10 @@ use nines_core::series::{Direction, Grouping};
 use nines_core::stats::tag_name;
 use nines_core::steady::Criterion;
 use nines_core::sweep_table;
+use std::io::Write;
 
+use crate::cli::judge::{CompareArgs, SteadyArgs, SweepArgs};
 use crate::load::load_runs;
-
-#[derive(Args, Debug)]
-pub struct CompareArgs {
-    /// Baseline runs (one run, or several repeats compared by their run-to-run band).
-    #[arg(required = true, value_name = "BASE")]
-    pub base: Vec<PathBuf>,
-    /// Candidate runs.
-    #[arg(long = "with", required = true, num_args = 1.., value_name = "CAND")]
-    pub with: Vec<PathBuf>,
-    #[command(flatten)]
-    pub sel: crate::cli::Selection,
-    /// Print JSON instead of tables.
-    #[arg(long)]
-    pub json: bool,
-}
-
-#[derive(Args, Debug)]
-pub struct SweepArgs {
-    /// Baseline runs of the sweep, one per parameter value (and configuration).
-    #[arg(required = true, value_name = "RUN")]
-    pub base: Vec<PathBuf>,
-    /// Candidate runs of the same sweep, paired with the baseline by parameter value and
-    /// configuration.
-    #[arg(long = "with", num_args = 1.., value_name = "CAND")]
-    pub with: Vec<PathBuf>,
-    /// The swept parameter: a key of the runs' `param` or `workload` metadata (as `nines
-    /// import --sweep` and `nines run` write them), or a name in the file names
-    /// (`numjobs-16.hlog`, `fio-16-jobs/fio.json`).
-    #[arg(long, value_name = "NAME")]
-    pub param: String,
-    /// Direction to tabulate: a tag, or `all` for every direction merged.
-    #[arg(long, default_value = "all", value_name = "TAG")]
-    pub tag: String,
-    /// Print JSON instead of tables.
-    #[arg(long, conflicts_with = "csv")]
-    pub json: bool,
-    /// Print CSV instead of tables (latencies in ns, changes in percent).
-    #[arg(long)]
-    pub csv: bool,
-}
-
-#[derive(Args, Debug)]
-pub struct SteadyArgs {
-    /// The run to check.
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
-    /// What to track per round: iops, bw (MB/s), mean, or a level such as p99 or p99.99.
-    #[arg(long, default_value = "iops", value_name = "WHAT")]
-    pub track: String,
-    /// Rounds in the measurement window (the SNIA PTS uses 5).
-    #[arg(long, default_value_t = 5, value_name = "N")]
-    pub rounds: usize,
-    /// Length of a round in seconds; by default each recorded window is a round.
-    #[arg(long, value_name = "SEC")]
-    pub round: Option<f64>,
-    /// Direction (tag) to check; by default every direction merged.
-    #[arg(long, value_name = "TAG")]
-    pub tag: Option<String>,
-    /// fio-style criteria to evaluate over the same window (repeatable), e.g. `iops:10%`,
-    /// `iops_slope:0.1%`, `lat:5%`, `bw:20000000`.
-    #[arg(long = "criterion", value_name = "CRITERION", default_values_t = ["iops:10%".to_string(), "iops_slope:0.1%".to_string()])]
-    pub criteria: Vec<String>,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
-}
 
 pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
     let opts = args.sel.options()?;
@@ -150,30 +82,4 @@ pub fn steady(args: &SteadyArgs, out: &mut impl Write) -> Result<()> {
         write!(out, "{}", convergence::to_text(&report))?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::cli::{Cli, Cmd};
-    use clap::Parser;
-
-    #[test]
-    fn compare_flags() {
-        let cli = Cli::try_parse_from(["nines", "compare", "a.hlog", "b.hlog", "--with", "c.hlog", "d.hlog", "--tag", "read"]).unwrap();
-        let Cmd::Compare(a) = cli.cmd else { panic!() };
-        assert_eq!((a.base.len(), a.with.len()), (2, 2));
-        assert!(Cli::try_parse_from(["nines", "compare", "a.hlog"]).is_err(), "--with is required");
-    }
-
-    #[test]
-    fn sweep_and_steady_flags() {
-        let cli = Cli::try_parse_from(["nines", "sweep", "a", "b", "--param", "numjobs", "--csv"]).unwrap();
-        let Cmd::Sweep(a) = cli.cmd else { panic!() };
-        assert_eq!((a.param.as_str(), a.tag.as_str(), a.csv), ("numjobs", "all", true));
-        assert!(Cli::try_parse_from(["nines", "sweep", "a", "--param", "x", "--csv", "--json"]).is_err());
-        let cli = Cli::try_parse_from(["nines", "steady", "r.hlog"]).unwrap();
-        let Cmd::Steady(s) = cli.cmd else { panic!() };
-        assert_eq!((s.track.as_str(), s.rounds), ("iops", 5));
-        assert_eq!(s.criteria, ["iops:10%", "iops_slope:0.1%"]);
-    }
 }

@@ -84,14 +84,14 @@ fn read_whole(o: Opened) -> Result<(String, Format, Vec<u8>)> {
             if bytes.len() as u64 > MAX_WHOLE_INPUT {
                 bail!(
                     "{name}: larger than {}, the most nines reads of one input whole (fio latency logs are streamed and may be larger)",
-                    crate::run::units::format_size(MAX_WHOLE_INPUT)
+                    nines_core::units::format_size(MAX_WHOLE_INPUT)
                 );
             }
             if bytes.len() - last_nl > MAX_LINE {
                 let line = bytes[..last_nl].iter().filter(|&&b| b == b'\n').count() + 1;
                 bail!(
                     "{name}: line {line} (from byte offset {last_nl}) is longer than {}, the longest line nines reads; is this a run's file?",
-                    crate::run::units::format_size(MAX_LINE as u64)
+                    nines_core::units::format_size(MAX_LINE as u64)
                 );
             }
         }

@@ -3,12 +3,16 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
 use clap::Parser;
 
 use nines::cli::{Cli, Cmd};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let result = match &cli.cmd {
@@ -35,4 +39,16 @@ fn main() -> ExitCode {
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
+}
+
+/// A command line clap refused. A flag value that does not parse (a size, a duration, a
+/// count) is an error of nines like any other, so it starts `nines: ` and names the flag;
+/// the rest (help, version, unknown flags) is clap's own output.
+fn usage_error(e: clap::Error) -> ExitCode {
+    if e.kind() != ErrorKind::ValueValidation {
+        e.exit();
+    }
+    let text = e.render().to_string();
+    eprint!("nines: {}", text.strip_prefix("error: ").unwrap_or(&text));
+    ExitCode::from(e.exit_code() as u8)
 }

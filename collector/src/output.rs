@@ -237,7 +237,7 @@ pub fn read_bounded(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     f.take(limit + 1).read_to_end(&mut bytes).with_context(|| format!("could not read {what} '{}'", path.display()))?;
     if bytes.len() as u64 > limit {
-        bail!("{what} '{}' is larger than {}, the most nines reads for it", path.display(), crate::run::units::format_size(limit));
+        bail!("{what} '{}' is larger than {}, the most nines reads for it", path.display(), nines_core::units::format_size(limit));
     }
     Ok(bytes)
 }

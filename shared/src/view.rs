@@ -460,17 +460,7 @@ fn parse_size(v: &serde_json::Value) -> Option<f64> {
     if let Some(x) = v.as_f64() {
         return (x > 0.0).then_some(x);
     }
-    let s = v.as_str()?.trim().to_ascii_lowercase();
-    let digits = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
-    let x: f64 = s[..digits].parse().ok()?;
-    let mult = match s[digits..].trim() {
-        "" | "b" => 1.0,
-        "k" | "kb" | "kib" => 1024.0,
-        "m" | "mb" | "mib" => 1024.0 * 1024.0,
-        "g" | "gb" | "gib" => 1024.0 * 1024.0 * 1024.0,
-        _ => return None,
-    };
-    Some(x * mult)
+    crate::units::parse_size(v.as_str()?).ok().map(|b| b as f64)
 }
 
 /// The stats table as CSV: one row per run and direction, levels with their support and the

@@ -1,4 +1,4 @@
-// Reports in Firefox (issue 5: a report opens from file:// in Chromium and Firefox). Stock
+// Reports in Firefox (a report must open from file:// in Chromium and Firefox). Stock
 // Firefox ESR driven over WebDriver BiDi by puppeteer-core (playwright drives only its own
 // Firefox builds); scripts/setup.sh installs both. Screenshots: tests/artifacts/report-firefox*.png.
 //

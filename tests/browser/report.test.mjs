@@ -1,4 +1,4 @@
-// Reports and sites in a real headless Chromium (issue 5): `nines report` opened from
+// Reports and sites in a real headless Chromium: `nines report` opened from
 // file:// (the viewer starts, its table equals `nines stats --json`, no request leaves the
 // page, the static summary equals `nines stats` with JavaScript disabled), archives and notes
 // carrying script payloads run nothing, and `nines site` served from loopback (runs added

@@ -105,8 +105,10 @@ fn fio(dir: &Path, args: &[&str]) {
     assert!(out.status.success(), "fio {args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
-/// Seed 004's shape: rate-limited writes at 200 IOPS per job, numjobs 1, 2, 4; the baseline
-/// writes with O_SYNC, the candidate without. IOPS follow the rate; the candidate is faster.
+/// The shape of a notebook that sweeps fio threads with Poisson rate-limited O_SYNC writes,
+/// baseline vs patched: rate-limited writes at 200 IOPS per job, numjobs 1, 2, 4; the
+/// baseline writes with O_SYNC, the candidate without. IOPS follow the rate; the candidate is
+/// faster.
 #[test]
 fn sweep_of_imported_fio_runs() {
     let d = tempfile::tempdir().unwrap();

@@ -276,7 +276,8 @@ fn randrw_70_30_two_jobs_group_reporting() {
 
 #[test]
 fn poisson_rate_limited_osync_writes_two_jobs() {
-    // Seed 004's workload, small: 8 KiB O_SYNC sequential writes, Poisson arrivals at a fixed
+    // The workload of a notebook sweeping fio threads with Poisson rate-limited O_SYNC writes
+    // (baseline vs patched), small: 8 KiB O_SYNC sequential writes, Poisson arrivals at a fixed
     // rate per job, queue depth 1, two jobs, each job's results reported apart.
     let d = tmp();
     let dir = d.path();

@@ -1,4 +1,4 @@
-//! `nines report` and `nines site` end to end (issue 5): the files they write, the static
+//! `nines report` and `nines site` end to end: the files they write, the static
 //! summary's numbers against `nines stats --json`, adding runs to a site, and the errors.
 //! What the pages do in a browser is tested in tests/browser/report.test.mjs.
 

@@ -31,41 +31,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use base64::Engine as _;
-use clap::Args;
 use nines_core::run::Run;
 use nines_core::stats::{self, RunStats};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use crate::cli::report::ReportArgs;
 use crate::load::load_with_bytes;
 use crate::output::{self, Inputs, Replace};
-
-#[derive(Args, Debug, Clone)]
-pub struct ReportArgs {
-    /// Runs to put in the report: nines archives and every format `nines stats` reads.
-    #[arg(required = true, value_name = "FILE")]
-    pub files: Vec<PathBuf>,
-    /// The HTML file to write (replaced if it exists).
-    #[arg(short = 'o', long = "output", value_name = "REPORT.html", default_value = "report.html")]
-    pub output: PathBuf,
-    /// Title of the report [default: "nines report"].
-    #[arg(long, value_name = "TEXT")]
-    pub title: Option<String>,
-    /// Notes to show under the title: a Markdown file (raw HTML in it is shown as text).
-    #[arg(long, value_name = "NOTES.md")]
-    pub notes: Option<PathBuf>,
-    /// Only this tag (direction), e.g. `read`: the summary and the embedded runs keep only
-    /// its windows.
-    #[arg(long, value_name = "TAG")]
-    pub tag: Option<String>,
-    /// Baseline run(s): the page opens in compare mode with them as the baseline, and the
-    /// static summary carries `nines compare`'s tables. A file not among FILE is added first.
-    #[arg(long, value_name = "FILE", num_args = 1..)]
-    pub baseline: Vec<PathBuf>,
-    /// The parameter the page's sweep plot starts with (as `nines sweep --param`).
-    #[arg(long, value_name = "NAME")]
-    pub sweep: Option<String>,
-}
 
 /// The largest notes file (Markdown) a report takes.
 pub const MAX_NOTES: u64 = 1 << 20;

@@ -4,29 +4,15 @@
 
 use std::fs::File;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use clap::Args;
 use serde_json::{json, Value};
 
 use super::{bundle, file_name};
+use crate::cli::report::SiteArgs;
 use crate::load::load_with_bytes;
 use crate::output::{self, Inputs, Replace};
-
-#[derive(Args, Debug, Clone)]
-pub struct SiteArgs {
-    /// Runs to add: nines archives and every format `nines stats` reads.
-    #[arg(required = true, value_name = "FILE")]
-    pub files: Vec<PathBuf>,
-    /// The site's directory; created if missing. Runs already listed in its manifest.json
-    /// stay, the viewer's files are replaced by this version's.
-    #[arg(short = 'o', long = "output", value_name = "DIR")]
-    pub output: PathBuf,
-    /// Replace an `index.html`, `style.css` or viewer file in DIR that nines did not write.
-    #[arg(long)]
-    pub force: bool,
-}
 
 /// A file name safe in a URL path and on every file system: letters, digits, `.`, `-`, `_`.
 pub fn safe_name(name: &str) -> String {

@@ -15,6 +15,8 @@ use std::time::Duration;
 
 use io_uring::{opcode, types, IoUring};
 
+use crate::cli::run::EngineKind;
+
 /// What an I/O does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpKind {
@@ -43,8 +45,8 @@ pub fn kernel_has_uring_discard() -> bool {
 }
 
 /// How an engine issues trims, for the metadata.
-pub fn trim_method(engine: super::args::EngineKind, block: bool) -> &'static str {
-    use super::args::EngineKind::*;
+pub fn trim_method(engine: EngineKind, block: bool) -> &'static str {
+    use EngineKind::*;
     match (engine, block) {
         (Null, _) => "none (null engine: trims complete at once)",
         (Psync, false) => "fallocate(PUNCH_HOLE|KEEP_SIZE), synchronous",
@@ -73,8 +75,19 @@ pub struct Completion {
 }
 
 pub trait Engine {
-    /// Queue an I/O; nothing reaches the kernel before [`Engine::submit_wait`].
-    fn push(&mut self, op: Op) -> io::Result<()>;
+    /// Queue an I/O; nothing reaches the kernel before [`Engine::submit`] or
+    /// [`Engine::submit_wait`].
+    ///
+    /// # Safety
+    ///
+    /// The kernel (io_uring) or a later [`Engine::submit_wait`] (psync) reads or writes
+    /// `op.len` bytes at `op.buf` after this call returns, so the caller guarantees that, for
+    /// a read or a write, `op.buf` points to at least `op.len` bytes that stay allocated and
+    /// are neither read nor written by anything else until the completion for `op.slot` has
+    /// been reaped by [`Engine::submit_wait`]; with an engine whose buffer area is registered
+    /// (io_uring's fixed buffers), they must lie inside that area. Fsyncs and trims do not
+    /// touch `op.buf`. As io-uring's `SubmissionQueue::push`, whose contract this passes on.
+    unsafe fn push(&mut self, op: Op) -> io::Result<()>;
     /// Submit what was pushed, then wait until at least `want` completions are ready or
     /// `timeout` has passed (a signal also ends the wait), and append every ready completion
     /// to `out`.
@@ -94,7 +107,7 @@ pub struct NullEngine {
 
 impl Engine for NullEngine {
     #[inline]
-    fn push(&mut self, op: Op) -> io::Result<()> {
+    unsafe fn push(&mut self, op: Op) -> io::Result<()> {
         let res = if matches!(op.kind, OpKind::Fsync | OpKind::Trim) { 0 } else { op.len as i32 };
         self.ready.push(Completion { slot: op.slot, res });
         Ok(())
@@ -132,7 +145,7 @@ fn ret(r: isize) -> i32 {
 }
 
 impl Engine for PsyncEngine {
-    fn push(&mut self, op: Op) -> io::Result<()> {
+    unsafe fn push(&mut self, op: Op) -> io::Result<()> {
         self.pending.push(op);
         Ok(())
     }
@@ -141,7 +154,9 @@ impl Engine for PsyncEngine {
             std::thread::sleep(timeout);
         }
         for op in self.pending.drain(..) {
-            // SAFETY: the buffer belongs to the slot and outlives the call; lengths fit it.
+            // SAFETY: `push`'s caller guarantees that the op's buffer holds `len` bytes that
+            // nothing else touches until this completion is reaped, which is below; fsync and
+            // trims pass no buffer, and `range` lives across the ioctl.
             let res = unsafe {
                 match op.kind {
                     OpKind::Read => ret(libc::pread(self.fd, op.buf.cast(), op.len as usize, op.offset as libc::off_t)),
@@ -218,11 +233,12 @@ impl UringEngine {
 
 impl Engine for UringEngine {
     #[inline]
-    fn push(&mut self, op: Op) -> io::Result<()> {
+    unsafe fn push(&mut self, op: Op) -> io::Result<()> {
         let e = self.entry(&op);
-        // SAFETY: the buffer stays valid until the completion is reaped (the slot is not
-        // reused before that).
         loop {
+            // SAFETY: the entry's buffer is the op's, which our caller keeps valid and
+            // unaliased until the completion is reaped (its `# Safety`): the contract of
+            // io-uring's `SubmissionQueue::push`.
             if unsafe { self.ring.submission().push(&e) }.is_ok() {
                 return Ok(());
             }
@@ -290,15 +306,17 @@ mod tests {
     fn roundtrip(engine: &mut dyn Engine, buf: &mut [u8]) {
         let p = buf.as_mut_ptr();
         buf[..4096].fill(0xab);
-        engine.push(Op { slot: 3, kind: OpKind::Write, offset: 8192, len: 4096, buf: p }).unwrap();
+        // SAFETY (here and below): `buf` outlives the engine's use of it, the ops use
+        // disjoint 4096-byte parts of it, and the test touches it only after reaping.
+        unsafe { engine.push(Op { slot: 3, kind: OpKind::Write, offset: 8192, len: 4096, buf: p }) }.unwrap();
         let mut out = Vec::new();
         while out.is_empty() {
             engine.submit_wait(1, Duration::from_millis(100), &mut out).unwrap();
         }
         assert_eq!(out, [Completion { slot: 3, res: 4096 }]);
         buf[..4096].fill(0);
-        engine.push(Op { slot: 1, kind: OpKind::Read, offset: 8192, len: 4096, buf: p }).unwrap();
-        engine.push(Op { slot: 2, kind: OpKind::Read, offset: 1 << 20, len: 4096, buf: unsafe { p.add(4096) } }).unwrap();
+        unsafe { engine.push(Op { slot: 1, kind: OpKind::Read, offset: 8192, len: 4096, buf: p }) }.unwrap();
+        unsafe { engine.push(Op { slot: 2, kind: OpKind::Read, offset: 1 << 20, len: 4096, buf: p.add(4096) }) }.unwrap();
         out.clear();
         while out.len() < 2 {
             engine.submit_wait(2, Duration::from_millis(100), &mut out).unwrap();
@@ -307,7 +325,7 @@ mod tests {
         // Reading past the end of the file returns 0 bytes.
         assert_eq!(out, [Completion { slot: 1, res: 4096 }, Completion { slot: 2, res: 0 }]);
         assert!(buf[..4096].iter().all(|&b| b == 0xab));
-        engine.push(Op { slot: 0, kind: OpKind::Fsync, offset: 0, len: 0, buf: p }).unwrap();
+        unsafe { engine.push(Op { slot: 0, kind: OpKind::Fsync, offset: 0, len: 0, buf: p }) }.unwrap();
         out.clear();
         while out.is_empty() {
             engine.submit_wait(1, Duration::from_millis(100), &mut out).unwrap();
@@ -356,7 +374,8 @@ mod tests {
         f.write_all_at(&vec![0x5au8; 256 << 10], 0).unwrap();
         f.sync_all().unwrap();
         let before = f.metadata().unwrap().blocks();
-        engine.push(Op { slot: 5, kind: OpKind::Trim, offset: 64 << 10, len: 64 << 10, buf: std::ptr::null_mut() }).unwrap();
+        // SAFETY: a trim touches no buffer.
+        unsafe { engine.push(Op { slot: 5, kind: OpKind::Trim, offset: 64 << 10, len: 64 << 10, buf: std::ptr::null_mut() }) }.unwrap();
         let mut out = Vec::new();
         while out.is_empty() {
             engine.submit_wait(1, Duration::from_millis(100), &mut out).unwrap();
@@ -391,7 +410,8 @@ mod tests {
     #[test]
     fn null_completes_at_once() {
         let mut e = NullEngine::default();
-        e.push(Op { slot: 9, kind: OpKind::Read, offset: 0, len: 512, buf: std::ptr::null_mut() }).unwrap();
+        // SAFETY: the null engine never touches the buffer.
+        unsafe { e.push(Op { slot: 9, kind: OpKind::Read, offset: 0, len: 512, buf: std::ptr::null_mut() }) }.unwrap();
         let mut out = Vec::new();
         e.submit_wait(1, Duration::from_secs(10), &mut out).unwrap();
         assert_eq!(out, [Completion { slot: 9, res: 512 }]);

@@ -202,7 +202,10 @@ impl AlignedBuf {
         // SAFETY: non-zero size.
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
         if ptr.is_null() {
-            anyhow::bail!("could not allocate the I/O buffers ({}); lower --qd or --bs", super::units::format_size(layout.size() as u64));
+            anyhow::bail!(
+                "could not allocate the I/O buffers ({}); lower --qd or --bs",
+                nines_core::units::format_size(layout.size() as u64)
+            );
         }
         Ok(AlignedBuf { ptr, layout })
     }
@@ -243,236 +246,363 @@ pub fn run_job<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result
 }
 
 fn job_loop<E: Engine>(eng: &mut E, ctx: &JobCtx, buf: &AlignedBuf) -> Result<Option<u64>> {
-    let w = &*ctx.w;
-    let qd = ctx.qd;
-    let rate = w.rate_iops.is_some();
-    let record = w.record;
-    let mut gen = OpGen::new(w, ctx.job, ctx.region, ctx.t0_ns);
-    let mut slots = vec![Slot::default(); qd];
-    let mut free: Vec<u32> = (0..qd as u32).rev().collect();
-    let mut pushed: Vec<u32> = Vec::with_capacity(qd);
-    let mut comps: Vec<Completion> = Vec::with_capacity(qd * 2);
-    let mut rec = Recorder::new(w.tags(), ctx.pool.clone());
-    let mut raw_buf: Vec<u8> = Vec::new();
-    let max_bs = w.max_bs as usize;
-    let batch = (w.submit_batch as usize).clamp(1, qd);
-
-    let mut inflight = 0usize;
-    let mut issued_rec = 0u64;
-    let mut writes_since_sync = 0u64;
-    let mut sync_wanted = false;
-    let mut issuing = true;
-    let mut index = 0u64;
-    let mut win_start = ctx.rec_start_ns;
-    let mut win_count = 0u64;
-    let mut last_sent: Option<u64> = None;
-    let window_ns = match w.window {
-        WindowRule::Time(ns) => ns,
-        WindowRule::Ios(_) => u64::MAX,
-    };
-    let mut boundary = if window_ns == u64::MAX { u64::MAX } else { ctx.rec_start_ns + window_ns };
-    let mut now = clock();
-
+    let mut job = JobLoop::new(eng, ctx, buf);
     loop {
-        if issuing
-            && (STOP.load(Ordering::Relaxed) != 0
-                || ctx.end_ns.is_some_and(|e| now >= e)
-                || (ctx.ios_quota.is_some_and(|q| issued_rec >= q) && !sync_wanted))
-        {
-            issuing = false;
+        job.check_stop();
+        if job.issuing {
+            job.prep()?;
         }
-        if issuing {
-            while inflight < qd {
-                if sync_wanted {
-                    if inflight > 0 {
-                        break;
-                    }
-                    let s = free.pop().expect("a free slot");
-                    slots[s as usize] = Slot { tag: SYNC as u8, recorded: now >= ctx.rec_start_ns, len: 0, offset: 0, submit: 0, due: 0 };
-                    eng.push(Op { slot: s, kind: OpKind::Fsync, offset: 0, len: 0, buf: buf.ptr() })?;
-                    pushed.push(s);
-                    inflight += 1;
-                    sync_wanted = false;
-                    writes_since_sync = 0;
-                    continue;
-                }
-                if ctx.ios_quota.is_some_and(|q| issued_rec >= q) {
+        if !job.issuing && job.inflight == 0 {
+            break;
+        }
+        let t_c = job.getevents()?;
+        job.rotate_windows(t_c);
+        job.events(t_c)?;
+        job.now = t_c;
+    }
+    job.finish()
+}
+
+/// Where the job's current window starts and ends: by time (a boundary every `window_ns`)
+/// or, with `--window-ios`, after this job's share of a window's I/Os.
+struct WindowClock {
+    /// Index of the current window.
+    index: u64,
+    start_ns: u64,
+    /// I/Os in the current window (windows by I/O count).
+    count: u64,
+    /// The last window sent, if any.
+    last_sent: Option<u64>,
+    /// `u64::MAX` for windows by I/O count.
+    window_ns: u64,
+    /// When the current window closes (`u64::MAX` for windows by I/O count).
+    boundary: u64,
+}
+
+/// One job's loop, in the parts of fio's io_uring engine (`engines/io_uring.c`): prepare and
+/// submit I/Os into the free slots ([`JobLoop::prep`]), wait for completions
+/// ([`JobLoop::getevents`]), handle each one ([`JobLoop::event`]), with the window clock
+/// turned between the wait and the completions ([`JobLoop::rotate_windows`]).
+struct JobLoop<'a, E: Engine> {
+    eng: &'a mut E,
+    ctx: &'a JobCtx,
+    buf: &'a AlignedBuf,
+    w: &'a Workload,
+    qd: usize,
+    rate: bool,
+    max_bs: usize,
+    /// I/Os handed to the kernel per submission while refilling the queue.
+    batch: usize,
+    gen: OpGen,
+    /// What each slot in flight is; slot `s` owns bytes `[s * max_bs, (s + 1) * max_bs)` of
+    /// the buffer area.
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    /// Slots pushed but not yet handed to the kernel (their submission time is not set).
+    pushed: Vec<u32>,
+    comps: Vec<Completion>,
+    rec: Recorder,
+    raw_buf: Vec<u8>,
+    inflight: usize,
+    /// Recorded I/Os issued (after the ramp).
+    issued_rec: u64,
+    writes_since_sync: u64,
+    /// An fdatasync is due once the writes in flight have completed.
+    sync_wanted: bool,
+    /// Still issuing new I/Os (not stopped, not at the end, quota not reached).
+    issuing: bool,
+    win: WindowClock,
+    /// The time of the last completion wait (or of the start).
+    now: u64,
+}
+
+impl<'a, E: Engine> JobLoop<'a, E> {
+    fn new(eng: &'a mut E, ctx: &'a JobCtx, buf: &'a AlignedBuf) -> Self {
+        let w = &*ctx.w;
+        let qd = ctx.qd;
+        let window_ns = match w.window {
+            WindowRule::Time(ns) => ns,
+            WindowRule::Ios(_) => u64::MAX,
+        };
+        JobLoop {
+            eng,
+            ctx,
+            buf,
+            w,
+            qd,
+            rate: w.rate_iops.is_some(),
+            max_bs: w.max_bs as usize,
+            batch: (w.submit_batch as usize).clamp(1, qd),
+            gen: OpGen::new(w, ctx.job, ctx.region, ctx.t0_ns),
+            slots: vec![Slot::default(); qd],
+            free: (0..qd as u32).rev().collect(),
+            pushed: Vec::with_capacity(qd),
+            comps: Vec::with_capacity(qd * 2),
+            rec: Recorder::new(w.tags(), ctx.pool.clone()),
+            raw_buf: Vec::new(),
+            inflight: 0,
+            issued_rec: 0,
+            writes_since_sync: 0,
+            sync_wanted: false,
+            issuing: true,
+            win: WindowClock {
+                index: 0,
+                start_ns: ctx.rec_start_ns,
+                count: 0,
+                last_sent: None,
+                window_ns,
+                boundary: if window_ns == u64::MAX { u64::MAX } else { ctx.rec_start_ns + window_ns },
+            },
+            now: clock(),
+        }
+    }
+
+    /// Has this job's I/O quota (`--ios`) been issued?
+    fn quota_reached(&self) -> bool {
+        self.ctx.ios_quota.is_some_and(|q| self.issued_rec >= q)
+    }
+
+    /// Stop issuing on a stop request, at the run's end, or once the quota is issued (after
+    /// a pending fdatasync).
+    fn check_stop(&mut self) {
+        if self.issuing
+            && (STOP.load(Ordering::Relaxed) != 0
+                || self.ctx.end_ns.is_some_and(|e| self.now >= e)
+                || (self.quota_reached() && !self.sync_wanted))
+        {
+            self.issuing = false;
+        }
+    }
+
+    /// Fill the free slots (fio's `prep` and `queue`): an fdatasync when one is due and the
+    /// writes before it have completed, else the next I/Os as they fall due, handed to the
+    /// kernel in groups of `batch`.
+    fn prep(&mut self) -> Result<()> {
+        while self.inflight < self.qd {
+            if self.sync_wanted {
+                if self.inflight > 0 {
                     break;
                 }
-                let due = if rate {
-                    if gen.peek_due() > now {
-                        break;
-                    }
-                    gen.take_due()
-                } else {
-                    0
-                };
-                let io = gen.next_io();
-                let s = free.pop().expect("a free slot");
-                let recorded = now >= ctx.rec_start_ns;
-                issued_rec += recorded as u64;
-                slots[s as usize] = Slot { tag: io.dir as u8, recorded, len: io.len, offset: io.offset, submit: 0, due };
-                // SAFETY: slot s owns bytes [s*max_bs, (s+1)*max_bs) of the buffer area.
-                let p = unsafe { buf.ptr().add(s as usize * max_bs) };
-                let kind = match io.dir {
-                    READ => OpKind::Read,
-                    TRIM => OpKind::Trim,
-                    _ => OpKind::Write,
-                };
-                eng.push(Op { slot: s, kind, offset: io.offset, len: io.len, buf: p })?;
-                pushed.push(s);
-                inflight += 1;
-                if pushed.len() >= batch {
-                    // Each group goes to the kernel as soon as it is complete, timed from just
-                    // before its own submission.
-                    let t = clock();
-                    for &s in &pushed {
-                        slots[s as usize].submit = t;
-                    }
-                    pushed.clear();
-                    eng.submit()?;
+                let s = self.free.pop().expect("a free slot");
+                self.slots[s as usize] =
+                    Slot { tag: SYNC as u8, recorded: self.now >= self.ctx.rec_start_ns, len: 0, offset: 0, submit: 0, due: 0 };
+                // SAFETY: an fdatasync touches no buffer.
+                unsafe { self.eng.push(Op { slot: s, kind: OpKind::Fsync, offset: 0, len: 0, buf: self.buf.ptr() }) }?;
+                self.pushed.push(s);
+                self.inflight += 1;
+                self.sync_wanted = false;
+                self.writes_since_sync = 0;
+                continue;
+            }
+            if self.quota_reached() {
+                break;
+            }
+            let due = if self.rate {
+                if self.gen.peek_due() > self.now {
+                    break;
                 }
-                if io.dir == WRITE {
-                    if let Some(n) = w.fsync_every {
-                        writes_since_sync += 1;
-                        if writes_since_sync >= n {
-                            sync_wanted = true;
-                        }
+                self.gen.take_due()
+            } else {
+                0
+            };
+            let io = self.gen.next_io();
+            let s = self.free.pop().expect("a free slot");
+            let recorded = self.now >= self.ctx.rec_start_ns;
+            self.issued_rec += recorded as u64;
+            self.slots[s as usize] = Slot { tag: io.dir as u8, recorded, len: io.len, offset: io.offset, submit: 0, due };
+            // SAFETY: slot s < qd, and the buffer area holds qd * max_bs bytes (run_job's
+            // caller allocates it so), so the offset stays inside the allocation.
+            let p = unsafe { self.buf.ptr().add(s as usize * self.max_bs) };
+            let kind = match io.dir {
+                READ => OpKind::Read,
+                TRIM => OpKind::Trim,
+                _ => OpKind::Write,
+            };
+            // SAFETY: slot s owns bytes [s * max_bs, (s + 1) * max_bs) of the buffer area, and
+            // io.len <= max_bs; the slot is off the free list until its completion is reaped
+            // (`event`), so no other I/O uses those bytes meanwhile, and the buffer area
+            // outlives the loop (it is borrowed for its whole length).
+            unsafe { self.eng.push(Op { slot: s, kind, offset: io.offset, len: io.len, buf: p }) }?;
+            self.pushed.push(s);
+            self.inflight += 1;
+            if self.pushed.len() >= self.batch {
+                // Each group goes to the kernel as soon as it is complete, timed from just
+                // before its own submission.
+                self.stamp_submitted(clock());
+                self.eng.submit()?;
+            }
+            if io.dir == WRITE {
+                if let Some(n) = self.w.fsync_every {
+                    self.writes_since_sync += 1;
+                    if self.writes_since_sync >= n {
+                        self.sync_wanted = true;
                     }
                 }
             }
         }
-        if !issuing && inflight == 0 {
-            break;
-        }
+        Ok(())
+    }
 
-        let t_sub = clock();
-        for &s in &pushed {
-            slots[s as usize].submit = t_sub;
+    /// The pushed I/Os are handed to the kernel at `t`: their submission time.
+    fn stamp_submitted(&mut self, t: u64) {
+        for &s in &self.pushed {
+            self.slots[s as usize].submit = t;
         }
-        pushed.clear();
+        self.pushed.clear();
+    }
+
+    /// Submit what is pushed and wait for completions (fio's `getevents`), never past the
+    /// next window boundary, the run's end or, in rate-limited runs, the next due time.
+    /// Returns the completion time every completion of this wait shares.
+    fn getevents(&mut self) -> Result<u64> {
+        let t_sub = clock();
+        self.stamp_submitted(t_sub);
         // A boundary already passed (no rotation once issuing has stopped) does not count,
         // or the drain would spin.
         let mut deadline = t_sub + MAX_WAIT_NS;
-        if boundary > t_sub {
-            deadline = deadline.min(boundary);
+        if self.win.boundary > t_sub {
+            deadline = deadline.min(self.win.boundary);
         }
-        if issuing {
-            if let Some(e) = ctx.end_ns {
+        if self.issuing {
+            if let Some(e) = self.ctx.end_ns {
                 deadline = deadline.min(e);
             }
-            if rate && inflight < qd {
-                deadline = deadline.min(gen.peek_due());
+            if self.rate && self.inflight < self.qd {
+                deadline = deadline.min(self.gen.peek_due());
             }
         }
-        let want = u32::from(inflight > 0 || (rate && issuing));
+        let want = u32::from(self.inflight > 0 || (self.rate && self.issuing));
         let timeout = Duration::from_nanos(deadline.saturating_sub(t_sub));
-        eng.submit_wait(want, timeout, &mut comps)?;
-        let t_c = clock();
+        self.eng.submit_wait(want, timeout, &mut self.comps)?;
+        Ok(clock())
+    }
 
-        // Once issuing has stopped (or at the run's planned end) no new window is opened:
-        // the I/Os still in flight complete into the last one, which ends at the last
-        // completion, rather than into a sliver of a window.
-        while t_c >= boundary && issuing && ctx.end_ns.is_none_or(|e| boundary < e) {
-            let _ = ctx.tx.send(Msg::Window(Box::new(JobWindow {
-                job: ctx.job,
-                index,
-                start_ns: win_start,
-                end_ns: boundary,
-                tags: rec.take(),
-            })));
-            last_sent = Some(index);
-            index += 1;
-            win_start = boundary;
-            boundary += window_ns;
+    /// Close the windows by time whose boundary `t_c` has passed.
+    ///
+    /// Once issuing has stopped (or at the run's planned end) no new window is opened: the
+    /// I/Os still in flight complete into the last one, which ends at the last completion,
+    /// rather than into a sliver of a window.
+    fn rotate_windows(&mut self, t_c: u64) {
+        while t_c >= self.win.boundary && self.issuing && self.ctx.end_ns.is_none_or(|e| self.win.boundary < e) {
+            let end = self.win.boundary;
+            self.send_window(end);
+            self.win.boundary += self.win.window_ns;
         }
+    }
 
-        for c in comps.drain(..) {
-            let slot = slots[c.slot as usize];
-            free.push(c.slot);
-            inflight -= 1;
-            let tag = slot.tag as usize;
-            // Trims (like fdatasync) complete with 0, reads and writes with their length.
-            let expected = if tag == TRIM { 0 } else { slot.len as i32 };
-            if c.res < 0 {
-                let e = std::io::Error::from_raw_os_error(-c.res);
-                if tag == SYNC {
-                    bail!("fdatasync failed: {e}");
-                }
-                if tag == TRIM {
-                    let why = match -c.res {
-                        libc::EOPNOTSUPP | libc::ENOTTY => " (the target does not support discard / hole punching)",
-                        libc::EINVAL => " (trims must be aligned to the device's logical block size, and within the device)",
-                        libc::EBADF => " (the target is not open for writing)",
-                        _ => "",
-                    };
-                    bail!("trim of {} bytes at offset {} of {} failed: {e}{why}", slot.len, slot.offset, ctx.target);
-                }
-                let hint = if c.res == -libc::EINVAL && w.direct {
-                    " (O_DIRECT needs block sizes and offsets aligned to the device's logical block size: try --bs 4k, or --buffered)"
-                } else {
-                    ""
+    /// Send the current window, ending at `end_ns`, and open the next one there.
+    fn send_window(&mut self, end_ns: u64) {
+        let _ = self.ctx.tx.send(Msg::Window(Box::new(JobWindow {
+            job: self.ctx.job,
+            index: self.win.index,
+            start_ns: self.win.start_ns,
+            end_ns,
+            tags: self.rec.take(),
+        })));
+        self.win.last_sent = Some(self.win.index);
+        self.win.index += 1;
+        self.win.start_ns = end_ns;
+    }
+
+    /// Handle every completion of the last wait.
+    fn events(&mut self, t_c: u64) -> Result<()> {
+        let mut comps = std::mem::take(&mut self.comps);
+        let r = comps.iter().try_for_each(|&c| self.event(c, t_c));
+        comps.clear();
+        self.comps = comps;
+        r
+    }
+
+    /// One completion (fio's `event`): free its slot, turn a failure into the run's error,
+    /// record its latency (from the due time in rate-limited runs, with the service time
+    /// from submission beside it), and close a window by I/O count when it is full.
+    fn event(&mut self, c: Completion, t_c: u64) -> Result<()> {
+        let slot = self.slots[c.slot as usize];
+        self.free.push(c.slot);
+        self.inflight -= 1;
+        let tag = slot.tag as usize;
+        // Trims (like fdatasync) complete with 0, reads and writes with their length.
+        let expected = if tag == TRIM { 0 } else { slot.len as i32 };
+        if c.res < 0 {
+            let e = std::io::Error::from_raw_os_error(-c.res);
+            if tag == SYNC {
+                bail!("fdatasync failed: {e}");
+            }
+            if tag == TRIM {
+                let why = match -c.res {
+                    libc::EOPNOTSUPP | libc::ENOTTY => " (the target does not support discard / hole punching)",
+                    libc::EINVAL => " (trims must be aligned to the device's logical block size, and within the device)",
+                    libc::EBADF => " (the target is not open for writing)",
+                    _ => "",
                 };
-                bail!("{} of {} bytes at offset {} failed: {e}{hint}", TAGS[tag], slot.len, slot.offset);
+                bail!("trim of {} bytes at offset {} of {} failed: {e}{why}", slot.len, slot.offset, self.ctx.target);
             }
-            if c.res != expected {
-                bail!(
-                    "short {}: {} of {} bytes at offset {} (the target is smaller than the region, or was truncated during the run)",
-                    TAGS[tag],
-                    c.res,
-                    slot.len,
-                    slot.offset
-                );
-            }
-            if !(slot.recorded && record) {
-                continue;
-            }
-            let lat = if rate && tag != SYNC { t_c.saturating_sub(slot.due) } else { t_c.saturating_sub(slot.submit) }.max(1);
-            rec.record(tag, lat, slot.len as u64);
+            let hint = if c.res == -libc::EINVAL && self.w.direct {
+                " (O_DIRECT needs block sizes and offsets aligned to the device's logical block size: try --bs 4k, or --buffered)"
+            } else {
+                ""
+            };
+            bail!("{} of {} bytes at offset {} failed: {e}{hint}", TAGS[tag], slot.len, slot.offset);
+        }
+        if c.res != expected {
+            bail!(
+                "short {}: {} of {} bytes at offset {} (the target is smaller than the region, or was truncated during the run)",
+                TAGS[tag],
+                c.res,
+                slot.len,
+                slot.offset
+            );
+        }
+        if !(slot.recorded && self.w.record) {
+            return Ok(());
+        }
+        let rate = self.rate;
+        let lat = if rate && tag != SYNC { t_c.saturating_sub(slot.due) } else { t_c.saturating_sub(slot.submit) }.max(1);
+        self.rec.record(tag, lat, slot.len as u64);
+        if rate && tag != SYNC {
+            self.rec.record(READ_SVC + tag, t_c.saturating_sub(slot.submit).max(1), 0);
+        }
+        if let Some(raw) = &self.ctx.raw {
+            let index = self.win.index;
+            let _ = writeln!(self.raw_buf, "{index},{},{lat}", TAGS[tag]);
             if rate && tag != SYNC {
-                rec.record(READ_SVC + tag, t_c.saturating_sub(slot.submit).max(1), 0);
+                let _ = writeln!(self.raw_buf, "{index},{},{}", TAGS[READ_SVC + tag], t_c.saturating_sub(slot.submit).max(1));
             }
-            if let Some(raw) = &ctx.raw {
-                let _ = writeln!(raw_buf, "{index},{},{lat}", TAGS[tag]);
-                if rate && tag != SYNC {
-                    let _ = writeln!(raw_buf, "{index},{},{}", TAGS[READ_SVC + tag], t_c.saturating_sub(slot.submit).max(1));
-                }
-                if raw_buf.len() > 1 << 20 {
-                    raw.append(&raw_buf)?;
-                    raw_buf.clear();
-                }
-            }
-            if tag != SYNC && window_ns == u64::MAX {
-                win_count += 1;
-                if win_count >= ctx.window_quota {
-                    let _ = ctx.tx.send(Msg::Window(Box::new(JobWindow {
-                        job: ctx.job,
-                        index,
-                        start_ns: win_start,
-                        end_ns: t_c,
-                        tags: rec.take(),
-                    })));
-                    last_sent = Some(index);
-                    index += 1;
-                    win_start = t_c;
-                    win_count = 0;
-                }
+            if self.raw_buf.len() > 1 << 20 {
+                raw.append(&self.raw_buf)?;
+                self.raw_buf.clear();
             }
         }
-        now = t_c;
+        if tag != SYNC && self.win.window_ns == u64::MAX {
+            self.win.count += 1;
+            if self.win.count >= self.ctx.window_quota {
+                self.send_window(t_c);
+                self.win.count = 0;
+            }
+        }
+        Ok(())
     }
 
-    // The last, partial window (if recording had started).
-    let end = now.max(win_start);
-    let has_data = rec.acc.iter().any(|a| a.count > 0);
-    if now > ctx.rec_start_ns && (end > win_start || has_data) {
-        let _ = ctx.tx.send(Msg::Window(Box::new(JobWindow { job: ctx.job, index, start_ns: win_start, end_ns: end, tags: rec.take() })));
-        last_sent = Some(index);
+    /// Send the last, partial window (if recording had started) and flush the raw log.
+    /// Returns the index of the last window sent.
+    fn finish(mut self) -> Result<Option<u64>> {
+        let end = self.now.max(self.win.start_ns);
+        let has_data = self.rec.acc.iter().any(|a| a.count > 0);
+        if self.now > self.ctx.rec_start_ns && (end > self.win.start_ns || has_data) {
+            let _ = self.ctx.tx.send(Msg::Window(Box::new(JobWindow {
+                job: self.ctx.job,
+                index: self.win.index,
+                start_ns: self.win.start_ns,
+                end_ns: end,
+                tags: self.rec.take(),
+            })));
+            self.win.last_sent = Some(self.win.index);
+        }
+        if let Some(raw) = &self.ctx.raw {
+            raw.append(&self.raw_buf)?;
+        }
+        Ok(self.win.last_sent)
     }
-    if let Some(raw) = &ctx.raw {
-        raw.append(&raw_buf)?;
-    }
-    Ok(last_sent)
 }
 
 #[cfg(test)]
@@ -499,8 +629,9 @@ mod tests {
     }
 
     impl Engine for StallEngine {
-        fn push(&mut self, op: Op) -> std::io::Result<()> {
-            self.inner.push(op)
+        unsafe fn push(&mut self, op: Op) -> std::io::Result<()> {
+            // SAFETY: our caller's guarantees are passed on unchanged.
+            unsafe { self.inner.push(op) }
         }
         fn submit_wait(&mut self, want: u32, timeout: Duration, out: &mut Vec<Completion>) -> std::io::Result<()> {
             self.calls += 1;
@@ -560,7 +691,7 @@ mod tests {
         /// Fails every I/O with EOPNOTSUPP, as a device without discard does.
         struct NoDiscard(Vec<u32>);
         impl Engine for NoDiscard {
-            fn push(&mut self, op: Op) -> std::io::Result<()> {
+            unsafe fn push(&mut self, op: Op) -> std::io::Result<()> {
                 self.0.push(op.slot);
                 Ok(())
             }

@@ -19,21 +19,17 @@
 //! BLKDISCARD inside the timed wait, io_uring hands every I/O (trims too) to the kernel
 //! asynchronously, so trims are timed exactly like reads and writes.
 
-pub mod args;
 pub mod engine;
 pub mod job;
 pub mod safety;
-pub mod units;
 pub mod workload;
 pub mod writer;
-
-use crate::output;
 
 use std::io::{BufWriter, Write};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex, Once};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -41,9 +37,10 @@ use nines_core::archive::{ArchiveWriter, Header};
 use nines_core::stats;
 use rand::{RngCore, SeedableRng};
 use serde_json::{json, Map, Value};
+use signal_hook::consts::{SIGINT, SIGTERM};
 
-use args::EngineKind;
-pub use args::RunArgs;
+use crate::cli::run::{EngineKind, RunArgs};
+use crate::output;
 use engine::{NullEngine, PsyncEngine, UringEngine};
 use job::{clock, AlignedBuf, JobCtx, Msg, STOP, STOP_ERROR, STOP_STEADY};
 use workload::{WindowRule, Workload, NT, TAGS};
@@ -95,22 +92,40 @@ pub fn finish(o: &Outcome, no_summary: bool, out: &mut impl Write) -> Result<()>
     Ok(())
 }
 
-extern "C" fn on_signal(sig: libc::c_int) {
-    let _ = STOP.compare_exchange(0, sig, Ordering::Relaxed, Ordering::Relaxed);
-}
+/// Is a run recording? Outside one, SIGINT and SIGTERM keep their default action.
+static RUNNING: AtomicBool = AtomicBool::new(false);
+/// Has a run had its first SIGINT / SIGTERM (one flag each, as each signal's second arrival
+/// kills, as `SA_RESETHAND` did)?
+static SIGNALLED: [AtomicBool; 2] = [AtomicBool::new(false), AtomicBool::new(false)];
+const STOP_SIGNALS: [i32; 2] = [SIGINT, SIGTERM];
 
-/// SIGINT/SIGTERM ask the run to stop; a second one kills the process (SA_RESETHAND).
+/// SIGINT/SIGTERM ask the run to stop and record which signal did (in [`STOP`], unless the
+/// run is already stopping for another reason); a second one of the same signal kills the
+/// process at once, with the signal's default action. With `on == false` (after the run)
+/// both have their default action again.
 fn install_signals(on: bool) {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: a zeroed sigaction with a handler that only does an atomic store.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = if on { on_signal as extern "C" fn(libc::c_int) as usize } else { libc::SIG_DFL };
-            sa.sa_flags = if on { libc::SA_RESETHAND } else { 0 };
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
+    static HANDLERS: Once = Once::new();
+    for flag in &SIGNALLED {
+        flag.store(false, Ordering::SeqCst);
     }
+    RUNNING.store(on, Ordering::SeqCst);
+    HANDLERS.call_once(|| {
+        for (i, sig) in STOP_SIGNALS.into_iter().enumerate() {
+            let action = move || {
+                if !RUNNING.load(Ordering::SeqCst) || SIGNALLED[i].swap(true, Ordering::SeqCst) {
+                    let _ = signal_hook::low_level::emulate_default_handler(sig);
+                } else {
+                    let _ = STOP.compare_exchange(0, sig, Ordering::Relaxed, Ordering::Relaxed);
+                }
+            };
+            // SAFETY: the action is async-signal-safe: atomic loads, swaps and a
+            // compare-exchange, and signal-hook's `emulate_default_handler`, documented as
+            // async-signal-safe; it allocates nothing and takes no lock.
+            if let Err(e) = unsafe { signal_hook::low_level::register(sig, action) } {
+                eprintln!("nines: warning: could not handle signal {sig} ({e}); it will end the run without completing the archive");
+            }
+        }
+    });
 }
 
 fn epoch_s(t: SystemTime) -> f64 {
@@ -163,7 +178,7 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
 
     // The engine.
     let mut engine_meta = Map::new();
-    engine_meta.insert("requested".into(), json!(w.engine));
+    engine_meta.insert("requested".into(), json!(w.engine.name()));
     let mut kind = w.engine;
     if kind == EngineKind::Uring {
         if let Err(e) = engine::probe_uring() {
@@ -182,7 +197,7 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
         engine_meta.insert("qd_requested".into(), json!(w.qd));
         w.qd = 1;
     }
-    engine_meta.insert("name".into(), json!(kind));
+    engine_meta.insert("name".into(), json!(kind.name()));
     check_buffer_memory(&w)?;
 
     // The target.
@@ -383,7 +398,7 @@ fn check_buffer_memory(w: &Workload) -> Result<()> {
     let per_job = u64::from(w.qd).checked_mul(u64::from(w.max_bs));
     let total = per_job.and_then(|b| b.checked_mul(u64::from(w.jobs)));
     let limit = memory_limit();
-    let shown = units::format_approx;
+    let shown = nines_core::units::format_approx;
     match (total, limit) {
         (Some(t), Some((avail, _))) if t <= avail / 4 * 3 => Ok(()),
         (Some(t), Some((avail, from))) => bail!(
@@ -417,8 +432,9 @@ fn memory_limit() -> Option<(u64, &'static str)> {
         }
     }
     for (res, from) in [(libc::RLIMIT_AS, "the address-space limit, ulimit -v"), (libc::RLIMIT_DATA, "the data limit, ulimit -d")] {
-        // SAFETY: getrlimit writes the struct it is given.
+        // SAFETY: rlimit is plain integers, for which all-zero bytes are a valid value.
         let mut rl: libc::rlimit = unsafe { std::mem::zeroed() };
+        // SAFETY: getrlimit writes the struct it is given, which lives across the call.
         if unsafe { libc::getrlimit(res, &mut rl) } == 0 && rl.rlim_cur != libc::RLIM_INFINITY {
             take(rl.rlim_cur, from);
         }

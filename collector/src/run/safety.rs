@@ -21,12 +21,12 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
+use nines_core::units::format_size;
 use rand::{RngCore, SeedableRng};
 use serde_json::{json, Map, Value};
 
-use super::args::RunArgs;
-use super::units::format_size;
 use super::workload::Workload;
+use crate::cli::run::RunArgs;
 
 const XATTR: &[u8] = b"user.nines.created\0";
 
@@ -178,9 +178,9 @@ fn layout(f: &File, from: u64, to: u64, quiet: bool, who: &str) -> Result<()> {
         if need > free {
             bail!(
                 "laying out {} of {who} needs {} more on its file system, which has {} free; give a smaller --size or free some space",
-                super::units::format_approx(to - from),
-                super::units::format_approx(need),
-                super::units::format_approx(free)
+                nines_core::units::format_approx(to - from),
+                nines_core::units::format_approx(need),
+                nines_core::units::format_approx(free)
             );
         }
     }

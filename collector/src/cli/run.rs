@@ -1,13 +1,15 @@
-//! `nines run` flags, their parsing into a checked [`Workload`](super::workload::Workload), and
-//! flag tests right under the flags.
+//! `nines run` flags, typed at the edge (sizes in bytes, durations in ns, counts), with the
+//! flag tests right under them. The run checks how the values go together when it turns them
+//! into its workload (`run::workload`).
 
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use nines_core::steady::Criterion;
+use nines_core::units::{format_size, parse_bssplit, parse_count, parse_duration_ns, parse_size, MAX_BLOCK};
 
 /// I/O pattern.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Rw {
     /// Random reads.
     Randread,
@@ -28,6 +30,19 @@ pub enum Rw {
 }
 
 impl Rw {
+    /// The name as the command line and the archive's metadata write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rw::Randread => "randread",
+            Rw::Randwrite => "randwrite",
+            Rw::Randrw => "randrw",
+            Rw::Read => "read",
+            Rw::Write => "write",
+            Rw::Rw => "rw",
+            Rw::Trim => "trim",
+            Rw::Randtrim => "randtrim",
+        }
+    }
     pub fn random(self) -> bool {
         matches!(self, Rw::Randread | Rw::Randwrite | Rw::Randrw | Rw::Randtrim)
     }
@@ -45,18 +60,28 @@ impl Rw {
 }
 
 /// When rate-limited I/Os are due.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Arrival {
-    /// Exponential gaps between I/Os (a Poisson process), as seed 004's fio runs.
+    /// Exponential gaps between I/Os (a Poisson process), as fio's `rate_process=poisson`
+    /// gives them (a notebook sweeping fio threads with Poisson rate-limited O_SYNC writes,
+    /// baseline vs patched, runs this way).
     Poisson,
     /// Evenly spaced I/Os.
     Uniform,
 }
 
+impl Arrival {
+    /// The name as the command line and the archive's metadata write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arrival::Poisson => "poisson",
+            Arrival::Uniform => "uniform",
+        }
+    }
+}
+
 /// Which I/O engine drives the target.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum EngineKind {
     /// io_uring: one ring per job, batched submission and reaping (the default; falls back to
     /// psync with a warning when the kernel refuses io_uring).
@@ -68,7 +93,18 @@ pub enum EngineKind {
     Null,
 }
 
-#[derive(Args, Debug, Clone)]
+impl EngineKind {
+    /// The name as the command line and the archive's metadata write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Uring => "uring",
+            EngineKind::Psync => "psync",
+            EngineKind::Null => "null",
+        }
+    }
+}
+
+#[derive(Args, Debug, Clone, PartialEq)]
 pub struct RunArgs {
     /// File or block device to drive. A file that does not exist is created and filled with
     /// data before the run (it needs --size).
@@ -84,12 +120,12 @@ pub struct RunArgs {
     /// write-only patterns, refused with trim and randtrim (trims are never mixed).
     #[arg(long, value_name = "PCT")]
     pub mix: Option<u32>,
-    /// Block size, e.g. 4k, 64KiB.
-    #[arg(long, value_name = "SIZE", default_value = "4k", conflicts_with = "bssplit")]
-    pub bs: String,
+    /// Block size, e.g. 4k, 64KiB (1 byte to 64MiB).
+    #[arg(long, value_name = "SIZE", default_value = "4k", conflicts_with = "bssplit", value_parser = parse_block_size)]
+    pub bs: u32,
     /// Mixed block sizes with their share in percent, e.g. 4k/70:64k/30.
-    #[arg(long, value_name = "SIZE/PCT:...")]
-    pub bssplit: Option<String>,
+    #[arg(long, value_name = "SIZE/PCT:...", value_parser = parse_block_split)]
+    pub bssplit: Option<BlockSplit>,
     /// I/Os in flight per job (queue depth).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub qd: u32,
@@ -102,17 +138,19 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub jobs: u32,
     /// Bytes of the target to use, from offset 0 [default: the whole file or device].
-    #[arg(long, value_name = "SIZE")]
-    pub size: Option<String>,
-    /// How long to record, after --ramp [default: 10s unless --ios is given].
-    #[arg(long, value_name = "DUR")]
-    pub runtime: Option<String>,
-    /// Stop after this many recorded I/Os in total (split evenly between jobs).
-    #[arg(long, value_name = "N")]
-    pub ios: Option<String>,
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub size: Option<u64>,
+    /// How long to record, after --ramp, e.g. 10s, 500ms, 2m (a bare number is seconds)
+    /// [default: 10s unless --ios is given].
+    #[arg(long = "runtime", value_name = "DUR", value_parser = parse_duration_ns)]
+    pub runtime_ns: Option<u64>,
+    /// Stop after this many recorded I/Os in total (split evenly between jobs), e.g. 100000
+    /// or 100k.
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    pub ios: Option<u64>,
     /// Run the workload this long before recording starts.
-    #[arg(long, value_name = "DUR", default_value = "0s")]
-    pub ramp: String,
+    #[arg(long = "ramp", value_name = "DUR", default_value = "0s", value_parser = parse_duration_ns)]
+    pub ramp_ns: u64,
     /// Bypass the page cache with O_DIRECT (the default).
     #[arg(long, conflicts_with = "buffered")]
     pub direct: bool,
@@ -134,19 +172,20 @@ pub struct RunArgs {
     /// How rate-limited I/Os are spaced.
     #[arg(long, value_enum, default_value = "poisson", requires = "rate_iops")]
     pub arrival: Arrival,
-    /// Length of a window of the archive.
-    #[arg(long, value_name = "DUR", default_value = "1s", conflicts_with = "window_ios")]
-    pub window: String,
-    /// Close a window after this many I/Os instead (e.g. 100000); split evenly between jobs.
-    #[arg(long, value_name = "N")]
-    pub window_ios: Option<String>,
+    /// Length of a window of the archive (at least 1ms).
+    #[arg(long = "window", value_name = "DUR", default_value = "1s", conflicts_with = "window_ios", value_parser = parse_duration_ns)]
+    pub window_ns: u64,
+    /// Close a window after this many I/Os instead (e.g. 100000 or 100k); split evenly
+    /// between jobs.
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    pub window_ios: Option<u64>,
     /// Stop early once a fio-style steady-state criterion holds over --steady-window:
     /// iops:10%, iops_slope:0.1%, bw:..., bw_slope:..., lat:..., lat_slope:....
-    #[arg(long, value_name = "CRITERION")]
-    pub steady: Option<String>,
+    #[arg(long, value_name = "CRITERION", value_parser = parse_criterion)]
+    pub steady: Option<Criterion>,
     /// Rolling window the steady-state criterion is checked over.
-    #[arg(long, value_name = "DUR", default_value = "30s", requires = "steady")]
-    pub steady_window: String,
+    #[arg(long = "steady-window", value_name = "DUR", default_value = "30s", requires = "steady", value_parser = parse_duration_ns)]
+    pub steady_window_ns: u64,
     /// Name of the run (default: the archive's file name).
     #[arg(long)]
     pub name: Option<String>,
@@ -188,12 +227,45 @@ pub struct RunArgs {
     pub no_record: bool,
 }
 
+/// Block sizes with their share in percent (summing to 100), as `--bssplit` gives them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockSplit(pub Vec<(u32, u32)>);
+
+fn parse_block_size(s: &str) -> Result<u32, String> {
+    let b = parse_size(s)?;
+    if b == 0 || b > MAX_BLOCK {
+        return Err(format!("{} must be between 1 byte and 64MiB", format_size(b)));
+    }
+    Ok(b as u32)
+}
+
+fn parse_block_split(s: &str) -> Result<BlockSplit, String> {
+    parse_bssplit(s).map(BlockSplit)
+}
+
+fn parse_criterion(s: &str) -> Result<Criterion, String> {
+    s.parse().map_err(|e: nines_core::steady::CriterionError| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use crate::cli::{Cli, Cmd};
-    use clap::Parser;
+    use clap::{Parser, ValueEnum};
 
     use super::*;
+
+    #[test]
+    fn names_are_the_flag_values() {
+        for v in Rw::value_variants() {
+            assert_eq!(v.to_possible_value().unwrap().get_name(), v.name());
+        }
+        for v in Arrival::value_variants() {
+            assert_eq!(v.to_possible_value().unwrap().get_name(), v.name());
+        }
+        for v in EngineKind::value_variants() {
+            assert_eq!(v.to_possible_value().unwrap().get_name(), v.name());
+        }
+    }
 
     fn parse(args: &[&str]) -> Result<RunArgs, clap::Error> {
         let mut v = vec!["nines", "run", "--target", "t", "-o", "o.hlog"];
@@ -210,7 +282,7 @@ mod tests {
         assert_eq!(a.rw, Rw::Randread);
         assert_eq!(a.qd, 1);
         assert_eq!(a.jobs, 1);
-        assert_eq!(a.window, "1s");
+        assert_eq!(a.window_ns, 1_000_000_000);
         assert_eq!(a.engine, EngineKind::Uring);
         assert!(!a.buffered);
         assert_eq!(a.submit_batch, 1);
@@ -242,13 +314,21 @@ mod tests {
     #[test]
     fn bs_conflicts_with_bssplit() {
         assert!(parse(&["--bs", "8k", "--bssplit", "4k/50:8k/50"]).is_err());
-        assert_eq!(parse(&["--bssplit", "4k/50:8k/50"]).unwrap().bssplit.as_deref(), Some("4k/50:8k/50"));
+        assert_eq!(parse(&["--bssplit", "4k/50:8k/50"]).unwrap().bssplit, Some(BlockSplit(vec![(4096, 50), (8192, 50)])));
+        assert_eq!(parse(&["--bs", "64KiB"]).unwrap().bs, 65536);
+        let e = parse(&["--bs", "4q"]).unwrap_err().to_string();
+        assert!(e.contains("--bs") && e.contains("not a size"), "{e}");
+        assert!(parse(&["--bs", "0"]).unwrap_err().to_string().contains("between 1 byte and 64MiB"));
+        assert!(parse(&["--bs", "128m"]).is_err());
+        assert!(parse(&["--bssplit", "4k/50:8k/40"]).unwrap_err().to_string().contains("100%"));
     }
 
     #[test]
     fn window_rules_conflict() {
         assert!(parse(&["--window", "2s", "--window-ios", "1000"]).is_err());
-        assert_eq!(parse(&["--window-ios", "100k"]).unwrap().window_ios.as_deref(), Some("100k"));
+        assert_eq!(parse(&["--window-ios", "100k"]).unwrap().window_ios, Some(100_000));
+        assert_eq!(parse(&["--window", "250ms"]).unwrap().window_ns, 250_000_000);
+        assert_eq!(parse(&["--window", "2"]).unwrap().window_ns, 2_000_000_000, "a bare number is seconds");
     }
 
     #[test]
@@ -262,7 +342,9 @@ mod tests {
     #[test]
     fn steady_window_needs_steady() {
         assert!(parse(&["--steady-window", "10s"]).is_err());
-        assert_eq!(parse(&["--steady", "iops:10%", "--steady-window", "10s"]).unwrap().steady.as_deref(), Some("iops:10%"));
+        let a = parse(&["--steady", "iops:10%", "--steady-window", "10s"]).unwrap();
+        assert_eq!((a.steady.map(|c| c.to_string()), a.steady_window_ns), (Some("iops:10%".into()), 10_000_000_000));
+        assert!(parse(&["--steady", "wat:10%"]).unwrap_err().to_string().contains("--steady"));
     }
 
     #[test]
@@ -279,6 +361,17 @@ mod tests {
         assert_eq!(parse(&["--engine", "null"]).unwrap().engine, EngineKind::Null);
         assert!(parse(&["--engine", "libaio"]).is_err());
         assert!(parse(&["--buffered"]).unwrap().buffered);
+    }
+
+    #[test]
+    fn sizes_durations_and_counts_are_typed() {
+        let a = parse(&["--size", "1GiB", "--runtime", "500ms", "--ramp", "2", "--ios", "5k"]).unwrap();
+        assert_eq!((a.size, a.runtime_ns, a.ramp_ns, a.ios), (Some(1 << 30), Some(500_000_000), 2_000_000_000, Some(5000)));
+        let d = parse(&[]).unwrap();
+        assert_eq!((d.size, d.runtime_ns, d.ramp_ns, d.ios, d.steady_window_ns), (None, None, 0, None, 30_000_000_000));
+        assert!(parse(&["--runtime", "10 parsecs"]).unwrap_err().to_string().contains("--runtime"));
+        assert!(parse(&["--size", "lots"]).is_err());
+        assert!(parse(&["--ios", "1.5"]).is_err());
     }
 
     #[test]

@@ -1,5 +1,25 @@
-//! The command line: one clap definition for every subcommand.
+//! The command line: every subcommand's flags in one place, typed at the edge (sizes in
+//! bytes, durations in ns or seconds, counts), with the flag tests right under the flags.
+//!
+//! This module depends on nothing else of the collector (only clap, std and nines-core's
+//! types and parsers); the command modules take their arguments from here:
+//!
+//! ```text
+//! cli          Cli, Cmd, StatsArgs, Selection     -> stats_cmd
+//! cli::run     RunArgs, Rw, Arrival, EngineKind   -> run
+//! cli::demo    DemoArgs (and the RunArgs it runs) -> demo
+//! cli::import  ImportArgs                         -> import_cmd
+//! cli::judge   CompareArgs, SweepArgs, SteadyArgs -> judge_cmd
+//! cli::report  ReportArgs, SiteArgs               -> report, report::site
+//! ```
 
+pub mod demo;
+pub mod import;
+pub mod judge;
+pub mod report;
+pub mod run;
+
+use std::fmt;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -16,26 +36,26 @@ pub enum Cmd {
     /// Print per-direction statistics (count, IOPS, levels of nines, max) of runs.
     Stats(StatsArgs),
     /// Drive I/O on a file or block device and record per-window latency histograms.
-    Run(Box<crate::run::RunArgs>),
+    Run(Box<run::RunArgs>),
     /// Collect about 10 s of 4k randrw 70/30 on a temporary file, then print the stats table.
-    Demo(crate::demo::DemoArgs),
+    Demo(demo::DemoArgs),
     /// Import fio json+ results, fio histogram and latency logs, other HdrHistogram logs or
     /// latency lists into a nines archive.
-    Import(crate::import_cmd::ImportArgs),
+    Import(import::ImportArgs),
     /// Compare baseline runs with candidate runs per direction and level, and say whether
     /// each change is larger than the measurement allows.
-    Compare(crate::judge_cmd::CompareArgs),
+    Compare(judge::CompareArgs),
     /// Tabulate a parameter sweep (IOPS, mean, p99, p99.99 per value), with the candidate's
     /// change against the baseline.
-    Sweep(crate::judge_cmd::SweepArgs),
+    Sweep(judge::SweepArgs),
     /// Check steady state as the SNIA PTS defines it, with fio-style criteria alongside.
-    Steady(crate::judge_cmd::SteadyArgs),
+    Steady(judge::SteadyArgs),
     /// Write one self-contained HTML report (viewer, runs, title, notes and a static
     /// summary) that opens offline from a file and makes no network request.
-    Report(crate::report::ReportArgs),
+    Report(report::ReportArgs),
     /// Write a static site (viewer, runs/ and manifest.json) for any static web host; adds
     /// runs to an existing site directory.
-    Site(crate::report::site::SiteArgs),
+    Site(report::SiteArgs),
 }
 
 #[derive(Args, Debug)]
@@ -56,25 +76,42 @@ pub struct Selection {
     /// Only this tag (direction), e.g. `read`; the `all` row is then left out.
     #[arg(long, value_name = "TAG")]
     pub tag: Option<String>,
-    /// Only windows starting at or after this many seconds from the run's start.
-    #[arg(long, value_name = "SEC")]
+    /// Only windows starting at or after this time from the run's start, e.g. 10s, 1m (a
+    /// bare number is seconds).
+    #[arg(long, value_name = "DUR", value_parser = nines_core::units::parse_duration_s)]
     pub from: Option<f64>,
-    /// Only windows starting before this many seconds from the run's start.
-    #[arg(long, value_name = "SEC")]
+    /// Only windows starting before this time from the run's start, e.g. 20s, 2m (a bare
+    /// number is seconds).
+    #[arg(long, value_name = "DUR", value_parser = nines_core::units::parse_duration_s)]
     pub to: Option<f64>,
 }
 
 impl Selection {
     /// The stats options for this selection; an empty range is an error.
-    pub fn options(&self) -> anyhow::Result<nines_core::stats::Options> {
-        if let (Some(a), Some(b)) = (self.from, self.to) {
-            if b <= a {
-                anyhow::bail!("--to {b} must be later than --from {a}");
+    pub fn options(&self) -> Result<nines_core::stats::Options, EmptyRange> {
+        if let (Some(from), Some(to)) = (self.from, self.to) {
+            if to <= from {
+                return Err(EmptyRange { from, to });
             }
         }
         Ok(nines_core::stats::Options { tag: self.tag.clone(), from: self.from, to: self.to, ..Default::default() })
     }
 }
+
+/// `--to` is not later than `--from`: no window can be selected. Give a later `--to`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EmptyRange {
+    pub from: f64,
+    pub to: f64,
+}
+
+impl fmt::Display for EmptyRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "--to {} must be later than --from {}", self.to, self.from)
+    }
+}
+
+impl std::error::Error for EmptyRange {}
 
 #[cfg(test)]
 mod tests {
@@ -95,5 +132,12 @@ mod tests {
         assert_eq!(a.sel.from, Some(1.5));
         assert!(a.json);
         assert!(Cli::try_parse_from(["nines", "stats"]).is_err());
+        // durations, as `run --window` takes them; a bare number is still seconds
+        let cli = Cli::try_parse_from(["nines", "stats", "a.hlog", "--from", "500ms", "--to", "2m"]).unwrap();
+        let Cmd::Stats(a) = cli.cmd else { panic!("not stats") };
+        assert_eq!((a.sel.from, a.sel.to), (Some(0.5), Some(120.0)));
+        assert!(Cli::try_parse_from(["nines", "stats", "a.hlog", "--from", "soon"]).is_err());
+        let empty = Selection { tag: None, from: Some(5.0), to: Some(2.0) };
+        assert_eq!(empty.options().unwrap_err().to_string(), "--to 2 must be later than --from 5");
     }
 }

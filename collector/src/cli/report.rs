@@ -1,0 +1,46 @@
+//! `nines report` and `nines site` flags.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+#[derive(Args, Debug, Clone)]
+pub struct ReportArgs {
+    /// Runs to put in the report: nines archives and every format `nines stats` reads.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The HTML file to write (replaced if it exists).
+    #[arg(short = 'o', long = "output", value_name = "REPORT.html", default_value = "report.html")]
+    pub output: PathBuf,
+    /// Title of the report [default: "nines report"].
+    #[arg(long, value_name = "TEXT")]
+    pub title: Option<String>,
+    /// Notes to show under the title: a Markdown file (raw HTML in it is shown as text).
+    #[arg(long, value_name = "NOTES.md")]
+    pub notes: Option<PathBuf>,
+    /// Only this tag (direction), e.g. `read`: the summary and the embedded runs keep only
+    /// its windows.
+    #[arg(long, value_name = "TAG")]
+    pub tag: Option<String>,
+    /// Baseline run(s): the page opens in compare mode with them as the baseline, and the
+    /// static summary carries `nines compare`'s tables. A file not among FILE is added first.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub baseline: Vec<PathBuf>,
+    /// The parameter the page's sweep plot starts with (as `nines sweep --param`).
+    #[arg(long, value_name = "NAME")]
+    pub sweep: Option<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SiteArgs {
+    /// Runs to add: nines archives and every format `nines stats` reads.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The site's directory; created if missing. Runs already listed in its manifest.json
+    /// stay, the viewer's files are replaced by this version's.
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: PathBuf,
+    /// Replace an `index.html`, `style.css` or viewer file in DIR that nines did not write.
+    #[arg(long)]
+    pub force: bool,
+}
