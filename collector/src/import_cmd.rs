@@ -21,7 +21,8 @@ fn write_archive(path: &Path, run: &Run, force: bool, inputs: &Inputs) -> Result
 
 fn summary(run: &Run) -> String {
     let s = nines_core::stats::run_stats(run, &nines_core::stats::Options::default());
-    let parts: Vec<String> = s.tags.iter().map(|(t, x)| format!("{} {}", nines_core::table::shown(t), nines_core::units::group(x.count))).collect();
+    let parts: Vec<String> =
+        s.tags.iter().map(|(t, x)| format!("{} {}", nines_core::table::shown(t), nines_core::units::group(x.count))).collect();
     format!("{} windows, {:.1} s: {}", run.windows.len(), s.duration_s, parts.join(", "))
 }
 
