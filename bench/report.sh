@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Report weight (issue 5): what a `nines report` file weighs without runs (the viewer: glue
+# Report weight: what a `nines report` file weighs without runs (the viewer: glue
 # and wasm, gzip'd and base64'd, plus the page) and what a one-hour, two-direction,
 # one-second-window run adds. Writes the BENCHMARKS.md section between
 # <!-- report:begin --> and <!-- report:end -->.

@@ -1,6 +1,6 @@
-//! The charts that judge runs (issue "compare and judge"): the change of each candidate
-//! against the baseline per level of nines, the sweep plot (seed 004) and the SNIA PTS
-//! steady-state convergence plot (seed 001). Like [`crate::charts`] they only lay out numbers
+//! The charts that judge runs: the change of each candidate
+//! against the baseline per level of nines, the sweep plot (a parameter such as fio's
+//! numjobs against IOPS and latency) and the SNIA PTS steady-state convergence plot (PTS 2.0.2, 3.3). Like [`crate::charts`] they only lay out numbers
 //! that nines-core computed (`compare`, `sweep_table`, `convergence`), on any plotters backend.
 
 use plotters::coord::Shift;

@@ -1,7 +1,7 @@
 //! Compare and judge in the viewer: compare mode (a baseline against every other shown run,
 //! per direction and level, with the intervals that decide whether a change is real), the
-//! sweep plot and table (seed 004), and the SNIA PTS steady-state check with its convergence
-//! plot and window table (seed 001). The numbers are nines-core's `compare`, `sweep_table` and
+//! sweep plot and table (a parameter such as fio's numjobs), and the SNIA PTS steady-state check
+//! with its convergence plot and window table. The numbers are nines-core's `compare`, `sweep_table` and
 //! `convergence`, the same as `nines compare`, `nines sweep` and `nines steady` print.
 
 use std::cell::RefCell;
