@@ -8,6 +8,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use nines_core::compare;
 use nines_core::convergence::{self, Track};
+use nines_core::export;
 use nines_core::run::Run;
 use nines_core::series::{Direction, Grouping};
 use nines_core::stats::tag_name;
@@ -96,7 +97,7 @@ pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
     } else {
-        write!(out, "{}", compare::to_text(&c))?;
+        write!(out, "{}", export::text::comparison(&c))?;
     }
     Ok(())
 }
@@ -108,9 +109,9 @@ pub fn sweep(args: &SweepArgs, out: &mut impl Write) -> Result<()> {
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&t)?)?;
     } else if args.csv {
-        write!(out, "{}", sweep_table::to_csv(&t))?;
+        write!(out, "{}", export::csv::sweep(&t))?;
     } else {
-        write!(out, "{}", sweep_table::to_text(&t))?;
+        write!(out, "{}", export::text::sweep(&t))?;
     }
     Ok(())
 }
@@ -147,7 +148,7 @@ pub fn steady(args: &SteadyArgs, out: &mut impl Write) -> Result<()> {
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        write!(out, "{}", convergence::to_text(&report))?;
+        write!(out, "{}", export::text::steady(&report))?;
     }
     Ok(())
 }

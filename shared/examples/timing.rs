@@ -6,6 +6,6 @@ fn main() {
     let t1 = t.elapsed();
     let s = nines_core::stats::run_stats(&run, &Default::default());
     let t2 = t.elapsed();
-    let j = nines_core::stats::to_json(&[s]);
+    let j = nines_core::export::json::stats(&[s]);
     eprintln!("read {:?} stats {:?} json {:?} {}", t1, t2 - t1, t.elapsed() - t2, j.len());
 }

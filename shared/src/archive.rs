@@ -595,9 +595,9 @@ mod tests {
         let names: Vec<&str> = s.tags.iter().map(|(t, _)| t.as_str()).collect();
         assert_eq!(names, ["all.log", "read", "write", "all"]);
         assert_eq!(s.tags["all"].count, 3);
-        let json: serde_json::Value = serde_json::from_str(&crate::stats::to_json(std::slice::from_ref(&s))).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&crate::export::json::stats(std::slice::from_ref(&s))).unwrap();
         assert_eq!(json["runs"][0]["tags"].as_object().unwrap().len(), 4);
-        assert_eq!(crate::stats::to_text(&[s]).lines().filter(|l| l.starts_with("all ")).count(), 1);
+        assert_eq!(crate::export::text::stats(&[s]).lines().filter(|l| l.starts_with("all ")).count(), 1);
         // written back, it reads the same (the renamed tag is kept, no warning again)
         let back = read("t.hlog", &write(Vec::new(), &run).unwrap()).unwrap();
         assert_eq!(back.windows, run.windows);

@@ -29,6 +29,7 @@ pub mod ccdf;
 pub mod codec;
 pub mod compare;
 pub mod convergence;
+pub mod export;
 pub mod hist;
 pub mod import;
 pub mod quantile;

@@ -19,7 +19,6 @@ use crate::hist::{Accumulator, Hist};
 use crate::quantile::{Level, Support};
 use crate::run::Run;
 use crate::series::{Direction, SeriesPoint};
-use crate::stats::RunStats;
 
 /// The 1-CDF as a stair-step path `(latency ns, share slower)`: a latency within a bucket is
 /// drawn at the share of I/Os in that bucket or above, and the curve drops at the bucket's
@@ -473,80 +472,6 @@ fn parse_size(v: &serde_json::Value) -> Option<f64> {
     Some(x * mult)
 }
 
-/// The stats table as CSV: one row per run and direction, levels with their support and the
-/// I/Os beyond them. Values in ns; a level without support is empty.
-pub fn stats_csv(runs: &[RunStats]) -> String {
-    let mut out = String::new();
-    let labels: Vec<String> =
-        runs.iter().flat_map(|r| r.tags.iter()).next().map(|(_, s)| s.levels.iter().map(|l| l.label.clone()).collect()).unwrap_or_default();
-    let mut header = vec![
-        "run".to_string(),
-        "file".into(),
-        "direction".into(),
-        "count".into(),
-        "iops".into(),
-        "min_ns".into(),
-        "mean_ns".into(),
-        "stdev_ns".into(),
-    ];
-    for l in &labels {
-        header.extend([
-            format!("{l}_ns"),
-            format!("{l}_support"),
-            format!("{l}_beyond"),
-            format!("{l}_ci95_lo_ns"),
-            format!("{l}_ci95_hi_ns"),
-        ]);
-    }
-    header.push("max_ns".into());
-    out.push_str(&header.iter().map(|h| csv_field(h)).collect::<Vec<_>>().join(","));
-    out.push('\n');
-    for r in runs {
-        for (tag, s) in r.tags.iter() {
-            let mut row = vec![
-                csv_field(&r.name),
-                csv_field(&r.file),
-                csv_field(tag),
-                s.count.to_string(),
-                format!("{:.3}", s.iops),
-                s.min_ns.to_string(),
-                format!("{:.1}", s.mean_ns),
-                format!("{:.1}", s.stdev_ns),
-            ];
-            for l in &s.levels {
-                let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
-                let support = match l.support {
-                    Support::None => "none",
-                    Support::Thin => "thin",
-                    Support::Reliable => "reliable",
-                };
-                row.extend([
-                    opt(l.value_ns),
-                    support.into(),
-                    l.beyond.to_string(),
-                    opt(l.ci95_ns.map(|c| c.0)),
-                    opt(l.ci95_ns.map(|c| c.1)),
-                ]);
-            }
-            row.push(s.max_ns.to_string());
-            out.push_str(&row.join(","));
-            out.push('\n');
-        }
-    }
-    out
-}
-
-/// Quote a CSV field when needed; a leading `=`, `+`, `-` or `@` is prefixed with `'` so that
-/// a hostile run name cannot become a spreadsheet formula.
-pub fn csv_field(s: &str) -> String {
-    let s = if s.starts_with(['=', '+', '-', '@']) { format!("'{s}") } else { s.to_string() };
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -695,7 +620,7 @@ mod tests {
         let mut r = run(3);
         r.name = "=cmd|' /C calc'!A0".into();
         let s = run_stats(&r, &Options::default());
-        let csv = stats_csv(std::slice::from_ref(&s));
+        let csv = crate::export::csv::stats(std::slice::from_ref(&s));
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 1 + 3);
         assert!(lines[0].starts_with("run,file,direction,count,iops"));

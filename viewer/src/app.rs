@@ -1181,7 +1181,7 @@ fn App() -> impl IntoView {
                 s
             })
             .collect();
-        download("nines-stats.csv", "text/csv", view::stats_csv(&stats).as_bytes());
+        download("nines-stats.csv", "text/csv", nines_core::export::csv::stats(&stats).as_bytes());
     };
 
     // ----- drag and drop anywhere on the page

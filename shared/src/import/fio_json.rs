@@ -388,9 +388,9 @@ mod tests {
         let p50 = &s.tags["read"].levels[0];
         assert!(!p50.at_least);
         assert_eq!(p50.bucket_ns, Some((1000, 1007)));
-        let text = crate::stats::to_text(&[s]);
+        let text = crate::export::text::stats(&[s]);
         assert!(text.contains("at least 17.0s"), "{text}");
-        let json = crate::stats::to_json(&[run_stats(&run, &Options::default())]);
+        let json = crate::export::json::stats(&[run_stats(&run, &Options::default())]);
         assert!(json.contains("\"at_least\": true"), "{json}");
     }
 

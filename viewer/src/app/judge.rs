@@ -792,7 +792,7 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
     let export_sweep_csv = move |_: web_sys::MouseEvent| {
         let d = swp(&sweep_memo.get_untracked().0);
         if let Some(Ok(t)) = &d.table {
-            download("nines-sweep.csv", "text/csv", sweep_table::to_csv(t).as_bytes());
+            download("nines-sweep.csv", "text/csv", nines_core::export::csv::sweep(t).as_bytes());
         }
     };
 
