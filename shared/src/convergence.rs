@@ -113,7 +113,7 @@ pub fn steady_report(
         Direction::All => None,
         Direction::Tag(t) => t.as_deref(),
     };
-    let bytes = crate::view::bytes_per_io(run, tag);
+    let bytes = crate::bandwidth::bytes_per_io(run, tag);
     if *track == Track::Bw && bytes.is_none() {
         return Err(SteadyError::NoBlockSize);
     }
@@ -125,7 +125,7 @@ pub fn steady_report(
             let iops = if w.length_s > 0.0 { n as f64 / w.length_s } else { 0.0 };
             let value = match track {
                 Track::Iops => Some(iops),
-                Track::Bw => bytes.map(|b| crate::view::mb_per_s(iops, b)),
+                Track::Bw => bytes.map(|b| crate::bandwidth::mb_per_s(iops, b)),
                 Track::Mean => (n > 0).then(|| w.hist.mean()),
                 Track::Level(l) => {
                     let beyond = n.saturating_sub(l.rank(n));

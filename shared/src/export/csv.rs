@@ -117,3 +117,43 @@ pub fn sweep(t: &SweepTable) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hist::{Hist, Layout};
+    use crate::run::{Run, Window};
+    use crate::stats::{run_stats, Options};
+
+    fn run(n: usize) -> Run {
+        let l = Layout::default_ns();
+        let mut windows = Vec::new();
+        for s in 0..n {
+            for (tag, k) in [("read", 700u64), ("write", 300)] {
+                windows.push(Window {
+                    start_s: s as f64,
+                    length_s: 1.0,
+                    tag: Some(tag.into()),
+                    hist: Hist::from_values(l, (0..k).map(|i| 10_000 + i * 97 + s as u64 * 1_000)),
+                });
+            }
+        }
+        Run { name: "r".into(), source: "r.hlog".into(), windows, ..Run::default() }
+    }
+
+    #[test]
+    fn csv_has_a_row_per_direction_and_defuses_formulas() {
+        let mut r = run(3);
+        r.name = "=cmd|' /C calc'!A0".into();
+        let s = run_stats(&r, &Options::default());
+        let csv = stats(std::slice::from_ref(&s));
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 1 + 3);
+        assert!(lines[0].starts_with("run,file,direction,count,iops"));
+        assert!(lines[1].starts_with("'=cmd|' /C calc'!A0,r.hlog,read,2100,"), "{}", lines[1]);
+        let fields: Vec<&str> = lines[3].split(',').collect();
+        assert_eq!(fields[2], "all");
+        assert_eq!(fields[3], "3000");
+        assert_eq!(fields.last().unwrap().parse::<u64>().unwrap(), s.tags["all"].max_ns);
+    }
+}
