@@ -397,7 +397,7 @@ pub(crate) fn empty_note<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &
 pub struct Curve {
     pub label: String,
     pub style: TraceStyle,
-    /// Stair-step path (latency ns, share slower), from `nines_core::view::ccdf_steps`.
+    /// Stair-step path (latency ns, share slower), from `nines_core::ccdf::ccdf_steps`.
     pub points: Vec<(f64, f64)>,
 }
 
@@ -722,7 +722,7 @@ where
 pub struct HistTrace {
     pub label: String,
     pub style: TraceStyle,
-    /// Log-spaced bins from `nines_core::view::log_density`.
+    /// Log-spaced bins from `nines_core::density::log_density`.
     pub bins: Vec<DensityBin>,
 }
 
