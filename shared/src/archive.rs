@@ -86,7 +86,7 @@ pub fn stem(source_name: &str) -> String {
 
 /// Does this look like an interval log (for format detection)?
 pub fn sniff(bytes: &[u8]) -> bool {
-    let bytes = crate::import::without_bom(bytes);
+    let bytes = crate::bom::without_bom(bytes);
     let head = &bytes[..bytes.len().min(4096)];
     let text = String::from_utf8_lossy(head);
     text.lines().any(|l| {
@@ -132,7 +132,7 @@ pub struct Scanned<'a> {
 /// Read the header and comment lines of an interval log and locate its window lines.
 pub fn scan<'a>(source_name: &str, bytes: &'a [u8]) -> Result<Scanned<'a>, ArchiveError> {
     let all = bytes;
-    let bytes = crate::import::without_bom(bytes);
+    let bytes = crate::bom::without_bom(bytes);
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
         err(source_name, line, ArchiveErrorKind::NotText(e.valid_up_to() + (all.len() - bytes.len())))

@@ -26,6 +26,7 @@
 
 pub mod archive;
 pub mod bandwidth;
+pub mod bom;
 pub mod ccdf;
 pub mod codec;
 pub mod compare;
@@ -34,6 +35,7 @@ pub mod density;
 pub mod export;
 pub mod hist;
 pub mod import;
+pub mod precision;
 pub mod pyramid;
 pub mod quantile;
 pub mod run;

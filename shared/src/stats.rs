@@ -6,6 +6,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use crate::hist::{Accumulator, Hist};
+use crate::precision::Precision;
 use crate::quantile::{level_stats, standard_levels, Level, LevelStat};
 use crate::run::{is_direction, Run, Warning, Window, ALL, UNTAGGED};
 
@@ -19,6 +20,21 @@ pub struct TagStats {
     pub mean_ns: f64,
     pub stdev_ns: f64,
     pub levels: Vec<LevelStat>,
+}
+
+impl TagStats {
+    /// Restate these statistics at a source's precision (fio's buckets, a spectrum's steps):
+    /// min and max widen to the source bucket's edges, each level as [`Precision::apply_level`].
+    pub fn restate(&mut self, p: &Precision) {
+        if self.count > 0 {
+            self.min_ns = p.bucket(self.min_ns).lo;
+            let b = p.bucket(self.max_ns);
+            self.max_ns = if b.at_least { b.lo } else { b.hi };
+        }
+        for l in &mut self.levels {
+            p.apply_level(l);
+        }
+    }
 }
 
 /// Ordered map of tag name to stats (serialised as a JSON object in this order).
@@ -149,8 +165,8 @@ pub fn run_stats(run: &Run, opts: &Options) -> RunStats {
         }
     }
     // Runs from coarser sources (fio's buckets) state every value at that source's precision.
-    if let Some(p) = crate::import::Precision::of_meta(&run.meta) {
-        tags.iter_mut().for_each(|(_, s)| p.apply(s));
+    if let Some(p) = Precision::of_meta(&run.meta) {
+        tags.iter_mut().for_each(|(_, s)| s.restate(&p));
     }
     RunStats { file: run.source.clone(), name: run.name.clone(), duration_s: duration, tags: TagMap(tags), warnings: run.warnings.clone() }
 }

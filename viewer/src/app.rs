@@ -1486,7 +1486,7 @@ fn stats_table(st: &ViewState) -> Vec<Node> {
             ];
             for l in &s.levels[..shown.min(s.levels.len())] {
                 // the same cell text as `nines stats` (ranges at a coarser source's precision)
-                let val = |v: u64| nines_core::import::precision::level_cell(l).unwrap_or_else(|| format_ns(v));
+                let val = |v: u64| nines_core::precision::level_cell(l).unwrap_or_else(|| format_ns(v));
                 let (text, class, title) = match (l.support, l.value_ns) {
                     (Support::Reliable, Some(v)) => (val(v), "num", ci_title(l.ci95_ns, l.beyond)),
                     (Support::Thin, Some(v)) => (

@@ -43,10 +43,10 @@ fn render_run(r: &RunStats) -> String {
         let mut row = vec![tag.clone(), group(s.count), format_rate(s.iops), lat(s.min_ns), latf(s.mean_ns), latf(s.stdev_ns)];
         for l in &s.levels[..shown] {
             row.push(match (l.support, l.value_ns) {
-                (Support::Reliable, Some(v)) => crate::import::precision::level_cell(l).unwrap_or_else(|| format_ns(v)),
+                (Support::Reliable, Some(v)) => crate::precision::level_cell(l).unwrap_or_else(|| format_ns(v)),
                 (Support::Thin, Some(v)) => {
                     thin_notes.push(format!("{tag} {} ({})", l.label, group(l.beyond)));
-                    format!("{}*", crate::import::precision::level_cell(l).unwrap_or_else(|| format_ns(v)))
+                    format!("{}*", crate::precision::level_cell(l).unwrap_or_else(|| format_ns(v)))
                 }
                 _ => {
                     blank_inside |= has;
@@ -62,7 +62,7 @@ fn render_run(r: &RunStats) -> String {
         out.push_str(&wrap(&esc(&format!("* thin, I/Os beyond the level in brackets (reliable from 100): {}", thin_notes.join(", ")))));
     }
     if r.tags.iter().any(|(_, s)| s.levels.iter().any(|l| l.bucket_ns.is_some())) {
-        out.push_str(&wrap(crate::import::precision::TABLE_NOTE));
+        out.push_str(&wrap(crate::precision::TABLE_NOTE));
     }
     if blank_inside {
         out.push_str("blank: no I/O lies beyond that level, so its value would only repeat the max\n");
