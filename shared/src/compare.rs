@@ -3,7 +3,7 @@
 //! Each side is one run or a set of runs. A side's interval for a level is:
 //! - one run: the level's distribution-free 95% confidence interval ([`crate::quantile`]);
 //! - several runs: their variability band, from the lowest to the highest value among the
-//!   runs (seed 000: the run-to-run spread of high levels is larger than any one run's
+//!   runs (the SDC talk "Latency is more than just a number": the run-to-run spread of high levels is larger than any one run's
 //!   interval suggests).
 //!
 //! A change is called significant only when the two intervals do not overlap. A level that

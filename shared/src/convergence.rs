@@ -188,8 +188,9 @@ mod tests {
     }
 
     #[test]
-    fn seed_001_example_pts_holds_but_fio_deviation_does_not() {
-        // From fresh to steady; the last five rounds range from 14% over to 5% under their mean.
+    fn lopsided_window_pts_holds_but_fio_deviation_does_not() {
+        // From fresh to steady; the last five rounds range from 14% over to 5% under their mean,
+        // the lopsided window of "SSD Benchmarking 201, Part 2: Steady State and Tail Latency".
         let r = run(&[300_000, 200_000, 150_000, 100_000, 95_000, 114_000, 95_500, 95_500]);
         let crit: Vec<Criterion> = vec!["iops:10%".parse().unwrap(), "iops_slope:0.1%".parse().unwrap()];
         let rep = steady_report(&r, &Direction::All, &Track::Iops, 5, Grouping::Native, &crit).unwrap();

@@ -1,6 +1,6 @@
 //! The runtime view's zoom structure: a run's windows of one direction at every power-of-two
 //! exact merge, so that a chart of any stretch of a run, on a time or an I/O axis, is a few
-//! merged histograms per pixel and never loses the tail (seed 000's runtime QoS).
+//! merged histograms per pixel and never loses the tail (the runtime QoS of the SDC talk "Latency is more than just a number").
 
 use std::borrow::Cow;
 
@@ -14,7 +14,7 @@ use crate::series::{Direction, SeriesPoint};
 pub enum Axis {
     /// Seconds from the run's start.
     Time,
-    /// I/Os completed before the window (seed 000's runtime QoS by sample count).
+    /// I/Os completed before the window (runtime QoS by sample count, as in the SDC talk "Latency is more than just a number").
     Ios,
 }
 

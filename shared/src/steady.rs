@@ -12,7 +12,8 @@
 //!
 //!   `L` is absolute (IOPS, bytes/s, ns; for slopes per second) or, with a `%` suffix, a
 //!   percentage of the window's mean. As in fio, the comparison is strict.
-//! - **SNIA PTS** (seed 001): over a window of rounds (5 in the PTS) the range of the tracked
+//! - **SNIA PTS** (its steady-state section, as "SSD Benchmarking 201, Part 2: Steady State
+//!   and Tail Latency" applies it): over a window of rounds (5 in the PTS) the range of the tracked
 //!   value is below 20% of its average, and the least-squares line's change across the window
 //!   (slope times the window's span) is at most 10% of the average.
 //!
@@ -253,7 +254,7 @@ pub fn pts_first_steady(values: &[f64], rounds: usize) -> Option<usize> {
     (rounds..=values.len()).find(|&e| pts(&values[e - rounds..e]).is_some_and(|p| p.holds))
 }
 
-/// A stretch of windows over which the SNIA PTS steady-state rule holds (seed 001).
+/// A stretch of windows over which the SNIA PTS steady-state rule holds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SteadyRegion {
     /// First window (index into the values).
@@ -346,7 +347,7 @@ mod tests {
         assert_eq!(p.range, 20.0);
         assert_eq!(p.excursion, 6.0);
         assert!(!p.range_ok && p.slope_ok && !p.holds);
-        // Seed 001's lopsided window: 14% over the mean, 5% under.
+        // The lopsided window of "SSD Benchmarking 201, Part 2": 14% over the mean, 5% under.
         let v = [100.0, 95.0, 114.0, 95.5, 95.5];
         let p = pts(&v).unwrap();
         assert_eq!(p.range, 19.0);

@@ -1,5 +1,6 @@
-//! Sweep tables (seed 004; rendered by [`crate::export`]): IOPS, mean, p99 and p99.99 against a parameter such as the
-//! number of jobs, one row per parameter value and configuration, and the candidate's change
+//! Sweep tables (rendered by [`crate::export`]): IOPS, mean, p99 and p99.99 against a
+//! parameter such as the number of fio threads or jobs, as when a baseline and a patched
+//! storage stack are compared over a sweep of fio threads, one row per parameter value and configuration, and the candidate's change
 //! against the baseline in percent.
 //!
 //! Each point is one run's statistics: no histograms of different runs are added, so no count
