@@ -4,6 +4,7 @@
 use anyhow::{bail, Context, Result};
 use nines_core::compare;
 use nines_core::convergence::{self, Track};
+use nines_core::export;
 use nines_core::run::Run;
 use nines_core::series::{Direction, Grouping};
 use nines_core::stats::tag_name;
@@ -28,7 +29,7 @@ pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
     } else {
-        write!(out, "{}", compare::to_text(&c))?;
+        write!(out, "{}", export::text::comparison(&c))?;
     }
     Ok(())
 }
@@ -40,9 +41,9 @@ pub fn sweep(args: &SweepArgs, out: &mut impl Write) -> Result<()> {
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&t)?)?;
     } else if args.csv {
-        write!(out, "{}", sweep_table::to_csv(&t))?;
+        write!(out, "{}", export::csv::sweep(&t))?;
     } else {
-        write!(out, "{}", sweep_table::to_text(&t))?;
+        write!(out, "{}", export::text::sweep(&t))?;
     }
     Ok(())
 }
@@ -79,7 +80,7 @@ pub fn steady(args: &SteadyArgs, out: &mut impl Write) -> Result<()> {
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        write!(out, "{}", convergence::to_text(&report))?;
+        write!(out, "{}", export::text::steady(&report))?;
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 use std::io::Write;
 
 use anyhow::{bail, Result};
+use nines_core::export;
 use nines_core::stats;
 
 use crate::cli::StatsArgs;
@@ -23,9 +24,9 @@ pub fn run(args: &StatsArgs, out: &mut impl Write) -> Result<()> {
         results.push(s);
     }
     if args.json {
-        writeln!(out, "{}", stats::to_json(&results))?;
+        writeln!(out, "{}", export::json::stats(&results))?;
     } else {
-        write!(out, "{}", stats::to_text(&results))?;
+        write!(out, "{}", export::text::stats(&results))?;
     }
     Ok(())
 }

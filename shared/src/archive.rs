@@ -86,7 +86,7 @@ pub fn stem(source_name: &str) -> String {
 
 /// Does this look like an interval log (for format detection)?
 pub fn sniff(bytes: &[u8]) -> bool {
-    let bytes = crate::import::without_bom(bytes);
+    let bytes = crate::bom::without_bom(bytes);
     let head = &bytes[..bytes.len().min(4096)];
     let text = String::from_utf8_lossy(head);
     text.lines().any(|l| {
@@ -132,7 +132,7 @@ pub struct Scanned<'a> {
 /// Read the header and comment lines of an interval log and locate its window lines.
 pub fn scan<'a>(source_name: &str, bytes: &'a [u8]) -> Result<Scanned<'a>, ArchiveError> {
     let all = bytes;
-    let bytes = crate::import::without_bom(bytes);
+    let bytes = crate::bom::without_bom(bytes);
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
         err(source_name, line, ArchiveErrorKind::NotText(e.valid_up_to() + (all.len() - bytes.len())))
@@ -595,9 +595,9 @@ mod tests {
         let names: Vec<&str> = s.tags.iter().map(|(t, _)| t.as_str()).collect();
         assert_eq!(names, ["all.log", "read", "write", "all"]);
         assert_eq!(s.tags["all"].count, 3);
-        let json: serde_json::Value = serde_json::from_str(&crate::stats::to_json(std::slice::from_ref(&s))).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&crate::export::json::stats(std::slice::from_ref(&s))).unwrap();
         assert_eq!(json["runs"][0]["tags"].as_object().unwrap().len(), 4);
-        assert_eq!(crate::stats::to_text(&[s]).lines().filter(|l| l.starts_with("all ")).count(), 1);
+        assert_eq!(crate::export::text::stats(&[s]).lines().filter(|l| l.starts_with("all ")).count(), 1);
         // written back, it reads the same (the renamed tag is kept, no warning again)
         let back = read("t.hlog", &write(Vec::new(), &run).unwrap()).unwrap();
         assert_eq!(back.windows, run.windows);

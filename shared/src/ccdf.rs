@@ -1,8 +1,21 @@
-//! 1-CDF ("levels of nines") curves: for each latency, the share of I/Os at least that slow.
+//! 1-CDF ("levels of nines") curves: for each latency, the share of I/Os at least that slow,
+//! and what a 1-CDF plot draws from them: the stair-step path, the share at a latency, its
+//! levels of nines and the y axis gridlines, computed here so that the browser and the CLI
+//! share one implementation.
+//!
+//! ```
+//! use nines_core::{hist::{Hist, Layout}, ccdf::{ccdf, ccdf_steps}};
+//! let h = Hist::from_values(Layout::default_ns(), 1_000..=100_000);
+//! let steps = ccdf_steps(&ccdf(&h));
+//! assert_eq!(steps.first().unwrap().1, 1.0);
+//! // the curve ends at the share of I/Os in the top bucket (1/N when the max stands alone)
+//! assert_eq!(steps.last().unwrap().1, h.buckets().last().unwrap().1 as f64 / 99_001.0);
+//! ```
 
 use serde::Serialize;
 
 use crate::hist::Hist;
+use crate::quantile::Level;
 
 /// One step of a 1-CDF curve.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -37,6 +50,48 @@ pub fn ccdf(h: &Hist) -> Vec<CcdfPoint> {
     out
 }
 
+/// The 1-CDF as a stair-step path `(latency ns, share slower)`: a latency within a bucket is
+/// drawn at the share of I/Os in that bucket or above, and the curve drops at the bucket's
+/// upper edge to the share above it. Ends at the max with the share of the top bucket (1/N for
+/// a single slowest I/O): the curve stops where the data stops.
+pub fn ccdf_steps(points: &[CcdfPoint]) -> Vec<(u64, f64)> {
+    let mut out = Vec::with_capacity(points.len() * 2);
+    for (i, p) in points.iter().enumerate() {
+        if i > 0 {
+            out.push((points[i - 1].value_ns, p.share));
+        }
+        out.push((p.value_ns, p.share));
+    }
+    out
+}
+
+/// Share of I/Os at or above the bucket holding `x_ns` (at histogram precision); 1 below the
+/// first bucket, `None` above the max (no I/O that slow).
+pub fn share_at(points: &[CcdfPoint], x_ns: f64) -> Option<f64> {
+    let i = points.partition_point(|p| (p.value_ns as f64) < x_ns);
+    points.get(i).map(|p| p.share)
+}
+
+/// Levels of nines of a share: -log10(share) (3.0 = one I/O in a thousand is slower).
+pub fn nines_of(share: f64) -> f64 {
+    -share.log10()
+}
+
+/// A gridline of the 1-CDF's y axis: the share and its label (`90%`, `99.9%`, ...).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NinesTick {
+    pub share: f64,
+    pub nines: u32,
+    pub label: String,
+}
+
+/// Gridlines for 1..=`max_nines` nines (9 at most, as `nines stats` reports).
+pub fn nines_ticks(max_nines: u32) -> Vec<NinesTick> {
+    (1..=max_nines.min(12))
+        .map(|k| NinesTick { share: 10f64.powi(-(k as i32)), nines: k, label: format!("{}%", &Level::nines(k).label[1..]) })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,5 +107,28 @@ mod tests {
         assert!((c.last().unwrap().nines() - 3.0).abs() < 1e-12);
         assert!(c.windows(2).all(|w| w[0].value_ns < w[1].value_ns && w[0].share > w[1].share));
         assert!(ccdf(&Hist::empty(Layout::default_ns())).is_empty());
+    }
+
+    #[test]
+    fn steps_follow_the_ccdf_and_end_at_one_over_n() {
+        let h = Hist::from_values(Layout::default_ns(), [100, 200, 200, 300]);
+        let c = ccdf(&h);
+        let s = ccdf_steps(&c);
+        assert_eq!(s, vec![(100, 1.0), (100, 0.75), (200, 0.75), (200, 0.25), (300, 0.25)]);
+        assert_eq!(share_at(&c, 50.0), Some(1.0));
+        assert_eq!(share_at(&c, 150.0), Some(0.75));
+        assert_eq!(share_at(&c, 300.0), Some(0.25));
+        assert_eq!(share_at(&c, 301.0), None);
+        assert!((nines_of(0.001) - 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ticks_are_labelled_in_nines() {
+        let t = nines_ticks(9);
+        assert_eq!(t.len(), 9);
+        assert_eq!(t[0].label, "90%");
+        assert_eq!(t[2].label, "99.9%");
+        assert_eq!(t[8].label, "99.9999999%");
+        assert_eq!(t[8].share, 1e-9);
     }
 }

@@ -3,7 +3,7 @@
 //! Each side is one run or a set of runs. A side's interval for a level is:
 //! - one run: the level's distribution-free 95% confidence interval ([`crate::quantile`]);
 //! - several runs: their variability band, from the lowest to the highest value among the
-//!   runs (seed 000: the run-to-run spread of high levels is larger than any one run's
+//!   runs (the SDC talk "Latency is more than just a number": the run-to-run spread of high levels is larger than any one run's
 //!   interval suggests).
 //!
 //! A change is called significant only when the two intervals do not overlap. A level that
@@ -22,7 +22,6 @@ use crate::quantile::Support;
 use crate::run::{is_direction, Run};
 use crate::series::{direction_windows, Direction};
 use crate::stats::{run_stats, tag_name, Options, RunStats, TagStats};
-use crate::units::{format_ns, format_rate};
 
 const Z95: f64 = 1.959_963_984_540_054;
 
@@ -241,72 +240,6 @@ pub fn compare_stats<B: std::borrow::Borrow<RunStats>, C: std::borrow::Borrow<Ru
     Comparison { baseline: base.iter().map(|r| r.name.clone()).collect(), candidate: cand.iter().map(|r| r.name.clone()).collect(), tags }
 }
 
-fn fmt_value(label: &str, v: Option<f64>) -> String {
-    match v {
-        None => "-".into(),
-        Some(x) if label == "IOPS" => format_rate(x),
-        Some(x) => format_ns(x.max(0.0).round() as u64),
-    }
-}
-
-fn fmt_interval(label: &str, s: &Side) -> String {
-    match s.interval {
-        None => String::new(),
-        Some((a, b)) => format!("[{}..{}]", fmt_value(label, Some(a)), fmt_value(label, Some(b))),
-    }
-}
-
-/// Text tables for `nines compare`.
-pub fn to_text(c: &Comparison) -> String {
-    let mut out = format!(
-        "baseline: {} ({} run{})\ncandidate: {} ({} run{})\n",
-        crate::table::shown(&c.baseline.join(", ")),
-        c.baseline.len(),
-        if c.baseline.len() == 1 { "" } else { "s" },
-        crate::table::shown(&c.candidate.join(", ")),
-        c.candidate.len(),
-        if c.candidate.len() == 1 { "" } else { "s" },
-    );
-    let kind = |n: usize| if n == 1 { "95% CI" } else { "run band" };
-    for t in &c.tags {
-        out.push_str(&format!("\n{}\n", crate::table::shown(&t.tag)));
-        let mut rows = vec![vec![
-            "".to_string(),
-            "baseline".into(),
-            kind(c.baseline.len()).into(),
-            "candidate".into(),
-            kind(c.candidate.len()).into(),
-            "change".into(),
-            "verdict".into(),
-        ]];
-        for ch in std::iter::once(&t.iops).chain(std::iter::once(&t.mean)).chain(t.levels.iter()) {
-            if ch.base.value.is_none() && ch.cand.value.is_none() {
-                continue;
-            }
-            rows.push(vec![
-                ch.label.clone(),
-                fmt_value(&ch.label, ch.base.value),
-                fmt_interval(&ch.label, &ch.base),
-                fmt_value(&ch.label, ch.cand.value),
-                fmt_interval(&ch.label, &ch.cand),
-                ch.change_pct.map_or("-".into(), |p| format!("{p:+.1}%")),
-                match ch.verdict {
-                    Verdict::Better => "better".into(),
-                    Verdict::Worse => "worse".into(),
-                    Verdict::Same => "within noise".into(),
-                    Verdict::Unknown => "too few I/Os to tell".into(),
-                },
-            ]);
-        }
-        out.push_str(&crate::table::render(&rows));
-    }
-    out.push_str(
-        "\nA change counts only where the intervals do not overlap: one run's 95% confidence \
-         interval, or a set's band from its lowest to its highest run.\n",
-    );
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -371,7 +304,7 @@ mod tests {
         let slower: Vec<Run> = [130_000u64, 128_000].iter().map(|&b| run("c", 5, 20_000, move |i| b + (i * 7919) % 50_000)).collect();
         let c = compare(&base, &slower, &Options::default());
         assert_eq!(c.tags[0].levels[0].verdict, Verdict::Worse);
-        assert!(to_text(&c).contains("run band"));
+        assert!(crate::export::text::comparison(&c).contains("run band"));
     }
 
     #[test]
@@ -381,7 +314,7 @@ mod tests {
         let c = compare(&[base], &[cand], &Options::default());
         assert_eq!(c.tags[0].iops.verdict, Verdict::Better);
         assert!((c.tags[0].iops.change_pct.unwrap() - 20.0).abs() < 1e-9);
-        let text = to_text(&c);
+        let text = crate::export::text::comparison(&c);
         assert!(text.contains("IOPS") && text.contains("+20.0%") && text.contains("better"), "{text}");
     }
 }

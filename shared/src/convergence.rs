@@ -9,7 +9,6 @@ use crate::quantile::{value_at, Level, Support};
 use crate::run::Run;
 use crate::series::{direction_windows, regroup, Direction, Grouping};
 use crate::steady::{evaluate, pts, pts_first_steady, Criterion, Evaluation, Metric, PtsEvaluation};
-use crate::units::{format_ns, format_rate};
 
 /// What is tracked per round.
 #[derive(Clone, Debug, PartialEq)]
@@ -114,7 +113,7 @@ pub fn steady_report(
         Direction::All => None,
         Direction::Tag(t) => t.as_deref(),
     };
-    let bytes = crate::view::bytes_per_io(run, tag);
+    let bytes = crate::bandwidth::bytes_per_io(run, tag);
     if *track == Track::Bw && bytes.is_none() {
         return Err(SteadyError::NoBlockSize);
     }
@@ -126,7 +125,7 @@ pub fn steady_report(
             let iops = if w.length_s > 0.0 { n as f64 / w.length_s } else { 0.0 };
             let value = match track {
                 Track::Iops => Some(iops),
-                Track::Bw => bytes.map(|b| crate::view::mb_per_s(iops, b)),
+                Track::Bw => bytes.map(|b| crate::bandwidth::mb_per_s(iops, b)),
                 Track::Mean => (n > 0).then(|| w.hist.mean()),
                 Track::Level(l) => {
                     let beyond = n.saturating_sub(l.rank(n));
@@ -166,98 +165,6 @@ pub fn steady_report(
     Ok(SteadyReport { track: track.label(), direction, rounds, window, last, first_steady_after, criteria: results })
 }
 
-fn fmt(track: &str, v: f64) -> String {
-    match track {
-        "IOPS" => format_rate(v),
-        "MB/s" => format!("{v:.1}"),
-        _ => format_ns(v.max(0.0).round() as u64),
-    }
-}
-
-/// The report as text: the verdict, the window table with its limits, and fio's criteria.
-pub fn to_text(r: &SteadyReport) -> String {
-    let mut out = String::new();
-    let n = r.rounds.len();
-    match (&r.last, r.first_steady_after) {
-        (Some(p), _) if p.holds => out.push_str(&format!(
-            "steady: yes, over rounds {}..{} ({} of {}, {})\n",
-            n - r.window + 1,
-            n,
-            r.track,
-            r.direction,
-            match r.first_steady_after {
-                Some(k) => format!("first held after round {k}"),
-                None => String::new(),
-            }
-        )),
-        (_, Some(k)) => out.push_str(&format!("steady: not over the last {} rounds (it held after round {k}, then drifted)\n", r.window)),
-        _ => out.push_str(&format!("steady: no, the PTS rule never held over {} rounds of {} ({})\n", r.window, r.track, r.direction)),
-    }
-    if let Some(p) = &r.last {
-        out.push_str(&format!(
-            "  range {} is {:.1}% of the average {} (limit: below 20%): {}\n",
-            fmt(&r.track, p.range),
-            p.range / p.average * 100.0,
-            fmt(&r.track, p.average),
-            if p.range_ok { "ok" } else { "exceeded" }
-        ));
-        out.push_str(&format!(
-            "  fitted line changes by {} across the window, {:.1}% of the average (limit: 10%): {}\n",
-            fmt(&r.track, p.excursion),
-            p.excursion / p.average * 100.0,
-            if p.slope_ok { "ok" } else { "exceeded" }
-        ));
-    } else {
-        out.push_str("  the window has a round without a value (no I/O beyond the level): track a lower level or use longer rounds\n");
-    }
-    let avg = r.last.map(|p| p.average);
-    let mut rows = vec![vec!["round".to_string(), "start s".into(), "I/Os".into(), r.track.clone(), "vs average".into(), "".into()]];
-    for (i, round) in r.rounds.iter().enumerate() {
-        let in_window = i + r.window >= n;
-        rows.push(vec![
-            (i + 1).to_string(),
-            format!("{:.1}", round.start_s),
-            crate::units::group(round.count),
-            round.value.map_or("-".into(), |v| fmt(&r.track, v)),
-            match (in_window, avg, round.value) {
-                (true, Some(a), Some(v)) => format!("{:+.1}%", (v - a) / a * 100.0),
-                _ => String::new(),
-            },
-            if in_window { "window".into() } else { String::new() },
-        ]);
-    }
-    out.push_str(&crate::table::render(&rows));
-    for c in &r.criteria {
-        let parsed: Option<Criterion> = c.criterion.parse().ok();
-        let what = match parsed.as_ref().map(|p| p.test) {
-            Some(crate::steady::Test::Slope) => "slope per second",
-            _ => "largest deviation from the mean",
-        };
-        let (unit, limit) = match parsed.as_ref().map(|p| p.limit) {
-            Some(crate::steady::Limit::Percent(l)) => ("% of the mean", format!("{l}%")),
-            Some(crate::steady::Limit::Absolute(l)) => ("", format!("{l}")),
-            None => ("", String::new()),
-        };
-        out.push_str(&format!(
-            "fio {}: {}{}\n",
-            c.criterion,
-            match &c.last {
-                Some(e) => format!(
-                    "{} over the window ({what} {:.3}{unit}, limit {limit})",
-                    if e.holds { "holds" } else { "does not hold" },
-                    e.criterion.abs()
-                ),
-                None => "cannot be evaluated".into(),
-            },
-            match c.first_steady_after {
-                Some(k) => format!("; first held after round {k}"),
-                None => "; never held".into(),
-            }
-        ));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,8 +188,9 @@ mod tests {
     }
 
     #[test]
-    fn seed_001_example_pts_holds_but_fio_deviation_does_not() {
-        // From fresh to steady; the last five rounds range from 14% over to 5% under their mean.
+    fn lopsided_window_pts_holds_but_fio_deviation_does_not() {
+        // From fresh to steady; the last five rounds range from 14% over to 5% under their mean,
+        // the lopsided window of "SSD Benchmarking 201, Part 2: Steady State and Tail Latency".
         let r = run(&[300_000, 200_000, 150_000, 100_000, 95_000, 114_000, 95_500, 95_500]);
         let crit: Vec<Criterion> = vec!["iops:10%".parse().unwrap(), "iops_slope:0.1%".parse().unwrap()];
         let rep = steady_report(&r, &Direction::All, &Track::Iops, 5, Grouping::Native, &crit).unwrap();
@@ -290,7 +198,7 @@ mod tests {
         assert!(p.range_ok && p.holds, "{p:?}");
         assert_eq!(rep.first_steady_after, Some(8));
         assert!(!rep.criteria[0].last.as_ref().unwrap().holds);
-        let text = to_text(&rep);
+        let text = crate::export::text::steady(&rep);
         assert!(text.starts_with("steady: yes, over rounds 4..8"), "{text}");
         assert!(text.contains("fio iops:10%: does not hold"), "{text}");
     }
@@ -301,7 +209,7 @@ mod tests {
         let rep = steady_report(&r, &Direction::All, &Track::Iops, 5, Grouping::Native, &[]).unwrap();
         let p = rep.last.unwrap();
         assert!(p.range_ok && !p.slope_ok, "{p:?}"); // range 14%, line moves 14%
-        assert!(to_text(&rep).starts_with("steady: no"));
+        assert!(crate::export::text::steady(&rep).starts_with("steady: no"));
     }
 
     #[test]

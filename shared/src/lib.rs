@@ -25,12 +25,18 @@
 //! ```
 
 pub mod archive;
+pub mod bandwidth;
+pub mod bom;
 pub mod ccdf;
 pub mod codec;
 pub mod compare;
 pub mod convergence;
+pub mod density;
+pub mod export;
 pub mod hist;
 pub mod import;
+pub mod precision;
+pub mod pyramid;
 pub mod quantile;
 pub mod run;
 pub mod series;
@@ -40,7 +46,6 @@ pub mod sweep_table;
 pub mod table;
 pub mod units;
 pub mod variability;
-pub mod view;
 
 /// Test-only allocation accounting: the peak heap a piece of code takes on its thread, so
 /// memory bounds can be tested as sizes (no timers).

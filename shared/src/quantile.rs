@@ -7,7 +7,7 @@
 //!
 //! Support: `beyond = N - rank` I/Os lie above the level. With none beyond, the level would just
 //! repeat the maximum and is not shown; below 100 it is shown but marked thin; from 100 on it is
-//! reliable (shared/DESIGN.md, after seed 000: a level needs ~100x its bare minimum of I/Os).
+//! reliable (after the SDC talk "Latency is more than just a number": a level needs ~100x its bare minimum of I/Os).
 //!
 //! Confidence interval: distribution-free, from order statistics. The number of I/Os above the
 //! true quantile is Binomial(N, 1-q); the 95% interval is the pair of order statistics whose

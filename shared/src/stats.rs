@@ -1,13 +1,14 @@
 //! Per-run, per-direction statistics: one result struct that every output renders
-//! (`nines stats` text and JSON, the viewer's table, the report's static summary).
+//! (`nines stats` text and JSON, the viewer's table, the report's static summary; the
+//! renderers are in [`crate::export`]).
 
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use crate::hist::{Accumulator, Hist};
-use crate::quantile::{level_stats, standard_levels, Level, LevelStat, Support};
+use crate::precision::Precision;
+use crate::quantile::{level_stats, standard_levels, Level, LevelStat};
 use crate::run::{is_direction, Run, Warning, Window, ALL, UNTAGGED};
-use crate::units::{format_ns, format_ns_f, format_rate, group};
 
 /// Statistics of one direction (or of all merged).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -19,6 +20,21 @@ pub struct TagStats {
     pub mean_ns: f64,
     pub stdev_ns: f64,
     pub levels: Vec<LevelStat>,
+}
+
+impl TagStats {
+    /// Restate these statistics at a source's precision (fio's buckets, a spectrum's steps):
+    /// min and max widen to the source bucket's edges, each level as [`Precision::apply_level`].
+    pub fn restate(&mut self, p: &Precision) {
+        if self.count > 0 {
+            self.min_ns = p.bucket(self.min_ns).lo;
+            let b = p.bucket(self.max_ns);
+            self.max_ns = if b.at_least { b.lo } else { b.hi };
+        }
+        for l in &mut self.levels {
+            p.apply_level(l);
+        }
+    }
 }
 
 /// Ordered map of tag name to stats (serialised as a JSON object in this order).
@@ -149,8 +165,8 @@ pub fn run_stats(run: &Run, opts: &Options) -> RunStats {
         }
     }
     // Runs from coarser sources (fio's buckets) state every value at that source's precision.
-    if let Some(p) = crate::import::Precision::of_meta(&run.meta) {
-        tags.iter_mut().for_each(|(_, s)| p.apply(s));
+    if let Some(p) = Precision::of_meta(&run.meta) {
+        tags.iter_mut().for_each(|(_, s)| s.restate(&p));
     }
     RunStats { file: run.source.clone(), name: run.name.clone(), duration_s: duration, tags: TagMap(tags), warnings: run.warnings.clone() }
 }
@@ -164,100 +180,6 @@ fn span_of(windows: &[&Window]) -> f64 {
     } else {
         0.0
     }
-}
-
-/// The JSON document `nines stats --json` prints.
-pub fn to_json(runs: &[RunStats]) -> String {
-    #[derive(Serialize)]
-    struct Doc<'a> {
-        runs: &'a [RunStats],
-    }
-    serde_json::to_string_pretty(&Doc { runs }).expect("stats serialise")
-}
-
-/// The text table `nines stats` prints.
-pub fn to_text(runs: &[RunStats]) -> String {
-    let mut out = String::new();
-    for (i, r) in runs.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        out.push_str(&render_run(r));
-    }
-    out
-}
-
-fn render_run(r: &RunStats) -> String {
-    // names, files and warnings come from files: shown with control characters escaped
-    let esc = crate::table::shown;
-    let mut out = format!("{} ({}), {:.1} s\n", esc(&r.name), esc(&r.file), r.duration_s);
-    let levels: Vec<&str> = r.tags.0.first().map(|(_, s)| s.levels.iter().map(|l| l.label.as_str()).collect()).unwrap_or_default();
-    // A level column is printed while any row has a value in it; the levels past the last
-    // such column have no I/O beyond them in any row and are named in a note instead.
-    let shown = (0..levels.len()).rev().find(|&i| r.tags.iter().any(|(_, s)| s.levels[i].value_ns.is_some())).map_or(0, |i| i + 1);
-    let mut header = vec!["dir", "count", "IOPS", "min", "mean", "stdev"];
-    header.extend(levels[..shown].iter().copied());
-    header.push("max");
-    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
-    let mut thin_notes = Vec::new();
-    let mut blank_inside = false;
-    for (tag, s) in r.tags.iter() {
-        let has = s.count > 0;
-        let lat = |v: u64| if has { format_ns(v) } else { "-".into() };
-        let latf = |v: f64| if has { format_ns_f(v) } else { "-".into() };
-        let mut row = vec![tag.clone(), group(s.count), format_rate(s.iops), lat(s.min_ns), latf(s.mean_ns), latf(s.stdev_ns)];
-        for l in &s.levels[..shown] {
-            row.push(match (l.support, l.value_ns) {
-                (Support::Reliable, Some(v)) => crate::import::precision::level_cell(l).unwrap_or_else(|| format_ns(v)),
-                (Support::Thin, Some(v)) => {
-                    thin_notes.push(format!("{tag} {} ({})", l.label, group(l.beyond)));
-                    format!("{}*", crate::import::precision::level_cell(l).unwrap_or_else(|| format_ns(v)))
-                }
-                _ => {
-                    blank_inside |= has;
-                    String::new()
-                }
-            });
-        }
-        row.push(lat(s.max_ns));
-        rows.push(row);
-    }
-    out.push_str(&crate::table::render(&rows));
-    if !thin_notes.is_empty() {
-        out.push_str(&wrap(&esc(&format!("* thin, I/Os beyond the level in brackets (reliable from 100): {}", thin_notes.join(", ")))));
-    }
-    if r.tags.iter().any(|(_, s)| s.levels.iter().any(|l| l.bucket_ns.is_some())) {
-        out.push_str(&wrap(crate::import::precision::TABLE_NOTE));
-    }
-    if blank_inside {
-        out.push_str("blank: no I/O lies beyond that level, so its value would only repeat the max\n");
-    }
-    if shown < levels.len() {
-        out.push_str(&format!("{}..{}: not shown, no I/O lies beyond them in any row\n", levels[shown], levels[levels.len() - 1]));
-    }
-    for w in &r.warnings {
-        out.push_str(&format!("warning: {}: {}\n", esc(&r.file), esc(&w.to_string())));
-    }
-    out
-}
-
-/// Wrap a note at 80 columns, continuation lines indented.
-fn wrap(text: &str) -> String {
-    let mut out = String::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        if !line.is_empty() && line.len() + 1 + word.len() > 80 {
-            out.push_str(&line);
-            out.push('\n');
-            line = "  ".to_string();
-        } else if !line.is_empty() && line != "  " {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    out.push_str(&line);
-    out.push('\n');
-    out
 }
 
 #[cfg(test)]
@@ -315,7 +237,7 @@ mod tests {
         r.name = "evil\u{1b}[2J".into();
         r.windows[0].tag = Some("re\u{1b}d".into());
         r.warnings.push(Warning { line: Some(3), message: "bad \u{7}".into() });
-        let text = to_text(&[run_stats(&r, &Options::default())]);
+        let text = crate::export::text::stats(&[run_stats(&r, &Options::default())]);
         assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
         assert!(text.starts_with("evil\\u{1b}[2J (t.hlog)"), "{text}");
         assert!(text.contains("warning: t.hlog: line 3: bad \\u{7}\n"), "{text}");
@@ -324,7 +246,7 @@ mod tests {
     #[test]
     fn json_shape() {
         let s = run_stats(&run(), &Options::default());
-        let v: serde_json::Value = serde_json::from_str(&to_json(&[s])).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&crate::export::json::stats(&[s])).unwrap();
         let lvl = &v["runs"][0]["tags"]["read"]["levels"][2];
         assert_eq!(lvl["label"], "p99");
         assert_eq!(lvl["support"], "reliable");

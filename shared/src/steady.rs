@@ -12,7 +12,8 @@
 //!
 //!   `L` is absolute (IOPS, bytes/s, ns; for slopes per second) or, with a `%` suffix, a
 //!   percentage of the window's mean. As in fio, the comparison is strict.
-//! - **SNIA PTS** (seed 001): over a window of rounds (5 in the PTS) the range of the tracked
+//! - **SNIA PTS** (its steady-state section, as "SSD Benchmarking 201, Part 2: Steady State
+//!   and Tail Latency" applies it): over a window of rounds (5 in the PTS) the range of the tracked
 //!   value is below 20% of its average, and the least-squares line's change across the window
 //!   (slope times the window's span) is at most 10% of the average.
 //!
@@ -253,6 +254,40 @@ pub fn pts_first_steady(values: &[f64], rounds: usize) -> Option<usize> {
     (rounds..=values.len()).find(|&e| pts(&values[e - rounds..e]).is_some_and(|p| p.holds))
 }
 
+/// A stretch of windows over which the SNIA PTS steady-state rule holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SteadyRegion {
+    /// First window (index into the values).
+    pub first: usize,
+    /// One past the last window.
+    pub end: usize,
+    /// Average of the values over the region: the band is drawn at 90% to 110% of it.
+    pub average: f64,
+}
+
+/// Where a per-window value (IOPS, MB/s) is in steady state: every run of `rounds` consecutive
+/// windows for which [`pts`] holds (range < 20% of the average, fitted
+/// excursion <= 10%), with overlapping runs joined into regions.
+pub fn steady_regions(values: &[f64], rounds: usize) -> Vec<SteadyRegion> {
+    let mut out: Vec<SteadyRegion> = Vec::new();
+    if rounds < 2 || values.len() < rounds {
+        return out;
+    }
+    for e in rounds..=values.len() {
+        if !pts(&values[e - rounds..e]).is_some_and(|p| p.holds) {
+            continue;
+        }
+        match out.last_mut() {
+            Some(r) if r.end >= e - rounds => r.end = e,
+            _ => out.push(SteadyRegion { first: e - rounds, end: e, average: 0.0 }),
+        }
+    }
+    for r in &mut out {
+        r.average = values[r.first..r.end].iter().sum::<f64>() / (r.end - r.first) as f64;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -312,7 +347,7 @@ mod tests {
         assert_eq!(p.range, 20.0);
         assert_eq!(p.excursion, 6.0);
         assert!(!p.range_ok && p.slope_ok && !p.holds);
-        // Seed 001's lopsided window: 14% over the mean, 5% under.
+        // The lopsided window of "SSD Benchmarking 201, Part 2": 14% over the mean, 5% under.
         let v = [100.0, 95.0, 114.0, 95.5, 95.5];
         let p = pts(&v).unwrap();
         assert_eq!(p.range, 19.0);
@@ -343,5 +378,21 @@ mod tests {
         assert!(evaluate(&c("iops:10%"), &[1.0, f64::NAN], 1.0).is_none());
         assert!(evaluate(&c("iops:10%"), &[1.0, 2.0], 0.0).is_none());
         assert!(pts(&[0.0, 0.0]).is_none());
+    }
+
+    #[test]
+    fn steady_regions_skip_a_disturbed_stretch() {
+        let mut v = vec![1000.0; 30];
+        for (i, x) in v.iter_mut().enumerate().take(18).skip(12) {
+            *x = if i % 2 == 0 { 400.0 } else { 1500.0 };
+        }
+        let r = steady_regions(&v, 5);
+        assert_eq!(r.len(), 2, "{r:?}");
+        assert_eq!((r[0].first, r[0].end, r[0].average), (0, 12, 1000.0));
+        assert_eq!((r[1].first, r[1].end), (18, 30));
+        // a ramp that never settles within 10%
+        let ramp: Vec<f64> = (0..20).map(|i| 100.0 + 10.0 * i as f64).collect();
+        assert!(steady_regions(&ramp, 5).is_empty());
+        assert!(steady_regions(&v[..3], 5).is_empty());
     }
 }

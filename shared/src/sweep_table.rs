@@ -1,5 +1,6 @@
-//! Sweep tables (seed 004): IOPS, mean, p99 and p99.99 against a parameter such as the
-//! number of jobs, one row per parameter value and configuration, and the candidate's change
+//! Sweep tables (rendered by [`crate::export`]): IOPS, mean, p99 and p99.99 against a
+//! parameter such as the number of fio threads or jobs, as when a baseline and a patched
+//! storage stack are compared over a sweep of fio threads, one row per parameter value and configuration, and the candidate's change
 //! against the baseline in percent.
 //!
 //! Each point is one run's statistics: no histograms of different runs are added, so no count
@@ -11,8 +12,6 @@ use serde_json::Value;
 use crate::quantile::{Level, Support};
 use crate::run::Run;
 use crate::stats::{run_stats, Options};
-use crate::units::{format_ns, format_rate};
-use crate::view::csv_field;
 
 /// Why a sweep table could not be made.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -229,115 +228,6 @@ pub fn sweep<B: std::borrow::Borrow<Run>, C: std::borrow::Borrow<Run>>(
     Ok(SweepTable { param: param.into(), tag: tag.into(), rows })
 }
 
-fn lat(v: Option<u64>) -> String {
-    v.map_or_else(String::new, format_ns)
-}
-
-fn p9999(p: &Point) -> String {
-    match p.p99_99_ns {
-        Some(v) if p.p99_99_thin => format!("{}*", format_ns(v)),
-        v => lat(v),
-    }
-}
-
-fn pct_text(p: Option<f64>) -> String {
-    p.map_or_else(String::new, |p| format!("{p:+.1}%"))
-}
-
-/// The table as text, one block per configuration.
-pub fn to_text(t: &SweepTable) -> String {
-    let with_cand = t.rows.iter().any(|r| r.cand.is_some());
-    let mut out = String::new();
-    let mut configs: Vec<&str> = t.rows.iter().map(|r| r.config.as_str()).collect();
-    configs.dedup();
-    for config in configs {
-        let heading = format!("{} ({}){}", t.param, t.tag, if config.is_empty() { String::new() } else { format!(", {config}") });
-        out.push_str(&crate::table::shown(&heading));
-        out.push('\n');
-        let mut header: Vec<String> = [t.param.as_str(), "IOPS", "mean", "p99", "p99.99"].iter().map(|s| s.to_string()).collect();
-        if with_cand {
-            header.extend(["cand IOPS", "mean", "p99", "p99.99", "IOPS %", "mean %", "p99 %", "p99.99 %"].iter().map(|s| s.to_string()));
-        }
-        let mut rows = vec![header];
-        for r in t.rows.iter().filter(|r| r.config == config) {
-            let mut row = vec![
-                trim_num(r.param),
-                format_rate(r.base.iops),
-                format_ns(r.base.mean_ns.round() as u64),
-                lat(r.base.p99_ns),
-                p9999(&r.base),
-            ];
-            if with_cand {
-                match (&r.cand, &r.change) {
-                    (Some(c), Some(ch)) => row.extend([
-                        format_rate(c.iops),
-                        format_ns(c.mean_ns.round() as u64),
-                        lat(c.p99_ns),
-                        p9999(c),
-                        pct_text(ch.iops_pct),
-                        pct_text(ch.mean_pct),
-                        pct_text(ch.p99_pct),
-                        pct_text(ch.p99_99_pct),
-                    ]),
-                    _ => row.extend(std::iter::repeat_n(String::new(), 8)),
-                }
-            }
-            rows.push(row);
-        }
-        out.push_str(&crate::table::render(&rows));
-        out.push('\n');
-    }
-    out.push_str("* thin: fewer than 100 I/Os beyond p99.99\n");
-    out
-}
-
-fn trim_num(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
-    }
-}
-
-/// The table as CSV (values in ns and IOPS, changes in percent).
-pub fn to_csv(t: &SweepTable) -> String {
-    let mut out = format!(
-        "config,{},base_run,iops,mean_ns,p99_ns,p99_99_ns,cand_run,cand_iops,cand_mean_ns,cand_p99_ns,cand_p99_99_ns,iops_pct,mean_pct,p99_pct,p99_99_pct\n",
-        csv_field(&t.param)
-    );
-    let o = |v: Option<u64>| v.map_or_else(String::new, |v| v.to_string());
-    let f = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{v:.3}"));
-    for r in &t.rows {
-        let b = &r.base;
-        out.push_str(&format!(
-            "{},{},{},{:.3},{:.3},{},{}",
-            csv_field(&r.config),
-            trim_num(r.param),
-            csv_field(&b.run),
-            b.iops,
-            b.mean_ns,
-            o(b.p99_ns),
-            o(b.p99_99_ns)
-        ));
-        match (&r.cand, &r.change) {
-            (Some(c), Some(ch)) => out.push_str(&format!(
-                ",{},{:.3},{:.3},{},{},{},{},{},{}\n",
-                csv_field(&c.run),
-                c.iops,
-                c.mean_ns,
-                o(c.p99_ns),
-                o(c.p99_99_ns),
-                f(ch.iops_pct),
-                f(ch.mean_pct),
-                f(ch.p99_pct),
-                f(ch.p99_99_pct)
-            )),
-            _ => out.push_str(",,,,,,,,,\n"),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -397,9 +287,9 @@ mod tests {
         assert!((r.change.as_ref().unwrap().mean_pct.unwrap() + 20.0).abs() < 0.5);
         assert!(t.rows[2].cand.is_none());
         assert_eq!(t.rows[0].base.iops, 64.0);
-        let text = to_text(&t);
+        let text = crate::export::text::sweep(&t);
         assert!(text.contains("numjobs (write), disks=1") && text.contains("-20.0%"), "{text}");
-        let csv = to_csv(&t);
+        let csv = crate::export::csv::sweep(&t);
         assert_eq!(csv.lines().count(), 4);
         assert!(csv.lines().nth(1).unwrap().starts_with("disks=1,1,numjobs=1,64.000,"), "{csv}");
         let e = sweep(&[Run { source: "x.hlog".into(), ..Run::default() }], &[] as &[Run], "numjobs", "all").unwrap_err();

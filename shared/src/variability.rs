@@ -1,4 +1,4 @@
-//! Run-to-run variability of each level across a set of runs (seed 000's five-run study).
+//! Run-to-run variability of each level across a set of runs (the five-run study in the SDC talk "Latency is more than just a number").
 
 use serde::Serialize;
 

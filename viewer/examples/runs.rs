@@ -146,7 +146,7 @@ fn fio(log: &str, out: &str, name: &str, bs: u64, window_s: f64) {
 /// Time the steps the viewer takes for one run (natively), to find what to make faster.
 fn profile(path: &str) {
     use nines_core::series::Direction;
-    use nines_core::view;
+    use nines_core::{density, pyramid};
     let t = std::time::Instant::now();
     let bytes = std::fs::read(path).unwrap();
     let run = nines_core::import::read_any(path, &bytes).unwrap();
@@ -157,20 +157,20 @@ fn profile(path: &str) {
         run.windows.iter().map(|w| w.hist.buckets().len()).sum::<usize>()
     );
     let t = std::time::Instant::now();
-    let p = view::Pyramid::new(&run, &Direction::All);
+    let p = pyramid::Pyramid::new(&run, &Direction::All);
     eprintln!("pyramid {:?}", t.elapsed());
     let t = std::time::Instant::now();
     let whole = p.merged(&run, None, None).unwrap();
     eprintln!("merged {:?} ({} buckets)", t.elapsed(), whole.buckets().len());
     let t = std::time::Instant::now();
     let c = nines_core::ccdf::ccdf(&whole);
-    let d = view::log_density(&whole, 40);
+    let d = density::log_density(&whole, 40);
     eprintln!("ccdf+density {:?} {} {}", t.elapsed(), c.len(), d.len());
     let t = std::time::Instant::now();
     let s = nines_core::stats::run_stats(&run, &nines_core::stats::Options::default());
     eprintln!("run_stats {:?} {}", t.elapsed(), s.tags.0.len());
     let t = std::time::Instant::now();
-    let v = p.view(&run, view::Axis::Time, 0.0, 3600.0, 700);
-    let pts = view::series_points(v.iter(), &[nines_core::quantile::Level::nines(3), nines_core::quantile::Level::nines(4)]);
+    let v = p.view(&run, pyramid::Axis::Time, 0.0, 3600.0, 700);
+    let pts = pyramid::series_points(v.iter(), &[nines_core::quantile::Level::nines(3), nines_core::quantile::Level::nines(4)]);
     eprintln!("series {:?} {}", t.elapsed(), pts.len());
 }

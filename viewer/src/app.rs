@@ -22,15 +22,18 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use nines_core::ccdf::{ccdf, CcdfPoint};
+use nines_core::bandwidth::{bytes_per_io, mb_per_s};
+use nines_core::ccdf::{ccdf, ccdf_steps, nines_of, share_at, CcdfPoint};
+use nines_core::density::{log_density, DensityBin};
 use nines_core::hist::Hist;
+use nines_core::pyramid::{series_points, time_range_of_ios, Axis, Pyramid};
 use nines_core::quantile::{Level, Support};
 use nines_core::run::{is_direction, Run};
 use nines_core::series::{Direction, SeriesPoint};
 use nines_core::stats::{run_stats, Options, RunStats, TagStats};
+use nines_core::steady::steady_regions;
 use nines_core::units::{format_ns, format_ns_f, format_rate, group};
 use nines_core::variability::variability;
-use nines_core::view::{self, Axis, DensityBin, Pyramid};
 
 use crate::charts::{
     self, CdfSpec, Curve, Frame, HistSpec, HistTrace, Metric, RateLine, RateSpec, RuntimeLine, RuntimeSpec, Scale, TraceStyle,
@@ -135,7 +138,7 @@ fn trace_data(run: usize, dir: &Direction) -> Option<Rc<TraceData>> {
     };
     let native = pyramid.slots();
     let iops: Vec<f64> = native.iter().map(|s| if s.length_s > 0.0 { s.count as f64 / s.length_s } else { 0.0 }).collect();
-    let steady = view::steady_regions(&iops, STEADY_ROUNDS)
+    let steady = steady_regions(&iops, STEADY_ROUNDS)
         .into_iter()
         .map(|r| {
             let (a, b) = (&native[r.first], &native[r.end - 1]);
@@ -147,8 +150,8 @@ fn trace_data(run: usize, dir: &Direction) -> Option<Rc<TraceData>> {
         points: RefCell::new((Vec::new(), HashMap::new())),
         steady,
         ccdf: ccdf(&whole),
-        density: view::log_density(&whole, BINS_PER_DECADE),
-        bytes_per_io: view::bytes_per_io(&loaded.run, tag),
+        density: log_density(&whole, BINS_PER_DECADE),
+        bytes_per_io: bytes_per_io(&loaded.run, tag),
         pyramid,
     });
     with_model(|m| m.traces.insert(key, td.clone()));
@@ -237,7 +240,7 @@ fn trace_style(run: usize, d: usize, mode: DirMode) -> TraceStyle {
 fn time_sel(st: &ViewState, td: &TraceData) -> Option<(f64, f64)> {
     let (a, b) = st.sel?;
     if st.x_ios {
-        Some(view::time_range_of_ios(td.pyramid.slots(), a, b).unwrap_or((0.0, 0.0)))
+        Some(time_range_of_ios(td.pyramid.slots(), a, b).unwrap_or((0.0, 0.0)))
     } else {
         Some((a, b))
     }
@@ -394,7 +397,7 @@ fn cdf_data(st: &ViewState) -> CdfData {
         curves.push(Curve {
             label: t.label.clone(),
             style: t.style,
-            points: view::ccdf_steps(&pts).into_iter().map(|(x, y)| (x as f64, y)).collect(),
+            points: ccdf_steps(&pts).into_iter().map(|(x, y)| (x as f64, y)).collect(),
         });
         hover.push((t.label, t.style.css(), pts));
     }
@@ -465,7 +468,7 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
         for i in range {
             let entry = cache.1.entry((k, i)).or_insert_with(|| {
                 let span = td.pyramid.span(&td.loaded.run, k, i)?;
-                let p = view::series_points(std::iter::once(&span), &levels).pop()?;
+                let p = series_points(std::iter::once(&span), &levels).pop()?;
                 Some((p, span.ios_before))
             });
             if let Some((p, before)) = entry {
@@ -501,7 +504,7 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
         push(Metric::Max, pts.iter().map(|p| p.max_ns).collect(), Vec::new());
         let scale = match st.rate {
             RateMode::Iops => Some(1.0),
-            RateMode::Mbps => td.bytes_per_io.map(|b| view::mb_per_s(1.0, b)),
+            RateMode::Mbps => td.bytes_per_io.map(|b| mb_per_s(1.0, b)),
         };
         let steady = scale
             .map(|k| {
@@ -517,7 +520,7 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
         let rate: Vec<(f64, f64)> = match st.rate {
             RateMode::Iops => xs.iter().zip(&pts).map(|(&x, p)| (x, p.iops)).collect(),
             RateMode::Mbps => match td.bytes_per_io {
-                Some(bpi) => xs.iter().zip(&pts).map(|(&x, p)| (x, view::mb_per_s(p.iops, bpi))).collect(),
+                Some(bpi) => xs.iter().zip(&pts).map(|(&x, p)| (x, mb_per_s(p.iops, bpi))).collect(),
                 None => {
                     missing_bs = true;
                     Vec::new()
@@ -553,7 +556,7 @@ fn hist_data(st: &ViewState, x: Scale) -> HistData {
         let Some(td) = trace_data(t.run, &t.dir) else { continue };
         let bins = match time_sel(st, &td) {
             Some((a, b)) => match td.pyramid.merged(&td.loaded.run, Some(a), Some(b)) {
-                Some(h) => view::log_density(&h, BINS_PER_DECADE),
+                Some(h) => log_density(&h, BINS_PER_DECADE),
                 None => continue,
             },
             None => td.density.clone(),
@@ -1181,7 +1184,7 @@ fn App() -> impl IntoView {
                 s
             })
             .collect();
-        download("nines-stats.csv", "text/csv", view::stats_csv(&stats).as_bytes());
+        download("nines-stats.csv", "text/csv", nines_core::export::csv::stats(&stats).as_bytes());
     };
 
     // ----- drag and drop anywhere on the page
@@ -1376,12 +1379,12 @@ fn App() -> impl IntoView {
                         <div class="readout" data-testid="cdf-readout">
                             {move || {
                                 let x = hover_x.get()?;
-                                let rows = with_model(|m| m.hover_curves.iter().map(|(l, c, pts)| (l.clone(), c.clone(), view::share_at(pts, x))).collect::<Vec<_>>());
+                                let rows = with_model(|m| m.hover_curves.iter().map(|(l, c, pts)| (l.clone(), c.clone(), share_at(pts, x))).collect::<Vec<_>>());
                                 Some(view! {
                                     <b>{format_ns(x.round() as u64)}</b>
                                     {rows.into_iter().map(|(l, c, s)| {
                                         let txt = match s {
-                                            Some(s) => format!("{:.2} nines ({:.4}% slower, 1 in {})", view::nines_of(s), s * 100.0, group((1.0 / s).round() as u64)),
+                                            Some(s) => format!("{:.2} nines ({:.4}% slower, 1 in {})", nines_of(s), s * 100.0, group((1.0 / s).round() as u64)),
                                             None => "none slower (beyond the max)".to_string(),
                                         };
                                         view! { <span class="ro"><i style:background=c></i>{l}": "{txt}</span> }
@@ -1483,7 +1486,7 @@ fn stats_table(st: &ViewState) -> Vec<Node> {
             ];
             for l in &s.levels[..shown.min(s.levels.len())] {
                 // the same cell text as `nines stats` (ranges at a coarser source's precision)
-                let val = |v: u64| nines_core::import::precision::level_cell(l).unwrap_or_else(|| format_ns(v));
+                let val = |v: u64| nines_core::precision::level_cell(l).unwrap_or_else(|| format_ns(v));
                 let (text, class, title) = match (l.support, l.value_ns) {
                     (Support::Reliable, Some(v)) => (val(v), "num", ci_title(l.ci95_ns, l.beyond)),
                     (Support::Thin, Some(v)) => (

@@ -9,8 +9,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use nines_core::ccdf::nines_ticks;
+use nines_core::density::DensityBin;
 use nines_core::units::format_ns;
-use nines_core::view::{nines_ticks, DensityBin};
 
 /// Paul Tol's "muted" qualitative palette: distinguishable with the common colour-vision
 /// deficiencies and on white. Combined with [`DASHES`] it gives 54 distinct styles.
@@ -396,7 +397,7 @@ pub(crate) fn empty_note<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &
 pub struct Curve {
     pub label: String,
     pub style: TraceStyle,
-    /// Stair-step path (latency ns, share slower), from `nines_core::view::ccdf_steps`.
+    /// Stair-step path (latency ns, share slower), from `nines_core::ccdf::ccdf_steps`.
     pub points: Vec<(f64, f64)>,
 }
 
@@ -721,7 +722,7 @@ where
 pub struct HistTrace {
     pub label: String,
     pub style: TraceStyle,
-    /// Log-spaced bins from `nines_core::view::log_density`.
+    /// Log-spaced bins from `nines_core::density::log_density`.
     pub bins: Vec<DensityBin>,
 }
 
@@ -824,9 +825,9 @@ pub fn to_svg(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nines_core::ccdf::ccdf;
+    use nines_core::ccdf::{ccdf, ccdf_steps};
+    use nines_core::density::log_density;
     use nines_core::hist::{Hist, Layout};
-    use nines_core::view::{ccdf_steps, log_density};
 
     fn curve(i: usize, shift: u64) -> Curve {
         let h = Hist::from_values(Layout::default_ns(), (0..100_000u64).map(|v| 20_000 + shift + (v * v) / 50_000));

@@ -122,7 +122,7 @@ pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
             view.push("cset=1".into());
         }
         let st_opts = stats::Options { tag: args.tag.clone(), ..stats::Options::default() };
-        comparison = Some(nines_core::compare::to_text(&nines_core::compare::compare(&b, &c, &st_opts)));
+        comparison = Some(nines_core::export::text::comparison(&nines_core::compare::compare(&b, &c, &st_opts)));
     }
     if let Some(p) = &args.sweep {
         if !p.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c)) || p.is_empty() || p.len() > 64 {

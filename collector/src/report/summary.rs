@@ -93,7 +93,7 @@ fn run_section(i: usize, e: &Entry) -> String {
         h.push_str(&cell("stdev", &latf(s.stdev_ns)));
         for l in &s.levels[..shown] {
             ranges |= l.bucket_ns.is_some();
-            let text = nines_core::import::precision::level_cell(l);
+            let text = nines_core::precision::level_cell(l);
             match (l.support, l.value_ns) {
                 (Support::Reliable, Some(v)) => h.push_str(&cell(&l.label, &text.unwrap_or_else(|| format_ns(v)))),
                 (Support::Thin, Some(v)) => {
@@ -119,7 +119,7 @@ fn run_section(i: usize, e: &Entry) -> String {
         ));
     }
     if ranges {
-        h.push_str(&format!("<p class=\"ns-note\">{}</p>\n", esc(nines_core::import::precision::TABLE_NOTE)));
+        h.push_str(&format!("<p class=\"ns-note\">{}</p>\n", esc(nines_core::precision::TABLE_NOTE)));
     }
     if shown < levels.len() {
         h.push_str(&format!(

@@ -34,6 +34,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{anyhow, bail, Context, Result};
 use nines_core::archive::{ArchiveWriter, Header};
+use nines_core::export;
 use nines_core::stats;
 use rand::{RngCore, SeedableRng};
 use serde_json::{json, Map, Value};
@@ -72,7 +73,7 @@ pub fn finish(o: &Outcome, no_summary: bool, out: &mut impl Write) -> Result<()>
         let bytes = std::fs::read(&o.output).with_context(|| format!("could not read back '{}'", o.output.display()))?;
         let run = nines_core::archive::read(&o.output.display().to_string(), &bytes)?;
         let s = stats::run_stats(&run, &stats::Options::default());
-        write!(out, "{}", stats::to_text(&[s]))?;
+        write!(out, "{}", export::text::stats(&[s]))?;
         writeln!(out, "engine {}, stopped by {}", o.engine, o.stopped_by)?;
         if let Some(st) = &o.steady {
             match st.get("reached").and_then(Value::as_bool) {

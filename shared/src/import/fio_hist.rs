@@ -10,13 +10,13 @@
 //!
 //! One window per line, from the direction's previous line (0 for the first) to this one.
 //! Counts are recorded at the middle of their coarse bucket and the run's precision is that
-//! coarseness ([`super::precision`]).
+//! coarseness ([`crate::precision`]).
 
 use serde_json::{json, Map};
 
-use super::fio_buckets::{Coarse, MAX_COARSENESS, NR};
-use super::precision::Precision;
 use crate::hist::{add_counts, Accumulator, Layout};
+use crate::precision::fio_buckets::{Coarse, MAX_COARSENESS, NR};
+use crate::precision::Precision;
 use crate::run::{Run, Warning, Window};
 
 /// Why a fio histogram log could not be read.

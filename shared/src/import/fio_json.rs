@@ -4,20 +4,20 @@
 //! `jobs` array: one entry per job, or per group with `group_reporting`. Each job has a
 //! `read`, `write` and `trim` object (and `sync`, `mixed` where fio writes them) with
 //! `clat_ns`, `lat_ns` and `slat_ns` summaries; json+ adds `bins` to each summary fio computed
-//! percentiles for: bucket name (see [`super::fio_buckets::name_of`]) to count.
+//! percentiles for: bucket name (see [`crate::precision::fio_buckets::name_of`]) to count.
 //!
 //! Each document becomes one window per direction and measure, as long as the longest job's
 //! runtime, placed in time by the document's `timestamp_ms` (fio writes it when it reports, at
 //! the end of the run). Jobs are merged per direction. Completion latency is the direction
 //! itself (`read`); total latency and submission latency are auxiliary measures `read.lat`
 //! and `read.slat`. fio's own summaries and printed percentiles are kept in the run metadata
-//! under `fio`, and the run's precision is fio's buckets ([`super::precision`]).
+//! under `fio`, and the run's precision is fio's buckets ([`crate::precision`]).
 
 use serde_json::{json, Map, Value};
 
-use super::fio_buckets::{index_of, Coarse};
-use super::precision::Precision;
 use crate::hist::{add_counts, Accumulator, Layout};
+use crate::precision::fio_buckets::{index_of, Coarse};
+use crate::precision::Precision;
 use crate::run::{Run, Warning, Window};
 
 /// Why a fio json+ file could not be read.
@@ -384,13 +384,13 @@ mod tests {
         let s = run_stats(&run, &Options::default());
         let p99 = s.tags["read"].levels.iter().find(|l| l.label == "p99.9").unwrap();
         assert!(p99.at_least);
-        assert_eq!(p99.value_ns, Some(super::super::fio_buckets::CLAMP_LO_NS));
+        assert_eq!(p99.value_ns, Some(crate::precision::fio_buckets::CLAMP_LO_NS));
         let p50 = &s.tags["read"].levels[0];
         assert!(!p50.at_least);
         assert_eq!(p50.bucket_ns, Some((1000, 1007)));
-        let text = crate::stats::to_text(&[s]);
+        let text = crate::export::text::stats(&[s]);
         assert!(text.contains("at least 17.0s"), "{text}");
-        let json = crate::stats::to_json(&[run_stats(&run, &Options::default())]);
+        let json = crate::export::json::stats(&[run_stats(&run, &Options::default())]);
         assert!(json.contains("\"at_least\": true"), "{json}");
     }
 

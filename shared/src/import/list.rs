@@ -1,11 +1,19 @@
 //! Plain latency lists: one latency per line, or CSV/TSV with optional time and direction
-//! columns. The latency unit is given by the caller (`--unit`); times are seconds.
+//! columns. The latency unit is given by the caller (`--unit`) or by the latency column's name;
+//! times are seconds unless the time column's name gives a unit.
 //!
 //! Columns are found by a header line when there is one (`latency`/`lat`/`value`/`clat`...,
-//! `time`/`timestamp`/`t`..., `direction`/`dir`/`op`/`rw`/`type`...; a `_ms`, `_us` or `_ns`
-//! suffix on the time column sets its unit). Without a header: one column is the latency; two
-//! numeric columns are time and latency; a non-numeric column is the direction; three columns
-//! are time, latency and direction. Separators: comma, tab, semicolon or blanks.
+//! `time`/`timestamp`/`t`..., `direction`/`dir`/`op`/`rw`/`type`..., in any order; other
+//! columns are ignored). A unit in a latency or time column's name sets its unit: a suffix
+//! (`latency_us`, `lat_ms`, `clat_ns`, `duration_s`, `time_ms`) or one in brackets
+//! (`latency(us)`, `time (ms)`). A caller's unit that contradicts the latency column's is an
+//! error naming the column: which one is right cannot be told from the file. Without a header:
+//! one column is the latency; two numeric columns are time and latency; a non-numeric column is
+//! the direction; three columns are time, latency and direction.
+//!
+//! Separators: comma, tab or semicolon, told from the first lines (the first one found outside
+//! quotes), with fields read as RFC 4180 CSV by the `csv` crate (a quoted field may hold the
+//! separator); or, when a line has none of them, runs of blanks.
 //!
 //! With a time column, windows are by time (the caller's window length); without one, the
 //! whole list is one window of unknown length (IOPS are then not known).
@@ -82,6 +90,14 @@ pub enum ListErrorKind {
     Number { column: &'static str, text: String },
     #[error("header has no latency column; expected one named latency, lat, value, clat or duration")]
     NoLatencyColumn,
+    /// The latency column's name gives a unit and the caller gave another.
+    #[error(
+        "the latency column {column:?} is in {} but the unit given is {}; give --unit {} or rename the column",
+        .named.name(),
+        .given.name(),
+        .named.name()
+    )]
+    UnitConflict { column: String, named: Unit, given: Unit },
     #[error("direction {0:?} is not a tag (no commas or blanks)")]
     Direction(String),
     #[error("no latencies; expected one latency per line or CSV with a latency column")]
@@ -98,23 +114,132 @@ struct Cols {
     time: Option<usize>,
     dir: Option<usize>,
     time_scale: f64,
+    /// The unit the latency column's name gives.
+    lat_unit: Option<Unit>,
 }
 
-fn split(line: &str) -> Vec<&str> {
-    let sep: &[char] = if line.contains(',') {
-        &[',']
-    } else if line.contains('\t') {
-        &['\t']
-    } else if line.contains(';') {
-        &[';']
-    } else {
-        return line.split_whitespace().collect();
-    };
-    line.split(sep).map(|s| s.trim().trim_matches('"')).collect()
+/// How the fields of a list are separated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sep {
+    /// CSV with this delimiter (comma, tab or semicolon), quotes as RFC 4180 has them.
+    Csv(u8),
+    /// Runs of blanks, no quoting.
+    Blanks,
+}
+
+/// A line that holds no row: blank, or a `#` comment.
+fn is_skipped(line: &str) -> bool {
+    let line = line.trim();
+    line.is_empty() || line.starts_with('#')
+}
+
+/// The separator of a list: the first comma, tab or semicolon outside quotes in its first two
+/// lines that hold rows (comma before tab before semicolon, as one line would have them), or
+/// blanks.
+fn separator(text: &str) -> Sep {
+    for line in text.lines().filter(|l| !is_skipped(l)).take(2) {
+        let mut quoted = false;
+        let mut found = [false; 3];
+        for b in line.bytes() {
+            match b {
+                b'"' => quoted = !quoted,
+                b',' if !quoted => found[0] = true,
+                b'\t' if !quoted => found[1] = true,
+                b';' if !quoted => found[2] = true,
+                _ => {}
+            }
+        }
+        if let Some(i) = found.iter().position(|&f| f) {
+            return Sep::Csv([b',', b'\t', b';'][i]);
+        }
+    }
+    Sep::Blanks
+}
+
+/// The rows of a list, blank and comment lines skipped, each with the line it starts on.
+enum Rows<'a> {
+    Csv {
+        text: &'a str,
+        reader: csv::Reader<&'a [u8]>,
+        record: csv::StringRecord,
+        /// A byte offset already reached and the line it is on.
+        at: (usize, usize),
+    },
+    Blanks {
+        lines: std::iter::Enumerate<std::str::Lines<'a>>,
+    },
+}
+
+impl<'a> Rows<'a> {
+    fn new(text: &'a str) -> Rows<'a> {
+        match separator(text) {
+            Sep::Csv(delimiter) => Rows::Csv {
+                reader: csv::ReaderBuilder::new()
+                    .delimiter(delimiter)
+                    .has_headers(false)
+                    // rows of another width are reported with their line, not by the parser
+                    .flexible(true)
+                    .comment(Some(b'#'))
+                    .from_reader(text.as_bytes()),
+                record: csv::StringRecord::new(),
+                text,
+                at: (0, 1),
+            },
+            Sep::Blanks => Rows::Blanks { lines: text.lines().enumerate() },
+        }
+    }
+
+    /// The next row: its line number and its fields, trimmed and unquoted. Text that is valid
+    /// UTF-8 always parses as CSV (an unclosed quote runs to the end of the file).
+    fn next_row(&mut self) -> Option<(usize, Vec<&str>)> {
+        match self {
+            Rows::Csv { text, reader, record, at } => loop {
+                // The record starts after the blank and comment lines the parser skips from
+                // where the last one ended (its own line count leaves them out).
+                let mut start = (reader.position().byte() as usize).clamp(at.0, text.len());
+                loop {
+                    let rest = &text[start..];
+                    start += if rest.starts_with("\r\n") {
+                        2
+                    } else if rest.starts_with(['\n', '\r']) {
+                        1
+                    } else if rest.starts_with('#') {
+                        rest.find('\n').map_or(rest.len(), |i| i + 1)
+                    } else {
+                        break;
+                    };
+                }
+                match reader.read_record(record) {
+                    Ok(true) => {}
+                    Ok(false) | Err(_) => return None,
+                }
+                *at = (start, at.1 + text.as_bytes()[at.0..start].iter().filter(|&&b| b == b'\n').count());
+                let line = at.1;
+                // a blank line, or a comment after leading blanks (the parser skips only
+                // comments at the start of a line)
+                if record.len() == 1 && record[0].trim().is_empty() || record.get(0).is_some_and(|f| f.trim_start().starts_with('#')) {
+                    continue;
+                }
+                // quotes inside a field's blanks (`a, "b"`) are taken off as well
+                return Some((line, record.iter().map(|f| f.trim().trim_matches('"')).collect()));
+            },
+            Rows::Blanks { lines } => lines.by_ref().find(|(_, l)| !is_skipped(l)).map(|(i, l)| (i + 1, l.split_whitespace().collect())),
+        }
+    }
 }
 
 fn is_num(s: &str) -> bool {
     s.parse::<f64>().is_ok_and(f64::is_finite)
+}
+
+/// The unit a column's name gives: a suffix after `_` or a blank (`latency_us`, `time ms`), or
+/// a unit in brackets (`latency(us)`, `time [ms]`).
+fn unit_in_name(name: &str) -> Option<Unit> {
+    let bracketed = |open: char, close: char| {
+        let inner = &name[name.find(open)? + open.len_utf8()..];
+        Unit::parse(&inner[..inner.find(close)?])
+    };
+    bracketed('(', ')').or_else(|| bracketed('[', ']')).or_else(|| Unit::parse(name.rsplit(['_', ' ']).next()?))
 }
 
 fn header_cols(fields: &[&str]) -> Option<Cols> {
@@ -132,19 +257,9 @@ fn header_cols(fields: &[&str]) -> Option<Cols> {
     let lat = find(&["latency", "lat", "value", "clat", "duration", "elapsed", "response_time", "rt"]);
     let time = find(&["time", "timestamp", "t", "ts", "start", "time_s"]);
     let dir = find(&["direction", "dir", "op", "rw", "type", "ddir", "tag"]);
-    let time_scale = time.map_or(1.0, |t| {
-        let name = &lower[t];
-        if name.ends_with("_ms") || name.contains("(ms)") {
-            1e-3
-        } else if name.ends_with("_us") || name.contains("(us)") {
-            1e-6
-        } else if name.ends_with("_ns") || name.contains("(ns)") {
-            1e-9
-        } else {
-            1.0
-        }
-    });
-    Some(Cols { n: fields.len(), lat: lat.unwrap_or(usize::MAX), time, dir, time_scale })
+    let time_scale = time.and_then(|t| unit_in_name(&lower[t])).map_or(1.0, |u| u.ns() / 1e9);
+    let lat_unit = lat.and_then(|l| unit_in_name(&lower[l]));
+    Some(Cols { n: fields.len(), lat: lat.unwrap_or(usize::MAX), time, dir, time_scale, lat_unit })
 }
 
 fn guess_cols(fields: &[&str]) -> Cols {
@@ -165,15 +280,21 @@ pub fn sniff(bytes: &[u8]) -> bool {
     let bytes = super::without_bom(bytes);
     let head = &bytes[..bytes.len().min(4096)];
     let Ok(text) = std::str::from_utf8(head).or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()])) else { return false };
-    let mut lines = text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#'));
-    let Some(first) = lines.next() else { return false };
-    let f = split(first);
+    let mut rows = Rows::new(text);
+    let Some((_, f)) = rows.next_row() else { return false };
     let first_ok = if let Some(c) = header_cols(&f) { c.lat != usize::MAX } else { f.len() <= 3 && f.iter().any(|x| is_num(x)) };
-    first_ok
-        && lines.take(3).all(|l| {
-            let g = split(l);
-            g.len() == f.len() && g.len() <= 8 && g.iter().any(|x| is_num(x))
-        })
+    let n = f.len();
+    if !first_ok {
+        return false;
+    }
+    for _ in 0..3 {
+        match rows.next_row() {
+            Some((_, g)) if !(g.len() == n && g.len() <= 8 && g.iter().any(|x| is_num(x))) => return false,
+            Some(_) => {}
+            None => break,
+        }
+    }
+    true
 }
 
 fn direction(s: &str) -> Result<String, ListErrorKind> {
@@ -280,10 +401,11 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>, window_s: f64) 
         let line = bytes[..err.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
         e(line, ListErrorKind::NotText)
     })?;
-    let scale = unit.unwrap_or(Unit::Ns).ns();
     let window_s = if window_s.is_finite() && window_s > 0.0 { window_s } else { 1.0 };
     let layout = Layout::default_ns();
     let mut cols: Option<Cols> = None;
+    // the caller's unit, else the latency column's (once the header is read)
+    let mut unit = unit;
     let mut windows = Windows { layout, open: Vec::new(), newest: i64::MIN, done: BTreeMap::new() };
     let mut t_min = f64::INFINITY;
     let mut t_max = f64::NEG_INFINITY;
@@ -291,19 +413,21 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>, window_s: f64) 
     let mut warnings = Vec::new();
     let nlines = text.lines().count();
     let cut = !text.is_empty() && !text.ends_with('\n');
-    for (i, line) in text.lines().enumerate() {
-        let lineno = i + 1;
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let fields = split(line);
+    let mut rows = Rows::new(text);
+    while let Some((lineno, fields)) = rows.next_row() {
         let c = match cols {
             Some(c) => c,
             None => {
                 let c = match header_cols(&fields) {
                     Some(c) if c.lat == usize::MAX => return Err(e(lineno, ListErrorKind::NoLatencyColumn)),
                     Some(c) => {
+                        match (unit, c.lat_unit) {
+                            (Some(given), Some(named)) if given != named => {
+                                let column = fields[c.lat].chars().take(40).collect();
+                                return Err(e(lineno, ListErrorKind::UnitConflict { column, named, given }));
+                            }
+                            (given, named) => unit = given.or(named),
+                        }
                         cols = Some(c);
                         continue;
                     }
@@ -313,7 +437,7 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>, window_s: f64) 
                 c
             }
         };
-        let (ns, t, tag) = match parse_row(&fields, &c, scale) {
+        let (ns, t, tag) = match parse_row(&fields, &c, unit.unwrap_or(Unit::Ns).ns()) {
             Ok(row) => row,
             // The last line of a file that does not end with a newline may be cut by a killed
             // writer: dropped with a warning when complete lines came before it.
@@ -494,6 +618,55 @@ mod tests {
         let names: Vec<&str> = s.tags.iter().map(|(t, _)| t.as_str()).collect();
         assert_eq!(names, ["all.log", "read", "all"]);
         assert_eq!(s.tags["all"].count, 1);
+    }
+
+    #[test]
+    fn quoted_fields_and_a_unit_in_the_latency_column_name() {
+        // a quoted note holding the separator, columns in another order, the unit in the name
+        let text = "latency_us,note,op,time_ms\n120,\"warm, qd 4\",read,0\n45.5,\"a \"\"quoted\"\" note\",write,500\n900,,\"read\",1500\n";
+        assert!(sniff(text.as_bytes()));
+        assert_eq!(crate::import::detect("l.csv", text.as_bytes()), Some(crate::import::Format::List));
+        let run = read("l.csv", text.as_bytes(), None, 1.0).unwrap();
+        assert!(run.warnings.is_empty(), "{:?}", run.warnings);
+        assert_eq!(run.meta["list"]["unit"], "us");
+        let values = |tag: &str| run.windows.iter().filter(|w| w.tag.as_deref() == Some(tag)).map(|w| w.hist.clone()).collect::<Vec<_>>();
+        let l = Layout::default_ns();
+        assert_eq!(values("read"), [Hist::from_values(l, [120_000]), Hist::from_values(l, [900_000])]);
+        assert_eq!(values("write"), [Hist::from_values(l, [45_500])]);
+        assert_eq!(run.windows.iter().map(|w| w.start_s).collect::<Vec<_>>(), [0.0, 0.0, 1.0]);
+        // the same unit given again is no conflict
+        assert_eq!(read("l.csv", text.as_bytes(), Some(Unit::Us), 1.0).unwrap(), run);
+        // through read_any, as `nines import` reads it
+        assert_eq!(crate::import::read_any("l.csv", text.as_bytes()).unwrap().windows.len(), 3);
+        // semicolons and tabs, quoted headers
+        let semi = "\"lat_ms\";\"dir\"\n1,5;r\n";
+        assert_eq!(read("l.csv", semi.as_bytes(), None, 1.0).unwrap_err().line, 2);
+        let semi = "\"lat (ms)\";\"dir\"\n1.5;r\n\n2;\"w, x\"\n";
+        let e = read("l.csv", semi.as_bytes(), None, 1.0).unwrap_err();
+        assert_eq!((e.line, e.kind), (4, ListErrorKind::Direction("w, x".into())));
+        // the first latency-named column is the latency
+        let run = read("l.tsv", b"duration_s\tclat(ns)\n0.5\t7\n", None, 1.0).unwrap();
+        assert_eq!(run.windows[0].hist, Hist::from_values(l, [500_000_000]));
+        for (name, unit) in
+            [("latency_us", Unit::Us), ("lat_ms", Unit::Ms), ("clat_ns", Unit::Ns), ("duration_s", Unit::S), ("latency(us)", Unit::Us)]
+        {
+            let run = read("l.csv", format!("{name}\n3\n").as_bytes(), None, 1.0).unwrap();
+            assert_eq!(run.windows[0].hist, Hist::from_values(l, [(3.0 * unit.ns()) as u64]), "{name}");
+            assert!(run.warnings.is_empty(), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_unit_given_against_the_column_name_is_an_error() {
+        let e = read("l.csv", b"# made by hand\ntime,latency_us\n0,1\n", Some(Unit::Ms), 1.0).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert_eq!(e.kind, ListErrorKind::UnitConflict { column: "latency_us".into(), named: Unit::Us, given: Unit::Ms });
+        assert_eq!(
+            e.to_string(),
+            "l.csv: line 2: the latency column \"latency_us\" is in us but the unit given is ms; give --unit us or rename the column"
+        );
+        // a unit in the time column's name is the time's, not the latency's
+        assert!(read("l.csv", b"time_ms,latency\n0,1\n", Some(Unit::Us), 1.0).is_ok());
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! | format | module | precision |
 //! |---|---|---|
 //! | nines archives and HdrHistogram interval logs (Java, Python, JS, C writers) | [`crate::archive`] | the log's histograms |
-//! | fio `--output-format=json+` | [`fio_json`] | fio's buckets ([`precision`]) |
+//! | fio `--output-format=json+` | [`fio_json`] | fio's buckets ([`crate::precision`]) |
 //! | fio histogram logs (`--write_hist_log`) | [`fio_hist`] | fio's buckets, coarsened |
 //! | fio per-I/O latency logs (`--write_lat_log`, `log_avg_msec=0`) | [`fio_lat`] (streaming) | exact |
 //! | percentile spectra (`.hgrm`, wrk2 `--latency`) | [`spectrum`] | the step between rows |
@@ -20,12 +20,10 @@
 //! assert!(err.to_string().contains("tried: HdrHistogram interval log"));
 //! ```
 
-pub mod fio_buckets;
 pub mod fio_hist;
 pub mod fio_json;
 pub mod fio_lat;
 pub mod list;
-pub mod precision;
 pub mod spectrum;
 pub mod sweep;
 
@@ -37,11 +35,12 @@ use crate::archive::{self, ArchiveError};
 use crate::hist::Hist;
 use crate::run::{CountError, Run, Warning, Window};
 
+pub use crate::bom::{without_bom, BOM};
+pub use crate::precision::Precision;
 pub use fio_hist::FioHistError;
 pub use fio_json::FioJsonError;
 pub use fio_lat::{LatLogError, LatLogReader};
 pub use list::{ListError, Unit};
-pub use precision::Precision;
 pub use spectrum::SpectrumError;
 
 /// Why a file could not be read as a run.
@@ -111,15 +110,6 @@ impl Default for Options {
     fn default() -> Options {
         Options { unit: None, window_s: 1.0 }
     }
-}
-
-/// The UTF-8 byte-order mark some editors and Windows tools put at the start of a text file.
-pub const BOM: &[u8] = b"\xEF\xBB\xBF";
-
-/// The bytes after a leading UTF-8 byte-order mark, if there is one. Every reader's entry
-/// point starts with this, so a file saved with a mark reads as the same file without.
-pub fn without_bom(bytes: &[u8]) -> &[u8] {
-    bytes.strip_prefix(BOM).unwrap_or(bytes)
 }
 
 /// Tell the format of a file from its first bytes (and its name, for fio logs).

@@ -15,7 +15,7 @@
 //! A row says how many values lie at or below its value (`TotalCount`), so the values counted
 //! between two rows lie between the two rows' values: the histogram is rebuilt from those
 //! steps, each recorded at its row's value, and every level read from it is stated as its
-//! step ([`super::precision::Precision::Steps`]). Values are in the unit the writer scaled
+//! step ([`crate::precision::Precision::Steps`]). Values are in the unit the writer scaled
 //! them to (wrk2: milliseconds); the caller says which, milliseconds if not told. A file with
 //! several spectra (wrk2 `--u_latency` adds the uncorrected latency) is read for its first,
 //! with a warning: one run states one precision, and each spectrum has its own steps.
@@ -23,8 +23,8 @@
 use serde_json::{json, Map};
 
 use super::list::Unit;
-use super::precision::Precision;
 use crate::hist::{Accumulator, Layout, MAX_COUNT};
+use crate::precision::Precision;
 use crate::run::{Run, Warning, Window};
 
 /// Why a percentile spectrum could not be read.

@@ -1,5 +1,6 @@
-//! Parameter sweeps: a set of fio results that differ in one or more parameters (seed 004:
-//! `numjobs` from 1 to 1024, `fio-16-jobs/fio.json`), labelled by what differs.
+//! Parameter sweeps: a set of fio results that differ in one or more parameters (a baseline
+//! and a patched storage stack run with fio threads from 1 to 1024, one result a folder such
+//! as `fio-16-jobs/fio.json`), labelled by what differs.
 //!
 //! The parameters are the fio options whose values differ between the runs (the document's
 //! `global options` merged with its first job's `job options`; paths and log names are left

@@ -91,7 +91,7 @@ fn cmp_key(st: &ViewState, version: u64) -> CmpKey {
 
 /// Position of a level on the change chart's x axis, in nines: p50 at 0.3, p99.9 at 3.
 fn nines_x(l: &Level) -> f64 {
-    nines_core::view::nines_of((l.den - l.num).max(1) as f64 / l.den as f64)
+    nines_core::ccdf::nines_of((l.den - l.num).max(1) as f64 / l.den as f64)
 }
 
 fn compare_data(st: &ViewState) -> CmpData {
@@ -792,7 +792,7 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
     let export_sweep_csv = move |_: web_sys::MouseEvent| {
         let d = swp(&sweep_memo.get_untracked().0);
         if let Some(Ok(t)) = &d.table {
-            download("nines-sweep.csv", "text/csv", sweep_table::to_csv(t).as_bytes());
+            download("nines-sweep.csv", "text/csv", nines_core::export::csv::sweep(t).as_bytes());
         }
     };
 

@@ -1,114 +1,20 @@
-//! What the viewer draws, computed here so that the browser and the CLI share one
-//! implementation: the 1-CDF as a stair-step path, the share of I/Os slower than a latency,
-//! a log-binned latency histogram, a pyramid of exactly merged windows for zooming the runtime
-//! view, bytes per I/O for MB/s, nines axis ticks and the stats table as CSV.
-//!
-//! ```
-//! use nines_core::{hist::{Hist, Layout}, ccdf::ccdf, view};
-//! let h = Hist::from_values(Layout::default_ns(), 1_000..=100_000);
-//! let steps = view::ccdf_steps(&ccdf(&h));
-//! assert_eq!(steps.first().unwrap().1, 1.0);
-//! // the curve ends at the share of I/Os in the top bucket (1/N when the max stands alone)
-//! assert_eq!(steps.last().unwrap().1, h.buckets().last().unwrap().1 as f64 / 99_001.0);
-//! ```
+//! The runtime view's zoom structure: a run's windows of one direction at every power-of-two
+//! exact merge, so that a chart of any stretch of a run, on a time or an I/O axis, is a few
+//! merged histograms per pixel and never loses the tail (the runtime QoS of the SDC talk "Latency is more than just a number").
 
 use std::borrow::Cow;
 
-use crate::ccdf::CcdfPoint;
 use crate::hist::{Accumulator, Hist};
 use crate::quantile::{Level, Support};
 use crate::run::Run;
 use crate::series::{Direction, SeriesPoint};
-use crate::stats::RunStats;
-
-/// The 1-CDF as a stair-step path `(latency ns, share slower)`: a latency within a bucket is
-/// drawn at the share of I/Os in that bucket or above, and the curve drops at the bucket's
-/// upper edge to the share above it. Ends at the max with the share of the top bucket (1/N for
-/// a single slowest I/O): the curve stops where the data stops.
-pub fn ccdf_steps(points: &[CcdfPoint]) -> Vec<(u64, f64)> {
-    let mut out = Vec::with_capacity(points.len() * 2);
-    for (i, p) in points.iter().enumerate() {
-        if i > 0 {
-            out.push((points[i - 1].value_ns, p.share));
-        }
-        out.push((p.value_ns, p.share));
-    }
-    out
-}
-
-/// Share of I/Os at or above the bucket holding `x_ns` (at histogram precision); 1 below the
-/// first bucket, `None` above the max (no I/O that slow).
-pub fn share_at(points: &[CcdfPoint], x_ns: f64) -> Option<f64> {
-    let i = points.partition_point(|p| (p.value_ns as f64) < x_ns);
-    points.get(i).map(|p| p.share)
-}
-
-/// Levels of nines of a share: -log10(share) (3.0 = one I/O in a thousand is slower).
-pub fn nines_of(share: f64) -> f64 {
-    -share.log10()
-}
-
-/// A gridline of the 1-CDF's y axis: the share and its label (`90%`, `99.9%`, ...).
-#[derive(Clone, Debug, PartialEq)]
-pub struct NinesTick {
-    pub share: f64,
-    pub nines: u32,
-    pub label: String,
-}
-
-/// Gridlines for 1..=`max_nines` nines (9 at most, as `nines stats` reports).
-pub fn nines_ticks(max_nines: u32) -> Vec<NinesTick> {
-    (1..=max_nines.min(12))
-        .map(|k| NinesTick { share: 10f64.powi(-(k as i32)), nines: k, label: format!("{}%", &Level::nines(k).label[1..]) })
-        .collect()
-}
-
-/// One bin of a log-binned latency histogram.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DensityBin {
-    pub lo_ns: f64,
-    pub hi_ns: f64,
-    /// I/Os whose bucket midpoint falls in `[lo, hi)`.
-    pub count: u64,
-    /// Share of all I/Os per decade of latency: count / N / log10(hi/lo).
-    pub density: f64,
-}
-
-/// Histogram of latencies on log-spaced bins (`bins_per_decade` per factor of 10) from the
-/// min's bin to the max's, empty bins included. Each recorded bucket goes whole to the bin
-/// holding its midpoint, so counts are exact and sum to N.
-pub fn log_density(h: &Hist, bins_per_decade: u32) -> Vec<DensityBin> {
-    let n = h.count();
-    if n == 0 || bins_per_decade == 0 {
-        return Vec::new();
-    }
-    let bpd = bins_per_decade as f64;
-    let layout = h.layout();
-    let bin_of = |v: u64| ((v.max(1) as f64).log10() * bpd).floor() as i64;
-    let first = bin_of(layout.median_equivalent(h.min()));
-    let last = bin_of(layout.median_equivalent(h.buckets().next_back().map_or(0, |b| b.0)));
-    let mut counts = vec![0_u64; (last - first + 1) as usize];
-    for (v, c) in h.buckets() {
-        counts[(bin_of(layout.median_equivalent(v)) - first) as usize] += c;
-    }
-    counts
-        .into_iter()
-        .enumerate()
-        .map(|(i, count)| {
-            let k = first + i as i64;
-            let lo = 10f64.powf(k as f64 / bpd);
-            let hi = 10f64.powf((k + 1) as f64 / bpd);
-            DensityBin { lo_ns: lo, hi_ns: hi, count, density: count as f64 / n as f64 / (hi / lo).log10() }
-        })
-        .collect()
-}
 
 /// Which x axis the runtime view uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Axis {
     /// Seconds from the run's start.
     Time,
-    /// I/Os completed before the window (seed 000's runtime QoS by sample count).
+    /// I/Os completed before the window (runtime QoS by sample count, as in the SDC talk "Latency is more than just a number").
     Ios,
 }
 
@@ -335,11 +241,6 @@ impl Pyramid {
     }
 }
 
-/// MB/s (10^6 bytes per second) from IOPS and bytes per I/O.
-pub fn mb_per_s(iops: f64, bytes_per_io: f64) -> f64 {
-    iops * bytes_per_io / 1e6
-}
-
 /// Runtime-series points of the spans of a view: count, IOPS, median, the given levels and
 /// the max of each (the same definitions as [`crate::series::runtime_series`]).
 pub fn series_points<'a>(spans: impl IntoIterator<Item = &'a Span<'a>>, levels: &[Level]) -> Vec<SeriesPoint> {
@@ -399,148 +300,9 @@ pub fn time_range_of_ios(slots: &[Slot], a: f64, b: f64) -> Option<(f64, f64)> {
     Some((sel.first()?.start_s, last.start_s + last.length_s))
 }
 
-/// A stretch of windows over which the SNIA PTS steady-state rule holds (seed 001).
-#[derive(Clone, Debug, PartialEq)]
-pub struct SteadyRegion {
-    /// First window (index into the values).
-    pub first: usize,
-    /// One past the last window.
-    pub end: usize,
-    /// Average of the values over the region: the band is drawn at 90% to 110% of it.
-    pub average: f64,
-}
-
-/// Where a per-window value (IOPS, MB/s) is in steady state: every run of `rounds` consecutive
-/// windows for which [`crate::steady::pts`] holds (range < 20% of the average, fitted
-/// excursion <= 10%), with overlapping runs joined into regions.
-pub fn steady_regions(values: &[f64], rounds: usize) -> Vec<SteadyRegion> {
-    let mut out: Vec<SteadyRegion> = Vec::new();
-    if rounds < 2 || values.len() < rounds {
-        return out;
-    }
-    for e in rounds..=values.len() {
-        if !crate::steady::pts(&values[e - rounds..e]).is_some_and(|p| p.holds) {
-            continue;
-        }
-        match out.last_mut() {
-            Some(r) if r.end >= e - rounds => r.end = e,
-            _ => out.push(SteadyRegion { first: e - rounds, end: e, average: 0.0 }),
-        }
-    }
-    for r in &mut out {
-        r.average = values[r.first..r.end].iter().sum::<f64>() / (r.end - r.first) as f64;
-    }
-    out
-}
-
-/// Bytes per I/O from a run's metadata, for MB/s: the collector's `workload.bs_bytes`
-/// (`[[size, percent], ...]`, the split's mean size: MB/s is then exact on average over the
-/// split, not per window), else `workload.bs`, `workload.block_size` or `workload.bs_<tag>`
-/// (bytes as a number, or a size such as `4k`, `128KiB`). `None` when the run does not say
-/// (foreign logs): MB/s is then not shown rather than guessed.
-pub fn bytes_per_io(run: &Run, tag: Option<&str>) -> Option<f64> {
-    let w = run.meta.get("workload")?;
-    if let Some(split) = w.get("bs_bytes").and_then(|v| v.as_array()) {
-        let pairs: Option<Vec<(f64, f64)>> = split.iter().map(|p| Some((p.get(0)?.as_f64()?, p.get(1)?.as_f64()?))).collect();
-        if let Some(pairs) = pairs {
-            let total: f64 = pairs.iter().map(|p| p.1).sum();
-            if total > 0.0 {
-                return Some(pairs.iter().map(|(b, pct)| b * pct).sum::<f64>() / total);
-            }
-        }
-    }
-    let keys: Vec<String> = match tag {
-        Some(t) => vec![format!("bs_{t}"), format!("{t}_bs"), "bs".into(), "block_size".into()],
-        None => vec!["bs".into(), "block_size".into()],
-    };
-    keys.iter().find_map(|k| w.get(k).and_then(parse_size))
-}
-
-fn parse_size(v: &serde_json::Value) -> Option<f64> {
-    if let Some(x) = v.as_f64() {
-        return (x > 0.0).then_some(x);
-    }
-    crate::units::parse_size(v.as_str()?).ok().map(|b| b as f64)
-}
-
-/// The stats table as CSV: one row per run and direction, levels with their support and the
-/// I/Os beyond them. Values in ns; a level without support is empty.
-pub fn stats_csv(runs: &[RunStats]) -> String {
-    let mut out = String::new();
-    let labels: Vec<String> =
-        runs.iter().flat_map(|r| r.tags.iter()).next().map(|(_, s)| s.levels.iter().map(|l| l.label.clone()).collect()).unwrap_or_default();
-    let mut header = vec![
-        "run".to_string(),
-        "file".into(),
-        "direction".into(),
-        "count".into(),
-        "iops".into(),
-        "min_ns".into(),
-        "mean_ns".into(),
-        "stdev_ns".into(),
-    ];
-    for l in &labels {
-        header.extend([
-            format!("{l}_ns"),
-            format!("{l}_support"),
-            format!("{l}_beyond"),
-            format!("{l}_ci95_lo_ns"),
-            format!("{l}_ci95_hi_ns"),
-        ]);
-    }
-    header.push("max_ns".into());
-    out.push_str(&header.iter().map(|h| csv_field(h)).collect::<Vec<_>>().join(","));
-    out.push('\n');
-    for r in runs {
-        for (tag, s) in r.tags.iter() {
-            let mut row = vec![
-                csv_field(&r.name),
-                csv_field(&r.file),
-                csv_field(tag),
-                s.count.to_string(),
-                format!("{:.3}", s.iops),
-                s.min_ns.to_string(),
-                format!("{:.1}", s.mean_ns),
-                format!("{:.1}", s.stdev_ns),
-            ];
-            for l in &s.levels {
-                let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
-                let support = match l.support {
-                    Support::None => "none",
-                    Support::Thin => "thin",
-                    Support::Reliable => "reliable",
-                };
-                row.extend([
-                    opt(l.value_ns),
-                    support.into(),
-                    l.beyond.to_string(),
-                    opt(l.ci95_ns.map(|c| c.0)),
-                    opt(l.ci95_ns.map(|c| c.1)),
-                ]);
-            }
-            row.push(s.max_ns.to_string());
-            out.push_str(&row.join(","));
-            out.push('\n');
-        }
-    }
-    out
-}
-
-/// Quote a CSV field when needed; a leading `=`, `+`, `-` or `@` is prefixed with `'` so that
-/// a hostile run name cannot become a spreadsheet formula.
-pub fn csv_field(s: &str) -> String {
-    let s = if s.starts_with(['=', '+', '-', '@']) { format!("'{s}") } else { s.to_string() };
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ccdf::ccdf;
     use crate::hist::Layout;
     use crate::run::Window;
     use crate::series::{runtime_series, Grouping};
@@ -560,41 +322,6 @@ mod tests {
             }
         }
         Run { name: "r".into(), source: "r.hlog".into(), windows, ..Run::default() }
-    }
-
-    #[test]
-    fn steps_follow_the_ccdf_and_end_at_one_over_n() {
-        let h = Hist::from_values(Layout::default_ns(), [100, 200, 200, 300]);
-        let c = ccdf(&h);
-        let s = ccdf_steps(&c);
-        assert_eq!(s, vec![(100, 1.0), (100, 0.75), (200, 0.75), (200, 0.25), (300, 0.25)]);
-        assert_eq!(share_at(&c, 50.0), Some(1.0));
-        assert_eq!(share_at(&c, 150.0), Some(0.75));
-        assert_eq!(share_at(&c, 300.0), Some(0.25));
-        assert_eq!(share_at(&c, 301.0), None);
-        assert!((nines_of(0.001) - 3.0).abs() < 1e-12);
-    }
-
-    #[test]
-    fn ticks_are_labelled_in_nines() {
-        let t = nines_ticks(9);
-        assert_eq!(t.len(), 9);
-        assert_eq!(t[0].label, "90%");
-        assert_eq!(t[2].label, "99.9%");
-        assert_eq!(t[8].label, "99.9999999%");
-        assert_eq!(t[8].share, 1e-9);
-    }
-
-    #[test]
-    fn density_counts_are_exact() {
-        let h = Hist::from_values(Layout::default_ns(), (0..10_000u64).map(|i| 1_000 + i * i / 100));
-        let d = log_density(&h, 20);
-        assert_eq!(d.iter().map(|b| b.count).sum::<u64>(), 10_000);
-        assert!(d.windows(2).all(|w| (w[0].hi_ns - w[1].lo_ns).abs() < 1e-6 * w[1].lo_ns));
-        assert!(d.first().unwrap().lo_ns <= 1_000.0 && d.last().unwrap().hi_ns >= h.max() as f64 * 0.999);
-        let area: f64 = d.iter().map(|b| b.density * (b.hi_ns / b.lo_ns).log10()).sum();
-        assert!((area - 1.0).abs() < 1e-9);
-        assert!(log_density(&Hist::empty(Layout::default_ns()), 20).is_empty());
     }
 
     #[test]
@@ -635,7 +362,6 @@ mod tests {
         assert_eq!(m.max(), sliced.tags["read"].max_ns);
         assert_eq!(p.merged(&r, None, None).unwrap(), total);
         assert_eq!(p.merged(&r, Some(100.0), None), None);
-        assert_eq!(mb_per_s(1000.0, 4096.0), 4.096);
         // points match the core's runtime series
         let native = p.view(&r, Axis::Time, 0.0, 37.0, 1000);
         let pts = series_points(native.iter(), &[Level::nines(2)]);
@@ -650,49 +376,5 @@ mod tests {
         assert!(av.iter().zip(&core_all).all(|(a, b)| *a.hist == b.hist));
         let coarse = all.view(&r, Axis::Time, 0.0, 37.0, 4);
         assert_eq!(sum(&coarse), merge_windows(core_all.iter()).unwrap());
-    }
-
-    #[test]
-    fn steady_regions_skip_a_disturbed_stretch() {
-        let mut v = vec![1000.0; 30];
-        for (i, x) in v.iter_mut().enumerate().take(18).skip(12) {
-            *x = if i % 2 == 0 { 400.0 } else { 1500.0 };
-        }
-        let r = steady_regions(&v, 5);
-        assert_eq!(r.len(), 2, "{r:?}");
-        assert_eq!((r[0].first, r[0].end, r[0].average), (0, 12, 1000.0));
-        assert_eq!((r[1].first, r[1].end), (18, 30));
-        // a ramp that never settles within 10%
-        let ramp: Vec<f64> = (0..20).map(|i| 100.0 + 10.0 * i as f64).collect();
-        assert!(steady_regions(&ramp, 5).is_empty());
-        assert!(steady_regions(&v[..3], 5).is_empty());
-    }
-
-    #[test]
-    fn block_size_from_metadata() {
-        let mut r = run(1);
-        assert_eq!(bytes_per_io(&r, Some("read")), None);
-        r.meta.insert("workload".into(), serde_json::json!({"bs": "4k", "bs_write": 131072}));
-        assert_eq!(bytes_per_io(&r, Some("read")), Some(4096.0));
-        assert_eq!(bytes_per_io(&r, Some("write")), Some(131072.0));
-        assert_eq!(bytes_per_io(&r, None), Some(4096.0));
-        r.meta.insert("workload".into(), serde_json::json!({"bs": "4KiB/70:64KiB/30", "bs_bytes": [[4096, 70], [65536, 30]]}));
-        assert_eq!(bytes_per_io(&r, Some("read")), Some(4096.0 * 0.7 + 65536.0 * 0.3));
-    }
-
-    #[test]
-    fn csv_has_a_row_per_direction_and_defuses_formulas() {
-        let mut r = run(3);
-        r.name = "=cmd|' /C calc'!A0".into();
-        let s = run_stats(&r, &Options::default());
-        let csv = stats_csv(std::slice::from_ref(&s));
-        let lines: Vec<&str> = csv.lines().collect();
-        assert_eq!(lines.len(), 1 + 3);
-        assert!(lines[0].starts_with("run,file,direction,count,iops"));
-        assert!(lines[1].starts_with("'=cmd|' /C calc'!A0,r.hlog,read,2100,"), "{}", lines[1]);
-        let fields: Vec<&str> = lines[3].split(',').collect();
-        assert_eq!(fields[2], "all");
-        assert_eq!(fields[3], "3000");
-        assert_eq!(fields.last().unwrap().parse::<u64>().unwrap(), s.tags["all"].max_ns);
     }
 }

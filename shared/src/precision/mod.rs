@@ -9,7 +9,7 @@
 //! - a level's `value_ns` becomes the upper edge of fio's bucket holding it (never understated)
 //!   and `bucket_ns` holds `[lower edge, upper edge]`, the level's stated precision;
 //! - a level in fio's clamp bucket (latencies of about 17.05 s and more, see
-//!   [`super::fio_buckets`]) has no upper edge: `value_ns` is the bucket's lower edge and
+//!   [`fio_buckets`]) has no upper edge: `value_ns` is the bucket's lower edge and
 //!   `at_least` is set, shown as "at least 17.0s";
 //! - confidence intervals, min and max widen to fio's bucket edges.
 //!
@@ -18,14 +18,18 @@
 //! widened by half the printed resolution, and that step is the stated precision.
 //!
 //! Runs that mix sources take the coarsest precision present ([`Precision::coarsest`]).
+//!
+//! Precision is the core's concept, not the importers': the importers state it, and the
+//! statistics ([`crate::stats`]), the renderers ([`crate::export`]) and the viewer apply it.
+
+pub mod fio_buckets;
 
 use serde_json::{json, Map, Value};
 
-use super::fio_buckets::{Coarse, CLAMP_LO_NS, MAX_COARSENESS};
 use crate::hist::Layout;
 use crate::quantile::LevelStat;
-use crate::stats::TagStats;
 use crate::units::format_ns;
+use fio_buckets::{Coarse, CLAMP_LO_NS, MAX_COARSENESS};
 
 /// Metadata key holding the precision.
 pub const META_KEY: &str = "precision";
@@ -147,18 +151,6 @@ impl Precision {
             l.ci95_ns = if bh.at_least { None } else { Some((bl.lo, bh.hi)) };
         }
     }
-
-    /// Restate a direction's statistics at this precision.
-    pub fn apply(&self, s: &mut TagStats) {
-        if s.count > 0 {
-            s.min_ns = self.bucket(s.min_ns).lo;
-            let b = self.bucket(s.max_ns);
-            s.max_ns = if b.at_least { b.lo } else { b.hi };
-        }
-        for l in &mut s.levels {
-            self.apply_level(l);
-        }
-    }
 }
 
 /// The table cell of a level stated at a source's precision: `1.02-1.05ms`, or
@@ -214,7 +206,7 @@ mod tests {
         let h = Hist::from_values(Layout::default_ns(), values.iter().copied());
         let mut s = tag_stats(&h, 1.0, &standard_levels());
         let p = Precision::Fio { coarseness: 0 };
-        p.apply(&mut s);
+        s.restate(&p);
         for l in &s.levels {
             if l.support == Support::None {
                 continue;

@@ -1,0 +1,325 @@
+//! Text tables for a terminal: `nines stats`, `compare`, `steady` and `sweep`. Names, files,
+//! tags and warnings come from files: they are shown with control characters escaped
+//! ([`crate::table::shown`]).
+
+use crate::compare::{Comparison, Side, Verdict};
+use crate::convergence::SteadyReport;
+use crate::quantile::Support;
+use crate::stats::RunStats;
+use crate::steady::Criterion;
+use crate::sweep_table::{Point, SweepTable};
+use crate::units::{format_ns, format_ns_f, format_rate, group};
+
+/// The text table `nines stats` prints.
+pub fn stats(runs: &[RunStats]) -> String {
+    let mut out = String::new();
+    for (i, r) in runs.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&render_run(r));
+    }
+    out
+}
+
+fn render_run(r: &RunStats) -> String {
+    // names, files and warnings come from files: shown with control characters escaped
+    let esc = crate::table::shown;
+    let mut out = format!("{} ({}), {:.1} s\n", esc(&r.name), esc(&r.file), r.duration_s);
+    let levels: Vec<&str> = r.tags.0.first().map(|(_, s)| s.levels.iter().map(|l| l.label.as_str()).collect()).unwrap_or_default();
+    // A level column is printed while any row has a value in it; the levels past the last
+    // such column have no I/O beyond them in any row and are named in a note instead.
+    let shown = (0..levels.len()).rev().find(|&i| r.tags.iter().any(|(_, s)| s.levels[i].value_ns.is_some())).map_or(0, |i| i + 1);
+    let mut header = vec!["dir", "count", "IOPS", "min", "mean", "stdev"];
+    header.extend(levels[..shown].iter().copied());
+    header.push("max");
+    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    let mut thin_notes = Vec::new();
+    let mut blank_inside = false;
+    for (tag, s) in r.tags.iter() {
+        let has = s.count > 0;
+        let lat = |v: u64| if has { format_ns(v) } else { "-".into() };
+        let latf = |v: f64| if has { format_ns_f(v) } else { "-".into() };
+        let mut row = vec![tag.clone(), group(s.count), format_rate(s.iops), lat(s.min_ns), latf(s.mean_ns), latf(s.stdev_ns)];
+        for l in &s.levels[..shown] {
+            row.push(match (l.support, l.value_ns) {
+                (Support::Reliable, Some(v)) => crate::precision::level_cell(l).unwrap_or_else(|| format_ns(v)),
+                (Support::Thin, Some(v)) => {
+                    thin_notes.push(format!("{tag} {} ({})", l.label, group(l.beyond)));
+                    format!("{}*", crate::precision::level_cell(l).unwrap_or_else(|| format_ns(v)))
+                }
+                _ => {
+                    blank_inside |= has;
+                    String::new()
+                }
+            });
+        }
+        row.push(lat(s.max_ns));
+        rows.push(row);
+    }
+    out.push_str(&crate::table::render(&rows));
+    if !thin_notes.is_empty() {
+        out.push_str(&wrap(&esc(&format!("* thin, I/Os beyond the level in brackets (reliable from 100): {}", thin_notes.join(", ")))));
+    }
+    if r.tags.iter().any(|(_, s)| s.levels.iter().any(|l| l.bucket_ns.is_some())) {
+        out.push_str(&wrap(crate::precision::TABLE_NOTE));
+    }
+    if blank_inside {
+        out.push_str("blank: no I/O lies beyond that level, so its value would only repeat the max\n");
+    }
+    if shown < levels.len() {
+        out.push_str(&format!("{}..{}: not shown, no I/O lies beyond them in any row\n", levels[shown], levels[levels.len() - 1]));
+    }
+    for w in &r.warnings {
+        out.push_str(&format!("warning: {}: {}\n", esc(&r.file), esc(&w.to_string())));
+    }
+    out
+}
+
+/// Wrap a note at 80 columns, continuation lines indented.
+fn wrap(text: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && line.len() + 1 + word.len() > 80 {
+            out.push_str(&line);
+            out.push('\n');
+            line = "  ".to_string();
+        } else if !line.is_empty() && line != "  " {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+fn compare_value(label: &str, v: Option<f64>) -> String {
+    match v {
+        None => "-".into(),
+        Some(x) if label == "IOPS" => format_rate(x),
+        Some(x) => format_ns(x.max(0.0).round() as u64),
+    }
+}
+
+fn compare_interval(label: &str, s: &Side) -> String {
+    match s.interval {
+        None => String::new(),
+        Some((a, b)) => format!("[{}..{}]", compare_value(label, Some(a)), compare_value(label, Some(b))),
+    }
+}
+
+/// Text tables for `nines compare`.
+pub fn comparison(c: &Comparison) -> String {
+    let mut out = format!(
+        "baseline: {} ({} run{})\ncandidate: {} ({} run{})\n",
+        crate::table::shown(&c.baseline.join(", ")),
+        c.baseline.len(),
+        if c.baseline.len() == 1 { "" } else { "s" },
+        crate::table::shown(&c.candidate.join(", ")),
+        c.candidate.len(),
+        if c.candidate.len() == 1 { "" } else { "s" },
+    );
+    let kind = |n: usize| if n == 1 { "95% CI" } else { "run band" };
+    for t in &c.tags {
+        out.push_str(&format!("\n{}\n", crate::table::shown(&t.tag)));
+        let mut rows = vec![vec![
+            "".to_string(),
+            "baseline".into(),
+            kind(c.baseline.len()).into(),
+            "candidate".into(),
+            kind(c.candidate.len()).into(),
+            "change".into(),
+            "verdict".into(),
+        ]];
+        for ch in std::iter::once(&t.iops).chain(std::iter::once(&t.mean)).chain(t.levels.iter()) {
+            if ch.base.value.is_none() && ch.cand.value.is_none() {
+                continue;
+            }
+            rows.push(vec![
+                ch.label.clone(),
+                compare_value(&ch.label, ch.base.value),
+                compare_interval(&ch.label, &ch.base),
+                compare_value(&ch.label, ch.cand.value),
+                compare_interval(&ch.label, &ch.cand),
+                ch.change_pct.map_or("-".into(), |p| format!("{p:+.1}%")),
+                match ch.verdict {
+                    Verdict::Better => "better".into(),
+                    Verdict::Worse => "worse".into(),
+                    Verdict::Same => "within noise".into(),
+                    Verdict::Unknown => "too few I/Os to tell".into(),
+                },
+            ]);
+        }
+        out.push_str(&crate::table::render(&rows));
+    }
+    out.push_str(
+        "\nA change counts only where the intervals do not overlap: one run's 95% confidence \
+         interval, or a set's band from its lowest to its highest run.\n",
+    );
+    out
+}
+
+fn steady_value(track: &str, v: f64) -> String {
+    match track {
+        "IOPS" => format_rate(v),
+        "MB/s" => format!("{v:.1}"),
+        _ => format_ns(v.max(0.0).round() as u64),
+    }
+}
+
+/// The report as text: the verdict, the window table with its limits, and fio's criteria.
+pub fn steady(r: &SteadyReport) -> String {
+    let mut out = String::new();
+    let n = r.rounds.len();
+    match (&r.last, r.first_steady_after) {
+        (Some(p), _) if p.holds => out.push_str(&format!(
+            "steady: yes, over rounds {}..{} ({} of {}, {})\n",
+            n - r.window + 1,
+            n,
+            r.track,
+            r.direction,
+            match r.first_steady_after {
+                Some(k) => format!("first held after round {k}"),
+                None => String::new(),
+            }
+        )),
+        (_, Some(k)) => out.push_str(&format!("steady: not over the last {} rounds (it held after round {k}, then drifted)\n", r.window)),
+        _ => out.push_str(&format!("steady: no, the PTS rule never held over {} rounds of {} ({})\n", r.window, r.track, r.direction)),
+    }
+    if let Some(p) = &r.last {
+        out.push_str(&format!(
+            "  range {} is {:.1}% of the average {} (limit: below 20%): {}\n",
+            steady_value(&r.track, p.range),
+            p.range / p.average * 100.0,
+            steady_value(&r.track, p.average),
+            if p.range_ok { "ok" } else { "exceeded" }
+        ));
+        out.push_str(&format!(
+            "  fitted line changes by {} across the window, {:.1}% of the average (limit: 10%): {}\n",
+            steady_value(&r.track, p.excursion),
+            p.excursion / p.average * 100.0,
+            if p.slope_ok { "ok" } else { "exceeded" }
+        ));
+    } else {
+        out.push_str("  the window has a round without a value (no I/O beyond the level): track a lower level or use longer rounds\n");
+    }
+    let avg = r.last.map(|p| p.average);
+    let mut rows = vec![vec!["round".to_string(), "start s".into(), "I/Os".into(), r.track.clone(), "vs average".into(), "".into()]];
+    for (i, round) in r.rounds.iter().enumerate() {
+        let in_window = i + r.window >= n;
+        rows.push(vec![
+            (i + 1).to_string(),
+            format!("{:.1}", round.start_s),
+            crate::units::group(round.count),
+            round.value.map_or("-".into(), |v| steady_value(&r.track, v)),
+            match (in_window, avg, round.value) {
+                (true, Some(a), Some(v)) => format!("{:+.1}%", (v - a) / a * 100.0),
+                _ => String::new(),
+            },
+            if in_window { "window".into() } else { String::new() },
+        ]);
+    }
+    out.push_str(&crate::table::render(&rows));
+    for c in &r.criteria {
+        let parsed: Option<Criterion> = c.criterion.parse().ok();
+        let what = match parsed.as_ref().map(|p| p.test) {
+            Some(crate::steady::Test::Slope) => "slope per second",
+            _ => "largest deviation from the mean",
+        };
+        let (unit, limit) = match parsed.as_ref().map(|p| p.limit) {
+            Some(crate::steady::Limit::Percent(l)) => ("% of the mean", format!("{l}%")),
+            Some(crate::steady::Limit::Absolute(l)) => ("", format!("{l}")),
+            None => ("", String::new()),
+        };
+        out.push_str(&format!(
+            "fio {}: {}{}\n",
+            c.criterion,
+            match &c.last {
+                Some(e) => format!(
+                    "{} over the window ({what} {:.3}{unit}, limit {limit})",
+                    if e.holds { "holds" } else { "does not hold" },
+                    e.criterion.abs()
+                ),
+                None => "cannot be evaluated".into(),
+            },
+            match c.first_steady_after {
+                Some(k) => format!("; first held after round {k}"),
+                None => "; never held".into(),
+            }
+        ));
+    }
+    out
+}
+
+fn lat(v: Option<u64>) -> String {
+    v.map_or_else(String::new, format_ns)
+}
+
+fn p9999(p: &Point) -> String {
+    match p.p99_99_ns {
+        Some(v) if p.p99_99_thin => format!("{}*", format_ns(v)),
+        v => lat(v),
+    }
+}
+
+fn pct_text(p: Option<f64>) -> String {
+    p.map_or_else(String::new, |p| format!("{p:+.1}%"))
+}
+
+/// The sweep table as text, one block per configuration.
+pub fn sweep(t: &SweepTable) -> String {
+    let with_cand = t.rows.iter().any(|r| r.cand.is_some());
+    let mut out = String::new();
+    let mut configs: Vec<&str> = t.rows.iter().map(|r| r.config.as_str()).collect();
+    configs.dedup();
+    for config in configs {
+        let heading = format!("{} ({}){}", t.param, t.tag, if config.is_empty() { String::new() } else { format!(", {config}") });
+        out.push_str(&crate::table::shown(&heading));
+        out.push('\n');
+        let mut header: Vec<String> = [t.param.as_str(), "IOPS", "mean", "p99", "p99.99"].iter().map(|s| s.to_string()).collect();
+        if with_cand {
+            header.extend(["cand IOPS", "mean", "p99", "p99.99", "IOPS %", "mean %", "p99 %", "p99.99 %"].iter().map(|s| s.to_string()));
+        }
+        let mut rows = vec![header];
+        for r in t.rows.iter().filter(|r| r.config == config) {
+            let mut row = vec![
+                trim_num(r.param),
+                format_rate(r.base.iops),
+                format_ns(r.base.mean_ns.round() as u64),
+                lat(r.base.p99_ns),
+                p9999(&r.base),
+            ];
+            if with_cand {
+                match (&r.cand, &r.change) {
+                    (Some(c), Some(ch)) => row.extend([
+                        format_rate(c.iops),
+                        format_ns(c.mean_ns.round() as u64),
+                        lat(c.p99_ns),
+                        p9999(c),
+                        pct_text(ch.iops_pct),
+                        pct_text(ch.mean_pct),
+                        pct_text(ch.p99_pct),
+                        pct_text(ch.p99_99_pct),
+                    ]),
+                    _ => row.extend(std::iter::repeat_n(String::new(), 8)),
+                }
+            }
+            rows.push(row);
+        }
+        out.push_str(&crate::table::render(&rows));
+        out.push('\n');
+    }
+    out.push_str("* thin: fewer than 100 I/Os beyond p99.99\n");
+    out
+}
+
+/// A parameter value as written: `16`, not `16.0`.
+pub(super) fn trim_num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
