@@ -19,6 +19,8 @@ use crate::precision::fio_buckets::{Coarse, MAX_COARSENESS, NR};
 use crate::precision::Precision;
 use crate::run::{Run, Warning, Window};
 
+use super::fio_log::{ddir_tag, log_run_name};
+
 /// Why a fio histogram log could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{source_name}: line {line}: {kind}")]
@@ -73,19 +75,6 @@ pub fn sniff(bytes: &[u8]) -> bool {
     coarseness_of(cols.len()).is_some() && cols.iter().take(8).all(|c| c.trim().parse::<u64>().is_ok())
 }
 
-/// Direction tag of fio's ddir number.
-pub fn ddir_tag(ddir: u64) -> String {
-    match ddir {
-        0 => "read".into(),
-        1 => "write".into(),
-        2 => "trim".into(),
-        3 => "sync".into(),
-        4 => "datasync".into(),
-        5 => "sync_file_range".into(),
-        n => format!("ddir{n}"),
-    }
-}
-
 /// Read a histogram log. A last line without a newline that does not parse is taken as cut
 /// by a writer that was killed (as a cut archive line is): it is dropped with a warning and
 /// every complete line before it is kept.
@@ -114,8 +103,7 @@ pub fn read(source_name: &str, bytes: &[u8]) -> Result<Run, FioHistError> {
     meta.insert("source_format".into(), json!("fio histogram log"));
     meta.insert("fio_hist_log".into(), json!({ "coarseness": c, "note": "fio logs no I/O after each direction's last interval" }));
     Precision::Fio { coarseness: c }.stamp(&mut meta);
-    let run =
-        Run { name: super::fio_lat::log_run_name(source_name), source: source_name.to_string(), start_time: None, meta, windows, warnings };
+    let run = Run { name: log_run_name(source_name), source: source_name.to_string(), start_time: None, meta, windows, warnings };
     run.checked().map_err(|e| {
         let line = line_of.get(e.window).copied().unwrap_or(1);
         FioHistError { source_name: source_name.to_string(), line, kind: FioHistErrorKind::Counts(e) }

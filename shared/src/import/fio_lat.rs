@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map};
 
-use super::fio_hist::ddir_tag;
+use super::fio_log::{ddir_tag, log_run_name};
 use crate::hist::{Accumulator, Hist, Layout};
 use crate::run::{Run, Warning, Window};
 
@@ -83,20 +83,6 @@ impl Measure {
             Measure::Slat => ".slat",
         }
     }
-}
-
-/// A run name for a fio log: the `--write_*_log` prefix without the measure and job number
-/// (`mix_clat.2.log` and `mix_clat_hist.1.log` are both `mix`).
-pub fn log_run_name(source_name: &str) -> String {
-    let base = source_name.rsplit(['/', '\\']).next().unwrap_or(source_name);
-    for suffix in ["_clat_hist.", "_lat_hist.", "_clat.", "_slat.", "_lat."] {
-        if let Some(i) = base.rfind(suffix) {
-            if i > 0 {
-                return base[..i].to_string();
-            }
-        }
-    }
-    crate::archive::stem(source_name)
 }
 
 const MAX_LINE: usize = 256;

@@ -23,6 +23,7 @@
 pub mod fio_hist;
 pub mod fio_json;
 pub mod fio_lat;
+pub mod fio_log;
 pub mod list;
 pub mod spectrum;
 pub mod sweep;
