@@ -61,7 +61,7 @@ pub enum ArchiveErrorKind {
     #[error("nines metadata is not a JSON object: {0}")]
     Meta(String),
     /// A tag with characters the format cannot carry.
-    #[error("tag {0:?} is empty or contains a comma or white space")]
+    #[error("tag {0:?} is empty or contains a comma, white space or a control character")]
     Tag(String),
     /// The file has no window at all.
     #[error("no histogram lines found; expected lines like `Tag=read,0.000,1.000,2.769,HISTF...`")]
@@ -333,7 +333,7 @@ pub struct ArchiveWriter<W: Write> {
 
 /// Check a tag can be written: no commas or white space.
 pub fn valid_tag(tag: &str) -> bool {
-    !tag.is_empty() && !tag.contains(',') && !tag.contains(char::is_whitespace)
+    !tag.is_empty() && !tag.contains(',') && !tag.contains(char::is_whitespace) && !tag.contains(char::is_control)
 }
 
 impl<W: Write> ArchiveWriter<W> {

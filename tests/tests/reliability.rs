@@ -512,9 +512,15 @@ fn a_tag_named_all_gives_one_all_row_and_hostile_tags_stay_inert_on_a_terminal()
     // escape sequences and NUL in a tag
     let list = d.path().join("esc.csv");
     std::fs::write(&list, "time,latency,direction\n0,100,\u{1b}[2Jx\u{7}\n").unwrap();
-    let o = nines(&["stats", s(&list)]);
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+    // a list's direction must be a tag: refused, and the message shows it escaped
+    let e = refused(&nines(&["stats", s(&list)]));
+    assert!(e.contains("not a tag") && !e.contains('\u{1b}') && !e.contains('\u{7}'), "{e:?}");
+    // an archive written by another tool with such a tag: read, and shown escaped
+    let raw = d.path().join("esc.hlog");
+    let text = std::fs::read_to_string(&p).unwrap().replace("Tag=read,", "Tag=\u{1b}[2Jx\u{7},");
+    std::fs::write(&raw, text).unwrap();
+    let out = nines_ok(&["stats", s(&raw)]);
+    assert!(out.contains("\\u{1b}[2Jx\\u{7}") && !out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
 }
 
 #[test]

@@ -98,7 +98,7 @@ pub enum ListErrorKind {
         .named.name()
     )]
     UnitConflict { column: String, named: Unit, given: Unit },
-    #[error("direction {0:?} is not a tag (no commas or blanks)")]
+    #[error("direction {0:?} is not a tag (no commas, blanks or control characters)")]
     Direction(String),
     #[error("no latencies; expected one latency per line or CSV with a latency column")]
     Empty,
