@@ -416,6 +416,41 @@ fn a_size_beyond_the_free_space_is_refused_before_writing() {
     assert_eq!(std::fs::metadata(&t).unwrap().len(), 4 << 20);
 }
 
+/// `nines ARGS` with a file-size limit (`ulimit -f`, in 512-byte blocks) and SIGXFSZ ignored,
+/// so a write past the limit fails with EFBIG as a write to a full disk fails.
+fn nines_fsize_limited(blocks: u64, args: &[&str]) -> Output {
+    let mut script = format!("trap '' XFSZ; ulimit -f {blocks}; exec \"$0\"");
+    for i in 0..args.len() {
+        script.push_str(&format!(" \"${{{}}}\"", i + 1));
+    }
+    Command::new("sh").arg("-c").arg(script).arg(nines_bin()).args(args).output().unwrap()
+}
+
+#[test]
+fn a_layout_that_fails_midway_removes_or_cuts_back_what_it_wrote() {
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("t.dat");
+    let common = ["--buffered", "--rw", "randread", "--runtime", "200ms", "--quiet", "--no-summary"];
+    // a new target: removed again
+    let a = d.path().join("a.hlog");
+    let mut args = vec!["run", "--target", s(&t), "--size", "64MiB", "-o", s(&a)];
+    args.extend(common);
+    let e = refused(&nines_fsize_limited(8192, &args));
+    assert!(e.contains("could not lay out") && e.contains("removed again"), "{e}");
+    assert!(!t.exists(), "the half-laid-out target is gone");
+    assert!(!a.exists(), "no archive of a run that never ran");
+    // an existing nines target grown: cut back to its old size
+    let mut args = vec!["run", "--target", s(&t), "--size", "1MiB", "-o", s(&a)];
+    args.extend(common);
+    nines_ok(&args);
+    let b = d.path().join("b.hlog");
+    let mut args = vec!["run", "--target", s(&t), "--size", "64MiB", "-o", s(&b)];
+    args.extend(common);
+    let e = refused(&nines_fsize_limited(8192, &args));
+    assert!(e.contains("cut back"), "{e}");
+    assert_eq!(std::fs::metadata(&t).unwrap().len(), 1 << 20);
+}
+
 #[test]
 fn a_full_disk_during_a_run_names_the_archive_and_keeps_its_windows() {
     let fs = Tmpfs::new("256k");
