@@ -948,11 +948,20 @@ mod tests {
             legend: true,
         };
         let (svg, _) = to_svg(900, 300, |r| draw_runtime(r, &spec)).unwrap();
+        let stroke_of = |c: RGBColor| format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);
         assert!(svg.contains("p99.9 (3 nines)"));
         // the thin last segment is drawn faded
         let RGBColor(r, g, b) = faded(TraceStyle::nth(0).color);
         assert!(svg.contains(&format!("#{r:02X}{g:02X}{b:02X}")), "no faded segment");
-        assert!(svg.contains("stroke-dasharray") || svg.matches("<polyline").count() >= 2 || svg.matches("<line").count() > 4);
+        // the level is dashed: plotters draws a dashed line as one short polyline a dash, so the
+        // trace's colour strokes many more polylines than its solid runs would give (5)
+        let ours = [stroke_of(TraceStyle::nth(0).color), stroke_of(faded(TraceStyle::nth(0).color))];
+        let strokes = svg
+            .split("<polyline")
+            .skip(1)
+            .filter(|p| ours.iter().any(|c| p.split("/>").next().is_some_and(|el| el.contains(c.as_str()))))
+            .count();
+        assert!(strokes >= 10, "{strokes} polylines in the trace's colours: the level is not dashed");
         let rl = vec![RateLine {
             label: "a read".into(),
             style: TraceStyle::nth(1),
@@ -972,7 +981,14 @@ mod tests {
             legend: false,
         };
         let (svg, f2) = to_svg(900, 220, |r| draw_rate(r, &rs)).unwrap();
-        assert!(svg.contains("1.2k") || svg.contains("1k"), "rate ticks");
+        // every tick of the y axis (0, 250, ..., 1k) is labelled
+        let y_ticks = linear_ticks(0.0, 1200.0, 5, format_count);
+        assert_eq!(y_ticks.len(), 5, "{y_ticks:?}");
+        // the text nodes of the SVG, trimmed
+        let texts: Vec<&str> = svg.split("<text").skip(1).filter_map(|t| Some(t.split_once('>')?.1.split('<').next()?.trim())).collect();
+        for (_, label) in &y_ticks {
+            assert!(texts.contains(&label.as_str()), "rate tick {label} missing from {texts:?}");
+        }
         let h = Hist::from_values(Layout::default_ns(), (0..50_000u64).map(|v| if v % 10 == 0 { 900_000 + v } else { 80_000 + v % 977 }));
         let tr = vec![HistTrace { label: "a".into(), style: TraceStyle::nth(0), bins: log_density(&h, 40) }];
         let hs = HistSpec {
