@@ -1,25 +1,14 @@
 //! `nines stats` end to end: golden output for logs written by other implementations, and
 //! the error and warning paths for bad, cut and unknown files.
 //!
-//! Rebaseline the golden files with `UPDATE_GOLDEN=1 cargo test -p nines-tests --test cli_stats`
-//! and review the diff.
-
-use std::path::PathBuf;
+//! The golden outputs are `insta` snapshots in `tests/tests/snapshots/`: after an intended
+//! change, `INSTA_UPDATE=always cargo test -p nines-tests --test cli_stats` (or `cargo insta
+//! review`) rewrites them; review the diff.
 
 use nines_tests::{nines, nines_ok, root};
 
 fn data(name: &str) -> String {
     root().join("tests/data").join(name).to_str().unwrap().to_string()
-}
-
-fn golden(name: &str, actual: &str) {
-    let path: PathBuf = root().join("tests/golden").join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("{} missing; run with UPDATE_GOLDEN=1", path.display()));
-    assert_eq!(actual, expected, "output differs from {}; rebaseline with UPDATE_GOLDEN=1 if intended", path.display());
 }
 
 /// Run from the workspace root so file names in the output are relative and stable.
@@ -31,9 +20,12 @@ fn stats_in_root(args: &[&str]) -> String {
 
 #[test]
 fn golden_text_and_json() {
-    golden("stats-java-python.txt", &stats_in_root(&["tests/data/java-rw.hlog", "tests/data/python-rw.hlog"]));
-    golden("stats-java.json", &stats_in_root(&["--json", "tests/data/java-rw.hlog"]));
-    golden("stats-java-read-10-20.txt", &stats_in_root(&["--tag", "read", "--from", "10", "--to", "20", "tests/data/java-rw.hlog"]));
+    insta::assert_snapshot!("stats-java-python.txt", stats_in_root(&["tests/data/java-rw.hlog", "tests/data/python-rw.hlog"]));
+    insta::assert_snapshot!("stats-java.json", stats_in_root(&["--json", "tests/data/java-rw.hlog"]));
+    insta::assert_snapshot!(
+        "stats-java-read-10-20.txt",
+        stats_in_root(&["--tag", "read", "--from", "10", "--to", "20", "tests/data/java-rw.hlog"])
+    );
 }
 
 #[test]
