@@ -27,16 +27,16 @@ pub fn nines_bin() -> PathBuf {
     .clone()
 }
 
-/// Run `nines` with arguments.
+/// Run `nines` with arguments (through `assert_cmd`, which reports the command line, status,
+/// stdout and stderr of a failed assertion).
 pub fn nines(args: &[&str]) -> Output {
-    Command::new(nines_bin()).args(args).output().expect("nines runs")
+    assert_cmd::Command::new(nines_bin()).args(args).output().expect("nines runs")
 }
 
 /// Run `nines`, require success, return stdout.
 pub fn nines_ok(args: &[&str]) -> String {
-    let out = nines(args);
-    assert!(out.status.success(), "nines {args:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).expect("utf-8 output")
+    let out = assert_cmd::Command::new(nines_bin()).args(args).assert().success();
+    String::from_utf8(out.get_output().stdout.clone()).expect("utf-8 output")
 }
 
 /// Java HdrHistogram's jar from Debian's libhdrhistogram-java (installed by scripts/setup.sh).
