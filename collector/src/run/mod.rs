@@ -45,6 +45,7 @@ use crate::output;
 use engine::{NullEngine, PsyncEngine, UringEngine};
 use job::{clock, AlignedBuf, JobCtx, Msg, STOP, STOP_ERROR, STOP_STEADY};
 use workload::{WindowRule, Workload, NT, TAGS};
+pub use writer::SteadyOutcome;
 
 /// The tags documentation stored in every archive's metadata.
 const TAG_DOC: &str = "read, write, trim (discard / hole punching), sync (fdatasync): latency in ns \
@@ -56,7 +57,7 @@ pub struct Outcome {
     pub output: PathBuf,
     pub stopped_by: String,
     pub engine: String,
-    pub steady: Option<Value>,
+    pub steady: Option<SteadyOutcome>,
     pub errors: Vec<String>,
 }
 
@@ -75,16 +76,10 @@ pub fn finish(o: &Outcome, no_summary: bool, out: &mut impl Write) -> Result<()>
         let s = stats::run_stats(&run, &stats::Options::default());
         write!(out, "{}", export::text::stats(&[s]))?;
         writeln!(out, "engine {}, stopped by {}", o.engine, o.stopped_by)?;
-        if let Some(st) = &o.steady {
-            match st.get("reached").and_then(Value::as_bool) {
-                Some(true) => writeln!(
-                    out,
-                    "steady state ({}) reached at {:.1} s",
-                    st["criterion"].as_str().unwrap_or(""),
-                    st["at_s"].as_f64().unwrap_or(0.0)
-                )?,
-                _ => writeln!(out, "steady state ({}) NOT reached", st["criterion"].as_str().unwrap_or(""))?,
-            }
+        match &o.steady {
+            Some(SteadyOutcome::Reached { criterion, at_s, .. }) => writeln!(out, "steady state ({criterion}) reached at {at_s:.1} s")?,
+            Some(SteadyOutcome::NotReached { criterion, .. }) => writeln!(out, "steady state ({criterion}) NOT reached")?,
+            None => {}
         }
     }
     if let Some(e) = o.errors.first() {
@@ -382,7 +377,7 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
         }),
     );
     if let Some(s) = &wres.steady {
-        summary.insert("steady".into(), s.clone());
+        summary.insert("steady".into(), s.to_json());
     }
     aw.write_meta(&summary).map_err(|e| archive_err(&e))?;
     let bw = aw.into_inner();

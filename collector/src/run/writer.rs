@@ -27,6 +27,31 @@ pub struct WriterCfg {
     pub pool: Pool,
 }
 
+/// What the run's steady-state check (`--steady`, fio's criteria) found; written to the
+/// archive's end metadata as `steady`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SteadyOutcome {
+    /// The criterion held over the last `windows` windows, `at_s` seconds into the recording.
+    Reached { criterion: String, at_s: f64, windows: usize, mean: f64, measure: f64, criterion_value: f64 },
+    /// It never held in the `windows_checked` windows recorded.
+    NotReached { criterion: String, windows_checked: usize },
+}
+
+impl SteadyOutcome {
+    /// The metadata object (the same keys as before it was typed; `reached` tells them apart).
+    pub fn to_json(&self) -> Value {
+        match self {
+            SteadyOutcome::Reached { criterion, at_s, windows, mean, measure, criterion_value } => json!({
+                "criterion": criterion, "reached": true, "at_s": at_s, "windows": windows,
+                "mean": mean, "measure": measure, "criterion_value": criterion_value,
+            }),
+            SteadyOutcome::NotReached { criterion, windows_checked } => {
+                json!({"criterion": criterion, "reached": false, "windows_checked": windows_checked})
+            }
+        }
+    }
+}
+
 /// What the writer saw, for the end summary.
 #[derive(Default)]
 pub struct WriterResult {
@@ -34,7 +59,7 @@ pub struct WriterResult {
     pub counts: [u64; NT],
     pub bytes: [u64; NT],
     pub end_ns: u64,
-    pub steady: Option<Value>,
+    pub steady: Option<SteadyOutcome>,
     pub errors: Vec<String>,
 }
 
@@ -93,10 +118,14 @@ pub fn writer_loop<W: Write>(rx: Receiver<Msg>, aw: &mut ArchiveWriter<W>, cfg: 
                         let ev = evaluate(c, &samples[samples.len() - n..], wns as f64 / 1e9);
                         if let Some(ev) = ev.filter(|e| e.holds) {
                             let at_s = (p.end - cfg.rec_start_ns) as f64 / 1e9;
-                            res.steady = Some(json!({
-                                "criterion": c.to_string(), "reached": true, "at_s": at_s,
-                                "windows": n, "mean": ev.mean, "measure": ev.measure, "criterion_value": ev.criterion,
-                            }));
+                            res.steady = Some(SteadyOutcome::Reached {
+                                criterion: c.to_string(),
+                                at_s,
+                                windows: n,
+                                mean: ev.mean,
+                                measure: ev.measure,
+                                criterion_value: ev.criterion,
+                            });
                             STOP.compare_exchange(0, STOP_STEADY, Ordering::Relaxed, Ordering::Relaxed).ok();
                         }
                     }
@@ -112,7 +141,7 @@ pub fn writer_loop<W: Write>(rx: Receiver<Msg>, aw: &mut ArchiveWriter<W>, cfg: 
     progress.finish();
     if let Some((c, _)) = &cfg.w.steady {
         if res.steady.is_none() {
-            res.steady = Some(json!({"criterion": c.to_string(), "reached": false, "windows_checked": samples.len()}));
+            res.steady = Some(SteadyOutcome::NotReached { criterion: c.to_string(), windows_checked: samples.len() });
         }
     }
     if let Some(e) = write_error {
@@ -382,10 +411,12 @@ mod tests {
         let cfg = WriterCfg { w, jobs: 1, rec_start_ns: 0, quiet: true, pool: Arc::new(Mutex::new(Vec::new())) };
         let res = writer_loop(rx, &mut aw, cfg).unwrap();
         let st = res.steady.unwrap();
-        assert_eq!(st["reached"], true);
         // Windows 2..4 (100, 101, 99 IOPS) are the first three within 5% of their mean;
         // window 4 ends at 5 s.
-        assert_eq!(st["at_s"], 5.0);
+        let SteadyOutcome::Reached { at_s, windows, .. } = &st else { panic!("not reached: {st:?}") };
+        assert_eq!((*at_s, *windows), (5.0, 3));
+        let meta = st.to_json();
+        assert_eq!((meta["reached"].as_bool(), meta["at_s"].as_f64(), meta["windows"].as_u64()), (Some(true), Some(5.0), Some(3)));
         STOP.store(0, Ordering::Relaxed);
     }
 }
