@@ -189,14 +189,21 @@ pub struct UringEngine {
 }
 
 impl UringEngine {
-    /// A ring for `qd` I/Os in flight, over `fd`, with the buffer area `buf`..`buf+buf_len`.
-    /// Trims of a block device (`block`) need the kernel's io_uring discard command.
-    pub fn new(fd: RawFd, qd: u32, buf: *mut u8, buf_len: usize, block: bool) -> io::Result<UringEngine> {
+    /// A ring for `qd` I/Os in flight, over `fd`, with the buffer area `buf`..`buf+buf_len`
+    /// registered with the kernel as a fixed buffer. Trims of a block device (`block`) need the
+    /// kernel's io_uring discard command.
+    ///
+    /// # Safety
+    ///
+    /// `buf` must point to `buf_len` bytes that stay allocated, and are not freed or moved,
+    /// until the engine is dropped: the kernel reads and writes the registered area directly
+    /// whenever an I/O on it is in flight.
+    pub unsafe fn new(fd: RawFd, qd: u32, buf: *mut u8, buf_len: usize, block: bool) -> io::Result<UringEngine> {
         let entries = qd.next_power_of_two().max(8);
         let ring = IoUring::builder().setup_cqsize(entries * 2).build(entries)?;
         let fixed_file = ring.submitter().register_files(&[fd]).is_ok();
         let iov = libc::iovec { iov_base: buf.cast(), iov_len: buf_len };
-        // SAFETY: the buffer area outlives the ring (the job owns both and drops the ring first).
+        // SAFETY: the caller keeps the area allocated until the engine (and its ring) is dropped.
         let fixed_buf = unsafe { ring.submitter().register_buffers(&[iov]) }.is_ok();
         let ext_arg = ring.params().is_feature_ext_arg();
         Ok(UringEngine { ring, fd: types::Fixed(0), raw_fd: fd, fixed_file, fixed_buf, ext_arg, block })
@@ -345,7 +352,8 @@ mod tests {
     fn uring_reads_what_it_wrote() {
         let (_f, fd) = file();
         let mut buf = vec![0u8; 8192];
-        let mut e = UringEngine::new(fd, 4, buf.as_mut_ptr(), buf.len(), false).unwrap();
+        // SAFETY: `buf` outlives `e`, dropped first at the end of the test.
+        let mut e = unsafe { UringEngine::new(fd, 4, buf.as_mut_ptr(), buf.len(), false) }.unwrap();
         roundtrip(&mut e, &mut buf);
     }
 
@@ -360,7 +368,8 @@ mod tests {
     fn uring_wait_times_out_without_io() {
         let (_f, fd) = file();
         let mut buf = vec![0u8; 4096];
-        let mut e = UringEngine::new(fd, 4, buf.as_mut_ptr(), buf.len(), false).unwrap();
+        // SAFETY: `buf` outlives `e`, dropped first at the end of the test.
+        let mut e = unsafe { UringEngine::new(fd, 4, buf.as_mut_ptr(), buf.len(), false) }.unwrap();
         let t = std::time::Instant::now();
         let mut out = Vec::new();
         e.submit_wait(1, Duration::from_millis(20), &mut out).unwrap();
@@ -396,7 +405,8 @@ mod tests {
         use std::os::fd::AsRawFd;
         let f = tempfile::NamedTempFile::new_in(std::env::temp_dir()).unwrap();
         let mut buf = vec![0u8; 4096];
-        let mut e = UringEngine::new(f.as_file().as_raw_fd(), 4, buf.as_mut_ptr(), buf.len(), false).unwrap();
+        // SAFETY: `buf` outlives `e`, dropped first at the end of the test.
+        let mut e = unsafe { UringEngine::new(f.as_file().as_raw_fd(), 4, buf.as_mut_ptr(), buf.len(), false) }.unwrap();
         punches_a_hole(&mut e, f.as_file());
     }
 

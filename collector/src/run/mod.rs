@@ -483,7 +483,8 @@ fn job_thread(ctx: JobCtx, kind: EngineKind, fd: i32, block: bool, features: Arc
     let _ = match kind {
         EngineKind::Null => job::run_job(&mut NullEngine::default(), &ctx, &buf),
         EngineKind::Psync => job::run_job(&mut PsyncEngine::new(fd, block), &ctx, &buf),
-        EngineKind::Uring => match UringEngine::new(fd, ctx.qd as u32, buf.ptr(), buf.len(), block) {
+        // SAFETY: `buf` lives to the end of this function, after the engine is dropped.
+        EngineKind::Uring => match unsafe { UringEngine::new(fd, ctx.qd as u32, buf.ptr(), buf.len(), block) } {
             Ok(mut e) => {
                 if ctx.job == 0 {
                     if let Ok(mut f) = features.lock() {
