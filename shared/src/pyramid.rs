@@ -303,26 +303,10 @@ pub fn time_range_of_ios(slots: &[Slot], a: f64, b: f64) -> Option<(f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hist::Layout;
-    use crate::run::Window;
     use crate::series::{runtime_series, Grouping};
     use crate::stats::{merge_windows, run_stats, Options};
 
-    fn run(n: usize) -> Run {
-        let l = Layout::default_ns();
-        let mut windows = Vec::new();
-        for s in 0..n {
-            for (tag, k) in [("read", 700u64), ("write", 300)] {
-                windows.push(Window {
-                    start_s: s as f64,
-                    length_s: 1.0,
-                    tag: Some(tag.into()),
-                    hist: Hist::from_values(l, (0..k).map(|i| 10_000 + i * 97 + s as u64 * 1_000)),
-                });
-            }
-        }
-        Run { name: "r".into(), source: "r.hlog".into(), windows, ..Run::default() }
-    }
+    use crate::run::test_runs::two_directions as run;
 
     #[test]
     fn pyramid_views_are_exact_merges() {

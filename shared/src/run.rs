@@ -231,6 +231,30 @@ impl Run {
     }
 }
 
+/// Runs the unit tests of several modules share.
+#[cfg(test)]
+pub(crate) mod test_runs {
+    use super::{Run, Window};
+    use crate::hist::{Hist, Layout};
+
+    /// `n` one-second windows of 700 reads and 300 writes each, latencies rising with time.
+    pub(crate) fn two_directions(n: usize) -> Run {
+        let l = Layout::default_ns();
+        let mut windows = Vec::new();
+        for s in 0..n {
+            for (tag, k) in [("read", 700u64), ("write", 300)] {
+                windows.push(Window {
+                    start_s: s as f64,
+                    length_s: 1.0,
+                    tag: Some(tag.into()),
+                    hist: Hist::from_values(l, (0..k).map(|i| 10_000 + i * 97 + s as u64 * 1_000)),
+                });
+            }
+        }
+        Run { name: "r".into(), source: "r.hlog".into(), windows, ..Run::default() }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -121,25 +121,9 @@ pub fn sweep(t: &SweepTable) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hist::{Hist, Layout};
-    use crate::run::{Run, Window};
     use crate::stats::{run_stats, Options};
 
-    fn run(n: usize) -> Run {
-        let l = Layout::default_ns();
-        let mut windows = Vec::new();
-        for s in 0..n {
-            for (tag, k) in [("read", 700u64), ("write", 300)] {
-                windows.push(Window {
-                    start_s: s as f64,
-                    length_s: 1.0,
-                    tag: Some(tag.into()),
-                    hist: Hist::from_values(l, (0..k).map(|i| 10_000 + i * 97 + s as u64 * 1_000)),
-                });
-            }
-        }
-        Run { name: "r".into(), source: "r.hlog".into(), windows, ..Run::default() }
-    }
+    use crate::run::test_runs::two_directions as run;
 
     #[test]
     fn csv_has_a_row_per_direction_and_defuses_formulas() {
