@@ -156,9 +156,9 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     // The archive and the raw log: never over an existing file by accident, never onto the
     // target, a device or each other.
     let target_real = safety::resolve(&a.target).ok().map(|(t, _)| t);
-    let out_real = check_output(&a.output, "the archive -o", a.force, target_real.as_deref(), w.engine)?;
+    let out_real = check_output(&a.output, "the archive -o", target_real.as_deref(), w.engine)?;
     if let Some(raw) = &a.raw_log {
-        let raw_real = check_output(raw, "the raw log --raw-log", a.force, target_real.as_deref(), w.engine)?;
+        let raw_real = check_output(raw, "the raw log --raw-log", target_real.as_deref(), w.engine)?;
         if raw_real == out_real {
             bail!("--raw-log and -o name the same file '{}'; give two paths", raw.display());
         }
@@ -438,9 +438,10 @@ fn memory_limit() -> Option<(u64, &'static str)> {
     best
 }
 
-/// Check a file nines is about to create: not existing (unless `force`), not a device or
-/// directory, not the target. Returns its real path.
-fn check_output(p: &Path, what: &str, force: bool, target: Option<&Path>, engine: EngineKind) -> Result<PathBuf> {
+/// Check a file nines is about to create: not a device or directory, not the target. Returns
+/// its real path. (Whether it may replace an existing file is `output::create_streaming`'s
+/// check, made when the file is created exclusively.)
+fn check_output(p: &Path, what: &str, target: Option<&Path>, engine: EngineKind) -> Result<PathBuf> {
     use std::os::unix::fs::FileTypeExt;
     let (real, exists) = safety::resolve(p).with_context(|| what.to_string())?;
     if engine != EngineKind::Null && target == Some(real.as_path()) {
@@ -450,9 +451,6 @@ fn check_output(p: &Path, what: &str, force: bool, target: Option<&Path>, engine
         let ft = std::fs::metadata(&real)?.file_type();
         if ft.is_dir() || ft.is_block_device() {
             bail!("{what} '{}' is a {}, not a file; give a file path", p.display(), if ft.is_dir() { "directory" } else { "block device" });
-        }
-        if ft.is_file() && !force {
-            bail!("{what} '{}' already exists; pass --force to replace it", p.display());
         }
     }
     Ok(real)
