@@ -33,6 +33,9 @@ pub fn run(a: &DemoArgs, out: &mut impl Write) -> Result<()> {
         tag: None,
         baseline: Vec::new(),
         sweep: None,
+        max_size: None,
+        group: None,
+        full: false,
     };
     crate::report::run(&report, out)?;
     writeln!(out, "open {} in a browser", std::fs::canonicalize(&html).unwrap_or(html).display())?;

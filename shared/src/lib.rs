@@ -29,6 +29,7 @@ pub mod bandwidth;
 pub mod bom;
 pub mod ccdf;
 pub mod codec;
+pub mod compact;
 pub mod compare;
 pub mod convergence;
 pub mod density;

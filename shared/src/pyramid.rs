@@ -220,6 +220,20 @@ impl Pyramid {
         Some(Span { start_s: first.start_s, length_s: last.start_s + last.length_s - first.start_s, ios_before: first.ios_before, hist })
     }
 
+    /// The exact merge of `n` slots from slot `first` (a stored level when they are one of
+    /// its groups).
+    pub fn group<'a>(&'a self, run: &'a Run, first: usize, n: usize) -> Option<Span<'a>> {
+        if n.is_power_of_two() && first.is_multiple_of(n) {
+            if let Some(s) = self.span(run, n.trailing_zeros(), first / n) {
+                return Some(s);
+            }
+        }
+        let group = self.slots.get(first..first.checked_add(n)?.min(self.slots.len()))?;
+        let (a, b) = (group.first()?, group.last()?);
+        let hist = merge_indices(run, group.iter().flat_map(|s| s.windows.iter().copied()))?;
+        Some(Span { start_s: a.start_s, length_s: b.start_s + b.length_s - a.start_s, ios_before: a.ios_before, hist: Cow::Owned(hist) })
+    }
+
     /// The points of a view of `[from, to)` on `axis` (see [`Pyramid::view_keys`]); merged
     /// points at the edges may reach outside the range.
     pub fn view<'a>(&'a self, run: &'a Run, axis: Axis, from: f64, to: f64, max_points: usize) -> Vec<Span<'a>> {

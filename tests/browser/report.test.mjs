@@ -41,7 +41,10 @@ before(async () => {
     '--iodepth=8', '--direct=1', '--runtime=2', '--time_based', `--write_lat_log=${path.join(dir, 'fio')}`, '--log_avg_msec=0', '--output=/dev/null'], { stdio: 'ignore', timeout: 90000, killSignal: 'SIGKILL' });
   const c = path.join(dir, 'fio_clat.1.log');
   assert.ok(fs.existsSync(c), 'fio wrote no clat log');
-  files = { a, b, c };
+  // many short windows: reports and sites must merge them into groups
+  const many = path.join(dir, 'many.hlog');
+  nines(['run', '--target', target, '--size', '64M', '--rw', 'randrw', '--mix', '70', '--qd', '4', '--runtime', '3s', '--window', '20ms', '--name', 'many windows', '-o', many, '-q', '--no-summary']);
+  files = { a, b, c, many };
 
   // A hostile archive written by hand from a real one: the run name, metadata values, a tag
   // (archive-valid: no comma, no whitespace) and the file name carry the payloads.
@@ -197,6 +200,49 @@ test('report from file://: the viewer starts, shows nines stats numbers, makes n
   assert.deepEqual(v.errors, []);
   await v.shot('report-file');
   await ctx.close();
+});
+
+test('budgeted report, --full report and site: the table is nines stats, whole and for brushed ranges on group edges', async () => {
+  const whole = ninesStats([files.many]);
+  const ranged = ninesStats([files.many], ['--from', '1', '--to', '2.5']);
+  const budgeted = path.join(dir, 'budgeted.html');
+  const full = path.join(dir, 'full.html');
+  nines(['report', files.many, '-o', budgeted, '--group', '500ms']);
+  nines(['report', files.many, '-o', full, '--full']);
+  const site = path.join(dir, 'site-grouped');
+  nines(['site', files.many, '-o', site, '--group', '500ms']);
+  const m = JSON.parse(fs.readFileSync(path.join(site, 'manifest.json'), 'utf8'));
+  assert.deepEqual(m.runs.map((r) => [r.file, r.compact]), [['runs/many.hlog', 'runs/many.hlog.compact']]);
+  const server = await serve(site);
+  try {
+    const pages = [
+      ['budgeted', pathToFileURL(budgeted).href, /many windows: histograms of 500ms \(groups of 25 windows\); a brushed range counts the groups that start in it/],
+      ['full', pathToFileURL(full).href, null],
+      ['site', `${server.base}/index.html`, /many windows: histograms of 500ms/],
+    ];
+    for (const [what, url, carries] of pages) {
+      for (const [hash, want] of [['', whole], ['#sel=1,2.5', ranged]]) {
+        const { v, page, ctx, requests } = await openWatched(url + hash);
+        await ready(v, 1);
+        if (what === 'site' && hash) {
+          // the brushed range needs the recorded windows: the page fetches the archive
+          await until(page, () => !document.querySelector('[data-testid=carries]'), null, 'the archive to replace the compact form');
+          await until(page, () => document.body.dataset.ninesIdle === '1', null, 'the redraw');
+        }
+        assertViewerTable(await v.table(), want);
+        const note = await page.locator('[data-testid=carries]').count() ? await page.locator('[data-testid=carries]').textContent() : null;
+        if (carries && !(what === 'site' && hash)) assert.match(note, carries, `${what}: the page states the grouping`);
+        if (!carries) assert.equal(note, null, `${what}: nothing grouped`);
+        const archive = requests.some((u) => u.endsWith('/runs/many.hlog'));
+        if (what === 'site') assert.equal(archive, Boolean(hash), `site ${hash}: the archive is fetched only for a brush`);
+        assert.deepEqual(v.errors, [], `${what} ${hash}`);
+        if (what === 'budgeted' && hash) await v.shot('report-budgeted-brushed');
+        await ctx.close();
+      }
+    }
+  } finally {
+    server.close();
+  }
 });
 
 test('report: the static summary equals nines stats with JavaScript disabled', async () => {

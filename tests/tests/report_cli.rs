@@ -59,6 +59,135 @@ fn report_tag_keeps_one_direction_and_names_the_others_when_missing() {
     assert!(err.contains("no windows with tag 'trim'") && err.contains("read") && err.contains("write"), "{err}");
 }
 
+/// The payloads a report embeds: (file name, the bytes inside gzip and base64).
+fn embedded(page: &str) -> Vec<(String, Vec<u8>)> {
+    use base64::Engine as _;
+    let open = "<script type=\"application/json\" id=\"nines-report-runs\">";
+    let s = page.find(open).unwrap() + open.len();
+    let v: Value = serde_json::from_str(&page[s..s + page[s..].find("</script>").unwrap()]).unwrap();
+    v["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let gz = base64::engine::general_purpose::STANDARD.decode(r["gzip"].as_str().unwrap()).unwrap();
+            let mut back = Vec::new();
+            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut back).unwrap();
+            (r["name"].as_str().unwrap().to_string(), back)
+        })
+        .collect()
+}
+
+/// A run of many short windows (a real collection), for reports that must group them.
+fn many_windows(dir: &std::path::Path) -> String {
+    let out = dir.join("many.hlog");
+    nines_ok(&[
+        "run",
+        "--target",
+        dir.join("t.dat").to_str().unwrap(),
+        "--size",
+        "16M",
+        "--rw",
+        "randrw",
+        "--mix",
+        "70",
+        "--runtime",
+        "3s",
+        "--window",
+        "20ms",
+        "--qd",
+        "4",
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+        "--no-summary",
+    ]);
+    out.to_str().unwrap().to_string()
+}
+
+#[test]
+fn report_carries_compact_forms_whose_points_are_the_archives_exact_merges() {
+    use nines_core::compact::Compact;
+    use nines_core::pyramid::{series_points, Pyramid};
+    use nines_core::quantile::Level;
+    let d = tempfile::tempdir().unwrap();
+    let run = many_windows(d.path());
+    let full = nines_core::archive::read(&run, &std::fs::read(&run).unwrap()).unwrap();
+    let out = d.path().join("r.html");
+    nines_ok(&["report", &run, "-o", out.to_str().unwrap(), "--group", "500ms"]);
+    let page = std::fs::read_to_string(&out).unwrap();
+    assert!(page.contains("compact form: every chart point exact; histograms of 500ms (groups of 25 windows)"), "the summary states it");
+    let (name, bytes) = embedded(&page).remove(0);
+    assert_eq!(name, "many.hlog");
+    let c = Compact::read(&name, &bytes).unwrap();
+    assert_eq!(c.group, 25);
+    // every point of every level, in every direction, is the exact merge of the recorded windows
+    let nines: Vec<u32> = (1..=9).collect();
+    let levels: Vec<Level> = nines.iter().map(|&k| Level::nines(k)).collect();
+    let mut points = 0;
+    for t in &c.traces {
+        let p = Pyramid::new(&full, &t.dir);
+        for k in 0..t.level_count() as u32 {
+            for i in 0..p.slots().len().div_ceil(1 << k) {
+                let want = series_points(std::iter::once(&p.span(&full, k, i).unwrap()), &levels).pop().unwrap();
+                assert_eq!(t.point(k, i, &nines).unwrap().0, want, "{:?} level {k} point {i}", t.dir);
+                points += 1;
+            }
+        }
+    }
+    assert!(points > 3 * 2 * 140, "{points} points");
+    // the whole run's and a range's stats on group edges are nines stats' of the archive
+    let carried = d.path().join("carried.hlog");
+    std::fs::write(&carried, nines_core::archive::write(Vec::new(), &c.run).unwrap()).unwrap();
+    for range in [&[][..], &["--from", "1", "--to", "2.5"][..]] {
+        let stats = |f: &str| -> Value {
+            let mut v: Value = serde_json::from_str(&nines_ok(&[&["stats", "--json", f][..], range].concat())).unwrap();
+            v["runs"][0]["tags"].as_object_mut().unwrap().values_mut().for_each(|t| {
+                t.as_object_mut().unwrap().remove("iops");
+            });
+            v["runs"][0]["tags"].take()
+        };
+        assert_eq!(stats(&run), stats(carried.to_str().unwrap()), "{range:?}");
+    }
+    // --full carries the archive itself
+    nines_ok(&["report", &run, "-o", out.to_str().unwrap(), "--full"]);
+    let page = std::fs::read_to_string(&out).unwrap();
+    assert!(page.contains("data-testid=\"summary-carries\">the full archive<"));
+    assert_eq!(embedded(&page)[0].1, std::fs::read(&run).unwrap());
+}
+
+#[test]
+fn report_size_limits_pick_groups_or_say_why_not() {
+    let d = tempfile::tempdir().unwrap();
+    let run = many_windows(d.path());
+    let out = d.path().join("r.html");
+    // by default this short run goes whole (every window)
+    nines_ok(&["report", &run, "-o", out.to_str().unwrap()]);
+    let page = std::fs::read_to_string(&out).unwrap();
+    assert!(page.contains("histograms of every window (20ms)"), "default");
+    let default_size = page.len();
+    // a limit between that and the coarsest form takes coarser groups, and keeps to it
+    nines_ok(&["report", &run, "-o", out.to_str().unwrap(), "--group", "1h"]);
+    let coarsest = std::fs::metadata(&out).unwrap().len() as usize;
+    assert!(coarsest < default_size);
+    let lim = (default_size + coarsest) / 2;
+    nines_ok(&["report", &run, "-o", out.to_str().unwrap(), "--max-size", &lim.to_string()]);
+    let page = std::fs::read_to_string(&out).unwrap();
+    assert!(page.len() <= lim, "{} > {lim}", page.len());
+    assert!(!page.contains("histograms of every window"));
+    // too small: an error that says why, and nothing written
+    let small = d.path().join("small.html");
+    let r = nines(&["report", &run, "-o", small.to_str().unwrap(), "--max-size", "100k"]);
+    assert!(!r.status.success());
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains("--max-size: the report would weigh") && err.contains("above 0.1 MB"), "{err}");
+    assert!(!small.exists());
+    let r = nines(&["report", &run, "-o", small.to_str().unwrap(), "--max-size", "lots"]);
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--max-size \"lots\""));
+    let r = nines(&["report", &run, "-o", small.to_str().unwrap(), "--full", "--group", "1s"]);
+    assert!(!r.status.success());
+}
+
 #[test]
 fn report_errors_name_the_file() {
     let d = tempfile::tempdir().unwrap();
@@ -90,6 +219,27 @@ fn site_adds_runs_and_keeps_the_ones_there() {
     let files: Vec<&str> = m["runs"].as_array().unwrap().iter().map(|r| r["file"].as_str().unwrap()).collect();
     assert_eq!(files, ["runs/java-rw.hlog", "runs/fio-randrw_clat.1.log", "runs/java-rw-2.hlog"]);
     assert_eq!(std::fs::read(site.join("runs/java-rw-2.hlog")).unwrap(), std::fs::read(data("python-rw.hlog")).unwrap());
+    // each run has its compact form beside it, listed in the manifest, drawing what the archive does
+    for r in m["runs"].as_array().unwrap() {
+        let (file, compact) = (r["file"].as_str().unwrap(), r["compact"].as_str().unwrap());
+        assert_eq!(compact, format!("{file}.compact"));
+        let c = nines_core::compact::Compact::read(compact, &std::fs::read(site.join(compact)).unwrap()).unwrap();
+        let full = nines_core::archive::read(file, &std::fs::read(site.join(file)).unwrap())
+            .or_else(|_| nines_core::import::read_any(file, &std::fs::read(site.join(file)).unwrap()))
+            .unwrap();
+        assert_eq!(c.run.windows.iter().map(|w| w.hist.count()).sum::<u64>(), full.windows.iter().map(|w| w.hist.count()).sum::<u64>());
+    }
+    // a site written before compact forms (none listed, none there) is upgraded by the next nines site
+    let mut old = m.clone();
+    for r in old["runs"].as_array_mut().unwrap() {
+        let c = r.as_object_mut().unwrap().remove("compact").unwrap();
+        std::fs::remove_file(site.join(c.as_str().unwrap())).unwrap();
+    }
+    std::fs::write(site.join("manifest.json"), serde_json::to_string(&old).unwrap()).unwrap();
+    let said = nines_ok(&["site", &data("java-rw.hlog"), "-o", s]);
+    assert!(said.contains("3 runs listed, 0 added, 3 kept, 3 given a compact form"), "{said}");
+    let again: Value = serde_json::from_str(&std::fs::read_to_string(site.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(again, m);
     // a manifest that cannot be read is not replaced
     std::fs::write(site.join("manifest.json"), "{not json").unwrap();
     let r = nines(&["site", &data("java-rw.hlog"), "-o", s]);

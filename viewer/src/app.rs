@@ -24,9 +24,10 @@ use wasm_bindgen::JsCast;
 
 use nines_core::bandwidth::{bytes_per_io, mb_per_s};
 use nines_core::ccdf::{ccdf, ccdf_steps, nines_of, share_at, CcdfPoint};
+use nines_core::compact::{self, Compact};
 use nines_core::density::{log_density, DensityBin};
 use nines_core::hist::Hist;
-use nines_core::pyramid::{series_points, time_range_of_ios, Axis, Pyramid};
+use nines_core::pyramid::{series_points, time_range_of_ios, Axis, Pyramid, Slot};
 use nines_core::quantile::{Level, Support};
 use nines_core::run::{is_direction, Run};
 use nines_core::series::{Direction, SeriesPoint};
@@ -58,15 +59,36 @@ pub fn start() {
 // Model
 
 struct Loaded {
+    /// The run; for a compact form, its windows merged to the form's grouping.
     run: Run,
     /// File name as given (picker, manifest entry, embedded name).
     file: String,
+    /// The compact form's points and grouping, when the run came as one.
+    compact: Option<CompactParts>,
+    /// Where the run's archive is (a site's), when a compact form was loaded in its place.
+    archive: Option<String>,
+}
+
+/// What a compact form brings besides its run: the stored points of every direction.
+struct CompactParts {
+    traces: Vec<compact::Trace>,
+    group: usize,
+    /// What a carried histogram covers, for the page to state.
+    text: String,
+}
+
+/// Where a trace's runtime points come from: merged from the run's windows on demand
+/// (a recorded run), or stored (a compact form; exact, computed when it was written).
+enum Points {
+    Pyramid(Pyramid),
+    Stored(usize),
 }
 
 /// What a trace (run x direction) needs, computed once.
 struct TraceData {
     loaded: Rc<Loaded>,
-    pyramid: Pyramid,
+    dir: Direction,
+    source: Points,
     ccdf: Vec<CcdfPoint>,
     density: Vec<DensityBin>,
     bytes_per_io: Option<f64>,
@@ -108,6 +130,8 @@ struct Model {
 thread_local! {
     static MODEL: RefCell<Model> = RefCell::new(Model::default());
     static IDLE_PENDING: Cell<bool> = const { Cell::new(false) };
+    /// Archives asked for (by run index) for a brushed range.
+    static FETCHING: RefCell<BTreeSet<usize>> = const { RefCell::new(BTreeSet::new()) };
 }
 
 const BINS_PER_DECADE: u32 = 40;
@@ -130,13 +154,26 @@ fn trace_data(run: usize, dir: &Direction) -> Option<Rc<TraceData>> {
         return Some(t);
     }
     let loaded = with_model(|m| m.runs.get(run).cloned())?;
-    let pyramid = Pyramid::new(&loaded.run, dir);
-    let whole = pyramid.merged(&loaded.run, None, None)?;
+    let source = match &loaded.compact {
+        Some(c) => Points::Stored(c.traces.iter().position(|t| t.dir == *dir)?),
+        None => Points::Pyramid(Pyramid::new(&loaded.run, dir)),
+    };
+    let mut td = TraceData {
+        loaded: loaded.clone(),
+        dir: dir.clone(),
+        source,
+        points: RefCell::new((Vec::new(), HashMap::new())),
+        steady: Vec::new(),
+        ccdf: Vec::new(),
+        density: Vec::new(),
+        bytes_per_io: None,
+    };
+    let whole = td.merged(None, None)?;
     let tag = match dir {
         Direction::Tag(t) => t.as_deref(),
         Direction::All => None,
     };
-    let native = pyramid.slots();
+    let native = td.slots();
     let iops: Vec<f64> = native.iter().map(|s| if s.length_s > 0.0 { s.count as f64 / s.length_s } else { 0.0 }).collect();
     let steady = steady_regions(&iops, STEADY_ROUNDS)
         .into_iter()
@@ -145,17 +182,65 @@ fn trace_data(run: usize, dir: &Direction) -> Option<Rc<TraceData>> {
             (a.start_s, b.start_s + b.length_s, a.extent(Axis::Ios).0, b.extent(Axis::Ios).1, r.average)
         })
         .collect();
-    let td = Rc::new(TraceData {
-        loaded: loaded.clone(),
-        points: RefCell::new((Vec::new(), HashMap::new())),
-        steady,
-        ccdf: ccdf(&whole),
-        density: log_density(&whole, BINS_PER_DECADE),
-        bytes_per_io: bytes_per_io(&loaded.run, tag),
-        pyramid,
-    });
+    td.steady = steady;
+    td.ccdf = ccdf(&whole);
+    td.density = log_density(&whole, BINS_PER_DECADE);
+    td.bytes_per_io = bytes_per_io(&loaded.run, tag);
+    let td = Rc::new(td);
     with_model(|m| m.traces.insert(key, td.clone()));
     Some(td)
+}
+
+impl TraceData {
+    fn stored(&self) -> Option<&compact::Trace> {
+        match self.source {
+            Points::Stored(i) => self.loaded.compact.as_ref()?.traces.get(i),
+            Points::Pyramid(_) => None,
+        }
+    }
+
+    /// The direction's recorded windows (slots), in time order.
+    fn slots(&self) -> &[Slot] {
+        match (&self.source, self.stored()) {
+            (Points::Pyramid(p), _) => p.slots(),
+            (_, Some(t)) => t.slots(),
+            _ => &[],
+        }
+    }
+
+    fn extent(&self, axis: Axis) -> Option<(f64, f64)> {
+        let s = self.slots();
+        Some((s.first()?.extent(axis).0, s.last()?.extent(axis).1))
+    }
+
+    fn view_keys(&self, axis: Axis, from: f64, to: f64, max_points: usize) -> (u32, std::ops::Range<usize>) {
+        match (&self.source, self.stored()) {
+            (Points::Pyramid(p), _) => p.view_keys(axis, from, to, max_points),
+            (_, Some(t)) => t.view_keys(axis, from, to, max_points),
+            _ => (0, 0..0),
+        }
+    }
+
+    /// Point `i` of level `k` with the given levels of nines, and the I/Os before it.
+    fn point(&self, k: u32, i: usize, nines: &[u32]) -> Option<(SeriesPoint, u64)> {
+        match (&self.source, self.stored()) {
+            (Points::Pyramid(p), _) => {
+                let levels: Vec<Level> = nines.iter().map(|&k| Level::nines(k)).collect();
+                let span = p.span(&self.loaded.run, k, i)?;
+                Some((series_points(std::iter::once(&span), &levels).pop()?, span.ios_before))
+            }
+            (_, Some(t)) => t.point(k, i, nines),
+            _ => None,
+        }
+    }
+
+    /// The exact merge of the carried windows that start in `[from, to)` seconds.
+    fn merged(&self, from: Option<f64>, to: Option<f64>) -> Option<Hist> {
+        match &self.source {
+            Points::Pyramid(p) => p.merged(&self.loaded.run, from, to),
+            Points::Stored(_) => compact::merged(&self.loaded.run, &self.dir, from, to),
+        }
+    }
 }
 
 /// Stats of a run over a time range (cached).
@@ -240,7 +325,7 @@ fn trace_style(run: usize, d: usize, mode: DirMode) -> TraceStyle {
 fn time_sel(st: &ViewState, td: &TraceData) -> Option<(f64, f64)> {
     let (a, b) = st.sel?;
     if st.x_ios {
-        Some(time_range_of_ios(td.pyramid.slots(), a, b).unwrap_or((0.0, 0.0)))
+        Some(time_range_of_ios(td.slots(), a, b).unwrap_or((0.0, 0.0)))
     } else {
         Some((a, b))
     }
@@ -385,7 +470,7 @@ fn cdf_data(st: &ViewState) -> CdfData {
     for t in traces(st) {
         let Some(td) = trace_data(t.run, &t.dir) else { continue };
         let pts = match time_sel(st, &td) {
-            Some((a, b)) => match td.pyramid.merged(&td.loaded.run, Some(a), Some(b)) {
+            Some((a, b)) => match td.merged(Some(a), Some(b)) {
                 Some(h) => ccdf(&h),
                 None => continue,
             },
@@ -433,7 +518,7 @@ fn runtime_extent(st: &ViewState, ts: &[Trace]) -> Option<(f64, f64)> {
     let mut lo = f64::INFINITY;
     let mut hi = f64::NEG_INFINITY;
     for t in ts {
-        if let Some((a, b)) = trace_data(t.run, &t.dir).and_then(|td| td.pyramid.extent(axis)) {
+        if let Some((a, b)) = trace_data(t.run, &t.dir).and_then(|td| td.extent(axis)) {
             lo = lo.min(a);
             hi = hi.max(b);
         }
@@ -448,7 +533,6 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
     let (x0, x1) = st.zoom.unwrap_or(full);
     // about one point per two pixels of plot
     let max_points = ((width_px.saturating_sub(charts::Y_LABEL_AREA + 30)) / 2).max(10) as usize;
-    let levels: Vec<Level> = st.levels.iter().map(|&k| Level::nines(k)).collect();
     let mut lines = Vec::new();
     let mut rates = Vec::new();
     let mut ymin = f64::INFINITY;
@@ -457,7 +541,7 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
     let mut missing_bs = false;
     for t in &ts {
         let Some(td) = trace_data(t.run, &t.dir) else { continue };
-        let (k, range) = td.pyramid.view_keys(axis, x0, x1, max_points);
+        let (k, range) = td.view_keys(axis, x0, x1, max_points);
         let mut cache = td.points.borrow_mut();
         if cache.0 != st.levels {
             cache.1.clear();
@@ -466,11 +550,7 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
         let mut pts: Vec<SeriesPoint> = Vec::with_capacity(range.len());
         let mut xs: Vec<f64> = Vec::with_capacity(range.len());
         for i in range {
-            let entry = cache.1.entry((k, i)).or_insert_with(|| {
-                let span = td.pyramid.span(&td.loaded.run, k, i)?;
-                let p = series_points(std::iter::once(&span), &levels).pop()?;
-                Some((p, span.ios_before))
-            });
+            let entry = cache.1.entry((k, i)).or_insert_with(|| td.point(k, i, &st.levels));
             if let Some((p, before)) = entry {
                 xs.push(match axis {
                     Axis::Time => p.start_s + p.length_s / 2.0,
@@ -555,7 +635,7 @@ fn hist_data(st: &ViewState, x: Scale) -> HistData {
     for t in traces(st) {
         let Some(td) = trace_data(t.run, &t.dir) else { continue };
         let bins = match time_sel(st, &td) {
-            Some((a, b)) => match td.pyramid.merged(&td.loaded.run, Some(a), Some(b)) {
+            Some((a, b)) => match td.merged(Some(a), Some(b)) {
                 Some(h) => log_density(&h, BINS_PER_DECADE),
                 None => continue,
             },
@@ -602,28 +682,34 @@ struct LoadError {
     message: String,
 }
 
-fn add_run(file: &str, bytes: &[u8]) -> Result<(), LoadError> {
+fn add_run(file: &str, bytes: &[u8], archive: Option<String>) -> Result<(), LoadError> {
     let t0 = now_ms();
-    let read = nines_core::import::read_any(file, bytes);
+    let read = if compact::sniff(bytes) {
+        Compact::read(file, bytes).map_err(|e| e.to_string()).map(|c| {
+            let text = c.group_text();
+            (c.run, Some(CompactParts { traces: c.traces, group: c.group, text }))
+        })
+    } else {
+        nines_core::import::read_any(file, bytes).map_err(|e| e.to_string()).map(|r| (r, None))
+    };
     // time spent decoding runs (nines_core::import::read_any only), for the benchmark
     if let Some(b) = body() {
         let prev: f64 = b.get_attribute("data-nines-parse-ms").and_then(|v| v.parse().ok()).unwrap_or(0.0);
         let _ = b.set_attribute("data-nines-parse-ms", &format!("{:.1}", prev + now_ms() - t0));
     }
     match read {
-        Ok(run) => {
+        Ok((run, compact)) => {
             // (decoded bucket lists are already of their exact size: nines-core copies each
             // window out of its scratch list)
             with_model(|m| {
-                m.runs.push(Rc::new(Loaded { run, file: file.to_string() }));
+                m.runs.push(Rc::new(Loaded { run, file: file.to_string(), compact, archive }));
                 m.drawn.clear();
                 m.first_render_done = false;
             });
             Ok(())
         }
-        Err(e) => {
+        Err(msg) => {
             // the error names the file itself; shown after the file name, once is enough
-            let msg = e.to_string();
             let message = msg.strip_prefix(&format!("{file}: ")).map_or(msg.clone(), str::to_string);
             Err(LoadError { file: file.to_string(), message })
         }
@@ -705,14 +791,26 @@ fn embedded_runs() -> Option<EmbeddedRuns> {
     )
 }
 
-/// Entries of a `manifest.json` beside the page: `{"runs":[{"file":"runs/a.hlog"}]}` or
-/// `["runs/a.hlog", ...]`. Only relative paths on the same site are fetched.
-fn manifest_entries(v: &serde_json::Value) -> Vec<String> {
+/// A run a manifest lists: its archive, and the compact form to load first when there is one.
+#[derive(Clone, Debug, PartialEq)]
+struct ManifestEntry {
+    file: String,
+    compact: Option<String>,
+}
+
+/// Entries of a `manifest.json` beside the page: `{"runs":[{"file":"runs/a.hlog",
+/// "compact":"runs/a.hlog.compact"}]}` or `["runs/a.hlog", ...]`. Only relative paths on the
+/// same site are fetched.
+fn manifest_entries(v: &serde_json::Value) -> Vec<ManifestEntry> {
+    let local = |p: &str| !p.contains(':') && !p.starts_with('/') && !p.starts_with('\\');
     let list = v.get("runs").and_then(|r| r.as_array()).or_else(|| v.as_array());
     list.map(|l| {
         l.iter()
-            .filter_map(|e| e.as_str().map(str::to_string).or_else(|| e.get("file").and_then(|f| f.as_str()).map(str::to_string)))
-            .filter(|p| !p.contains(':') && !p.starts_with('/') && !p.starts_with('\\'))
+            .filter_map(|e| {
+                let file = e.as_str().or_else(|| e.get("file").and_then(|f| f.as_str())).filter(|p| local(p))?.to_string();
+                let compact = e.get("compact").and_then(|f| f.as_str()).filter(|p| local(p)).map(str::to_string);
+                Some(ManifestEntry { file, compact })
+            })
             .collect()
     })
     .unwrap_or_default()
@@ -739,17 +837,17 @@ fn App() -> impl IntoView {
     };
 
     // Loading: embedded runs, else manifest.json beside the page (static sites).
-    let load_list = move |items: Vec<(String, Pending)>| async move {
+    let load_list = move |items: Vec<(String, Pending, Option<String>)>| async move {
         busy();
         let n = items.len();
-        for (i, (name, pending)) in items.into_iter().enumerate() {
+        for (i, (name, pending, archive)) in items.into_iter().enumerate() {
             loading.set(Some(format!("loading {} of {n}: {name}", i + 1)));
             yield_now().await;
             let bytes = match pending {
                 Pending::Ready(b) => b,
                 Pending::Fetch(p) => body_of(p).await.map_err(|e| format!("could not load it from the manifest: {e}")),
             };
-            let res = bytes.map_err(|message| LoadError { file: name.clone(), message }).and_then(|b| add_run(&name, &b));
+            let res = bytes.map_err(|message| LoadError { file: name.clone(), message }).and_then(|b| add_run(&name, &b, archive));
             if let Err(e) = res {
                 errors.update(|v| v.push(e));
             }
@@ -759,7 +857,7 @@ fn App() -> impl IntoView {
     };
     leptos::task::spawn_local(async move {
         if let Some(items) = embedded_runs() {
-            load_list(items.into_iter().map(|(n, b)| (n, Pending::Ready(b))).collect()).await;
+            load_list(items.into_iter().map(|(n, b)| (n, Pending::Ready(b), None)).collect()).await;
             return;
         }
         let proto = web_sys::window().and_then(|w| w.location().protocol().ok()).unwrap_or_default();
@@ -771,9 +869,12 @@ fn App() -> impl IntoView {
                         let items = match web_sys::window() {
                             Some(w) => manifest_entries(&v)
                                 .into_iter()
-                                .map(|path| {
-                                    let p = w.fetch_with_str(&path);
-                                    (path, Pending::Fetch(p))
+                                .map(|e| {
+                                    // the compact form when the site has one; the archive waits
+                                    // until a brushed range needs it
+                                    let p = w.fetch_with_str(e.compact.as_deref().unwrap_or(&e.file));
+                                    let archive = e.compact.is_some().then(|| e.file.clone());
+                                    (e.file, Pending::Fetch(p), archive)
                                 })
                                 .collect(),
                             None => Vec::new(),
@@ -789,6 +890,48 @@ fn App() -> impl IntoView {
         version.update(|v| *v += 1);
     });
 
+    // A brushed range on a site's run whose compact form carries merged windows: fetch the
+    // run's archive, so that the range's histograms are of the recorded windows.
+    Effect::new(move |_| {
+        // again once runs are loaded (a link's range is set before they are)
+        version.track();
+        if state.with(|s| s.sel.is_none()) {
+            return;
+        }
+        let wanted: Vec<(usize, String)> = with_model(|m| {
+            m.runs
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| Some((i, r.archive.clone().filter(|_| r.compact.as_ref().is_some_and(|c| c.group > 1))?)))
+                .collect()
+        });
+        for (i, url) in wanted {
+            if !FETCHING.with(|f| f.borrow_mut().insert(i)) {
+                continue;
+            }
+            leptos::task::spawn_local(async move {
+                let got = fetch_bytes(&url).await.and_then(|b| nines_core::import::read_any(&url, &b).map_err(|e| e.to_string()));
+                match got {
+                    Ok(run) => {
+                        with_model(|m| {
+                            if let Some(r) = m.runs.get_mut(i) {
+                                *r = Rc::new(Loaded { run, file: r.file.clone(), compact: None, archive: None });
+                            }
+                            m.traces.retain(|k, _| k.0 != i);
+                            m.stats.retain(|k, _| k.0 != i);
+                            m.drawn.clear();
+                            m.first_render_done = false;
+                        });
+                        version.update(|v| *v += 1);
+                    }
+                    Err(e) => errors.update(|v| {
+                        v.push(LoadError { file: url.clone(), message: format!("could not fetch the archive for the brushed range: {e}") })
+                    }),
+                }
+            });
+        }
+    });
+
     let load_files = move |files: web_sys::FileList| {
         let list: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
         leptos::task::spawn_local(async move {
@@ -797,7 +940,7 @@ fn App() -> impl IntoView {
                 let name = f.name();
                 items.push((name, read_file(f).await));
             }
-            load_list(items.into_iter().map(|(n, b)| (n, Pending::Ready(b))).collect()).await;
+            load_list(items.into_iter().map(|(n, b)| (n, Pending::Ready(b), None)).collect()).await;
         });
     };
 
@@ -1235,9 +1378,10 @@ fn App() -> impl IntoView {
                 vec![(TraceStyle::nth(i), None)]
             };
             let title = format!(
-                "{}, {:.0} s{}",
+                "{}, {:.0} s{}{}",
                 r.file,
                 r.run.duration_s(),
+                r.compact.as_ref().map(|c| format!("\ncompact form: histograms of {}", c.text)).unwrap_or_default(),
                 if warns.is_empty() { String::new() } else { format!("\n{}", warns.join("\n")) }
             );
             let mut kids = vec![tx("span", vec![], r.run.name.clone())];
@@ -1276,7 +1420,25 @@ fn App() -> impl IntoView {
                 kids,
             ));
         }
-        dom::mount(&out, &[el("div", vec![("class", "legend".into())], items)]);
+        // what each run in compact form carries: the charts' points are exact at any zoom;
+        // histograms (1-CDF, latency histogram, table of a brushed range) are of groups
+        let carried: Vec<String> = runs
+            .iter()
+            .filter_map(|r| {
+                let c = r.compact.as_ref()?;
+                let brush = if c.group > 1 { "; a brushed range counts the groups that start in it" } else { "" };
+                Some(format!("{}: histograms of {}{brush}", r.run.name, c.text))
+            })
+            .collect();
+        let mut nodes = vec![el("div", vec![("class", "legend".into())], items)];
+        if !carried.is_empty() {
+            nodes.push(tx(
+                "p",
+                vec![("class", "carries".into()), ("data-testid", "carries".into())],
+                format!("Compact form (every runtime and rate point exact at any zoom). {}.", carried.join(". ")),
+            ));
+        }
+        dom::mount(&out, &nodes);
         key
     });
     let legend_click = move |ev: web_sys::MouseEvent| {

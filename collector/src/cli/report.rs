@@ -29,6 +29,21 @@ pub struct ReportArgs {
     /// The parameter the page's sweep plot starts with (as `nines sweep --param`).
     #[arg(long, value_name = "NAME")]
     pub sweep: Option<String>,
+    /// The most the report file may weigh, e.g. `20MB`, `50MiB`. Each run travels in its
+    /// compact form (every point of the runtime and rate charts exact, at any zoom) with its
+    /// windows merged to the finest grouping that fits; the summary says which. Without it:
+    /// at most 20 MB for the file and about 1 MB for each run-hour.
+    #[arg(long, value_name = "SIZE", conflicts_with = "full")]
+    pub max_size: Option<String>,
+    /// Carry histograms per this much time (rounded to whole windows), e.g. `10s`, `1m`,
+    /// instead of the finest that fits: brushed ranges snap to it. With `--max-size` the
+    /// file must still fit.
+    #[arg(long, value_name = "DURATION", conflicts_with = "full")]
+    pub group: Option<String>,
+    /// Carry every run's archive whole (as recorded; the page can hand it back) instead of
+    /// its compact form, whatever the size.
+    #[arg(long)]
+    pub full: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -43,4 +58,9 @@ pub struct SiteArgs {
     /// Replace an `index.html`, `style.css` or viewer file in DIR that nines did not write.
     #[arg(long)]
     pub force: bool,
+    /// The compact forms of the runs added carry histograms per this much time (whole
+    /// windows), e.g. `10s`; without it, as `nines report` does by default. The page fetches
+    /// a run's archive when a brushed range needs its recorded windows.
+    #[arg(long, value_name = "DURATION")]
+    pub group: Option<String>,
 }

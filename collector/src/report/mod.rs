@@ -21,6 +21,7 @@
 //! Runs and wasm travel gzip'd and base64'd: the archives' histograms are DEFLATE inside but
 //! written in base64 text, which gzip takes back to about its binary size.
 
+pub mod budget;
 pub mod bundle;
 pub mod html;
 pub mod site;
@@ -47,8 +48,11 @@ pub const MAX_NOTES: u64 = 1 << 20;
 pub struct Input {
     /// File name (no directories: the page does not tell where the file was).
     pub name: String,
+    /// The archive, or once [`budget::fit`] has chosen, the run's compact form.
     pub bytes: Vec<u8>,
     pub run: Run,
+    /// What the bytes carry of the run, for the static summary.
+    pub carries: String,
 }
 
 /// What a report holds besides runs.
@@ -83,7 +87,7 @@ pub fn inputs(files: &[PathBuf], tag: Option<&str>) -> Result<Vec<Input>> {
             }
             bytes = nines_core::archive::write(Vec::new(), &run).with_context(|| format!("{}: could not re-write the run", f.display()))?;
         }
-        out.push(Input { name: file_name(f), bytes, run });
+        out.push(Input { name: file_name(f), bytes, run, carries: budget::FULL.to_string() });
     }
     Ok(out)
 }
@@ -106,7 +110,7 @@ pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
     // baseline files first (the order the page shows), each file once
     let mut files: Vec<PathBuf> = args.baseline.iter().filter(|b| !args.files.contains(b)).cloned().collect();
     files.extend(args.files.iter().cloned());
-    let inputs = inputs(&files, args.tag.as_deref())?;
+    let mut inputs = inputs(&files, args.tag.as_deref())?;
     let base: Vec<usize> = files.iter().enumerate().filter(|(_, f)| args.baseline.contains(f)).map(|(i, _)| i).collect();
     let mut view = Vec::new();
     let mut comparison = None;
@@ -132,7 +136,20 @@ pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
     }
     let opts =
         Options { title: args.title.clone(), notes, tag: args.tag.clone(), view: (!view.is_empty()).then(|| view.join("&")), comparison };
-    let page = render(&inputs, &opts, &bundle::viewer())?;
+    let viewer = bundle::viewer();
+    let page = if args.full {
+        render(&inputs, &opts, &viewer)?
+    } else {
+        let max = match &args.max_size {
+            Some(s) => budget::Limit::Given(nines_core::units::parse_size(s).map_err(|e| anyhow::anyhow!("--max-size {s:?}: {e}"))?),
+            None => budget::Limit::Default,
+        };
+        let group = match &args.group {
+            Some(g) => Some(nines_core::units::parse_duration_s(g).map_err(|e| anyhow::anyhow!("--group {g:?}: {e}"))?),
+            None => None,
+        };
+        budget::fit(&mut inputs, max, group, |i| render(i, &opts, &viewer))?
+    };
     let read = Inputs::new(files.iter().chain(&args.notes));
     output::write_atomic(&args.output, page.as_bytes(), Replace::Always, &read)?;
     writeln!(
@@ -147,7 +164,9 @@ pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
 }
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    // a compact form is DEFLATE'd already: gzip only wraps it (for the page's one decoder)
+    let level = if nines_core::compact::sniff(bytes) { flate2::Compression::fast() } else { flate2::Compression::best() };
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), level);
     e.write_all(bytes).expect("writing to memory");
     e.finish().expect("writing to memory")
 }
@@ -190,7 +209,7 @@ pub fn render(inputs: &[Input], opts: &Options, viewer: &bundle::Viewer) -> Resu
     let st_opts = stats::Options { tag: opts.tag.clone(), ..stats::Options::default() };
     let all: Vec<RunStats> = inputs.iter().map(|i| stats::run_stats(&i.run, &st_opts)).collect();
     let entries: Vec<summary::Entry> =
-        inputs.iter().zip(&all).map(|(i, s)| summary::Entry { file: &i.name, run: &i.run, stats: s }).collect();
+        inputs.iter().zip(&all).map(|(i, s)| summary::Entry { file: &i.name, run: &i.run, stats: s, carries: &i.carries }).collect();
     let notes = opts.notes.as_deref().map(html::markdown);
     let generated =
         nines_core::units::iso_date(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()));
@@ -259,7 +278,7 @@ mod tests {
         meta.insert("workload".into(), json!({ "rw": "randrw", "read_pct": 70, "bs": "4KiB", "qd": 16, "jobs": 1, "direct": true }));
         let run = Run { name: meta_name.into(), source: name.into(), meta, windows, ..Run::default() };
         let bytes = nines_core::archive::write(Vec::new(), &run).unwrap();
-        Input { name: name.into(), bytes, run }
+        Input { name: name.into(), bytes, run, carries: budget::FULL.into() }
     }
 
     fn fake_viewer() -> bundle::Viewer {

@@ -1,6 +1,8 @@
-//! `nines site`: a static site (the viewer's shell and assets, the archives under `runs/`,
-//! `manifest.json` listing them) for any static host. Adding runs to an existing site keeps
-//! the runs its manifest already lists.
+//! `nines site`: a static site (the viewer's shell and assets, the archives under `runs/`
+//! with each run's compact form beside it, `manifest.json` listing them) for any static host.
+//! The page draws from the compact forms (see [`nines_core::compact`]) and fetches an archive
+//! when a brushed range needs finer histograms. Adding runs to an existing site keeps the runs
+//! its manifest already lists, and gives those without a compact form one.
 
 use std::fs::File;
 use std::io::Write;
@@ -98,6 +100,11 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
         }
     }
     let read = Inputs::new(&args.files);
+    let group_s = match &args.group {
+        Some(g) => Some(nines_core::units::parse_duration_s(g).map_err(|e| anyhow::anyhow!("--group {g:?}: {e}"))?),
+        None => None,
+    };
+    let mut new_files: Vec<String> = Vec::new();
     let manifest_path = dir.join("manifest.json");
     let mut entries = read_manifest(&manifest_path)?;
     let kept = entries.len();
@@ -130,6 +137,30 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
             entries.push(json!({ "file": rel, "name": run.name }));
             added += 1;
         }
+        new_files.push(rel);
+    }
+    // every run gets its compact form (those of older sites too)
+    let mut upgraded = 0;
+    for (idx, e) in entries.iter_mut().enumerate() {
+        let Some(rel) = e.get("file").and_then(Value::as_str).map(str::to_string) else { continue };
+        let compact = format!("{rel}.compact");
+        let has = e.get("compact").and_then(Value::as_str) == Some(compact.as_str());
+        // runs given now take this command's --group; the others keep theirs
+        let given = group_s.is_some() && new_files.contains(&rel);
+        if has && !given && std::fs::symlink_metadata(dir.join(&compact)).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        // only runs nines keeps in runs/ (a manifest may list other paths: left as they are)
+        if !rel.starts_with("runs/") || rel[5..].contains('/') || !std::fs::symlink_metadata(dir.join(&rel)).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        let (run, _) = load_with_bytes(&dir.join(&rel))?;
+        let (bytes, _) = super::budget::default_compact(&run, if given { group_s } else { None })?;
+        output::write_atomic(&dir.join(&compact), &bytes, Replace::Always, &read)?;
+        e["compact"] = json!(compact);
+        if idx < kept && !has {
+            upgraded += 1;
+        }
     }
     let v = bundle::viewer();
     let files: [(&str, &[u8]); 4] = [
@@ -145,10 +176,11 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
     output::write_atomic(&manifest_path, format!("{manifest}\n").as_bytes(), Replace::Always, &read)?;
     writeln!(
         out,
-        "site: {} ({} run{} listed, {added} added, {kept} kept); serve the directory and open index.html",
+        "site: {} ({} run{} listed, {added} added, {kept} kept{}); serve the directory and open index.html",
         dir.display(),
         entries.len(),
-        if entries.len() == 1 { "" } else { "s" }
+        if entries.len() == 1 { "" } else { "s" },
+        if upgraded > 0 { format!(", {upgraded} given a compact form") } else { String::new() }
     )?;
     Ok(())
 }

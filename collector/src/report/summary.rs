@@ -17,6 +17,9 @@ pub struct Entry<'a> {
     pub file: &'a str,
     pub run: &'a Run,
     pub stats: &'a RunStats,
+    /// What the report carries of the run (the full archive, or its compact form and the
+    /// grouping of its histograms).
+    pub carries: &'a str,
 }
 
 /// The summary's HTML (a fragment: header, notes, run list, tables).
@@ -42,16 +45,17 @@ pub fn render(title: &str, notes_html: Option<&str>, entries: &[Entry], comparis
          The interactive viewer replaces it when the browser runs scripts and WebAssembly.</p>\n",
     );
     h.push_str("<h2>Runs</h2>\n<table class=\"ns-runs\" data-testid=\"summary-runs\">\n");
-    h.push_str("<tr><th>run</th><th>file</th><th>workload</th><th>target</th><th>start</th><th>duration</th></tr>\n");
+    h.push_str("<tr><th>run</th><th>file</th><th>workload</th><th>target</th><th>start</th><th>duration</th><th>carried</th></tr>\n");
     for (i, e) in entries.iter().enumerate() {
         h.push_str(&format!(
-            "<tr data-testid=\"summary-run\" data-run=\"{i}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{:.1} s</td></tr>\n",
+            "<tr data-testid=\"summary-run\" data-run=\"{i}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{:.1} s</td><td data-testid=\"summary-carries\">{}</td></tr>\n",
             esc(&e.run.name),
             esc(e.file),
             esc(&workload(&e.run.meta)),
             esc(&target(&e.run.meta)),
             esc(&e.run.start_time.map(iso_date).unwrap_or_default()),
-            e.stats.duration_s
+            e.stats.duration_s,
+            esc(e.carries)
         ));
     }
     h.push_str("</table>\n");

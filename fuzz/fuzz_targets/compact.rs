@@ -1,0 +1,32 @@
+//! Compact-form reader: any bytes give a compact run or an error, never a panic; what it
+//! reads draws (every point of every level) and writes back to the same form. The bytes are
+//! tried as they are and, to get past the checksum, as the body inside a valid zlib stream.
+#![no_main]
+use std::io::Write as _;
+
+use libfuzzer_sys::fuzz_target;
+use nines_core::compact::{Compact, MAGIC};
+
+fn check(bytes: &[u8]) {
+    if let Ok(c) = Compact::read("fuzz.compact", bytes) {
+        for t in &c.traces {
+            for k in 0..t.level_count() as u32 {
+                for i in 0..t.slots().len().div_ceil(1 << k) {
+                    let _ = t.point(k, i, &[1, 3, 9]);
+                }
+            }
+        }
+        let _ = nines_core::stats::run_stats(&c.run, &nines_core::stats::Options::default());
+        let again = c.write().expect("a form read writes back");
+        assert_eq!(Compact::read("again", &again).expect("and reads again"), c);
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    check(data);
+    let mut out = MAGIC.to_vec();
+    out.push(1);
+    let mut z = flate2::write::ZlibEncoder::new(out, flate2::Compression::fast());
+    z.write_all(data).unwrap();
+    check(&z.finish().unwrap());
+});

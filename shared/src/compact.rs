@@ -1,0 +1,877 @@
+//! The compact form of a run: what the charts of a report, a site or the viewer draw, exactly,
+//! in a size that does not grow with the I/O rate, and windows merged in groups of a chosen
+//! size for everything that needs histograms of a time range.
+//!
+//! A recorded run is one latency histogram per window and direction. A chart never needs them
+//! all: the runtime QoS chart of the SDC talk "Latency is more than just a number" draws per
+//! point the median, some levels of nines, the max and the count of a group of adjacent
+//! windows. Those numbers are computed here, exactly (from merged histograms, as
+//! [`crate::pyramid::Pyramid`] merges them), for every power-of-two group of windows of every
+//! direction, so that every point the runtime and rate charts can draw at any zoom is stored
+//! and equals what the full run gives. Histograms are kept only per group of `group` adjacent
+//! windows of each tag: they give the 1-CDF, the latency histogram and the stats of the whole
+//! run exactly, and of any range whose edges fall on group edges.
+//!
+//! # Format (version 1)
+//!
+//! ```text
+//! "nines-compact\n"  (14 bytes)   then the version as a varint (1)
+//! zlib stream (RFC 1950) of the body:
+//!   header    varint length + UTF-8 JSON {"name","source","start_time","meta","warnings",
+//!             "group","windows"}: group is the windows a carried histogram merges
+//!   ndirs     varint; then per direction (each tag in order of first appearance, then "all"
+//!             when the run has direction tags):
+//!     kind      0 = all, 1 = untagged, 2 = tag (varint length + UTF-8 name)
+//!     nslots    varint: the recorded windows of the direction (for "all": windows of every
+//!               direction starting together count as one)
+//!     starts    seconds: a column of nslots numbers (see below)
+//!     lengths   seconds: a column of nslots numbers
+//!     counts    nslots varints (I/Os per slot)
+//!     values    varint n, then n varints: distinct latencies (ns), ascending, delta-coded
+//!     levels    varint: the number of levels, ceil(log2(nslots)) + 1; level k has
+//!               ceil(nslots / 2^k) points, point i the exact merge of slots i*2^k..;
+//!               for each non-empty point, in order: 11 indices into `values` (median,
+//!               1 to 9 nines, max), each ZigZag delta-coded against the same metric of the
+//!               previous non-empty point of the level
+//!     groups    only for tags: ceil(nslots / group) histograms, each a varint length
+//!               and an uncompressed HdrHistogram V2 encoding; histogram i merges slots
+//!               i*group..
+//! a column:  byte 0 and ZigZag delta-coded varints of whole microseconds (when every number
+//!            is one exactly), or byte 1 and 8 little-endian bytes a number (IEEE 754 bits)
+//! ```
+//!
+//! Varints are LEB128. Counts, I/Os before a point and its length follow from the slots;
+//! support of a level from the count (as in `nines stats`). Every reader check fails with an
+//! error naming the source and the byte offset in the inflated body, never a panic.
+
+use std::io::Write as _;
+
+use serde_json::{json, Map, Value};
+
+use crate::codec::{Decoder, Encoder};
+use crate::hist::{Accumulator, Hist};
+use crate::pyramid::{Axis, Pyramid, Slot};
+use crate::quantile::{Level, Support};
+use crate::run::{is_direction, Run, Warning, Window};
+use crate::series::{Direction, SeriesPoint};
+
+/// The first bytes of a compact form.
+pub const MAGIC: &[u8; 14] = b"nines-compact\n";
+/// The version this crate writes and reads.
+pub const VERSION: u64 = 1;
+/// Metrics per point: median, 1 to 9 nines, max.
+pub const METRICS: usize = 11;
+/// The most the body of a compact form inflates to (a 24-hour run of 1 s windows is some tens
+/// of megabytes).
+pub const MAX_BODY: usize = 1 << 30;
+
+/// Is this a compact form (by its first bytes)?
+pub fn sniff(bytes: &[u8]) -> bool {
+    bytes.starts_with(MAGIC)
+}
+
+/// One direction's slots and its points at every power-of-two grouping.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trace {
+    pub dir: Direction,
+    /// The direction's recorded windows (for "all", the windows that start together merged).
+    /// `windows` of each slot is empty: a compact form has no per-window histograms.
+    slots: Vec<Slot>,
+    /// Distinct latencies, ascending.
+    values: Vec<u64>,
+    /// Per level: METRICS indices into `values` per point (zeros for empty points).
+    levels: Vec<Vec<u32>>,
+}
+
+/// A run in compact form.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compact {
+    /// Name, source, start time, metadata and warnings of the run, and its windows merged in
+    /// groups of `group` per tag (the recorded windows when `group` is 1).
+    pub run: Run,
+    /// The recorded windows (of a tag) a carried histogram merges.
+    pub group: usize,
+    /// Windows the run recorded (all tags).
+    pub windows: usize,
+    pub traces: Vec<Trace>,
+}
+
+/// Why a compact form could not be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{source_name}: compact form: {}{message}", .offset.map(|o| format!("byte {o} of the inflated body: ")).unwrap_or_default())]
+pub struct CompactError {
+    pub source_name: String,
+    pub offset: Option<usize>,
+    pub message: String,
+}
+
+/// Why a compact form could not be written.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct WriteError(String);
+
+fn levels_for(n: usize) -> usize {
+    if n == 0 {
+        0
+    } else {
+        (usize::BITS - (n - 1).leading_zeros()) as usize + 1
+    }
+}
+
+/// Median, 1 to 9 nines and max of a histogram, in one pass over its buckets.
+fn metrics(h: &Hist) -> [u64; METRICS] {
+    let n = h.count();
+    let mut ranks = [0u64; METRICS - 1];
+    ranks[0] = Level { label: String::new(), num: 1, den: 2 }.rank(n);
+    for k in 1..=9 {
+        ranks[k as usize] = Level::nines(k).rank(n);
+    }
+    let mut out = [0u64; METRICS];
+    out[METRICS - 1] = h.max();
+    let (mut cum, mut next) = (0u64, 0usize);
+    for (v, c) in h.buckets() {
+        cum += c;
+        while next < ranks.len() && ranks[next] <= cum {
+            out[next] = h.layout().highest_equivalent(v);
+            next += 1;
+        }
+        if next == ranks.len() {
+            break;
+        }
+    }
+    out
+}
+
+impl Trace {
+    fn from_pyramid(run: &Run, dir: Direction, p: &Pyramid) -> Trace {
+        let n = p.slots().len();
+        let mut raw: Vec<Vec<[u64; METRICS]>> = Vec::new();
+        for k in 0..levels_for(n) as u32 {
+            let points = n.div_ceil(1 << k);
+            raw.push(
+                (0..points)
+                    .map(|i| match p.span(run, k, i) {
+                        Some(s) if s.hist.count() > 0 => metrics(&s.hist),
+                        _ => [0; METRICS],
+                    })
+                    .collect(),
+            );
+        }
+        let mut values: Vec<u64> = raw.iter().flatten().flatten().copied().collect();
+        values.sort_unstable();
+        values.dedup();
+        let levels =
+            raw.iter().map(|l| l.iter().flatten().map(|v| values.binary_search(v).expect("value listed") as u32).collect()).collect();
+        let slots = p.slots().iter().map(|s| Slot { windows: Vec::new(), ..s.clone() }).collect();
+        Trace { dir, slots, values, levels }
+    }
+
+    /// The direction's slots (recorded windows), in time order.
+    pub fn slots(&self) -> &[Slot] {
+        &self.slots
+    }
+
+    /// Extent of the direction on an axis.
+    pub fn extent(&self, axis: Axis) -> Option<(f64, f64)> {
+        Some((self.slots.first()?.extent(axis).0, self.slots.last()?.extent(axis).1))
+    }
+
+    /// Levels stored (level k: groups of 2^k slots).
+    pub fn level_count(&self) -> usize {
+        self.levels.len()
+    }
+
+    /// Which points a view of `[from, to)` on `axis` has: the finest level whose groups give
+    /// at most `max_points` (the same rule as [`Pyramid::view_keys`]).
+    pub fn view_keys(&self, axis: Axis, from: f64, to: f64, max_points: usize) -> (u32, std::ops::Range<usize>) {
+        let lo = self.slots.partition_point(|s| s.extent(axis).1 <= from);
+        let hi = self.slots.partition_point(|s| s.extent(axis).0 < to);
+        if hi <= lo {
+            return (0, 0..0);
+        }
+        let max_points = max_points.max(1);
+        let top = self.levels.len().saturating_sub(1) as u32;
+        let mut k = 0u32;
+        loop {
+            let g = 1usize << k;
+            let (glo, ghi) = (lo / g, (hi - 1) / g + 1);
+            if ghi - glo <= max_points || k >= top {
+                return (k, glo..ghi);
+            }
+            k += 1;
+        }
+    }
+
+    /// Point `index` of level `k` with the given levels of nines (1 to 9), and the I/Os
+    /// before it; the same numbers as [`crate::pyramid::series_points`] of the exact merge.
+    pub fn point(&self, k: u32, index: usize, nines: &[u32]) -> Option<(SeriesPoint, u64)> {
+        let level = self.levels.get(k as usize)?;
+        let g = 1usize << k;
+        let group = self.slots.get(index.checked_mul(g)?..((index + 1) * g).min(self.slots.len()))?;
+        let (first, last) = (group.first()?, group.last()?);
+        let n: u64 = group.iter().map(|s| s.count).sum();
+        let length_s = last.start_s + last.length_s - first.start_s;
+        let m = &level[index * METRICS..(index + 1) * METRICS];
+        let v = |i: usize| (n > 0).then(|| self.values[m[i] as usize]);
+        let levels = nines
+            .iter()
+            .map(|&k| {
+                let l = Level::nines(k);
+                let support = if n == 0 { Support::None } else { Support::of(n.saturating_sub(l.rank(n))) };
+                match support {
+                    Support::None => (None, support),
+                    _ => (v(k.clamp(1, 9) as usize), support),
+                }
+            })
+            .collect();
+        let p = SeriesPoint {
+            start_s: first.start_s,
+            length_s,
+            count: n,
+            iops: if length_s > 0.0 { n as f64 / length_s } else { 0.0 },
+            p50_ns: v(0),
+            levels,
+            max_ns: v(METRICS - 1),
+        };
+        Some((p, first.ios_before))
+    }
+
+    /// Bytes of memory the trace holds (for the viewer's accounting).
+    pub fn heap_bytes(&self) -> usize {
+        self.slots.len() * std::mem::size_of::<Slot>() + self.values.len() * 8 + self.levels.iter().map(|l| l.len() * 4).sum::<usize>()
+    }
+}
+
+/// The directions of a run a compact form carries: every tag in order of first appearance,
+/// then "all" when the run has direction tags.
+fn directions(run: &Run) -> Vec<Direction> {
+    let tags = run.tags();
+    let any_direction = tags.iter().any(|t| is_direction(t.as_deref()));
+    let mut out: Vec<Direction> = tags.into_iter().map(Direction::Tag).collect();
+    if any_direction {
+        out.push(Direction::All);
+    }
+    out
+}
+
+fn group_text(traces: &[Trace], group: usize) -> String {
+    let length = traces.iter().find(|t| matches!(t.dir, Direction::Tag(_))).and_then(|t| t.slots.first()).map_or(0.0, |s| s.length_s);
+    let secs = crate::units::format_duration((length * group as f64 * 1e9).round() as u64);
+    if group == 1 {
+        format!("every window ({secs})")
+    } else {
+        format!("{secs} (groups of {group} windows)")
+    }
+}
+
+/// Group sizes offered, in windows: with 1 s windows the round durations of 1 s to a day,
+/// then doublings, up to the first that holds every window.
+fn group_sizes(windows: usize) -> Vec<usize> {
+    const ROUND: [usize; 17] = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14_400, 28_800, 86_400];
+    let mut out: Vec<usize> = Vec::new();
+    for g in ROUND.into_iter().chain((0..).map(|k| 172_800usize.saturating_mul(1 << k.min(40)))) {
+        out.push(g);
+        if g >= windows || g == usize::MAX {
+            break;
+        }
+    }
+    out
+}
+
+/// Builds compact forms of one run at several groupings, computing its points once.
+pub struct Builder<'a> {
+    run: &'a Run,
+    pyramids: Vec<(Direction, Pyramid)>,
+    traces: Vec<Trace>,
+}
+
+impl<'a> Builder<'a> {
+    pub fn new(run: &'a Run) -> Builder<'a> {
+        let pyramids: Vec<(Direction, Pyramid)> = directions(run).into_iter().map(|d| (d.clone(), Pyramid::new(run, &d))).collect();
+        let traces = pyramids.iter().map(|(d, p)| Trace::from_pyramid(run, d.clone(), p)).collect();
+        Builder { run, pyramids, traces }
+    }
+
+    /// The group sizes worth offering, finest first; the last holds every window of a tag.
+    pub fn group_sizes(&self) -> Vec<usize> {
+        group_sizes(self.pyramids.iter().map(|(_, p)| p.slots().len()).max().unwrap_or(0))
+    }
+
+    /// The length of a tag's first window, in seconds (0 without windows).
+    pub fn window_s(&self) -> f64 {
+        self.traces.iter().find(|t| matches!(t.dir, Direction::Tag(_))).and_then(|t| t.slots.first()).map_or(0.0, |s| s.length_s)
+    }
+
+    /// [`Compact::group_text`] of a group size.
+    pub fn group_text(&self, group: usize) -> String {
+        group_text(&self.traces, group.max(1))
+    }
+
+    /// The compact form with windows merged in groups of `group` per tag.
+    pub fn build(&self, group: usize) -> Compact {
+        let group = group.max(1);
+        let run = self.run;
+        let per_tag: Vec<Vec<Window>> = self
+            .pyramids
+            .iter()
+            .filter_map(|(d, p)| match d {
+                Direction::Tag(t) => Some(
+                    (0..p.slots().len().div_ceil(group))
+                        .filter_map(|i| {
+                            let s = p.group(run, i * group, group)?;
+                            Some(Window { start_s: s.start_s, length_s: s.length_s, tag: t.clone(), hist: s.hist.into_owned() })
+                        })
+                        .collect(),
+                ),
+                Direction::All => None,
+            })
+            .collect();
+        // group by group, tags in order: the grouped run lists its tags in the same order as
+        // the recorded one, so tables list them alike
+        let most = per_tag.iter().map(Vec::len).max().unwrap_or(0);
+        let mut windows = Vec::with_capacity(per_tag.iter().map(Vec::len).sum());
+        let mut its: Vec<_> = per_tag.into_iter().map(Vec::into_iter).collect();
+        for _ in 0..most {
+            for it in &mut its {
+                windows.extend(it.next());
+            }
+        }
+        Compact { run: Run { windows, ..without_windows(run) }, group, windows: run.windows.len(), traces: self.traces.clone() }
+    }
+}
+
+/// A copy of a run without its windows.
+fn without_windows(run: &Run) -> Run {
+    Run {
+        name: run.name.clone(),
+        source: run.source.clone(),
+        start_time: run.start_time,
+        meta: run.meta.clone(),
+        windows: Vec::new(),
+        warnings: run.warnings.clone(),
+    }
+}
+
+impl Compact {
+    /// The compact form of a run with windows merged in groups of `group`.
+    pub fn of(run: &Run, group: usize) -> Compact {
+        Builder::new(run).build(group)
+    }
+
+    /// The trace of a direction.
+    pub fn trace(&self, dir: &Direction) -> Option<&Trace> {
+        self.traces.iter().find(|t| t.dir == *dir)
+    }
+
+    /// What a carried histogram covers, as a sentence part ("every window (1s)", "1m (groups
+    /// of 60 windows)"), for pages to state.
+    pub fn group_text(&self) -> String {
+        group_text(&self.traces, self.group)
+    }
+
+    /// The binary form (see the module's documentation).
+    pub fn write(&self) -> Result<Vec<u8>, WriteError> {
+        let mut b = Vec::new();
+        let warnings: Vec<Value> = self.run.warnings.iter().map(|w| json!([w.line, w.message])).collect();
+        let header = json!({
+            "name": self.run.name,
+            "source": self.run.source,
+            "start_time": self.run.start_time,
+            "meta": Value::Object(self.run.meta.clone()),
+            "warnings": warnings,
+            "group": self.group,
+            "windows": self.windows,
+        });
+        let header = serde_json::to_vec(&header).map_err(|e| WriteError(e.to_string()))?;
+        put(&mut b, header.len() as u64);
+        b.extend_from_slice(&header);
+        put(&mut b, self.traces.len() as u64);
+        let mut enc = Encoder::new();
+        let mut tag_windows = self.run.windows.iter();
+        let mut per_tag: Vec<(Option<String>, Vec<&Window>)> = Vec::new();
+        for w in &mut tag_windows {
+            match per_tag.iter_mut().find(|(t, _)| *t == w.tag) {
+                Some((_, v)) => v.push(w),
+                None => per_tag.push((w.tag.clone(), vec![w])),
+            }
+        }
+        for t in &self.traces {
+            match &t.dir {
+                Direction::All => put(&mut b, 0),
+                Direction::Tag(None) => put(&mut b, 1),
+                Direction::Tag(Some(s)) => {
+                    put(&mut b, 2);
+                    put(&mut b, s.len() as u64);
+                    b.extend_from_slice(s.as_bytes());
+                }
+            }
+            put(&mut b, t.slots.len() as u64);
+            column(&mut b, t.slots.iter().map(|s| s.start_s));
+            column(&mut b, t.slots.iter().map(|s| s.length_s));
+            for s in &t.slots {
+                put(&mut b, s.count);
+            }
+            put(&mut b, t.values.len() as u64);
+            let mut prev = 0;
+            for &v in &t.values {
+                put(&mut b, v - prev);
+                prev = v;
+            }
+            put(&mut b, t.levels.len() as u64);
+            for (k, level) in t.levels.iter().enumerate() {
+                let mut prev = [0u32; METRICS];
+                for (i, m) in level.chunks_exact(METRICS).enumerate() {
+                    if !point_has_ios(&t.slots, k, i) {
+                        continue;
+                    }
+                    for j in 0..METRICS {
+                        put(&mut b, zigzag(i64::from(m[j]) - i64::from(prev[j])));
+                        prev[j] = m[j];
+                    }
+                }
+            }
+            if let Direction::Tag(tag) = &t.dir {
+                let groups = per_tag.iter().find(|(x, _)| x == tag).map(|(_, v)| v.as_slice()).unwrap_or_default();
+                put(&mut b, groups.len() as u64);
+                for w in groups {
+                    let bytes = enc.encode_plain(&w.hist).map_err(|e| WriteError(format!("group at {:.3} s: {e}", w.start_s)))?;
+                    put(&mut b, bytes.len() as u64);
+                    b.extend_from_slice(&bytes);
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(b.len() / 4);
+        out.extend_from_slice(MAGIC);
+        put(&mut out, VERSION);
+        let mut z = flate2::write::ZlibEncoder::new(out, flate2::Compression::default());
+        z.write_all(&b).map_err(|e| WriteError(e.to_string()))?;
+        z.finish().map_err(|e| WriteError(e.to_string()))
+    }
+
+    /// Read a compact form written by [`Compact::write`].
+    pub fn read(source_name: &str, bytes: &[u8]) -> Result<Compact, CompactError> {
+        let err = |offset: Option<usize>, message: String| CompactError { source_name: source_name.to_string(), offset, message };
+        if !sniff(bytes) {
+            return Err(err(None, "does not start with \"nines-compact\"; expected a compact form written by nines".into()));
+        }
+        let mut head = Reader { b: &bytes[MAGIC.len()..], at: 0 };
+        let version = head.varint().map_err(|m| err(None, m))?;
+        if version != VERSION {
+            return Err(err(None, format!("version {version}; this nines reads version {VERSION}: use a newer nines")));
+        }
+        let body = Decoder::new()
+            .inflate_to_vec(&bytes[MAGIC.len() + head.at..], MAX_BODY)
+            .map_err(|e| err(None, format!("the compressed body is damaged or cut ({e})")))?;
+        let mut r = Reader { b: &body, at: 0 };
+        read_body(&mut r, source_name).map_err(|m| err(Some(r.at), m))
+    }
+}
+
+fn point_has_ios(slots: &[Slot], k: usize, i: usize) -> bool {
+    let g = 1usize << k;
+    slots[i * g..((i + 1) * g).min(slots.len())].iter().any(|s| s.count > 0)
+}
+
+fn read_body(r: &mut Reader, source_name: &str) -> Result<Compact, String> {
+    let hlen = r.len()?;
+    let header: Value = serde_json::from_slice(r.take(hlen)?).map_err(|e| format!("header is not JSON ({e})"))?;
+    let field = |k: &str| header.get(k).ok_or_else(|| format!("header has no \"{k}\""));
+    let text = |k: &str| field(k)?.as_str().map(str::to_string).ok_or_else(|| format!("header \"{k}\" is not text"));
+    let name = text("name")?;
+    let source = text("source")?;
+    let start_time = match field("start_time")? {
+        Value::Null => None,
+        v => Some(v.as_f64().filter(|t| t.is_finite()).ok_or("header \"start_time\" is not a number")?),
+    };
+    let meta: Map<String, Value> = field("meta")?.as_object().cloned().ok_or("header \"meta\" is not an object")?;
+    let warnings = field("warnings")?
+        .as_array()
+        .ok_or("header \"warnings\" is not a list")?
+        .iter()
+        .map(|w| match w.as_array().map(Vec::as_slice) {
+            Some([l, Value::String(m)]) if l.is_null() || l.is_u64() => {
+                Ok(Warning { line: l.as_u64().map(|l| l as usize), message: m.clone() })
+            }
+            _ => Err("header \"warnings\" has an entry that is not [line, text]".to_string()),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let group = field("group")?
+        .as_u64()
+        .filter(|&g| g >= 1 && g <= u64::from(u32::MAX))
+        .ok_or("header \"group\" is not a count of windows from 1 to 2^32-1")? as usize;
+    let windows = field("windows")?.as_u64().ok_or("header \"windows\" is not a count")? as usize;
+
+    let ndirs = r.len()?;
+    let mut traces = Vec::with_capacity(ndirs);
+    let mut per_tag: Vec<Vec<Window>> = Vec::new();
+    let mut total = 0u64;
+    let mut dec = Decoder::new();
+    for _ in 0..ndirs {
+        let dir = match r.varint()? {
+            0 => Direction::All,
+            1 => Direction::Tag(None),
+            2 => {
+                let n = r.len()?;
+                let s = std::str::from_utf8(r.take(n)?).map_err(|_| "a tag is not UTF-8".to_string())?;
+                if !crate::archive::valid_tag(s) {
+                    return Err(format!("tag {s:?} is not a valid tag"));
+                }
+                Direction::Tag(Some(s.to_string()))
+            }
+            k => return Err(format!("direction kind {k}; expected 0, 1 or 2")),
+        };
+        if traces.iter().any(|t: &Trace| t.dir == dir) {
+            return Err("a direction is listed twice".into());
+        }
+        let n = r.len()?;
+        let starts = r.column(n)?;
+        let lengths = r.column(n)?;
+        let mut slots = Vec::with_capacity(n);
+        let mut cum = 0u64;
+        for (i, (s, l)) in starts.into_iter().zip(lengths).enumerate() {
+            let count = r.varint()?;
+            if !s.is_finite() || !l.is_finite() || l < 0.0 {
+                return Err(format!("slot {} has start {s} and length {l}; expected finite numbers, length >= 0", i + 1));
+            }
+            if slots.last().is_some_and(|p: &Slot| p.start_s > s) {
+                return Err(format!("slot {} starts before the one before it", i + 1));
+            }
+            slots.push(Slot { start_s: s, length_s: l, ios_before: cum, count, windows: Vec::new() });
+            cum = crate::hist::add_counts(cum, count).map_err(|_| "the slots' I/O counts add up to more than 2^63-1".to_string())?;
+        }
+        if matches!(dir, Direction::Tag(_)) {
+            total = crate::hist::add_counts(total, cum).map_err(|_| "the run's I/O counts add up to more than 2^63-1".to_string())?;
+        }
+        let nv = r.len()?;
+        let mut values = Vec::with_capacity(nv);
+        let mut prev = 0u64;
+        for _ in 0..nv {
+            let d = r.varint()?;
+            if !values.is_empty() && d == 0 {
+                return Err("latency values repeat; expected them ascending".into());
+            }
+            prev = prev.checked_add(d).ok_or("a latency value is past 2^64")?;
+            values.push(prev);
+        }
+        let nl = r.varint()?;
+        if nl != levels_for(n) as u64 {
+            return Err(format!("{nl} levels for {n} slots; expected {}", levels_for(n)));
+        }
+        let mut levels = Vec::with_capacity(levels_for(n));
+        for k in 0..levels_for(n) {
+            let points = n.div_ceil(1 << k);
+            let mut level = vec![0u32; points * METRICS];
+            let mut prev = [0i64; METRICS];
+            for i in 0..points {
+                if !point_has_ios(&slots, k, i) {
+                    continue;
+                }
+                let m = &mut level[i * METRICS..(i + 1) * METRICS];
+                for j in 0..METRICS {
+                    let d = unzigzag(r.varint()?);
+                    let v = prev[j]
+                        .checked_add(d)
+                        .filter(|v| (0..nv as i64).contains(v))
+                        .ok_or_else(|| format!("level {k} point {}: a latency index outside the {nv} values", i + 1))?;
+                    prev[j] = v;
+                    m[j] = v as u32;
+                }
+                if m.windows(2).any(|p| p[0] > p[1]) {
+                    return Err(format!("level {k} point {}: median, levels and max are not in ascending order", i + 1));
+                }
+            }
+            levels.push(level);
+        }
+        if let Direction::Tag(tag) = &dir {
+            let ng = r.varint()?;
+            let g = group;
+            if ng != n.div_ceil(g) as u64 {
+                return Err(format!("{ng} groups for {n} slots; expected {} in groups of {g}", n.div_ceil(g)));
+            }
+            let mut groups = Vec::with_capacity(n.div_ceil(g));
+            for i in 0..n.div_ceil(g) {
+                let len = r.len()?;
+                let at = r.at;
+                let hist = dec.decode(r.take(len)?).map_err(|e| format!("group {} (byte {at}): {e}", i + 1))?;
+                let part = &slots[i * g..((i + 1) * g).min(n)];
+                let want: u64 = part.iter().map(|s| s.count).sum();
+                if hist.count() != want {
+                    return Err(format!("group {} holds {} I/Os; its slots hold {want}", i + 1, hist.count()));
+                }
+                let (first, last) = (&part[0], &part[part.len() - 1]);
+                groups.push(Window {
+                    start_s: first.start_s,
+                    length_s: last.start_s + last.length_s - first.start_s,
+                    tag: tag.clone(),
+                    hist,
+                });
+            }
+            per_tag.push(groups);
+        }
+        traces.push(Trace { dir, slots, values, levels });
+    }
+    if r.at != r.b.len() {
+        return Err(format!("{} bytes follow the last direction", r.b.len() - r.at));
+    }
+    if let Some(all) = traces.iter().find(|t| t.dir == Direction::All) {
+        let dirs: u64 = traces
+            .iter()
+            .filter(|t| matches!(&t.dir, Direction::Tag(x) if is_direction(x.as_deref())))
+            .map(|t| t.slots.iter().map(|s| s.count).sum::<u64>())
+            .sum();
+        let n: u64 = all.slots.iter().map(|s| s.count).sum();
+        if n != dirs {
+            return Err(format!("\"all\" holds {n} I/Os; its directions hold {dirs}"));
+        }
+    }
+    let most = per_tag.iter().map(Vec::len).max().unwrap_or(0);
+    let mut run_windows = Vec::new();
+    let mut its: Vec<_> = per_tag.into_iter().map(Vec::into_iter).collect();
+    for _ in 0..most {
+        for it in &mut its {
+            run_windows.extend(it.next());
+        }
+    }
+    let _ = source_name;
+    let run = Run { name, source, start_time, meta, windows: run_windows, warnings };
+    Ok(Compact { run, group, windows, traces })
+}
+
+/// The whole-run merge of a tag's carried windows (its 1-CDF and histogram), or of every
+/// direction for [`Direction::All`].
+pub fn merged(run: &Run, dir: &Direction, from: Option<f64>, to: Option<f64>) -> Option<Hist> {
+    let (from, to) = (from.unwrap_or(f64::NEG_INFINITY), to.unwrap_or(f64::INFINITY));
+    let mut ws = run.windows.iter().filter(|w| w.start_s >= from && w.start_s < to).filter(|w| match dir {
+        Direction::Tag(t) => w.tag == *t,
+        Direction::All => is_direction(w.tag.as_deref()),
+    });
+    let first = ws.next()?;
+    let mut acc = Accumulator::new(first.hist.layout());
+    acc.add(&first.hist);
+    for w in ws {
+        if w.hist.layout() == first.hist.layout() {
+            acc.add(&w.hist);
+        } else {
+            let h = acc.take().merge(&w.hist);
+            acc = Accumulator::new(h.layout());
+            acc.add(&h);
+        }
+    }
+    Some(acc.finish())
+}
+
+fn put(b: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        b.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    b.push(v as u8);
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+fn micros(v: f64) -> Option<i64> {
+    let m = (v * 1e6).round();
+    (m.abs() < (1u64 << 53) as f64 && m / 1e6 == v).then_some(m as i64)
+}
+
+fn column(b: &mut Vec<u8>, values: impl Iterator<Item = f64> + Clone) {
+    if values.clone().all(|v| micros(v).is_some()) {
+        b.push(0);
+        let mut prev = 0i64;
+        for v in values {
+            let m = micros(v).expect("checked");
+            put(b, zigzag(m.wrapping_sub(prev)));
+            prev = m;
+        }
+    } else {
+        b.push(1);
+        for v in values {
+            b.extend_from_slice(&v.to_bits().to_le_bytes());
+        }
+    }
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn varint(&mut self) -> Result<u64, String> {
+        let mut v = 0u64;
+        for i in 0..10 {
+            let byte = *self.b.get(self.at).ok_or("the body ends inside a number")?;
+            self.at += 1;
+            if i == 9 && byte > 1 {
+                return Err("a number is longer than 64 bits".into());
+            }
+            v |= u64::from(byte & 0x7f) << (7 * i);
+            if byte & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err("a number is longer than 64 bits".into())
+    }
+
+    /// A length or count: at most the bytes left (every listed item takes at least a byte),
+    /// so a damaged number cannot ask for more memory than the body has.
+    fn len(&mut self) -> Result<usize, String> {
+        let v = self.varint()?;
+        let left = self.b.len() - self.at;
+        if v > left as u64 {
+            return Err(format!("a length of {v} with {left} bytes left"));
+        }
+        Ok(v as usize)
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        let s = self.b.get(self.at..self.at + n).ok_or("the body ends inside a field")?;
+        self.at += n;
+        Ok(s)
+    }
+
+    fn column(&mut self, n: usize) -> Result<Vec<f64>, String> {
+        match self.varint()? {
+            0 => {
+                let mut prev = 0i64;
+                (0..n)
+                    .map(|_| {
+                        prev = prev.wrapping_add(unzigzag(self.varint()?));
+                        if prev.unsigned_abs() >= 1 << 53 {
+                            return Err("a time is out of range".to_string());
+                        }
+                        Ok(prev as f64 / 1e6)
+                    })
+                    .collect()
+            }
+            1 => (0..n).map(|_| Ok(f64::from_bits(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes"))))).collect(),
+            k => Err(format!("column kind {k}; expected 0 or 1")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pyramid::series_points;
+    use crate::run::test_runs::two_directions as run;
+    use crate::stats::{run_stats, Options};
+
+    fn all_nines() -> Vec<u32> {
+        (1..=9).collect()
+    }
+
+    /// Every point at every level equals the exact merge of the full run's windows.
+    fn assert_exact(full: &Run, c: &Compact) {
+        for t in &c.traces {
+            let p = Pyramid::new(full, &t.dir);
+            assert_eq!(t.slots.len(), p.slots().len());
+            let levels: Vec<Level> = all_nines().into_iter().map(Level::nines).collect();
+            for k in 0..t.level_count() as u32 {
+                for i in 0..t.slots.len().div_ceil(1 << k) {
+                    let span = p.span(full, k, i).unwrap();
+                    let want = series_points(std::iter::once(&span), &levels).pop().unwrap();
+                    let (got, before) = t.point(k, i, &all_nines()).unwrap();
+                    assert_eq!(got, want, "{:?} level {k} point {i}", t.dir);
+                    assert_eq!(before, span.ios_before);
+                }
+            }
+            assert_eq!(t.point(t.level_count() as u32, 0, &[3]), None);
+        }
+    }
+
+    #[test]
+    fn every_point_of_every_level_is_exact_and_survives_the_round_trip() {
+        let r = run(37);
+        for g in [1, 2, 5, 8, 37, 100] {
+            let c = Compact::of(&r, g);
+            assert_eq!(c.group, g);
+            assert_exact(&r, &c);
+            let bytes = c.write().unwrap();
+            let back = Compact::read("x.compact", &bytes).unwrap();
+            assert_eq!(back, c, "grouping {g}");
+            // stats of the whole run, and of ranges on group edges, equal the full run's
+            let edge = g.min(37) as f64;
+            for (from, to) in [(None, None), (Some(edge), None), (Some(0.0), Some(edge * 2.0))] {
+                let o = Options { from, to, ..Options::default() };
+                let (a, b) = (run_stats(&r, &o), run_stats(&back.run, &o));
+                assert_eq!(a.tags.0.len(), b.tags.0.len());
+                for ((ta, sa), (tb, sb)) in a.tags.0.iter().zip(b.tags.0.iter()) {
+                    assert_eq!(ta, tb);
+                    assert_eq!((sa.count, sa.min_ns, sa.max_ns, &sa.levels), (sb.count, sb.min_ns, sb.max_ns, &sb.levels), "{g} {from:?}");
+                    assert!((sa.iops - sb.iops).abs() <= 1e-9 * sa.iops);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn odd_times_and_gaps_round_trip() {
+        let mut r = run(5);
+        r.windows[0].start_s = 0.1 + 0.2; // not a whole number of microseconds
+        r.windows.retain(|w| w.start_s != 2.0);
+        r.start_time = Some(1.7e9);
+        r.warnings.push(Warning { line: Some(3), message: "cut".into() });
+        let c = Compact::of(&r, 2);
+        assert_exact(&r, &c);
+        assert_eq!(Compact::read("x", &c.write().unwrap()).unwrap(), c);
+    }
+
+    #[test]
+    fn damaged_or_hostile_bytes_are_errors() {
+        let r = run(9);
+        let bytes = Compact::of(&r, 2).write().unwrap();
+        // cut anywhere
+        for n in [0, 5, 14, 15, 20, bytes.len() / 2, bytes.len() - 1] {
+            let e = Compact::read("cut.compact", &bytes[..n]).unwrap_err();
+            assert!(e.to_string().starts_with("cut.compact: compact form: "), "{e}");
+        }
+        // a flipped bit in the compressed body
+        let mut bad = bytes.clone();
+        let at = bad.len() / 2;
+        bad[at] ^= 0x10;
+        assert!(Compact::read("bad", &bad).is_err());
+        // a body that is well compressed but lies
+        let lie = |body: &[u8]| {
+            let mut out = MAGIC.to_vec();
+            put(&mut out, VERSION);
+            let mut z = flate2::write::ZlibEncoder::new(out, flate2::Compression::fast());
+            z.write_all(body).unwrap();
+            Compact::read("lie", &z.finish().unwrap()).unwrap_err().to_string()
+        };
+        assert!(lie(&[0xff, 0x7f, 0, 0]).contains("a length of 16383 with 2 bytes left"), "{}", lie(&[0xff, 0x7f, 0, 0]));
+        assert!(lie(&[0xff; 20]).contains("longer than 64 bits"));
+        let head = br#"{"name":"a","source":"a","start_time":null,"meta":{},"warnings":[],"group":1,"windows":1}"#;
+        let mut b = Vec::new();
+        put(&mut b, head.len() as u64);
+        b.extend_from_slice(head);
+        b.extend_from_slice(&[1, 1, 1, 0, 0, 0, 0, 5, 1, 7]); // one untagged slot of 5 I/Os, one value
+        let mut more = b.clone();
+        more.extend_from_slice(&[2]); // level count 2 for one slot
+        assert!(lie(&more).contains("2 levels for 1 slots"), "{}", lie(&more));
+        let mut idx = b.clone();
+        idx.extend_from_slice(&[1, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]); // index 2 of 1 value
+        assert!(lie(&idx).contains("outside the 1 values"), "{}", lie(&idx));
+        let mut groups = b.clone();
+        groups.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]); // no groups
+        assert!(lie(&groups).contains("0 groups for 1 slots"), "{}", lie(&groups));
+        assert!(Compact::read("v", b"nines-compact\n\x07").unwrap_err().to_string().contains("version 7"));
+        assert!(Compact::read("v", b"#[StartTime: 1]").unwrap_err().to_string().contains("does not start with"));
+    }
+
+    #[test]
+    fn stays_small_next_to_the_run() {
+        // 3,600 one-second windows x 2 directions: points of every level plus 60 s groups
+        let r = run(3600);
+        let full = crate::archive::write(Vec::new(), &r).unwrap().len();
+        let c = Compact::of(&r, 60).write().unwrap().len();
+        assert!(c * 4 < full, "compact {c} B, archive {full} B");
+    }
+}
