@@ -20,6 +20,14 @@ if [ "$(ls "$runs"/*.hlog 2>/dev/null | wc -l)" != 20 ]; then
 fi
 mkdir -p bench/results
 node tests/browser/bench.mjs "$runs" "$repeats" > bench/results/viewer.json
+# the same runs as a site (each with its compact form) and as one report
+cargo build -q --release -p nines
+site=target/bench-viewer-site
+rm -rf "$site"
+target/release/nines site "$runs"/*.hlog -o "$site" >/dev/null
+NINES_BENCH_MODE=compact node tests/browser/bench.mjs "$site/runs" "$repeats" > bench/results/viewer-compact.json
+target/release/nines report "$runs"/*.hlog -o target/bench-viewer-report.html >/dev/null
+NINES_BENCH_MODE=report NINES_BENCH_REPORT=target/bench-viewer-report.html node tests/browser/bench.mjs "$runs" "$repeats" > bench/results/viewer-report.json
 wasm=target/viewer/nines_viewer_bg.wasm
 raw=$(stat -c %s "$wasm")
 gz=$(gzip -9 -c "$wasm" | wc -c)

@@ -11,6 +11,18 @@ const traces = med(r.traces_ms || [NaN]), mem = med(r.wasm_mb || [NaN]);
 const zoom = med(r.zoom_ms), zoomDraw = med(r.zoom_draw_ms);
 const zmax = Math.max(...r.zoom_ms);
 const ok = (b) => (b ? 'meets' : 'misses');
+const other = (m) => { try { return JSON.parse(fs.readFileSync(`bench/results/viewer-${m}.json`, 'utf8')); } catch { return null; } };
+const rows = [['compact', 'a site: each run\'s compact form (nines site)'], ['report', 'one nines report (default size limit) from file://']]
+  .map(([m, what]) => [other(m), what]).filter(([o]) => o)
+  .map(([o, what]) => `| ${what}: ${(o.bytes / 1e6).toFixed(1)} MB | ${f(med(o.first_render_ms))} ms (${ok(med(o.first_render_ms) <= 1500)} 1,500) | ${f(med(o.wasm_mb))} MiB (${(med(o.wasm_mb) / o.runs).toFixed(1)} a run-hour; ${ok(med(o.wasm_mb) / o.runs <= 5)} 5) | ${f(med(o.zoom_ms))} ms, max ${f(Math.max(...o.zoom_ms))} (${ok(med(o.zoom_ms) <= 33 && Math.max(...o.zoom_ms) <= 100)} 33/100) |`);
+const compactTable = rows.length ? `
+
+The same 20 runs in compact form (points of every power-of-two group stored exactly, windows
+merged per minute), same page, same repeats:
+
+| loaded from | first complete render | wasm memory | zoom step, median of 16 |
+|---|---|---|---|
+${rows.join('\n')}` : '';
 console.log(`## Viewer: 20 one-hour runs in headless Chromium
 
 ${r.runs} runs x 3,600 one-second windows x 2 directions (read, write), 2,000 I/Os a window
@@ -40,5 +52,7 @@ A zoom step that stays within stored pyramid levels (groups of 8 windows and mor
 revisits cached points costs the drawing (median ${f(zoomDraw)} ms); the slow steps (max ${f(zmax)} ms) are
 the first visits of the two finest levels, merged from the windows on demand.
 
-Command: \`bash bench/viewer.sh\` (raw numbers: bench/results/viewer.json; screenshot of the
-loaded page: tests/artifacts/bench-20-runs.png).`);
+${compactTable}
+
+Command: \`bash bench/viewer.sh\` (raw numbers: bench/results/viewer*.json; screenshots of the
+loaded pages: tests/artifacts/bench-20-runs*.png).`);

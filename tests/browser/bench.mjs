@@ -1,5 +1,8 @@
 // Viewer benchmark in headless Chromium (driven by bench/viewer.sh):
 //   node tests/browser/bench.mjs RUNS_DIR REPEATS
+//   NINES_BENCH_MODE=compact  the manifest lists each run's compact form (RUNS_DIR/X.hlog.compact,
+//                             as nines site writes it) beside its archive
+//   NINES_BENCH_MODE=report NINES_BENCH_REPORT=FILE.html  a nines report opened from file://
 // prints one JSON object: first complete render (ms from navigation start, per repeat), the
 // time spent decoding the runs inside the page, zoom-step redraw times, and the peer:
 // hdr-histogram-js decoding the same logs in Node.
@@ -7,13 +10,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { BUNDLE, serve, launch } from './lib.mjs';
 
 const [runsDir, repeatsArg] = process.argv.slice(2);
 const repeats = Number(repeatsArg || 3);
 const files = fs.readdirSync(runsDir).filter((f) => f.endsWith('.hlog')).sort();
-const routes = { '/manifest.json': JSON.stringify({ runs: files.map((f) => ({ file: `runs/${f}` })) }) };
-for (const f of files) routes[`/runs/${f}`] = fs.readFileSync(path.join(runsDir, f));
+const mode = process.env.NINES_BENCH_MODE || 'archive';
+const compact = mode === 'compact';
+const routes = { '/manifest.json': JSON.stringify({ runs: files.map((f) => (compact ? { file: `runs/${f}`, compact: `runs/${f}.compact` } : { file: `runs/${f}` })) }) };
+for (const f of files) {
+  routes[`/runs/${f}`] = fs.readFileSync(path.join(runsDir, f));
+  if (compact) routes[`/runs/${f}.compact`] = fs.readFileSync(path.join(runsDir, `${f}.compact`));
+}
 
 // Peer: hdr-histogram-js decoding every window of the same logs, timed right after each page
 // load so that both see the same load on a shared machine.
@@ -41,7 +50,7 @@ try {
   for (let i = 0; i < repeats; i++) {
     const ctx = await browser.newContext({ viewport: { width: 1600, height: 1500 } });
     const page = await ctx.newPage();
-    await page.goto(`${server.base}/index.html`);
+    await page.goto(mode === 'report' ? pathToFileURL(process.env.NINES_BENCH_REPORT).href : `${server.base}/index.html`);
     await page.waitForFunction((n) => document.body.dataset.ninesFirstRenderMs
       && document.querySelectorAll('[data-testid=legend-run]').length >= n, files.length, { timeout: 600000, polling: 50 });
     result.first_render_ms.push(Number(await page.evaluate(() => document.body.dataset.ninesFirstRenderMs)));
@@ -79,17 +88,22 @@ try {
       result.zoom_ms = steps.map((s) => s.wall);
       result.zoom_draw_ms = steps.map((s) => s.draw);
       fs.mkdirSync(path.resolve('tests/artifacts'), { recursive: true });
-      await page.screenshot({ path: path.resolve('tests/artifacts/bench-20-runs.png'), fullPage: true });
+      await page.screenshot({ path: path.resolve(`tests/artifacts/bench-20-runs${mode === 'archive' ? '' : `-${mode}`}.png`), fullPage: true });
     }
     await ctx.close();
-    const p = peer();
-    result.peer_ms.push(p.ms);
-    result.peer_windows = p.windows;
+    if (mode === 'archive') {
+      const p = peer();
+      result.peer_ms.push(p.ms);
+      result.peer_windows = p.windows;
+    }
   }
 } finally {
   await browser.close();
   server.close();
 }
 
-result.bytes = texts.reduce((a, t) => a + t.length, 0);
+result.mode = mode;
+result.bytes = mode === 'report' ? fs.statSync(process.env.NINES_BENCH_REPORT).size
+  : compact ? files.reduce((a, f) => a + fs.statSync(path.join(runsDir, `${f}.compact`)).size, 0)
+  : texts.reduce((a, t) => a + t.length, 0);
 console.log(JSON.stringify(result));

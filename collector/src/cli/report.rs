@@ -33,13 +33,13 @@ pub struct ReportArgs {
     /// compact form (every point of the runtime and rate charts exact, at any zoom) with its
     /// windows merged to the finest grouping that fits; the summary says which. Without it:
     /// at most 20 MB for the file and about 1 MB for each run-hour.
-    #[arg(long, value_name = "SIZE", conflicts_with = "full")]
-    pub max_size: Option<String>,
+    #[arg(long, value_name = "SIZE", conflicts_with = "full", value_parser = nines_core::units::parse_size)]
+    pub max_size: Option<u64>,
     /// Carry histograms per this much time (rounded to whole windows), e.g. `10s`, `1m`,
     /// instead of the finest that fits: brushed ranges snap to it. With `--max-size` the
     /// file must still fit.
-    #[arg(long, value_name = "DURATION", conflicts_with = "full")]
-    pub group: Option<String>,
+    #[arg(long, value_name = "DURATION", conflicts_with = "full", value_parser = nines_core::units::parse_duration_s)]
+    pub group: Option<f64>,
     /// Carry every run's archive whole (as recorded; the page can hand it back) instead of
     /// its compact form, whatever the size.
     #[arg(long)]
@@ -61,6 +61,6 @@ pub struct SiteArgs {
     /// The compact forms of the runs added carry histograms per this much time (whole
     /// windows), e.g. `10s`; without it, as `nines report` does by default. The page fetches
     /// a run's archive when a brushed range needs its recorded windows.
-    #[arg(long, value_name = "DURATION")]
-    pub group: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = nines_core::units::parse_duration_s)]
+    pub group: Option<f64>,
 }

@@ -140,15 +140,8 @@ pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
     let page = if args.full {
         render(&inputs, &opts, &viewer)?
     } else {
-        let max = match &args.max_size {
-            Some(s) => budget::Limit::Given(nines_core::units::parse_size(s).map_err(|e| anyhow::anyhow!("--max-size {s:?}: {e}"))?),
-            None => budget::Limit::Default,
-        };
-        let group = match &args.group {
-            Some(g) => Some(nines_core::units::parse_duration_s(g).map_err(|e| anyhow::anyhow!("--group {g:?}: {e}"))?),
-            None => None,
-        };
-        budget::fit(&mut inputs, max, group, |i| render(i, &opts, &viewer))?
+        let max = args.max_size.map_or(budget::Limit::Default, budget::Limit::Given);
+        budget::fit(&mut inputs, max, args.group, |i| render(i, &opts, &viewer))?
     };
     let read = Inputs::new(files.iter().chain(&args.notes));
     output::write_atomic(&args.output, page.as_bytes(), Replace::Always, &read)?;

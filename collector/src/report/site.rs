@@ -100,10 +100,7 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
         }
     }
     let read = Inputs::new(&args.files);
-    let group_s = match &args.group {
-        Some(g) => Some(nines_core::units::parse_duration_s(g).map_err(|e| anyhow::anyhow!("--group {g:?}: {e}"))?),
-        None => None,
-    };
+    let group_s = args.group;
     let mut new_files: Vec<String> = Vec::new();
     let manifest_path = dir.join("manifest.json");
     let mut entries = read_manifest(&manifest_path)?;
