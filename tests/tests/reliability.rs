@@ -336,10 +336,18 @@ fn pipes_are_read_once_by_report_and_site() {
     let d = tempfile::tempdir().unwrap();
     let (fifo, t) = fifo_of(d.path(), "piped.hlog", &data("java-rw.hlog"));
     let page = d.path().join("r.html");
-    nines_ok(&["report", s(&fifo), "-o", s(&page)]);
+    nines_ok(&["report", s(&fifo), "-o", s(&page), "--full"]);
     t.join().unwrap();
     let runs = embedded_runs(&std::fs::read_to_string(&page).unwrap());
     assert_eq!(runs, [std::fs::read(data("java-rw.hlog")).unwrap()]);
+    // by default its compact form, of the whole run
+    let (fifo, t) = fifo_of(d.path(), "piped-compact.hlog", &data("java-rw.hlog"));
+    nines_ok(&["report", s(&fifo), "-o", s(&page)]);
+    t.join().unwrap();
+    let runs = embedded_runs(&std::fs::read_to_string(&page).unwrap());
+    let c = nines_core::compact::Compact::read("piped", &runs[0]).unwrap();
+    let full = nines_core::archive::read("java-rw.hlog", &std::fs::read(data("java-rw.hlog")).unwrap()).unwrap();
+    assert_eq!(c.windows, full.windows.len());
     let (fifo2, t) = fifo_of(d.path(), "piped2.hlog", &data("java-rw.hlog"));
     let site = d.path().join("site");
     nines_ok(&["site", s(&fifo2), "-o", s(&site)]);
