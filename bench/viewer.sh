@@ -28,6 +28,16 @@ target/release/nines site "$runs"/*.hlog -o "$site" >/dev/null
 NINES_BENCH_MODE=compact node tests/browser/bench.mjs "$site/runs" "$repeats" > bench/results/viewer-compact.json
 target/release/nines report "$runs"/*.hlog -o target/bench-viewer-report.html >/dev/null
 NINES_BENCH_MODE=report NINES_BENCH_REPORT=target/bench-viewer-report.html node tests/browser/bench.mjs "$runs" "$repeats" > bench/results/viewer-report.json
+# a site of 100 one-hour runs
+runs100=target/bench-viewer-runs-100
+if [ "$(ls "$runs100"/*.hlog 2>/dev/null | wc -l)" != 100 ]; then
+  echo "bench: writing 100 one-hour runs into $runs100" >&2
+  cargo run -q --release -p nines-viewer --example runs -- synth "$runs100" 100 3600 2000
+fi
+site100=target/bench-viewer-site-100
+rm -rf "$site100"
+target/release/nines site "$runs100"/*.hlog -o "$site100" >/dev/null
+NINES_BENCH_MODE=compact node tests/browser/bench.mjs "$site100/runs" "$repeats" > bench/results/viewer-compact-100.json
 wasm=target/viewer/nines_viewer_bg.wasm
 raw=$(stat -c %s "$wasm")
 gz=$(gzip -9 -c "$wasm" | wc -c)

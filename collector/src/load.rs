@@ -87,7 +87,8 @@ fn read_whole(o: Opened) -> Result<(String, Format, Vec<u8>)> {
                     nines_core::units::format_size(MAX_WHOLE_INPUT)
                 );
             }
-            if bytes.len() - last_nl > MAX_LINE {
+            // (a compact form is binary: no lines)
+            if format != Format::Compact && bytes.len() - last_nl > MAX_LINE {
                 let line = bytes[..last_nl].iter().filter(|&&b| b == b'\n').count() + 1;
                 bail!(
                     "{name}: line {line} (from byte offset {last_nl}) is longer than {}, the longest line nines reads; is this a run's file?",

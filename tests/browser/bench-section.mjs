@@ -12,9 +12,9 @@ const zoom = med(r.zoom_ms), zoomDraw = med(r.zoom_draw_ms);
 const zmax = Math.max(...r.zoom_ms);
 const ok = (b) => (b ? 'meets' : 'misses');
 const other = (m) => { try { return JSON.parse(fs.readFileSync(`bench/results/viewer-${m}.json`, 'utf8')); } catch { return null; } };
-const rows = [['compact', 'a site: each run\'s compact form (nines site)'], ['report', 'one nines report (default size limit) from file://']]
-  .map(([m, what]) => [other(m), what]).filter(([o]) => o)
-  .map(([o, what]) => `| ${what}: ${(o.bytes / 1e6).toFixed(1)} MB | ${f(med(o.first_render_ms))} ms (${ok(med(o.first_render_ms) <= 1500)} 1,500) | ${f(med(o.wasm_mb))} MiB (${(med(o.wasm_mb) / o.runs).toFixed(1)} a run-hour; ${ok(med(o.wasm_mb) / o.runs <= 5)} 5) | ${f(med(o.zoom_ms))} ms, max ${f(Math.max(...o.zoom_ms))} (${ok(med(o.zoom_ms) <= 33 && Math.max(...o.zoom_ms) <= 100)} 33/100) |`);
+const rows = [['compact', 'a site: each run\'s compact form (nines site)', 1500], ['report', 'one nines report (default size limit) from file://', 1500], ['compact-100', 'a site of 100 such runs', 2000]]
+  .map(([m, what, goal]) => [other(m), what, goal]).filter(([o]) => o)
+  .map(([o, what, goal]) => `| ${what}: ${o.runs} runs, ${(o.bytes / 1e6).toFixed(1)} MB | ${f(med(o.first_render_ms))} ms (${ok(med(o.first_render_ms) <= goal)} ${f(goal)}) | ${f(med(o.wasm_mb))} MiB (${(med(o.wasm_mb) / o.runs).toFixed(1)} a run-hour; ${ok(med(o.wasm_mb) / o.runs <= 5)} 5) | ${f(med(o.zoom_ms))} ms, max ${f(Math.max(...o.zoom_ms))} (${ok(med(o.zoom_ms) <= 33 && Math.max(...o.zoom_ms) <= 100)} 33/100) |`);
 const compactTable = rows.length ? `
 
 The same 20 runs in compact form (points of every power-of-two group stored exactly, windows
@@ -39,7 +39,7 @@ ${r.first_render_ms.length} page loads, the peer timed right after each; zoom st
 | wasm memory after the first render | ${f(mem)} MiB (${f(mem / r.runs)} MiB a run-hour) | |
 | zoom step (wheel on the runtime chart until runtime and rate charts are redrawn and the page is idle), median of 16 | ${f(zoom)} ms (max ${f(zmax)}) | <= 33 ms: ${ok(zoom <= 33)} |
 | of which computing and drawing both charts | ${f(zoomDraw)} ms | |
-| wasm, after LTO and wasm-opt -Oz | ${f(raw / 1024)} KiB raw, ${f(gz / 1024)} KiB gzipped (JS glue ${f(js / 1024)} KiB) | <= 400 KB gzipped: ${ok(gz <= 400000)} |
+| wasm, after LTO and wasm-opt -Oz | ${f(raw / 1024)} KiB raw, ${f(gz / 1024)} KiB gzipped (JS glue ${f(js / 1024)} KiB) | <= 500 KB gzipped: ${ok(gz <= 500000)} |
 | peer: hdr-histogram-js 3.0.1 in Node decoding the same ${f(r.peer_windows)} windows | ${f(peer)} ms | nines decoding >= 2x faster: ${(peer / parse).toFixed(1)}x, ${ok(peer / parse >= 2)} |
 
 Where the time goes: the first render decodes all 144,000 histograms (about 80 million

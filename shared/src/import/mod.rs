@@ -65,6 +65,9 @@ pub enum LoadError {
     /// The file was read as a latency list but a line is bad.
     #[error(transparent)]
     List(#[from] ListError),
+    /// The file is a compact form (what reports and sites carry) but is damaged.
+    #[error(transparent)]
+    Compact(#[from] crate::compact::CompactError),
     /// The run holds more I/Os than an HdrHistogram log can (2^63 - 1 in all).
     #[error(transparent)]
     Counts(#[from] CountError),
@@ -84,6 +87,7 @@ pub const FORMATS: &[&str] = &[
     "fio latency log (--write_lat_log, log_avg_msec=0)",
     "percentile spectrum (.hgrm, wrk2 --latency)",
     "latency list (one per line or CSV)",
+    "nines compact form (.compact, as reports and sites carry runs)",
 ];
 
 /// A detected format.
@@ -95,6 +99,8 @@ pub enum Format {
     FioLat,
     Spectrum,
     List,
+    /// [`crate::compact`]: read as its run of merged windows, with a warning saying so.
+    Compact,
 }
 
 /// What the caller knows that a file does not say.
@@ -116,7 +122,9 @@ impl Default for Options {
 /// Tell the format of a file from its first bytes (and its name, for fio logs).
 pub fn detect(source_name: &str, bytes: &[u8]) -> Option<Format> {
     let bytes = without_bom(bytes);
-    if archive::sniff(bytes) {
+    if crate::compact::sniff(bytes) {
+        Some(Format::Compact)
+    } else if archive::sniff(bytes) {
         Some(Format::Archive)
     } else if fio_json::sniff(bytes) {
         Some(Format::FioJson)
@@ -154,6 +162,20 @@ pub fn read_any_with(source_name: &str, bytes: &[u8], opts: &Options) -> Result<
         Some(Format::FioLat) => fio_lat::read(source_name, bytes, opts.window_s)?,
         Some(Format::Spectrum) => spectrum::read(source_name, bytes, opts.unit)?,
         Some(Format::List) => list::read(source_name, bytes, opts.unit, opts.window_s)?,
+        Some(Format::Compact) => {
+            let c = crate::compact::Compact::read(source_name, bytes)?;
+            let text = c.group_text();
+            let mut run = c.run;
+            if c.group > 1 {
+                run.warnings.push(Warning {
+                    line: None,
+                    message: format!(
+                        "a compact form: its histograms are of {text}, so a --from/--to range counts the groups that start in it; the archive has the recorded windows"
+                    ),
+                });
+            }
+            run
+        }
         None => return Err(LoadError::Unknown { source_name: source_name.to_string(), tried: tried() }),
     };
     // each reader has checked already, with its own line numbers; this keeps the promise
