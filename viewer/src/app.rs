@@ -1422,12 +1422,23 @@ fn App() -> impl IntoView {
         }
         // what each run in compact form carries: the charts' points are exact at any zoom;
         // histograms (1-CDF, latency histogram, table of a brushed range) are of groups
-        let carried: Vec<String> = runs
-            .iter()
-            .filter_map(|r| {
-                let c = r.compact.as_ref()?;
-                let brush = if c.group > 1 { "; a brushed range counts the groups that start in it" } else { "" };
-                Some(format!("{}: histograms of {}{brush}", r.run.name, c.text))
+        // runs that carry the same are named together (a site of 100 runs says it once)
+        let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+        for r in runs.iter() {
+            let Some(c) = r.compact.as_ref() else { continue };
+            let brush = if c.group > 1 { "; a brushed range counts the groups that start in it" } else { "" };
+            let what = format!("histograms of {}{brush}", c.text);
+            match groups.iter_mut().find(|(w, _)| *w == what) {
+                Some((_, names)) => names.push(r.run.name.clone()),
+                None => groups.push((what, vec![r.run.name.clone()])),
+            }
+        }
+        let carried: Vec<String> = groups
+            .into_iter()
+            .map(|(what, names)| match names.len() {
+                1..=3 => format!("{}: {what}", names.join(", ")),
+                n if n == runs.len() => format!("all {n} runs: {what}"),
+                n => format!("{n} runs ({}, ...): {what}", names[..2].join(", ")),
             })
             .collect();
         let mut nodes = vec![el("div", vec![("class", "legend".into())], items)];
