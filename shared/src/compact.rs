@@ -184,22 +184,7 @@ impl Trace {
     /// Which points a view of `[from, to)` on `axis` has: the finest level whose groups give
     /// at most `max_points` (the same rule as [`Pyramid::view_keys`]).
     pub fn view_keys(&self, axis: Axis, from: f64, to: f64, max_points: usize) -> (u32, std::ops::Range<usize>) {
-        let lo = self.slots.partition_point(|s| s.extent(axis).1 <= from);
-        let hi = self.slots.partition_point(|s| s.extent(axis).0 < to);
-        if hi <= lo {
-            return (0, 0..0);
-        }
-        let max_points = max_points.max(1);
-        let top = self.levels.len().saturating_sub(1) as u32;
-        let mut k = 0u32;
-        loop {
-            let g = 1usize << k;
-            let (glo, ghi) = (lo / g, (hi - 1) / g + 1);
-            if ghi - glo <= max_points || k >= top {
-                return (k, glo..ghi);
-            }
-            k += 1;
-        }
+        crate::pyramid::view_keys(&self.slots, self.levels.len().saturating_sub(1) as u32, axis, from, to, max_points)
     }
 
     /// Point `index` of level `k` with the given levels of nines (1 to 9), and the I/Os

@@ -182,22 +182,8 @@ impl Pyramid {
     /// 2^k slots give at most `max_points`, and the range of group indices. Groups are aligned
     /// to the level (panning does not change them), so a point can be cached by `(k, index)`.
     pub fn view_keys(&self, axis: Axis, from: f64, to: f64, max_points: usize) -> (u32, std::ops::Range<usize>) {
-        let lo = self.slots.partition_point(|s| s.extent(axis).1 <= from);
-        let hi = self.slots.partition_point(|s| s.extent(axis).0 < to);
-        if hi <= lo {
-            return (0, 0..0);
-        }
-        let max_points = max_points.max(1);
         let top = if self.stored.is_empty() { 0 } else { STORED_FROM + self.stored.len() as u32 - 1 };
-        let mut k = 0u32;
-        loop {
-            let g = 1usize << k;
-            let (glo, ghi) = (lo / g, (hi - 1) / g + 1);
-            if ghi - glo <= max_points || k >= top.max(usize::BITS - self.slots.len().leading_zeros()) {
-                return (k, glo..ghi);
-            }
-            k += 1;
-        }
+        view_keys(&self.slots, top.max(usize::BITS - self.slots.len().leading_zeros()), axis, from, to, max_points)
     }
 
     /// Point `index` of level `k`: the exact merge of slots `index * 2^k ..` (stored from level
@@ -252,6 +238,26 @@ impl Pyramid {
         }
         let (from, to) = (from.unwrap_or(f64::NEG_INFINITY), to.unwrap_or(f64::INFINITY));
         merge_indices(run, self.slots.iter().filter(|s| s.start_s >= from && s.start_s < to).flat_map(|s| s.windows.iter().copied()))
+    }
+}
+
+/// [`Pyramid::view_keys`] over `slots`, with levels up to `top`: the finest level k whose
+/// groups of 2^k slots in `[from, to)` on `axis` are at most `max_points`, and their indices.
+pub fn view_keys(slots: &[Slot], top: u32, axis: Axis, from: f64, to: f64, max_points: usize) -> (u32, std::ops::Range<usize>) {
+    let lo = slots.partition_point(|s| s.extent(axis).1 <= from);
+    let hi = slots.partition_point(|s| s.extent(axis).0 < to);
+    if hi <= lo {
+        return (0, 0..0);
+    }
+    let max_points = max_points.max(1);
+    let mut k = 0u32;
+    loop {
+        let g = 1usize << k;
+        let (glo, ghi) = (lo / g, (hi - 1) / g + 1);
+        if ghi - glo <= max_points || k >= top {
+            return (k, glo..ghi);
+        }
+        k += 1;
     }
 }
 
