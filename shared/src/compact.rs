@@ -220,11 +220,6 @@ impl Trace {
         };
         Some((p, first.ios_before))
     }
-
-    /// Bytes of memory the trace holds (for the viewer's accounting).
-    pub fn heap_bytes(&self) -> usize {
-        self.slots.len() * std::mem::size_of::<Slot>() + self.values.len() * 8 + self.levels.iter().map(|l| l.len() * 4).sum::<usize>()
-    }
 }
 
 /// The directions of a run a compact form carries: every tag in order of first appearance,
@@ -311,18 +306,23 @@ impl<'a> Builder<'a> {
                 Direction::All => None,
             })
             .collect();
-        // group by group, tags in order: the grouped run lists its tags in the same order as
-        // the recorded one, so tables list them alike
-        let most = per_tag.iter().map(Vec::len).max().unwrap_or(0);
-        let mut windows = Vec::with_capacity(per_tag.iter().map(Vec::len).sum());
-        let mut its: Vec<_> = per_tag.into_iter().map(Vec::into_iter).collect();
-        for _ in 0..most {
-            for it in &mut its {
-                windows.extend(it.next());
-            }
-        }
+        let windows = interleave(per_tag);
         Compact { run: Run { windows, ..without_windows(run) }, group, windows: run.windows.len(), traces: self.traces.clone() }
     }
+}
+
+/// Each tag's windows, group by group, tags in order: the grouped run lists its tags in the
+/// same order as the recorded one, so tables list them alike.
+fn interleave(per_tag: Vec<Vec<Window>>) -> Vec<Window> {
+    let most = per_tag.iter().map(Vec::len).max().unwrap_or(0);
+    let mut windows = Vec::with_capacity(per_tag.iter().map(Vec::len).sum());
+    let mut its: Vec<_> = per_tag.into_iter().map(Vec::into_iter).collect();
+    for _ in 0..most {
+        for it in &mut its {
+            windows.extend(it.next());
+        }
+    }
+    windows
 }
 
 /// A copy of a run without its windows.
@@ -448,7 +448,7 @@ impl Compact {
             .inflate_to_vec(&bytes[MAGIC.len() + head.at..], MAX_BODY)
             .map_err(|e| err(None, format!("the compressed body is damaged or cut ({e})")))?;
         let mut r = Reader { b: &body, at: 0 };
-        read_body(&mut r, source_name).map_err(|m| err(Some(r.at), m))
+        read_body(&mut r).map_err(|m| err(Some(r.at), m))
     }
 }
 
@@ -457,7 +457,7 @@ fn point_has_ios(slots: &[Slot], k: usize, i: usize) -> bool {
     slots[i * g..((i + 1) * g).min(slots.len())].iter().any(|s| s.count > 0)
 }
 
-fn read_body(r: &mut Reader, source_name: &str) -> Result<Compact, String> {
+fn read_body(r: &mut Reader) -> Result<Compact, String> {
     let hlen = r.len()?;
     let header: Value = serde_json::from_slice(r.take(hlen)?).map_err(|e| format!("header is not JSON ({e})"))?;
     let field = |k: &str| header.get(k).ok_or_else(|| format!("header has no \"{k}\""));
@@ -609,16 +609,7 @@ fn read_body(r: &mut Reader, source_name: &str) -> Result<Compact, String> {
             return Err(format!("\"all\" holds {n} I/Os; its directions hold {dirs}"));
         }
     }
-    let most = per_tag.iter().map(Vec::len).max().unwrap_or(0);
-    let mut run_windows = Vec::new();
-    let mut its: Vec<_> = per_tag.into_iter().map(Vec::into_iter).collect();
-    for _ in 0..most {
-        for it in &mut its {
-            run_windows.extend(it.next());
-        }
-    }
-    let _ = source_name;
-    let run = Run { name, source, start_time, meta, windows: run_windows, warnings };
+    let run = Run { name, source, start_time, meta, windows: interleave(per_tag), warnings };
     Ok(Compact { run, group, windows, traces })
 }
 
