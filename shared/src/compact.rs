@@ -44,6 +44,7 @@
 //! support of a level from the count (as in `nines stats`). Every reader check fails with an
 //! error naming the source and the byte offset in the inflated body, never a panic.
 
+use std::borrow::Cow;
 use std::io::Write as _;
 
 use serde_json::{json, Map, Value};
@@ -121,21 +122,39 @@ fn levels_for(n: usize) -> usize {
 /// Median, 1 to 9 nines and max of a histogram, in one pass over its buckets.
 fn metrics(h: &Hist) -> [u64; METRICS] {
     let n = h.count();
-    let mut ranks = [0u64; METRICS - 1];
-    ranks[0] = Level { label: String::new(), num: 1, den: 2 }.rank(n);
-    for k in 1..=9 {
-        ranks[k as usize] = Level::nines(k).rank(n);
-    }
     let mut out = [0u64; METRICS];
     out[METRICS - 1] = h.max();
-    let (mut cum, mut next) = (0u64, 0usize);
+    if n == 0 {
+        return out;
+    }
+    // the ranks of Level::rank (ceil(q * n), at least 1) without building the levels' labels
+    let rank = |num: u128, den: u128| ((u128::from(n) * num).div_ceil(den) as u64).max(1);
+    // the median walking up from the lowest bucket...
+    let r = rank(1, 2);
+    let mut cum = 0u64;
     for (v, c) in h.buckets() {
         cum += c;
-        while next < ranks.len() && ranks[next] <= cum {
-            out[next] = h.layout().highest_equivalent(v);
-            next += 1;
+        if cum >= r {
+            out[0] = h.layout().highest_equivalent(v);
+            break;
         }
-        if next == ranks.len() {
+    }
+    // ...and the nines walking down from the highest, deepest first: the I/O of rank r is in
+    // the first bucket from the top whose count with those above it exceeds n - r
+    let mut beyond = [0u64; 10];
+    for (k, b) in beyond.iter_mut().enumerate().skip(1) {
+        let den = 10u128.pow(k as u32);
+        *b = n - rank(den - 1, den);
+    }
+    let mut k = 9usize;
+    let mut above = 0u64;
+    for (v, c) in h.buckets().rev() {
+        above += c;
+        while k >= 1 && above > beyond[k] {
+            out[k] = h.layout().highest_equivalent(v);
+            k -= 1;
+        }
+        if k == 0 {
             break;
         }
     }
@@ -143,19 +162,35 @@ fn metrics(h: &Hist) -> [u64; METRICS] {
 }
 
 impl Trace {
+    /// The metrics of every level, merged bottom up: level k + 1's groups are sums of two of
+    /// level k's, each level dropped once the next is made, so every bucket of a level is
+    /// merged once (the pyramid's own points merge up to 2^k windows each below its stored
+    /// levels).
     fn from_pyramid(run: &Run, dir: Direction, p: &Pyramid) -> Trace {
         let n = p.slots().len();
         let mut raw: Vec<Vec<[u64; METRICS]>> = Vec::new();
-        for k in 0..levels_for(n) as u32 {
-            let points = n.div_ceil(1 << k);
-            raw.push(
-                (0..points)
-                    .map(|i| match p.span(run, k, i) {
-                        Some(s) if s.hist.count() > 0 => metrics(&s.hist),
-                        _ => [0; METRICS],
-                    })
-                    .collect(),
-            );
+        let mut level: Vec<Cow<Hist>> = p
+            .slots()
+            .iter()
+            .map(|s| match s.windows.as_slice() {
+                [i] => Cow::Borrowed(&run.windows[*i].hist),
+                ws => Cow::Owned(ws[1..].iter().fold(run.windows[ws[0]].hist.clone(), |h, &i| h.merge(&run.windows[i].hist))),
+            })
+            .collect();
+        let levels = levels_for(n);
+        for k in 0..levels {
+            raw.push(level.iter().map(|h| if h.count() > 0 { metrics(h) } else { [0; METRICS] }).collect());
+            if k + 1 < levels {
+                let mut next = Vec::with_capacity(level.len().div_ceil(2));
+                let mut it = level.into_iter();
+                while let Some(a) = it.next() {
+                    next.push(match it.next() {
+                        Some(b) => Cow::Owned(a.merge(&b)),
+                        None => a,
+                    });
+                }
+                level = next;
+            }
         }
         let mut values: Vec<u64> = raw.iter().flatten().flatten().copied().collect();
         values.sort_unstable();
@@ -267,7 +302,8 @@ pub struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     pub fn new(run: &'a Run) -> Builder<'a> {
-        let pyramids: Vec<(Direction, Pyramid)> = directions(run).into_iter().map(|d| (d.clone(), Pyramid::new(run, &d))).collect();
+        // build() merges each group once: no stored levels needed
+        let pyramids: Vec<(Direction, Pyramid)> = directions(run).into_iter().map(|d| (d.clone(), Pyramid::unstored(run, &d))).collect();
         let traces = pyramids.iter().map(|(d, p)| Trace::from_pyramid(run, d.clone(), p)).collect();
         Builder { run, pyramids, traces }
     }
@@ -280,6 +316,13 @@ impl<'a> Builder<'a> {
     /// The length of a tag's first window, in seconds (0 without windows).
     pub fn window_s(&self) -> f64 {
         self.traces.iter().find(|t| matches!(t.dir, Direction::Tag(_))).and_then(|t| t.slots.first()).map_or(0.0, |s| s.length_s)
+    }
+
+    /// The coarsest group size of [`Builder::group_sizes`] whose groups cover at most
+    /// `seconds` (1: every window, when even one window is longer).
+    pub fn group_within(&self, seconds: f64) -> usize {
+        let w = self.window_s();
+        self.group_sizes().into_iter().filter(|&g| g == 1 || w * g as f64 <= seconds).max().unwrap_or(1)
     }
 
     /// [`Compact::group_text`] of a group size.
@@ -785,6 +828,36 @@ mod tests {
                     assert!((sa.iops - sb.iops).abs() <= 1e-9 * sa.iops);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn metrics_walking_from_both_ends_equal_the_ranks_of_each_level() {
+        use crate::hist::Layout;
+        let l = Layout::default_ns();
+        // counts from 1 I/O up, with repeated values, one bucket, and a count past 2^32
+        let mut hists: Vec<Hist> = (1..300u64).map(|n| Hist::from_values(l, (0..n).map(|i| 1_000 + (i * i * 37) % 50_000))).collect();
+        hists.push(Hist::from_values(l, [7; 5]));
+        let mut big = Hist::from_values(l, [10_000, 20_000]);
+        for _ in 0..33 {
+            big = big.merge(&big);
+        }
+        hists.push(big.merge(&Hist::from_values(l, [1, 99_000_000])));
+        for h in &hists {
+            let n = h.count();
+            let m = metrics(h);
+            let mut levels = vec![Level { label: String::new(), num: 1, den: 2 }];
+            levels.extend((1..=9).map(Level::nines));
+            for (i, level) in levels.iter().enumerate() {
+                let r = level.rank(n);
+                let mut cum = 0;
+                let want = h.buckets().find(|&(_, c)| {
+                    cum += c;
+                    cum >= r
+                });
+                assert_eq!(m[i], l.highest_equivalent(want.unwrap().0), "n {n} level {i}");
+            }
+            assert_eq!(m[METRICS - 1], h.max());
         }
     }
 

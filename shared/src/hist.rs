@@ -452,7 +452,10 @@ impl Hist {
         if self.layout != other.layout {
             return Hist::merge_all([self, other]);
         }
-        let mut out = HistBuilder::with_capacity(self.layout, self.buckets.len().max(other.buckets.len()));
+        if self.big.is_empty() && other.big.is_empty() {
+            return self.merge_small(other);
+        }
+        let mut out = HistBuilder::with_capacity(self.layout, self.buckets.len() + other.buckets.len());
         let (mut a, mut b) = (self.indexed().peekable(), other.indexed().peekable());
         loop {
             match (a.peek(), b.peek()) {
@@ -482,6 +485,34 @@ impl Hist {
                 (None, None) => break,
             }
         }
+        let mut h = out.finish();
+        h.total = self.total.saturating_add(other.total);
+        h
+    }
+
+    /// [`Hist::merge`] of two histograms of one layout without spilled counts (the usual
+    /// case): a merge of two sorted slices by index, the list sized once.
+    fn merge_small(&self, other: &Hist) -> Hist {
+        let (a, b) = (&self.buckets[..], &other.buckets[..]);
+        let mut out = HistBuilder::with_capacity(self.layout, a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            let (x, y) = (a[i], b[j]);
+            if x.index < y.index {
+                out.buckets.push(x);
+                i += 1;
+            } else if x.index > y.index {
+                out.buckets.push(y);
+                j += 1;
+            } else {
+                // two counts below 2^32 - 1 each: their sum may need the side list
+                out.push(x.index, u64::from(x.count) + u64::from(y.count));
+                i += 1;
+                j += 1;
+            }
+        }
+        out.buckets.extend_from_slice(&a[i..]);
+        out.buckets.extend_from_slice(&b[j..]);
         let mut h = out.finish();
         h.total = self.total.saturating_add(other.total);
         h

@@ -101,71 +101,15 @@ fn merge_indices(run: &Run, idx: impl IntoIterator<Item = usize>) -> Option<Hist
 impl Pyramid {
     /// Build for one direction of a run.
     pub fn new(run: &Run, dir: &Direction) -> Pyramid {
-        let mut idx: Vec<usize> = (0..run.windows.len())
-            .filter(|&i| {
-                let w = &run.windows[i];
-                match dir {
-                    Direction::Tag(t) => w.tag == *t,
-                    Direction::All => crate::run::is_direction(w.tag.as_deref()),
-                }
-            })
-            .collect();
-        idx.sort_by(|&a, &b| run.windows[a].start_s.total_cmp(&run.windows[b].start_s));
-        let mut slots: Vec<Slot> = Vec::new();
-        let mut cum = 0;
-        for i in idx {
-            let w = &run.windows[i];
-            let n = w.hist.count();
-            match slots.last_mut() {
-                Some(s) if matches!(dir, Direction::All) && (w.start_s - s.start_s).abs() < 1e-6 => {
-                    s.length_s = s.length_s.max(w.length_s);
-                    s.count += n;
-                    s.windows.push(i);
-                }
-                _ => slots.push(Slot { start_s: w.start_s, length_s: w.length_s, ios_before: cum, count: n, windows: vec![i] }),
-            }
-            cum += n;
-        }
-        let mut stored: Vec<Vec<(f64, f64, u64, Hist)>> = Vec::new();
-        let group = 1usize << STORED_FROM;
-        if slots.len() > group {
-            // One dense accumulator for every group: each window's buckets are added once,
-            // where merging sparse lists would copy them once per merge.
-            let layout = slots.first().and_then(|s| s.windows.first()).map(|&i| run.windows[i].hist.layout());
-            let mut acc = layout.map(Accumulator::new);
-            stored.push(
-                slots
-                    .chunks(group)
-                    .filter_map(|c| {
-                        let last = c.last()?;
-                        let idx = c.iter().flat_map(|s| s.windows.iter().copied());
-                        let h = match acc.as_mut() {
-                            Some(acc) if c.iter().flat_map(|s| &s.windows).all(|&i| Some(run.windows[i].hist.layout()) == layout) => {
-                                for i in idx {
-                                    acc.add(&run.windows[i].hist);
-                                }
-                                acc.take()
-                            }
-                            _ => merge_indices(run, idx)?,
-                        };
-                        Some((c[0].start_s, last.start_s + last.length_s - c[0].start_s, c[0].ios_before, h))
-                    })
-                    .collect(),
-            );
-            while stored.last().is_some_and(|l| l.len() > 1) {
-                let prev = stored.last().unwrap();
-                let next = prev
-                    .chunks(2)
-                    .map(|p| match p {
-                        [a, b] => (a.0, b.0 + b.1 - a.0, a.2, a.3.merge(&b.3)),
-                        [a] => a.clone(),
-                        _ => unreachable!(),
-                    })
-                    .collect();
-                stored.push(next);
-            }
-        }
+        let slots = slots_of(run, dir);
+        let stored = stored_levels(run, &slots);
         Pyramid { slots, stored }
+    }
+
+    /// A pyramid without stored levels: every point is merged from the run when asked for
+    /// (for one pass over the groups of a level, as a compact form's writer makes).
+    pub fn unstored(run: &Run, dir: &Direction) -> Pyramid {
+        Pyramid { slots: slots_of(run, dir), stored: Vec::new() }
     }
 
     /// The recorded windows (slots), in time order.
@@ -239,6 +183,81 @@ impl Pyramid {
         let (from, to) = (from.unwrap_or(f64::NEG_INFINITY), to.unwrap_or(f64::INFINITY));
         merge_indices(run, self.slots.iter().filter(|s| s.start_s >= from && s.start_s < to).flat_map(|s| s.windows.iter().copied()))
     }
+}
+
+/// The slots of a direction: its windows in time order (for [`Direction::All`], the windows
+/// of every direction that start together are one slot).
+fn slots_of(run: &Run, dir: &Direction) -> Vec<Slot> {
+    let mut idx: Vec<usize> = (0..run.windows.len())
+        .filter(|&i| {
+            let w = &run.windows[i];
+            match dir {
+                Direction::Tag(t) => w.tag == *t,
+                Direction::All => crate::run::is_direction(w.tag.as_deref()),
+            }
+        })
+        .collect();
+    idx.sort_by(|&a, &b| run.windows[a].start_s.total_cmp(&run.windows[b].start_s));
+    let mut slots: Vec<Slot> = Vec::new();
+    let mut cum = 0;
+    for i in idx {
+        let w = &run.windows[i];
+        let n = w.hist.count();
+        match slots.last_mut() {
+            Some(s) if matches!(dir, Direction::All) && (w.start_s - s.start_s).abs() < 1e-6 => {
+                s.length_s = s.length_s.max(w.length_s);
+                s.count += n;
+                s.windows.push(i);
+            }
+            _ => slots.push(Slot { start_s: w.start_s, length_s: w.length_s, ios_before: cum, count: n, windows: vec![i] }),
+        }
+        cum += n;
+    }
+    slots
+}
+
+/// The stored levels of a pyramid of `slots` (see [`STORED_FROM`]).
+fn stored_levels(run: &Run, slots: &[Slot]) -> Vec<Vec<(f64, f64, u64, Hist)>> {
+    let mut stored: Vec<Vec<(f64, f64, u64, Hist)>> = Vec::new();
+    let group = 1usize << STORED_FROM;
+    if slots.len() > group {
+        // One dense accumulator for every group: each window's buckets are added once,
+        // where merging sparse lists would copy them once per merge.
+        let layout = slots.first().and_then(|s| s.windows.first()).map(|&i| run.windows[i].hist.layout());
+        let mut acc = layout.map(Accumulator::new);
+        stored.push(
+            slots
+                .chunks(group)
+                .filter_map(|c| {
+                    let last = c.last()?;
+                    let idx = c.iter().flat_map(|s| s.windows.iter().copied());
+                    let h = match acc.as_mut() {
+                        Some(acc) if c.iter().flat_map(|s| &s.windows).all(|&i| Some(run.windows[i].hist.layout()) == layout) => {
+                            for i in idx {
+                                acc.add(&run.windows[i].hist);
+                            }
+                            acc.take()
+                        }
+                        _ => merge_indices(run, idx)?,
+                    };
+                    Some((c[0].start_s, last.start_s + last.length_s - c[0].start_s, c[0].ios_before, h))
+                })
+                .collect(),
+        );
+        while stored.last().is_some_and(|l| l.len() > 1) {
+            let prev = stored.last().unwrap();
+            let next = prev
+                .chunks(2)
+                .map(|p| match p {
+                    [a, b] => (a.0, b.0 + b.1 - a.0, a.2, a.3.merge(&b.3)),
+                    [a] => a.clone(),
+                    _ => unreachable!(),
+                })
+                .collect();
+            stored.push(next);
+        }
+    }
+    stored
 }
 
 /// [`Pyramid::view_keys`] over `slots`, with levels up to `top`: the finest level k whose

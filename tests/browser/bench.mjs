@@ -3,6 +3,8 @@
 //   NINES_BENCH_MODE=compact  the manifest lists each run's compact form (RUNS_DIR/X.hlog.compact,
 //                             as nines site writes it) beside its archive
 //   NINES_BENCH_MODE=report NINES_BENCH_REPORT=FILE.html  a nines report opened from file://
+//   NINES_BENCH_MODE=drop     the raw archives given to the page's file input (decoded in
+//                             the viewer's workers); times from the moment they are given
 // prints one JSON object: first complete render (ms from navigation start, per repeat), the
 // time spent decoding the runs inside the page, zoom-step redraw times, and the peer:
 // hdr-histogram-js decoding the same logs in Node.
@@ -18,7 +20,8 @@ const repeats = Number(repeatsArg || 3);
 const files = fs.readdirSync(runsDir).filter((f) => f.endsWith('.hlog')).sort();
 const mode = process.env.NINES_BENCH_MODE || 'archive';
 const compact = mode === 'compact';
-const routes = { '/manifest.json': JSON.stringify({ runs: files.map((f) => (compact ? { file: `runs/${f}`, compact: `runs/${f}.compact` } : { file: `runs/${f}` })) }) };
+const drop = mode === 'drop';
+const routes = { '/manifest.json': JSON.stringify({ runs: drop ? [] : files.map((f) => (compact ? { file: `runs/${f}`, compact: `runs/${f}.compact` } : { file: `runs/${f}` })) }) };
 for (const f of files) {
   routes[`/runs/${f}`] = fs.readFileSync(path.join(runsDir, f));
   if (compact) routes[`/runs/${f}.compact`] = fs.readFileSync(path.join(runsDir, `${f}.compact`));
@@ -45,12 +48,18 @@ function peer() {
 
 const server = await serve(BUNDLE, routes);
 const browser = await launch();
-const result = { runs: files.length, first_render_ms: [], parse_ms: [], traces_ms: [], wasm_mb: [], zoom_ms: [], zoom_draw_ms: [], peer_ms: [] };
+const result = { runs: files.length, first_render_ms: [], first_run_ms: [], parse_ms: [], traces_ms: [], wasm_mb: [], zoom_ms: [], zoom_draw_ms: [], peer_ms: [] };
 try {
   for (let i = 0; i < repeats; i++) {
     const ctx = await browser.newContext({ viewport: { width: 1600, height: 1500 } });
     const page = await ctx.newPage();
     await page.goto(mode === 'report' ? pathToFileURL(process.env.NINES_BENCH_REPORT).href : `${server.base}/index.html`);
+    let t0 = 0;
+    if (drop) {
+      await page.waitForSelector('[data-testid=file-input]', { state: 'attached' });
+      t0 = await page.evaluate(() => performance.now());
+      await page.setInputFiles('[data-testid=file-input]', files.map((f) => path.join(runsDir, f)));
+    }
     // polled with evaluate: a report's Content-Security-Policy forbids the string evaluation
     // waitForFunction uses
     const want = mode === 'report' ? 1 : files.length;
@@ -61,7 +70,11 @@ try {
       if (t > 12000) throw new Error('no first render in 10 minutes');
       await new Promise((r) => setTimeout(r, 50));
     }
-    result.first_render_ms.push(Number(await page.evaluate(() => document.body.dataset.ninesFirstRenderMs)));
+    result.first_render_ms.push(Number(await page.evaluate(() => document.body.dataset.ninesFirstRenderMs)) - t0);
+    result.first_run_ms.push(Number(await page.evaluate(() => document.body.dataset.ninesFirstRunMs)) - t0);
+    if (drop && i === 0) {
+      result.progress = await page.evaluate(() => [...document.querySelectorAll('[data-testid=progress-file]')].map((e) => e.textContent));
+    }
     result.parse_ms.push(Number(await page.evaluate(() => document.body.dataset.ninesParseMs)));
     // the 1-CDF's first draw builds every trace (pyramid, merged histogram, 1-CDF, density)
     result.traces_ms.push(Number(await page.evaluate(() => document.body.dataset.drawMsCdf)));

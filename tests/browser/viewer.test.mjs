@@ -33,7 +33,10 @@ before(async () => {
     '--iodepth=8', '--direct=1', '--runtime=2', '--time_based', `--write_lat_log=${path.join(dir, 'fio')}`, '--log_avg_msec=0', '--output=/dev/null'], { stdio: 'ignore', timeout: 90000, killSignal: 'SIGKILL' });
   const c = path.join(dir, 'fio_clat.1.log');
   assert.ok(fs.existsSync(c), 'fio wrote no clat log');
-  files = { a, b, c };
+  // a run of many short windows, which a worker's compact form carries merged
+  const many = path.join(dir, 'many-windows.hlog');
+  run(['run', '--target', target, '--size', '64M', '--rw', 'randrw', '--mix', '70', '--qd', '4', '--runtime', '3s', '--window', '2ms', '--direct', '--name', 'many windows', '-o', many, '-q', '--no-summary']);
+  files = { a, b, c, many };
   // A broken archive: a good header, then a bad line 7.
   const lines = fs.readFileSync(a, 'utf8').split('\n');
   const firstData = lines.findIndex((l) => l.startsWith('Tag='));
@@ -299,6 +302,51 @@ test('file picker: a broken file shows file, line and reason; the others stay', 
     assert.equal(after.length, 3);
     assert.equal(Number(after[2].cells.count.ns), ninesStats([files.b]).runs[0].tags.all.count);
     await v.shot('viewer-picker-error');
+    await v.page.context().close();
+  } finally {
+    bare.close();
+  }
+});
+
+test('raw files decode in workers: each shows its progress, the page holds compact forms, a brush reads the files again', async () => {
+  const bare = await serve(BUNDLE);
+  try {
+    const v = await Viewer.open(browser, `${bare.base}/index.html`);
+    await v.page.waitForSelector('[data-testid=no-runs]');
+    const both = [files.many, files.a];
+    await v.page.setInputFiles('[data-testid=file-input]', both);
+    await v.ready(2);
+    // the pool's workers (static/worker.js) were asked for, and each file says how it went
+    assert.ok(bare.requests.includes('/worker.js'), `no worker started: ${bare.requests.join(' ')}`);
+    await v.page.waitForFunction(() => [...document.querySelectorAll('[data-testid=progress-file]')].every((e) => e.dataset.state === 'drawn'));
+    const progress = await v.page.locator('[data-testid=progress-file]').allTextContents();
+    assert.equal(progress.length, 2);
+    progress.forEach((p, i) => assert.match(p, new RegExp(`^${path.basename(both[i]).replace('.', '\\.')}: decoded in \\d+\\.\\d s$`)));
+    // in file order, each a compact form whose grouping the page states
+    const names = await v.page.locator('[data-testid=legend-run]').allTextContents();
+    assert.deepEqual(names.map((n) => n.trim()), ['many windows', 'uring QD16 randrw 70/30']);
+    // the long one grouped, the short one whole
+    const note = await v.page.locator('[data-testid=carries]').textContent();
+    assert.match(note, /many windows: histograms of \d+ms \(groups of \d+ windows\)/);
+    assert.match(note, /uring QD16 randrw 70\/30: histograms of every window \(100ms\)/);
+    assertTableMatches(await v.table(), ninesStats(both), ninesStatsText(both), ['all']);
+    await v.shot('viewer-workers');
+    // a brushed range needs the recorded windows: the page reads the files again
+    const box = await v.box('runtime-overlay');
+    const y = box.y + box.height * 0.5;
+    await v.act(async () => {
+      await v.page.mouse.move(box.x + box.width * 0.3, y);
+      await v.page.mouse.down();
+      await v.page.mouse.move(box.x + box.width * 0.6, y, { steps: 5 });
+      await v.page.mouse.up();
+    });
+    await v.page.waitForFunction(() => !/many windows/.test(document.querySelector('[data-testid=carries]')?.textContent || '') && document.body.dataset.ninesIdle === '1');
+    await v.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+    const m = (await v.hash()).match(/sel=([\d.e+-]+),([\d.e+-]+)/);
+    assert.ok(m, `no selection in ${await v.hash()}`);
+    const extra = ['--from', m[1], '--to', m[2]];
+    assertTableMatches(await v.table(), ninesStats(both, extra), ninesStatsText(both, extra), ['all']);
+    assert.deepEqual(v.errors, []);
     await v.page.context().close();
   } finally {
     bare.close();

@@ -323,9 +323,16 @@ fn embedded_runs(page: &str) -> Vec<Vec<u8>> {
         .unwrap()
         .iter()
         .map(|r| {
-            let gz = base64::engine::general_purpose::STANDARD.decode(r["gzip"].as_str().unwrap()).unwrap();
-            let mut out = Vec::new();
-            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut out).unwrap();
+            // archives travel gzip'd, compact forms (a zlib stream already) as they are
+            let out = match r["gzip"].as_str() {
+                Some(b) => {
+                    let gz = base64::engine::general_purpose::STANDARD.decode(b).unwrap();
+                    let mut out = Vec::new();
+                    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut out).unwrap();
+                    out
+                }
+                None => base64::engine::general_purpose::STANDARD.decode(r["base64"].as_str().unwrap()).unwrap(),
+            };
             out
         })
         .collect()

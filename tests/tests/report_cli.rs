@@ -70,9 +70,16 @@ fn embedded(page: &str) -> Vec<(String, Vec<u8>)> {
         .unwrap()
         .iter()
         .map(|r| {
-            let gz = base64::engine::general_purpose::STANDARD.decode(r["gzip"].as_str().unwrap()).unwrap();
-            let mut back = Vec::new();
-            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut back).unwrap();
+            // archives travel gzip'd, compact forms (a zlib stream already) as they are
+            let back = match r["gzip"].as_str() {
+                Some(b) => {
+                    let gz = base64::engine::general_purpose::STANDARD.decode(b).unwrap();
+                    let mut back = Vec::new();
+                    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut back).unwrap();
+                    back
+                }
+                None => base64::engine::general_purpose::STANDARD.decode(r["base64"].as_str().unwrap()).unwrap(),
+            };
             (r["name"].as_str().unwrap().to_string(), back)
         })
         .collect()

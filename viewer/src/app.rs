@@ -45,10 +45,15 @@ use dom::{el, tx, Node};
 mod dom;
 mod hidpi;
 mod judge;
+mod workers;
 
 #[wasm_bindgen(start)]
 pub fn start() {
     console_error_panic_hook::set_once();
+    // in a worker (static/worker.js) the module only decodes runs
+    if web_sys::window().is_none() {
+        return;
+    }
     if let Some(b) = body() {
         let _ = b.class_list().add_1("viewer-on");
     }
@@ -65,7 +70,8 @@ struct Loaded {
     file: String,
     /// The compact form's points and grouping, when the run came as one.
     compact: Option<CompactParts>,
-    /// Where the run's archive is (a site's), when a compact form was loaded in its place.
+    /// Where the run's archive is (a site's, or the object URL of a file a worker decoded),
+    /// when a compact form was loaded in its place.
     archive: Option<String>,
 }
 
@@ -104,7 +110,7 @@ struct TraceData {
 /// empty group.
 type PointCache = HashMap<(u32, usize), Option<(SeriesPoint, u64)>>;
 /// Embedded runs: file name and bytes, or why they could not be decoded.
-type EmbeddedRuns = Vec<(String, Result<Vec<u8>, String>)>;
+type EmbeddedRuns = Vec<(String, Pending)>;
 /// A drag in progress: which handle, where it started (x, y) and the view's range then, and
 /// whether it moved.
 type Drag = Option<(&'static str, f64, f64, f64, f64, bool)>;
@@ -371,7 +377,11 @@ fn mark_drawn(panel: &'static str, ms: f64) {
         let _ = b.set_attribute("data-nines-renders", &renders.to_string());
         let _ = b.set_attribute(&format!("data-draw-ms-{panel}"), &format!("{ms:.2}"));
         if first {
-            let _ = b.set_attribute("data-nines-first-render-ms", &format!("{:.1}", now_ms()));
+            let t = format!("{:.1}", now_ms());
+            if b.get_attribute("data-nines-first-run-ms").is_none() {
+                let _ = b.set_attribute("data-nines-first-run-ms", &t);
+            }
+            let _ = b.set_attribute("data-nines-first-render-ms", &t);
             if let Ok(mem) = wasm_bindgen::memory().dyn_into::<js_sys::WebAssembly::Memory>() {
                 if let Ok(buf) = mem.buffer().dyn_into::<js_sys::ArrayBuffer>() {
                     let _ = b.set_attribute("data-nines-wasm-mb", &format!("{:.0}", buf.byte_length() as f64 / 1048576.0));
@@ -734,6 +744,8 @@ async fn read_file(f: web_sys::File) -> Result<Vec<u8>, String> {
 /// A run's bytes: read already, or a request under way.
 enum Pending {
     Ready(Result<Vec<u8>, String>),
+    /// Bytes still in JavaScript memory.
+    Bytes(js_sys::Uint8Array),
     Fetch(js_sys::Promise),
 }
 
@@ -754,16 +766,53 @@ async fn body_of(fetch: js_sys::Promise) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
 
-/// Runs embedded in the page by `nines report`:
-/// `<script type="application/json" id="nines-runs">{"runs":[{"name":"a.hlog","base64":"..."}]}</script>`.
+/// Runs handed over by a report's bootstrap (`nines report`), as bytes:
+/// `globalThis.ninesRuns = {runs: [{name, bytes: Uint8Array}], view}`; read once.
+fn handed_runs() -> Option<JsValue> {
+    thread_local!(static HANDED: RefCell<Option<Option<JsValue>>> = const { RefCell::new(None) });
+    HANDED.with(|h| {
+        h.borrow_mut()
+            .get_or_insert_with(|| {
+                let g = js_sys::global();
+                let v = js_sys::Reflect::get(&g, &"ninesRuns".into()).ok().filter(JsValue::is_object)?;
+                // the page keeps no second copy of the runs
+                let _ = js_sys::Reflect::delete_property(g.unchecked_ref::<js_sys::Object>(), &"ninesRuns".into());
+                Some(v)
+            })
+            .clone()
+    })
+}
+
 /// The view a page with embedded runs opens with when its link has no hash.
 fn embedded_view() -> Option<String> {
+    if let Some(v) = handed_runs() {
+        return js_sys::Reflect::get(&v, &"view".into()).ok()?.as_string();
+    }
     let text = web_sys::window()?.document()?.get_element_by_id("nines-runs")?.text_content()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     v.get("view")?.as_str().map(str::to_string)
 }
 
+/// Runs embedded in the page: handed over by a report's bootstrap, or written into it as
+/// `<script type="application/json" id="nines-runs">{"runs":[{"name":"a.hlog","base64":"..."}]}</script>`.
 fn embedded_runs() -> Option<EmbeddedRuns> {
+    if let Some(v) = handed_runs() {
+        let list: js_sys::Array = js_sys::Reflect::get(&v, &"runs".into()).ok()?.dyn_into().ok()?;
+        return Some(
+            list.iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let name = js_sys::Reflect::get(&r, &"name".into())
+                        .ok()
+                        .and_then(|n| n.as_string())
+                        .unwrap_or_else(|| format!("embedded run {}", i + 1));
+                    // copied into wasm memory one run at a time, as it is decoded
+                    let bytes = js_sys::Reflect::get(&r, &"bytes".into()).ok().and_then(|b| b.dyn_into::<js_sys::Uint8Array>().ok());
+                    (name, bytes.map_or_else(|| Pending::Ready(Err("no bytes".to_string())), Pending::Bytes))
+                })
+                .collect(),
+        );
+    }
     let doc = web_sys::window()?.document()?;
     let el = doc.get_element_by_id("nines-runs")?;
     let text = el.text_content()?;
@@ -772,7 +821,9 @@ fn embedded_runs() -> Option<EmbeddedRuns> {
     }
     let v: serde_json::Value = match serde_json::from_str(&text) {
         Ok(v) => v,
-        Err(e) => return Some(vec![("embedded runs".into(), Err(format!("the page's embedded runs are not valid JSON: {e}")))]),
+        Err(e) => {
+            return Some(vec![("embedded runs".into(), Pending::Ready(Err(format!("the page's embedded runs are not valid JSON: {e}"))))])
+        }
     };
     let list = v.get("runs")?.as_array()?;
     Some(
@@ -785,7 +836,7 @@ fn embedded_runs() -> Option<EmbeddedRuns> {
                     .and_then(|d| d.as_str())
                     .ok_or_else(|| "no base64 data".to_string())
                     .and_then(|d| base64::engine::general_purpose::STANDARD.decode(d.trim()).map_err(|e| format!("base64: {e}")));
-                (name, data)
+                (name, Pending::Ready(data))
             })
             .collect(),
     )
@@ -816,6 +867,83 @@ fn manifest_entries(v: &serde_json::Value) -> Vec<ManifestEntry> {
     .unwrap_or_default()
 }
 
+/// The page's side of the worker pool: results are added in file order, those that arrive
+/// together in one step (one redraw for them all).
+struct PageSink {
+    /// Index of the pool's first file in `progress`.
+    base: usize,
+    progress: RwSignal<Vec<(String, workers::Stage)>>,
+    errors: RwSignal<Vec<LoadError>>,
+    version: RwSignal<u64>,
+    /// Results not added yet, and whether a task is adding them.
+    queue: Rc<RefCell<(std::collections::VecDeque<Arrived>, bool)>>,
+}
+
+/// A file the pool is done with: its index, the file, what became of it, the worker's time.
+type Arrived = (usize, web_sys::File, workers::Outcome, f64);
+
+impl workers::Sink for PageSink {
+    fn stage(&self, i: usize, stage: workers::Stage) {
+        self.progress.update(|p| {
+            if let Some(e) = p.get_mut(self.base + i) {
+                e.1 = stage;
+            }
+        });
+    }
+
+    fn done(&self, i: usize, file: &web_sys::File, outcome: workers::Outcome, ms: f64) {
+        let start = {
+            let mut q = self.queue.borrow_mut();
+            q.0.push_back((i, file.clone(), outcome, ms));
+            !std::mem::replace(&mut q.1, true)
+        };
+        if !start {
+            return;
+        }
+        let (queue, progress, errors, version, base) = (self.queue.clone(), self.progress, self.errors, self.version, self.base);
+        leptos::task::spawn_local(async move {
+            loop {
+                let batch: Vec<_> = queue.borrow_mut().0.drain(..).collect();
+                if batch.is_empty() {
+                    queue.borrow_mut().1 = false;
+                    break;
+                }
+                busy();
+                for (i, file, outcome, ms) in batch {
+                    let name = file.name();
+                    let res = match outcome {
+                        workers::Outcome::Compact(b) => {
+                            // a brushed range reads the file itself again (see the selection effect)
+                            let url = web_sys::Url::create_object_url_with_blob(&file).ok();
+                            add_run(&name, &b, url)
+                        }
+                        workers::Outcome::Raw => match read_file(file).await {
+                            Ok(b) => add_run(&name, &b, None),
+                            Err(message) => Err(LoadError { file: name.clone(), message }),
+                        },
+                        workers::Outcome::Error(msg) => {
+                            let message = msg.strip_prefix(&format!("{name}: ")).map_or(msg.clone(), str::to_string);
+                            Err(LoadError { file: name.clone(), message })
+                        }
+                    };
+                    let stage = if res.is_ok() { workers::Stage::Drawn(ms) } else { workers::Stage::Failed };
+                    if let Err(e) = res {
+                        errors.update(|v| v.push(e));
+                    }
+                    progress.update(|p| {
+                        if let Some(e) = p.get_mut(base + i) {
+                            e.1 = stage;
+                        }
+                    });
+                }
+                version.update(|v| *v += 1);
+                // let the charts draw what came before the next results are added
+                yield_now().await;
+            }
+        });
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // The app
 
@@ -828,6 +956,7 @@ fn App() -> impl IntoView {
     let version = RwSignal::new(0u64);
     let errors: RwSignal<Vec<LoadError>> = RwSignal::new(Vec::new());
     let loading: RwSignal<Option<String>> = RwSignal::new(None);
+    let progress: RwSignal<Vec<(String, workers::Stage)>> = RwSignal::new(Vec::new());
     let size = RwSignal::new(0u32);
     let hover_x: RwSignal<Option<f64>> = RwSignal::new(None);
 
@@ -845,6 +974,7 @@ fn App() -> impl IntoView {
             yield_now().await;
             let bytes = match pending {
                 Pending::Ready(b) => b,
+                Pending::Bytes(b) => Ok(b.to_vec()),
                 Pending::Fetch(p) => body_of(p).await.map_err(|e| format!("could not load it from the manifest: {e}")),
             };
             let res = bytes.map_err(|message| LoadError { file: name.clone(), message }).and_then(|b| add_run(&name, &b, archive));
@@ -857,7 +987,7 @@ fn App() -> impl IntoView {
     };
     leptos::task::spawn_local(async move {
         if let Some(items) = embedded_runs() {
-            load_list(items.into_iter().map(|(n, b)| (n, Pending::Ready(b), None)).collect()).await;
+            load_list(items.into_iter().map(|(n, b)| (n, b, None)).collect()).await;
             return;
         }
         let proto = web_sys::window().and_then(|w| w.location().protocol().ok()).unwrap_or_default();
@@ -898,19 +1028,21 @@ fn App() -> impl IntoView {
         if state.with(|s| s.sel.is_none()) {
             return;
         }
-        let wanted: Vec<(usize, String)> = with_model(|m| {
+        let wanted: Vec<(usize, String, String)> = with_model(|m| {
             m.runs
                 .iter()
                 .enumerate()
-                .filter_map(|(i, r)| Some((i, r.archive.clone().filter(|_| r.compact.as_ref().is_some_and(|c| c.group > 1))?)))
+                .filter_map(|(i, r)| {
+                    Some((i, r.archive.clone().filter(|_| r.compact.as_ref().is_some_and(|c| c.group > 1))?, r.file.clone()))
+                })
                 .collect()
         });
-        for (i, url) in wanted {
+        for (i, url, name) in wanted {
             if !FETCHING.with(|f| f.borrow_mut().insert(i)) {
                 continue;
             }
             leptos::task::spawn_local(async move {
-                let got = fetch_bytes(&url).await.and_then(|b| nines_core::import::read_any(&url, &b).map_err(|e| e.to_string()));
+                let got = fetch_bytes(&url).await.and_then(|b| nines_core::import::read_any(&name, &b).map_err(|e| e.to_string()));
                 match got {
                     Ok(run) => {
                         with_model(|m| {
@@ -925,7 +1057,7 @@ fn App() -> impl IntoView {
                         version.update(|v| *v += 1);
                     }
                     Err(e) => errors.update(|v| {
-                        v.push(LoadError { file: url.clone(), message: format!("could not fetch the archive for the brushed range: {e}") })
+                        v.push(LoadError { file: name.clone(), message: format!("could not read the archive for the brushed range: {e}") })
                     }),
                 }
             });
@@ -934,6 +1066,23 @@ fn App() -> impl IntoView {
 
     let load_files = move |files: web_sys::FileList| {
         let list: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
+        if let Some(k) = workers::pool_size(list.len()) {
+            busy();
+            let base = progress.with_untracked(|p: &Vec<(String, workers::Stage)>| {
+                if p.iter().all(|(_, s)| matches!(s, workers::Stage::Drawn(_) | workers::Stage::Failed)) {
+                    0
+                } else {
+                    p.len()
+                }
+            });
+            progress.update(|p| {
+                p.truncate(base);
+                p.extend(list.iter().map(|f| (f.name(), workers::Stage::Queued)));
+            });
+            let sink = Rc::new(PageSink { base, progress, errors, version, queue: Default::default() });
+            workers::run(list, k, sink);
+            return;
+        }
         leptos::task::spawn_local(async move {
             let mut items = Vec::new();
             for f in list {
@@ -1517,6 +1666,11 @@ fn App() -> impl IntoView {
             </header>
             <div class="status">
                 <span data-testid="loading">{move || loading.get().unwrap_or_default()}</span>
+                <ul class="progress" data-testid="progress">
+                    {move || progress.get().into_iter().map(|(name, st)| view! {
+                        <li data-testid="progress-file" data-state=st.name()><b>{name}</b>": "{st.text()}</li>
+                    }).collect_view()}
+                </ul>
                 <ul class="errors" data-testid="errors">
                     <For each=move || errors.get().into_iter().enumerate() key=|(i, _)| *i children=move |(_, e)| view! {
                         <li data-testid="load-error"><b>{e.file.clone()}</b>": "{e.message.clone()}</li>

@@ -139,12 +139,19 @@ pub(crate) fn e<E: std::fmt::Debug>(err: E) -> String {
 /// Cut a polyline to the rectangle of `x` and `y` (in the axes' own transforms, so log axes
 /// clip correctly): plotters does not clip, and a zoomed view must not draw over the axes.
 pub fn clip(points: &[(f64, f64)], x: &Scale, y: &Scale) -> Vec<Vec<(f64, f64)>> {
+    let t: Vec<(f64, f64)> = points.iter().map(|&(a, b)| (x.t(a), y.t(b))).collect();
+    clip_t(&t, x, y).into_iter().map(|part| part.into_iter().map(|(a, b)| (x.inv(a), y.inv(b))).collect()).collect()
+}
+
+/// [`clip`] of points given and returned on the axes' transformed values (log10 on a log
+/// axis), as the charts are built: each point is transformed once.
+fn clip_t(points: &[(f64, f64)], x: &Scale, y: &Scale) -> Vec<Vec<(f64, f64)>> {
     let (x0, x1) = (x.t(x.lo), x.t(x.hi));
     let (y0, y1) = (y.t(y.lo), y.t(y.hi));
     let mut out: Vec<Vec<(f64, f64)>> = Vec::new();
     let mut cur: Vec<(f64, f64)> = Vec::new();
     for w in points.windows(2) {
-        let (ax, ay, bx, by) = (x.t(w[0].0), y.t(w[0].1), x.t(w[1].0), y.t(w[1].1));
+        let (ax, ay, bx, by) = (w[0].0, w[0].1, w[1].0, w[1].1);
         // Liang-Barsky
         let (dx, dy) = (bx - ax, by - ay);
         let mut t0: f64 = 0.0;
@@ -172,8 +179,8 @@ pub fn clip(points: &[(f64, f64)], x: &Scale, y: &Scale) -> Vec<Vec<(f64, f64)>>
             cur.clear();
             continue;
         }
-        let a = (x.inv(ax + t0 * dx), y.inv(ay + t0 * dy));
-        let b = (x.inv(ax + t1 * dx), y.inv(ay + t1 * dy));
+        let a = (ax + t0 * dx, ay + t0 * dy);
+        let b = (ax + t1 * dx, ay + t1 * dy);
         if cur.is_empty() || t0 > 0.0 {
             if cur.len() > 1 {
                 out.push(std::mem::take(&mut cur));
@@ -189,10 +196,10 @@ pub fn clip(points: &[(f64, f64)], x: &Scale, y: &Scale) -> Vec<Vec<(f64, f64)>>
     if cur.len() > 1 {
         out.push(cur);
     }
-    if points.len() == 1 {
-        let p = points[0];
-        if x.frac(p.0) >= 0.0 && x.frac(p.0) <= 1.0 && y.frac(p.1) >= 0.0 && y.frac(p.1) <= 1.0 {
-            out.push(vec![p]);
+    if let [p] = points {
+        let inside = |v: f64, lo: f64, hi: f64| (0.0..=1.0).contains(&((v - lo) / (hi - lo)));
+        if inside(p.0, x0, x1) && inside(p.1, y0, y1) {
+            out.push(vec![*p]);
         }
     }
     out
@@ -365,8 +372,8 @@ where
     DB::ErrorType: 'static,
 {
     let style = color.stroke_width(width);
-    for part in clip(points, x, y) {
-        let pts: Vec<(f64, f64)> = part.into_iter().map(|(a, b)| (x.t(a), y.t(b))).collect();
+    let t: Vec<(f64, f64)> = points.iter().map(|&(a, b)| (x.t(a), y.t(b))).collect();
+    for pts in clip_t(&t, x, y) {
         if dash.0 == 0 {
             chart.draw_series(LineSeries::new(pts, style)).map_err(e)?;
         } else {

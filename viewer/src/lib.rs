@@ -5,12 +5,14 @@
 //! zooms the runtime QoS view, splits reads from writes and shows the stats table. Every
 //! number comes from `nines-core`; this crate lays them out.
 //!
-//! The chart code ([`charts`]) and the view state ([`state`]) are plain Rust, tested natively;
-//! the app itself ([`app`]) exists only on wasm32.
+//! The chart code ([`charts`]), the view state ([`state`]) and what a worker makes of a raw
+//! run ([`summarise`]) are plain Rust, tested natively; the app itself ([`app`]) exists only on
+//! wasm32.
 
 pub mod charts;
 pub mod judge_charts;
 pub mod state;
+pub mod summarise;
 
 #[cfg(target_arch = "wasm32")]
 mod app;

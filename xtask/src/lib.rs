@@ -7,6 +7,7 @@
 //! ```text
 //! index.html          shell (static/index.html)
 //! style.css           static/style.css
+//! worker.js           static/worker.js (decodes raw runs off the page's thread)
 //! nines_viewer.js     wasm-bindgen glue (--target web)
 //! nines_viewer_bg.wasm
 //! ```
@@ -22,7 +23,7 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 
 /// Files of a built bundle.
-pub const FILES: &[&str] = &["index.html", "style.css", "nines_viewer.js", "nines_viewer_bg.wasm"];
+pub const FILES: &[&str] = &["index.html", "style.css", "worker.js", "nines_viewer.js", "nines_viewer_bg.wasm"];
 
 /// How to build.
 #[derive(Clone, Debug)]
@@ -138,7 +139,7 @@ pub fn build_viewer(opts: &Options) -> Result<Built> {
             }
         }
     }
-    for f in ["index.html", "style.css"] {
+    for f in ["index.html", "style.css", "worker.js"] {
         let src = opts.root.join("static").join(f);
         std::fs::copy(&src, opts.out.join(f)).with_context(|| format!("could not copy '{}'", src.display()))?;
     }

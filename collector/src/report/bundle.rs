@@ -5,6 +5,8 @@ pub struct Viewer {
     /// The shell page of a static site (`static/index.html`).
     pub index_html: &'static str,
     pub style_css: &'static str,
+    /// The module worker that decodes raw runs for a site's page (`static/worker.js`).
+    pub worker_js: &'static str,
     /// wasm-bindgen's `--target web` glue, an ES module.
     pub glue_js: &'static str,
     pub wasm: &'static [u8],
@@ -22,6 +24,7 @@ pub fn viewer() -> Viewer {
     Viewer {
         index_html: text(bundled!("index.html"), "index.html"),
         style_css: text(bundled!("style.css"), "style.css"),
+        worker_js: text(bundled!("worker.js"), "worker.js"),
         glue_js: text(bundled!("nines_viewer.js"), "nines_viewer.js"),
         wasm: bundled!("nines_viewer_bg.wasm"),
     }

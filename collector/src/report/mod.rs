@@ -12,14 +12,14 @@
 //! ```text
 //! <header>     title and notes (Markdown, no raw HTML)           always shown
 //! <section id="nines-summary">  run list, stats tables           hidden once the viewer starts
-//! <script type="application/json" id="nines-report-runs">   {"runs":[{"name","gzip"}]}
-//! <script type="application/json" id="nines-runs">          filled for the viewer at start
+//! <script type="application/json" id="nines-report-runs">   {"runs":[{"name","gzip"|"base64"}]}
 //! <script type="application/octet-stream" id="nines-wasm">  gzip'd wasm, base64
 //! <script type="module">  wasm-bindgen glue + bootstrap (gunzip with DecompressionStream)
 //! ```
 //!
-//! Runs and wasm travel gzip'd and base64'd: the archives' histograms are DEFLATE inside but
-//! written in base64 text, which gzip takes back to about its binary size.
+//! Archives and the wasm travel gzip'd and base64'd: the archives' histograms are DEFLATE
+//! inside but written in base64 text, which gzip takes back to about its binary size. A
+//! compact form is one zlib stream already and travels in base64 alone.
 
 pub mod budget;
 pub mod bundle;
@@ -157,9 +157,7 @@ pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
 }
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {
-    // a compact form is DEFLATE'd already: gzip only wraps it (for the page's one decoder)
-    let level = if nines_core::compact::sniff(bytes) { flate2::Compression::fast() } else { flate2::Compression::best() };
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), level);
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     e.write_all(bytes).expect("writing to memory");
     e.finish().expect("writing to memory")
 }
@@ -172,20 +170,19 @@ fn csp_hash(text: &str) -> String {
     format!("'sha256-{}'", b64(&Sha256::digest(text.as_bytes())))
 }
 
-/// Decodes the runs and the wasm (gzip through the browser's DecompressionStream), hands the
-/// runs to the viewer in the form it reads (`#nines-runs`), starts it, and hides the static
-/// summary once it runs. On failure the summary stays, with the reason above it.
+/// Decodes the runs and the wasm (gzip through the browser's DecompressionStream, base64 with
+/// `Uint8Array.fromBase64` where the browser has it), hands the runs' bytes to the viewer
+/// (`globalThis.ninesRuns`, read once at start), starts it, and hides the static summary once
+/// it runs. On failure the summary stays, with the reason above it.
 const BOOTSTRAP: &str = r#"
-const ninesB64 = (s) => { const b = atob(s); const u = new Uint8Array(b.length); for (let i = 0; i < b.length; i++) u[i] = b.charCodeAt(i); return u; };
-const ninesToB64 = (u) => { let s = ''; for (let i = 0; i < u.length; i += 0x8000) s += String.fromCharCode.apply(null, u.subarray(i, i + 0x8000)); return btoa(s); };
+const ninesB64 = (s) => { if (Uint8Array.fromBase64) return Uint8Array.fromBase64(s); const b = atob(s); const u = new Uint8Array(b.length); for (let i = 0; i < b.length; i++) u[i] = b.charCodeAt(i); return u; };
 const ninesGunzip = async (u) => new Uint8Array(await new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer());
 (async () => {
   const data = JSON.parse(document.getElementById('nines-report-runs').textContent);
-  const runs = [];
-  for (const r of data.runs) runs.push({ name: r.name, base64: ninesToB64(await ninesGunzip(ninesB64(r.gzip))) });
-  document.getElementById('nines-runs').textContent = JSON.stringify({ runs, view: data.view });
-  const wasm = await ninesGunzip(ninesB64(document.getElementById('nines-wasm').textContent.trim()));
-  await __wbg_init({ module_or_path: wasm });
+  const wasm = ninesGunzip(ninesB64(document.getElementById('nines-wasm').textContent.trim()));
+  const runs = await Promise.all(data.runs.map(async (r) => ({ name: r.name, bytes: r.gzip !== undefined ? await ninesGunzip(ninesB64(r.gzip)) : ninesB64(r.base64) })));
+  globalThis.ninesRuns = { runs, view: data.view };
+  await __wbg_init({ module_or_path: await wasm });
   document.documentElement.classList.add('nines-started');
 })().catch((e) => {
   const p = document.createElement('p');
@@ -208,8 +205,11 @@ pub fn render(inputs: &[Input], opts: &Options, viewer: &bundle::Viewer) -> Resu
         nines_core::units::iso_date(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()));
     let summary_html = summary::render(&title, notes.as_deref(), &entries, opts.comparison.as_deref(), &generated);
 
-    let mut runs_json =
-        json!({ "runs": inputs.iter().map(|i| json!({ "name": i.name, "gzip": b64(&gzip(&i.bytes)) })).collect::<Vec<_>>() });
+    let mut runs_json = json!({ "runs": inputs.iter().map(|i| if nines_core::compact::sniff(&i.bytes) {
+            json!({ "name": i.name, "base64": b64(&i.bytes) })
+        } else {
+            json!({ "name": i.name, "gzip": b64(&gzip(&i.bytes)) })
+        }).collect::<Vec<_>>() });
     if let Some(v) = &opts.view {
         runs_json["view"] = json!(v);
     }
@@ -233,7 +233,6 @@ pub fn render(inputs: &[Input], opts: &Options, viewer: &bundle::Viewer) -> Resu
     p.push_str(&format!("<style>{style}</style>\n</head>\n<body>\n"));
     p.push_str(&summary_html);
     p.push_str(&format!("<script type=\"application/json\" id=\"nines-report-runs\">{}</script>\n", html::json_for_script(&runs_json)));
-    p.push_str("<script type=\"application/json\" id=\"nines-runs\"></script>\n");
     p.push_str(&format!("<script type=\"application/octet-stream\" id=\"nines-wasm\">{wasm_b64}</script>\n"));
     p.push_str(&format!("<script type=\"module\">{script}</script>\n"));
     p.push_str("</body>\n</html>\n");
@@ -278,6 +277,7 @@ mod tests {
         bundle::Viewer {
             index_html: "",
             style_css: "body{}",
+            worker_js: "",
             glue_js: "export function start() {}\nasync function __wbg_init(m) {}\nexport { __wbg_init as default };\n",
             wasm: b"\0asm\x01\0\0\0",
         }
@@ -289,9 +289,9 @@ mod tests {
         let i = input(&format!("{evil}.hlog"), evil);
         let opts = Options { title: Some(evil.into()), notes: Some(format!("notes {evil}")), tag: None, ..Options::default() };
         let page = render(&[i], &opts, &fake_viewer()).unwrap();
-        // exactly the page's own elements: four scripts, no image
-        assert_eq!(page.matches("<script").count(), 4, "{page}");
-        assert_eq!(page.matches("</script>").count(), 4);
+        // exactly the page's own elements: three scripts (runs, wasm, module), no image
+        assert_eq!(page.matches("<script").count(), 3, "{page}");
+        assert_eq!(page.matches("</script>").count(), 3);
         assert!(!page.contains("<img"));
         assert!(page.contains("&lt;/script&gt;&lt;script&gt;alert(1)"));
     }

@@ -1,0 +1,271 @@
+//! Raw files opened in the page (picker, drag and drop) decoded in Web Workers: one wasm
+//! instance of the viewer per worker (`static/worker.js`), as many workers as the machine
+//! has cores (`navigator.hardwareConcurrency`, at most [`MAX_WORKERS`]). A worker answers
+//! with the run's compact form ([`crate::summarise`]), so the page keeps only what it draws.
+//! Runs are added in the order the files were given, each as soon as it and the files before
+//! it are done; every file shows its progress.
+//!
+//! Where no worker can run (a report opened from a mail attachment: `file://` and a
+//! Content-Security-Policy that allows no worker), or a worker fails to start, the page
+//! decodes the files itself, as before.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// More workers than this gain nothing for a few files and cost a wasm instance each.
+pub const MAX_WORKERS: usize = 8;
+
+/// Where a file is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stage {
+    Queued,
+    Decoding,
+    /// Added to the page, with the milliseconds the worker took.
+    Drawn(f64),
+    Failed,
+}
+
+impl Stage {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Stage::Queued => "queued",
+            Stage::Decoding => "decoding",
+            Stage::Drawn(_) => "drawn",
+            Stage::Failed => "failed",
+        }
+    }
+
+    pub fn text(&self) -> String {
+        match self {
+            Stage::Queued => "waiting".into(),
+            Stage::Decoding => "decoding".into(),
+            Stage::Drawn(ms) if *ms > 0.0 => format!("decoded in {:.1} s", ms / 1000.0),
+            Stage::Drawn(_) => "read".into(),
+            Stage::Failed => "not read".into(),
+        }
+    }
+}
+
+/// What became of a file.
+pub enum Outcome {
+    /// Its compact form.
+    Compact(Vec<u8>),
+    /// Why it could not be read.
+    Error(String),
+    /// No worker could take it: the page reads it itself.
+    Raw,
+}
+
+/// What the pool reports to the page.
+pub trait Sink {
+    /// File `i` is at `stage`.
+    fn stage(&self, i: usize, stage: Stage);
+    /// File `i` is done, in file order, having taken the worker `ms` milliseconds.
+    fn done(&self, i: usize, file: &web_sys::File, outcome: Outcome, ms: f64);
+}
+
+/// How many workers to start for `n` files, or `None` where workers cannot run here.
+pub fn pool_size(n: usize) -> Option<usize> {
+    let w = web_sys::window()?;
+    let proto = w.location().protocol().ok()?;
+    // a report's page (file://, and a policy that allows no worker) decodes runs itself
+    if !proto.starts_with("http") || w.document()?.get_element_by_id("nines-report-runs").is_some() || n == 0 {
+        return None;
+    }
+    let cores = w.navigator().hardware_concurrency() as usize;
+    Some(cores.clamp(1, MAX_WORKERS).min(n))
+}
+
+struct Pool {
+    files: Vec<web_sys::File>,
+    queue: VecDeque<usize>,
+    workers: Vec<Option<web_sys::Worker>>,
+    /// Which file each worker has (by worker index).
+    busy: Vec<Option<usize>>,
+    /// Workers that answered at least once (a worker that fails before it does could not start).
+    started: Vec<bool>,
+    /// Results waiting for the files before them, with the milliseconds they took.
+    ready: BTreeMap<usize, (Outcome, f64)>,
+    next: usize,
+    sink: Rc<dyn Sink>,
+    /// The workers' handlers, kept alive while the pool runs.
+    handlers: Vec<Handlers>,
+}
+
+/// A worker's message and error handlers.
+type Handlers = (Closure<dyn FnMut(web_sys::MessageEvent)>, Closure<dyn FnMut(web_sys::ErrorEvent)>);
+
+type Shared = Rc<RefCell<Pool>>;
+
+/// Decode `files` in `workers` workers, reporting to `sink`.
+pub fn run(files: Vec<web_sys::File>, workers: usize, sink: Rc<dyn Sink>) {
+    let n = files.len();
+    for i in 0..n {
+        sink.stage(i, Stage::Queued);
+    }
+    let pool: Shared = Rc::new(RefCell::new(Pool {
+        files,
+        queue: (0..n).collect(),
+        workers: Vec::new(),
+        busy: vec![None; workers],
+        started: vec![false; workers],
+        ready: BTreeMap::new(),
+        next: 0,
+        sink,
+        handlers: Vec::new(),
+    }));
+    let opts = web_sys::WorkerOptions::new();
+    opts.set_type(web_sys::WorkerType::Module);
+    for k in 0..workers {
+        let worker = web_sys::Worker::new_with_options("worker.js", &opts).ok();
+        if let Some(w) = &worker {
+            let p = pool.clone();
+            let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| message(&p, k, e.data()));
+            let p = pool.clone();
+            let on_error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |e: web_sys::ErrorEvent| {
+                e.prevent_default();
+                failed(&p, k, e.message());
+            });
+            w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+            w.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+            // the page's compiled module: the worker instantiates it without compiling again
+            let init = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&init, &"module".into(), &wasm_bindgen::module());
+            let _ = w.post_message(&init);
+            pool.borrow_mut().handlers.push((on_message, on_error));
+        }
+        pool.borrow_mut().workers.push(worker);
+    }
+    if pool.borrow().workers.iter().all(Option::is_none) {
+        give_back(&pool);
+        deliver(&pool);
+        return;
+    }
+    for k in 0..workers {
+        feed(&pool, k);
+    }
+}
+
+/// Give worker `k` the next queued file, or stop it when none is left.
+fn feed(pool: &Shared, k: usize) {
+    let mut p = pool.borrow_mut();
+    let Some(w) = p.workers[k].clone() else { return };
+    match p.queue.pop_front() {
+        Some(i) => {
+            p.busy[k] = Some(i);
+            let msg = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&msg, &"id".into(), &JsValue::from(i as u32));
+            let _ = js_sys::Reflect::set(&msg, &"name".into(), &p.files[i].name().into());
+            let _ = js_sys::Reflect::set(&msg, &"file".into(), &p.files[i]);
+            if w.post_message(&msg).is_err() {
+                p.busy[k] = None;
+                p.queue.push_front(i);
+                drop(p);
+                failed(pool, k, "could not send the file to a worker".into());
+            }
+        }
+        None => {
+            // its wasm memory goes with it
+            w.terminate();
+            p.workers[k] = None;
+        }
+    }
+}
+
+fn get(v: &JsValue, key: &str) -> JsValue {
+    js_sys::Reflect::get(v, &key.into()).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn message(pool: &Shared, k: usize, data: JsValue) {
+    let id = get(&data, "id").as_f64().map(|v| v as usize);
+    let stage = get(&data, "stage").as_string().unwrap_or_default();
+    let sink = {
+        let mut p = pool.borrow_mut();
+        p.started[k] = true;
+        p.sink.clone()
+    };
+    let Some(i) = id else { return };
+    match stage.as_str() {
+        "decoding" => sink.stage(i, Stage::Decoding),
+        "done" | "error" => {
+            let outcome = if stage == "done" {
+                match get(&data, "bytes").dyn_into::<js_sys::Uint8Array>() {
+                    Ok(b) => Outcome::Compact(b.to_vec()),
+                    Err(_) => Outcome::Error("the worker sent no compact form".into()),
+                }
+            } else {
+                Outcome::Error(get(&data, "message").as_string().unwrap_or_else(|| "could not be read".into()))
+            };
+            let ms = get(&data, "took_ms").as_f64().unwrap_or(0.0);
+            {
+                let mut p = pool.borrow_mut();
+                p.busy[k] = None;
+                p.ready.insert(i, (outcome, ms));
+            }
+            feed(pool, k);
+            deliver(pool);
+        }
+        _ => {}
+    }
+}
+
+/// Hand the page every result whose predecessors are all in.
+fn deliver(pool: &Shared) {
+    loop {
+        let (i, file, (outcome, ms), sink) = {
+            let mut p = pool.borrow_mut();
+            let i = p.next;
+            let Some(r) = p.ready.remove(&i) else { break };
+            p.next += 1;
+            (i, p.files[i].clone(), r, p.sink.clone())
+        };
+        sink.done(i, &file, outcome, ms);
+    }
+    let finished = {
+        let p = pool.borrow();
+        p.next == p.files.len()
+    };
+    if finished {
+        // the handlers go when the pool does: after this call returns
+        let p = pool.clone();
+        let cb = Closure::once_into_js(move || p.borrow_mut().handlers.clear());
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback(cb.unchecked_ref());
+        }
+    }
+}
+
+/// Worker `k` failed (its script or wasm could not load, or it crashed).
+fn failed(pool: &Shared, k: usize, why: String) {
+    {
+        let mut p = pool.borrow_mut();
+        if let Some(w) = p.workers[k].take() {
+            w.terminate();
+        }
+        let started = p.started[k];
+        if let Some(i) = p.busy[k].take() {
+            if started {
+                // a run that crashed a running worker (out of memory): said, not retried
+                p.ready.insert(i, (Outcome::Error(format!("the worker decoding it stopped: {why}")), 0.0));
+            } else {
+                p.queue.push_front(i);
+            }
+        }
+    }
+    if pool.borrow().workers.iter().all(Option::is_none) {
+        give_back(pool);
+    }
+    deliver(pool);
+}
+
+/// Every queued file goes back to the page, which reads it itself.
+fn give_back(pool: &Shared) {
+    let mut p = pool.borrow_mut();
+    while let Some(i) = p.queue.pop_front() {
+        p.ready.insert(i, (Outcome::Raw, 0.0));
+    }
+}
