@@ -20,6 +20,8 @@ if [ "$(ls "$runs"/*.hlog 2>/dev/null | wc -l)" != 20 ]; then
 fi
 mkdir -p bench/results
 node tests/browser/bench.mjs "$runs" "$repeats" > bench/results/viewer.json
+# the same archives given to the file input: decoded in the page's workers
+NINES_BENCH_MODE=drop node tests/browser/bench.mjs "$runs" "$repeats" > bench/results/viewer-drop.json
 # the same runs as a site (each with its compact form) and as one report
 cargo build -q --release -p nines
 site=target/bench-viewer-site

@@ -72,8 +72,14 @@ try {
     }
     result.first_render_ms.push(Number(await page.evaluate(() => document.body.dataset.ninesFirstRenderMs)) - t0);
     result.first_run_ms.push(Number(await page.evaluate(() => document.body.dataset.ninesFirstRunMs)) - t0);
+    if (drop) {
+      // each worker's own time per file, as the page shows it ("decoded in 1.2 s")
+      const ms = await page.evaluate(() => [...document.querySelectorAll('[data-testid=progress-file]')].map((e) => Number((e.textContent.match(/decoded in ([\d.]+) s/) || [])[1]) * 1000));
+      result.worker_ms = (result.worker_ms || []).concat(ms);
+    }
     if (drop && i === 0) {
       result.progress = await page.evaluate(() => [...document.querySelectorAll('[data-testid=progress-file]')].map((e) => e.textContent));
+      result.workers = await page.evaluate(() => Math.min(navigator.hardwareConcurrency, 8));
     }
     result.parse_ms.push(Number(await page.evaluate(() => document.body.dataset.ninesParseMs)));
     // the 1-CDF's first draw builds every trace (pyramid, merged histogram, 1-CDF, density)
