@@ -42,8 +42,10 @@ times from the moment the files are given, same repeats:
 Where the time goes: every file costs its worker the decoding of its 7,200 windows and the
 exact merges of every power-of-two group of every direction (each level's buckets merged
 once, bottom up) for the compact form, about ${(med(d.worker_ms || [NaN]) / 1000).toFixed(1)} s a file with two workers and the
-page sharing the 2 cores: 20 files on 2 cores take ${f(med(d.first_render_ms))} ms. With more cores it divides;
-on this machine the page decoding the archives itself is no slower, but holds ${f(mem)} MiB.` : '';
+page sharing the 2 cores (a cold worker's first file takes longer: V8 runs new wasm code
+unoptimised until it is hot), so 20 files take ${f(med(d.first_render_ms))} ms. The work divides by the cores; on
+these 2, the page decoding the archives itself (above) is done ${med(d.first_render_ms) > first ? 'sooner' : 'later'}, but draws nothing
+until the last run is decoded and holds ${f(mem)} MiB.` : '';
 console.log(`## Viewer: 20 one-hour runs in headless Chromium
 
 ${r.runs} runs x 3,600 one-second windows x 2 directions (read, write), 2,000 I/Os a window
@@ -66,9 +68,9 @@ ${r.first_render_ms.length} page loads, the peer timed right after each; zoom st
 Where the time goes: the first render decodes all 144,000 histograms (about 80 million
 recorded buckets, 8 bytes each since the 8-byte buckets) before anything can be drawn, then
 builds per run the merged pyramid of the runtime view and the stats of \`nines stats\`;
-decoding alone is ${(parse / 1000).toFixed(1)} s, building the traces ${(traces / 1000).toFixed(1)} s. The 1.5 s goal needs
-archives that carry coarser summaries to draw first, or decoding and merging on several
-cores (Web Workers); a faster decoder alone cannot reach it.
+decoding alone is ${(parse / 1000).toFixed(1)} s, building the traces ${(traces / 1000).toFixed(1)} s. A faster decoder alone cannot
+reach 1.5 s: sites and reports carry compact forms instead (below), and raw files opened in the
+page go through Web Workers (further below).
 A zoom step that stays within stored pyramid levels (groups of 8 windows and more) or
 revisits cached points costs the drawing (median ${f(zoomDraw)} ms); the slow steps (max ${f(zmax)} ms) are
 the first visits of the two finest levels, merged from the windows on demand.
