@@ -3,12 +3,11 @@
 
 use anyhow::{bail, Context, Result};
 use nines_core::compare;
-use nines_core::convergence::{self, Track};
+use nines_core::convergence;
 use nines_core::export;
 use nines_core::run::Run;
 use nines_core::series::{Direction, Grouping};
 use nines_core::stats::tag_name;
-use nines_core::steady::Criterion;
 use nines_core::sweep_table;
 use std::io::Write;
 
@@ -65,9 +64,7 @@ pub fn steady(args: &SteadyArgs, out: &mut impl Write) -> Result<()> {
     if args.rounds < 2 {
         bail!("--rounds {} is too few: the rule needs at least 2 rounds (the PTS uses 5)", args.rounds);
     }
-    let track: Track = args.track.parse().map_err(anyhow::Error::msg).context("--track")?;
-    let criteria: Vec<Criterion> =
-        args.criteria.iter().map(|c| c.parse::<Criterion>().with_context(|| format!("--criterion {c}"))).collect::<Result<_>>()?;
+    let (track, criteria) = (&args.track, &args.criteria);
     let round = match args.round {
         None => Grouping::Native,
         Some(s) if s > 0.0 && s.is_finite() => Grouping::Seconds(s),
@@ -75,8 +72,8 @@ pub fn steady(args: &SteadyArgs, out: &mut impl Write) -> Result<()> {
     };
     let run = crate::load::load_run(&args.file)?;
     let dir = direction(&run, args.tag.as_deref())?;
-    let report = convergence::steady_report(&run, &dir, &track, args.rounds, round, &criteria)
-        .with_context(|| format!("{}", args.file.display()))?;
+    let report =
+        convergence::steady_report(&run, &dir, track, args.rounds, round, criteria).with_context(|| format!("{}", args.file.display()))?;
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {

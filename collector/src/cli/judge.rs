@@ -3,6 +3,16 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use nines_core::convergence::Track;
+use nines_core::steady::Criterion;
+
+fn parse_track(s: &str) -> Result<Track, String> {
+    s.parse()
+}
+
+fn parse_criterion(s: &str) -> Result<Criterion, String> {
+    s.parse().map_err(|e: nines_core::steady::CriterionError| e.to_string())
+}
 
 #[derive(Args, Debug)]
 pub struct CompareArgs {
@@ -50,8 +60,8 @@ pub struct SteadyArgs {
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// What to track per round: iops, bw (MB/s), mean, or a level such as p99 or p99.99.
-    #[arg(long, default_value = "iops", value_name = "WHAT")]
-    pub track: String,
+    #[arg(long, default_value = "iops", value_name = "WHAT", value_parser = parse_track)]
+    pub track: Track,
     /// Rounds in the measurement window (the SNIA PTS uses 5).
     #[arg(long, default_value_t = 5, value_name = "N")]
     pub rounds: usize,
@@ -64,8 +74,8 @@ pub struct SteadyArgs {
     pub tag: Option<String>,
     /// fio-style criteria to evaluate over the same window (repeatable), e.g. `iops:10%`,
     /// `iops_slope:0.1%`, `lat:5%`, `bw:20000000`.
-    #[arg(long = "criterion", value_name = "CRITERION", default_values_t = ["iops:10%".to_string(), "iops_slope:0.1%".to_string()])]
-    pub criteria: Vec<String>,
+    #[arg(long = "criterion", value_name = "CRITERION", default_values = ["iops:10%", "iops_slope:0.1%"], value_parser = parse_criterion)]
+    pub criteria: Vec<Criterion>,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -92,8 +102,13 @@ mod tests {
         assert!(Cli::try_parse_from(["nines", "sweep", "a", "--param", "x", "--csv", "--json"]).is_err());
         let cli = Cli::try_parse_from(["nines", "steady", "r.hlog"]).unwrap();
         let Cmd::Steady(s) = cli.cmd else { panic!() };
-        assert_eq!((s.track.as_str(), s.rounds), ("iops", 5));
-        assert_eq!(s.criteria, ["iops:10%", "iops_slope:0.1%"]);
+        assert_eq!((s.track, s.rounds), ("iops".parse().unwrap(), 5));
+        assert_eq!(s.criteria, ["iops:10%".parse::<nines_core::steady::Criterion>().unwrap(), "iops_slope:0.1%".parse().unwrap()]);
+        // bad values are refused by the parser, naming the flag
+        for (flag, bad) in [("--track", "p101"), ("--criterion", "iops:ten")] {
+            let e = Cli::try_parse_from(["nines", "steady", "r.hlog", flag, bad]).unwrap_err().to_string();
+            assert!(e.contains(flag) && e.contains(bad), "{e}");
+        }
         assert_eq!(s.round, None);
         for (given, secs) in [("30", 30.0), ("30s", 30.0), ("1m", 60.0), ("500ms", 0.5)] {
             let Cmd::Steady(s) = Cli::try_parse_from(["nines", "steady", "r.hlog", "--round", given]).unwrap().cmd else { panic!() };
