@@ -145,8 +145,13 @@ pub fn run(files: Vec<web_sys::File>, workers: usize, sink: Rc<dyn Sink>) {
         deliver(&pool);
         return;
     }
-    for k in 0..workers {
-        feed(&pool, k);
+    // the first file alone first: it is drawn sooner with a core to itself (a cold worker
+    // runs its wasm unoptimised for a while), then every worker takes files
+    feed(&pool, 0);
+    if pool.borrow().workers[0].is_none() {
+        for k in 1..workers {
+            feed(&pool, k);
+        }
     }
 }
 
@@ -207,6 +212,14 @@ fn message(pool: &Shared, k: usize, data: JsValue) {
                 p.ready.insert(i, (outcome, ms));
             }
             feed(pool, k);
+            // the first result: the other workers start
+            let idle: Vec<usize> = {
+                let p = pool.borrow();
+                (0..p.workers.len()).filter(|&j| p.workers[j].is_some() && p.busy[j].is_none() && !p.started[j]).collect()
+            };
+            for j in idle {
+                feed(pool, j);
+            }
             deliver(pool);
         }
         _ => {}
@@ -258,6 +271,15 @@ fn failed(pool: &Shared, k: usize, why: String) {
     }
     if pool.borrow().workers.iter().all(Option::is_none) {
         give_back(pool);
+    } else {
+        // the files left go to the workers still there, those waiting for the first result too
+        let idle: Vec<usize> = {
+            let p = pool.borrow();
+            (0..p.workers.len()).filter(|&j| p.workers[j].is_some() && p.busy[j].is_none()).collect()
+        };
+        for j in idle {
+            feed(pool, j);
+        }
     }
     deliver(pool);
 }
