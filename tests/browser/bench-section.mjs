@@ -42,10 +42,12 @@ times from the moment the files are given, same repeats:
 Where the time goes: every file costs its worker the decoding of its 7,200 windows and the
 exact merges of every power-of-two group of every direction (each level's buckets merged
 once, bottom up) for the compact form, about ${(med(d.worker_ms || [NaN]) / 1000).toFixed(1)} s a file with two workers and the
-page sharing the 2 cores (a cold worker's first file takes longer: V8 runs new wasm code
-unoptimised until it is hot), so 20 files take ${f(med(d.first_render_ms))} ms. The work divides by the cores; on
-these 2, the page decoding the archives itself (above) is done ${med(d.first_render_ms) > first ? 'sooner' : 'later'}, but draws nothing
-until the last run is decoded and holds ${f(mem)} MiB.` : '';
+page sharing the 2 cores. The first file goes to one worker alone: V8 runs fresh wasm code
+unoptimised until it is hot, and the workers share the module's optimised code, so two cold
+workers at once took 1.6 to 1.8 s each for their first file (in the bench run that had them
+start together: first run drawn at 2.1 s, all at 11.7 s, against 9.0 s from the manifest). The work divides by the cores; on these 2,
+the page decoding the archives itself (above) is done ${med(d.first_render_ms) > first ? 'sooner' : 'later'}, but draws nothing until the last
+run is decoded and holds ${f(mem)} MiB.` : '';
 console.log(`## Viewer: 20 one-hour runs in headless Chromium
 
 ${r.runs} runs x 3,600 one-second windows x 2 directions (read, write), 2,000 I/Os a window

@@ -82,6 +82,18 @@ export class Viewer {
     // the table re-renders in the same tick; one frame for the DOM to settle
     await this.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
   }
+  /// Drag across the middle of a chart's overlay from fraction `a` to `b` of its width (a
+  /// brush), and wait for the redraws.
+  async brush(testid, a, b) {
+    const box = await this.box(testid);
+    const y = box.y + box.height * 0.5;
+    await this.act(async () => {
+      await this.page.mouse.move(box.x + box.width * a, y);
+      await this.page.mouse.down();
+      await this.page.mouse.move(box.x + box.width * b, y, { steps: 5 });
+      await this.page.mouse.up();
+    });
+  }
   canvas(id) { return this.page.evaluate((id) => document.querySelector(`[data-testid=${id}]`).toDataURL(), id); }
   hash() { return this.page.evaluate(() => location.hash); }
   async box(testid) { return this.page.locator(`[data-testid=${testid}]`).boundingBox(); }

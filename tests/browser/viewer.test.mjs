@@ -208,16 +208,9 @@ test('wheel zoom re-aggregates, shift-drag pans, both x axes follow', async () =
 test('brushing a time range restricts every panel; the table equals nines stats --from --to', async () => {
   const v = await Viewer.open(browser, `${site.base}/index.html`);
   await v.ready(3);
-  const box = await v.box('runtime-overlay');
   const cdf0 = await v.canvas('cdf-canvas');
   const hist0 = await v.canvas('hist-canvas');
-  const y = box.y + box.height * 0.5;
-  await v.act(async () => {
-    await v.page.mouse.move(box.x + box.width * 0.35, y);
-    await v.page.mouse.down();
-    await v.page.mouse.move(box.x + box.width * 0.7, y, { steps: 5 });
-    await v.page.mouse.up();
-  });
+  await v.brush('runtime-overlay', 0.35, 0.7);
   const m = (await v.hash()).match(/sel=([\d.e+-]+),([\d.e+-]+)/);
   assert.ok(m, `no selection in ${await v.hash()}`);
   assert.ok(await v.page.locator('[data-testid=selection]').isVisible());
@@ -332,14 +325,7 @@ test('raw files decode in workers: each shows its progress, the page holds compa
     assertTableMatches(await v.table(), ninesStats(both), ninesStatsText(both), ['all']);
     await v.shot('viewer-workers');
     // a brushed range needs the recorded windows: the page reads the files again
-    const box = await v.box('runtime-overlay');
-    const y = box.y + box.height * 0.5;
-    await v.act(async () => {
-      await v.page.mouse.move(box.x + box.width * 0.3, y);
-      await v.page.mouse.down();
-      await v.page.mouse.move(box.x + box.width * 0.6, y, { steps: 5 });
-      await v.page.mouse.up();
-    });
+    await v.brush('runtime-overlay', 0.3, 0.6);
     await v.page.waitForFunction(() => !/many windows/.test(document.querySelector('[data-testid=carries]')?.textContent || '') && document.body.dataset.ninesIdle === '1');
     await v.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
     const m = (await v.hash()).match(/sel=([\d.e+-]+),([\d.e+-]+)/);

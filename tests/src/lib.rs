@@ -64,3 +64,28 @@ pub fn python(script: &str, args: &[&str]) -> String {
     let src = root().join("tests/interop").join(script);
     run_ok(Command::new("python3").arg(src).args(args))
 }
+
+/// The runs a `nines report` page embeds: (file name, bytes). Archives travel gzip'd and
+/// base64'd, compact forms (one zlib stream already) in base64 alone.
+pub fn report_payloads(page: &str) -> Vec<(String, Vec<u8>)> {
+    use base64::Engine as _;
+    let open = "<script type=\"application/json\" id=\"nines-report-runs\">";
+    let at = page.find(open).expect("a report's runs") + open.len();
+    let v: serde_json::Value = serde_json::from_str(&page[at..at + page[at..].find("</script>").expect("closed")]).expect("JSON");
+    let b64 = |s: &serde_json::Value| base64::engine::general_purpose::STANDARD.decode(s.as_str().expect("base64 text")).expect("base64");
+    v["runs"]
+        .as_array()
+        .expect("a list of runs")
+        .iter()
+        .map(|r| {
+            let bytes = if r["gzip"].is_string() {
+                let mut out = Vec::new();
+                std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&b64(&r["gzip"])[..]), &mut out).expect("gzip");
+                out
+            } else {
+                b64(&r["base64"])
+            };
+            (r["name"].as_str().expect("a name").to_string(), bytes)
+        })
+        .collect()
+}

@@ -314,28 +314,7 @@ fn fifo_of(dir: &Path, name: &str, file: &str) -> (PathBuf, std::thread::JoinHan
 }
 
 fn embedded_runs(page: &str) -> Vec<Vec<u8>> {
-    use base64::Engine as _;
-    let open = "<script type=\"application/json\" id=\"nines-report-runs\">";
-    let at = page.find(open).unwrap() + open.len();
-    let v: Value = serde_json::from_str(&page[at..at + page[at..].find("</script>").unwrap()]).unwrap();
-    v["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            // archives travel gzip'd, compact forms (a zlib stream already) as they are
-            let out = match r["gzip"].as_str() {
-                Some(b) => {
-                    let gz = base64::engine::general_purpose::STANDARD.decode(b).unwrap();
-                    let mut out = Vec::new();
-                    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut out).unwrap();
-                    out
-                }
-                None => base64::engine::general_purpose::STANDARD.decode(r["base64"].as_str().unwrap()).unwrap(),
-            };
-            out
-        })
-        .collect()
+    nines_tests::report_payloads(page).into_iter().map(|(_, b)| b).collect()
 }
 
 #[test]

@@ -59,30 +59,9 @@ fn report_tag_keeps_one_direction_and_names_the_others_when_missing() {
     assert!(err.contains("no windows with tag 'trim'") && err.contains("read") && err.contains("write"), "{err}");
 }
 
-/// The payloads a report embeds: (file name, the bytes inside gzip and base64).
+/// The payloads a report embeds: (file name, bytes).
 fn embedded(page: &str) -> Vec<(String, Vec<u8>)> {
-    use base64::Engine as _;
-    let open = "<script type=\"application/json\" id=\"nines-report-runs\">";
-    let s = page.find(open).unwrap() + open.len();
-    let v: Value = serde_json::from_str(&page[s..s + page[s..].find("</script>").unwrap()]).unwrap();
-    v["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            // archives travel gzip'd, compact forms (a zlib stream already) as they are
-            let back = match r["gzip"].as_str() {
-                Some(b) => {
-                    let gz = base64::engine::general_purpose::STANDARD.decode(b).unwrap();
-                    let mut back = Vec::new();
-                    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut back).unwrap();
-                    back
-                }
-                None => base64::engine::general_purpose::STANDARD.decode(r["base64"].as_str().unwrap()).unwrap(),
-            };
-            (r["name"].as_str().unwrap().to_string(), back)
-        })
-        .collect()
+    nines_tests::report_payloads(page)
 }
 
 /// A run of many short windows (a real collection), for reports that must group them.
