@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { BUNDLE, serve, launch } from './lib.mjs';
+import { BUNDLE, ARTIFACTS, serve, launch } from './lib.mjs';
 
 const [runsDir, repeatsArg] = process.argv.slice(2);
 const repeats = Number(repeatsArg || 3);
@@ -114,8 +114,8 @@ try {
       });
       result.zoom_ms = steps.map((s) => s.wall);
       result.zoom_draw_ms = steps.map((s) => s.draw);
-      fs.mkdirSync(path.resolve('tests/artifacts'), { recursive: true });
-      await page.screenshot({ path: path.resolve(`tests/artifacts/bench-20-runs${mode === 'archive' ? '' : `-${mode}`}.png`), fullPage: true });
+      fs.mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: path.join(ARTIFACTS, `bench-20-runs${mode === 'archive' ? '' : `-${mode}`}.png`), fullPage: true });
     }
     await ctx.close();
     if (mode === 'archive') {
