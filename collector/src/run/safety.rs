@@ -47,9 +47,18 @@ pub fn resolve(path: &Path) -> Result<(PathBuf, bool)> {
     match std::fs::canonicalize(path) {
         Ok(p) => Ok((p, true)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if std::fs::symlink_metadata(path).is_ok() {
-                let to = std::fs::read_link(path).map(|p| p.display().to_string()).unwrap_or_default();
-                bail!("'{}' is a symlink to '{to}', which does not exist; nines will not create a file through a dangling symlink (give the real path instead)", path.display());
+            match std::fs::symlink_metadata(path) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    let to = std::fs::read_link(path).map(|p| p.display().to_string()).unwrap_or_default();
+                    bail!("'{}' is a symlink to '{to}', which does not exist; nines will not create a file through a dangling symlink (give the real path instead)", path.display());
+                }
+                // created by another process between the two looks: resolved as it is now
+                Ok(_) => {
+                    return std::fs::canonicalize(path)
+                        .map(|p| (p, true))
+                        .with_context(|| format!("could not resolve '{}'", path.display()))
+                }
+                Err(_) => {}
             }
             let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
             let name = path.file_name().ok_or_else(|| anyhow!("'{}' does not name a file", path.display()))?;
