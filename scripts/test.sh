@@ -38,7 +38,7 @@ node --test tests/browser/judge.test.mjs 2>&1
 # The nines binary carries the viewer (collector/build.rs builds it); the report tests drive
 # the reports it writes from file:// and a site from a loopback server in headless Chromium.
 # Screenshots: tests/artifacts/report-*.png.
-# (their CLI tests, tests/tests/report_cli.rs, ran with cargo test above)
+# (their CLI tests, collector/tests/report_cli.rs, ran with cargo test above)
 echo "== reports: browser tests in headless Chromium (file://, no network, hostile runs, site)"
 cargo build -q -p nines
 node --test tests/browser/report.test.mjs 2>&1

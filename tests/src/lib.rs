@@ -9,20 +9,23 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
 }
 
-/// Path of the `nines` binary, built once per test process with the same profile.
+/// Path of the `nines` binary the running test was built with.
+///
+/// The end-to-end tests are integration tests of the `nines` package (`collector/tests/`), so
+/// cargo builds the binary with the same profile before it runs them. It names the binary in
+/// `CARGO_BIN_EXE_nines` at run time (newer cargo does); otherwise cargo leaves it next to the
+/// test's `deps/` folder, which is where this looks then. No test builds anything itself.
 pub fn nines_bin() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
-        let release = !cfg!(debug_assertions);
-        let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-        cmd.current_dir(root()).args(["build", "-q", "-p", "nines", "--bin", "nines"]);
-        if release {
-            cmd.arg("--release");
-        }
-        let status = cmd.status().expect("cargo runs");
-        assert!(status.success(), "building the nines binary failed");
-        let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"));
-        target.join(if release { "release" } else { "debug" }).join("nines")
+        let bin = std::env::var_os("CARGO_BIN_EXE_nines").map(PathBuf::from).unwrap_or_else(|| {
+            let exe = std::env::current_exe().expect("the test knows its own path");
+            let deps = exe.parent().expect("a test binary lives in a folder");
+            let profile = if deps.ends_with("deps") { deps.parent().expect("deps/ has a parent") } else { deps };
+            profile.join(format!("nines{}", std::env::consts::EXE_SUFFIX))
+        });
+        assert!(bin.exists(), "{} is missing: these are tests of the nines package (cargo test -p nines)", bin.display());
+        bin
     })
     .clone()
 }

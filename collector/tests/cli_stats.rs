@@ -1,7 +1,7 @@
 //! `nines stats` end to end: golden output for logs written by other implementations, and
 //! the error and warning paths for bad, cut and unknown files.
 //!
-//! The golden outputs are `insta` snapshots in `tests/tests/snapshots/`: after an intended
+//! The golden outputs are `insta` snapshots in `collector/tests/snapshots/`: after an intended
 //! change, `INSTA_UPDATE=always cargo test -p nines-tests --test cli_stats` (or `cargo insta
 //! review`) rewrites them; review the diff.
 
