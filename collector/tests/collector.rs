@@ -54,8 +54,8 @@ fn count(run: &Run, tag: &str) -> u64 {
     run.windows_of(Some(tag)).map(|w| w.hist.count()).sum()
 }
 
-fn summary(run: &Run) -> &Value {
-    run.meta.get("summary").expect("end summary in the metadata")
+fn summary(run: &Run) -> Value {
+    meta_json(&run.meta).get("summary").cloned().expect("end summary in the metadata")
 }
 
 #[test]
@@ -88,12 +88,12 @@ fn file_run_is_read_by_stats_and_python_hdrh() {
     assert!(table.contains("stopped by runtime"), "{table}");
     let run = read_run(&o);
     assert_eq!(run.name, "file run");
-    assert_eq!(run.meta["notes"], "e2e");
-    assert_eq!(run.meta["workload"]["read_pct"], 70);
-    assert_eq!(run.meta["target"]["kind"], "file");
-    assert_eq!(run.meta["target"]["created_by_nines"], true);
-    assert_eq!(run.meta["engine"]["name"], "uring");
-    assert!(run.meta["host"]["kernel"].is_string());
+    assert_eq!(meta_json(&run.meta)["notes"], "e2e");
+    assert_eq!(meta_json(&run.meta)["workload"]["read_pct"], 70);
+    assert_eq!(meta_json(&run.meta)["target"]["kind"], "file");
+    assert_eq!(meta_json(&run.meta)["target"]["created_by_nines"], true);
+    assert_eq!(meta_json(&run.meta)["engine"]["name"], "uring");
+    assert!(meta_json(&run.meta)["host"]["kernel"].is_string());
     assert_eq!(run.tags(), [Some("read".to_string()), Some("write".to_string())]);
     // 1.5 s of 500 ms windows: three per tag.
     assert_eq!(run.windows_of(Some("read")).count(), 3);
@@ -205,7 +205,7 @@ fn windows_by_io_count() {
         s(&o),
     ]);
     let run = read_run(&o);
-    assert_eq!(run.meta["window"]["by"], "ios");
+    assert_eq!(meta_json(&run.meta)["window"]["by"], "ios");
     let mut starts: Vec<f64> = run.windows.iter().map(|w| w.start_s).collect();
     starts.dedup();
     assert_eq!(starts.len(), 5);
@@ -307,9 +307,9 @@ fn loop_device_rules_and_runs() {
     // Reads need no flag; the metadata describes the device.
     run_ok(&["--target", dev, "--qd", "8", "--ios", "2000", "--window", "100ms", "-o", s(&o)]);
     let run = read_run(&o);
-    assert_eq!(run.meta["target"]["kind"], "block");
-    assert_eq!(run.meta["target"]["size_bytes"], 32u64 << 20);
-    assert!(run.meta["target"]["backing_file"].as_str().unwrap().ends_with("loop.img"));
+    assert_eq!(meta_json(&run.meta)["target"]["kind"], "block");
+    assert_eq!(meta_json(&run.meta)["target"]["size_bytes"], 32u64 << 20);
+    assert!(meta_json(&run.meta)["target"]["backing_file"].as_str().unwrap().ends_with("loop.img"));
     assert_eq!(count(&run, "read"), 2000);
     let py: Value = serde_json::from_str(&python("py_read.py", &[s(&o), "99"])).unwrap();
     assert_eq!(py["tags"]["read"]["count"], 2000);
@@ -350,7 +350,7 @@ fn loop_device_rules_and_runs() {
 
     run_ok(&["--target", dev, "--rw", "randwrite", "--ios", "100", "--destroy-data", dev, "--ignore-signatures", "-o", s(&o), "--force"]);
     let run = read_run(&o);
-    assert!(run.meta["target"]["overwritten_signature"].as_str().unwrap().contains("ext"));
+    assert!(meta_json(&run.meta)["target"]["overwritten_signature"].as_str().unwrap().contains("ext"));
     let _ = &lp.backing;
 }
 
@@ -406,7 +406,7 @@ fn sigkill_keeps_every_finished_window() {
     let bytes = std::fs::read(&o).unwrap();
     let run = archive::read("r.hlog", &bytes).unwrap();
     assert!(run.windows.len() >= 6);
-    assert!(run.meta.get("summary").is_none(), "no summary after SIGKILL");
+    assert!(run.meta.summary.is_none(), "no summary after SIGKILL");
     ok(nines(&["stats", s(&o)]));
     // A line cut in the middle (the kill landing during a write) is dropped with a warning.
     let cut = d.path().join("cut.hlog");
@@ -510,7 +510,7 @@ fn fsync_every_and_sync_writes() {
     let run = read_run(&o);
     assert_eq!(count(&run, "write"), 400);
     assert_eq!(count(&run, "sync"), 50);
-    assert_eq!(run.meta["workload"]["sync"], true);
+    assert_eq!(meta_json(&run.meta)["workload"]["sync"], true);
 }
 
 #[test]
@@ -542,9 +542,9 @@ fn steady_state_stops_the_run() {
     ]);
     assert!(table.contains("steady state (iops:20%) reached"), "{table}");
     let run = read_run(&o);
-    assert_eq!(run.meta["steady"]["reached"], true);
+    assert_eq!(meta_json(&run.meta)["steady"]["reached"], true);
     assert_eq!(summary(&run)["stopped_by"], "steady");
-    assert!(run.meta["steady"]["at_s"].as_f64().unwrap() < 60.0);
+    assert!(meta_json(&run.meta)["steady"]["at_s"].as_f64().unwrap() < 60.0);
 }
 
 #[test]
@@ -553,7 +553,7 @@ fn psync_engine_and_fallback() {
     let (t, o) = (d.path().join("t.dat"), d.path().join("r.hlog"));
     run_ok(&["--target", s(&t), "--size", "2MiB", "--engine", "psync", "--jobs", "2", "--ios", "1000", "-o", s(&o)]);
     let run = read_run(&o);
-    assert_eq!(run.meta["engine"]["name"], "psync");
+    assert_eq!(meta_json(&run.meta)["engine"]["name"], "psync");
     assert_eq!(count(&run, "read"), 1000);
     // When io_uring is unavailable the run falls back to psync and says so.
     let out = Command::new(nines_bin())
@@ -565,9 +565,9 @@ fn psync_engine_and_fallback() {
     ok(out);
     assert!(err.contains("falling back to the psync engine"), "{err}");
     let run = read_run(&o);
-    assert_eq!(run.meta["engine"]["name"], "psync");
-    assert!(run.meta["engine"]["fallback_reason"].as_str().unwrap().contains("io_uring"));
-    assert_eq!(run.meta["engine"]["qd_requested"], 4);
+    assert_eq!(meta_json(&run.meta)["engine"]["name"], "psync");
+    assert!(meta_json(&run.meta)["engine"]["fallback_reason"].as_str().unwrap().contains("io_uring"));
+    assert_eq!(meta_json(&run.meta)["engine"]["qd_requested"], 4);
 }
 
 #[test]
@@ -580,7 +580,7 @@ fn demo_prints_the_table() {
         .unwrap());
     assert!(out.contains("read") && out.contains("write") && out.contains("archive:"), "{out}");
     let run = read_run(&o);
-    assert_eq!(run.meta["workload"]["read_pct"], 70);
+    assert_eq!(meta_json(&run.meta)["workload"]["read_pct"], 70);
     // The temporary data file is gone.
     assert!(std::fs::read_dir(d.path()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("nines-demo-")));
 }
@@ -611,7 +611,7 @@ fn ramp_is_not_recorded() {
     assert_eq!(count(&run, "read"), 700, "--ios counts only recorded I/Os");
     assert_eq!(std::fs::read_to_string(&raw).unwrap().lines().count(), 701);
     assert_eq!(run.windows[0].start_s, 0.0, "windows start when recording starts");
-    assert_eq!(run.meta["workload"]["ramp_s"], 0.3);
+    assert_eq!(meta_json(&run.meta)["workload"]["ramp_s"], 0.3);
 }
 
 #[test]
@@ -770,9 +770,9 @@ fn trims_punch_holes_in_a_file() {
     latencies_positive(&run, "trim");
     assert_eq!(summary(&run)["ios"]["trim"], 200);
     assert_eq!(summary(&run)["bytes"]["trim"], 200 * 65536);
-    assert_eq!(run.meta["workload"]["rw"], "randtrim");
-    assert!(run.meta["engine"]["trim"].as_str().unwrap().contains("IORING_OP_FALLOCATE"), "{}", run.meta["engine"]);
-    assert!(run.meta["tags"].as_str().unwrap().contains("trim"));
+    assert_eq!(meta_json(&run.meta)["workload"]["rw"], "randtrim");
+    assert!(meta_json(&run.meta)["engine"]["trim"].as_str().unwrap().contains("IORING_OP_FALLOCATE"), "{}", meta_json(&run.meta)["engine"]);
+    assert!(meta_json(&run.meta)["tags"].as_str().unwrap().contains("trim"));
     let after = blocks(&t);
     assert!(after < full, "holes were punched: {full} -> {after} blocks");
     assert_eq!(std::fs::metadata(&t).unwrap().len(), 16 << 20, "the size is kept");
@@ -790,8 +790,8 @@ fn trims_punch_holes_in_a_file() {
     let run = read_run(&o);
     assert_eq!(count(&run, "trim"), 8);
     latencies_positive(&run, "trim");
-    assert_eq!(run.meta["engine"]["name"], "psync");
-    assert!(run.meta["engine"]["trim"].as_str().unwrap().contains("fallocate"), "{}", run.meta["engine"]);
+    assert_eq!(meta_json(&run.meta)["engine"]["name"], "psync");
+    assert!(meta_json(&run.meta)["engine"]["trim"].as_str().unwrap().contains("fallocate"), "{}", meta_json(&run.meta)["engine"]);
     // 8 sequential 1 MiB trims from offset 0: the first 8 MiB are holes.
     let b = blocks(&t);
     assert!(b * 512 <= 9 << 20, "{b} blocks after trimming half the file");
@@ -901,9 +901,13 @@ fn loop_device_trims() {
         "--force",
     ]);
     let run = read_run(&o);
-    assert_eq!(run.meta["target"]["kind"], "block");
-    assert_eq!(run.meta["engine"]["name"], "uring");
-    assert!(run.meta["engine"]["trim"].as_str().unwrap().contains("BLOCK_URING_CMD_DISCARD"), "{}", run.meta["engine"]);
+    assert_eq!(meta_json(&run.meta)["target"]["kind"], "block");
+    assert_eq!(meta_json(&run.meta)["engine"]["name"], "uring");
+    assert!(
+        meta_json(&run.meta)["engine"]["trim"].as_str().unwrap().contains("BLOCK_URING_CMD_DISCARD"),
+        "{}",
+        meta_json(&run.meta)["engine"]
+    );
     assert_eq!(count(&run, "trim"), 300);
     latencies_positive(&run, "trim");
     let after_uring = blocks(&lp.backing);
@@ -930,8 +934,8 @@ fn loop_device_trims() {
         "--force",
     ]);
     let run = read_run(&o);
-    assert_eq!(run.meta["engine"]["name"], "psync");
-    assert!(run.meta["engine"]["trim"].as_str().unwrap().contains("BLKDISCARD"), "{}", run.meta["engine"]);
+    assert_eq!(meta_json(&run.meta)["engine"]["name"], "psync");
+    assert!(meta_json(&run.meta)["engine"]["trim"].as_str().unwrap().contains("BLKDISCARD"), "{}", meta_json(&run.meta)["engine"]);
     assert_eq!(count(&run, "trim"), 16);
     latencies_positive(&run, "trim");
     assert!(blocks(&lp.backing) < refilled, "BLKDISCARD punched holes in the backing file");
@@ -959,4 +963,9 @@ fn loop_device_trims() {
     ]);
     assert!(e.contains("mounted") && e.contains("no flag"), "{e}");
     assert!(Command::new("umount").arg(s(mnt.path())).status().unwrap().success());
+}
+
+/// A run's metadata as the archive's JSON holds it.
+fn meta_json(m: &nines_core::meta::RunMeta) -> serde_json::Value {
+    serde_json::Value::Object(m.to_map())
 }

@@ -67,7 +67,7 @@ fn fio_rank(pct: f64, n: u64) -> u64 {
 /// lies in the bucket nines states for that level of `run`'s `tag`. Returns how many were
 /// checked.
 fn check_levels_against_fio(run: &Run, tag: &str, summary: &Value) -> usize {
-    let precision = Precision::of_meta(&run.meta).expect("fio imports state their precision");
+    let precision = run.meta.precision.clone().expect("fio imports state their precision");
     let h = merged(run, tag);
     let n = summary["N"].as_u64().unwrap();
     assert_eq!(h.count(), n, "{tag}: count");
@@ -185,7 +185,8 @@ fn randread_json_hist_and_lat_logs() {
     let run = import(dir, &["rread.json"], "json.hlog", &[]);
     assert!(check_levels_against_fio(&run, "read", &job["read"]["clat_ns"]) >= 10);
     assert_eq!(
-        run.meta["fio"][0]["jobs"][0]["directions"]["read"]["clat_ns"]["percentile"], job["read"]["clat_ns"]["percentile"],
+        meta_json(&run.meta)["fio"][0]["jobs"][0]["directions"]["read"]["clat_ns"]["percentile"],
+        job["read"]["clat_ns"]["percentile"],
         "fio's percentiles are kept"
     );
     assert_eq!(merged(&run, "read").count(), job["read"]["total_ios"].as_u64().unwrap());
@@ -268,7 +269,7 @@ fn randrw_70_30_two_jobs_group_reporting() {
     // Histogram logs with coarseness 1: counts as logged, precision twice fio's bucket.
     let hist = ["mix_clat_hist.1.log", "mix_clat_hist.2.log"];
     let run = import(dir, &hist, "hist.hlog", &[]);
-    assert_eq!(Precision::of_meta(&run.meta), Some(Precision::Fio { coarseness: 1 }));
+    assert_eq!(run.meta.precision.clone(), Some(Precision::Fio { coarseness: 1 }));
     let logged = hist_log_counts(dir, &hist);
     assert_eq!(merged(&run, "read").count(), logged[0]);
     assert_eq!(merged(&run, "write").count(), logged[1]);
@@ -308,7 +309,7 @@ fn poisson_rate_limited_osync_writes_two_jobs() {
     let n: u64 = jobs.iter().map(|j| j["write"]["clat_ns"]["N"].as_u64().unwrap()).sum();
     assert_eq!(merged(&run, "write").count(), n);
     // every job's printed percentiles are kept
-    assert_eq!(run.meta["fio"][0]["jobs"].as_array().unwrap().len(), 2);
+    assert_eq!(meta_json(&run.meta)["fio"][0]["jobs"].as_array().unwrap().len(), 2);
     // the rate limit held: at most about 100 IOPS per job
     let iops = run_stats(&run, &Options::default()).tags["write"].iops;
     assert!(iops > 0.0 && iops < 2.0 * 100.0 * 1.5, "{iops}");
@@ -350,7 +351,7 @@ fn complete_histogram_log_matches_fio_percentiles() {
     let doc = json_doc(dir, "paced.json");
     let summary = &doc["jobs"][0]["write"]["clat_ns"];
     let run = import(dir, &["paced_clat_hist.1.log"], "hist.hlog", &[]);
-    assert_eq!(Precision::of_meta(&run.meta), Some(Precision::Fio { coarseness: 2 }));
+    assert_eq!(run.meta.precision.clone(), Some(Precision::Fio { coarseness: 2 }));
     assert_eq!(merged(&run, "write").count(), summary["N"].as_u64().unwrap(), "the log holds every I/O");
     assert!(check_levels_against_fio(&run, "write", summary) >= 10);
 }
@@ -393,7 +394,7 @@ fn sweep_is_labelled_by_numjobs() {
     for nj in [1, 2, 4] {
         let path: PathBuf = out.join(format!("numjobs={nj}.hlog"));
         let run = read_any("x", &std::fs::read(&path).unwrap_or_else(|_| panic!("{} written", path.display()))).unwrap();
-        assert_eq!(run.meta["param"], serde_json::json!({ "numjobs": nj }));
+        assert_eq!(meta_json(&run.meta)["param"], serde_json::json!({ "numjobs": nj }));
         assert_eq!(run.name, format!("numjobs={nj}"));
         labels.push(run.name);
     }
@@ -444,4 +445,9 @@ fn damaged_files_name_file_and_line() {
             assert!(err.contains(expect), "{name}: expected {expect:?} in: {err}");
         }
     }
+}
+
+/// A run's metadata as the archive's JSON holds it.
+fn meta_json(m: &nines_core::meta::RunMeta) -> serde_json::Value {
+    serde_json::Value::Object(m.to_map())
 }

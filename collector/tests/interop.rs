@@ -46,7 +46,7 @@ fn write_nines_archive(path: &std::path::Path, windows: usize, per_window: u64) 
     use rand::{Rng, SeedableRng};
     let mut rng = rand::rngs::StdRng::seed_from_u64(42);
     let file = std::fs::File::create(path).unwrap();
-    let mut w = ArchiveWriter::new(file, &Header { start_time: 1_764_489_600.0, meta: serde_json::Map::new() }).unwrap();
+    let mut w = ArchiveWriter::new(file, &Header { start_time: 1_764_489_600.0, meta: Default::default() }).unwrap();
     for s in 0..windows {
         for (tag, scale) in [("read", 90_000.0), ("write", 20_000.0)] {
             let values: Vec<u64> = (0..per_window)

@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 
 use crate::codec::{DecodeError, Decoder, EncodeError, Encoder};
 use crate::hist::Hist;
+use crate::meta::RunMeta;
 use crate::run::{Run, Warning, Window};
 
 /// The legend line Java's `HistogramLogWriter` writes.
@@ -57,8 +58,9 @@ pub enum ArchiveErrorKind {
     /// A `#[StartTime: ...]` or `#[BaseTime: ...]` header with no number.
     #[error("{0} header has no number of seconds")]
     Header(&'static str),
-    /// A `#[nines {...}]` line whose JSON is invalid.
-    #[error("nines metadata is not a JSON object: {0}")]
+    /// A `#[nines {...}]` line whose JSON is invalid, is not an object, or holds a known key
+    /// with the wrong kind of value ([`RunMeta::from_map`]).
+    #[error("bad nines metadata: {0}")]
     Meta(String),
     /// A tag with characters the format cannot carry.
     #[error("tag {0:?} is empty or contains a comma, white space or a control character")]
@@ -233,15 +235,17 @@ fn build_run(sc: Scanned<'_>, raw: Vec<RawWindow>) -> Run {
     };
     let t0 = sc.start_time.unwrap_or(base + first_ts);
     let windows = raw.into_iter().map(|(ts, len, tag, hist)| Window { start_s: (base - t0) + ts, length_s: len, tag, hist }).collect();
-    let name = match sc.meta.get("name") {
-        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+    // every metadata line was typed when read (header_line), so the merge of them is too
+    let meta = RunMeta::from_map(sc.meta).unwrap_or_default();
+    let name = match &meta.name {
+        Some(s) if !s.is_empty() => s.clone(),
         _ => stem(&sc.source_name),
     };
     Run {
         name,
         source: sc.source_name,
         start_time: if sc.start_time.is_some() || base != 0.0 { Some(t0) } else { None },
-        meta: sc.meta,
+        meta,
         windows,
         warnings: sc.warnings,
     }
@@ -279,9 +283,12 @@ fn header_line(
         } else if let Some(json) = line.strip_prefix(META_PREFIX) {
             let json = json.trim_end().strip_suffix(']').unwrap_or(json);
             match serde_json::from_str::<Value>(json) {
-                Ok(Value::Object(m)) => meta.extend(m),
-                Ok(_) => return Err(ArchiveErrorKind::Meta("it is not an object".into())),
-                Err(e) => return Err(ArchiveErrorKind::Meta(e.to_string())),
+                Ok(Value::Object(m)) => {
+                    RunMeta::from_map(m.clone()).map_err(ArchiveErrorKind::Meta)?;
+                    meta.extend(m)
+                }
+                Ok(_) => return Err(ArchiveErrorKind::Meta("expected a JSON object".into())),
+                Err(e) => return Err(ArchiveErrorKind::Meta(format!("not JSON: {e}"))),
             }
         }
         return Ok(true);
@@ -319,8 +326,8 @@ fn window_line(line: &str, decoder: &mut Decoder) -> Result<RawWindow, ArchiveEr
 pub struct Header {
     /// Run start in seconds since the epoch; window starts are relative to it.
     pub start_time: f64,
-    /// The nines metadata object (name, workload, target, host, ...).
-    pub meta: Map<String, Value>,
+    /// The nines metadata (name, workload, target, host, ...).
+    pub meta: RunMeta,
 }
 
 /// Writes an archive window by window, flushing after each so a killed run keeps every
@@ -405,7 +412,7 @@ impl<W: Write> ArchiveWriter<W> {
 
     /// Append metadata learned during the run (e.g. steady state, end summary). Readers merge
     /// later metadata lines into earlier ones, key by key.
-    pub fn write_meta(&mut self, meta: &Map<String, Value>) -> io::Result<()> {
+    pub fn write_meta(&mut self, meta: &RunMeta) -> io::Result<()> {
         write_meta(&mut self.out, meta)?;
         self.out.flush()
     }
@@ -423,7 +430,7 @@ fn encode_error(start_s: f64, tag: Option<&str>, e: EncodeError) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, format!("{} cannot be written: {e}", window_name(start_s, tag)))
 }
 
-fn write_meta<W: Write>(out: &mut W, meta: &Map<String, Value>) -> io::Result<()> {
+fn write_meta<W: Write>(out: &mut W, meta: &RunMeta) -> io::Result<()> {
     // serde_json escapes control characters, so the object stays on one line.
     let json = serde_json::to_string(meta).map_err(io::Error::other)?;
     writeln!(out, "{META_PREFIX}{json}]")
@@ -435,7 +442,7 @@ fn write_meta<W: Write>(out: &mut W, meta: &Map<String, Value>) -> io::Result<()
 /// is not finite, one of kind `InvalidInput`.
 pub fn write<W: Write>(out: W, run: &Run) -> io::Result<W> {
     let mut meta = run.meta.clone();
-    meta.entry("name").or_insert_with(|| Value::String(run.name.clone()));
+    meta.name.get_or_insert_with(|| run.name.clone());
     let mut w = ArchiveWriter::new(out, &Header { start_time: run.start_time.unwrap_or(0.0), meta })?;
     let n = run.windows.len();
     for (i, win) in run.windows.iter().enumerate() {
@@ -458,8 +465,7 @@ mod tests {
                 windows.push(Window { start_s: s as f64, length_s: 1.0, tag: Some(tag.into()), hist });
             }
         }
-        let mut meta = Map::new();
-        meta.insert("name".into(), "sample </script>".into());
+        let meta = RunMeta { name: Some("sample </script>".into()), ..RunMeta::default() };
         Run { name: "sample </script>".into(), source: "x".into(), start_time: Some(1_764_489_600.0), meta, windows, warnings: vec![] }
     }
 
@@ -619,5 +625,23 @@ mod tests {
         let h = Hist::empty(Layout::default_ns());
         assert!(w.write_hist(0.0, 1.0, Some("a,b"), &h).is_err());
         assert!(w.write_hist(0.0, 1.0, Some("read"), &h).is_ok());
+    }
+
+    #[test]
+    fn metadata_keeps_unknown_keys_and_names_a_bad_key_with_its_line() {
+        let h = Hist::from_values(Layout::default_ns(), [1000]);
+        let enc = Encoder::new().encode(&h).unwrap();
+        let body = format!("{LEGEND}\nTag=read,0.000,1.000,0.001,{enc}\n");
+        let text = format!("#[nines {{\"name\":\"n\",\"site_build\":{{\"id\":7}},\"workload\":{{\"qd\":4,\"zone\":\"b\"}}}}]\n{body}");
+        let run = read("m.hlog", text.as_bytes()).unwrap();
+        assert_eq!(run.meta.workload.as_ref().unwrap().qd, Some(4));
+        let back = read("m.hlog", &write(Vec::new(), &run).unwrap()).unwrap();
+        assert_eq!(back.meta, run.meta);
+        assert_eq!(back.meta.other["site_build"], serde_json::json!({"id": 7}));
+        assert_eq!(back.meta.workload_value("zone"), Some(serde_json::json!("b")));
+        // the second metadata line (an end summary) has a count that is not a number
+        let text = format!("#[nines {{\"name\":\"n\"}}]\n{body}#[nines {{\"summary\":{{\"windows\":\"many\"}}}}]\n");
+        let e = read("m.hlog", text.as_bytes()).unwrap_err().to_string();
+        assert!(e.starts_with("m.hlog: line 4: bad nines metadata: metadata key 'summary': invalid type: string \"many\""), "{e}");
     }
 }

@@ -14,21 +14,16 @@ pub fn mb_per_s(iops: f64, bytes_per_io: f64) -> f64 {
 /// (bytes as a number, or a size such as `4k`, `128KiB`). `None` when the run does not say
 /// (foreign logs): MB/s is then not shown rather than guessed.
 pub fn bytes_per_io(run: &Run, tag: Option<&str>) -> Option<f64> {
-    let w = run.meta.get("workload")?;
-    if let Some(split) = w.get("bs_bytes").and_then(|v| v.as_array()) {
-        let pairs: Option<Vec<(f64, f64)>> = split.iter().map(|p| Some((p.get(0)?.as_f64()?, p.get(1)?.as_f64()?))).collect();
-        if let Some(pairs) = pairs {
-            let total: f64 = pairs.iter().map(|p| p.1).sum();
-            if total > 0.0 {
-                return Some(pairs.iter().map(|(b, pct)| b * pct).sum::<f64>() / total);
-            }
-        }
+    let w = run.meta.workload.as_ref()?;
+    let total: f64 = w.bs_bytes.iter().map(|p| f64::from(p.1)).sum();
+    if total > 0.0 {
+        return Some(w.bs_bytes.iter().map(|&(b, pct)| b as f64 * f64::from(pct)).sum::<f64>() / total);
     }
     let keys: Vec<String> = match tag {
         Some(t) => vec![format!("bs_{t}"), format!("{t}_bs"), "bs".into(), "block_size".into()],
         None => vec!["bs".into(), "block_size".into()],
     };
-    keys.iter().find_map(|k| w.get(k).and_then(parse_size))
+    keys.iter().find_map(|k| run.meta.workload_value(k).as_ref().and_then(parse_size))
 }
 
 fn parse_size(v: &serde_json::Value) -> Option<f64> {
@@ -47,11 +42,12 @@ mod tests {
         assert_eq!(mb_per_s(1000.0, 4096.0), 4.096);
         let mut r = Run::default();
         assert_eq!(bytes_per_io(&r, Some("read")), None);
-        r.meta.insert("workload".into(), serde_json::json!({"bs": "4k", "bs_write": 131072}));
+        r.meta = crate::meta::tests::meta(serde_json::json!({"workload": {"bs": "4k", "bs_write": 131072}}));
         assert_eq!(bytes_per_io(&r, Some("read")), Some(4096.0));
         assert_eq!(bytes_per_io(&r, Some("write")), Some(131072.0));
         assert_eq!(bytes_per_io(&r, None), Some(4096.0));
-        r.meta.insert("workload".into(), serde_json::json!({"bs": "4KiB/70:64KiB/30", "bs_bytes": [[4096, 70], [65536, 30]]}));
+        r.meta =
+            crate::meta::tests::meta(serde_json::json!({"workload": {"bs": "4KiB/70:64KiB/30", "bs_bytes": [[4096, 70], [65536, 30]]}}));
         assert_eq!(bytes_per_io(&r, Some("read")), Some(4096.0 * 0.7 + 65536.0 * 0.3));
     }
 }

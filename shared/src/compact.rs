@@ -47,10 +47,11 @@
 use std::borrow::Cow;
 use std::io::Write as _;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::codec::{Decoder, Encoder};
 use crate::hist::{Accumulator, Hist};
+use crate::meta::RunMeta;
 use crate::pyramid::{Axis, Pyramid, Slot};
 use crate::quantile::{Level, Support};
 use crate::run::{is_direction, Run, Warning, Window};
@@ -405,7 +406,7 @@ impl Compact {
             "name": self.run.name,
             "source": self.run.source,
             "start_time": self.run.start_time,
-            "meta": Value::Object(self.run.meta.clone()),
+            "meta": Value::Object(self.run.meta.to_map()),
             "warnings": warnings,
             "group": self.group,
             "windows": self.windows,
@@ -511,7 +512,8 @@ fn read_body(r: &mut Reader) -> Result<Compact, String> {
         Value::Null => None,
         v => Some(v.as_f64().filter(|t| t.is_finite()).ok_or("header \"start_time\" is not a number")?),
     };
-    let meta: Map<String, Value> = field("meta")?.as_object().cloned().ok_or("header \"meta\" is not an object")?;
+    let meta = field("meta")?.as_object().cloned().ok_or("header \"meta\" is not an object")?;
+    let meta = RunMeta::from_map(meta).map_err(|e| format!("header \"meta\": {e}"))?;
     let warnings = field("warnings")?
         .as_array()
         .ok_or("header \"warnings\" is not a list")?

@@ -36,6 +36,7 @@ pub mod density;
 pub mod export;
 pub mod hist;
 pub mod import;
+pub mod meta;
 pub mod precision;
 pub mod pyramid;
 pub mod quantile;

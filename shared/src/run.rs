@@ -1,8 +1,7 @@
 //! The run model: metadata plus a list of windows, each a histogram for one direction.
 
-use serde_json::{Map, Value};
-
 use crate::hist::Hist;
+use crate::meta::RunMeta;
 
 /// One window of one direction (tag): the latencies of the I/Os that completed in it.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,7 +55,7 @@ pub struct Run {
     /// Run start in seconds since the epoch, if the log says.
     pub start_time: Option<f64>,
     /// Metadata: nines' `#[nines {...}]` object(s), merged; empty for foreign logs.
-    pub meta: Map<String, Value>,
+    pub meta: RunMeta,
     /// Windows in file order.
     pub windows: Vec<Window>,
     /// Non-fatal problems found while reading.

@@ -165,8 +165,8 @@ pub fn run_stats(run: &Run, opts: &Options) -> RunStats {
         }
     }
     // Runs from coarser sources (fio's buckets) state every value at that source's precision.
-    if let Some(p) = Precision::of_meta(&run.meta) {
-        tags.iter_mut().for_each(|(_, s)| s.restate(&p));
+    if let Some(p) = &run.meta.precision {
+        tags.iter_mut().for_each(|(_, s)| s.restate(p));
     }
     RunStats { file: run.source.clone(), name: run.name.clone(), duration_s: duration, tags: TagMap(tags), warnings: run.warnings.clone() }
 }

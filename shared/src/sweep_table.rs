@@ -30,7 +30,8 @@ pub enum SweepError {
 /// name (`NAME=16`, `NAME-16`, `NAME_16`, `16-NAME`, `16NAME`).
 pub fn param_value(run: &Run, name: &str) -> Option<f64> {
     let num = number;
-    if let Some(p) = run.meta.get("param").and_then(Value::as_object) {
+    {
+        let p = &run.meta.param;
         if let Some(v) = p.get(name).and_then(num) {
             return Some(v);
         }
@@ -38,11 +39,11 @@ pub fn param_value(run: &Run, name: &str) -> Option<f64> {
             return Some(v);
         }
     }
-    if let Some(v) = run.meta.get("workload").and_then(|w| w.get(name)).and_then(num) {
+    if let Some(v) = run.meta.workload_value(name).as_ref().and_then(num) {
         return Some(v);
     }
     // a fio json+ document read as it is: its first job's options, then the global ones
-    if let Some(doc) = run.meta.get("fio").and_then(|f| f.get(0)) {
+    if let Some(doc) = run.meta.fio.first() {
         let job = doc.get("jobs").and_then(|j| j.get(0)).and_then(|j| j.get("job options")).and_then(|o| o.get(name));
         if let Some(v) = job.or_else(|| doc.get("global options").and_then(|o| o.get(name))).and_then(num) {
             return Some(v);
@@ -57,7 +58,7 @@ pub fn param_value(run: &Run, name: &str) -> Option<f64> {
 pub fn param_names(runs: &[&Run]) -> Vec<String> {
     let mut out = numeric_keys(runs, "param");
     for k in numeric_keys(runs, "workload") {
-        let mut vals: Vec<f64> = runs.iter().filter_map(|r| r.meta.get("workload").and_then(|w| w.get(&k)).and_then(number)).collect();
+        let mut vals: Vec<f64> = runs.iter().filter_map(|r| r.meta.workload_value(&k).as_ref().and_then(number)).collect();
         vals.sort_by(f64::total_cmp);
         vals.dedup();
         if vals.len() >= 2 && !out.contains(&k) {
@@ -76,8 +77,12 @@ fn number(v: &Value) -> Option<f64> {
 fn numeric_keys(runs: &[&Run], field: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for r in runs {
-        if let Some(o) = r.meta.get(field).and_then(Value::as_object) {
-            for (k, v) in o {
+        let section = match field {
+            "param" => r.meta.param.clone(),
+            _ => r.meta.to_map().remove(field).and_then(|v| v.as_object().cloned()).unwrap_or_default(),
+        };
+        {
+            for (k, v) in &section {
                 if number(v).is_some() && !out.contains(k) {
                     out.push(k.clone());
                 }
@@ -122,16 +127,12 @@ fn from_file_name(source: &str, name: &str) -> Option<f64> {
 /// Other labels of a run than the swept parameter, as `k=v` (its configuration).
 fn config_of(run: &Run, name: &str) -> String {
     run.meta
-        .get("param")
-        .and_then(Value::as_object)
-        .map(|p| {
-            p.iter()
-                .filter(|(k, _)| k.as_str() != name && !k.contains(name))
-                .map(|(k, v)| format!("{k}={}", v.as_str().map_or_else(|| v.to_string(), str::to_string)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        })
-        .unwrap_or_default()
+        .param
+        .iter()
+        .filter(|(k, _)| k.as_str() != name && !k.contains(name))
+        .map(|(k, v)| format!("{k}={}", v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// One run's numbers in a sweep.
@@ -245,8 +246,7 @@ mod tests {
                 hist: Hist::from_values(l, (0..64 * jobs).map(|i| scale * (1 + (i % 10)))),
             })
             .collect();
-        let mut meta = serde_json::Map::new();
-        meta.insert("param".into(), json!({"numjobs": jobs, "disks": disks}));
+        let meta = crate::meta::tests::meta(json!({"param": {"numjobs": jobs, "disks": disks}}));
         Run { name: format!("numjobs={jobs}"), source: source.into(), meta, windows, ..Run::default() }
     }
 
@@ -254,10 +254,8 @@ mod tests {
     fn parameter_names_are_labels_and_workload_keys_that_vary() {
         let a = run("a", 1, 2, 1000);
         let b = run("b", 4, 2, 1000);
-        let mut c = Run::default();
-        c.meta.insert("workload".into(), json!({"qd": 1, "jobs": 1, "rw": "randread"}));
-        let mut d = Run::default();
-        d.meta.insert("workload".into(), json!({"qd": 16, "jobs": 1, "rw": "randread"}));
+        let c = Run { meta: crate::meta::tests::meta(json!({"workload": {"qd": 1, "jobs": 1, "rw": "randread"}})), ..Run::default() };
+        let d = Run { meta: crate::meta::tests::meta(json!({"workload": {"qd": 16, "jobs": 1, "rw": "randread"}})), ..Run::default() };
         assert_eq!(param_names(&[&a, &b]), vec!["disks".to_string(), "numjobs".to_string()]);
         assert_eq!(param_names(&[&c, &d]), vec!["qd".to_string()]);
         assert!(param_names(&[&c]).is_empty());
@@ -272,7 +270,8 @@ mod tests {
         assert_eq!(param_value(&r("qd4-numjobs_2.hlog"), "numjobs"), Some(2.0));
         assert_eq!(param_value(&r("plain.hlog"), "numjobs"), None);
         let mut fio = r("x/fio.json");
-        fio.meta.insert("fio".into(), json!([{"global options": {"bs": "8k"}, "jobs": [{"job options": {"numjobs": "64"}}]}]));
+        fio.meta =
+            crate::meta::tests::meta(json!({"fio": [{"global options": {"bs": "8k"}, "jobs": [{"job options": {"numjobs": "64"}}]}]}));
         assert_eq!(param_value(&fio, "numjobs"), Some(64.0));
     }
 

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 
 use nines_core::archive;
 use nines_core::hist::{Accumulator, Layout};
+use nines_core::meta::RunMeta;
 use nines_core::run::{Run, Window};
 
 fn main() {
@@ -85,10 +86,12 @@ fn synth(dir: &str, runs: usize, windows: usize, ios: u64) {
                 ws.push(Window { start_s: w as f64, length_s: 1.0, tag: Some(tag.into()), hist: acc.finish() });
             }
         }
-        let mut meta = serde_json::Map::new();
-        meta.insert("version".into(), 1.into());
-        meta.insert("name".into(), format!("synthetic drive {:02}", r + 1).into());
-        meta.insert("workload".into(), serde_json::json!({"rw": "randrw", "rwmixread": 70, "bs": 4096, "iodepth": 32}));
+        let meta = RunMeta::from_map(json_object(serde_json::json!({
+            "version": 1,
+            "name": format!("synthetic drive {:02}", r + 1),
+            "workload": {"rw": "randrw", "rwmixread": 70, "bs": 4096, "iodepth": 32},
+        })))
+        .unwrap();
         let run = Run {
             name: format!("synthetic drive {:02}", r + 1),
             start_time: Some(1_764_489_600.0 + r as f64 * 7200.0),
@@ -134,10 +137,10 @@ fn fio(log: &str, out: &str, name: &str, bs: u64, window_s: f64) {
             hist: acc.finish(),
         })
         .collect();
-    let mut meta = serde_json::Map::new();
-    meta.insert("version".into(), 1.into());
-    meta.insert("name".into(), name.into());
-    meta.insert("workload".into(), serde_json::json!({"tool": "fio 3.33", "bs": bs, "source": log}));
+    let meta = RunMeta::from_map(json_object(
+        serde_json::json!({"version": 1, "name": name, "workload": {"tool": "fio 3.33", "bs": bs, "source": log}}),
+    ))
+    .unwrap();
     let run = Run { name: name.into(), start_time: Some(1_764_489_600.0), meta, windows, ..Run::default() };
     std::fs::write(out, archive::write(Vec::new(), &run).unwrap()).unwrap();
     eprintln!("wrote {out}");
@@ -173,4 +176,11 @@ fn profile(path: &str) {
     let v = p.view(&run, pyramid::Axis::Time, 0.0, 3600.0, 700);
     let pts = pyramid::series_points(v.iter(), &[nines_core::quantile::Level::nines(3), nines_core::quantile::Level::nines(4)]);
     eprintln!("series {:?} {}", t.elapsed(), pts.len());
+}
+
+fn json_object(v: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+    match v {
+        serde_json::Value::Object(m) => m,
+        _ => unreachable!("an object literal"),
+    }
 }

@@ -243,6 +243,7 @@ pub fn render(inputs: &[Input], opts: &Options, viewer: &bundle::Viewer) -> Resu
 mod tests {
     use super::*;
     use nines_core::hist::{Hist, Layout};
+    use nines_core::meta::{self, RunMeta};
     use nines_core::run::Window;
 
     fn input(name: &str, meta_name: &str) -> Input {
@@ -265,9 +266,19 @@ mod tests {
                 ]
             })
             .collect();
-        let mut meta = serde_json::Map::new();
-        meta.insert("name".into(), json!(meta_name));
-        meta.insert("workload".into(), json!({ "rw": "randrw", "read_pct": 70, "bs": "4KiB", "qd": 16, "jobs": 1, "direct": true }));
+        let meta = RunMeta {
+            name: Some(meta_name.into()),
+            workload: Some(meta::Workload {
+                rw: Some("randrw".into()),
+                read_pct: Some(70),
+                bs: Some(meta::Size::Text("4KiB".into())),
+                qd: Some(16),
+                jobs: Some(1),
+                direct: Some(true),
+                ..meta::Workload::default()
+            }),
+            ..RunMeta::default()
+        };
         let run = Run { name: meta_name.into(), source: name.into(), meta, windows, ..Run::default() };
         let bytes = nines_core::archive::write(Vec::new(), &run).unwrap();
         Input { name: name.into(), bytes, run, carries: budget::FULL.into() }

@@ -3,10 +3,11 @@
 //! cell text). Plain HTML rendered when the report is written, so that it reads with scripts
 //! and WebAssembly blocked.
 
+use nines_core::meta::{RunMeta, Size};
 use nines_core::quantile::Support;
 use nines_core::run::Run;
 use nines_core::stats::RunStats;
-use nines_core::units::{format_ns, format_ns_f, format_rate, group, iso_date};
+use nines_core::units::{format_ns, format_ns_f, format_rate, format_size, group, iso_date};
 use serde_json::{Map, Value};
 
 use super::html::esc;
@@ -137,7 +138,7 @@ fn run_section(i: usize, e: &Entry) -> String {
     }
     h.push_str(&format!(
         "<details><summary>metadata</summary><pre>{}</pre></details>\n",
-        esc(&serde_json::to_string_pretty(&Value::Object(e.run.meta.clone())).unwrap_or_default())
+        esc(&serde_json::to_string_pretty(&e.run.meta).unwrap_or_default())
     ));
     h.push_str("</section>\n");
     h
@@ -147,72 +148,64 @@ fn text(v: &Value) -> Option<String> {
     match v {
         Value::Null => None,
         Value::String(s) => Some(s.clone()),
-        Value::Bool(b) => Some(b.to_string()),
-        Value::Number(n) => Some(n.to_string()),
         other => Some(other.to_string()),
     }
 }
 
 /// One line saying what the run did, from the metadata's `workload` (nines' own runs), else
 /// the source format of an imported run.
-pub fn workload(meta: &Map<String, Value>) -> String {
-    let Some(w) = meta.get("workload") else {
-        return meta.get("source_format").and_then(text).map(|f| format!("imported: {f}")).unwrap_or_default();
+pub fn workload(meta: &RunMeta) -> String {
+    let Some(w) = &meta.workload else {
+        let formats = meta.source_formats();
+        return if formats.is_empty() { String::new() } else { format!("imported: {}", formats.join(", ")) };
     };
-    let Some(o) = w.as_object() else { return text(w).unwrap_or_default() };
-    let get = |k: &str| o.get(k).and_then(text);
     let mut parts = Vec::new();
-    if let Some(rw) = get("rw") {
-        match get("read_pct") {
+    if let Some(rw) = &w.rw {
+        match w.read_pct {
             Some(p) if rw.contains("rw") => parts.push(format!("{rw} {p}% reads")),
-            _ => parts.push(rw),
+            _ => parts.push(rw.clone()),
         }
     }
-    if let Some(bs) = get("bs") {
-        parts.push(bs);
+    match &w.bs {
+        Some(Size::Text(bs)) => parts.push(bs.clone()),
+        Some(Size::Bytes(b)) => parts.push(format_size(*b)),
+        None => {}
     }
-    if let Some(q) = get("qd") {
+    if let Some(q) = w.qd {
         parts.push(format!("QD{q}"));
     }
-    if let Some(j) = get("jobs") {
-        parts.push(format!("{j} job{}", if j == "1" { "" } else { "s" }));
+    if let Some(j) = w.jobs {
+        parts.push(format!("{j} job{}", if j == 1 { "" } else { "s" }));
     }
-    match o.get("direct") {
-        Some(Value::Bool(true)) => parts.push("O_DIRECT".into()),
-        Some(Value::Bool(false)) => parts.push("buffered".into()),
-        _ => {}
+    match w.direct {
+        Some(true) => parts.push("O_DIRECT".into()),
+        Some(false) => parts.push("buffered".into()),
+        None => {}
     }
-    if let Some(r) = get("rate_iops_per_job") {
+    if let Some(r) = w.rate_iops_per_job {
         parts.push(format!("rate {r} IOPS/job"));
     }
     if parts.is_empty() {
-        return w.to_string();
+        return serde_json::to_string(w).unwrap_or_default();
     }
     parts.join(", ")
 }
 
 /// One line naming what the run measured, from the metadata's `target`.
-pub fn target(meta: &Map<String, Value>) -> String {
-    let Some(t) = meta.get("target") else { return String::new() };
-    let Some(o) = t.as_object() else { return text(t).unwrap_or_default() };
-    let mut parts = Vec::new();
-    if let Some(k) = o.get("kind").and_then(text) {
-        parts.push(k);
-    }
-    if let Some(p) = o.get("path").and_then(text) {
-        parts.push(p);
-    }
-    if let Some(d) = o.get("device").and_then(|d| d.as_object()) {
-        let name = d.get("name").and_then(text);
-        let model = d.get("model").and_then(text).or_else(|| d.get("vendor").and_then(text));
-        match (name, model) {
-            (Some(n), Some(m)) => parts.push(format!("on {n} ({m})")),
-            (Some(n), None) => parts.push(format!("on {n}")),
-            _ => {}
-        }
+pub fn target(meta: &RunMeta) -> String {
+    let Some(t) = &meta.target else { return String::new() };
+    let mut parts: Vec<String> = t.kind.iter().chain(&t.path).cloned().collect();
+    let no_device = Map::new();
+    let d = t.device.as_ref().unwrap_or(&no_device);
+    let name = d.get("name").and_then(text);
+    let model = d.get("model").and_then(text).or_else(|| d.get("vendor").and_then(text));
+    match (name, model) {
+        (Some(n), Some(m)) => parts.push(format!("on {n} ({m})")),
+        (Some(n), None) => parts.push(format!("on {n}")),
+        _ => {}
     }
     if parts.is_empty() {
-        return t.to_string();
+        return serde_json::to_string(t).unwrap_or_default();
     }
     parts.join(" ")
 }

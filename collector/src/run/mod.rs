@@ -25,6 +25,7 @@ pub mod safety;
 pub mod workload;
 pub mod writer;
 
+use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -35,9 +36,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{anyhow, bail, Context, Result};
 use nines_core::archive::{ArchiveWriter, Header};
 use nines_core::export;
+use nines_core::meta::{self, RunMeta};
 use nines_core::stats;
 use rand::{RngCore, SeedableRng};
-use serde_json::{json, Map, Value};
 use signal_hook::consts::{SIGINT, SIGTERM};
 
 use crate::cli::run::{EngineKind, RunArgs};
@@ -128,7 +129,7 @@ fn epoch_s(t: SystemTime) -> f64 {
     t.duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
 }
 
-fn host_meta() -> Value {
+fn host_meta() -> meta::Host {
     let read = |p: &str| std::fs::read_to_string(p).ok().map(|s| s.trim().to_string());
     let cpuinfo = read("/proc/cpuinfo").unwrap_or_default();
     let cpu = cpuinfo.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string());
@@ -136,14 +137,15 @@ fn host_meta() -> Value {
         .and_then(|m| m.lines().find(|l| l.starts_with("MemTotal:")).map(str::to_string))
         .and_then(|l| l.split_whitespace().nth(1).and_then(|k| k.parse::<u64>().ok()))
         .map(|k| k * 1024);
-    json!({
-        "hostname": read("/proc/sys/kernel/hostname"),
-        "kernel": read("/proc/sys/kernel/osrelease"),
-        "os": "linux",
-        "cpu": cpu,
-        "cpus": std::thread::available_parallelism().map(|n| n.get()).ok(),
-        "memory_bytes": mem,
-    })
+    meta::Host {
+        hostname: read("/proc/sys/kernel/hostname"),
+        kernel: read("/proc/sys/kernel/osrelease"),
+        os: Some("linux".into()),
+        cpu,
+        cpus: std::thread::available_parallelism().map(|n| n.get() as u64).ok(),
+        memory_bytes: mem,
+        ..meta::Host::default()
+    }
 }
 
 /// Run the workload and write the archive. Errors before the first window (bad flags,
@@ -173,13 +175,12 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     };
 
     // The engine.
-    let mut engine_meta = Map::new();
-    engine_meta.insert("requested".into(), json!(w.engine.name()));
+    let mut engine_meta = meta::Engine { requested: Some(w.engine.name().into()), ..meta::Engine::default() };
     let mut kind = w.engine;
     if kind == EngineKind::Uring {
         if let Err(e) = engine::probe_uring() {
             eprintln!("nines: warning: io_uring is not available ({e}); falling back to the psync engine (pread/pwrite, one I/O at a time per job)");
-            engine_meta.insert("fallback_reason".into(), json!(format!("io_uring unavailable: {e}")));
+            engine_meta.fallback_reason = Some(format!("io_uring unavailable: {e}"));
             kind = EngineKind::Psync;
         }
     }
@@ -190,10 +191,10 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
                 w.qd
             );
         }
-        engine_meta.insert("qd_requested".into(), json!(w.qd));
+        engine_meta.qd_requested = Some(w.qd);
         w.qd = 1;
     }
-    engine_meta.insert("name".into(), json!(kind.name()));
+    engine_meta.name = Some(kind.name().into());
     check_buffer_memory(&w)?;
 
     // The target.
@@ -202,7 +203,12 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
         (
             None,
             region,
-            json!({"path": a.target.display().to_string(), "kind": "none (null engine)", "region_bytes": region}),
+            meta::Target {
+                path: Some(a.target.display().to_string()),
+                kind: Some("none (null engine)".into()),
+                region_bytes: Some(region),
+                ..meta::Target::default()
+            },
             false,
             format!("'{}'", a.target.display()),
         )
@@ -218,7 +224,7 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
                  this kernel does not have it: use --engine psync (BLKDISCARD)"
             );
         }
-        engine_meta.insert("trim".into(), json!(engine::trim_method(kind, block)));
+        engine_meta.trim = Some(engine::trim_method(kind, block).into());
     }
     let w = Arc::new(w);
 
@@ -241,27 +247,24 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     let rec_start_ns = t0_ns + w.ramp_ns;
     let start_epoch = epoch_s(t0_wall) + w.ramp_ns as f64 / 1e9;
 
-    let mut meta = Map::new();
-    meta.insert("version".into(), json!(1));
-    meta.insert("name".into(), json!(name));
-    if let Some(n) = &a.notes {
-        meta.insert("notes".into(), json!(n));
-    }
-    meta.insert("tool".into(), json!({"name": "nines", "version": env!("CARGO_PKG_VERSION")}));
-    meta.insert("start".into(), json!(nines_core::units::iso_date(start_epoch)));
-    meta.insert("workload".into(), w.to_json(region));
-    meta.insert("target".into(), target_meta);
-    meta.insert("host".into(), host_meta());
-    meta.insert("engine".into(), Value::Object(engine_meta.clone()));
-    meta.insert(
-        "window".into(),
-        match w.window {
-            WindowRule::Time(ns) => json!({"by": "time", "length_s": ns as f64 / 1e9}),
-            WindowRule::Ios(n) => json!({"by": "ios", "ios": n}),
-        },
-    );
-    meta.insert("units".into(), json!("ns"));
-    meta.insert("tags".into(), json!(TAG_DOC));
+    let meta = RunMeta {
+        version: Some(1),
+        name: Some(name),
+        notes: a.notes.clone(),
+        tool: Some(meta::Tool { name: "nines".into(), version: env!("CARGO_PKG_VERSION").into(), ..meta::Tool::default() }),
+        start: Some(nines_core::units::iso_date(start_epoch)),
+        workload: Some(w.to_meta(region)),
+        target: Some(target_meta),
+        host: Some(host_meta()),
+        engine: Some(engine_meta.clone()),
+        window: Some(match w.window {
+            WindowRule::Time(ns) => meta::WindowRule { by: "time".into(), length_s: Some(ns as f64 / 1e9), ..meta::WindowRule::default() },
+            WindowRule::Ios(n) => meta::WindowRule { by: "ios".into(), ios: Some(n), ..meta::WindowRule::default() },
+        }),
+        units: Some("ns".into()),
+        tags: Some(TAG_DOC.into()),
+        ..RunMeta::default()
+    };
     let mut aw = ArchiveWriter::new(BufWriter::new(out_file.try_clone()?), &Header { start_time: start_epoch, meta })
         .map_err(|e| archive_err(&e))?;
 
@@ -350,35 +353,33 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
 
     // The end summary, appended as metadata (readers merge it into the header's).
     if let Some((ff, fb)) = *features.lock().map_err(|_| anyhow!("lock poisoned"))? {
-        engine_meta.insert("registered_files".into(), json!(ff));
-        engine_meta.insert("registered_buffers".into(), json!(fb));
+        engine_meta.registered_files = Some(ff);
+        engine_meta.registered_buffers = Some(fb);
     }
     let duration_s = wres.end_ns.saturating_sub(rec_start_ns) as f64 / 1e9;
-    let mut ios = Map::new();
-    let mut bytes = Map::new();
+    let mut ios = BTreeMap::new();
+    let mut bytes = BTreeMap::new();
     for t in w.tags() {
-        ios.insert(TAGS[t].into(), json!(wres.counts[t]));
+        ios.insert(TAGS[t].to_string(), wres.counts[t]);
         if t < NT && wres.bytes[t] > 0 {
-            bytes.insert(TAGS[t].into(), json!(wres.bytes[t]));
+            bytes.insert(TAGS[t].to_string(), wres.bytes[t]);
         }
     }
-    let mut summary = Map::new();
-    summary.insert("engine".into(), Value::Object(engine_meta));
-    summary.insert(
-        "summary".into(),
-        json!({
-            "end": nines_core::units::iso_date(start_epoch + duration_s),
-            "duration_s": duration_s,
-            "windows": wres.windows,
-            "ios": ios,
-            "bytes": bytes,
-            "stopped_by": stopped_by,
-            "errors": wres.errors,
+    let summary = RunMeta {
+        engine: Some(engine_meta),
+        summary: Some(meta::Summary {
+            end: nines_core::units::iso_date(start_epoch + duration_s),
+            duration_s,
+            windows: wres.windows,
+            ios,
+            bytes,
+            stopped_by: stopped_by.clone(),
+            errors: wres.errors.clone(),
+            ..meta::Summary::default()
         }),
-    );
-    if let Some(s) = &wres.steady {
-        summary.insert("steady".into(), s.to_json());
-    }
+        steady: wres.steady.as_ref().map(SteadyOutcome::to_meta),
+        ..RunMeta::default()
+    };
     aw.write_meta(&summary).map_err(|e| archive_err(&e))?;
     let bw = aw.into_inner();
     let f = bw.into_inner().map_err(|e| archive_err(e.error()))?;

@@ -21,6 +21,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
+use nines_core::meta;
 use nines_core::units::format_size;
 use rand::{RngCore, SeedableRng};
 use serde_json::{json, Map, Value};
@@ -36,7 +37,7 @@ pub struct Target {
     pub file: File,
     /// Bytes used, from offset 0.
     pub region: u64,
-    pub meta: Value,
+    pub meta: meta::Target,
     pub real: PathBuf,
     /// A block device (trims are discards), not a regular file (trims punch holes).
     pub block: bool,
@@ -163,10 +164,16 @@ fn create_file(real: &Path, w: &Workload, quiet: bool, who: &str) -> Result<Targ
     }
     drop(f);
     let file = open_for_io(real, w, false)?;
-    let meta = json!({
-        "path": real.display().to_string(), "kind": "file", "size_bytes": size, "region_bytes": size,
-        "created_by_nines": true, "marked": marked, "device": fs_device_meta(real),
-    });
+    let meta = meta::Target {
+        path: Some(real.display().to_string()),
+        kind: Some("file".into()),
+        size_bytes: Some(size),
+        region_bytes: Some(size),
+        created_by_nines: Some(true),
+        marked: Some(marked),
+        device: fs_device_meta(real),
+        ..meta::Target::default()
+    };
     Ok(Target { file, region: size, meta, real: real.to_path_buf(), block: false })
 }
 
@@ -263,10 +270,16 @@ fn existing_file(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata,
         }
     }
     let file = open_for_io(real, w, false)?;
-    let meta = json!({
-        "path": real.display().to_string(), "kind": "file", "size_bytes": len.max(region), "region_bytes": region,
-        "created_by_nines": ours, "laid_out_now": laid_out, "device": fs_device_meta(real),
-    });
+    let meta = meta::Target {
+        path: Some(real.display().to_string()),
+        kind: Some("file".into()),
+        size_bytes: Some(len.max(region)),
+        region_bytes: Some(region),
+        created_by_nines: Some(ours),
+        laid_out_now: Some(laid_out),
+        device: fs_device_meta(real),
+        ..meta::Target::default()
+    };
     Ok(Target { file, region, meta, real: real.to_path_buf(), block: false })
 }
 
@@ -450,23 +463,22 @@ fn block_device(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata, 
     }
     drop(probe);
     let file = open_for_io(real, w, writes)?;
-    let mut meta = match device_meta(rdev) {
-        Value::Object(m) => m,
-        _ => Map::new(),
+    // the device's facts at the top level of `target` (they describe the target itself)
+    let meta = meta::Target {
+        path: Some(real.display().to_string()),
+        kind: Some("block".into()),
+        size_bytes: Some(size),
+        region_bytes: Some(region),
+        overwritten_signature: sig.map(String::from),
+        other: device_meta(rdev),
+        ..meta::Target::default()
     };
-    meta.insert("path".into(), json!(real.display().to_string()));
-    meta.insert("kind".into(), json!("block"));
-    meta.insert("size_bytes".into(), json!(size));
-    meta.insert("region_bytes".into(), json!(region));
-    if let Some(s) = sig {
-        meta.insert("overwritten_signature".into(), json!(s));
-    }
-    Ok(Target { file, region, meta: Value::Object(meta), real: real.to_path_buf(), block: true })
+    Ok(Target { file, region, meta, real: real.to_path_buf(), block: true })
 }
 
 /// Model, firmware and queue facts of a block device from sysfs (of the whole disk for a
 /// partition).
-pub fn device_meta(rdev: u64) -> Value {
+pub fn device_meta(rdev: u64) -> Map<String, Value> {
     let dir = sysfs_dir(rdev);
     let mut m = Map::new();
     m.insert("dev".into(), json!(format!("{}:{}", libc::major(rdev), libc::minor(rdev))));
@@ -495,14 +507,14 @@ pub fn device_meta(rdev: u64) -> Value {
             m.insert(k.into(), json!(v));
         }
     }
-    Value::Object(m)
+    m
 }
 
 /// The block device a file lives on, if it is one.
-fn fs_device_meta(real: &Path) -> Value {
+fn fs_device_meta(real: &Path) -> Option<Map<String, Value>> {
     match std::fs::metadata(real) {
-        Ok(md) => device_meta(md.dev()),
-        Err(_) => Value::Null,
+        Ok(md) => Some(device_meta(md.dev())),
+        Err(_) => None,
     }
 }
 

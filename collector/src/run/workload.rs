@@ -2,10 +2,10 @@
 //! length and, in rate-limited runs, when each I/O is due.
 
 use anyhow::{bail, Result};
+use nines_core::meta;
 use nines_core::steady::Criterion;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use serde_json::{json, Map, Value};
 
 use crate::cli::run::{Arrival, EngineKind, RunArgs, Rw};
 use nines_core::units::{format_duration, format_size};
@@ -231,45 +231,44 @@ impl Workload {
     }
 
     /// The workload as the archive's metadata records it.
-    pub fn to_json(&self, region: u64) -> Value {
-        let mut m = Map::new();
-        m.insert("rw".into(), json!(self.rw.name()));
-        m.insert("read_pct".into(), json!(self.mix));
-        m.insert("directions".into(), json!(self.directions().iter().map(|&d| TAGS[d]).collect::<Vec<_>>()));
-        let bs: Vec<String> = self.bs.iter().map(|(b, p)| format!("{}/{p}", format_size(*b as u64))).collect();
-        m.insert("bs".into(), json!(bs.join(":")));
-        m.insert("bs_bytes".into(), json!(self.bs.iter().map(|(b, p)| json!([b, p])).collect::<Vec<_>>()));
-        m.insert("qd".into(), json!(self.qd));
-        m.insert("jobs".into(), json!(self.jobs));
-        m.insert("submit_batch".into(), json!(self.submit_batch.min(self.qd)));
-        m.insert("size_bytes".into(), json!(region));
-        m.insert("runtime_s".into(), json!(self.runtime_ns.map(|n| n as f64 / 1e9)));
-        m.insert("ios".into(), json!(self.ios));
-        m.insert("ramp_s".into(), json!(self.ramp_ns as f64 / 1e9));
-        m.insert("direct".into(), json!(self.direct));
-        m.insert("sync".into(), json!(self.sync));
-        m.insert("fsync_every".into(), json!(self.fsync_every));
-        m.insert("rate_iops_per_job".into(), json!(self.rate_iops));
-        if self.rate_iops.is_some() {
-            m.insert("arrival".into(), json!(self.arrival.name()));
-            m.insert(
-                "latency_from".into(),
-                json!("due time (coordinated-omission corrected); .svc tags hold service time from submission"),
-            );
+    /// The workload as the archive's metadata states it.
+    pub fn to_meta(&self, region: u64) -> meta::Workload {
+        let latency_from = if self.rate_iops.is_some() {
+            "due time (coordinated-omission corrected); .svc tags hold service time from submission"
         } else if self.trim {
-            m.insert(
-                "latency_from".into(),
-                json!("submission (for trims issued synchronously: from just before the call to just after it returns)"),
-            );
+            "submission (for trims issued synchronously: from just before the call to just after it returns)"
         } else {
-            m.insert("latency_from".into(), json!("submission"));
+            "submission"
+        };
+        let bs: Vec<String> = self.bs.iter().map(|(b, p)| format!("{}/{p}", format_size(*b as u64))).collect();
+        meta::Workload {
+            rw: Some(self.rw.name().into()),
+            read_pct: Some(self.mix),
+            directions: self.directions().iter().map(|&d| TAGS[d].to_string()).collect(),
+            bs: Some(meta::Size::Text(bs.join(":"))),
+            bs_bytes: self.bs.iter().map(|&(b, p)| (u64::from(b), p)).collect(),
+            qd: Some(self.qd),
+            jobs: Some(self.jobs),
+            submit_batch: Some(self.submit_batch.min(self.qd)),
+            size_bytes: Some(region),
+            runtime_s: self.runtime_ns.map(|n| n as f64 / 1e9),
+            ios: self.ios,
+            ramp_s: Some(self.ramp_ns as f64 / 1e9),
+            direct: Some(self.direct),
+            sync: Some(self.sync),
+            fsync_every: self.fsync_every,
+            rate_iops_per_job: self.rate_iops,
+            arrival: self.rate_iops.map(|_| self.arrival.name().to_string()),
+            latency_from: Some(latency_from.into()),
+            seed: Some(self.seed),
+            recorded: Some(self.record),
+            steady: self.steady.as_ref().map(|(c, w)| meta::SteadyRule {
+                criterion: c.to_string(),
+                window_s: *w as f64 / 1e9,
+                ..meta::SteadyRule::default()
+            }),
+            ..meta::Workload::default()
         }
-        m.insert("seed".into(), json!(self.seed));
-        m.insert("recorded".into(), json!(self.record));
-        if let Some((c, w)) = &self.steady {
-            m.insert("steady".into(), json!({"criterion": c.to_string(), "window_s": *w as f64 / 1e9}));
-        }
-        Value::Object(m)
     }
 }
 
@@ -430,8 +429,8 @@ mod tests {
         let w = workload(&["--rw", "randtrim", "--bs", "64k"]).unwrap();
         assert!(w.trim && w.writes(), "trims count as writes for the safety rules");
         assert_eq!(w.mix, 0);
-        assert_eq!(w.to_json(1 << 20)["rw"], "randtrim");
-        assert_eq!(w.to_json(1 << 20)["directions"], serde_json::json!(["trim"]));
+        assert_eq!(w.to_meta(1 << 20).rw.as_deref(), Some("randtrim"));
+        assert_eq!(w.to_meta(1 << 20).directions, ["trim"]);
         let e = workload(&["--rw", "randtrim", "--mix", "50"]).unwrap_err().to_string();
         assert!(e.contains("--mix") && e.contains("randtrim"), "{e}");
         assert!(workload(&["--rw", "trim", "--mix", "0"]).unwrap_err().to_string().contains("--mix"));

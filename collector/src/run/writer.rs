@@ -11,10 +11,10 @@ use anyhow::Result;
 use hdrhistogram::Histogram;
 use nines_core::archive::ArchiveWriter;
 use nines_core::hist::Hist;
+use nines_core::meta::SteadyMeta;
 use nines_core::quantile::{value_at, Level};
 use nines_core::steady::{evaluate, Metric};
 use nines_core::units::{format_ns, format_rate};
-use serde_json::{json, Value};
 
 use super::job::{new_hist, JobWindow, Msg, Pool, TagWindow, STOP, STOP_STEADY};
 use super::workload::{WindowRule, Workload, NT, SYNC, TAGS};
@@ -39,15 +39,24 @@ pub enum SteadyOutcome {
 
 impl SteadyOutcome {
     /// The metadata object (the same keys as before it was typed; `reached` tells them apart).
-    pub fn to_json(&self) -> Value {
+    pub fn to_meta(&self) -> SteadyMeta {
         match self {
-            SteadyOutcome::Reached { criterion, at_s, windows, mean, measure, criterion_value } => json!({
-                "criterion": criterion, "reached": true, "at_s": at_s, "windows": windows,
-                "mean": mean, "measure": measure, "criterion_value": criterion_value,
-            }),
-            SteadyOutcome::NotReached { criterion, windows_checked } => {
-                json!({"criterion": criterion, "reached": false, "windows_checked": windows_checked})
-            }
+            SteadyOutcome::Reached { criterion, at_s, windows, mean, measure, criterion_value } => SteadyMeta {
+                criterion: criterion.clone(),
+                reached: true,
+                at_s: Some(*at_s),
+                windows: Some(*windows as u64),
+                mean: Some(*mean),
+                measure: Some(*measure),
+                criterion_value: Some(*criterion_value),
+                ..SteadyMeta::default()
+            },
+            SteadyOutcome::NotReached { criterion, windows_checked } => SteadyMeta {
+                criterion: criterion.clone(),
+                reached: false,
+                windows_checked: Some(*windows_checked as u64),
+                ..SteadyMeta::default()
+            },
         }
     }
 }
@@ -415,8 +424,8 @@ mod tests {
         // window 4 ends at 5 s.
         let SteadyOutcome::Reached { at_s, windows, .. } = &st else { panic!("not reached: {st:?}") };
         assert_eq!((*at_s, *windows), (5.0, 3));
-        let meta = st.to_json();
-        assert_eq!((meta["reached"].as_bool(), meta["at_s"].as_f64(), meta["windows"].as_u64()), (Some(true), Some(5.0), Some(3)));
+        let meta = st.to_meta();
+        assert_eq!((meta.reached, meta.at_s, meta.windows), (true, Some(5.0), Some(3)));
         STOP.store(0, Ordering::Relaxed);
     }
 }

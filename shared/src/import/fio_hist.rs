@@ -12,9 +12,8 @@
 //! Counts are recorded at the middle of their coarse bucket and the run's precision is that
 //! coarseness ([`crate::precision`]).
 
-use serde_json::{json, Map};
-
 use crate::hist::{add_counts, Accumulator, Layout};
+use crate::meta::{FioHistLog, RunMeta, SourceFormat};
 use crate::precision::fio_buckets::{Coarse, MAX_COARSENESS, NR};
 use crate::precision::Precision;
 use crate::run::{Run, Warning, Window};
@@ -99,9 +98,15 @@ pub fn read(source_name: &str, bytes: &[u8]) -> Result<Run, FioHistError> {
         Err((err, _)) => return Err(err),
         Ok(x) => x,
     };
-    let mut meta = Map::new();
-    meta.insert("source_format".into(), json!("fio histogram log"));
-    meta.insert("fio_hist_log".into(), json!({ "coarseness": c, "note": "fio logs no I/O after each direction's last interval" }));
+    let mut meta = RunMeta {
+        source_format: Some(SourceFormat::One("fio histogram log".into())),
+        fio_hist_log: Some(FioHistLog {
+            coarseness: c,
+            note: Some("fio logs no I/O after each direction's last interval".into()),
+            ..FioHistLog::default()
+        }),
+        ..RunMeta::default()
+    };
     Precision::Fio { coarseness: c }.stamp(&mut meta);
     let run = Run { name: log_run_name(source_name), source: source_name.to_string(), start_time: None, meta, windows, warnings };
     run.checked().map_err(|e| {

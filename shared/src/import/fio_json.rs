@@ -13,9 +13,10 @@
 //! and `read.slat`. fio's own summaries and printed percentiles are kept in the run metadata
 //! under `fio`, and the run's precision is fio's buckets ([`crate::precision`]).
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::hist::{add_counts, Accumulator, Layout};
+use crate::meta::{RunMeta, SourceFormat};
 use crate::precision::fio_buckets::{index_of, Coarse};
 use crate::precision::Precision;
 use crate::run::{Run, Warning, Window};
@@ -279,9 +280,7 @@ pub fn docs_to_run(source_name: &str, docs: Vec<Doc>, warnings: Vec<Warning>) ->
         }
         metas.push(d.meta);
     }
-    let mut meta = Map::new();
-    meta.insert("source_format".into(), json!("fio json+"));
-    meta.insert("fio".into(), Value::Array(metas));
+    let mut meta = RunMeta { source_format: Some(SourceFormat::One("fio json+".into())), fio: metas, ..RunMeta::default() };
     Precision::Fio { coarseness: 0 }.stamp(&mut meta);
     Run {
         name: crate::archive::stem(source_name),
@@ -335,6 +334,7 @@ pub fn read_each(source_name: &str, bytes: &[u8]) -> Result<Vec<Run>, FioJsonErr
 mod tests {
     use super::*;
     use crate::stats::{run_stats, Options};
+    use serde_json::json;
 
     /// A json+ document shaped like fio 3.33's (trimmed), with known bins.
     fn doc(ts_ms: u64, read_bins: &[(u64, u64)], write_bins: &[(u64, u64)]) -> String {
@@ -370,10 +370,10 @@ mod tests {
         assert_eq!(s.tags["read"].count, 10);
         assert_eq!(s.tags["write"].count, 4);
         assert_eq!(s.tags["all"].count, 14);
-        assert_eq!(run.meta["fio"][0]["jobs"][0]["directions"]["read"]["clat_ns"]["percentile"]["50.000000"], 11072);
-        assert!(run.meta["fio"][0]["jobs"][0]["directions"]["read"]["clat_ns"].get("bins").is_none());
+        assert_eq!(run.meta.fio[0]["jobs"][0]["directions"]["read"]["clat_ns"]["percentile"]["50.000000"], 11072);
+        assert!(run.meta.fio[0]["jobs"][0]["directions"]["read"]["clat_ns"].get("bins").is_none());
         assert!((run.start_time.unwrap() - (1_796_028_067.433 - 1.0)).abs() < 1e-6);
-        assert_eq!(Precision::of_meta(&run.meta), Some(Precision::Fio { coarseness: 0 }));
+        assert_eq!(run.meta.precision, Some(Precision::Fio { coarseness: 0 }));
     }
 
     #[test]

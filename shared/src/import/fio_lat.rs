@@ -15,10 +15,9 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Map};
-
 use super::fio_log::{ddir_tag, log_run_name};
 use crate::hist::{Accumulator, Hist, Layout};
+use crate::meta::{FioLatLog, RunMeta, SourceFormat};
 use crate::run::{Run, Warning, Window};
 
 /// Why a fio latency log could not be read.
@@ -488,9 +487,11 @@ impl LatLogReader {
                 }
             })
             .collect();
-        let mut meta = Map::new();
-        meta.insert("source_format".into(), json!("fio latency log"));
-        meta.insert("fio_lat_log".into(), json!({ "samples": self.count, "window_ms": wms }));
+        let meta = RunMeta {
+            source_format: Some(SourceFormat::One("fio latency log".into())),
+            fio_lat_log: Some(FioLatLog { samples: self.count, window_ms: wms as f64, ..FioLatLog::default() }),
+            ..RunMeta::default()
+        };
         let run = Run {
             name: log_run_name(&self.source_name),
             source: self.source_name.clone(),

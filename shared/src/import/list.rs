@@ -27,9 +27,8 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Map};
-
 use crate::hist::{Hist, HistBuilder, Layout};
+use crate::meta::{ListImport, RunMeta, SourceFormat};
 use crate::run::{Run, Warning, Window};
 
 /// Unit of the latencies in a list.
@@ -485,9 +484,16 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>, window_s: f64) 
             Window { start_s: if epoch { start - origin } else { start }, length_s: length, tag, hist }
         })
         .collect();
-    let mut meta = Map::new();
-    meta.insert("source_format".into(), json!("latency list"));
-    meta.insert("list".into(), json!({ "unit": unit.unwrap_or(Unit::Ns).name(), "values": count, "window_s": window_s }));
+    let meta = RunMeta {
+        source_format: Some(SourceFormat::One("latency list".into())),
+        list: Some(ListImport {
+            unit: unit.unwrap_or(Unit::Ns).name().into(),
+            values: count,
+            window_s: Some(window_s),
+            ..ListImport::default()
+        }),
+        ..RunMeta::default()
+    };
     let run = Run {
         name: crate::archive::stem(source_name),
         source: source_name.to_string(),
@@ -628,7 +634,7 @@ mod tests {
         assert_eq!(crate::import::detect("l.csv", text.as_bytes()), Some(crate::import::Format::List));
         let run = read("l.csv", text.as_bytes(), None, 1.0).unwrap();
         assert!(run.warnings.is_empty(), "{:?}", run.warnings);
-        assert_eq!(run.meta["list"]["unit"], "us");
+        assert_eq!(run.meta.list.as_ref().unwrap().unit, "us");
         let values = |tag: &str| run.windows.iter().filter(|w| w.tag.as_deref() == Some(tag)).map(|w| w.hist.clone()).collect::<Vec<_>>();
         let l = Layout::default_ns();
         assert_eq!(values("read"), [Hist::from_values(l, [120_000]), Hist::from_values(l, [900_000])]);

@@ -30,7 +30,7 @@ pub mod sweep;
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value};
+use crate::meta::{RunMeta, SourceFormat};
 
 use crate::archive::{self, ArchiveError};
 use crate::hist::Hist;
@@ -216,37 +216,36 @@ pub fn combine(name: &str, runs: &[Run]) -> Result<Run, CountError> {
     }
     windows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
     out.windows = windows;
-    let mut meta = Map::new();
-    let mut sources = Vec::new();
-    let mut fio_docs = Vec::new();
-    let mut formats: Vec<Value> = Vec::new();
+    // Every other key: the first run's value (a key, with its typed value, at the top level).
+    let mut rest = serde_json::Map::new();
+    let mut formats: Vec<String> = Vec::new();
+    let mut meta = RunMeta::default();
     for r in runs {
-        sources.push(Value::from(r.source.clone()));
-        if let Some(Value::Array(d)) = r.meta.get("fio") {
-            fio_docs.extend(d.iter().cloned());
-        }
-        if let Some(f) = r.meta.get("source_format") {
-            if !formats.contains(f) {
-                formats.push(f.clone());
+        meta.sources.push(r.source.clone());
+        meta.fio.extend(r.meta.fio.iter().cloned());
+        for f in r.meta.source_formats() {
+            if !formats.iter().any(|g| g == f) {
+                formats.push(f.to_string());
             }
         }
-        for (k, v) in &r.meta {
-            if !matches!(k.as_str(), "fio" | "source_format" | "precision" | "name") {
-                meta.entry(k.clone()).or_insert_with(|| v.clone());
+        for (k, v) in r.meta.to_map() {
+            if !matches!(k.as_str(), "fio" | "source_format" | "precision" | "name" | "sources") {
+                rest.entry(k).or_insert(v);
             }
         }
         out.warnings.extend(r.warnings.iter().map(|w| Warning { line: w.line, message: format!("{}: {}", r.source, w.message) }));
     }
-    meta.insert("sources".into(), Value::Array(sources));
-    if !fio_docs.is_empty() {
-        meta.insert("fio".into(), Value::Array(fio_docs));
+    if let Ok(first) = RunMeta::from_map(rest) {
+        let sources = std::mem::take(&mut meta.sources);
+        let fio = std::mem::take(&mut meta.fio);
+        meta = RunMeta { sources, fio, ..first };
     }
-    if !formats.is_empty() {
-        meta.insert("source_format".into(), if formats.len() == 1 { formats.remove(0) } else { Value::Array(formats) });
-    }
-    if let Some(p) = runs.iter().map(|r| Precision::of_meta(&r.meta)).fold(None, Precision::coarsest) {
-        p.stamp(&mut meta);
-    }
+    meta.source_format = match formats.len() {
+        0 => None,
+        1 => Some(SourceFormat::One(formats.remove(0))),
+        _ => Some(SourceFormat::Many(formats)),
+    };
+    meta.precision = runs.iter().map(|r| r.meta.precision.clone()).fold(None, Precision::coarsest);
     out.meta = meta;
     out.checked()
 }
@@ -288,7 +287,7 @@ mod tests {
         let c = combine("j", &[a, b]).unwrap();
         assert_eq!(c.windows.len(), 2);
         assert_eq!(c.windows[0].hist.count(), 2);
-        assert_eq!(c.meta["sources"].as_array().unwrap().len(), 2);
+        assert_eq!(c.meta.sources.len(), 2);
     }
 
     #[test]

@@ -20,10 +20,9 @@
 //! several spectra (wrk2 `--u_latency` adds the uncorrected latency) is read for its first,
 //! with a warning: one run states one precision, and each spectrum has its own steps.
 
-use serde_json::{json, Map};
-
 use super::list::Unit;
 use crate::hist::{Accumulator, Layout, MAX_COUNT};
+use crate::meta::{RunMeta, SourceFormat, SpectrumImport};
 use crate::precision::Precision;
 use crate::run::{Run, Warning, Window};
 
@@ -169,9 +168,11 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>) -> Result<Run, 
     let extra = spectra.len() - 1;
     let (acc, edges, res) = spectra.swap_remove(0);
     let windows = vec![Window { start_s: 0.0, length_s: 0.0, tag: None, hist: acc.finish() }];
-    let mut meta = Map::new();
-    meta.insert("source_format".into(), json!("percentile spectrum"));
-    meta.insert("spectrum".into(), json!({ "unit": unit.unwrap_or(Unit::Ms).name() }));
+    let mut meta = RunMeta {
+        source_format: Some(SourceFormat::One("percentile spectrum".into())),
+        spectrum: Some(SpectrumImport { unit: unit.unwrap_or(Unit::Ms).name().into(), ..SpectrumImport::default() }),
+        ..RunMeta::default()
+    };
     Precision::Steps { edges_ns: edges, res_ns: res }.stamp(&mut meta);
     let mut warnings = Vec::new();
     if extra > 0 {

@@ -29,7 +29,7 @@ const IGNORED: &[&str] = &[
 
 fn options_of(run: &Run) -> Map<String, Value> {
     let mut out = Map::new();
-    let Some(doc) = run.meta.get("fio").and_then(|f| f.get(0)) else { return out };
+    let Some(doc) = run.meta.fio.first() else { return out };
     if let Some(Value::Object(g)) = doc.get("global options") {
         out.extend(g.clone());
     }
@@ -131,13 +131,12 @@ pub fn label(mut runs: Vec<Run>) -> Vec<Run> {
             continue;
         }
         r.name = p.iter().map(|(k, v)| format!("{k}={}", text_of(v))).collect::<Vec<_>>().join(", ");
-        r.meta.insert("param".into(), Value::Object(p));
+        r.meta.param = p;
     }
     runs.sort_by(|a, b| {
-        let pa = a.meta.get("param").and_then(Value::as_object);
-        let pb = b.meta.get("param").and_then(Value::as_object);
-        match (pa, pb) {
-            (Some(pa), Some(pb)) => {
+        let (pa, pb) = (&a.meta.param, &b.meta.param);
+        match (pa.is_empty(), pb.is_empty()) {
+            (false, false) => {
                 for (k, va) in pa {
                     let vb = pb.get(k);
                     let o = match (va.as_f64(), vb.and_then(Value::as_f64)) {
@@ -162,10 +161,8 @@ mod tests {
     use serde_json::json;
 
     fn run(source: &str, numjobs: &str) -> Run {
-        let mut meta = Map::new();
-        meta.insert(
-            "fio".into(),
-            json!([{ "global options": {"rw": "write", "rate_iops": "64"}, "jobs": [{ "job options": {"numjobs": numjobs, "filename": source} }] }]),
+        let meta = crate::meta::tests::meta(
+            json!({"fio": [{ "global options": {"rw": "write", "rate_iops": "64"}, "jobs": [{ "job options": {"numjobs": numjobs, "filename": source} }] }]}),
         );
         Run { name: "fio".into(), source: source.into(), meta, ..Run::default() }
     }
@@ -175,7 +172,7 @@ mod tests {
         let runs = label(vec![run("a/16/fio.json", "16"), run("a/2/fio.json", "2"), run("a/1024/fio.json", "1024")]);
         let names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
         assert_eq!(names, ["numjobs=2", "numjobs=16", "numjobs=1024"]);
-        assert_eq!(runs[1].meta["param"], json!({"numjobs": 16}));
+        assert_eq!(Value::Object(runs[1].meta.param.clone()), json!({"numjobs": 16}));
     }
 
     #[test]

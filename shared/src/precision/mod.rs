@@ -24,7 +24,10 @@
 
 pub mod fio_buckets;
 
-use serde_json::{json, Map, Value};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{json, Value};
+
+use crate::meta::RunMeta;
 
 use crate::hist::Layout;
 use crate::quantile::LevelStat;
@@ -47,6 +50,18 @@ pub enum Precision {
     Steps { edges_ns: Vec<u64>, res_ns: u64 },
 }
 
+impl Serialize for Precision {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_meta().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Precision {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Precision::from_value(&Value::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
 /// A source bucket: the range a derived value is known to lie in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bucket {
@@ -57,23 +72,35 @@ pub struct Bucket {
 }
 
 impl Precision {
-    /// The precision a run states in its metadata, if any.
-    pub fn of_meta(meta: &Map<String, Value>) -> Option<Precision> {
-        let p = meta.get(META_KEY)?.as_object()?;
-        match p.get("kind")?.as_str()? {
-            FIO_KIND => {
-                let c = p.get("coarseness").and_then(Value::as_u64).unwrap_or(0);
-                Some(Precision::Fio { coarseness: (c.min(u64::from(MAX_COARSENESS))) as u8 })
-            }
-            STEPS_KIND => {
-                let edges_ns: Vec<u64> = p.get("edges_ns")?.as_array()?.iter().filter_map(Value::as_u64).collect();
-                let res_ns = p.get("resolution_ns").and_then(Value::as_u64).unwrap_or(0);
-                if edges_ns.is_empty() || edges_ns.windows(2).any(|w| w[0] > w[1]) {
-                    return None;
+    /// A precision from its metadata value; what is wrong with it otherwise.
+    pub fn from_value(v: &Value) -> Result<Precision, String> {
+        let p = v.as_object().ok_or("expected an object with a \"kind\"")?;
+        let uint = |k: &str| match p.get(k) {
+            None => Ok(0),
+            Some(x) => x.as_u64().ok_or(format!("\"{k}\" is not a whole number")),
+        };
+        match p.get("kind").and_then(Value::as_str) {
+            Some(FIO_KIND) => {
+                let c = uint("coarseness")?;
+                if c > u64::from(MAX_COARSENESS) {
+                    return Err(format!("fio's bucket coarseness is at most {MAX_COARSENESS}, not {c}"));
                 }
-                Some(Precision::Steps { edges_ns, res_ns })
+                Ok(Precision::Fio { coarseness: c as u8 })
             }
-            _ => None,
+            Some(STEPS_KIND) => {
+                let edges = p.get("edges_ns").and_then(Value::as_array).ok_or("\"edges_ns\" is not a list")?;
+                let edges_ns = edges
+                    .iter()
+                    .map(Value::as_u64)
+                    .collect::<Option<Vec<u64>>>()
+                    .ok_or("\"edges_ns\" holds a value that is not a whole number")?;
+                if edges_ns.is_empty() || edges_ns.windows(2).any(|w| w[0] > w[1]) {
+                    return Err("\"edges_ns\" must be a non-empty ascending list".into());
+                }
+                Ok(Precision::Steps { edges_ns, res_ns: uint("resolution_ns")? })
+            }
+            Some(k) => Err(format!("unknown precision kind \"{k}\" (known: {FIO_KIND}, {STEPS_KIND})")),
+            None => Err("no \"kind\"".into()),
         }
     }
 
@@ -96,9 +123,8 @@ impl Precision {
     }
 
     /// Record this precision in a run's metadata, keeping the coarsest already there.
-    pub fn stamp(self, meta: &mut Map<String, Value>) {
-        let p = Precision::coarsest(Precision::of_meta(meta), Some(self.clone())).unwrap_or(self);
-        meta.insert(META_KEY.to_string(), p.to_meta());
+    pub fn stamp(self, meta: &mut RunMeta) {
+        meta.precision = Some(Precision::coarsest(meta.precision.take(), Some(self.clone())).unwrap_or(self));
     }
 
     /// The coarser of two precisions (`None` = the histogram's own). Steps of a spectrum
@@ -190,12 +216,23 @@ mod tests {
 
     #[test]
     fn meta_roundtrip_and_coarsest() {
-        let mut m = Map::new();
+        let mut m = RunMeta::default();
         Precision::Fio { coarseness: 0 }.stamp(&mut m);
         Precision::Fio { coarseness: 2 }.stamp(&mut m);
         Precision::Fio { coarseness: 1 }.stamp(&mut m);
-        assert_eq!(Precision::of_meta(&m), Some(Precision::Fio { coarseness: 2 }));
-        assert_eq!(Precision::of_meta(&Map::new()), None);
+        assert_eq!(m.precision, Some(Precision::Fio { coarseness: 2 }));
+        let back = RunMeta::from_map(m.to_map()).unwrap();
+        assert_eq!(back.precision, Some(Precision::Fio { coarseness: 2 }));
+        for bad in [
+            json!({"kind": "fio-buckets", "coarseness": 9}),
+            json!({"kind": "sharp"}),
+            json!({"kind": "spectrum-steps", "edges_ns": [3, 1]}),
+        ] {
+            let mut map = serde_json::Map::new();
+            map.insert("precision".into(), bad);
+            let e = RunMeta::from_map(map).unwrap_err();
+            assert!(e.starts_with("metadata key 'precision': "), "{e}");
+        }
     }
 
     #[test]
