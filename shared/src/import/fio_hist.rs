@@ -98,8 +98,9 @@ pub fn read(source_name: &str, bytes: &[u8]) -> Result<Run, FioHistError> {
         Err((err, _)) => return Err(err),
         Ok(x) => x,
     };
-    let mut meta = RunMeta {
+    let meta = RunMeta {
         source_format: Some(SourceFormat::One("fio histogram log".into())),
+        precision: Some(Precision::Fio { coarseness: c }),
         fio_hist_log: Some(FioHistLog {
             coarseness: c,
             note: Some("fio logs no I/O after each direction's last interval".into()),
@@ -107,7 +108,6 @@ pub fn read(source_name: &str, bytes: &[u8]) -> Result<Run, FioHistError> {
         }),
         ..RunMeta::default()
     };
-    Precision::Fio { coarseness: c }.stamp(&mut meta);
     let run = Run { name: log_run_name(source_name), source: source_name.to_string(), start_time: None, meta, windows, warnings };
     run.checked().map_err(|e| {
         let line = line_of.get(e.window).copied().unwrap_or(1);

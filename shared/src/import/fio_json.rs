@@ -280,8 +280,12 @@ pub fn docs_to_run(source_name: &str, docs: Vec<Doc>, warnings: Vec<Warning>) ->
         }
         metas.push(d.meta);
     }
-    let mut meta = RunMeta { source_format: Some(SourceFormat::One("fio json+".into())), fio: metas, ..RunMeta::default() };
-    Precision::Fio { coarseness: 0 }.stamp(&mut meta);
+    let meta = RunMeta {
+        source_format: Some(SourceFormat::One("fio json+".into())),
+        fio: metas,
+        precision: Some(Precision::Fio { coarseness: 0 }),
+        ..RunMeta::default()
+    };
     Run {
         name: crate::archive::stem(source_name),
         source: source_name.to_string(),

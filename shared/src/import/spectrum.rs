@@ -168,12 +168,12 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>) -> Result<Run, 
     let extra = spectra.len() - 1;
     let (acc, edges, res) = spectra.swap_remove(0);
     let windows = vec![Window { start_s: 0.0, length_s: 0.0, tag: None, hist: acc.finish() }];
-    let mut meta = RunMeta {
+    let meta = RunMeta {
         source_format: Some(SourceFormat::One("percentile spectrum".into())),
+        precision: Some(Precision::Steps { edges_ns: edges, res_ns: res }),
         spectrum: Some(SpectrumImport { unit: unit.unwrap_or(Unit::Ms).name().into(), ..SpectrumImport::default() }),
         ..RunMeta::default()
     };
-    Precision::Steps { edges_ns: edges, res_ns: res }.stamp(&mut meta);
     let mut warnings = Vec::new();
     if extra > 0 {
         warnings.push(Warning { line: None, message: format!("{extra} more spectrum(s) after the first (wrk2 --u_latency's uncorrected latency) were not read; save each spectrum to its own file to import it") });

@@ -27,8 +27,6 @@ pub mod fio_buckets;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Value};
 
-use crate::meta::RunMeta;
-
 use crate::hist::Layout;
 use crate::quantile::LevelStat;
 use crate::units::format_ns;
@@ -122,11 +120,6 @@ impl Precision {
         }
     }
 
-    /// Record this precision in a run's metadata, keeping the coarsest already there.
-    pub fn stamp(self, meta: &mut RunMeta) {
-        meta.precision = Some(Precision::coarsest(meta.precision.take(), Some(self.clone())).unwrap_or(self));
-    }
-
     /// The coarser of two precisions (`None` = the histogram's own). Steps of a spectrum
     /// and fio's buckets do not combine: the first is kept.
     pub fn coarsest(a: Option<Precision>, b: Option<Precision>) -> Option<Precision> {
@@ -211,16 +204,15 @@ pub const TABLE_NOTE: &str = "ranges: the source's bucket (fio's, or a spectrum'
 mod tests {
     use super::*;
     use crate::hist::{Hist, Layout};
+    use crate::meta::RunMeta;
     use crate::quantile::{level_stats, standard_levels, Support};
     use crate::stats::tag_stats;
 
     #[test]
     fn meta_roundtrip_and_coarsest() {
-        let mut m = RunMeta::default();
-        Precision::Fio { coarseness: 0 }.stamp(&mut m);
-        Precision::Fio { coarseness: 2 }.stamp(&mut m);
-        Precision::Fio { coarseness: 1 }.stamp(&mut m);
-        assert_eq!(m.precision, Some(Precision::Fio { coarseness: 2 }));
+        let fio = |c| Some(Precision::Fio { coarseness: c });
+        let m = RunMeta { precision: [fio(0), fio(2), fio(1)].into_iter().fold(None, Precision::coarsest), ..RunMeta::default() };
+        assert_eq!(m.precision, fio(2));
         let back = RunMeta::from_map(m.to_map()).unwrap();
         assert_eq!(back.precision, Some(Precision::Fio { coarseness: 2 }));
         for bad in [
