@@ -17,6 +17,10 @@ fn check(bytes: &[u8]) {
             }
         }
         let _ = nines_core::stats::run_stats(&c.run, &nines_core::stats::Options::default());
+        // the carried groups, decoded on demand: a run or an error
+        if let Ok(r) = c.range(None, None) {
+            let _ = nines_core::stats::run_stats(&r, &nines_core::stats::Options::default());
+        }
         let again = c.write().expect("a form read writes back");
         assert_eq!(Compact::read("again", &again).expect("and reads again"), c);
     }
@@ -24,9 +28,12 @@ fn check(bytes: &[u8]) {
 
 fuzz_target!(|data: &[u8]| {
     check(data);
-    let mut out = MAGIC.to_vec();
-    out.push(1);
-    let mut z = flate2::write::ZlibEncoder::new(out, flate2::Compression::fast());
-    z.write_all(data).unwrap();
-    check(&z.finish().unwrap());
+    // as the body of either version
+    for version in [1, 2] {
+        let mut out = MAGIC.to_vec();
+        out.push(version);
+        let mut z = flate2::write::ZlibEncoder::new(out, flate2::Compression::fast());
+        z.write_all(data).unwrap();
+        check(&z.finish().unwrap());
+    }
 });

@@ -12,7 +12,11 @@
 //! windows of each tag: they give the 1-CDF, the latency histogram and the stats of the whole
 //! run exactly, and of any range whose edges fall on group edges.
 //!
-//! # Format (version 1)
+//! A reader decodes only the whole-run histograms: the groups stay encoded until a range is
+//! asked for ([`Compact::range`]), so a day-long run opens in the time and memory of its
+//! points, not of its thousands of histograms.
+//!
+//! # Format (version 2)
 //!
 //! ```text
 //! "nines-compact\n"  (14 bytes)   then the version as a varint (1)
@@ -36,6 +40,8 @@
 //!     groups    only for tags: ceil(nslots / group) histograms, each a varint length
 //!               and an uncompressed HdrHistogram V2 encoding; histogram i merges slots
 //!               i*group..
+//!     whole     only for tags (version 2 on): the merge of every slot, a varint length and
+//!               a V2 encoding
 //! a column:  byte 0 and ZigZag delta-coded varints of whole microseconds (when every number
 //!            is one exactly), or byte 1 and 8 little-endian bytes a number (IEEE 754 bits)
 //! ```
@@ -56,11 +62,12 @@ use crate::pyramid::{Axis, Pyramid, Slot};
 use crate::quantile::{Level, Support};
 use crate::run::{is_direction, Run, Warning, Window};
 use crate::series::{Direction, SeriesPoint};
+use crate::stats::tag_name;
 
 /// The first bytes of a compact form.
 pub const MAGIC: &[u8; 14] = b"nines-compact\n";
-/// The version this crate writes and reads.
-pub const VERSION: u64 = 1;
+/// The version this crate writes. Version 1 (no whole-run histograms) is still read.
+pub const VERSION: u64 = 2;
 /// Metrics per point: median, 1 to 9 nines, max.
 pub const METRICS: usize = 11;
 /// The most the body of a compact form inflates to (a 24-hour run of 1 s windows is some tens
@@ -88,14 +95,101 @@ pub struct Trace {
 /// A run in compact form.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Compact {
-    /// Name, source, start time, metadata and warnings of the run, and its windows merged in
-    /// groups of `group` per tag (the recorded windows when `group` is 1).
+    /// Name, source, start time, metadata and warnings of the run, with one window per tag:
+    /// the merge of all its windows, spanning the run (its whole-run statistics, 1-CDF and
+    /// histogram). The carried groups are [`Compact::range`]'s.
     pub run: Run,
     /// The recorded windows (of a tag) a carried histogram merges.
     pub group: usize,
     /// Windows the run recorded (all tags).
     pub windows: usize,
     pub traces: Vec<Trace>,
+    /// Per tag, its windows merged in groups of `group`.
+    groups: Vec<TagGroups>,
+}
+
+/// A tag's carried histograms.
+#[derive(Clone, Debug)]
+struct TagGroups {
+    tag: Option<String>,
+    /// Start, length (seconds) and I/Os of each group.
+    spans: Vec<(f64, f64, u64)>,
+    store: Store,
+}
+
+/// Histograms decoded (a form built here, or one of version 1), or as read: V2 encodings
+/// back to back, group i being `bytes[ends[i - 1]..ends[i]]`.
+#[derive(Clone, Debug)]
+enum Store {
+    Decoded(Vec<Hist>),
+    Encoded { bytes: Vec<u8>, ends: Vec<usize> },
+}
+
+/// Equal when they hold the same histograms, decoded or not.
+impl PartialEq for TagGroups {
+    fn eq(&self, other: &TagGroups) -> bool {
+        self.tag == other.tag
+            && self.spans == other.spans
+            && (0..self.spans.len()).all(|i| match (self.hist(i), other.hist(i)) {
+                (Ok(a), Ok(b)) => a == b,
+                (Err(a), Err(b)) => a == b,
+                _ => false,
+            })
+    }
+}
+
+impl TagGroups {
+    fn new(tag: Option<String>, windows: Vec<Window>) -> TagGroups {
+        let spans = windows.iter().map(|w| (w.start_s, w.length_s, w.hist.count())).collect();
+        TagGroups { tag, spans, store: Store::Decoded(windows.into_iter().map(|w| w.hist).collect()) }
+    }
+
+    /// The whole-run window of the tag: every group merged.
+    fn whole(&self, layout: Option<crate::hist::Layout>) -> Result<Option<Window>, String> {
+        let (Some(first), Some(last)) = (self.spans.first(), self.spans.last()) else { return Ok(None) };
+        let mut acc: Option<Accumulator> = None;
+        for i in 0..self.spans.len() {
+            let h = self.hist(i)?;
+            acc.get_or_insert_with(|| Accumulator::new(layout.unwrap_or(h.layout()))).add(&h);
+        }
+        let hist = acc.map(Accumulator::finish).ok_or("no groups")?;
+        Ok(Some(Window { start_s: first.0, length_s: last.0 + last.1 - first.0, tag: self.tag.clone(), hist }))
+    }
+
+    /// Group `i`, decoded; its count checked against its slots'.
+    fn hist(&self, i: usize) -> Result<Cow<'_, Hist>, String> {
+        let h = match &self.store {
+            Store::Decoded(h) => Cow::Borrowed(&h[i]),
+            Store::Encoded { bytes, ends } => {
+                let from = if i == 0 { 0 } else { ends[i - 1] };
+                Cow::Owned(
+                    Decoder::new()
+                        .decode(&bytes[from..ends[i]])
+                        .map_err(|e| format!("group {} of tag {}: {e}", i + 1, tag_name(self.tag.as_deref())))?,
+                )
+            }
+        };
+        if h.count() != self.spans[i].2 {
+            return Err(format!(
+                "group {} of tag {} holds {} I/Os; its slots hold {}",
+                i + 1,
+                tag_name(self.tag.as_deref()),
+                h.count(),
+                self.spans[i].2
+            ));
+        }
+        Ok(h)
+    }
+
+    /// The encoding of group `i`.
+    fn encoded(&self, i: usize, enc: &mut Encoder) -> Result<Cow<'_, [u8]>, WriteError> {
+        match &self.store {
+            Store::Decoded(h) => {
+                enc.encode_plain(&h[i]).map(Cow::Owned).map_err(|e| WriteError(format!("group at {:.3} s: {e}", self.spans[i].0)))
+            }
+            Store::Encoded { bytes, ends } => Ok(Cow::Borrowed(&bytes[if i == 0 { 0 } else { ends[i - 1] }..ends[i]])),
+        }
+    }
 }
 
 /// Why a compact form could not be read.
@@ -350,8 +444,24 @@ impl<'a> Builder<'a> {
                 Direction::All => None,
             })
             .collect();
-        let windows = interleave(per_tag);
-        Compact { run: Run { windows, ..without_windows(run) }, group, windows: run.windows.len(), traces: self.traces.clone() }
+        let tags: Vec<Option<String>> = self
+            .pyramids
+            .iter()
+            .filter_map(|(d, _)| match d {
+                Direction::Tag(t) => Some(t.clone()),
+                Direction::All => None,
+            })
+            .collect();
+        let groups: Vec<TagGroups> = tags.into_iter().zip(per_tag).map(|(t, w)| TagGroups::new(t, w)).collect();
+        // decoded groups cannot fail to merge
+        let whole: Vec<Window> = groups.iter().filter_map(|g| g.whole(None).ok().flatten()).collect();
+        Compact {
+            run: Run { windows: whole, ..without_windows(run) },
+            group,
+            windows: run.windows.len(),
+            traces: self.traces.clone(),
+            groups,
+        }
     }
 }
 
@@ -416,14 +526,6 @@ impl Compact {
         b.extend_from_slice(&header);
         put(&mut b, self.traces.len() as u64);
         let mut enc = Encoder::new();
-        let mut tag_windows = self.run.windows.iter();
-        let mut per_tag: Vec<(Option<String>, Vec<&Window>)> = Vec::new();
-        for w in &mut tag_windows {
-            match per_tag.iter_mut().find(|(t, _)| *t == w.tag) {
-                Some((_, v)) => v.push(w),
-                None => per_tag.push((w.tag.clone(), vec![w])),
-            }
-        }
         for t in &self.traces {
             match &t.dir {
                 Direction::All => put(&mut b, 0),
@@ -460,13 +562,22 @@ impl Compact {
                 }
             }
             if let Direction::Tag(tag) = &t.dir {
-                let groups = per_tag.iter().find(|(x, _)| x == tag).map(|(_, v)| v.as_slice()).unwrap_or_default();
-                put(&mut b, groups.len() as u64);
-                for w in groups {
-                    let bytes = enc.encode_plain(&w.hist).map_err(|e| WriteError(format!("group at {:.3} s: {e}", w.start_s)))?;
+                let g = self.groups.iter().find(|g| g.tag == *tag);
+                let n = g.map_or(0, |g| g.spans.len());
+                put(&mut b, n as u64);
+                for i in 0..n {
+                    let bytes = g.expect("n > 0").encoded(i, &mut enc)?;
                     put(&mut b, bytes.len() as u64);
                     b.extend_from_slice(&bytes);
                 }
+                let whole = match self.run.windows.iter().find(|w| w.tag == *tag) {
+                    Some(w) => enc
+                        .encode_plain(&w.hist)
+                        .map_err(|e| WriteError(format!("the whole run of tag {}: {e}", tag_name(tag.as_deref()))))?,
+                    None => enc.encode_plain(&Hist::empty(crate::hist::Layout::default_ns())).map_err(|e| WriteError(e.to_string()))?,
+                };
+                put(&mut b, whole.len() as u64);
+                b.extend_from_slice(&whole);
             }
         }
         let mut out = Vec::with_capacity(b.len() / 4);
@@ -485,14 +596,44 @@ impl Compact {
         }
         let mut head = Reader { b: &bytes[MAGIC.len()..], at: 0 };
         let version = head.varint().map_err(|m| err(None, m))?;
-        if version != VERSION {
-            return Err(err(None, format!("version {version}; this nines reads version {VERSION}: use a newer nines")));
+        if !(1..=VERSION).contains(&version) {
+            return Err(err(None, format!("version {version}; this nines reads versions 1 to {VERSION}: use a newer nines")));
         }
         let body = Decoder::new()
             .inflate_to_vec(&bytes[MAGIC.len() + head.at..], MAX_BODY)
             .map_err(|e| err(None, format!("the compressed body is damaged or cut ({e})")))?;
         let mut r = Reader { b: &body, at: 0 };
-        read_body(&mut r).map_err(|m| err(Some(r.at), m))
+        read_body(&mut r, version).map_err(|m| err(Some(r.at), m))
+    }
+
+    /// The carried histograms of the groups that start in `[from, to)` seconds (every group
+    /// without bounds), as the windows of a run with this run's name and metadata: the
+    /// statistics and merges of a time range. A form read from bytes decodes them here; a
+    /// damaged one is an error naming the group.
+    pub fn range(&self, from: Option<f64>, to: Option<f64>) -> Result<Run, CompactError> {
+        let (lo, hi) = (from.unwrap_or(f64::NEG_INFINITY), to.unwrap_or(f64::INFINITY));
+        let mut per_tag = Vec::with_capacity(self.groups.len());
+        for g in &self.groups {
+            let mut ws = Vec::new();
+            for (i, &(start_s, length_s, _)) in g.spans.iter().enumerate() {
+                if start_s >= lo && start_s < hi {
+                    let hist = g.hist(i).map_err(|message| CompactError { source_name: self.run.source.clone(), offset: None, message })?;
+                    ws.push(Window { start_s, length_s, tag: g.tag.clone(), hist: hist.into_owned() });
+                }
+            }
+            per_tag.push(ws);
+        }
+        Ok(Run { windows: interleave(per_tag), ..without_windows(&self.run) })
+    }
+
+    /// The run with its carried groups as windows (see [`Compact::range`]).
+    pub fn into_run(self) -> Result<Run, CompactError> {
+        self.range(None, None)
+    }
+
+    /// Carried groups per tag.
+    pub fn group_count(&self) -> usize {
+        self.groups.iter().map(|g| g.spans.len()).max().unwrap_or(0)
     }
 }
 
@@ -501,7 +642,7 @@ fn point_has_ios(slots: &[Slot], k: usize, i: usize) -> bool {
     slots[i * g..((i + 1) * g).min(slots.len())].iter().any(|s| s.count > 0)
 }
 
-fn read_body(r: &mut Reader) -> Result<Compact, String> {
+fn read_body(r: &mut Reader, version: u64) -> Result<Compact, String> {
     let hlen = r.len()?;
     let header: Value = serde_json::from_slice(r.take(hlen)?).map_err(|e| format!("header is not JSON ({e})"))?;
     let field = |k: &str| header.get(k).ok_or_else(|| format!("header has no \"{k}\""));
@@ -533,7 +674,8 @@ fn read_body(r: &mut Reader) -> Result<Compact, String> {
 
     let ndirs = r.len()?;
     let mut traces = Vec::with_capacity(ndirs);
-    let mut per_tag: Vec<Vec<Window>> = Vec::new();
+    let mut groups: Vec<TagGroups> = Vec::new();
+    let mut whole: Vec<Window> = Vec::new();
     let mut total = 0u64;
     let mut dec = Decoder::new();
     for _ in 0..ndirs {
@@ -618,25 +760,39 @@ fn read_body(r: &mut Reader) -> Result<Compact, String> {
             if ng != n.div_ceil(g) as u64 {
                 return Err(format!("{ng} groups for {n} slots; expected {} in groups of {g}", n.div_ceil(g)));
             }
-            let mut groups = Vec::with_capacity(n.div_ceil(g));
+            let mut spans = Vec::with_capacity(n.div_ceil(g));
+            let (mut bytes, mut ends) = (Vec::new(), Vec::with_capacity(n.div_ceil(g)));
             for i in 0..n.div_ceil(g) {
                 let len = r.len()?;
-                let at = r.at;
-                let hist = dec.decode(r.take(len)?).map_err(|e| format!("group {} (byte {at}): {e}", i + 1))?;
+                bytes.extend_from_slice(r.take(len)?);
+                ends.push(bytes.len());
                 let part = &slots[i * g..((i + 1) * g).min(n)];
-                let want: u64 = part.iter().map(|s| s.count).sum();
-                if hist.count() != want {
-                    return Err(format!("group {} holds {} I/Os; its slots hold {want}", i + 1, hist.count()));
-                }
                 let (first, last) = (&part[0], &part[part.len() - 1]);
-                groups.push(Window {
-                    start_s: first.start_s,
-                    length_s: last.start_s + last.length_s - first.start_s,
-                    tag: tag.clone(),
-                    hist,
-                });
+                spans.push((first.start_s, last.start_s + last.length_s - first.start_s, part.iter().map(|s| s.count).sum()));
             }
-            per_tag.push(groups);
+            let mut tg = TagGroups { tag: tag.clone(), spans, store: Store::Encoded { bytes, ends } };
+            if version >= 2 {
+                let len = r.len()?;
+                let at = r.at;
+                let hist =
+                    dec.decode(r.take(len)?).map_err(|e| format!("the whole run of tag {} (byte {at}): {e}", tag_name(tag.as_deref())))?;
+                if hist.count() != cum {
+                    return Err(format!(
+                        "the whole run of tag {} holds {} I/Os; its slots hold {cum}",
+                        tag_name(tag.as_deref()),
+                        hist.count()
+                    ));
+                }
+                if let (Some(a), Some(b)) = (tg.spans.first(), tg.spans.last()) {
+                    whole.push(Window { start_s: a.0, length_s: b.0 + b.1 - a.0, tag: tag.clone(), hist });
+                }
+            } else {
+                // version 1 has no whole-run histograms: decode the groups (and check them) now
+                let hists = (0..tg.spans.len()).map(|i| tg.hist(i).map(Cow::into_owned)).collect::<Result<Vec<_>, _>>()?;
+                tg.store = Store::Decoded(hists);
+                whole.extend(tg.whole(None)?);
+            }
+            groups.push(tg);
         }
         traces.push(Trace { dir, slots, values, levels });
     }
@@ -654,8 +810,8 @@ fn read_body(r: &mut Reader) -> Result<Compact, String> {
             return Err(format!("\"all\" holds {n} I/Os; its directions hold {dirs}"));
         }
     }
-    let run = Run { name, source, start_time, meta, windows: interleave(per_tag), warnings };
-    Ok(Compact { run, group, windows, traces })
+    let run = Run { name, source, start_time, meta, windows: whole, warnings };
+    Ok(Compact { run, group, windows, traces, groups })
 }
 
 /// The whole-run merge of a tag's carried windows (its 1-CDF and histogram), or of every
@@ -818,11 +974,20 @@ mod tests {
             let bytes = c.write().unwrap();
             let back = Compact::read("x.compact", &bytes).unwrap();
             assert_eq!(back, c, "grouping {g}");
+            // the whole-run windows alone give the whole run's stats
+            let (a, b) = (run_stats(&r, &Options::default()), run_stats(&back.run, &Options::default()));
+            assert_eq!(a.duration_s, b.duration_s);
+            for ((ta, sa), (tb, sb)) in a.tags.0.iter().zip(b.tags.0.iter()) {
+                assert_eq!(
+                    (ta, sa.count, sa.min_ns, sa.max_ns, &sa.levels, sa.mean_ns),
+                    (tb, sb.count, sb.min_ns, sb.max_ns, &sb.levels, sb.mean_ns)
+                );
+            }
             // stats of the whole run, and of ranges on group edges, equal the full run's
             let edge = g.min(37) as f64;
             for (from, to) in [(None, None), (Some(edge), None), (Some(0.0), Some(edge * 2.0))] {
                 let o = Options { from, to, ..Options::default() };
-                let (a, b) = (run_stats(&r, &o), run_stats(&back.run, &o));
+                let (a, b) = (run_stats(&r, &o), run_stats(&back.range(None, None).unwrap(), &o));
                 assert_eq!(a.tags.0.len(), b.tags.0.len());
                 for ((ta, sa), (tb, sb)) in a.tags.0.iter().zip(b.tags.0.iter()) {
                     assert_eq!(ta, tb);
@@ -924,5 +1089,33 @@ mod tests {
         let full = crate::archive::write(Vec::new(), &r).unwrap().len();
         let c = Compact::of(&r, 60).write().unwrap().len();
         assert!(c * 4 < full, "compact {c} B, archive {full} B");
+    }
+
+    #[test]
+    fn version_1_forms_still_read_with_the_same_numbers() {
+        // written by nines before version 2 (`nines site` of the archive beside it)
+        let v1 = include_bytes!("../../tests/data/v1-randrw.compact");
+        let full = crate::archive::read("v1-randrw.hlog", include_bytes!("../../tests/data/v1-randrw.hlog")).unwrap();
+        let c = Compact::read("v1-randrw.compact", v1).unwrap();
+        assert_exact(&full, &c);
+        let (a, b) = (run_stats(&full, &Options::default()), run_stats(&c.run, &Options::default()));
+        assert_eq!(a.tags, b.tags);
+        let again = Compact::read("again", &c.write().unwrap()).unwrap();
+        assert_eq!(again, c);
+    }
+
+    #[test]
+    fn a_damaged_group_is_an_error_when_its_range_is_asked_for() {
+        let r = run(8);
+        let mut c = Compact::of(&r, 2);
+        // group 2 of the first tag swapped for a histogram of another count
+        if let Store::Decoded(h) = &mut c.groups[0].store {
+            h[1] = Hist::from_values(crate::hist::Layout::default_ns(), [5_000]);
+        }
+        let back = Compact::read("bad.compact", &c.write().unwrap()).expect("the whole-run histograms are sound");
+        assert!(back.range(Some(0.0), Some(2.0)).is_ok(), "group 1 is sound");
+        let e = back.range(Some(2.0), None).unwrap_err().to_string();
+        // named by the run it holds
+        assert!(e.starts_with("r.hlog: compact form: group 2 of tag read holds 1 I/Os"), "{e}");
     }
 }

@@ -61,7 +61,7 @@ test('Firefox: report from file:// starts the viewer, shows nines stats numbers,
   const hostile = path.join(dir, 'hostile.hlog');
   const lines = fs.readFileSync(files[0], 'utf8').split('\n');
   const at = lines.findIndex((l) => !l.startsWith('#'));
-  lines.splice(at, 0, `#[nines ${JSON.stringify({ version: 1, name: payload, workload: payload, target: { path: payload } })}]`);
+  lines.splice(at, 0, `#[nines ${JSON.stringify({ version: 1, name: payload, workload: { rw: payload }, target: { path: payload }, made_up: payload })}]`);
   fs.writeFileSync(hostile, lines.join('\n'));
   const report = path.join(dir, 'report.html');
   execFileSync(NINES, ['report', ...files, hostile, '-o', report, '--title', payload], { stdio: 'ignore' });

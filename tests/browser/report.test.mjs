@@ -54,7 +54,8 @@ before(async () => {
     if (l.startsWith('#[nines ')) {
       const meta = JSON.parse(l.slice('#[nines '.length, -1));
       meta.name = `${P.img}${P.script}`;
-      meta.workload = `${P.svg} ${P.js}`;
+      meta.workload = { ...meta.workload, rw: `${P.svg} ${P.js}` };
+      meta.made_up = { note: P.svg }; // a key nines does not know: kept, shown as text
       meta.target = { kind: P.script, path: P.img, device: { name: P.js, vendor: P.svg } };
       meta.notes = P.script;
       return `#[nines ${JSON.stringify(meta)}]`;

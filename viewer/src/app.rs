@@ -64,8 +64,9 @@ pub fn start() {
 // Model
 
 struct Loaded {
-    /// The run; for a compact form, its windows merged to the form's grouping.
-    run: Run,
+    /// The run; for a compact form, one window per tag: the whole run merged (its carried
+    /// groups are [`Loaded::windows`]).
+    run: Rc<Run>,
     /// File name as given (picker, manifest entry, embedded name).
     file: String,
     /// The compact form's points and grouping, when the run came as one.
@@ -75,12 +76,48 @@ struct Loaded {
     archive: Option<String>,
 }
 
-/// What a compact form brings besides its run: the stored points of every direction.
+impl Loaded {
+    /// The run with windows: the recorded ones, or a compact form's carried groups (decoded
+    /// now, for the panels that work window by window: compare's IOPS spread, steady state).
+    fn windows(&self) -> Rc<Run> {
+        match &self.compact {
+            None => self.run.clone(),
+            Some(c) => c.range(None, None).unwrap_or_else(|e| {
+                report_range_error(&self.file, e);
+                self.run.clone()
+            }),
+        }
+    }
+}
+
+/// What a compact form brings besides its run: the stored points of every direction, and its
+/// carried groups (decoded when a range needs them).
 struct CompactParts {
-    traces: Vec<compact::Trace>,
+    form: Compact,
     group: usize,
     /// What a carried histogram covers, for the page to state.
     text: String,
+    /// The groups of the last range asked for, decoded: (from, to) bits and the run of them
+    /// (the traces and the table of one brush all ask for the same range).
+    range: RefCell<Option<RangeRun>>,
+}
+
+/// A range's (from, to) bits and the carried groups in it.
+type RangeRun = ((u64, u64), Rc<Run>);
+
+impl CompactParts {
+    /// The carried groups that start in `[from, to)`, as a run (the last range is kept).
+    fn range(&self, from: Option<f64>, to: Option<f64>) -> Result<Rc<Run>, String> {
+        let key = (from.unwrap_or(f64::NEG_INFINITY).to_bits(), to.unwrap_or(f64::INFINITY).to_bits());
+        if let Some((k, r)) = &*self.range.borrow() {
+            if *k == key {
+                return Ok(r.clone());
+            }
+        }
+        let r = Rc::new(self.form.range(from, to).map_err(|e| e.to_string())?);
+        *self.range.borrow_mut() = Some((key, r.clone()));
+        Ok(r)
+    }
 }
 
 /// Where a trace's runtime points come from: merged from the run's windows on demand
@@ -138,6 +175,8 @@ thread_local! {
     static IDLE_PENDING: Cell<bool> = const { Cell::new(false) };
     /// Archives asked for (by run index) for a brushed range.
     static FETCHING: RefCell<BTreeSet<usize>> = const { RefCell::new(BTreeSet::new()) };
+    /// The page's list of errors, for errors found while drawing (a damaged carried group).
+    static ERRORS: Cell<Option<RwSignal<Vec<LoadError>>>> = const { Cell::new(None) };
 }
 
 const BINS_PER_DECADE: u32 = 40;
@@ -161,7 +200,7 @@ fn trace_data(run: usize, dir: &Direction) -> Option<Rc<TraceData>> {
     }
     let loaded = with_model(|m| m.runs.get(run).cloned())?;
     let source = match &loaded.compact {
-        Some(c) => Points::Stored(c.traces.iter().position(|t| t.dir == *dir)?),
+        Some(c) => Points::Stored(c.form.traces.iter().position(|t| t.dir == *dir)?),
         None => Points::Pyramid(Pyramid::new(&loaded.run, dir)),
     };
     let mut td = TraceData {
@@ -200,7 +239,7 @@ fn trace_data(run: usize, dir: &Direction) -> Option<Rc<TraceData>> {
 impl TraceData {
     fn stored(&self) -> Option<&compact::Trace> {
         match self.source {
-            Points::Stored(i) => self.loaded.compact.as_ref()?.traces.get(i),
+            Points::Stored(i) => self.loaded.compact.as_ref()?.form.traces.get(i),
             Points::Pyramid(_) => None,
         }
     }
@@ -244,9 +283,34 @@ impl TraceData {
     fn merged(&self, from: Option<f64>, to: Option<f64>) -> Option<Hist> {
         match &self.source {
             Points::Pyramid(p) => p.merged(&self.loaded.run, from, to),
-            Points::Stored(_) => compact::merged(&self.loaded.run, &self.dir, from, to),
+            // the whole run is carried merged; a range merges the groups in it
+            Points::Stored(_) if from.is_none() && to.is_none() => compact::merged(&self.loaded.run, &self.dir, None, None),
+            Points::Stored(_) => {
+                let c = self.loaded.compact.as_ref()?;
+                match c.range(from, to) {
+                    Ok(r) => compact::merged(&r, &self.dir, from, to),
+                    Err(e) => {
+                        report_range_error(&self.loaded.file, e);
+                        None
+                    }
+                }
+            }
         }
     }
+}
+
+/// A carried group of a compact form could not be decoded for a range: shown with the load
+/// errors (once), after the drawing that found it.
+fn report_range_error(file: &str, message: String) {
+    let Some(errors) = ERRORS.with(Cell::get) else { return };
+    let e = LoadError { file: file.to_string(), message };
+    leptos::task::spawn_local(async move {
+        errors.update(|v| {
+            if !v.contains(&e) {
+                v.push(e)
+            }
+        })
+    });
 }
 
 /// Stats of a run over a time range (cached).
@@ -257,7 +321,16 @@ fn stats_of(run: usize, range: Option<(f64, f64)>) -> Option<Rc<RunStats>> {
     }
     let loaded = with_model(|m| m.runs.get(run).cloned())?;
     let opts = Options { from: range.map(|r| r.0), to: range.map(|r| r.1), ..Options::default() };
-    let s = Rc::new(run_stats(&loaded.run, &opts));
+    let s = match (&loaded.compact, range) {
+        (Some(c), Some(_)) => match c.range(opts.from, opts.to) {
+            Ok(r) => Rc::new(run_stats(&r, &opts)),
+            Err(e) => {
+                report_range_error(&loaded.file, e);
+                return None;
+            }
+        },
+        _ => Rc::new(run_stats(&loaded.run, &opts)),
+    };
     with_model(|m| m.stats.insert(key, s.clone()));
     Some(s)
 }
@@ -695,9 +768,11 @@ struct LoadError {
 fn add_run(file: &str, bytes: &[u8], archive: Option<String>) -> Result<(), LoadError> {
     let t0 = now_ms();
     let read = if compact::sniff(bytes) {
-        Compact::read(file, bytes).map_err(|e| e.to_string()).map(|c| {
+        Compact::read(file, bytes).map_err(|e| e.to_string()).map(|mut c| {
             let text = c.group_text();
-            (c.run, Some(CompactParts { traces: c.traces, group: c.group, text }))
+            let group = c.group;
+            let run = std::mem::take(&mut c.run);
+            (run, Some(CompactParts { form: c, group, text, range: RefCell::new(None) }))
         })
     } else {
         nines_core::import::read_any(file, bytes).map_err(|e| e.to_string()).map(|r| (r, None))
@@ -712,7 +787,7 @@ fn add_run(file: &str, bytes: &[u8], archive: Option<String>) -> Result<(), Load
             // (decoded bucket lists are already of their exact size: nines-core copies each
             // window out of its scratch list)
             with_model(|m| {
-                m.runs.push(Rc::new(Loaded { run, file: file.to_string(), compact, archive }));
+                m.runs.push(Rc::new(Loaded { run: Rc::new(run), file: file.to_string(), compact, archive }));
                 m.drawn.clear();
                 m.first_render_done = false;
             });
@@ -955,6 +1030,7 @@ fn App() -> impl IntoView {
     let state = RwSignal::new(initial);
     let version = RwSignal::new(0u64);
     let errors: RwSignal<Vec<LoadError>> = RwSignal::new(Vec::new());
+    ERRORS.with(|e| e.set(Some(errors)));
     let loading: RwSignal<Option<String>> = RwSignal::new(None);
     let progress: RwSignal<Vec<(String, workers::Stage)>> = RwSignal::new(Vec::new());
     let size = RwSignal::new(0u32);
@@ -1047,7 +1123,7 @@ fn App() -> impl IntoView {
                     Ok(run) => {
                         with_model(|m| {
                             if let Some(r) = m.runs.get_mut(i) {
-                                *r = Rc::new(Loaded { run, file: r.file.clone(), compact: None, archive: None });
+                                *r = Rc::new(Loaded { run: Rc::new(run), file: r.file.clone(), compact: None, archive: None });
                             }
                             m.traces.retain(|k, _| k.0 != i);
                             m.stats.retain(|k, _| k.0 != i);

@@ -165,8 +165,9 @@ pub fn read_any_with(source_name: &str, bytes: &[u8], opts: &Options) -> Result<
         Some(Format::Compact) => {
             let c = crate::compact::Compact::read(source_name, bytes)?;
             let text = c.group_text();
-            let mut run = c.run;
-            if c.group > 1 {
+            let group = c.group;
+            let mut run = c.into_run()?;
+            if group > 1 {
                 run.warnings.push(Warning {
                     line: None,
                     message: format!(

@@ -120,13 +120,15 @@ fn compare_data(st: &ViewState) -> CmpData {
     let range = time_sel;
     let stats =
         |idx: &[usize]| -> Option<Vec<Rc<nines_core::stats::RunStats>>> { idx.iter().map(|&i| super::stats_of(i, range)).collect() };
-    let base_runs: Vec<&Run> = base.iter().map(|&i| &runs[i].run).collect();
+    // compare's IOPS spread is over windows: a compact form's carried groups
+    let held: Vec<Rc<Run>> = runs.iter().map(|r| r.windows()).collect();
+    let base_runs: Vec<&Run> = base.iter().map(|&i| &*held[i]).collect();
     let Some(base_stats) = stats(&base) else { return data };
     let cands: Vec<usize> = (0..runs.len()).filter(|i| !base.contains(i) && !st.hidden.contains(i)).collect();
     // one by one, or (`cset`) all candidates as one set, compared by their band
     let groups: Vec<Vec<usize>> = if st.cset && cands.len() >= 2 { vec![cands] } else { cands.into_iter().map(|i| vec![i]).collect() };
     for g in groups {
-        let cand_runs: Vec<&Run> = g.iter().map(|&i| &runs[i].run).collect();
+        let cand_runs: Vec<&Run> = g.iter().map(|&i| &*held[i]).collect();
         let Some(cand_stats) = stats(&g) else { continue };
         let c = compare::compare_stats(&base_runs, &base_stats, &cand_runs, &cand_stats, &opts);
         let first = g[0];
@@ -334,7 +336,7 @@ fn sweep_tag(dir: DirMode) -> &'static str {
 fn sweep_data(st: &ViewState) -> SweepData {
     let runs = with_model(|m| m.runs.clone());
     let visible: Vec<usize> = (0..runs.len()).filter(|i| !st.hidden.contains(i)).collect();
-    let all: Vec<&Run> = visible.iter().map(|&i| &runs[i].run).collect();
+    let all: Vec<&Run> = visible.iter().map(|&i| &*runs[i].run).collect();
     let params = sweep_table::param_names(&all);
     let param = st.sweep.clone().or_else(|| params.first().cloned());
     let mut d = SweepData { params, param: param.clone(), table: None, panels: Vec::new(), has_cand: false, left_out: Vec::new() };
@@ -344,8 +346,8 @@ fn sweep_data(st: &ViewState) -> SweepData {
         (all.clone(), Vec::new())
     } else {
         (
-            base_set.iter().map(|&i| &runs[i].run).collect(),
-            visible.iter().filter(|i| !base_set.contains(i)).map(|&i| &runs[i].run).collect(),
+            base_set.iter().map(|&i| &*runs[i].run).collect(),
+            visible.iter().filter(|i| !base_set.contains(i)).map(|&i| &*runs[i].run).collect(),
         )
     };
     // A parameter found by itself sweeps the runs that have it; one the user typed must be in
@@ -524,7 +526,9 @@ fn steady_data(st: &ViewState) -> SsData {
         d.note = Some("No runs loaded.".into());
         return d;
     };
-    let r = &runs[i].run;
+    // steady state is judged window by window: a compact form's carried groups
+    let held = runs[i].windows();
+    let r = &*held;
     d.run = Some((i, r.name.clone()));
     let track = match track {
         Ok(t) => t,
