@@ -52,6 +52,7 @@
 
 use std::borrow::Cow;
 use std::io::Write as _;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
@@ -118,11 +119,11 @@ struct TagGroups {
 }
 
 /// Histograms decoded (a form built here, or one of version 1), or as read: V2 encodings
-/// back to back, group i being `bytes[ends[i - 1]..ends[i]]`.
+/// in the inflated body (shared by every tag, not copied), group i at `body[at[i].0..at[i].1]`.
 #[derive(Clone, Debug)]
 enum Store {
     Decoded(Vec<Hist>),
-    Encoded { bytes: Vec<u8>, ends: Vec<usize> },
+    Encoded { body: Arc<Vec<u8>>, at: Vec<(usize, usize)> },
 }
 
 /// Equal when they hold the same histograms, decoded or not.
@@ -160,14 +161,11 @@ impl TagGroups {
     fn hist(&self, i: usize) -> Result<Cow<'_, Hist>, String> {
         let h = match &self.store {
             Store::Decoded(h) => Cow::Borrowed(&h[i]),
-            Store::Encoded { bytes, ends } => {
-                let from = if i == 0 { 0 } else { ends[i - 1] };
-                Cow::Owned(
-                    Decoder::new()
-                        .decode(&bytes[from..ends[i]])
-                        .map_err(|e| format!("group {} of tag {}: {e}", i + 1, tag_name(self.tag.as_deref())))?,
-                )
-            }
+            Store::Encoded { body, at } => Cow::Owned(
+                Decoder::new()
+                    .decode(&body[at[i].0..at[i].1])
+                    .map_err(|e| format!("group {} of tag {}: {e}", i + 1, tag_name(self.tag.as_deref())))?,
+            ),
         };
         if h.count() != self.spans[i].2 {
             return Err(format!(
@@ -187,7 +185,7 @@ impl TagGroups {
             Store::Decoded(h) => {
                 enc.encode_plain(&h[i]).map(Cow::Owned).map_err(|e| WriteError(format!("group at {:.3} s: {e}", self.spans[i].0)))
             }
-            Store::Encoded { bytes, ends } => Ok(Cow::Borrowed(&bytes[if i == 0 { 0 } else { ends[i - 1] }..ends[i]])),
+            Store::Encoded { body, at } => Ok(Cow::Borrowed(&body[at[i].0..at[i].1])),
         }
     }
 }
@@ -602,8 +600,9 @@ impl Compact {
         let body = Decoder::new()
             .inflate_to_vec(&bytes[MAGIC.len() + head.at..], MAX_BODY)
             .map_err(|e| err(None, format!("the compressed body is damaged or cut ({e})")))?;
+        let body = Arc::new(body);
         let mut r = Reader { b: &body, at: 0 };
-        read_body(&mut r, version).map_err(|m| err(Some(r.at), m))
+        read_body(&mut r, &body, version).map_err(|m| err(Some(r.at), m))
     }
 
     /// The carried histograms of the groups that start in `[from, to)` seconds (every group
@@ -642,7 +641,7 @@ fn point_has_ios(slots: &[Slot], k: usize, i: usize) -> bool {
     slots[i * g..((i + 1) * g).min(slots.len())].iter().any(|s| s.count > 0)
 }
 
-fn read_body(r: &mut Reader, version: u64) -> Result<Compact, String> {
+fn read_body(r: &mut Reader, body: &Arc<Vec<u8>>, version: u64) -> Result<Compact, String> {
     let hlen = r.len()?;
     let header: Value = serde_json::from_slice(r.take(hlen)?).map_err(|e| format!("header is not JSON ({e})"))?;
     let field = |k: &str| header.get(k).ok_or_else(|| format!("header has no \"{k}\""));
@@ -761,16 +760,16 @@ fn read_body(r: &mut Reader, version: u64) -> Result<Compact, String> {
                 return Err(format!("{ng} groups for {n} slots; expected {} in groups of {g}", n.div_ceil(g)));
             }
             let mut spans = Vec::with_capacity(n.div_ceil(g));
-            let (mut bytes, mut ends) = (Vec::new(), Vec::with_capacity(n.div_ceil(g)));
+            let mut at = Vec::with_capacity(n.div_ceil(g));
             for i in 0..n.div_ceil(g) {
                 let len = r.len()?;
-                bytes.extend_from_slice(r.take(len)?);
-                ends.push(bytes.len());
+                at.push((r.at, r.at + len));
+                r.take(len)?;
                 let part = &slots[i * g..((i + 1) * g).min(n)];
                 let (first, last) = (&part[0], &part[part.len() - 1]);
                 spans.push((first.start_s, last.start_s + last.length_s - first.start_s, part.iter().map(|s| s.count).sum()));
             }
-            let mut tg = TagGroups { tag: tag.clone(), spans, store: Store::Encoded { bytes, ends } };
+            let mut tg = TagGroups { tag: tag.clone(), spans, store: Store::Encoded { body: body.clone(), at } };
             if version >= 2 {
                 let len = r.len()?;
                 let at = r.at;
