@@ -642,6 +642,9 @@ mod tests {
         // the second metadata line (an end summary) has a count that is not a number
         let text = format!("#[nines {{\"name\":\"n\"}}]\n{body}#[nines {{\"summary\":{{\"windows\":\"many\"}}}}]\n");
         let e = read("m.hlog", text.as_bytes()).unwrap_err().to_string();
-        assert!(e.starts_with("m.hlog: line 4: bad nines metadata: metadata key 'summary': invalid type: string \"many\""), "{e}");
+        assert!(
+            e.starts_with("m.hlog: line 4: bad nines metadata: metadata key 'summary': 'windows': invalid type: string \"many\""),
+            "{e}"
+        );
     }
 }

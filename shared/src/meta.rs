@@ -13,324 +13,505 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::precision::Precision;
 
-/// The metadata of a run.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct RunMeta {
-    /// Version of nines' metadata layout (1).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub version: Option<u64>,
-    /// The run's name (`nines run --name`, else the archive's file stem).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Free text about the run (`nines run --notes`), Markdown in reports.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub notes: Option<String>,
-    /// The program that wrote the run.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool: Option<Tool>,
-    /// When the first recorded window began (RFC 3339, UTC).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start: Option<String>,
-    /// What the collector ran.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub workload: Option<Workload>,
-    /// What it ran on.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub target: Option<Target>,
-    /// The machine it ran on.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub host: Option<Host>,
-    /// The I/O engine.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub engine: Option<Engine>,
-    /// How windows were cut.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub window: Option<WindowRule>,
-    /// Unit of the recorded values (`ns`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub units: Option<String>,
-    /// What each tag holds, in words.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tags: Option<String>,
-    /// How the run ended (appended by the collector when it ends).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub summary: Option<Summary>,
-    /// The steady-state outcome of a `nines run --steady` run (appended with the summary).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub steady: Option<SteadyMeta>,
-    /// The format an imported run came from (`fio json+`, ...; several for a merge).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_format: Option<SourceFormat>,
-    /// The files a merged import came from.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub sources: Vec<String>,
-    /// fio's own JSON documents of an imported run, as fio wrote them (fio's format, not ours:
-    /// kept as JSON values).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub fio: Vec<Value>,
-    /// fio histogram log import: the log's bucket coarseness.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fio_hist_log: Option<FioHistLog>,
-    /// fio latency log import.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fio_lat_log: Option<FioLatLog>,
-    /// Latency list import.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub list: Option<ListImport>,
-    /// Percentile spectrum import.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub spectrum: Option<SpectrumImport>,
-    /// How precise the values are when the source was coarser than the histograms.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub precision: Option<Precision>,
-    /// Sweep labels (`nines import --sweep`): parameter name to value.
-    #[serde(skip_serializing_if = "Map::is_empty")]
-    pub param: Map<String, Value>,
-    /// Every other key, kept as it was.
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
+/// A metadata object: the typed fields, and `other` for every key not listed. Its JSON form is
+/// an object with a key per field (named as the field; an absent, empty or `None` field is
+/// left out) and the other keys after them.
+///
+/// Written by hand rather than derived with serde: `#[serde(flatten)]` buffers every object
+/// through serde's generic `Content` type, and serde's conversions from `serde_json::Value`
+/// are one copy of generic code per field type; the derived version made the viewer's wasm
+/// 17 KB (gzipped) larger than this one. Each field type here is a [`Field`] of a few lines.
+macro_rules! meta_struct {
+    ($(#[$m:meta])* pub struct $name:ident { $( $(#[$fm:meta])* pub $field:ident : $ty:ty, )* }) => {
+        $(#[$m])*
+        #[derive(Clone, Default, PartialEq)]
+        pub struct $name {
+            $( $(#[$fm])* pub $field: $ty, )*
+            /// Every other key, kept as it was.
+            pub other: Map<String, Value>,
+        }
+
+        impl $name {
+            /// From a JSON object; a listed key of the wrong kind is an error naming it.
+            pub fn from_object(mut m: Map<String, Value>) -> Result<$name, String> {
+                // field by field into a default (one drop on an error, not one per field)
+                let mut x = $name::default();
+                $( x.$field = take(&mut m, stringify!($field))?; )*
+                x.other = m;
+                Ok(x)
+            }
+
+            /// The JSON object (listed keys first, then the others).
+            pub fn to_object(&self) -> Map<String, Value> {
+                let mut m = Map::new();
+                $( put(&mut m, stringify!($field), &self.$field); )*
+                for (k, v) in &self.other {
+                    m.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+                m
+            }
+        }
+
+        /// As its JSON object (one formatter for every metadata struct, not one per field).
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                std::fmt::Debug::fmt(&self.to_object(), f)
+            }
+        }
+
+        impl Field for $name {
+            fn from_json(v: Value) -> Result<$name, String> {
+                $name::from_object(Map::from_json(v)?)
+            }
+            fn to_json(&self) -> Value {
+                Value::Object(self.to_object())
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                self.to_object().serialize(s)
+            }
+        }
+    };
 }
 
-/// The program that wrote a run.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Tool {
-    pub name: String,
-    pub version: String,
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
+/// A field's value from its key (its default when absent), the key taken out of the map.
+/// (Not inlined: one copy per field type, called from every struct, keeps the wasm small.)
+#[inline(never)]
+fn take<T: Field + Default>(m: &mut Map<String, Value>, key: &str) -> Result<T, String> {
+    match m.remove(key) {
+        None => Ok(T::default()),
+        Some(v) => T::from_json(v).map_err(|e| format!("'{key}': {e}")),
+    }
+}
+
+/// Put a field under its key, unless it states nothing.
+#[inline(never)]
+fn put<T: Field>(m: &mut Map<String, Value>, key: &str, v: &T) {
+    if v.stated() {
+        m.insert(key.to_string(), v.to_json());
+    }
+}
+
+/// A value a metadata field can hold, to and from JSON. (serde's generic conversions through
+/// `serde_json::Value` cost the wasm a copy per type; these are a few lines each.)
+pub trait Field: Sized {
+    fn from_json(v: Value) -> Result<Self, String>;
+    fn to_json(&self) -> Value;
+    /// Whether the field states something (is written).
+    fn stated(&self) -> bool {
+        true
+    }
+}
+
+fn expected(what: &str, v: &Value) -> String {
+    let got = match v {
+        Value::Null => "null".to_string(),
+        Value::Bool(b) => format!("boolean `{b}`"),
+        Value::Number(n) => format!("number {n}"),
+        Value::String(s) => format!("string {s:?}"),
+        Value::Array(_) => "a list".to_string(),
+        Value::Object(_) => "an object".to_string(),
+    };
+    format!("invalid type: {got}, expected {what}")
+}
+
+impl Field for String {
+    fn from_json(v: Value) -> Result<Self, String> {
+        match v {
+            Value::String(s) => Ok(s),
+            v => Err(expected("a string", &v)),
+        }
+    }
+    fn to_json(&self) -> Value {
+        Value::String(self.clone())
+    }
+}
+
+impl Field for bool {
+    fn from_json(v: Value) -> Result<Self, String> {
+        v.as_bool().ok_or_else(|| expected("a boolean", &v))
+    }
+    fn to_json(&self) -> Value {
+        Value::Bool(*self)
+    }
+}
+
+impl Field for u64 {
+    fn from_json(v: Value) -> Result<Self, String> {
+        v.as_u64().ok_or_else(|| expected("a whole number >= 0", &v))
+    }
+    fn to_json(&self) -> Value {
+        Value::from(*self)
+    }
+}
+
+impl Field for u32 {
+    fn from_json(v: Value) -> Result<Self, String> {
+        v.as_u64().and_then(|n| u32::try_from(n).ok()).ok_or_else(|| expected("a whole number from 0 to 2^32-1", &v))
+    }
+    fn to_json(&self) -> Value {
+        Value::from(*self)
+    }
+}
+
+impl Field for u8 {
+    fn from_json(v: Value) -> Result<Self, String> {
+        v.as_u64().and_then(|n| u8::try_from(n).ok()).ok_or_else(|| expected("a whole number from 0 to 255", &v))
+    }
+    fn to_json(&self) -> Value {
+        Value::from(*self)
+    }
+}
+
+impl Field for f64 {
+    fn from_json(v: Value) -> Result<Self, String> {
+        v.as_f64().ok_or_else(|| expected("a number", &v))
+    }
+    fn to_json(&self) -> Value {
+        Value::from(*self)
+    }
+}
+
+impl Field for Value {
+    fn from_json(v: Value) -> Result<Self, String> {
+        Ok(v)
+    }
+    fn to_json(&self) -> Value {
+        self.clone()
+    }
+}
+
+impl Field for Map<String, Value> {
+    fn from_json(v: Value) -> Result<Self, String> {
+        match v {
+            Value::Object(m) => Ok(m),
+            v => Err(expected("an object", &v)),
+        }
+    }
+    fn to_json(&self) -> Value {
+        Value::Object(self.clone())
+    }
+    fn stated(&self) -> bool {
+        !self.is_empty()
+    }
+}
+
+impl<T: Field> Field for Option<T> {
+    fn from_json(v: Value) -> Result<Self, String> {
+        match v {
+            Value::Null => Ok(None),
+            v => T::from_json(v).map(Some),
+        }
+    }
+    fn to_json(&self) -> Value {
+        self.as_ref().map_or(Value::Null, T::to_json)
+    }
+    fn stated(&self) -> bool {
+        self.is_some()
+    }
+}
+
+impl<T: Field> Field for Vec<T> {
+    fn from_json(v: Value) -> Result<Self, String> {
+        match v {
+            Value::Array(a) => {
+                a.into_iter().enumerate().map(|(i, x)| T::from_json(x).map_err(|e| format!("item {}: {e}", i + 1))).collect()
+            }
+            v => Err(expected("a list", &v)),
+        }
+    }
+    fn to_json(&self) -> Value {
+        Value::Array(self.iter().map(T::to_json).collect())
+    }
+    fn stated(&self) -> bool {
+        !self.is_empty()
+    }
+}
+
+impl Field for BTreeMap<String, u64> {
+    fn from_json(v: Value) -> Result<Self, String> {
+        Map::from_json(v)?.into_iter().map(|(k, x)| u64::from_json(x).map(|n| (k.clone(), n)).map_err(|e| format!("'{k}': {e}"))).collect()
+    }
+    fn to_json(&self) -> Value {
+        Value::Object(self.iter().map(|(k, n)| (k.clone(), Value::from(*n))).collect())
+    }
+}
+
+/// `[bytes, percent]`.
+impl Field for (u64, u32) {
+    fn from_json(v: Value) -> Result<Self, String> {
+        match v.as_array().map(Vec::as_slice) {
+            Some([a, b]) => Ok((u64::from_json(a.clone())?, u32::from_json(b.clone())?)),
+            _ => Err(expected("a pair [bytes, percent]", &v)),
+        }
+    }
+    fn to_json(&self) -> Value {
+        Value::Array(vec![Value::from(self.0), Value::from(self.1)])
+    }
+}
+
+impl Field for Size {
+    fn from_json(v: Value) -> Result<Self, String> {
+        match v {
+            Value::String(s) => Ok(Size::Text(s)),
+            v => v.as_u64().map(Size::Bytes).ok_or_else(|| expected("bytes or a size such as \"4KiB\"", &v)),
+        }
+    }
+    fn to_json(&self) -> Value {
+        match self {
+            Size::Bytes(b) => Value::from(*b),
+            Size::Text(s) => Value::String(s.clone()),
+        }
+    }
+}
+
+impl Field for SourceFormat {
+    fn from_json(v: Value) -> Result<Self, String> {
+        match v {
+            Value::String(s) => Ok(SourceFormat::One(s)),
+            v @ Value::Array(_) => Vec::<String>::from_json(v).map(SourceFormat::Many),
+            v => Err(expected("a format name or a list of them", &v)),
+        }
+    }
+    fn to_json(&self) -> Value {
+        match self {
+            SourceFormat::One(s) => Value::String(s.clone()),
+            SourceFormat::Many(v) => v.to_json(),
+        }
+    }
+}
+
+impl Field for Precision {
+    fn from_json(v: Value) -> Result<Self, String> {
+        Precision::from_value(&v)
+    }
+    fn to_json(&self) -> Value {
+        self.to_meta()
+    }
+}
+
+meta_struct! {
+    /// The metadata of a run.
+    pub struct RunMeta {
+        /// Version of nines' metadata layout (1).
+        pub version: Option<u64>,
+        /// The run's name (`nines run --name`, else the archive's file stem).
+        pub name: Option<String>,
+        /// Free text about the run (`nines run --notes`), Markdown in reports.
+        pub notes: Option<String>,
+        /// The program that wrote the run.
+        pub tool: Option<Tool>,
+        /// When the first recorded window began (RFC 3339, UTC).
+        pub start: Option<String>,
+        /// What the collector ran.
+        pub workload: Option<Workload>,
+        /// What it ran on.
+        pub target: Option<Target>,
+        /// The machine it ran on.
+        pub host: Option<Host>,
+        /// The I/O engine.
+        pub engine: Option<Engine>,
+        /// How windows were cut.
+        pub window: Option<WindowRule>,
+        /// Unit of the recorded values (`ns`).
+        pub units: Option<String>,
+        /// What each tag holds, in words.
+        pub tags: Option<String>,
+        /// How the run ended (appended by the collector when it ends).
+        pub summary: Option<Summary>,
+        /// The steady-state outcome of a `nines run --steady` run (appended with the summary).
+        pub steady: Option<SteadyMeta>,
+        /// The format an imported run came from (`fio json+`, ...; several for a merge).
+        pub source_format: Option<SourceFormat>,
+        /// The files a merged import came from.
+        pub sources: Vec<String>,
+        /// fio's own JSON documents of an imported run, as fio wrote them (fio's format, not ours:
+        /// kept as JSON values).
+        pub fio: Vec<Value>,
+        /// fio histogram log import: the log's bucket coarseness.
+        pub fio_hist_log: Option<FioHistLog>,
+        /// fio latency log import.
+        pub fio_lat_log: Option<FioLatLog>,
+        /// Latency list import.
+        pub list: Option<ListImport>,
+        /// Percentile spectrum import.
+        pub spectrum: Option<SpectrumImport>,
+        /// How precise the values are when the source was coarser than the histograms.
+        pub precision: Option<Precision>,
+        /// Sweep labels (`nines import --sweep`): parameter name to value.
+        pub param: Map<String, Value>,
+    }
+}
+
+meta_struct! {
+    /// The program that wrote a run.
+    pub struct Tool {
+        pub name: String,
+        pub version: String,
+    }
 }
 
 /// A block size as runs state it: bytes, or a size in words (`4k`, `4KiB/70:64KiB/30`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Size {
     Bytes(u64),
     Text(String),
 }
 
-/// What the collector ran (`nines run`'s flags, resolved).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Workload {
-    /// `read`, `randread`, `randrw`, `trim`, ...
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rw: Option<String>,
-    /// Share of reads in a mix, in percent.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub read_pct: Option<u32>,
-    /// The directions recorded (`read`, `write`, `trim`, `sync`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub directions: Vec<String>,
-    /// The block size, or the split (`4KiB/70:64KiB/30`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bs: Option<Size>,
-    /// The split as `[bytes, percent]` pairs.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub bs_bytes: Vec<(u64, u32)>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub qd: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub jobs: Option<u32>,
-    /// I/Os submitted per `io_uring_enter`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub submit_batch: Option<u32>,
-    /// Bytes of the target the I/Os fall in.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub size_bytes: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub runtime_s: Option<f64>,
-    /// I/O count limit (`--ios`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ios: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ramp_s: Option<f64>,
-    /// O_DIRECT.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub direct: Option<bool>,
-    /// O_SYNC/O_DSYNC writes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sync: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fsync_every: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rate_iops_per_job: Option<f64>,
-    /// Arrival process of a rate-limited run (`uniform`, `poisson`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub arrival: Option<String>,
-    /// Where latency is measured from (submission, or the due time of a rate-limited I/O).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub latency_from: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub seed: Option<u64>,
-    /// Latencies were recorded (`false` for `--no-record`, which measures the engine alone).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub recorded: Option<bool>,
-    /// The steady-state stop rule (`--steady`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub steady: Option<SteadyRule>,
-    /// Other keys (`block_size`, `bs_write`, ... from other writers), kept as they were.
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
+meta_struct! {
+    /// What the collector ran (`nines run`'s flags, resolved).
+    pub struct Workload {
+        /// `read`, `randread`, `randrw`, `trim`, ...
+        pub rw: Option<String>,
+        /// Share of reads in a mix, in percent.
+        pub read_pct: Option<u32>,
+        /// The directions recorded (`read`, `write`, `trim`, `sync`).
+        pub directions: Vec<String>,
+        /// The block size, or the split (`4KiB/70:64KiB/30`).
+        pub bs: Option<Size>,
+        /// The split as `[bytes, percent]` pairs.
+        pub bs_bytes: Vec<(u64, u32)>,
+        pub qd: Option<u32>,
+        pub jobs: Option<u32>,
+        /// I/Os submitted per `io_uring_enter`.
+        pub submit_batch: Option<u32>,
+        /// Bytes of the target the I/Os fall in.
+        pub size_bytes: Option<u64>,
+        pub runtime_s: Option<f64>,
+        /// I/O count limit (`--ios`).
+        pub ios: Option<u64>,
+        pub ramp_s: Option<f64>,
+        /// O_DIRECT.
+        pub direct: Option<bool>,
+        /// O_SYNC/O_DSYNC writes.
+        pub sync: Option<bool>,
+        pub fsync_every: Option<u64>,
+        pub rate_iops_per_job: Option<f64>,
+        /// Arrival process of a rate-limited run (`uniform`, `poisson`).
+        pub arrival: Option<String>,
+        /// Where latency is measured from (submission, or the due time of a rate-limited I/O).
+        pub latency_from: Option<String>,
+        pub seed: Option<u64>,
+        /// Latencies were recorded (`false` for `--no-record`, which measures the engine alone).
+        pub recorded: Option<bool>,
+        /// The steady-state stop rule (`--steady`).
+        pub steady: Option<SteadyRule>,
+    }
 }
 
-/// `nines run --steady`: the criterion and its rolling window.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct SteadyRule {
-    pub criterion: String,
-    pub window_s: f64,
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
+meta_struct! {
+    /// `nines run --steady`: the criterion and its rolling window.
+    pub struct SteadyRule {
+        pub criterion: String,
+        pub window_s: f64,
+    }
 }
 
-/// What a run measured.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Target {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-    /// `file`, `block`, `none (null engine)`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub size_bytes: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub region_bytes: Option<u64>,
-    /// The file was created by this run (and marked as nines' own).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub created_by_nines: Option<bool>,
-    /// The mark (an extended attribute) could be set.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub marked: Option<bool>,
-    /// The file's region was filled by this run before it began.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub laid_out_now: Option<bool>,
-    /// A file system signature the run wrote over (`--destroy-data`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub overwritten_signature: Option<String>,
-    /// The block device under a file (name, model, vendor, ... as sysfs names them); a
-    /// block device target has these facts at the top level of `target`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub device: Option<Map<String, Value>>,
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
+meta_struct! {
+    /// What a run measured.
+    pub struct Target {
+        pub path: Option<String>,
+        /// `file`, `block`, `none (null engine)`.
+        pub kind: Option<String>,
+        pub size_bytes: Option<u64>,
+        pub region_bytes: Option<u64>,
+        /// The file was created by this run (and marked as nines' own).
+        pub created_by_nines: Option<bool>,
+        /// The mark (an extended attribute) could be set.
+        pub marked: Option<bool>,
+        /// The file's region was filled by this run before it began.
+        pub laid_out_now: Option<bool>,
+        /// A file system signature the run wrote over (`--destroy-data`).
+        pub overwritten_signature: Option<String>,
+        /// The block device under a file (name, model, vendor, ... as sysfs names them); a
+        /// block device target has these facts at the top level of `target`.
+        pub device: Option<Map<String, Value>>,
+    }
 }
 
-/// The machine a run ran on.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Host {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hostname: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub kernel: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub os: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cpu: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cpus: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub memory_bytes: Option<u64>,
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
+meta_struct! {
+    /// The machine a run ran on.
+    pub struct Host {
+        pub hostname: Option<String>,
+        pub kernel: Option<String>,
+        pub os: Option<String>,
+        pub cpu: Option<String>,
+        pub cpus: Option<u64>,
+        pub memory_bytes: Option<u64>,
+    }
 }
 
-/// The I/O engine a run used.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Engine {
-    /// The engine asked for (`--engine`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub requested: Option<String>,
-    /// The engine that ran.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Why the engine that ran is not the one asked for.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fallback_reason: Option<String>,
-    /// `--qd` when the engine ran one I/O at a time.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub qd_requested: Option<u32>,
-    /// How trims were issued.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub trim: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub registered_files: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub registered_buffers: Option<bool>,
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
+meta_struct! {
+    /// The I/O engine a run used.
+    pub struct Engine {
+        /// The engine asked for (`--engine`).
+        pub requested: Option<String>,
+        /// The engine that ran.
+        pub name: Option<String>,
+        /// Why the engine that ran is not the one asked for.
+        pub fallback_reason: Option<String>,
+        /// `--qd` when the engine ran one I/O at a time.
+        pub qd_requested: Option<u32>,
+        /// How trims were issued.
+        pub trim: Option<String>,
+        pub registered_files: Option<bool>,
+        pub registered_buffers: Option<bool>,
+    }
 }
 
-/// How windows were cut: `{"by": "time", "length_s": 1}` or `{"by": "ios", "ios": 10000}`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct WindowRule {
-    pub by: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub length_s: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ios: Option<u64>,
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
+meta_struct! {
+    /// How windows were cut: `{"by": "time", "length_s": 1}` or `{"by": "ios", "ios": 10000}`.
+    pub struct WindowRule {
+        pub by: String,
+        pub length_s: Option<f64>,
+        pub ios: Option<u64>,
+    }
 }
 
-/// How a collection ended.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Summary {
-    /// When the last window ended (RFC 3339, UTC).
-    pub end: String,
-    pub duration_s: f64,
-    pub windows: u64,
-    /// I/Os per tag.
-    pub ios: BTreeMap<String, u64>,
-    /// Bytes per direction.
-    pub bytes: BTreeMap<String, u64>,
-    /// `runtime`, `ios`, `steady`, `SIGINT`, `error`, ...
-    pub stopped_by: String,
-    /// Errors that ended the run.
-    pub errors: Vec<String>,
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
+meta_struct! {
+    /// How a collection ended.
+    pub struct Summary {
+        /// When the last window ended (RFC 3339, UTC).
+        pub end: String,
+        pub duration_s: f64,
+        pub windows: u64,
+        /// I/Os per tag.
+        pub ios: BTreeMap<String, u64>,
+        /// Bytes per direction.
+        pub bytes: BTreeMap<String, u64>,
+        /// `runtime`, `ios`, `steady`, `SIGINT`, `error`, ...
+        pub stopped_by: String,
+        /// Errors that ended the run.
+        pub errors: Vec<String>,
+    }
 }
 
-/// The steady-state outcome of a run, as stored.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct SteadyMeta {
-    pub criterion: String,
-    pub reached: bool,
-    /// Reached: where the steady window ended, its windows, mean, measure and criterion value.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub at_s: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub windows: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mean: Option<f64>,
-    /// The measure's value over the steady window (IOPS, or a latency in ns).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub measure: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub criterion_value: Option<f64>,
-    /// Not reached: how many windows were checked.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub windows_checked: Option<u64>,
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
+meta_struct! {
+    /// The steady-state outcome of a run, as stored.
+    pub struct SteadyMeta {
+        pub criterion: String,
+        pub reached: bool,
+        /// Reached: where the steady window ended, its windows, mean, measure and criterion value.
+        pub at_s: Option<f64>,
+        pub windows: Option<u64>,
+        pub mean: Option<f64>,
+        /// The measure's value over the steady window (IOPS, or a latency in ns).
+        pub measure: Option<f64>,
+        pub criterion_value: Option<f64>,
+        /// Not reached: how many windows were checked.
+        pub windows_checked: Option<u64>,
+    }
 }
 
 /// The source format of an imported run: one, or several for a merge of different formats.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum SourceFormat {
     One(String),
     Many(Vec<String>),
@@ -346,78 +527,51 @@ impl SourceFormat {
     }
 }
 
-/// A fio histogram log import.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct FioHistLog {
-    /// fio's `log_hist_coarseness`: 2^c of fio's buckets summed per logged bucket.
-    pub coarseness: u8,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
+meta_struct! {
+    /// A fio histogram log import.
+    pub struct FioHistLog {
+        /// fio's `log_hist_coarseness`: 2^c of fio's buckets summed per logged bucket.
+        pub coarseness: u8,
+        pub note: Option<String>,
+    }
 }
 
-/// A fio latency log import.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct FioLatLog {
-    pub samples: u64,
-    pub window_ms: f64,
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
+meta_struct! {
+    /// A fio latency log import.
+    pub struct FioLatLog {
+        pub samples: u64,
+        pub window_ms: f64,
+    }
 }
 
-/// A latency list import.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ListImport {
-    /// Unit of the values (`ns`, `us`, `ms`, `s`).
-    pub unit: String,
-    pub values: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub window_s: Option<f64>,
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
+meta_struct! {
+    /// A latency list import.
+    pub struct ListImport {
+        /// Unit of the values (`ns`, `us`, `ms`, `s`).
+        pub unit: String,
+        pub values: u64,
+        pub window_s: Option<f64>,
+    }
 }
 
-/// A percentile spectrum import.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct SpectrumImport {
-    /// Unit of the printed values.
-    pub unit: String,
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
+meta_struct! {
+    /// A percentile spectrum import.
+    pub struct SpectrumImport {
+        /// Unit of the printed values.
+        pub unit: String,
+    }
 }
 
 impl RunMeta {
     /// Read metadata from a JSON object. A key nines knows that holds the wrong kind of value
-    /// is an error naming it ("metadata key 'workload': invalid type: string, expected ...").
+    /// is an error naming it ("metadata key 'workload': 'qd': invalid type: string ...").
     pub fn from_map(map: Map<String, Value>) -> Result<RunMeta, String> {
-        // Typed one key at a time, so the error names the key (serde's own error for a
-        // flattened struct does not).
-        for (k, v) in &map {
-            if let Err(e) = Self::check_key(k, v) {
-                return Err(format!("metadata key '{k}': {e}"));
-            }
-        }
-        serde_json::from_value(Value::Object(map)).map_err(|e| e.to_string())
-    }
-
-    fn check_key(key: &str, v: &Value) -> Result<(), serde_json::Error> {
-        let mut one = Map::new();
-        one.insert(key.to_string(), v.clone());
-        serde_json::from_value::<RunMeta>(Value::Object(one)).map(|_| ())
+        RunMeta::from_object(map).map_err(|e| format!("metadata key {e}"))
     }
 
     /// The metadata as a JSON object (known keys first, then the others).
     pub fn to_map(&self) -> Map<String, Value> {
-        match serde_json::to_value(self) {
-            Ok(Value::Object(m)) => m,
-            // a struct of strings, numbers and JSON values always serialises to an object
-            _ => Map::new(),
-        }
+        self.to_object()
     }
 
     /// Nothing is stated.
@@ -437,11 +591,7 @@ impl RunMeta {
 
     /// A workload key by name, as JSON (typed keys and others alike), for sweeps and labels.
     pub fn workload_value(&self, key: &str) -> Option<Value> {
-        let w = self.workload.as_ref()?;
-        match serde_json::to_value(w).ok()? {
-            Value::Object(mut m) => m.remove(key),
-            _ => None,
-        }
+        self.workload.as_ref()?.to_object().remove(key)
     }
 
     /// The source formats of an imported run.

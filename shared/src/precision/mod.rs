@@ -24,7 +24,6 @@
 
 pub mod fio_buckets;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Value};
 
 use crate::hist::Layout;
@@ -46,18 +45,6 @@ pub enum Precision {
     /// recorded; a value lies in `(previous row, its row]`, widened by `res_ns` each side
     /// for the printed rounding.
     Steps { edges_ns: Vec<u64>, res_ns: u64 },
-}
-
-impl Serialize for Precision {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.to_meta().serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for Precision {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Precision::from_value(&Value::deserialize(d)?).map_err(serde::de::Error::custom)
-    }
 }
 
 /// A source bucket: the range a derived value is known to lie in.
