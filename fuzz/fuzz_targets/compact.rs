@@ -32,6 +32,15 @@ fuzz_target!(|data: &[u8]| {
     for version in [1, 2] {
         let mut out = MAGIC.to_vec();
         out.push(version);
+        if version == 2 {
+            // the inflated size, a LEB128 varint
+            let mut n = data.len();
+            while n >= 0x80 {
+                out.push((n as u8) | 0x80);
+                n >>= 7;
+            }
+            out.push(n as u8);
+        }
         let mut z = flate2::write::ZlibEncoder::new(out, flate2::Compression::fast());
         z.write_all(data).unwrap();
         check(&z.finish().unwrap());

@@ -127,8 +127,14 @@ impl Decoder {
     }
 
     /// Inflate a whole zlib stream (checksum verified) into a list of at most `limit` bytes.
-    pub(crate) fn inflate_to_vec(&mut self, body: &[u8], limit: usize) -> Result<Vec<u8>, DecodeError> {
-        self.inflate(body, limit)?;
+    /// `size`, when the writer stated it, is the exact inflated size: the buffer is made that
+    /// big at once (no doubling, no copy to shrink it), and a stream that inflates to more is
+    /// an error.
+    pub(crate) fn inflate_to_vec(&mut self, body: &[u8], limit: usize, size: Option<usize>) -> Result<Vec<u8>, DecodeError> {
+        if let Some(n) = size {
+            self.inflated = vec![0; n.min(limit)];
+        }
+        self.inflate(body, size.map_or(limit, |n| n.min(limit)))?;
         let mut out = std::mem::take(&mut self.inflated);
         out.truncate(self.inflated_len);
         out.shrink_to_fit();

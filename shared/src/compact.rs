@@ -19,7 +19,8 @@
 //! # Format (version 2)
 //!
 //! ```text
-//! "nines-compact\n"  (14 bytes)   then the version as a varint (1)
+//! "nines-compact\n"  (14 bytes)   then the version as a varint (2), and the inflated size of
+//!                                 the body as a varint (version 2 on)
 //! zlib stream (RFC 1950) of the body:
 //!   header    varint length + UTF-8 JSON {"name","source","start_time","meta","warnings",
 //!             "group","windows"}: group is the windows a carried histogram merges
@@ -581,6 +582,7 @@ impl Compact {
         let mut out = Vec::with_capacity(b.len() / 4);
         out.extend_from_slice(MAGIC);
         put(&mut out, VERSION);
+        put(&mut out, b.len() as u64);
         let mut z = flate2::write::ZlibEncoder::new(out, flate2::Compression::default());
         z.write_all(&b).map_err(|e| WriteError(e.to_string()))?;
         z.finish().map_err(|e| WriteError(e.to_string()))
@@ -597,9 +599,20 @@ impl Compact {
         if !(1..=VERSION).contains(&version) {
             return Err(err(None, format!("version {version}; this nines reads versions 1 to {VERSION}: use a newer nines")));
         }
+        // version 2 states the inflated size: the body is inflated into a buffer of that size
+        let size = match version {
+            1 => None,
+            _ => Some(head.varint().map_err(|m| err(None, m))?).filter(|&n| n <= MAX_BODY as u64).map(|n| n as usize),
+        };
+        if version >= 2 && size.is_none() {
+            return Err(err(None, format!("states a body of more than {} MiB", MAX_BODY >> 20)));
+        }
         let body = Decoder::new()
-            .inflate_to_vec(&bytes[MAGIC.len() + head.at..], MAX_BODY)
+            .inflate_to_vec(&bytes[MAGIC.len() + head.at..], MAX_BODY, size)
             .map_err(|e| err(None, format!("the compressed body is damaged or cut ({e})")))?;
+        if let Some(n) = size.filter(|&n| n != body.len()) {
+            return Err(err(None, format!("the body inflates to {} bytes; the form states {n}", body.len())));
+        }
         let body = Arc::new(body);
         let mut r = Reader { b: &body, at: 0 };
         read_body(&mut r, &body, version).map_err(|m| err(Some(r.at), m))
@@ -1057,12 +1070,21 @@ mod tests {
         let lie = |body: &[u8]| {
             let mut out = MAGIC.to_vec();
             put(&mut out, VERSION);
+            put(&mut out, body.len() as u64);
             let mut z = flate2::write::ZlibEncoder::new(out, flate2::Compression::fast());
             z.write_all(body).unwrap();
             Compact::read("lie", &z.finish().unwrap()).unwrap_err().to_string()
         };
         assert!(lie(&[0xff, 0x7f, 0, 0]).contains("a length of 16383 with 2 bytes left"), "{}", lie(&[0xff, 0x7f, 0, 0]));
         assert!(lie(&[0xff; 20]).contains("longer than 64 bits"));
+        // a body of another size than the form states
+        let mut short = MAGIC.to_vec();
+        put(&mut short, VERSION);
+        put(&mut short, 99);
+        let mut z = flate2::write::ZlibEncoder::new(short, flate2::Compression::fast());
+        z.write_all(&[1, 2, 3]).unwrap();
+        let e = Compact::read("size", &z.finish().unwrap()).unwrap_err().to_string();
+        assert!(e.contains("the body inflates to 3 bytes; the form states 99"), "{e}");
         let head = br#"{"name":"a","source":"a","start_time":null,"meta":{},"warnings":[],"group":1,"windows":1}"#;
         let mut b = Vec::new();
         put(&mut b, head.len() as u64);
