@@ -98,9 +98,9 @@ stay encoded until a brush asks for a range (compact version 2 stores each direc
 whole-run histogram for the 1-CDF and the table). Before that the browser parses the 16 MB
 page before its module script runs (about 0.8 to 1.2 s on this machine, from performance
 marks in a copy of the page) and decodes the runs' base64 (about 0.1 s); drawing is the last
-0.1 to 0.2 s. The page's size is now the floor: a coarser grouping for day-long runs (2 min:
-7.7 MB of compact form instead of 11.7) would bring it under the goal; the budget does not
-do that yet.
+0.1 to 0.2 s. The body is inflated into a buffer of the size the form states (version 2),
+so the wasm holds the 11.7 MB form, its body and the points, not a guessed buffer grown
+twice; this VM's speed varies by about 1.8x between runs.
 
 Command: \`bash bench/report.sh\` (raw: bench/results/report-24h.json).
 <!-- report:end -->
