@@ -742,9 +742,9 @@ fn draw_canvas(
     canvas: &web_sys::HtmlCanvasElement,
     draw: impl FnOnce(&DrawingArea<hidpi::HiDpi, plotters::coord::Shift>) -> Result<Frame, String>,
 ) -> Option<Frame> {
-    let _ = ctx_css(canvas)?;
+    let ctx = ctx_css(canvas)?;
     let inner = CanvasBackend::with_canvas_object(canvas.clone())?;
-    let root = hidpi::HiDpi { inner, size: css_size(canvas) }.into_drawing_area();
+    let root = hidpi::HiDpi::new(inner, ctx, css_size(canvas)).into_drawing_area();
     let f = draw(&root);
     let _ = root.present();
     match f {
