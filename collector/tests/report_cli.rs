@@ -116,7 +116,7 @@ fn report_carries_compact_forms_whose_points_are_the_archives_exact_merges() {
         for k in 0..t.level_count() as u32 {
             for i in 0..p.slots().len().div_ceil(1 << k) {
                 let want = series_points(std::iter::once(&p.span(&full, k, i).unwrap()), &levels).pop().unwrap();
-                assert_eq!(t.point(k, i, &nines).unwrap().0, want, "{:?} level {k} point {i}", t.dir);
+                assert_eq!(t.point(k, i, &nines).unwrap().unwrap().0, want, "{:?} level {k} point {i}", t.dir);
                 points += 1;
             }
         }

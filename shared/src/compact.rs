@@ -12,16 +12,18 @@
 //! windows of each tag: they give the 1-CDF, the latency histogram and the stats of the whole
 //! run exactly, and of any range whose edges fall on group edges.
 //!
-//! A reader decodes only the whole-run histograms: the groups stay encoded until a range is
-//! asked for ([`Compact::range`]), so a day-long run opens in the time and memory of its
-//! points, not of its thousands of histograms.
+//! A reader inflates and decodes only the head (slots, values and whole-run histograms): each
+//! level's points and each tag's groups are sections of their own, inflated the first time
+//! they are asked for ([`Trace::point`], [`Compact::range`]), so a day-long run opens in the
+//! time and memory of the points on screen, not of its thousands of points and histograms.
 //!
-//! # Format (version 2)
+//! # Format (version 3)
 //!
 //! ```text
-//! "nines-compact\n"  (14 bytes)   then the version as a varint (2), and the inflated size of
-//!                                 the body as a varint (version 2 on)
-//! zlib stream (RFC 1950) of the body:
+//! "nines-compact\n"  (14 bytes)   then the version as a varint (3), then sections: each the
+//!                                 inflated size (varint), the compressed length (varint)
+//!                                 and a zlib stream (RFC 1950)
+//! section 1, the head:
 //!   header    varint length + UTF-8 JSON {"name","source","start_time","meta","warnings",
 //!             "group","windows"}: group is the windows a carried histogram merges
 //!   ndirs     varint; then per direction (each tag in order of first appearance, then "all"
@@ -33,27 +35,30 @@
 //!     lengths   seconds: a column of nslots numbers
 //!     counts    nslots varints (I/Os per slot)
 //!     values    varint n, then n varints: distinct latencies (ns), ascending, delta-coded
-//!     levels    varint: the number of levels, ceil(log2(nslots)) + 1; level k has
-//!               ceil(nslots / 2^k) points, point i the exact merge of slots i*2^k..;
-//!               for each non-empty point, in order: 11 indices into `values` (median,
-//!               1 to 9 nines, max), each ZigZag delta-coded against the same metric of the
-//!               previous non-empty point of the level
-//!     groups    only for tags: ceil(nslots / group) histograms, each a varint length
-//!               and an uncompressed HdrHistogram V2 encoding; histogram i merges slots
-//!               i*group..
-//!     whole     only for tags (version 2 on): the merge of every slot, a varint length and
-//!               a V2 encoding
+//!     levels    varint: the number of levels, ceil(log2(nslots)) + 1
+//!     whole     only for tags: the merge of every slot, a varint length and a V2 encoding
+//! then per direction, in the head's order: one section per level k (ceil(nslots / 2^k)
+//!   points, point i the exact merge of slots i*2^k..): for each non-empty point, in order,
+//!   11 indices into `values` (median, 1 to 9 nines, max), each ZigZag delta-coded against
+//!   the same metric of the previous non-empty point of the level; then, for tags, a section
+//!   of the groups: varint ceil(nslots / group), then each histogram a varint length and an
+//!   uncompressed HdrHistogram V2 encoding; histogram i merges slots i*group..
 //! a column:  byte 0 and ZigZag delta-coded varints of whole microseconds (when every number
 //!            is one exactly), or byte 1 and 8 little-endian bytes a number (IEEE 754 bits)
 //! ```
 //!
+//! Version 2 is one zlib stream (after the version, the inflated size as a varint) of the
+//! head's fields with, per direction, its levels' points after `levels` and, for tags, its
+//! groups before `whole`; version 1 is the same without the size and without `whole`.
+//!
 //! Varints are LEB128. Counts, I/Os before a point and its length follow from the slots;
 //! support of a level from the count (as in `nines stats`). Every reader check fails with an
-//! error naming the source and the byte offset in the inflated body, never a panic.
+//! error naming the source and the byte offset in the inflated head or body, or the level or
+//! group and the offset in its section, never a panic.
 
 use std::borrow::Cow;
 use std::io::Write as _;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{json, Value};
 
@@ -68,8 +73,9 @@ use crate::stats::tag_name;
 
 /// The first bytes of a compact form.
 pub const MAGIC: &[u8; 14] = b"nines-compact\n";
-/// The version this crate writes. Version 1 (no whole-run histograms) is still read.
-pub const VERSION: u64 = 2;
+/// The version this crate writes. Versions 1 (no whole-run histograms) and 2 (one zlib
+/// stream for everything) are still read.
+pub const VERSION: u64 = 3;
 /// Metrics per point: median, 1 to 9 nines, max.
 pub const METRICS: usize = 11;
 /// The most the body of a compact form inflates to (a 24-hour run of 1 s windows is some tens
@@ -82,7 +88,7 @@ pub fn sniff(bytes: &[u8]) -> bool {
 }
 
 /// One direction's slots and its points at every power-of-two grouping.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Trace {
     pub dir: Direction,
     /// The direction's recorded windows (for "all", the windows that start together merged).
@@ -91,7 +97,60 @@ pub struct Trace {
     /// Distinct latencies, ascending.
     values: Vec<u64>,
     /// Per level: METRICS indices into `values` per point (zeros for empty points).
-    levels: Vec<Vec<u32>>,
+    levels: Vec<LevelPoints>,
+}
+
+/// Equal when they hold the same points, decoded or not.
+impl PartialEq for Trace {
+    fn eq(&self, other: &Trace) -> bool {
+        self.dir == other.dir
+            && self.slots == other.slots
+            && self.values == other.values
+            && self.levels.len() == other.levels.len()
+            && (0..self.levels.len()).all(|k| self.level(k) == other.level(k))
+    }
+}
+
+/// A level's points: decoded, or (read from version 3 on) its section of the form, inflated
+/// and checked the first time a point of it is asked for. A page opening a long run decodes
+/// the coarse levels it draws, not the per-window points of every direction.
+#[derive(Clone, Debug)]
+struct LevelPoints {
+    decoded: OnceLock<Result<Vec<u32>, String>>,
+    packed: Option<Packed>,
+}
+
+impl LevelPoints {
+    fn decoded(points: Vec<u32>) -> LevelPoints {
+        LevelPoints { decoded: OnceLock::from(Ok(points)), packed: None }
+    }
+}
+
+/// A section of a version 3 form: a zlib stream at `file[at..at + len]` that inflates to
+/// `size` bytes.
+#[derive(Clone, Debug)]
+struct Packed {
+    file: Arc<Vec<u8>>,
+    at: usize,
+    len: usize,
+    size: usize,
+}
+
+impl Packed {
+    fn inflate(&self) -> Result<Vec<u8>, String> {
+        let body = Decoder::new()
+            .inflate_to_vec(&self.file[self.at..self.at + self.len], MAX_BODY, Some(self.size))
+            .map_err(|e| format!("its compressed section (byte {} of the form) is damaged or cut ({e})", self.at))?;
+        if body.len() != self.size {
+            return Err(format!(
+                "its section (byte {} of the form) inflates to {} bytes; the form states {}",
+                self.at,
+                body.len(),
+                self.size
+            ));
+        }
+        Ok(body)
+    }
 }
 
 /// A run in compact form.
@@ -124,7 +183,26 @@ struct TagGroups {
 #[derive(Clone, Debug)]
 enum Store {
     Decoded(Vec<Hist>),
-    Encoded { body: Arc<Vec<u8>>, at: Vec<(usize, usize)> },
+    Encoded(Encodings),
+    /// Version 3: the tag's groups section, inflated and split the first time a group is
+    /// asked for.
+    Packed {
+        packed: Packed,
+        encoded: OnceLock<Result<Encodings, String>>,
+    },
+}
+
+/// V2 encodings of histograms in one buffer: histogram i is `body[at[i].0..at[i].1]`.
+#[derive(Clone, Debug)]
+struct Encodings {
+    body: Arc<Vec<u8>>,
+    at: Vec<(usize, usize)>,
+}
+
+impl Encodings {
+    fn get(&self, i: usize) -> &[u8] {
+        &self.body[self.at[i].0..self.at[i].1]
+    }
 }
 
 /// Equal when they hold the same histograms, decoded or not.
@@ -162,11 +240,14 @@ impl TagGroups {
     fn hist(&self, i: usize) -> Result<Cow<'_, Hist>, String> {
         let h = match &self.store {
             Store::Decoded(h) => Cow::Borrowed(&h[i]),
-            Store::Encoded { body, at } => Cow::Owned(
-                Decoder::new()
-                    .decode(&body[at[i].0..at[i].1])
-                    .map_err(|e| format!("group {} of tag {}: {e}", i + 1, tag_name(self.tag.as_deref())))?,
-            ),
+            Store::Encoded(_) | Store::Packed { .. } => {
+                let e = self.encoded_groups()?;
+                Cow::Owned(
+                    Decoder::new()
+                        .decode(e.get(i))
+                        .map_err(|e| format!("group {} of tag {}: {e}", i + 1, tag_name(self.tag.as_deref())))?,
+                )
+            }
         };
         if h.count() != self.spans[i].2 {
             return Err(format!(
@@ -180,13 +261,42 @@ impl TagGroups {
         Ok(h)
     }
 
+    /// The encoded groups and where each is: `body[at[i].0..at[i].1]`.
+    fn encoded_groups(&self) -> Result<&Encodings, String> {
+        match &self.store {
+            Store::Decoded(_) => Err("the groups are decoded".into()),
+            Store::Encoded(e) => Ok(e),
+            Store::Packed { packed, encoded } => {
+                let got = encoded.get_or_init(|| {
+                    let body = packed.inflate()?;
+                    let mut r = Reader { b: &body, at: 0 };
+                    let n = r.len()?;
+                    if n != self.spans.len() {
+                        return Err(format!("{n} groups; its slots make {}", self.spans.len()));
+                    }
+                    let mut at = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        let len = r.len()?;
+                        at.push((r.at, r.at + len));
+                        r.take(len)?;
+                    }
+                    if r.at != body.len() {
+                        return Err(format!("{} bytes follow the last group", body.len() - r.at));
+                    }
+                    Ok(Encodings { body: Arc::new(body), at })
+                });
+                got.as_ref().map_err(|e| format!("the groups of tag {}: {e}", tag_name(self.tag.as_deref())))
+            }
+        }
+    }
+
     /// The encoding of group `i`.
     fn encoded(&self, i: usize, enc: &mut Encoder) -> Result<Cow<'_, [u8]>, WriteError> {
         match &self.store {
             Store::Decoded(h) => {
                 enc.encode_plain(&h[i]).map(Cow::Owned).map_err(|e| WriteError(format!("group at {:.3} s: {e}", self.spans[i].0)))
             }
-            Store::Encoded { body, at } => Ok(Cow::Borrowed(&body[at[i].0..at[i].1])),
+            _ => Ok(Cow::Borrowed(self.encoded_groups().map_err(WriteError)?.get(i))),
         }
     }
 }
@@ -289,8 +399,10 @@ impl Trace {
         let mut values: Vec<u64> = raw.iter().flatten().flatten().copied().collect();
         values.sort_unstable();
         values.dedup();
-        let levels =
-            raw.iter().map(|l| l.iter().flatten().map(|v| values.binary_search(v).expect("value listed") as u32).collect()).collect();
+        let levels = raw
+            .iter()
+            .map(|l| LevelPoints::decoded(l.iter().flatten().map(|v| values.binary_search(v).expect("value listed") as u32).collect()))
+            .collect();
         let slots = p.slots().iter().map(|s| Slot { windows: Vec::new(), ..s.clone() }).collect();
         Trace { dir, slots, values, levels }
     }
@@ -316,10 +428,35 @@ impl Trace {
         crate::pyramid::view_keys(&self.slots, self.levels.len().saturating_sub(1) as u32, axis, from, to, max_points)
     }
 
+    /// Level `k`'s points (METRICS indices into `values` a point), decoded the first time
+    /// they are asked for; an error names the level and what is wrong with it.
+    fn level(&self, k: usize) -> Result<&[u32], String> {
+        let l = &self.levels[k];
+        let got = l.decoded.get_or_init(|| {
+            let packed = l.packed.as_ref().ok_or("a level without points")?;
+            let body = packed.inflate()?;
+            let mut r = Reader { b: &body, at: 0 };
+            let points = read_level(&mut r, &self.slots, self.values.len(), k).map_err(|m| format!("byte {} of its section: {m}", r.at))?;
+            if r.at != body.len() {
+                return Err(format!("{} bytes follow its last point", body.len() - r.at));
+            }
+            Ok(points)
+        });
+        got.as_deref().map_err(|e| format!("level {k} of {}: {e}", dir_name(&self.dir)))
+    }
+
     /// Point `index` of level `k` with the given levels of nines (1 to 9), and the I/Os
     /// before it; the same numbers as [`crate::pyramid::series_points`] of the exact merge.
-    pub fn point(&self, k: u32, index: usize, nines: &[u32]) -> Option<(SeriesPoint, u64)> {
-        let level = self.levels.get(k as usize)?;
+    /// `None` past the last point; an error when the level's section is damaged.
+    pub fn point(&self, k: u32, index: usize, nines: &[u32]) -> Result<Option<(SeriesPoint, u64)>, String> {
+        if k as usize >= self.levels.len() {
+            return Ok(None);
+        }
+        let level = self.level(k as usize)?;
+        Ok(self.point_of(level, k, index, nines))
+    }
+
+    fn point_of(&self, level: &[u32], k: u32, index: usize, nines: &[u32]) -> Option<(SeriesPoint, u64)> {
         let g = 1usize << k;
         let group = self.slots.get(index.checked_mul(g)?..((index + 1) * g).min(self.slots.len()))?;
         let (first, last) = (group.first()?, group.last()?);
@@ -507,9 +644,16 @@ impl Compact {
         group_text(&self.traces, self.group)
     }
 
-    /// The binary form (see the module's documentation).
+    /// The binary form (see the module's documentation), compressed at zlib's default level.
     pub fn write(&self) -> Result<Vec<u8>, WriteError> {
-        let mut b = Vec::new();
+        self.write_with(6)
+    }
+
+    /// The binary form with the sections compressed at zlib level `level` (0 to 9; 0 stores
+    /// them, for a form that only crosses memory, such as a worker's answer to a page).
+    pub fn write_with(&self, level: u32) -> Result<Vec<u8>, WriteError> {
+        let level = flate2::Compression::new(level.min(9));
+        let mut head = Vec::new();
         let warnings: Vec<Value> = self.run.warnings.iter().map(|w| json!([w.line, w.message])).collect();
         let header = json!({
             "name": self.run.name,
@@ -521,34 +665,37 @@ impl Compact {
             "windows": self.windows,
         });
         let header = serde_json::to_vec(&header).map_err(|e| WriteError(e.to_string()))?;
-        put(&mut b, header.len() as u64);
-        b.extend_from_slice(&header);
-        put(&mut b, self.traces.len() as u64);
+        put(&mut head, header.len() as u64);
+        head.extend_from_slice(&header);
+        put(&mut head, self.traces.len() as u64);
         let mut enc = Encoder::new();
+        let mut sections: Vec<Vec<u8>> = Vec::new();
         for t in &self.traces {
             match &t.dir {
-                Direction::All => put(&mut b, 0),
-                Direction::Tag(None) => put(&mut b, 1),
+                Direction::All => put(&mut head, 0),
+                Direction::Tag(None) => put(&mut head, 1),
                 Direction::Tag(Some(s)) => {
-                    put(&mut b, 2);
-                    put(&mut b, s.len() as u64);
-                    b.extend_from_slice(s.as_bytes());
+                    put(&mut head, 2);
+                    put(&mut head, s.len() as u64);
+                    head.extend_from_slice(s.as_bytes());
                 }
             }
-            put(&mut b, t.slots.len() as u64);
-            column(&mut b, t.slots.iter().map(|s| s.start_s));
-            column(&mut b, t.slots.iter().map(|s| s.length_s));
+            put(&mut head, t.slots.len() as u64);
+            column(&mut head, t.slots.iter().map(|s| s.start_s));
+            column(&mut head, t.slots.iter().map(|s| s.length_s));
             for s in &t.slots {
-                put(&mut b, s.count);
+                put(&mut head, s.count);
             }
-            put(&mut b, t.values.len() as u64);
+            put(&mut head, t.values.len() as u64);
             let mut prev = 0;
             for &v in &t.values {
-                put(&mut b, v - prev);
+                put(&mut head, v - prev);
                 prev = v;
             }
-            put(&mut b, t.levels.len() as u64);
-            for (k, level) in t.levels.iter().enumerate() {
+            put(&mut head, t.levels.len() as u64);
+            for k in 0..t.levels.len() {
+                let level = t.level(k).map_err(WriteError)?;
+                let mut b = Vec::new();
                 let mut prev = [0u32; METRICS];
                 for (i, m) in level.chunks_exact(METRICS).enumerate() {
                     if !point_has_ios(&t.slots, k, i) {
@@ -559,36 +706,43 @@ impl Compact {
                         prev[j] = m[j];
                     }
                 }
+                sections.push(b);
             }
             if let Direction::Tag(tag) = &t.dir {
-                let g = self.groups.iter().find(|g| g.tag == *tag);
-                let n = g.map_or(0, |g| g.spans.len());
-                put(&mut b, n as u64);
-                for i in 0..n {
-                    let bytes = g.expect("n > 0").encoded(i, &mut enc)?;
-                    put(&mut b, bytes.len() as u64);
-                    b.extend_from_slice(&bytes);
-                }
                 let whole = match self.run.windows.iter().find(|w| w.tag == *tag) {
                     Some(w) => enc
                         .encode_plain(&w.hist)
                         .map_err(|e| WriteError(format!("the whole run of tag {}: {e}", tag_name(tag.as_deref()))))?,
                     None => enc.encode_plain(&Hist::empty(crate::hist::Layout::default_ns())).map_err(|e| WriteError(e.to_string()))?,
                 };
-                put(&mut b, whole.len() as u64);
-                b.extend_from_slice(&whole);
+                put(&mut head, whole.len() as u64);
+                head.extend_from_slice(&whole);
+                let g = self.groups.iter().find(|g| g.tag == *tag);
+                let n = g.map_or(0, |g| g.spans.len());
+                let mut b = Vec::new();
+                put(&mut b, n as u64);
+                for i in 0..n {
+                    let bytes = g.expect("n > 0").encoded(i, &mut enc)?;
+                    put(&mut b, bytes.len() as u64);
+                    b.extend_from_slice(&bytes);
+                }
+                sections.push(b);
             }
         }
-        let mut out = Vec::with_capacity(b.len() / 4);
-        out.extend_from_slice(MAGIC);
+        let mut out = MAGIC.to_vec();
         put(&mut out, VERSION);
-        put(&mut out, b.len() as u64);
-        let mut z = flate2::write::ZlibEncoder::new(out, flate2::Compression::default());
-        z.write_all(&b).map_err(|e| WriteError(e.to_string()))?;
-        z.finish().map_err(|e| WriteError(e.to_string()))
+        for b in std::iter::once(&head).chain(&sections) {
+            let mut z = flate2::write::ZlibEncoder::new(Vec::with_capacity(b.len() / 2 + 16), level);
+            z.write_all(b).map_err(|e| WriteError(e.to_string()))?;
+            let z = z.finish().map_err(|e| WriteError(e.to_string()))?;
+            put(&mut out, b.len() as u64);
+            put(&mut out, z.len() as u64);
+            out.extend_from_slice(&z);
+        }
+        Ok(out)
     }
 
-    /// Read a compact form written by [`Compact::write`].
+    /// Read a compact form written by [`Compact::write`] (any version).
     pub fn read(source_name: &str, bytes: &[u8]) -> Result<Compact, CompactError> {
         let err = |offset: Option<usize>, message: String| CompactError { source_name: source_name.to_string(), offset, message };
         if !sniff(bytes) {
@@ -598,6 +752,9 @@ impl Compact {
         let version = head.varint().map_err(|m| err(None, m))?;
         if !(1..=VERSION).contains(&version) {
             return Err(err(None, format!("version {version}; this nines reads versions 1 to {VERSION}: use a newer nines")));
+        }
+        if version >= 3 {
+            return read_sections(bytes, MAGIC.len() + head.at).map_err(|(offset, m)| err(offset, m));
         }
         // version 2 states the inflated size: the body is inflated into a buffer of that size
         let size = match version {
@@ -642,11 +799,6 @@ impl Compact {
     pub fn into_run(self) -> Result<Run, CompactError> {
         self.range(None, None)
     }
-
-    /// Carried groups per tag.
-    pub fn group_count(&self) -> usize {
-        self.groups.iter().map(|g| g.spans.len()).max().unwrap_or(0)
-    }
 }
 
 fn point_has_ios(slots: &[Slot], k: usize, i: usize) -> bool {
@@ -654,7 +806,18 @@ fn point_has_ios(slots: &[Slot], k: usize, i: usize) -> bool {
     slots[i * g..((i + 1) * g).min(slots.len())].iter().any(|s| s.count > 0)
 }
 
-fn read_body(r: &mut Reader, body: &Arc<Vec<u8>>, version: u64) -> Result<Compact, String> {
+/// The header's fields: name, source, start time, metadata, warnings, group, windows.
+struct Header {
+    name: String,
+    source: String,
+    start_time: Option<f64>,
+    meta: RunMeta,
+    warnings: Vec<Warning>,
+    group: usize,
+    windows: usize,
+}
+
+fn read_header(r: &mut Reader) -> Result<Header, String> {
     let hlen = r.len()?;
     let header: Value = serde_json::from_slice(r.take(hlen)?).map_err(|e| format!("header is not JSON ({e})"))?;
     let field = |k: &str| header.get(k).ok_or_else(|| format!("header has no \"{k}\""));
@@ -683,7 +846,137 @@ fn read_body(r: &mut Reader, body: &Arc<Vec<u8>>, version: u64) -> Result<Compac
         .filter(|&g| g >= 1 && g <= u64::from(u32::MAX))
         .ok_or("header \"group\" is not a count of windows from 1 to 2^32-1")? as usize;
     let windows = field("windows")?.as_u64().ok_or("header \"windows\" is not a count")? as usize;
+    Ok(Header { name, source, start_time, meta, warnings, group, windows })
+}
 
+/// A direction's kind, slots, values and level count, checked; `total` gains a tag's I/Os.
+fn read_direction(r: &mut Reader, traces: &[Trace], total: &mut u64) -> Result<(Direction, Vec<Slot>, Vec<u64>), String> {
+    let dir = match r.varint()? {
+        0 => Direction::All,
+        1 => Direction::Tag(None),
+        2 => {
+            let n = r.len()?;
+            let s = std::str::from_utf8(r.take(n)?).map_err(|_| "a tag is not UTF-8".to_string())?;
+            if !crate::archive::valid_tag(s) {
+                return Err(format!("tag {s:?} is not a valid tag"));
+            }
+            Direction::Tag(Some(s.to_string()))
+        }
+        k => return Err(format!("direction kind {k}; expected 0, 1 or 2")),
+    };
+    if traces.iter().any(|t: &Trace| t.dir == dir) {
+        return Err("a direction is listed twice".into());
+    }
+    let n = r.len()?;
+    let starts = r.column(n)?;
+    let lengths = r.column(n)?;
+    let mut slots = Vec::with_capacity(n);
+    let mut cum = 0u64;
+    for (i, (s, l)) in starts.into_iter().zip(lengths).enumerate() {
+        let count = r.varint()?;
+        if !s.is_finite() || !l.is_finite() || l < 0.0 {
+            return Err(format!("slot {} has start {s} and length {l}; expected finite numbers, length >= 0", i + 1));
+        }
+        if slots.last().is_some_and(|p: &Slot| p.start_s > s) {
+            return Err(format!("slot {} starts before the one before it", i + 1));
+        }
+        slots.push(Slot { start_s: s, length_s: l, ios_before: cum, count, windows: Vec::new() });
+        cum = crate::hist::add_counts(cum, count).map_err(|_| "the slots' I/O counts add up to more than 2^63-1".to_string())?;
+    }
+    if matches!(dir, Direction::Tag(_)) {
+        *total = crate::hist::add_counts(*total, cum).map_err(|_| "the run's I/O counts add up to more than 2^63-1".to_string())?;
+    }
+    let nv = r.len()?;
+    let mut values = Vec::with_capacity(nv);
+    let mut prev = 0u64;
+    for _ in 0..nv {
+        let d = r.varint()?;
+        if !values.is_empty() && d == 0 {
+            return Err("latency values repeat; expected them ascending".into());
+        }
+        prev = prev.checked_add(d).ok_or("a latency value is past 2^64")?;
+        values.push(prev);
+    }
+    let nl = r.varint()?;
+    if nl != levels_for(n) as u64 {
+        return Err(format!("{nl} levels for {n} slots; expected {}", levels_for(n)));
+    }
+    Ok((dir, slots, values))
+}
+
+/// Level `k`'s points: for each point with I/Os, METRICS ZigZag deltas of indices into the
+/// `nv` values, checked (within the values, ascending from median to max).
+fn read_level(r: &mut Reader, slots: &[Slot], nv: usize, k: usize) -> Result<Vec<u32>, String> {
+    let points = slots.len().div_ceil(1 << k);
+    let mut level = vec![0u32; points * METRICS];
+    let mut prev = [0i64; METRICS];
+    for i in 0..points {
+        if !point_has_ios(slots, k, i) {
+            continue;
+        }
+        let m = &mut level[i * METRICS..(i + 1) * METRICS];
+        for j in 0..METRICS {
+            let d = unzigzag(r.varint()?);
+            let v = prev[j]
+                .checked_add(d)
+                .filter(|v| (0..nv as i64).contains(v))
+                .ok_or_else(|| format!("level {k} point {}: a latency index outside the {nv} values", i + 1))?;
+            prev[j] = v;
+            m[j] = v as u32;
+        }
+        if m.windows(2).any(|p| p[0] > p[1]) {
+            return Err(format!("level {k} point {}: median, levels and max are not in ascending order", i + 1));
+        }
+    }
+    Ok(level)
+}
+
+/// Start, length and I/Os of each group of `g` slots.
+fn group_spans(slots: &[Slot], g: usize) -> Vec<(f64, f64, u64)> {
+    slots
+        .chunks(g)
+        .map(|part| {
+            let (first, last) = (&part[0], &part[part.len() - 1]);
+            (first.start_s, last.start_s + last.length_s - first.start_s, part.iter().map(|s| s.count).sum())
+        })
+        .collect()
+}
+
+/// A tag's whole-run histogram (V2, length first), checked against its slots.
+fn read_whole(r: &mut Reader, dec: &mut Decoder, tag: &Option<String>, slots: &[Slot]) -> Result<Option<Window>, String> {
+    let len = r.len()?;
+    let at = r.at;
+    let hist = dec.decode(r.take(len)?).map_err(|e| format!("the whole run of tag {} (byte {at}): {e}", tag_name(tag.as_deref())))?;
+    let cum: u64 = slots.iter().map(|s| s.count).sum();
+    if hist.count() != cum {
+        return Err(format!("the whole run of tag {} holds {} I/Os; its slots hold {cum}", tag_name(tag.as_deref()), hist.count()));
+    }
+    Ok(match (slots.first(), slots.last()) {
+        (Some(a), Some(b)) => Some(Window { start_s: a.start_s, length_s: b.start_s + b.length_s - a.start_s, tag: tag.clone(), hist }),
+        _ => None,
+    })
+}
+
+/// The checks across directions, then the form.
+fn finish(h: Header, traces: Vec<Trace>, groups: Vec<TagGroups>, whole: Vec<Window>) -> Result<Compact, String> {
+    if let Some(all) = traces.iter().find(|t| t.dir == Direction::All) {
+        let dirs: u64 = traces
+            .iter()
+            .filter(|t| matches!(&t.dir, Direction::Tag(x) if is_direction(x.as_deref())))
+            .map(|t| t.slots.iter().map(|s| s.count).sum::<u64>())
+            .sum();
+        let n: u64 = all.slots.iter().map(|s| s.count).sum();
+        if n != dirs {
+            return Err(format!("\"all\" holds {n} I/Os; its directions hold {dirs}"));
+        }
+    }
+    let run = Run { name: h.name, source: h.source, start_time: h.start_time, meta: h.meta, windows: whole, warnings: h.warnings };
+    Ok(Compact { run, group: h.group, windows: h.windows, traces, groups })
+}
+
+/// Versions 1 and 2: one inflated body holding everything.
+fn read_body(r: &mut Reader, body: &Arc<Vec<u8>>, version: u64) -> Result<Compact, String> {
+    let h = read_header(r)?;
     let ndirs = r.len()?;
     let mut traces = Vec::with_capacity(ndirs);
     let mut groups: Vec<TagGroups> = Vec::new();
@@ -691,113 +984,26 @@ fn read_body(r: &mut Reader, body: &Arc<Vec<u8>>, version: u64) -> Result<Compac
     let mut total = 0u64;
     let mut dec = Decoder::new();
     for _ in 0..ndirs {
-        let dir = match r.varint()? {
-            0 => Direction::All,
-            1 => Direction::Tag(None),
-            2 => {
-                let n = r.len()?;
-                let s = std::str::from_utf8(r.take(n)?).map_err(|_| "a tag is not UTF-8".to_string())?;
-                if !crate::archive::valid_tag(s) {
-                    return Err(format!("tag {s:?} is not a valid tag"));
-                }
-                Direction::Tag(Some(s.to_string()))
-            }
-            k => return Err(format!("direction kind {k}; expected 0, 1 or 2")),
-        };
-        if traces.iter().any(|t: &Trace| t.dir == dir) {
-            return Err("a direction is listed twice".into());
-        }
-        let n = r.len()?;
-        let starts = r.column(n)?;
-        let lengths = r.column(n)?;
-        let mut slots = Vec::with_capacity(n);
-        let mut cum = 0u64;
-        for (i, (s, l)) in starts.into_iter().zip(lengths).enumerate() {
-            let count = r.varint()?;
-            if !s.is_finite() || !l.is_finite() || l < 0.0 {
-                return Err(format!("slot {} has start {s} and length {l}; expected finite numbers, length >= 0", i + 1));
-            }
-            if slots.last().is_some_and(|p: &Slot| p.start_s > s) {
-                return Err(format!("slot {} starts before the one before it", i + 1));
-            }
-            slots.push(Slot { start_s: s, length_s: l, ios_before: cum, count, windows: Vec::new() });
-            cum = crate::hist::add_counts(cum, count).map_err(|_| "the slots' I/O counts add up to more than 2^63-1".to_string())?;
-        }
-        if matches!(dir, Direction::Tag(_)) {
-            total = crate::hist::add_counts(total, cum).map_err(|_| "the run's I/O counts add up to more than 2^63-1".to_string())?;
-        }
-        let nv = r.len()?;
-        let mut values = Vec::with_capacity(nv);
-        let mut prev = 0u64;
-        for _ in 0..nv {
-            let d = r.varint()?;
-            if !values.is_empty() && d == 0 {
-                return Err("latency values repeat; expected them ascending".into());
-            }
-            prev = prev.checked_add(d).ok_or("a latency value is past 2^64")?;
-            values.push(prev);
-        }
-        let nl = r.varint()?;
-        if nl != levels_for(n) as u64 {
-            return Err(format!("{nl} levels for {n} slots; expected {}", levels_for(n)));
-        }
-        let mut levels = Vec::with_capacity(levels_for(n));
-        for k in 0..levels_for(n) {
-            let points = n.div_ceil(1 << k);
-            let mut level = vec![0u32; points * METRICS];
-            let mut prev = [0i64; METRICS];
-            for i in 0..points {
-                if !point_has_ios(&slots, k, i) {
-                    continue;
-                }
-                let m = &mut level[i * METRICS..(i + 1) * METRICS];
-                for j in 0..METRICS {
-                    let d = unzigzag(r.varint()?);
-                    let v = prev[j]
-                        .checked_add(d)
-                        .filter(|v| (0..nv as i64).contains(v))
-                        .ok_or_else(|| format!("level {k} point {}: a latency index outside the {nv} values", i + 1))?;
-                    prev[j] = v;
-                    m[j] = v as u32;
-                }
-                if m.windows(2).any(|p| p[0] > p[1]) {
-                    return Err(format!("level {k} point {}: median, levels and max are not in ascending order", i + 1));
-                }
-            }
-            levels.push(level);
-        }
+        let (dir, slots, values) = read_direction(r, &traces, &mut total)?;
+        let n = slots.len();
+        let levels =
+            (0..levels_for(n)).map(|k| read_level(r, &slots, values.len(), k).map(LevelPoints::decoded)).collect::<Result<Vec<_>, _>>()?;
         if let Direction::Tag(tag) = &dir {
             let ng = r.varint()?;
-            let g = group;
+            let g = h.group;
             if ng != n.div_ceil(g) as u64 {
                 return Err(format!("{ng} groups for {n} slots; expected {} in groups of {g}", n.div_ceil(g)));
             }
-            let mut spans = Vec::with_capacity(n.div_ceil(g));
             let mut at = Vec::with_capacity(n.div_ceil(g));
-            for i in 0..n.div_ceil(g) {
+            for _ in 0..n.div_ceil(g) {
                 let len = r.len()?;
                 at.push((r.at, r.at + len));
                 r.take(len)?;
-                let part = &slots[i * g..((i + 1) * g).min(n)];
-                let (first, last) = (&part[0], &part[part.len() - 1]);
-                spans.push((first.start_s, last.start_s + last.length_s - first.start_s, part.iter().map(|s| s.count).sum()));
             }
-            let mut tg = TagGroups { tag: tag.clone(), spans, store: Store::Encoded { body: body.clone(), at } };
+            let mut tg =
+                TagGroups { tag: tag.clone(), spans: group_spans(&slots, g), store: Store::Encoded(Encodings { body: body.clone(), at }) };
             if version >= 2 {
-                let len = r.len()?;
-                let at = r.at;
-                let hist =
-                    dec.decode(r.take(len)?).map_err(|e| format!("the whole run of tag {} (byte {at}): {e}", tag_name(tag.as_deref())))?;
-                if hist.count() != cum {
-                    return Err(format!(
-                        "the whole run of tag {} holds {} I/Os; its slots hold {cum}",
-                        tag_name(tag.as_deref()),
-                        hist.count()
-                    ));
-                }
-                if let (Some(a), Some(b)) = (tg.spans.first(), tg.spans.last()) {
-                    whole.push(Window { start_s: a.0, length_s: b.0 + b.1 - a.0, tag: tag.clone(), hist });
-                }
+                whole.extend(read_whole(r, &mut dec, tag, &slots)?);
             } else {
                 // version 1 has no whole-run histograms: decode the groups (and check them) now
                 let hists = (0..tg.spans.len()).map(|i| tg.hist(i).map(Cow::into_owned)).collect::<Result<Vec<_>, _>>()?;
@@ -811,19 +1017,78 @@ fn read_body(r: &mut Reader, body: &Arc<Vec<u8>>, version: u64) -> Result<Compac
     if r.at != r.b.len() {
         return Err(format!("{} bytes follow the last direction", r.b.len() - r.at));
     }
-    if let Some(all) = traces.iter().find(|t| t.dir == Direction::All) {
-        let dirs: u64 = traces
-            .iter()
-            .filter(|t| matches!(&t.dir, Direction::Tag(x) if is_direction(x.as_deref())))
-            .map(|t| t.slots.iter().map(|s| s.count).sum::<u64>())
-            .sum();
-        let n: u64 = all.slots.iter().map(|s| s.count).sum();
-        if n != dirs {
-            return Err(format!("\"all\" holds {n} I/Os; its directions hold {dirs}"));
+    finish(h, traces, groups, whole)
+}
+
+/// Version 3: a head section (header, every direction's slots, values and whole-run
+/// histogram), then a section per level of each direction and one of each tag's groups,
+/// each its own zlib stream, inflated when first needed. Errors carry the byte offset in the
+/// inflated head, or none when the sections' framing is what is wrong.
+fn read_sections(bytes: &[u8], start: usize) -> Result<Compact, (Option<usize>, String)> {
+    let file = Arc::new(bytes.to_vec());
+    let mut f = Reader { b: &file, at: start };
+    let mut budget = MAX_BODY;
+    let mut section = |f: &mut Reader| -> Result<Packed, String> {
+        let size = f.varint()?;
+        if size > budget as u64 {
+            return Err(format!("its sections inflate to more than {} MiB", MAX_BODY >> 20));
+        }
+        budget -= size as usize;
+        let len = f.len()?;
+        let at = f.at;
+        f.take(len)?;
+        Ok(Packed { file: file.clone(), at, len, size: size as usize })
+    };
+    let head = section(&mut f).and_then(|p| p.inflate()).map_err(|m| (None, format!("head: {m}")))?;
+    let mut r = Reader { b: &head, at: 0 };
+    let mut read_head = || -> Result<_, String> {
+        let h = read_header(&mut r)?;
+        let ndirs = r.len()?;
+        let mut traces: Vec<Trace> = Vec::with_capacity(ndirs);
+        let mut whole = Vec::new();
+        let mut total = 0u64;
+        let mut dec = Decoder::new();
+        for _ in 0..ndirs {
+            let (dir, slots, values) = read_direction(&mut r, &traces, &mut total)?;
+            if let Direction::Tag(tag) = &dir {
+                whole.extend(read_whole(&mut r, &mut dec, tag, &slots)?);
+            }
+            traces.push(Trace { dir, slots, values, levels: Vec::new() });
+        }
+        if r.at != r.b.len() {
+            return Err(format!("{} bytes follow the last direction", r.b.len() - r.at));
+        }
+        Ok((h, traces, whole))
+    };
+    let (h, mut traces, whole) = read_head().map_err(|m| (Some(r.at), m))?;
+    let mut groups = Vec::new();
+    for t in &mut traces {
+        let name = dir_name(&t.dir);
+        for k in 0..levels_for(t.slots.len()) {
+            let packed = section(&mut f).map_err(|m| (None, format!("level {k} of {name}: {m}")))?;
+            t.levels.push(LevelPoints { decoded: OnceLock::new(), packed: Some(packed) });
+        }
+        if let Direction::Tag(tag) = &t.dir {
+            let packed = section(&mut f).map_err(|m| (None, format!("the groups of {name}: {m}")))?;
+            groups.push(TagGroups {
+                tag: tag.clone(),
+                spans: group_spans(&t.slots, h.group),
+                store: Store::Packed { packed, encoded: OnceLock::new() },
+            });
         }
     }
-    let run = Run { name, source, start_time, meta, windows: whole, warnings };
-    Ok(Compact { run, group, windows, traces, groups })
+    if f.at != f.b.len() {
+        return Err((None, format!("{} bytes follow the last section", f.b.len() - f.at)));
+    }
+    finish(h, traces, groups, whole).map_err(|m| (None, m))
+}
+
+/// A direction as pages and errors name it: "tag read", "untagged windows", "all".
+fn dir_name(dir: &Direction) -> String {
+    match dir {
+        Direction::All => "all".into(),
+        Direction::Tag(t) => format!("tag {}", tag_name(t.as_deref())),
+    }
 }
 
 /// The whole-run merge of a tag's carried windows (its 1-CDF and histogram), or of every
@@ -967,12 +1232,12 @@ mod tests {
                 for i in 0..t.slots.len().div_ceil(1 << k) {
                     let span = p.span(full, k, i).unwrap();
                     let want = series_points(std::iter::once(&span), &levels).pop().unwrap();
-                    let (got, before) = t.point(k, i, &all_nines()).unwrap();
+                    let (got, before) = t.point(k, i, &all_nines()).unwrap().unwrap();
                     assert_eq!(got, want, "{:?} level {k} point {i}", t.dir);
                     assert_eq!(before, span.ios_before);
                 }
             }
-            assert_eq!(t.point(t.level_count() as u32, 0, &[3]), None);
+            assert_eq!(t.point(t.level_count() as u32, 0, &[3]), Ok(None));
         }
     }
 
@@ -1061,15 +1326,15 @@ mod tests {
             let e = Compact::read("cut.compact", &bytes[..n]).unwrap_err();
             assert!(e.to_string().starts_with("cut.compact: compact form: "), "{e}");
         }
-        // a flipped bit in the compressed body
+        // a flipped bit in the compressed head (the sections are tried in the next test)
         let mut bad = bytes.clone();
-        let at = bad.len() / 2;
-        bad[at] ^= 0x10;
+        bad[MAGIC.len() + 5] ^= 0x10;
         assert!(Compact::read("bad", &bad).is_err());
-        // a body that is well compressed but lies
+        // a version 2 body that is well compressed but lies (version 3 reads the same fields
+        // from its head)
         let lie = |body: &[u8]| {
             let mut out = MAGIC.to_vec();
-            put(&mut out, VERSION);
+            put(&mut out, 2);
             put(&mut out, body.len() as u64);
             let mut z = flate2::write::ZlibEncoder::new(out, flate2::Compression::fast());
             z.write_all(body).unwrap();
@@ -1079,7 +1344,7 @@ mod tests {
         assert!(lie(&[0xff; 20]).contains("longer than 64 bits"));
         // a body of another size than the form states
         let mut short = MAGIC.to_vec();
-        put(&mut short, VERSION);
+        put(&mut short, 2);
         put(&mut short, 99);
         let mut z = flate2::write::ZlibEncoder::new(short, flate2::Compression::fast());
         z.write_all(&[1, 2, 3]).unwrap();
@@ -1100,6 +1365,21 @@ mod tests {
         groups.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]); // no groups
         assert!(lie(&groups).contains("0 groups for 1 slots"), "{}", lie(&groups));
         assert!(Compact::read("v", b"nines-compact\n\x07").unwrap_err().to_string().contains("version 7"));
+        // version 3: a head section that states another size, and sections past the end
+        let mut v3 = MAGIC.to_vec();
+        put(&mut v3, 3);
+        put(&mut v3, 99);
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+        z.write_all(&[1, 2, 3]).unwrap();
+        let z = z.finish().unwrap();
+        put(&mut v3, z.len() as u64);
+        v3.extend_from_slice(&z);
+        let e = Compact::read("v3", &v3).unwrap_err().to_string();
+        assert!(e.contains("head: its section (byte 17 of the form) inflates to 3 bytes; the form states 99"), "{e}");
+        let mut long = bytes.clone();
+        long.push(0);
+        let e = Compact::read("long", &long).unwrap_err().to_string();
+        assert!(e.contains("1 bytes follow the last section"), "{e}");
         assert!(Compact::read("v", b"#[StartTime: 1]").unwrap_err().to_string().contains("does not start with"));
     }
 
@@ -1123,6 +1403,60 @@ mod tests {
         assert_eq!(a.tags, b.tags);
         let again = Compact::read("again", &c.write().unwrap()).unwrap();
         assert_eq!(again, c);
+    }
+
+    #[test]
+    fn version_2_forms_still_read_with_the_same_numbers() {
+        // written by nines before version 3 (`nines site` of the archive beside it)
+        let v2 = include_bytes!("../../tests/data/v2-randrw.compact");
+        assert_eq!(v2[MAGIC.len()], 2);
+        let full = crate::archive::read("v1-randrw.hlog", include_bytes!("../../tests/data/v1-randrw.hlog")).unwrap();
+        let c = Compact::read("v2-randrw.compact", v2).unwrap();
+        assert_exact(&full, &c);
+        let (a, b) = (run_stats(&full, &Options::default()), run_stats(&c.run, &Options::default()));
+        assert_eq!(a.tags, b.tags);
+        let again = c.write().unwrap();
+        assert_eq!(again[MAGIC.len()], 3);
+        assert_eq!(Compact::read("again", &again).unwrap(), c);
+    }
+
+    #[test]
+    fn a_level_is_inflated_when_first_asked_for_and_a_damaged_one_is_an_error_naming_it() {
+        let r = run(40);
+        let c = Compact::of(&r, 4);
+        let bytes = c.write().unwrap();
+        let back = Compact::read("lazy.compact", &bytes).unwrap();
+        let t = &back.traces[0];
+        assert!(t.levels.iter().all(|l| l.decoded.get().is_none()), "nothing decoded on reading");
+        assert!(t.point(3, 0, &[3]).unwrap().is_some());
+        assert_eq!(t.levels.iter().filter(|l| l.decoded.get().is_some()).count(), 1, "only the level asked for");
+        // every byte of the form flipped in turn: an error on reading, on a level's points or
+        // on the groups, never a panic, and a form that reads in full is the same form
+        let mut caught = 0;
+        for at in (MAGIC.len() + 1..bytes.len()).step_by(7) {
+            let mut bad = bytes.clone();
+            bad[at] ^= 0x04;
+            let Ok(b) = Compact::read("bad.compact", &bad) else {
+                caught += 1;
+                continue;
+            };
+            let points = b.traces.iter().all(|t| (0..t.level_count()).all(|k| t.point(k as u32, 0, &[3]).is_ok()));
+            if !points || b.range(None, None).is_err() {
+                caught += 1;
+            } else {
+                assert_eq!(b, back, "byte {at} flipped reads as another form");
+            }
+        }
+        assert!(caught > 0);
+        // a level section swapped for one of another length
+        let first = &back.traces[0].levels[0];
+        let p = first.packed.as_ref().unwrap();
+        let mut bad = bytes.clone();
+        bad[p.at + 2] ^= 0xff;
+        let b = Compact::read("bad.compact", &bad).unwrap();
+        let e = b.traces[0].point(0, 0, &[3]).unwrap_err();
+        assert!(e.starts_with("level 0 of tag read: its compressed section (byte"), "{e}");
+        assert!(b.traces[0].point(1, 0, &[3]).is_ok(), "the other levels are sound");
     }
 
     #[test]

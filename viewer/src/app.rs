@@ -274,7 +274,10 @@ impl TraceData {
                 let span = p.span(&self.loaded.run, k, i)?;
                 Some((series_points(std::iter::once(&span), &levels).pop()?, span.ios_before))
             }
-            (_, Some(t)) => t.point(k, i, nines),
+            (_, Some(t)) => t.point(k, i, nines).unwrap_or_else(|e| {
+                report_range_error(&self.loaded.file, format!("{}: compact form: {e}", self.loaded.file));
+                None
+            }),
             _ => None,
         }
     }
@@ -1045,9 +1048,16 @@ fn App() -> impl IntoView {
     let load_list = move |items: Vec<(String, Pending, Option<String>)>| async move {
         busy();
         let n = items.len();
+        // the page paints and takes input between runs, but not after every run: a yield
+        // costs a timer's clamp and often a frame, which for a site of 100 small runs was
+        // more than a second of its first render
+        let mut painted = f64::NEG_INFINITY;
         for (i, (name, pending, archive)) in items.into_iter().enumerate() {
-            loading.set(Some(format!("loading {} of {n}: {name}", i + 1)));
-            yield_now().await;
+            if now_ms() - painted > 50.0 {
+                loading.set(Some(format!("loading {} of {n}: {name}", i + 1)));
+                yield_now().await;
+                painted = now_ms();
+            }
             let bytes = match pending {
                 Pending::Ready(b) => b,
                 Pending::Bytes(b) => Ok(b.to_vec()),

@@ -23,7 +23,8 @@ pub fn summarise(name: &str, bytes: &[u8]) -> Result<Vec<u8>, String> {
     let run = nines_core::import::read_any(name, bytes).map_err(|e| e.to_string())?;
     let b = Builder::new(&run);
     let group = if run.windows.len() <= FULL_WINDOWS { 1 } else { b.group_within(GROUP_S) };
-    b.build(group).write().map_err(|e| format!("{name}: {e}"))
+    // stored, not deflated: the form only crosses to the page's memory
+    b.build(group).write_with(0).map_err(|e| format!("{name}: {e}"))
 }
 
 /// The worker's entry point (see `static/worker.js`).
