@@ -644,15 +644,23 @@ impl Compact {
         group_text(&self.traces, self.group)
     }
 
-    /// The binary form (see the module's documentation), compressed at zlib's default level.
+    /// The binary form (see the module's documentation), deflated at zlib's default level.
     pub fn write(&self) -> Result<Vec<u8>, WriteError> {
-        self.write_with(6)
+        self.write_sections(|b| {
+            let mut z = flate2::write::ZlibEncoder::new(Vec::with_capacity(b.len() / 2 + 16), flate2::Compression::default());
+            z.write_all(b).map_err(|e| WriteError(e.to_string()))?;
+            z.finish().map_err(|e| WriteError(e.to_string()))
+        })
     }
 
-    /// The binary form with the sections compressed at zlib level `level` (0 to 9; 0 stores
-    /// them, for a form that only crosses memory, such as a worker's answer to a page).
-    pub fn write_with(&self, level: u32) -> Result<Vec<u8>, WriteError> {
-        let level = flate2::Compression::new(level.min(9));
+    /// The binary form with its sections stored, not deflated: for a form that only crosses
+    /// memory, such as a viewer worker's answer to its page. (Its zlib streams are written
+    /// here, not by flate2, so that the viewer's wasm carries no deflater.)
+    pub fn write_stored(&self) -> Result<Vec<u8>, WriteError> {
+        self.write_sections(|b| Ok(stored_zlib(b)))
+    }
+
+    fn write_sections(&self, pack: impl Fn(&[u8]) -> Result<Vec<u8>, WriteError>) -> Result<Vec<u8>, WriteError> {
         let mut head = Vec::new();
         let warnings: Vec<Value> = self.run.warnings.iter().map(|w| json!([w.line, w.message])).collect();
         let header = json!({
@@ -732,9 +740,7 @@ impl Compact {
         let mut out = MAGIC.to_vec();
         put(&mut out, VERSION);
         for b in std::iter::once(&head).chain(&sections) {
-            let mut z = flate2::write::ZlibEncoder::new(Vec::with_capacity(b.len() / 2 + 16), level);
-            z.write_all(b).map_err(|e| WriteError(e.to_string()))?;
-            let z = z.finish().map_err(|e| WriteError(e.to_string()))?;
+            let z = pack(b)?;
             put(&mut out, b.len() as u64);
             put(&mut out, z.len() as u64);
             out.extend_from_slice(&z);
@@ -1114,6 +1120,29 @@ pub fn merged(run: &Run, dir: &Direction, from: Option<f64>, to: Option<f64>) ->
     Some(acc.finish())
 }
 
+/// A zlib stream (RFC 1950) of `data` in stored blocks (RFC 1951 section 3.2.4: a header
+/// byte, the length and its complement, then the bytes, at most 65,535 a block).
+fn stored_zlib(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() + data.len() / 65_535 * 5 + 11);
+    // CMF: deflate with a 32 KiB window; FLG: no dictionary, level 0, check bits for 31
+    out.extend_from_slice(&[0x78, 0x01]);
+    let mut blocks = data.chunks(65_535).peekable();
+    if blocks.peek().is_none() {
+        out.extend_from_slice(&[1, 0, 0, 0xff, 0xff]);
+    }
+    while let Some(block) = blocks.next() {
+        out.push(u8::from(blocks.peek().is_none()));
+        let n = block.len() as u16;
+        out.extend_from_slice(&n.to_le_bytes());
+        out.extend_from_slice(&(!n).to_le_bytes());
+        out.extend_from_slice(block);
+    }
+    let mut a = adler2::Adler32::new();
+    a.write_slice(data);
+    out.extend_from_slice(&a.checksum().to_be_bytes());
+    out
+}
+
 fn put(b: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         b.push((v as u8) | 0x80);
@@ -1403,6 +1432,25 @@ mod tests {
         assert_eq!(a.tags, b.tags);
         let again = Compact::read("again", &c.write().unwrap()).unwrap();
         assert_eq!(again, c);
+    }
+
+    #[test]
+    fn a_stored_form_reads_as_the_deflated_one() {
+        let r = run(300);
+        let c = Compact::of(&r, 16);
+        let (z, stored) = (c.write().unwrap(), c.write_stored().unwrap());
+        assert!(stored.len() > z.len());
+        assert_eq!(Compact::read("stored", &stored).unwrap(), Compact::read("z", &z).unwrap());
+        // flate2 inflates the streams too: blocks of 65,535 bytes, an empty stream, a bad sum
+        for n in [0, 1, 65_535, 65_536, 200_000] {
+            let data: Vec<u8> = (0..n).map(|i| (i * 7 % 251) as u8).collect();
+            let mut back = Vec::new();
+            std::io::Read::read_to_end(&mut flate2::read::ZlibDecoder::new(&stored_zlib(&data)[..]), &mut back).unwrap();
+            assert_eq!(back, data, "{n} bytes");
+        }
+        let mut bad = stored_zlib(b"abc");
+        *bad.last_mut().unwrap() ^= 1;
+        assert!(Decoder::new().inflate_to_vec(&bad, 10, Some(3)).is_err());
     }
 
     #[test]

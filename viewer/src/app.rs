@@ -57,7 +57,53 @@ pub fn start() {
     if let Some(b) = body() {
         let _ = b.class_list().add_1("viewer-on");
     }
-    leptos::mount::mount_to_body(App);
+    let proto = web_sys::window().and_then(|w| w.location().protocol().ok()).unwrap_or_default();
+    // a page that carries its runs (a report, however it is opened) reads no manifest
+    let embedded = handed_runs().is_some()
+        || web_sys::window()
+            .and_then(|w| w.document()?.get_element_by_id("nines-runs")?.text_content())
+            .is_some_and(|t| !t.trim().is_empty());
+    if proto.starts_with("http") && !embedded {
+        // a site: its manifest is read and every run requested before the page is built, so
+        // the runs download while the page draws its empty panels (which took 150 to 250 ms
+        // that the requests waited for)
+        // (leptos' executor starts with the page: the request runs on wasm-bindgen's own)
+        wasm_bindgen_futures::spawn_local(async {
+            let items = manifest_items().await;
+            PRELOAD.with(|p| *p.borrow_mut() = Some(items));
+            leptos::mount::mount_to_body(App);
+        });
+    } else {
+        leptos::mount::mount_to_body(App);
+    }
+}
+
+/// A manifest's runs, requested; an error for a manifest that is not JSON.
+type Preload = Result<Vec<(String, Pending, Option<String>)>, LoadError>;
+
+thread_local! {
+    /// The runs of the site's manifest, requested before the page was built.
+    static PRELOAD: RefCell<Option<Preload>> = const { RefCell::new(None) };
+}
+
+/// The runs listed in `manifest.json` beside the page, each requested now (no runs when there
+/// is no manifest).
+async fn manifest_items() -> Preload {
+    let Ok(bytes) = fetch_bytes("manifest.json").await else { return Ok(Vec::new()) };
+    let v = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .map_err(|e| LoadError { file: "manifest.json".into(), message: format!("not valid JSON: {e}") })?;
+    let Some(w) = web_sys::window() else { return Ok(Vec::new()) };
+    // every request goes out now; the runs download while earlier ones decode
+    Ok(manifest_entries(&v)
+        .into_iter()
+        .map(|e| {
+            // the compact form when the site has one; the archive waits until a brushed range
+            // needs it
+            let p = w.fetch_with_str(e.compact.as_deref().unwrap_or(&e.file));
+            let archive = e.compact.is_some().then(|| e.file.clone());
+            (e.file, Pending::Fetch(p), archive)
+        })
+        .collect())
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1076,32 +1122,10 @@ fn App() -> impl IntoView {
             load_list(items.into_iter().map(|(n, b)| (n, b, None)).collect()).await;
             return;
         }
-        let proto = web_sys::window().and_then(|w| w.location().protocol().ok()).unwrap_or_default();
-        if proto.starts_with("http") {
-            if let Ok(bytes) = fetch_bytes("manifest.json").await {
-                match serde_json::from_slice::<serde_json::Value>(&bytes) {
-                    Ok(v) => {
-                        // every request goes out now; the runs download while earlier ones decode
-                        let items = match web_sys::window() {
-                            Some(w) => manifest_entries(&v)
-                                .into_iter()
-                                .map(|e| {
-                                    // the compact form when the site has one; the archive waits
-                                    // until a brushed range needs it
-                                    let p = w.fetch_with_str(e.compact.as_deref().unwrap_or(&e.file));
-                                    let archive = e.compact.is_some().then(|| e.file.clone());
-                                    (e.file, Pending::Fetch(p), archive)
-                                })
-                                .collect(),
-                            None => Vec::new(),
-                        };
-                        load_list(items).await;
-                    }
-                    Err(e) => {
-                        errors.update(|v| v.push(LoadError { file: "manifest.json".into(), message: format!("not valid JSON: {e}") }))
-                    }
-                }
-            }
+        match PRELOAD.with(|p| p.borrow_mut().take()) {
+            Some(Ok(items)) => load_list(items).await,
+            Some(Err(e)) => errors.update(|v| v.push(e)),
+            None => {}
         }
         version.update(|v| *v += 1);
     });

@@ -124,7 +124,9 @@ impl Frame {
 
 /// Left label area shared by every chart, so that charts stacked on one page align their x axes.
 pub const Y_LABEL_AREA: u32 = 92;
-pub(crate) const FONT: &str = "sans-serif";
+/// The charts' font (the family itself, not its name: plotters lowercases a name with the
+/// Unicode tables, which the viewer's wasm would carry only for that).
+pub(crate) const FONT: FontFamily<'static> = FontFamily::SansSerif;
 pub(crate) const GRID: RGBColor = RGBColor(0xE4, 0xE4, 0xE4);
 pub(crate) const GRID_STRONG: RGBColor = RGBColor(0xC8, 0xC8, 0xC8);
 pub(crate) const INK: RGBColor = RGBColor(0x22, 0x22, 0x22);

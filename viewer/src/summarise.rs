@@ -24,7 +24,7 @@ pub fn summarise(name: &str, bytes: &[u8]) -> Result<Vec<u8>, String> {
     let b = Builder::new(&run);
     let group = if run.windows.len() <= FULL_WINDOWS { 1 } else { b.group_within(GROUP_S) };
     // stored, not deflated: the form only crosses to the page's memory
-    b.build(group).write_with(0).map_err(|e| format!("{name}: {e}"))
+    b.build(group).write_stored().map_err(|e| format!("{name}: {e}"))
 }
 
 /// The worker's entry point (see `static/worker.js`).
