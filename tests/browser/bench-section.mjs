@@ -22,7 +22,22 @@ merged per minute), same page, same repeats:
 
 | loaded from | first complete render | wasm memory | zoom step, median of 16 |
 |---|---|---|---|
-${rows.join('\n')}` : '';
+${rows.join('\n')}
+
+Where the time goes (profiled in the same page with Chrome's CPU profiler and tracing,
+2026-12-01): a zoom step is the wasm drawing both charts (about half) and Chromium
+rasterising the runtime canvas in software (\`CanvasRenderingContext2D::FinalizeFrame\`) and
+painting the frame. Two changes took the 20-run site's step from about 100 ms to about 40 ms:
+plotters strokes each dash of a dashed line, and each max square, as a call of its own, so
+the viewer's canvas backend now joins consecutive strokes and fills of one style into one
+path; and Skia draws a 1 px line as a hairline but turns a 2 px one into a filled outline
+(50 ms a step for 20 runs' jagged levels), so traces are 1 px wide once more than four are
+shown. Compact forms are read section by section (version 3): the head on loading, each
+level's points when a chart first draws one, the groups when a range first needs them; the
+100-run site parsed its forms in 0.3 s instead of 1.4 to 1.7 s. Its first render is then
+mostly the download of its ${(other('compact-100') || { bytes: 0 }).bytes > 0 ? ((other('compact-100').bytes) / 1e6).toFixed(1) : '?'} MB of forms from the loopback server (about a
+second, half of it the groups that only a brushed range reads) and drawing 100 runs' panels
+and stats table (about 0.8 s).` : '';
 const d = other('drop');
 const dropTable = d ? `
 
@@ -53,7 +68,7 @@ console.log(`## Viewer: 20 one-hour runs in headless Chromium
 ${r.runs} runs x 3,600 one-second windows x 2 directions (read, write), 2,000 I/Os a window
 (${(r.bytes / 1048576).toFixed(0)} MiB of archives, written by nines-core's writer from seeded synthetic latencies),
 loaded from a manifest.json on a loopback server into a 1600x1500 page. ${chrome}, on the
-2-core project machine while other builds ran (load average 3 to 4; ${date}); medians of
+2-core project machine (load average ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')} when the section was written; ${date}); medians of
 ${r.first_render_ms.length} page loads, the peer timed right after each; zoom steps from the first load.
 
 | what | result | goal |
