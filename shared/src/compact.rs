@@ -325,6 +325,20 @@ fn levels_for(n: usize) -> usize {
 
 /// Median, 1 to 9 nines and max of a histogram, in one pass over its buckets.
 fn metrics(h: &Hist) -> [u64; METRICS] {
+    let layout = h.layout();
+    match h.small_buckets() {
+        // the usual case: bucket indexes walked, only the hits turned into values
+        Some(b) => metrics_of(h, b, |i| layout.value_of_index(i as usize).map_or(u64::MAX, |v| layout.highest_equivalent(v))),
+        None => {
+            let b: Vec<(u64, u64)> = h.buckets().collect();
+            metrics_of(h, b.into_iter(), |v| layout.highest_equivalent(v))
+        }
+    }
+}
+
+/// [`metrics`] over buckets given as `(key, count)`, ascending, `top(key)` being the highest
+/// value of a key's bucket.
+fn metrics_of<K: Copy>(h: &Hist, buckets: impl DoubleEndedIterator<Item = (K, u64)> + Clone, top: impl Fn(K) -> u64) -> [u64; METRICS] {
     let n = h.count();
     let mut out = [0u64; METRICS];
     out[METRICS - 1] = h.max();
@@ -336,10 +350,10 @@ fn metrics(h: &Hist) -> [u64; METRICS] {
     // the median walking up from the lowest bucket...
     let r = rank(1, 2);
     let mut cum = 0u64;
-    for (v, c) in h.buckets() {
+    for (v, c) in buckets.clone() {
         cum += c;
         if cum >= r {
-            out[0] = h.layout().highest_equivalent(v);
+            out[0] = top(v);
             break;
         }
     }
@@ -352,10 +366,10 @@ fn metrics(h: &Hist) -> [u64; METRICS] {
     }
     let mut k = 9usize;
     let mut above = 0u64;
-    for (v, c) in h.buckets().rev() {
+    for (v, c) in buckets.rev() {
         above += c;
         while k >= 1 && above > beyond[k] {
-            out[k] = h.layout().highest_equivalent(v);
+            out[k] = top(v);
             k -= 1;
         }
         if k == 0 {

@@ -23,6 +23,7 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("synth") if args.len() == 5 => synth(&args[1], args[2].parse().unwrap(), args[3].parse().unwrap(), args[4].parse().unwrap()),
         Some("profile") if args.len() == 2 => profile(&args[1]),
+        Some("summarise") if args.len() == 2 => summarise(&args[1]),
         Some("fio") if args.len() >= 5 => {
             fio(&args[1], &args[2], &args[3], args[4].parse().unwrap(), args.get(5).map_or(1.0, |w| w.parse().unwrap()))
         }
@@ -183,4 +184,25 @@ fn json_object(v: serde_json::Value) -> serde_json::Map<String, serde_json::Valu
         serde_json::Value::Object(m) => m,
         _ => unreachable!("an object literal"),
     }
+}
+
+/// Times the steps of a viewer worker's summary of one file (see `nines_viewer::summarise`).
+fn summarise(path: &str) {
+    use nines_core::compact::Builder;
+    let t = std::time::Instant::now();
+    let bytes = std::fs::read(path).unwrap();
+    let run = nines_core::import::read_any(path, &bytes).unwrap();
+    eprintln!("read_any {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    let b = Builder::new(&run);
+    eprintln!("builder {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    let c = b.build(b.group_within(nines_viewer::summarise::GROUP_S));
+    eprintln!("build {:?} ({})", t.elapsed(), c.group_text());
+    let t = std::time::Instant::now();
+    let w = c.write_stored().unwrap();
+    eprintln!("write_stored {:?} ({} bytes)", t.elapsed(), w.len());
+    let t = std::time::Instant::now();
+    let all = nines_viewer::summarise::summarise(path, &bytes).unwrap();
+    eprintln!("summarise {:?} ({} bytes)", t.elapsed(), all.len());
 }
