@@ -1,6 +1,7 @@
 //! nines, the collector and command line: everything that touches the OS.
 //! All computation lives in `nines-core`.
 
+pub mod check_cmd;
 pub mod cli;
 pub mod demo;
 pub mod import_cmd;

@@ -23,6 +23,7 @@ fn main() -> ExitCode {
         Cmd::Compare(a) => nines::judge_cmd::compare(a, &mut out),
         Cmd::Sweep(a) => nines::judge_cmd::sweep(a, &mut out),
         Cmd::Steady(a) => nines::judge_cmd::steady(a, &mut out),
+        Cmd::Check(a) => return check(a, &mut out),
         Cmd::Report(a) => nines::report::run(a, &mut out),
         Cmd::Site(a) => nines::report::site::run(a, &mut out),
     };
@@ -37,6 +38,19 @@ fn main() -> ExitCode {
     }
 }
 
+/// `nines check`: the exit status is the verdict (0 meets, 1 fails, 2 cannot tell), and an
+/// error is 3 so that a CI job never reads a bad spec as a verdict.
+fn check(args: &nines::cli::check::CheckArgs, out: &mut impl Write) -> ExitCode {
+    let result = nines::check_cmd::run(args, out).and_then(|v| out.flush().map(|()| v).map_err(Into::into));
+    match result {
+        Ok(v) => ExitCode::from(v.exit_code()),
+        Err(e) => {
+            eprintln!("nines: {e:#}");
+            ExitCode::from(nines::check_cmd::EXIT_ERROR)
+        }
+    }
+}
+
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
 }
@@ -45,6 +59,14 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// count) is an error of nines like any other, so it starts `nines: ` and names the flag;
 /// the rest (help, version, unknown flags) is clap's own output.
 fn usage_error(e: clap::Error) -> ExitCode {
+    let check = std::env::args().nth(1).as_deref() == Some("check");
+    let shown =
+        matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand);
+    if check && !shown {
+        // `nines check` keeps 2 for "cannot tell": a command line it refuses is an error
+        let _ = e.print();
+        return ExitCode::from(nines::check_cmd::EXIT_ERROR);
+    }
     if e.kind() != ErrorKind::ValueValidation {
         e.exit();
     }

@@ -42,6 +42,7 @@ pub mod pyramid;
 pub mod quantile;
 pub mod run;
 pub mod series;
+pub mod spec;
 pub mod stats;
 pub mod steady;
 pub mod sweep_table;

@@ -182,18 +182,25 @@ pub fn level_stats(h: &Hist, levels: &[Level]) -> Vec<LevelStat> {
 /// 1-based ascending ranks `(lo, hi)` of the order statistics bounding a 95% interval for
 /// `level` among `n` values; `None` where one bound falls outside the sample.
 pub fn ci95_ranks(n: u64, level: &Level) -> Option<(u64, u64)> {
+    match ci95_rank_bounds(n, level) {
+        (Some(lo), Some(hi)) => Some((lo, hi)),
+        _ => None,
+    }
+}
+
+/// The ranks of [`ci95_ranks`] one by one: the lower bound exists while the sample reaches
+/// far enough below the level, the upper one only with enough I/Os beyond it. A deep level
+/// of a short run keeps its lower bound, which can still show a level beyond a limit.
+pub fn ci95_rank_bounds(n: u64, level: &Level) -> (Option<u64>, Option<u64>) {
     if n == 0 {
-        return None;
+        return (None, None);
     }
     // probability of lying beyond the quantile, exact from the fraction
     let p_beyond = (level.den - level.num) as f64 / level.den as f64;
     let (b_lo, b_hi) = beyond_bounds(n, p_beyond);
     // X_(lo) <= xi  iff  B <= n - lo ; choose lo = n - b_hi.
     // X_(hi) >= xi  iff  B >= n - hi + 1 ; choose hi = n - b_lo + 1.
-    if b_hi >= n || b_lo == 0 {
-        return None;
-    }
-    Some((n - b_hi, n - b_lo + 1))
+    ((b_hi < n).then(|| n - b_hi), (b_lo > 0).then(|| n - b_lo + 1))
 }
 
 /// For B ~ Binomial(n, p): (smallest b with P(B <= b) > 0.025, smallest b with P(B <= b) >= 0.975).

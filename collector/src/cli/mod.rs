@@ -10,9 +10,11 @@
 //! cli::demo    DemoArgs (and the RunArgs it runs) -> demo
 //! cli::import  ImportArgs                         -> import_cmd
 //! cli::judge   CompareArgs, SweepArgs, SteadyArgs -> judge_cmd
+//! cli::check   CheckArgs                          -> check_cmd
 //! cli::report  ReportArgs, SiteArgs               -> report, report::site
 //! ```
 
+pub mod check;
 pub mod demo;
 pub mod import;
 pub mod judge;
@@ -50,6 +52,9 @@ pub enum Cmd {
     Sweep(judge::SweepArgs),
     /// Check steady state as the SNIA PTS defines it, with fio-style criteria alongside.
     Steady(judge::SteadyArgs),
+    /// Judge runs against a QoS spec (`read p99.99 <= 1ms`, ...): per limit the value, its
+    /// 95% interval and meets, fails or cannot tell; the exit status says which.
+    Check(check::CheckArgs),
     /// Write one self-contained HTML report (viewer, runs, title, notes and a static
     /// summary) that opens offline from a file and makes no network request.
     Report(report::ReportArgs),
