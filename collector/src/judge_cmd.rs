@@ -11,10 +11,12 @@ use nines_core::stats::tag_name;
 use nines_core::sweep_table;
 use std::io::Write;
 
-use crate::cli::judge::{CompareArgs, SteadyArgs, SweepArgs};
+use crate::cli::judge::{CompareArgs, FailOn, SteadyArgs, SweepArgs};
 use crate::load::load_runs;
 
-pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
+/// Print the comparison; the changes `--fail-on` fails on (`DIRECTION MEASURE +N%`), empty
+/// without it.
+pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<Vec<String>> {
     let opts = args.sel.options()?;
     let base = load_runs(&args.base)?;
     let cand = load_runs(&args.with)?;
@@ -30,7 +32,20 @@ pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
     } else {
         write!(out, "{}", export::text::comparison(&c))?;
     }
-    Ok(())
+    let Some(fail_on) = args.fail_on else { return Ok(Vec::new()) };
+    let failing = |v: compare::Verdict| match fail_on {
+        FailOn::Worse => v == compare::Verdict::Worse,
+        FailOn::Change => matches!(v, compare::Verdict::Worse | compare::Verdict::Better),
+    };
+    Ok(c.tags
+        .iter()
+        .flat_map(|t| [&t.iops, &t.mean].into_iter().chain(&t.levels).map(move |ch| (t, ch)))
+        .filter(|(_, ch)| failing(ch.verdict))
+        .map(|(t, ch)| {
+            let pct = ch.change_pct.map(|p| format!(" {p:+.1}%")).unwrap_or_default();
+            format!("{} {}{pct} ({})", t.tag, ch.label, if ch.verdict == compare::Verdict::Worse { "worse" } else { "better" })
+        })
+        .collect())
 }
 
 pub fn sweep(args: &SweepArgs, out: &mut impl Write) -> Result<()> {

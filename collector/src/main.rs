@@ -20,7 +20,8 @@ fn main() -> ExitCode {
         Cmd::Run(a) => nines::run::run(a, &mut out),
         Cmd::Demo(a) => nines::demo::run(a, &mut out),
         Cmd::Import(a) => nines::import_cmd::run(a, &mut out),
-        Cmd::Compare(a) => nines::judge_cmd::compare(a, &mut out),
+        Cmd::Compare(a) if a.fail_on.is_some() => return compare_gate(a, &mut out),
+        Cmd::Compare(a) => nines::judge_cmd::compare(a, &mut out).map(drop),
         Cmd::Sweep(a) => nines::judge_cmd::sweep(a, &mut out),
         Cmd::Steady(a) => nines::judge_cmd::steady(a, &mut out),
         Cmd::Check(a) => return check(a, &mut out),
@@ -44,6 +45,22 @@ fn check(args: &nines::cli::check::CheckArgs, out: &mut impl Write) -> ExitCode 
     let result = nines::check_cmd::run(args, out).and_then(|v| out.flush().map(|()| v).map_err(Into::into));
     match result {
         Ok(v) => ExitCode::from(v.exit_code()),
+        Err(e) => {
+            eprintln!("nines: {e:#}");
+            ExitCode::from(nines::check_cmd::EXIT_ERROR)
+        }
+    }
+}
+
+/// `nines compare --fail-on`: 1 when a change fails the gate (each named on stderr), 3 for
+/// an error, so a regression and a broken job stay apart.
+fn compare_gate(args: &nines::cli::judge::CompareArgs, out: &mut impl Write) -> ExitCode {
+    match nines::judge_cmd::compare(args, out).and_then(|f| out.flush().map(|()| f).map_err(Into::into)) {
+        Ok(failing) if failing.is_empty() => ExitCode::SUCCESS,
+        Ok(failing) => {
+            eprintln!("nines: compare: {} beyond noise: {}", failing.len(), failing.join(", "));
+            ExitCode::FAILURE
+        }
         Err(e) => {
             eprintln!("nines: {e:#}");
             ExitCode::from(nines::check_cmd::EXIT_ERROR)

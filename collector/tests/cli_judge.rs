@@ -47,6 +47,8 @@ fn same_distribution_is_within_noise() {
     // a level with too few I/Os beyond it is not called a change, whatever the values do
     let top = levels.iter().find(|l| l["label"] == "p99.999").unwrap();
     assert_eq!(top["verdict"], "unknown");
+    // within noise and too few to tell are no regression
+    assert_eq!(nines(&["compare", s(&a), "--with", s(&b), "--tag", "read", "--fail-on", "worse"]).status.code(), Some(0));
 }
 
 #[test]
@@ -98,6 +100,18 @@ fn page_cache_reads_beat_direct_reads() {
     assert_eq!(read["iops"]["verdict"], "better", "{}", read["iops"]);
     let text = nines_ok(&["compare", s(&base), "--with", s(&cand)]);
     assert!(text.contains("baseline: direct (1 run)") && text.contains("better"), "{text}");
+    // the nightly gate: faster is no regression, the other way round is
+    let gate = |a: &Path, b: &Path, on: &str| nines(&["compare", s(a), "--with", s(b), "--fail-on", on]);
+    assert_eq!(gate(&base, &cand, "worse").status.code(), Some(0));
+    let out = gate(&cand, &base, "worse");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("nines: compare: ") && err.contains("read p50 +") && err.contains("(worse)"), "{err}");
+    assert!(!out.stdout.is_empty(), "the comparison is printed before the verdict");
+    // any change beyond noise, for a candidate that should match its baseline
+    assert_eq!(gate(&base, &cand, "change").status.code(), Some(1));
+    // an error is not a regression
+    assert_eq!(gate(&base, &d.path().join("missing.hlog"), "worse").status.code(), Some(3));
 }
 
 fn fio(dir: &Path, args: &[&str]) {

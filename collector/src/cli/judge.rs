@@ -27,6 +27,20 @@ pub struct CompareArgs {
     /// Print JSON instead of tables.
     #[arg(long)]
     pub json: bool,
+    /// Exit with status 1 when a change is worse beyond noise (IOPS, mean or a level whose
+    /// intervals do not overlap), for a nightly job that gates on "no regression"; errors
+    /// then exit with 3.
+    #[arg(long, value_name = "WHAT", value_enum)]
+    pub fail_on: Option<FailOn>,
+}
+
+/// What makes `nines compare --fail-on` fail.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    /// A change worse beyond noise.
+    Worse,
+    /// Any change beyond noise, better or worse (the candidate should match the baseline).
+    Change,
 }
 
 #[derive(Args, Debug)]
