@@ -36,6 +36,8 @@ pub fn run(a: &DemoArgs, out: &mut impl Write) -> Result<()> {
         max_size: None,
         group: None,
         full: false,
+        spec: None,
+        limit: Vec::new(),
     };
     crate::report::run(&report, out)?;
     writeln!(out, "open {} in a browser", std::fs::canonicalize(&html).unwrap_or(html).display())?;

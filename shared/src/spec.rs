@@ -700,38 +700,56 @@ fn check_one(
     c
 }
 
-/// The checks of several runs as text: a block per run, one line per limit, and the overall
-/// verdict.
-pub fn text(checks: &[RunCheck]) -> String {
-    use std::fmt::Write;
-    let mut out = String::new();
-    let fmt = |unit: &str, v: f64| {
-        if unit == "iops" {
+impl Check {
+    fn show(&self, v: f64) -> String {
+        if self.unit == "iops" {
             format_rate(v)
         } else if v.is_finite() {
             format_ns(v.round() as u64)
         } else {
             "unbounded".into()
         }
-    };
+    }
+
+    /// The measured value as text (`812us`, `10,238`), `-` without one.
+    pub fn value_text(&self) -> String {
+        self.value.map_or("-".into(), |v| self.show(v))
+    }
+
+    /// The interval as text (`790us..845us`), `?` for a bound the run cannot give.
+    pub fn interval_text(&self) -> String {
+        let bound = |b: Option<f64>| b.map_or("?".into(), |v| self.show(v));
+        self.interval.map_or("-".into(), |[lo, hi]| format!("{}..{}", bound(lo), bound(hi)))
+    }
+}
+
+/// The overall verdict of several runs' checks and how many limits got each verdict (meets,
+/// fails, cannot tell).
+pub fn tally(checks: &[RunCheck]) -> (Verdict, [usize; 3]) {
+    let count = |v: Verdict| checks.iter().flat_map(|r| &r.checks).filter(|c| c.verdict == v).count();
+    (Verdict::overall(checks.iter().map(|r| r.verdict)), [count(Verdict::Meets), count(Verdict::Fails), count(Verdict::CannotTell)])
+}
+
+/// The checks of several runs as text: a block per run, one line per limit, and the overall
+/// verdict.
+pub fn text(checks: &[RunCheck]) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
     for r in checks {
-        let _ = writeln!(out, "{} ({}): {}", crate::table::shown(&r.name), crate::table::shown(&r.source_name()), r.verdict.text());
+        let _ = writeln!(out, "{} ({}): {}", crate::table::shown(&r.name), crate::table::shown(&r.file), r.verdict.text());
         if let Some(n) = &r.note {
             let _ = writeln!(out, "  {}", crate::table::shown(n));
         }
         let width = r.checks.iter().map(|c| c.limit.chars().count()).max().unwrap_or(0);
         for c in &r.checks {
-            let value = c.value.map_or("-".into(), |v| fmt(c.unit, v));
-            let bound = |b: Option<f64>| b.map_or("?".into(), |v| fmt(c.unit, v));
-            let interval = c.interval.map_or("-".into(), |[lo, hi]| format!("{}..{}", bound(lo), bound(hi)));
             let beyond = c.beyond.map(|b| format!(", {} beyond", group(b))).unwrap_or_default();
+            let ios = format!("{} I/Os", group(c.count));
             let _ = write!(
                 out,
-                "  {:width$}  {:>9}  95% {:<21} {:>13}{beyond}  {}",
+                "  {:width$}  {:>9}  95% {:<21} {ios:>13}{beyond}  {}",
                 c.limit,
-                value,
-                interval,
-                format!("{} I/Os", group(c.count)),
+                c.value_text(),
+                c.interval_text(),
                 c.verdict.text()
             );
             if let Some(why) = &c.reason {
@@ -740,32 +758,17 @@ pub fn text(checks: &[RunCheck]) -> String {
             let _ = writeln!(out, "  ({})", crate::table::shown(&c.at));
         }
     }
-    let all = Verdict::overall(checks.iter().map(|r| r.verdict));
-    let count = |v: Verdict| checks.iter().flat_map(|r| &r.checks).filter(|c| c.verdict == v).count();
-    let _ = writeln!(
-        out,
-        "overall: {} ({} meet, {} fail, {} cannot tell)",
-        all.text(),
-        count(Verdict::Meets),
-        count(Verdict::Fails),
-        count(Verdict::CannotTell)
-    );
+    let (all, [meets, fails, unsure]) = tally(checks);
+    let _ = writeln!(out, "overall: {} ({meets} meet, {fails} fail, {unsure} cannot tell)", all.text());
     out
-}
-
-impl RunCheck {
-    fn source_name(&self) -> String {
-        self.file.clone()
-    }
 }
 
 /// The checks of several runs as JSON: `{"verdict", "counts", "runs": [RunCheck...]}`.
 pub fn json(checks: &[RunCheck]) -> String {
-    let all = Verdict::overall(checks.iter().map(|r| r.verdict));
-    let count = |v: Verdict| checks.iter().flat_map(|r| &r.checks).filter(|c| c.verdict == v).count();
+    let (all, [meets, fails, unsure]) = tally(checks);
     serde_json::json!({
         "verdict": all,
-        "counts": { "meets": count(Verdict::Meets), "fails": count(Verdict::Fails), "cannot_tell": count(Verdict::CannotTell) },
+        "counts": { "meets": meets, "fails": fails, "cannot_tell": unsure },
         "runs": checks,
     })
     .to_string()

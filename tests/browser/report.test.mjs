@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { NINES, ARTIFACTS, serve, launch, Viewer, ninesStats, ninesStatsText } from './lib.mjs';
 
 let dir, browser, files;
@@ -400,4 +400,33 @@ test('report --baseline: opens in compare mode; the summary carries nines compar
     } catch (err) { return String(err.stderr); }
   })();
   assert.match(e, /every run of the report is a baseline/);
+});
+
+test('report --spec: the header carries nines check\'s verdicts, with and without scripts', async () => {
+  const spec = path.join(dir, 'qos.spec');
+  fs.writeFileSync(spec, '# QoS as a vendor states it\nread p50 <= 10s\nread p50 <= 1ns\nwrite p99.9999 <= 1s\n[name=uring*]\nall max <= 60s\n');
+  const out = path.join(dir, 'qos.html');
+  const runs = [files.a, files.c];
+  nines(['report', ...runs, '--spec', spec, '-o', out]);
+  const got = spawnSync(NINES, ['check', ...runs, '--spec', spec, '--json'], { encoding: 'utf8' });
+  assert.equal(got.status, 1, got.stderr);
+  const want = JSON.parse(got.stdout);
+  const rows = async (page) => page.evaluate(() => [...document.querySelectorAll('[data-testid=qos-row]')].map((tr) => ({ limit: tr.dataset.limit, verdict: tr.dataset.verdict, cells: [...tr.cells].map((td) => td.textContent) })));
+  const expected = want.runs.flatMap((r) => r.checks.map((c) => ({ limit: c.limit, verdict: c.verdict, run: r.name })));
+  assert.equal(expected.length, 7);
+  const check = (got) => {
+    assert.deepEqual(got.map((r) => ({ limit: r.limit, verdict: r.verdict, run: r.cells[0] })), expected);
+  };
+  for (const javaScriptEnabled of [false, true]) {
+    const { v, page, ctx } = await openWatched(pathToFileURL(out).href, { javaScriptEnabled });
+    if (javaScriptEnabled) await ready(v, 2);
+    assert.equal(await page.locator('[data-testid=report-qos]').isVisible(), true);
+    assert.equal(await page.locator('[data-testid=report-qos]').getAttribute('data-verdict'), 'fails');
+    check(await rows(page));
+    if (javaScriptEnabled) {
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'report-qos.png'), fullPage: false });
+    }
+    await ctx.close();
+  }
 });

@@ -44,6 +44,13 @@ pub struct ReportArgs {
     /// its compact form, whatever the size.
     #[arg(long)]
     pub full: bool,
+    /// A QoS spec (as `nines check --spec`): the report's header carries `nines check`'s
+    /// verdict table, computed on the runs as recorded.
+    #[arg(long, value_name = "FILE")]
+    pub spec: Option<PathBuf>,
+    /// A limit for every run (as `nines check --limit`; repeatable, added to the spec's).
+    #[arg(long, value_name = "LIMIT")]
+    pub limit: Vec<String>,
 }
 
 #[derive(Args, Debug, Clone)]

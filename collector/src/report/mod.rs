@@ -29,6 +29,7 @@ pub mod summary;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use base64::Engine as _;
@@ -66,6 +67,8 @@ pub struct Options {
     pub view: Option<String>,
     /// Preformatted text shown in the static summary (`nines compare`'s tables).
     pub comparison: Option<String>,
+    /// The verdicts of `--spec`/`--limit`, computed on the runs as read (before any grouping).
+    pub qos: Option<Arc<summary::Qos>>,
 }
 
 /// The last component of a path, for showing; never a directory.
@@ -134,8 +137,26 @@ pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
         }
         view.push(format!("sweep={p}"));
     }
-    let opts =
-        Options { title: args.title.clone(), notes, tag: args.tag.clone(), view: (!view.is_empty()).then(|| view.join("&")), comparison };
+    let qos = if args.spec.is_some() || !args.limit.is_empty() {
+        let spec = crate::check_cmd::load_spec(args.spec.as_deref(), &args.limit)?;
+        let source = match (&args.spec, args.limit.is_empty()) {
+            (Some(p), true) => file_name(p),
+            (Some(p), false) => format!("{} and --limit", file_name(p)),
+            (None, _) => "--limit".into(),
+        };
+        let checks = inputs.iter().map(|i| nines_core::spec::check_run(&i.run, &spec, None, None)).collect();
+        Some(Arc::new(summary::Qos { source, checks }))
+    } else {
+        None
+    };
+    let opts = Options {
+        title: args.title.clone(),
+        notes,
+        tag: args.tag.clone(),
+        view: (!view.is_empty()).then(|| view.join("&")),
+        comparison,
+        qos,
+    };
     let viewer = bundle::viewer();
     let page = if args.full {
         render(&inputs, &opts, &viewer)?
@@ -143,7 +164,7 @@ pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
         let max = args.max_size.map_or(budget::Limit::Default, budget::Limit::Given);
         budget::fit(&mut inputs, max, args.group, |i| render(i, &opts, &viewer))?
     };
-    let read = Inputs::new(files.iter().chain(&args.notes));
+    let read = Inputs::new(files.iter().chain(&args.notes).chain(&args.spec));
     output::write_atomic(&args.output, page.as_bytes(), Replace::Always, &read)?;
     writeln!(
         out,
@@ -203,7 +224,7 @@ pub fn render(inputs: &[Input], opts: &Options, viewer: &bundle::Viewer) -> Resu
     let notes = opts.notes.as_deref().map(html::markdown);
     let generated =
         nines_core::units::iso_date(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()));
-    let summary_html = summary::render(&title, notes.as_deref(), &entries, opts.comparison.as_deref(), &generated);
+    let summary_html = summary::render(&title, notes.as_deref(), &entries, opts.comparison.as_deref(), opts.qos.as_deref(), &generated);
 
     let mut runs_json = json!({ "runs": inputs.iter().map(|i| if nines_core::compact::sniff(&i.bytes) {
             json!({ "name": i.name, "base64": b64(&i.bytes) })

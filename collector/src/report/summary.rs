@@ -6,6 +6,7 @@
 use nines_core::meta::{RunMeta, Size};
 use nines_core::quantile::Support;
 use nines_core::run::Run;
+use nines_core::spec::{self, RunCheck, Verdict};
 use nines_core::stats::RunStats;
 use nines_core::units::{format_ns, format_ns_f, format_rate, format_size, group, iso_date};
 use serde_json::{Map, Value};
@@ -24,7 +25,14 @@ pub struct Entry<'a> {
 }
 
 /// The summary's HTML (a fragment: header, notes, run list, tables).
-pub fn render(title: &str, notes_html: Option<&str>, entries: &[Entry], comparison: Option<&str>, generated: &str) -> String {
+pub fn render(
+    title: &str,
+    notes_html: Option<&str>,
+    entries: &[Entry],
+    comparison: Option<&str>,
+    qos: Option<&Qos>,
+    generated: &str,
+) -> String {
     let mut h = String::new();
     h.push_str("<header class=\"ns-head\" id=\"nines-report-head\">\n");
     h.push_str(&format!("<h1 data-testid=\"report-title\">{}</h1>\n", esc(title)));
@@ -37,6 +45,9 @@ pub fn render(title: &str, notes_html: Option<&str>, entries: &[Entry], comparis
     ));
     if let Some(n) = notes_html {
         h.push_str(&format!("<div class=\"ns-notes\" data-testid=\"report-notes\">\n{n}</div>\n"));
+    }
+    if let Some(q) = qos {
+        h.push_str(&qos_section(q));
     }
     h.push_str("</header>\n");
 
@@ -69,6 +80,65 @@ pub fn render(title: &str, notes_html: Option<&str>, entries: &[Entry], comparis
     }
     h.push_str("</section>\n");
     h
+}
+
+/// A QoS spec's verdicts, for the report's header (shown with and without the viewer).
+#[derive(Debug)]
+pub struct Qos {
+    /// Where the limits came from: the spec file's name, `--limit`, or both.
+    pub source: String,
+    pub checks: Vec<RunCheck>,
+}
+
+/// The verdict table of `nines check`: one row per run and limit, the same value, interval and
+/// verdict text.
+fn qos_section(q: &Qos) -> String {
+    let (all, [meets, fails, unsure]) = spec::tally(&q.checks);
+    let mut h = format!(
+        "<section class=\"ns-qos\" data-testid=\"report-qos\" data-verdict=\"{}\">\n<h2>QoS spec {}: {}</h2>\n",
+        verdict_key(all),
+        esc(&q.source),
+        esc(all.text())
+    );
+    h.push_str(&format!(
+        "<p class=\"ns-meta\">{meets} limit{} met, {fails} failed, {unsure} cannot tell (as <code>nines check</code>: the verdict is judged on each value's 95% interval; thin support is never a pass)</p>\n",
+        if meets == 1 { "" } else { "s" }
+    ));
+    h.push_str("<table class=\"ns-check\">\n<tr><th>run</th><th>limit</th><th>value</th><th>95% interval</th><th>I/Os</th><th>beyond</th><th>verdict</th><th>why</th></tr>\n");
+    for r in &q.checks {
+        if r.checks.is_empty() {
+            h.push_str(&format!(
+                "<tr data-testid=\"qos-row\" data-verdict=\"cannot_tell\"><td>{}</td><td colspan=\"5\"></td><td class=\"ns-v-cannot_tell\">cannot tell</td><td>{}</td></tr>\n",
+                esc(&r.name),
+                esc(r.note.as_deref().unwrap_or(""))
+            ));
+        }
+        for c in &r.checks {
+            let v = verdict_key(c.verdict);
+            h.push_str(&format!(
+                "<tr data-testid=\"qos-row\" data-verdict=\"{v}\" data-limit=\"{}\"><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"ns-v-{v}\">{}</td><td>{}</td></tr>\n",
+                esc(&c.limit),
+                esc(&r.name),
+                esc(&c.limit),
+                esc(&c.value_text()),
+                esc(&c.interval_text()),
+                esc(&group(c.count)),
+                esc(&c.beyond.map(group).unwrap_or_default()),
+                esc(c.verdict.text()),
+                esc(c.reason.as_deref().unwrap_or(""))
+            ));
+        }
+    }
+    h.push_str("</table>\n</section>\n");
+    h
+}
+
+fn verdict_key(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Meets => "meets",
+        Verdict::Fails => "fails",
+        Verdict::CannotTell => "cannot_tell",
+    }
 }
 
 fn run_section(i: usize, e: &Entry) -> String {
@@ -226,6 +296,11 @@ pub const CSS: &str = r#"
 .ns-thin { color: var(--thin, #9a6700); }
 .ns-warn { color: #6b1d14; }
 .ns-error { background: #fdecea; border: 1px solid #f5c2bd; color: #6b1d14; padding: 5px 9px; border-radius: 4px; }
+.ns-qos table { background: #fff; margin-bottom: 6px; }
+.ns-qos h2 { font-size: 17px; margin: 10px 0 2px; }
+.ns-v-meets { color: #1a7f37; font-weight: 600; }
+.ns-v-fails { color: #b42318; font-weight: 600; }
+.ns-v-cannot_tell { color: var(--thin, #9a6700); font-weight: 600; }
 html.nines-started #nines-summary { display: none; }
 html.nines-started .ns-head { padding-bottom: 0; }
 "#;
