@@ -7,6 +7,7 @@ pub mod demo;
 pub mod import_cmd;
 pub mod judge_cmd;
 pub mod load;
+pub mod merge_cmd;
 pub mod output;
 pub mod report;
 pub mod run;

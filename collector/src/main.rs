@@ -25,6 +25,7 @@ fn main() -> ExitCode {
         Cmd::Sweep(a) => nines::judge_cmd::sweep(a, &mut out),
         Cmd::Steady(a) => nines::judge_cmd::steady(a, &mut out),
         Cmd::Check(a) => return check(a, &mut out),
+        Cmd::Merge(a) => nines::merge_cmd::run(a, &mut out),
         Cmd::Report(a) => nines::report::run(a, &mut out),
         Cmd::Site(a) => nines::report::site::run(a, &mut out),
     };

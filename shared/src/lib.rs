@@ -34,6 +34,7 @@ pub mod compare;
 pub mod convergence;
 pub mod density;
 pub mod export;
+pub mod fleet;
 pub mod hist;
 pub mod import;
 pub mod meta;

@@ -47,6 +47,7 @@ impl DemoArgs {
             runtime_ns: Some(self.runtime_ns),
             ios: None,
             ramp_ns: 0,
+            start_at: None,
             direct: false,
             buffered,
             sync: false,

@@ -11,6 +11,7 @@
 //! cli::import  ImportArgs                         -> import_cmd
 //! cli::judge   CompareArgs, SweepArgs, SteadyArgs -> judge_cmd
 //! cli::check   CheckArgs                          -> check_cmd
+//! cli::merge   MergeArgs                          -> merge_cmd
 //! cli::report  ReportArgs, SiteArgs               -> report, report::site
 //! ```
 
@@ -18,6 +19,7 @@ pub mod check;
 pub mod demo;
 pub mod import;
 pub mod judge;
+pub mod merge;
 pub mod report;
 pub mod run;
 
@@ -55,6 +57,9 @@ pub enum Cmd {
     /// Judge runs against a QoS spec (`read p99.99 <= 1ms`, ...): per limit the value, its
     /// 95% interval and meets, fails or cannot tell; the exit status says which.
     Check(check::CheckArgs),
+    /// Merge runs of several hosts or devices into one archive: windows matched by wall-clock
+    /// time and summed exactly, each run's own tags kept as TAG@LABEL.
+    Merge(merge::MergeArgs),
     /// Write one self-contained HTML report (viewer, runs, title, notes and a static
     /// summary) that opens offline from a file and makes no network request.
     Report(report::ReportArgs),

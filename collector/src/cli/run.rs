@@ -151,6 +151,12 @@ pub struct RunArgs {
     /// Run the workload this long before recording starts.
     #[arg(long = "ramp", value_name = "DUR", default_value = "0s", value_parser = parse_duration_ns)]
     pub ramp_ns: u64,
+    /// Wait, then begin recording (the first window) at this wall-clock instant: RFC 3339 in
+    /// UTC (`2026-12-02T01:00:00Z`, fractions allowed) or Unix seconds (`1796173200`). Runs
+    /// of several hosts started with the same instant record the same wall-clock windows,
+    /// for `nines merge`. A --ramp runs before it.
+    #[arg(long, value_name = "TIME", value_parser = parse_start_at)]
+    pub start_at: Option<f64>,
     /// Bypass the page cache with O_DIRECT (the default).
     #[arg(long, conflicts_with = "buffered")]
     pub direct: bool,
@@ -245,6 +251,19 @@ fn parse_block_split(s: &str) -> Result<BlockSplit, String> {
 
 fn parse_criterion(s: &str) -> Result<Criterion, String> {
     s.parse().map_err(|e: nines_core::steady::CriterionError| e.to_string())
+}
+
+/// `--start-at`: RFC 3339 in UTC, or Unix seconds; the instant in seconds since the epoch.
+pub fn parse_start_at(s: &str) -> std::result::Result<f64, String> {
+    let t = s.trim();
+    if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return t.parse::<f64>().map_err(|_| format!("{s:?} is not a number of Unix seconds"));
+    }
+    if !t.ends_with(['Z', 'z']) {
+        return Err(format!("{s:?}: expected RFC 3339 in UTC ending in Z (e.g. 2026-12-02T01:00:00Z) or Unix seconds"));
+    }
+    let at = humantime::parse_rfc3339(t).map_err(|e| format!("{s:?} is not an RFC 3339 time ({e}); expected e.g. 2026-12-02T01:00:00Z"))?;
+    Ok(at.duration_since(std::time::UNIX_EPOCH).map_err(|_| format!("{s:?} is before 1970"))?.as_secs_f64())
 }
 
 #[cfg(test)]
@@ -372,6 +391,17 @@ mod tests {
         assert!(parse(&["--runtime", "10 parsecs"]).unwrap_err().to_string().contains("--runtime"));
         assert!(parse(&["--size", "lots"]).is_err());
         assert!(parse(&["--ios", "1.5"]).is_err());
+    }
+
+    #[test]
+    fn start_at_takes_utc_rfc3339_or_unix_seconds() {
+        assert_eq!(parse(&["--start-at", "2026-12-02T01:00:00Z"]).unwrap().start_at, Some(1_796_173_200.0));
+        assert_eq!(parse(&["--start-at", "2026-12-02T01:00:00.250Z"]).unwrap().start_at, Some(1_796_173_200.25));
+        assert_eq!(parse(&["--start-at", "1796173200.5"]).unwrap().start_at, Some(1_796_173_200.5));
+        let e = parse(&["--start-at", "2026-12-02T01:00:00+01:00"]).unwrap_err().to_string();
+        assert!(e.contains("in UTC ending in Z"), "{e}");
+        assert!(parse(&["--start-at", "2026-13-02T01:00:00Z"]).unwrap_err().to_string().contains("not an RFC 3339 time"));
+        assert!(parse(&["--start-at", "soon"]).is_err());
     }
 
     #[test]

@@ -144,7 +144,60 @@ fn host_meta() -> meta::Host {
         cpu,
         cpus: std::thread::available_parallelism().map(|n| n.get() as u64).ok(),
         memory_bytes: mem,
+        ..clock_meta()
+    }
+}
+
+/// The system clock's stated errors (adjtimex(2) with no modes set only reads them), so a
+/// merge of several hosts' runs knows how far their windows may be apart.
+fn clock_meta() -> meta::Host {
+    // SAFETY: a zeroed timex is a valid argument; with `modes` 0 the call only fills it in.
+    let mut t: libc::timex = unsafe { std::mem::zeroed() };
+    let state = unsafe { libc::adjtimex(&mut t) };
+    if state < 0 {
+        return meta::Host::default();
+    }
+    meta::Host {
+        clock_esterror_s: Some(t.esterror as f64 / 1e6),
+        clock_maxerror_s: Some(t.maxerror as f64 / 1e6),
+        clock_synced: Some(state != libc::TIME_ERROR),
         ..meta::Host::default()
+    }
+}
+
+/// `--start-at`: sleep until the wall clock reads `epoch_s` (in steps short enough to notice
+/// Ctrl-C, the last few milliseconds in short sleeps); how late it woke, in seconds. An error
+/// when the instant has passed or when stopped while waiting (the archive, still empty, is
+/// removed again).
+fn wait_until(epoch_s_at: f64, quiet: bool) -> Result<f64> {
+    let now = epoch_s(SystemTime::now());
+    if epoch_s_at < now - 0.5 {
+        bail!(
+            "--start-at {} has passed ({:.1} s ago{}): give a later time",
+            nines_core::units::iso_date(epoch_s_at),
+            now - epoch_s_at,
+            " counting --ramp"
+        );
+    }
+    if !quiet && epoch_s_at > now + 1.0 {
+        eprintln!("nines: waiting {:.1} s for --start-at {}", epoch_s_at - now, nines_core::units::iso_date(epoch_s_at));
+    }
+    loop {
+        let left = epoch_s_at - epoch_s(SystemTime::now());
+        if left <= 0.0 {
+            return Ok(-left);
+        }
+        if STOP.load(Ordering::Relaxed) != 0 {
+            bail!("stopped while waiting for --start-at; nothing was recorded");
+        }
+        let step = if left > 0.2 {
+            (left - 0.1).min(0.1)
+        } else if left > 0.002 {
+            left - 0.001
+        } else {
+            left.min(0.0002)
+        };
+        std::thread::sleep(std::time::Duration::from_secs_f64(step.max(0.0)));
     }
 }
 
@@ -242,10 +295,20 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
 
     STOP.store(0, Ordering::Relaxed);
     install_signals(true);
-    let t0_ns = clock();
-    let t0_wall = SystemTime::now();
+    let late_s = match a.start_at {
+        Some(at) => Some(wait_until(at - w.ramp_ns as f64 / 1e9, quiet)?),
+        None => None,
+    };
+    // With --start-at the clocks are set back by how late the wait ended, so that the first
+    // window begins at the instant asked for and every host's windows share its grid.
+    let late_ns = late_s.map_or(0, |l| (l * 1e9) as u64);
+    let t0_ns = clock().saturating_sub(late_ns);
+    let t0_wall = SystemTime::now() - std::time::Duration::from_nanos(late_ns);
     let rec_start_ns = t0_ns + w.ramp_ns;
-    let start_epoch = epoch_s(t0_wall) + w.ramp_ns as f64 / 1e9;
+    let start_epoch = match a.start_at {
+        Some(at) => at,
+        None => epoch_s(t0_wall) + w.ramp_ns as f64 / 1e9,
+    };
 
     let meta = RunMeta {
         version: Some(1),
@@ -253,7 +316,7 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
         notes: a.notes.clone(),
         tool: Some(meta::Tool { name: "nines".into(), version: env!("CARGO_PKG_VERSION").into(), ..meta::Tool::default() }),
         start: Some(nines_core::units::iso_date(start_epoch)),
-        workload: Some(w.to_meta(region)),
+        workload: Some(meta::Workload { start_at: a.start_at.map(nines_core::units::iso_date), start_late_s: late_s, ..w.to_meta(region) }),
         target: Some(target_meta),
         host: Some(host_meta()),
         engine: Some(engine_meta.clone()),

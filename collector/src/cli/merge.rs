@@ -1,0 +1,34 @@
+//! `nines merge` flags.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// Runs to merge (one per host or device): nines archives and every format `nines stats`
+    /// reads, each stating its start time.
+    #[arg(required = true, num_args = 2.., value_name = "RUN")]
+    pub files: Vec<PathBuf>,
+    /// The merged archive to write (.hlog).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: PathBuf,
+    /// The label each run's own tags are kept under (`read@LABEL`), one per RUN in order
+    /// [default: each run's host name, else its name].
+    #[arg(long, value_name = "LABEL")]
+    pub label: Vec<String>,
+    /// Name of the merged run [default: OUT's file name without extension].
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// The largest offset between runs' windows taken as the same window [default: the
+    /// worst maximum clock error the runs state, at least 1ms].
+    #[arg(long, value_name = "DUR", value_parser = nines_core::units::parse_duration_s)]
+    pub tolerance: Option<f64>,
+    /// Merge runs whose windows do not line up onto common windows of this length (at least
+    /// the longest window): each window goes whole to the one holding its midpoint.
+    #[arg(long, value_name = "DUR", value_parser = nines_core::units::parse_duration_s)]
+    pub regrid: Option<f64>,
+    /// Overwrite OUT if it exists.
+    #[arg(long)]
+    pub force: bool,
+}

@@ -1,0 +1,45 @@
+//! `nines merge`: runs of many hosts into one archive, windows matched by wall-clock time and
+//! summed exactly ([`nines_core::fleet`]).
+
+use std::io::Write;
+
+use anyhow::{bail, Result};
+use nines_core::fleet::{self, Source};
+
+use crate::cli::merge::MergeArgs;
+use crate::load::load_runs;
+use crate::output::{self, Inputs, Replace};
+
+pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
+    if !args.label.is_empty() && args.label.len() != args.files.len() {
+        bail!("--label is given {} times for {} runs: give one label per run, in order", args.label.len(), args.files.len());
+    }
+    let runs = load_runs(&args.files)?;
+    let sources: Vec<Source> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Source { run: r, label: args.label.get(i).map_or_else(|| fleet::label_of(r), |l| fleet::clean_label(l)) })
+        .collect();
+    let name = args
+        .name
+        .clone()
+        .unwrap_or_else(|| args.output.file_stem().map_or_else(|| "merge".to_string(), |s| s.to_string_lossy().into_owned()));
+    let opts = fleet::Options { name, tolerance_s: args.tolerance, regrid_s: args.regrid };
+    let merged = fleet::merge(&sources, &opts)?;
+    let replace = if args.force { Replace::Always } else { Replace::Never };
+    output::write_atomic_with(&args.output, replace, &Inputs::new(&args.files), |w| nines_core::archive::write(w, &merged).map(|_| ()))?;
+    let m = merged.meta.merge.as_ref().expect("a merge states its grid");
+    writeln!(
+        out,
+        "merged {} runs into {}: {} windows of {} s{}, largest offset {:.6} s (tolerance {} s); each run's tags kept as TAG@{}",
+        sources.len(),
+        args.output.display(),
+        merged.windows.iter().map(|w| w.start_s.to_bits()).collect::<std::collections::BTreeSet<_>>().len(),
+        m.window_s,
+        if m.regrid == Some(true) { " (regridded: each window counted whole in the one holding its midpoint)" } else { "" },
+        m.max_offset_s,
+        m.tolerance_s,
+        sources.iter().map(|s| s.label.as_str()).collect::<Vec<_>>().join(", @")
+    )?;
+    Ok(())
+}

@@ -1,0 +1,144 @@
+//! Fleets without a daemon: N `nines run` processes started at once with `--start-at`, each
+//! on its own file (as ssh/pdsh, a Kubernetes Indexed Job or Slurm would start them on N
+//! hosts), merged by `nines merge`; the merge's stats equal the sum of the parts exactly.
+
+use std::path::Path;
+use std::process::Command;
+
+use nines_tests::{nines, nines_bin, nines_ok};
+use serde_json::Value;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn stats(files: &[&str]) -> Value {
+    let mut args = vec!["stats", "--json"];
+    args.extend_from_slice(files);
+    serde_json::from_str(&nines_ok(&args)).unwrap()
+}
+
+#[test]
+fn n_processes_started_at_one_instant_merge_exactly() {
+    let d = tempfile::tempdir().unwrap();
+    let n = 3;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64();
+    // a whole second, 2-3 s ahead: every process has started and waits
+    let at = (now + 2.0).ceil();
+    let runs: Vec<_> = (0..n).map(|i| d.path().join(format!("host{i}.hlog"))).collect();
+    let children: Vec<_> = (0..n)
+        .map(|i| {
+            Command::new(nines_bin())
+                .args(["run", "--target", s(&d.path().join(format!("dev{i}"))), "--size", "4MiB", "--rw", "randrw", "--qd", "2"])
+                .args(["--window", "250ms", "--runtime", "1s", "--quiet", "--no-summary", "--start-at", &format!("{at}")])
+                .args(["--name", &format!("host{i}"), "-o", s(&runs[i])])
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let parts: Vec<&str> = runs.iter().map(|p| s(p)).collect();
+    let each = stats(&parts);
+    // each run's first window begins at the instant asked for; how late its workload began
+    // is recorded beside it
+    for p in &parts {
+        let text = std::fs::read_to_string(p).unwrap();
+        let start: f64 = text.lines().find_map(|l| l.strip_prefix("#[StartTime: ")).unwrap().split(' ').next().unwrap().parse().unwrap();
+        assert_eq!(start, at, "{p}");
+        let meta: Value =
+            serde_json::from_str(text.lines().find_map(|l| l.strip_prefix("#[nines ")).unwrap().strip_suffix(']').unwrap()).unwrap();
+        let late = meta["workload"]["start_late_s"].as_f64().unwrap();
+        assert!((0.0..0.5).contains(&late), "{p}: {late}");
+        assert!(meta["workload"]["start_at"].as_str().unwrap().ends_with('Z'));
+    }
+    let merged = d.path().join("fleet.hlog");
+    let labels = ["a", "b", "c"];
+    let mut args = vec!["merge"];
+    args.extend_from_slice(&parts);
+    args.extend(["-o", s(&merged)]);
+    for l in &labels {
+        args.extend(["--label", l]);
+    }
+    let said = nines_ok(&args);
+    assert!(said.contains("merged 3 runs") && said.contains("TAG@a, @b, @c"), "{said}");
+    let m = stats(&[s(&merged)]);
+    let tags = &m["runs"][0]["tags"];
+    for dir in ["read", "write", "all"] {
+        let sum: u64 = each["runs"].as_array().unwrap().iter().map(|r| r["tags"][dir]["count"].as_u64().unwrap()).sum();
+        assert_eq!(tags[dir]["count"].as_u64(), Some(sum), "{dir}");
+        let max = each["runs"].as_array().unwrap().iter().map(|r| r["tags"][dir]["max_ns"].as_u64().unwrap()).max();
+        assert_eq!(tags[dir]["max_ns"].as_u64(), max, "{dir}");
+    }
+    // each host's own directions are kept, equal to its run
+    for (i, l) in labels.iter().enumerate() {
+        for dir in ["read", "write"] {
+            let mut part = tags[format!("{dir}@{l}")].clone();
+            let mut own = each["runs"][i]["tags"][dir].clone();
+            // IOPS differ: the merge spans every host's windows
+            part["iops"] = Value::Null;
+            own["iops"] = Value::Null;
+            assert_eq!(part, own, "{dir}@{l}");
+        }
+    }
+    // the merged levels are those of all windows of all runs taken together: a merge of
+    // histograms (the same as `nines import` of the three, which concatenates windows)
+    let cat = d.path().join("cat.hlog");
+    let mut args = vec!["import"];
+    args.extend_from_slice(&parts);
+    args.extend(["-o", s(&cat)]);
+    nines_ok(&args);
+    assert_eq!(stats(&[s(&cat)])["runs"][0]["tags"]["all"]["levels"], tags["all"]["levels"]);
+    // the merged metadata lists every source and the clock's stated error
+    let text = std::fs::read_to_string(&merged).unwrap();
+    let meta: Value =
+        serde_json::from_str(text.lines().find_map(|l| l.strip_prefix("#[nines ")).unwrap().strip_suffix(']').unwrap()).unwrap();
+    let srcs = meta["merge"]["sources"].as_array().unwrap();
+    assert_eq!(srcs.len(), 3);
+    assert!(srcs.iter().all(|s| s["clock_maxerror_s"].is_number()), "{meta}");
+    assert!(meta["merge"]["max_offset_s"].as_f64().unwrap() <= meta["merge"]["tolerance_s"].as_f64().unwrap());
+    // the merge is an input now: never written over
+    let out = nines(&["merge", parts[0], s(&merged), "-o", s(&merged), "--force"]);
+    assert!(!out.status.success());
+}
+
+#[test]
+fn runs_that_do_not_line_up_are_refused_with_the_numbers() {
+    let d = tempfile::tempdir().unwrap();
+    let a = d.path().join("a.hlog");
+    let b = d.path().join("b.hlog");
+    for p in [&a, &b] {
+        nines_ok(&[
+            "run",
+            "--target",
+            s(&d.path().join("dev")),
+            "--size",
+            "4MiB",
+            "--rw",
+            "randread",
+            "--window",
+            "200ms",
+            "--runtime",
+            "600ms",
+            "--quiet",
+            "--no-summary",
+            "-o",
+            s(p),
+            "--force",
+        ]);
+    }
+    let out = nines(&["merge", s(&a), s(&b), "-o", s(&d.path().join("m.hlog")), "--label", "x", "--label", "y"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("off the grid of") && err.contains("--start-at") && err.contains("--regrid"), "{err}");
+    // regridded onto 1 s windows: the sums stay exact
+    nines_ok(&["merge", s(&a), s(&b), "-o", s(&d.path().join("m.hlog")), "--label", "x", "--label", "y", "--regrid", "1s"]);
+    let m = stats(&[s(&d.path().join("m.hlog"))]);
+    let each = stats(&[s(&a), s(&b)]);
+    let sum: u64 = each["runs"].as_array().unwrap().iter().map(|r| r["tags"]["all"]["count"].as_u64().unwrap()).sum();
+    assert_eq!(m["runs"][0]["tags"]["all"]["count"].as_u64(), Some(sum));
+    // labels: one per run
+    let out = nines(&["merge", s(&a), s(&b), "-o", s(&d.path().join("n.hlog")), "--label", "x"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("one label per run"));
+}
