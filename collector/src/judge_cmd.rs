@@ -12,12 +12,11 @@ use nines_core::sweep_table;
 use std::io::Write;
 
 use crate::cli::judge::{CompareArgs, SteadyArgs, SweepArgs};
-use crate::load::load_runs;
+use crate::load::load_two_sets;
 
 pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
     let opts = args.sel.options()?;
-    let base = load_runs(&args.base)?;
-    let cand = load_runs(&args.with)?;
+    let (base, cand) = load_two_sets(&args.base, &args.with)?;
     let c = compare::compare(&base, &cand, &opts);
     if c.tags.is_empty() {
         bail!(
@@ -34,8 +33,7 @@ pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
 }
 
 pub fn sweep(args: &SweepArgs, out: &mut impl Write) -> Result<()> {
-    let base = load_runs(&args.base)?;
-    let cand = load_runs(&args.with)?;
+    let (base, cand) = load_two_sets(&args.base, &args.with)?;
     let t = sweep_table::sweep(&base, &cand, &args.param, &args.tag)?;
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&t)?)?;
