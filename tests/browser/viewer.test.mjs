@@ -385,7 +385,10 @@ test('high-density screens: canvases hold device pixels, the mouse still maps to
   const v = new Viewer(await ctx.newPage());
   await v.page.goto(`${site.base}/index.html`);
   await v.ready(3);
-  for (const id of ['cdf-canvas', 'cdf-overlay', 'runtime-canvas', 'rate-canvas', 'hist-canvas', 'change-canvas', 'sweep-canvas', 'conv-canvas']) {
+  // no baseline marked: the compare panel folds to its tools line and its chart is not drawn
+  assert.equal(await v.page.locator('[data-testid=panel-compare]').getAttribute('data-empty'), '1');
+  assert.equal(await v.page.locator('[data-testid=change-canvas]').isVisible(), false);
+  for (const id of ['cdf-canvas', 'cdf-overlay', 'runtime-canvas', 'rate-canvas', 'hist-canvas', 'sweep-canvas', 'conv-canvas']) {
     const [w, h, cw, ch] = await v.page.evaluate((id) => {
       const c = document.querySelector(`[data-testid=${id}]`);
       return [c.width, c.height, parseFloat(c.style.width), parseFloat(c.style.height)];
