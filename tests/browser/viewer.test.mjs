@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { BUNDLE, NINES, serve, launch, Viewer, ninesStats, ninesStatsText } from './lib.mjs';
+import { BUNDLE, NINES, ROOT, serve, launch, Viewer, ninesStats, ninesStatsText } from './lib.mjs';
 
 let dir, browser, site, files;
 
@@ -266,6 +266,31 @@ test('a link reopens the same view', async () => {
   assert.match(await v.page.locator('[data-testid=panel-runtime]').textContent(), /p99\.999/);
   await v.shot('viewer-link-write-ios');
   await v.page.context().close();
+});
+
+test('runs of one name opened one after another: the one shown is renamed, as nines stats names them', async () => {
+  const bare = await serve(BUNDLE);
+  try {
+    const data = ['fio-randrw.json', 'fio-randrw_clat_hist.1.log'].map((f) => path.join(ROOT, 'tests/data', f));
+    const v = await Viewer.open(browser, `${bare.base}/index.html`);
+    await v.page.waitForSelector('[data-testid=no-runs]');
+    const legend = async () => (await v.page.locator('[data-testid=legend-run]').allTextContents()).map((n) => n.trim());
+    const tableNames = () => v.page.evaluate(() => [...new Set([...document.querySelectorAll('[data-testid=stats-row] td.name')].map((td) => td.textContent))]);
+    await v.page.setInputFiles('[data-testid=file-input]', [data[0]]);
+    await v.ready(1);
+    assert.deepEqual(await legend(), ['fio-randrw'], 'alone, a run keeps its name');
+    // the first run is drawn (its traces and stats cached) before the second arrives
+    await v.page.setInputFiles('[data-testid=file-input]', [data[1]]);
+    await v.ready(2);
+    const want = ninesStats(data).runs.map((r) => r.name);
+    assert.deepEqual(want, ['fio-randrw (fio-randrw.json)', 'fio-randrw (fio-randrw_clat_hist.1.log)']);
+    assert.deepEqual(await legend(), want);
+    assert.deepEqual(await tableNames(), want);
+    assert.deepEqual(v.errors, []);
+    await v.page.context().close();
+  } finally {
+    bare.close();
+  }
 });
 
 test('file picker: a broken file shows file, line and reason; the others stay', async () => {
