@@ -33,10 +33,12 @@ fn main() {
         return;
     }
 
-    if !xtask::wasm_target_installed() {
+    // rustup installs a rust-toolchain.toml's targets on demand only where auto-install is
+    // on (it is off with RUSTUP_AUTO_INSTALL=0): add the target here, saying so.
+    if let Err(e) = xtask::ensure_wasm_target(|line| println!("cargo:warning={line}")) {
         fail(&format!(
             "the nines binary carries the viewer, which is built for WebAssembly, and the \
-             wasm32-unknown-unknown target is not installed. Run:\n\n    {}\n\nthen build again.",
+             wasm32-unknown-unknown target could not be made ready: {e:#}\n\nRun:\n\n    {}\n\nthen build again.",
             xtask::ADD_TARGET
         ));
     }

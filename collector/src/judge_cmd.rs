@@ -12,14 +12,13 @@ use nines_core::sweep_table;
 use std::io::Write;
 
 use crate::cli::judge::{CompareArgs, FailOn, SteadyArgs, SweepArgs};
-use crate::load::load_runs;
+use crate::load::load_two_sets;
 
 /// Print the comparison; the changes `--fail-on` fails on (`DIRECTION MEASURE +N%`), empty
 /// without it.
 pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<Vec<String>> {
     let opts = args.sel.options()?;
-    let base = load_runs(&args.base)?;
-    let cand = load_runs(&args.with)?;
+    let (base, cand) = load_two_sets(&args.base, &args.with)?;
     let c = compare::compare(&base, &cand, &opts);
     if c.tags.is_empty() {
         bail!(
@@ -49,8 +48,7 @@ pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<Vec<String>> 
 }
 
 pub fn sweep(args: &SweepArgs, out: &mut impl Write) -> Result<()> {
-    let base = load_runs(&args.base)?;
-    let cand = load_runs(&args.with)?;
+    let (base, cand) = load_two_sets(&args.base, &args.with)?;
     let t = sweep_table::sweep(&base, &cand, &args.param, &args.tag)?;
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&t)?)?;

@@ -14,7 +14,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use nines_core::archive;
 use nines_core::import::{self, Format, LatLogReader, Options};
-use nines_core::run::Run;
+use nines_core::run::{name_distinctly, Run};
 
 /// The most bytes of one input read whole into memory.
 pub const MAX_WHOLE_INPUT: u64 = 4 << 30;
@@ -147,9 +147,21 @@ pub fn read_input(path: &Path) -> Result<(String, Format, Vec<u8>)> {
     read_whole(open(path)?)
 }
 
-/// Read several runs, stopping at the first that fails.
+/// Read several runs to be shown together, stopping at the first that fails; runs with the
+/// same name get distinct ones (nines-core's `distinct_names`: the file name, else a number).
 pub fn load_runs(paths: &[impl AsRef<Path>]) -> Result<Vec<Run>> {
-    paths.iter().map(|p| load_run(p.as_ref())).collect()
+    let mut runs = paths.iter().map(|p| load_run(p.as_ref())).collect::<Result<Vec<_>>>()?;
+    name_distinctly(&mut runs);
+    Ok(runs)
+}
+
+/// Two sets of runs shown side by side (a baseline and candidates), read as [`load_runs`]:
+/// the names are distinct across both sets.
+pub fn load_two_sets(a: &[impl AsRef<Path>], b: &[impl AsRef<Path>]) -> Result<(Vec<Run>, Vec<Run>)> {
+    let mut runs = a.iter().map(|p| load_run(p.as_ref())).chain(b.iter().map(|p| load_run(p.as_ref()))).collect::<Result<Vec<_>>>()?;
+    name_distinctly(&mut runs);
+    let second = runs.split_off(a.len());
+    Ok((runs, second))
 }
 
 /// Stream a fio latency log: in parts on several threads when it is a large regular file

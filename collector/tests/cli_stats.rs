@@ -6,6 +6,7 @@
 //! review`) rewrites them; review the diff.
 
 use nines_tests::{nines, nines_ok, root};
+use serde_json::Value;
 
 fn data(name: &str) -> String {
     root().join("tests/data").join(name).to_str().unwrap().to_string()
@@ -119,4 +120,32 @@ fn broken_pipe_is_not_an_error() {
     drop(child.stdout.take()); // reader goes away before nines writes
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// One fio run read three ways (its json+ output, its histogram log, its latency log) is three
+/// runs of one name: every command that shows them together tells them apart by file name.
+#[test]
+fn runs_of_one_name_get_distinct_names() {
+    let files = [data("fio-randrw.json"), data("fio-randrw_clat_hist.1.log"), data("fio-randrw_lat.1.log")];
+    let want = ["fio-randrw (fio-randrw.json)", "fio-randrw (fio-randrw_clat_hist.1.log)", "fio-randrw (fio-randrw_lat.1.log)"];
+    // each alone keeps its own name
+    let one: Value = serde_json::from_str(&nines_ok(&["stats", "--json", &files[1]])).unwrap();
+    assert_eq!(one["runs"][0]["name"], "fio-randrw");
+    let v: Value = serde_json::from_str(&nines_ok(&["stats", "--json", &files[0], &files[1], &files[2]])).unwrap();
+    let names: Vec<&str> = v["runs"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, want);
+    // across a comparison's baseline and candidates
+    let c = nines_ok(&["compare", &files[0], "--with", &files[2]]);
+    assert!(c.contains(&format!("baseline: {} (1 run)", want[0])) && c.contains(&format!("candidate: {} (1 run)", want[2])), "{c}");
+    // the same file twice: numbered
+    let v: Value = serde_json::from_str(&nines_ok(&["stats", "--json", &files[0], &files[0]])).unwrap();
+    assert_eq!(v["runs"][1]["name"], "fio-randrw (fio-randrw.json) #2");
+    // a report's summary (and the compact forms its page reads)
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("r.html");
+    nines_ok(&["report", &files[0], &files[1], &files[2], "-o", out.to_str().unwrap()]);
+    let page = std::fs::read_to_string(&out).unwrap();
+    for w in want {
+        assert!(page.contains(&format!("<h3>{w} <span")), "no run named {w} in the report's summary");
+    }
 }

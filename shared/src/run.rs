@@ -235,6 +235,59 @@ impl Run {
     }
 }
 
+/// The last component of a source path (`/` or `\\` separated), as a name shows it.
+fn file_part(source: &str) -> &str {
+    source.rsplit(['/', '\\']).next().unwrap_or(source)
+}
+
+/// Names for runs shown together, from their own names and their sources (file names),
+/// such that no two are equal: a name no other run has is kept as it is; runs that share a
+/// name are told apart by their file names (`b_randrw (b_hist.1.log)`), and where the file
+/// names are the same too (or a run has none), the later ones get a number (`b_randrw #2`).
+/// A numbered name never takes a name another run has. The order is that of `runs`.
+pub fn distinct_names(runs: &[(&str, &str)]) -> Vec<String> {
+    let mut count: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for &(name, _) in runs {
+        *count.entry(name).or_default() += 1;
+    }
+    let wanted: Vec<String> = runs
+        .iter()
+        .map(|&(name, source)| {
+            let file = file_part(source);
+            if count[name] < 2 || file.is_empty() || file == name {
+                name.to_string()
+            } else {
+                format!("{name} ({file})")
+            }
+        })
+        .collect();
+    let all: std::collections::HashSet<&str> = wanted.iter().map(String::as_str).collect();
+    let mut taken = std::collections::HashSet::with_capacity(runs.len());
+    let mut out = Vec::with_capacity(runs.len());
+    for w in &wanted {
+        let mut name = w.clone();
+        let mut k = 1;
+        while taken.contains(&name) {
+            k += 1;
+            name = format!("{w} #{k}");
+            if all.contains(name.as_str()) {
+                name.clone_from(w);
+            }
+        }
+        taken.insert(name.clone());
+        out.push(name);
+    }
+    out
+}
+
+/// Give runs shown together distinct names ([`distinct_names`] of their names and sources).
+pub fn name_distinctly(runs: &mut [Run]) {
+    let names = distinct_names(&runs.iter().map(|r| (r.name.as_str(), r.source.as_str())).collect::<Vec<_>>());
+    for (r, n) in runs.iter_mut().zip(names) {
+        r.name = n;
+    }
+}
+
 /// Runs the unit tests of several modules share.
 #[cfg(test)]
 pub(crate) mod test_runs {
@@ -317,5 +370,42 @@ mod tests {
         r.rename_reserved_tags();
         assert_eq!(r.tags(), [None, Some("untagged.log".to_string())]);
         assert_eq!(r, r2);
+    }
+
+    #[test]
+    fn equal_names_are_told_apart_by_file_then_number() {
+        let n = |runs: &[(&str, &str)]| distinct_names(runs);
+        // unique names are kept, whatever the files
+        assert_eq!(n(&[("a", "x/a.hlog"), ("b", "x/a.hlog")]), ["a", "b"]);
+        assert!(n(&[]).is_empty());
+        // one fio run read three ways: the file names, without their directories
+        assert_eq!(
+            n(&[("b_randrw", "d/b.json"), ("b_randrw", "d/b_clat_hist.1.log"), ("solo", "s.hlog"), ("b_randrw", r"C:\d\b_lat.1.log")]),
+            ["b_randrw (b.json)", "b_randrw (b_clat_hist.1.log)", "solo", "b_randrw (b_lat.1.log)"]
+        );
+        // the same file twice (or no file): numbered in order
+        assert_eq!(n(&[("r", "a/r.hlog"), ("r", "b/r.hlog"), ("r", "c.hlog")]), ["r (r.hlog)", "r (r.hlog) #2", "r (c.hlog)"]);
+        assert_eq!(n(&[("r", ""), ("r", ""), ("r", "")]), ["r", "r #2", "r #3"]);
+        assert_eq!(n(&[("r", "r"), ("r", "r")]), ["r", "r #2"]);
+        // a number never takes another run's name
+        assert_eq!(n(&[("r", ""), ("r #2", ""), ("r", "")]), ["r", "r #2", "r #3"]);
+        assert_eq!(n(&[("r", "f"), ("r (f) #2", ""), ("r", "f")]), ["r (f)", "r (f) #2", "r (f) #3"]);
+        // a file-named name that is another run's own name
+        assert_eq!(n(&[("a (f)", "g"), ("a", "f"), ("a", "f")]), ["a (f)", "a (f) #2", "a (f) #3"]);
+    }
+
+    #[test]
+    fn runs_are_renamed_in_place() {
+        let mut runs = vec![
+            Run { name: "j".into(), source: "j.json".into(), ..Run::default() },
+            Run { name: "j".into(), source: "j_lat.1.log".into(), ..Run::default() },
+            Run { name: "k".into(), source: "k.hlog".into(), ..Run::default() },
+        ];
+        name_distinctly(&mut runs);
+        let names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["j (j.json)", "j (j_lat.1.log)", "k"]);
+        // idempotent once distinct
+        name_distinctly(&mut runs);
+        assert_eq!(runs[0].name, "j (j.json)");
     }
 }

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { NINES, ARTIFACTS, serve, launch, Viewer, ninesStats, ninesStatsText } from './lib.mjs';
+import { NINES, ROOT, ARTIFACTS, serve, launch, Viewer, ninesStats, ninesStatsText } from './lib.mjs';
 
 let dir, browser, files;
 
@@ -200,6 +200,55 @@ test('report from file://: the viewer starts, shows nines stats numbers, makes n
   assert.deepEqual(await page.evaluate(() => window.__csp), [], 'CSP violations');
   assert.deepEqual(v.errors, []);
   await v.shot('report-file');
+  await ctx.close();
+});
+
+test('one-run report: compare and sweep fold to one line saying what they need, no empty chart', async () => {
+  const one = path.join(dir, 'one.html');
+  nines(['report', files.a, '-o', one]);
+  const { v, page, ctx } = await openWatched(pathToFileURL(one).href);
+  await ready(v, 1);
+  for (const [panel, canvas, note, says] of [
+    ['panel-compare', 'change-canvas', 'compare-note', /^Open a second run to compare/],
+    ['panel-sweep', 'sweep-canvas', 'sweep-note', /^Open runs that differ in one parameter/],
+  ]) {
+    const p = page.locator(`[data-testid=${panel}]`);
+    assert.equal(await p.getAttribute('data-empty'), 'few', `${panel} folds`);
+    assert.equal(await page.locator(`[data-testid=${canvas}]`).isVisible(), false, `${panel}: no empty chart`);
+    assert.match(await p.locator(`[data-testid=${note}]`).textContent(), says);
+    // the tools line alone (its controls have nothing to choose from with one run)
+    const h = await p.evaluate((e) => e.getBoundingClientRect().height);
+    assert.ok(h < 60, `${panel} is ${h} px high`);
+  }
+  // the run's 30 windows can be checked for steady state: that chart is drawn
+  assert.equal(await page.locator('[data-testid=panel-steady]').getAttribute('data-empty'), null);
+  assert.equal(await page.locator('[data-testid=conv-canvas]').isVisible(), true);
+  assert.ok(await page.locator('[data-testid=steady-summary]').count() >= 1);
+  assert.deepEqual(v.errors, []);
+  await v.shot('report-one-run');
+  await ctx.close();
+});
+
+test('report of one fio run read three ways: distinct names as nines stats gives them; a check without rounds folds', async () => {
+  const data = ['fio-randrw.json', 'fio-randrw_clat_hist.1.log', 'fio-randrw_lat.1.log'].map((f) => path.join(ROOT, 'tests/data', f));
+  const out = path.join(dir, 'fio-three.html');
+  nines(['report', ...data, '-o', out]);
+  const { v, page, ctx } = await openWatched(pathToFileURL(out).href);
+  await ready(v, 3);
+  const names = (await page.locator('[data-testid=legend-run]').allTextContents()).map((n) => n.trim());
+  assert.deepEqual(names, ninesStats(data).runs.map((r) => r.name));
+  assert.deepEqual(names, ['fio-randrw (fio-randrw.json)', 'fio-randrw (fio-randrw_clat_hist.1.log)', 'fio-randrw (fio-randrw_lat.1.log)']);
+  // three runs but no baseline, no parameter, and the first run is one window: all folded
+  for (const panel of ['panel-compare', 'panel-sweep', 'panel-steady']) {
+    assert.equal(await page.locator(`[data-testid=${panel}]`).getAttribute('data-empty'), '1', panel);
+  }
+  assert.match(await page.locator('[data-testid=steady-error]').textContent(), /1 rounds, fewer than the 5/);
+  // the controls stay: marking a baseline unfolds compare and draws its chart
+  await act(v, () => page.click('[data-testid=baseline-0]'));
+  assert.equal(await page.locator('[data-testid=panel-compare]').getAttribute('data-empty'), null);
+  assert.equal(await page.locator('[data-testid=change-canvas]').isVisible(), true);
+  assert.ok(await page.locator('[data-testid=compare-row]').count() >= 1);
+  assert.deepEqual(v.errors, []);
   await ctx.close();
 });
 

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { BUNDLE, NINES, serve, launch, Viewer, ninesStats, ninesStatsText } from './lib.mjs';
+import { BUNDLE, NINES, ROOT, serve, launch, Viewer, ninesStats, ninesStatsText } from './lib.mjs';
 
 let dir, browser, site, files;
 
@@ -268,6 +268,31 @@ test('a link reopens the same view', async () => {
   await v.page.context().close();
 });
 
+test('runs of one name opened one after another: the one shown is renamed, as nines stats names them', async () => {
+  const bare = await serve(BUNDLE);
+  try {
+    const data = ['fio-randrw.json', 'fio-randrw_clat_hist.1.log'].map((f) => path.join(ROOT, 'tests/data', f));
+    const v = await Viewer.open(browser, `${bare.base}/index.html`);
+    await v.page.waitForSelector('[data-testid=no-runs]');
+    const legend = async () => (await v.page.locator('[data-testid=legend-run]').allTextContents()).map((n) => n.trim());
+    const tableNames = () => v.page.evaluate(() => [...new Set([...document.querySelectorAll('[data-testid=stats-row] td.name')].map((td) => td.textContent))]);
+    await v.page.setInputFiles('[data-testid=file-input]', [data[0]]);
+    await v.ready(1);
+    assert.deepEqual(await legend(), ['fio-randrw'], 'alone, a run keeps its name');
+    // the first run is drawn (its traces and stats cached) before the second arrives
+    await v.page.setInputFiles('[data-testid=file-input]', [data[1]]);
+    await v.ready(2);
+    const want = ninesStats(data).runs.map((r) => r.name);
+    assert.deepEqual(want, ['fio-randrw (fio-randrw.json)', 'fio-randrw (fio-randrw_clat_hist.1.log)']);
+    assert.deepEqual(await legend(), want);
+    assert.deepEqual(await tableNames(), want);
+    assert.deepEqual(v.errors, []);
+    await v.page.context().close();
+  } finally {
+    bare.close();
+  }
+});
+
 test('file picker: a broken file shows file, line and reason; the others stay', async () => {
   const bare = await serve(BUNDLE);
   try {
@@ -385,7 +410,10 @@ test('high-density screens: canvases hold device pixels, the mouse still maps to
   const v = new Viewer(await ctx.newPage());
   await v.page.goto(`${site.base}/index.html`);
   await v.ready(3);
-  for (const id of ['cdf-canvas', 'cdf-overlay', 'runtime-canvas', 'rate-canvas', 'hist-canvas', 'change-canvas', 'sweep-canvas', 'conv-canvas']) {
+  // no baseline marked: the compare panel folds to its tools line and its chart is not drawn
+  assert.equal(await v.page.locator('[data-testid=panel-compare]').getAttribute('data-empty'), '1');
+  assert.equal(await v.page.locator('[data-testid=change-canvas]').isVisible(), false);
+  for (const id of ['cdf-canvas', 'cdf-overlay', 'runtime-canvas', 'rate-canvas', 'hist-canvas', 'sweep-canvas', 'conv-canvas']) {
     const [w, h, cw, ch] = await v.page.evaluate((id) => {
       const c = document.querySelector(`[data-testid=${id}]`);
       return [c.width, c.height, parseFloat(c.style.width), parseFloat(c.style.height)];

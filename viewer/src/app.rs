@@ -29,7 +29,7 @@ use nines_core::density::{log_density, DensityBin};
 use nines_core::hist::Hist;
 use nines_core::pyramid::{series_points, time_range_of_ios, Axis, Pyramid, Slot};
 use nines_core::quantile::{Level, Support};
-use nines_core::run::{is_direction, Run};
+use nines_core::run::{distinct_names, is_direction, Run};
 use nines_core::series::{Direction, SeriesPoint};
 use nines_core::stats::{run_stats, Options, RunStats, TagStats};
 use nines_core::steady::steady_regions;
@@ -111,8 +111,11 @@ async fn manifest_items() -> Preload {
 
 struct Loaded {
     /// The run; for a compact form, one window per tag: the whole run merged (its carried
-    /// groups are [`Loaded::windows`]).
+    /// groups are [`Loaded::windows`]). Its name is the one the page shows, distinct from
+    /// every other run's ([`name_runs`]).
     run: Rc<Run>,
+    /// The name the run's file gives it.
+    given: String,
     /// File name as given (picker, manifest entry, embedded name).
     file: String,
     /// The compact form's points and grouping, when the run came as one.
@@ -138,6 +141,7 @@ impl Loaded {
 
 /// What a compact form brings besides its run: the stored points of every direction, and its
 /// carried groups (decoded when a range needs them).
+#[derive(Clone)]
 struct CompactParts {
     form: Compact,
     group: usize,
@@ -820,7 +824,12 @@ fn add_run(file: &str, bytes: &[u8], archive: Option<String>) -> Result<(), Load
         Compact::read(file, bytes).map_err(|e| e.to_string()).map(|mut c| {
             let text = c.group_text();
             let group = c.group;
-            let run = std::mem::take(&mut c.run);
+            // the form keeps the run's name and metadata (its ranges are runs of that name),
+            // the page holds its merged windows
+            let mut run = std::mem::take(&mut c.run);
+            let windows = std::mem::take(&mut run.windows);
+            c.run = run.clone();
+            run.windows = windows;
             (run, Some(CompactParts { form: c, group, text, range: RefCell::new(None) }))
         })
     } else {
@@ -836,7 +845,9 @@ fn add_run(file: &str, bytes: &[u8], archive: Option<String>) -> Result<(), Load
             // (decoded bucket lists are already of their exact size: nines-core copies each
             // window out of its scratch list)
             with_model(|m| {
-                m.runs.push(Rc::new(Loaded { run: Rc::new(run), file: file.to_string(), compact, archive }));
+                let given = run.name.clone();
+                m.runs.push(Rc::new(Loaded { run: Rc::new(run), given, file: file.to_string(), compact, archive }));
+                name_runs(m);
                 m.drawn.clear();
                 m.first_render_done = false;
             });
@@ -846,6 +857,43 @@ fn add_run(file: &str, bytes: &[u8], archive: Option<String>) -> Result<(), Load
             // the error names the file itself; shown after the file name, once is enough
             let message = msg.strip_prefix(&format!("{file}: ")).map_or(msg.clone(), str::to_string);
             Err(LoadError { file: file.to_string(), message })
+        }
+    }
+}
+
+/// Give the runs distinct names (nines-core's `distinct_names` of their own names and file
+/// names): a run whose name another run has too is renamed, and what was computed under its
+/// old name is dropped.
+fn name_runs(m: &mut Model) {
+    let names = distinct_names(&m.runs.iter().map(|r| (r.given.as_str(), r.file.as_str())).collect::<Vec<_>>());
+    for (i, name) in names.into_iter().enumerate() {
+        if m.runs[i].run.name == name {
+            continue;
+        }
+        // the caches hold the run (traces) or its name (stats)
+        m.traces.retain(|k, _| k.0 != i);
+        m.stats.retain(|k, _| k.0 != i);
+        let rename = |l: &mut Loaded| {
+            Rc::make_mut(&mut l.run).name.clone_from(&name);
+            if let Some(c) = &mut l.compact {
+                c.form.run.name.clone_from(&name);
+                *c.range.get_mut() = None;
+            }
+        };
+        match Rc::get_mut(&mut m.runs[i]) {
+            Some(l) => rename(l),
+            None => {
+                let old = &m.runs[i];
+                let mut l = Loaded {
+                    run: old.run.clone(),
+                    given: old.given.clone(),
+                    file: old.file.clone(),
+                    compact: old.compact.clone(),
+                    archive: old.archive.clone(),
+                };
+                rename(&mut l);
+                m.runs[i] = Rc::new(l);
+            }
         }
     }
 }
@@ -1154,10 +1202,12 @@ fn App() -> impl IntoView {
             leptos::task::spawn_local(async move {
                 let got = fetch_bytes(&url).await.and_then(|b| nines_core::import::read_any(&name, &b).map_err(|e| e.to_string()));
                 match got {
-                    Ok(run) => {
+                    Ok(mut run) => {
                         with_model(|m| {
                             if let Some(r) = m.runs.get_mut(i) {
-                                *r = Rc::new(Loaded { run: Rc::new(run), file: r.file.clone(), compact: None, archive: None });
+                                run.name.clone_from(&r.run.name);
+                                let given = r.given.clone();
+                                *r = Rc::new(Loaded { run: Rc::new(run), given, file: r.file.clone(), compact: None, archive: None });
                             }
                             m.traces.retain(|k, _| k.0 != i);
                             m.stats.retain(|k, _| k.0 != i);

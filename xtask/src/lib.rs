@@ -51,23 +51,139 @@ pub struct Built {
 /// The command that adds the missing target, for error messages.
 pub const ADD_TARGET: &str = "rustup target add wasm32-unknown-unknown";
 
+/// The target the viewer is built for.
+pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
+
+/// The rustc cargo uses: `RUSTC` (cargo sets it for build scripts), else `rustc` on PATH.
+fn rustc() -> std::ffi::OsString {
+    std::env::var_os("RUSTC").filter(|r| !r.is_empty()).unwrap_or_else(|| "rustc".into())
+}
+
+/// The sysroot of the rustc cargo uses.
+fn sysroot() -> Option<PathBuf> {
+    let o = Command::new(rustc()).args(["--print", "sysroot"]).output().ok()?;
+    o.status.success().then(|| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+}
+
+/// Is the wasm32 target installed in this sysroot?
+fn target_in(sysroot: &Path) -> bool {
+    sysroot.join("lib/rustlib").join(WASM_TARGET).join("lib").is_dir()
+}
+
 /// Is the wasm32 target installed for the toolchain cargo uses?
 pub fn wasm_target_installed() -> bool {
-    let out = Command::new("rustc").args(["--print", "sysroot"]).output();
-    match out {
-        Ok(o) if o.status.success() => {
-            let sysroot = String::from_utf8_lossy(&o.stdout).trim().to_string();
-            Path::new(&sysroot).join("lib/rustlib/wasm32-unknown-unknown/lib").is_dir()
+    sysroot().is_some_and(|s| target_in(&s))
+}
+
+/// What decides how a missing wasm32 target can be added.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TargetEnv {
+    /// The target is in the sysroot of the rustc cargo uses.
+    pub installed: bool,
+    /// `RUSTUP_TOOLCHAIN`: rustup's proxies set it to the toolchain they run (a name, or the
+    /// path of a custom toolchain).
+    pub rustup_toolchain: Option<String>,
+    /// The sysroot of the rustc cargo uses; a rustup toolchain lives in
+    /// `$RUSTUP_HOME/toolchains/<name>`.
+    pub sysroot: Option<PathBuf>,
+    /// A `rustup` program: on PATH, else in `$CARGO_HOME/bin`.
+    pub rustup: Option<PathBuf>,
+}
+
+impl TargetEnv {
+    /// This process's environment.
+    pub fn current() -> TargetEnv {
+        let sysroot = sysroot();
+        let exe = |d: &Path| Some(d.join("rustup")).filter(|p| p.is_file());
+        let on_path = std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).find_map(|d| exe(&d)));
+        let in_cargo_home = || std::env::var_os("CARGO_HOME").and_then(|h| exe(&Path::new(&h).join("bin")));
+        TargetEnv {
+            installed: sysroot.as_deref().is_some_and(target_in),
+            rustup_toolchain: std::env::var("RUSTUP_TOOLCHAIN").ok().filter(|t| !t.is_empty()),
+            sysroot,
+            rustup: on_path.or_else(in_cargo_home),
         }
-        _ => false,
+    }
+}
+
+/// What to do about the wasm32 target.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TargetPlan {
+    /// Installed: nothing to run (the offline case).
+    Ready,
+    /// Missing, and rustup can add it to the toolchain cargo uses: run `program args`.
+    Add { program: PathBuf, args: Vec<String> },
+    /// Missing, and nothing here can add it: why, and what to do.
+    Missing(String),
+}
+
+/// Decide how to get the wasm32 target: nothing when it is installed; `rustup target add
+/// wasm32-unknown-unknown --toolchain <t>` when rustup is there and the toolchain cargo uses is
+/// known (`RUSTUP_TOOLCHAIN`, else the name of a sysroot under rustup's `toolchains/`);
+/// otherwise an explanation. The toolchain is always named: `rustup target add` alone would
+/// add the target to rustup's default toolchain, which need not be the one building.
+pub fn plan_target(env: &TargetEnv) -> TargetPlan {
+    if env.installed {
+        return TargetPlan::Ready;
+    }
+    let from_sysroot = || {
+        let s = env.sysroot.as_deref()?;
+        let parent = s.parent()?;
+        (parent.file_name()? == "toolchains").then(|| s.file_name().map(|n| n.to_string_lossy().into_owned()))?
+    };
+    let toolchain = env.rustup_toolchain.clone().or_else(from_sysroot);
+    match (&env.rustup, toolchain) {
+        (Some(rustup), Some(t)) => {
+            TargetPlan::Add { program: rustup.clone(), args: ["target", "add", WASM_TARGET, "--toolchain", &t].map(String::from).to_vec() }
+        }
+        (None, _) => TargetPlan::Missing(format!(
+            "the {WASM_TARGET} target is not installed and rustup was not found (not on PATH nor in $CARGO_HOME/bin); \
+             install the target for your Rust toolchain (with rustup: `{ADD_TARGET}`)"
+        )),
+        (Some(_), None) => TargetPlan::Missing(format!(
+            "the {WASM_TARGET} target is not installed, and the rustc cargo uses (sysroot {}) is not a rustup toolchain, \
+             so rustup cannot add it; install the target for that toolchain, or build with a rustup toolchain (`{ADD_TARGET}`)",
+            env.sysroot.as_ref().map_or_else(|| "unknown".to_string(), |s| format!("'{}'", s.display()))
+        )),
+    }
+}
+
+/// Run the plan's rustup command; on failure the error carries rustup's own output.
+pub fn run_add(program: &Path, args: &[String]) -> Result<()> {
+    let shown = format!("{} {}", program.display(), args.join(" "));
+    let out = Command::new(program).args(args).output().with_context(|| format!("could not run `{shown}`"))?;
+    if !out.status.success() {
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        bail!("`{shown}` failed ({}):\n{}", out.status, text.trim_end());
+    }
+    Ok(())
+}
+
+/// Make sure the wasm32 target is installed for the toolchain cargo uses, adding it through
+/// rustup when it is missing (rustup's auto-install may be off: `RUSTUP_AUTO_INSTALL=0`, or a
+/// rustup that predates it). `announce` is told the command before it runs. Nothing runs
+/// when the target is there.
+pub fn ensure_wasm_target(announce: impl FnOnce(&str)) -> Result<()> {
+    match plan_target(&TargetEnv::current()) {
+        TargetPlan::Ready => Ok(()),
+        TargetPlan::Missing(why) => bail!("{why}"),
+        TargetPlan::Add { program, args } => {
+            announce(&format!("the {WASM_TARGET} target is missing; adding it: rustup {}", args.join(" ")));
+            run_add(&program, &args)
+                .with_context(|| format!("could not add the {WASM_TARGET} target; run `{ADD_TARGET}` and build again"))?;
+            if !wasm_target_installed() {
+                bail!(
+                    "rustup reported success but the {WASM_TARGET} target is still not in the sysroot; run `{ADD_TARGET}` and build again"
+                );
+            }
+            Ok(())
+        }
     }
 }
 
 /// Build the viewer bundle.
 pub fn build_viewer(opts: &Options) -> Result<Built> {
-    if !wasm_target_installed() {
-        bail!("the wasm32-unknown-unknown target is not installed; run `{ADD_TARGET}` and build again");
-    }
+    ensure_wasm_target(|line| eprintln!("xtask: {line}"))?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(&opts.root)
@@ -176,5 +292,89 @@ impl Bundle {
             glue_js: String::from_utf8(rd("nines_viewer.js")?)?,
             wasm: rd("nines_viewer_bg.wasm")?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(installed: bool, toolchain: Option<&str>, sysroot: Option<&str>, rustup: Option<&str>) -> TargetEnv {
+        TargetEnv {
+            installed,
+            rustup_toolchain: toolchain.map(String::from),
+            sysroot: sysroot.map(PathBuf::from),
+            rustup: rustup.map(PathBuf::from),
+        }
+    }
+
+    fn add(toolchain: &str) -> TargetPlan {
+        TargetPlan::Add {
+            program: PathBuf::from("/c/bin/rustup"),
+            args: vec!["target".into(), "add".into(), WASM_TARGET.into(), "--toolchain".into(), toolchain.into()],
+        }
+    }
+
+    #[test]
+    fn installed_target_runs_nothing() {
+        // whatever else is there (the offline case: no network needed)
+        for e in [env(true, None, None, None), env(true, Some("stable"), Some("/r/toolchains/stable"), Some("/c/bin/rustup"))] {
+            assert_eq!(plan_target(&e), TargetPlan::Ready);
+        }
+    }
+
+    #[test]
+    fn missing_target_is_added_to_the_toolchain_cargo_uses() {
+        let tc = "stable-x86_64-unknown-linux-gnu";
+        // under rustup's proxy: RUSTUP_TOOLCHAIN names it, even over the sysroot's name
+        let e = env(false, Some(tc), Some("/r/toolchains/nightly-x86_64-unknown-linux-gnu"), Some("/c/bin/rustup"));
+        assert_eq!(plan_target(&e), add(tc));
+        // cargo run without the proxy (e.g. the toolchain's cargo called directly): the sysroot's name
+        let e = env(false, None, Some(&format!("/root/.rustup/toolchains/{tc}")), Some("/c/bin/rustup"));
+        assert_eq!(plan_target(&e), add(tc));
+        // a rust-toolchain.toml pin seen through the proxy
+        assert_eq!(plan_target(&env(false, Some("1.95.0"), None, Some("/c/bin/rustup"))), add("1.95.0"));
+    }
+
+    #[test]
+    fn missing_target_without_rustup_keeps_the_clear_message() {
+        let e = env(false, None, Some("/usr/lib/rust"), None);
+        let TargetPlan::Missing(why) = plan_target(&e) else { panic!("{:?}", plan_target(&e)) };
+        assert!(why.contains("rustup was not found") && why.contains(ADD_TARGET), "{why}");
+        // rustup there, but cargo's rustc is a distribution's, not a rustup toolchain
+        let e = env(false, None, Some("/usr/lib/rust"), Some("/c/bin/rustup"));
+        let TargetPlan::Missing(why) = plan_target(&e) else { panic!("{:?}", plan_target(&e)) };
+        assert!(why.contains("'/usr/lib/rust'") && why.contains("not a rustup toolchain"), "{why}");
+        // and nothing known about the sysroot
+        assert!(matches!(plan_target(&env(false, None, None, Some("/c/bin/rustup"))), TargetPlan::Missing(_)));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_failing_rustup_is_reported_with_its_output() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("xtask-rustup-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fake = dir.join("rustup");
+        std::fs::write(
+            &fake,
+            "#!/bin/sh\necho \"args: $*\"\necho 'error: could not download file from https://static.rust-lang.org' >&2\nexit 1\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let TargetPlan::Add { program, args } = plan_target(&env(false, Some("stable"), None, Some(fake.to_str().unwrap()))) else {
+            panic!("expected a plan to add the target")
+        };
+        let e = format!("{:#}", run_add(&program, &args).unwrap_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(e.contains("args: target add wasm32-unknown-unknown --toolchain stable"), "{e}");
+        assert!(e.contains("could not download file"), "{e}");
+        assert!(e.contains("failed (exit status: 1)"), "{e}");
+    }
+
+    #[test]
+    fn this_machine_has_the_target_so_nothing_would_run() {
+        // the test command installs the target first (scripts/test.sh), so the plan here is Ready
+        assert_eq!(plan_target(&TargetEnv::current()), TargetPlan::Ready);
     }
 }

@@ -92,6 +92,11 @@ pub fn inputs(files: &[PathBuf], tag: Option<&str>) -> Result<Vec<Input>> {
         }
         out.push(Input { name: file_name(f), bytes, run, carries: budget::FULL.to_string() });
     }
+    // the page and its summary show the runs together: no two of one name
+    let names = nines_core::run::distinct_names(&out.iter().map(|i| (i.run.name.as_str(), i.name.as_str())).collect::<Vec<_>>());
+    for (i, n) in out.iter_mut().zip(names) {
+        i.run.name = n;
+    }
     Ok(out)
 }
 

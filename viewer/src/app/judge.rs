@@ -105,6 +105,10 @@ fn compare_data(st: &ViewState) -> CmpData {
         scope: String::new(),
         note: None,
     };
+    if runs.len() < 2 {
+        data.note = Some("Open a second run to compare: mark one as the baseline and every other shown run is compared with it.".into());
+        return data;
+    }
     if base.is_empty() {
         data.note = Some("Mark one run as the baseline (or several repeats: they are then compared by their run-to-run band); every other shown run is compared with it.".into());
         return data;
@@ -703,6 +707,57 @@ fn steady_view(d: &SsData) -> Vec<Node> {
     vec![el("div", vec![("class", "steady-report".into())], out)]
 }
 
+/// Why a judge panel has nothing to draw, said on its tools line.
+struct Fold {
+    testid: &'static str,
+    class: &'static str,
+    text: String,
+    /// Fewer runs than the panel works with: its controls have nothing to choose from either.
+    few: bool,
+}
+
+/// A judge panel with nothing to draw folds to its tools line, which then says what the panel
+/// needs (`why`); its chart is hidden and not drawn. With `None` it unfolds.
+fn fold(section: &web_sys::Element, slot: &web_sys::Element, why: Option<&Fold>) {
+    let chart = section.query_selector(".chart").ok().flatten();
+    match why {
+        Some(f) => {
+            let _ = section.set_attribute("data-empty", if f.few { "few" } else { "1" });
+            if let Some(c) = &chart {
+                let _ = c.set_attribute("hidden", "");
+            }
+            mount(slot, &[tx("span", vec![("class", f.class.into()), ("data-testid", f.testid.into())], f.text.clone())]);
+        }
+        None => {
+            let _ = section.remove_attribute("data-empty");
+            if let Some(c) = &chart {
+                let _ = c.remove_attribute("hidden");
+            }
+            mount(slot, &[]);
+        }
+    }
+}
+
+/// What the sweep panel says when it has no sweep to draw.
+fn sweep_fold(d: &SweepData, shown_runs: usize) -> Fold {
+    let note = |testid, text: String, few| Fold { testid, class: "fold-note", text, few };
+    match (&d.param, &d.table) {
+        (None, _) if shown_runs < 2 => note(
+            "sweep-note",
+            "Open runs that differ in one parameter (qd, numjobs, bs: in their metadata or file names) to plot IOPS and latency against it."
+                .into(),
+            true,
+        ),
+        (None, _) => note(
+            "sweep-note",
+            "No parameter to sweep: the shown runs carry none in their metadata that differs between them. Type one that their file names hold (numjobs-16.hlog) or label them with nines import --sweep.".into(),
+            false,
+        ),
+        (Some(_), Some(Err(e))) => Fold { testid: "sweep-error", class: "fold-note error", text: e.clone(), few: false },
+        (Some(p), _) => note("sweep-note", format!("No shown run has a value of {p} to sweep over."), false),
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // The section
 
@@ -724,6 +779,10 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
     let cmp_out: NodeRef<leptos::html::Div> = NodeRef::new();
     let sweep_out: NodeRef<leptos::html::Div> = NodeRef::new();
     let ss_out: NodeRef<leptos::html::Div> = NodeRef::new();
+    let (cmp_sec, sweep_sec, ss_sec): (NodeRef<leptos::html::Section>, NodeRef<leptos::html::Section>, NodeRef<leptos::html::Section>) =
+        (NodeRef::new(), NodeRef::new(), NodeRef::new());
+    let (cmp_note, sweep_note, ss_note): (NodeRef<leptos::html::Span>, NodeRef<leptos::html::Span>, NodeRef<leptos::html::Span>) =
+        (NodeRef::new(), NodeRef::new(), NodeRef::new());
 
     let cmp = move |k: &CmpKey| cached(&CMP, k, || compare_data(&state.get_untracked()));
     let swp = move |k: &SweepKey| cached(&SWEEP, k, || sweep_data(&state.get_untracked()));
@@ -731,10 +790,21 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
 
     Effect::new(move |_| {
         let (k, _) = cmp_memo.get();
-        let Some(c) = change_canvas.get() else { return };
+        let (Some(c), Some(sec), Some(slot)) = (change_canvas.get(), cmp_sec.get(), cmp_note.get()) else { return };
         let t0 = now_ms();
-        canvas_size(&c, 340);
         let d = cmp(&k);
+        if d.rows.is_empty() {
+            let few = with_model(|m| m.runs.len()) < 2;
+            let why = Fold { testid: "compare-note", class: "fold-note", text: d.note.clone().unwrap_or_default(), few };
+            fold(&sec, &slot, Some(&why));
+            if let Some(out) = cmp_out.get() {
+                mount(&out, &[]);
+            }
+            mark_drawn("change", now_ms() - t0);
+            return;
+        }
+        fold(&sec, &slot, None);
+        canvas_size(&c, 340);
         let ch = change_chart(&d);
         let spec = ChangeSpec {
             title: "Change against the baseline, per level of nines",
@@ -753,10 +823,20 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
     });
     Effect::new(move |_| {
         let (k, _) = sweep_memo.get();
-        let Some(c) = sweep_canvas.get() else { return };
+        let (Some(c), Some(sec), Some(slot)) = (sweep_canvas.get(), sweep_sec.get(), sweep_note.get()) else { return };
         let t0 = now_ms();
-        canvas_size(&c, 560);
         let d = swp(&k);
+        if !d.panels.iter().any(|p| p.lines.iter().any(|l| !l.points.is_empty())) {
+            let shown = state.with_untracked(|s| with_model(|m| (0..m.runs.len()).filter(|i| !s.hidden.contains(i)).count()));
+            fold(&sec, &slot, Some(&sweep_fold(&d, shown)));
+            if let Some(out) = sweep_out.get() {
+                mount(&out, &[]);
+            }
+            mark_drawn("sweep", now_ms() - t0);
+            return;
+        }
+        fold(&sec, &slot, None);
+        canvas_size(&c, 560);
         let param = d.param.clone().unwrap_or_else(|| "parameter".into());
         let spec = SweepSpec { param: &param, panels: &d.panels, legend: false };
         draw_canvas(&c, |root| jc::draw_sweep(root, &spec));
@@ -767,11 +847,28 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
     });
     Effect::new(move |_| {
         let (k, _) = ss_memo.get();
-        let Some(c) = conv_canvas.get() else { return };
+        let (Some(c), Some(sec), Some(slot)) = (conv_canvas.get(), ss_sec.get(), ss_note.get()) else { return };
         let t0 = now_ms();
-        canvas_size(&c, 340);
         let d = sst(&k);
         let series = conv_series(&d);
+        if !series.iter().any(|s| !s.points.is_empty()) {
+            // the note, or why each direction cannot be checked (too few windows, ...)
+            let few = with_model(|m| m.runs.is_empty());
+            let why: Vec<String> = d.series.iter().filter_map(|s| s.report.as_ref().err().map(|e| format!("{}: {e}", s.label))).collect();
+            let f = match &d.note {
+                Some(n) => Fold { testid: "steady-note", class: "fold-note", text: n.clone(), few },
+                None if why.is_empty() => Fold { testid: "steady-note", class: "fold-note", text: "No rounds to check.".into(), few },
+                None => Fold { testid: "steady-error", class: "fold-note error", text: why.join("; "), few },
+            };
+            fold(&sec, &slot, Some(&f));
+            if let Some(out) = ss_out.get() {
+                mount(&out, &[]);
+            }
+            mark_drawn("steady", now_ms() - t0);
+            return;
+        }
+        fold(&sec, &slot, None);
+        canvas_size(&c, 340);
         let n = series.iter().map(|s| s.points.len()).max().unwrap_or(1) as f64;
         let title = match &d.run {
             Some((_, name)) => format!("Steady state (SNIA PTS): {} per round, {}", d.track, name),
@@ -979,9 +1076,9 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
     };
 
     view! {
-        <section class="panel judge" data-testid="panel-compare">
+        <section class="panel judge" data-testid="panel-compare" node_ref=cmp_sec>
             <div class="tools" on:change=on_change>
-                <span class="hint">"Compare: did the change move the tail by more than the measurement allows?"</span>
+                <span class="hint">"Compare: did the change move the tail by more than the measurement allows?" <span node_ref=cmp_note></span></span>
                 <span class="glabel">"baseline"</span>
                 <span class="ctl" node_ref=cmp_ctl></span>
                 <button data-testid="baseline-clear" on:click=move |_| set(Box::new(|s| s.base.clear()))>"none"</button>
@@ -989,9 +1086,9 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
             <div class="chart"><canvas node_ref=change_canvas data-testid="change-canvas"></canvas></div>
             <div node_ref=cmp_out></div>
         </section>
-        <section class="panel judge" data-testid="panel-sweep">
+        <section class="panel judge" data-testid="panel-sweep" node_ref=sweep_sec>
             <div class="tools" on:change=on_change>
-                <span class="hint">"Sweep: IOPS and latency against a parameter, one line per configuration"</span>
+                <span class="hint">"Sweep: IOPS and latency against a parameter, one line per configuration" <span node_ref=sweep_note></span></span>
                 <span class="glabel">"parameter"</span>
                 <span class="ctl" node_ref=sweep_ctl></span>
                 <button data-testid="export-sweep-csv" on:click=export_sweep_csv>"CSV"</button>
@@ -999,10 +1096,10 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
             <div class="chart"><canvas node_ref=sweep_canvas data-testid="sweep-canvas"></canvas></div>
             <div node_ref=sweep_out></div>
         </section>
-        <section class="panel judge" data-testid="panel-steady">
+        <section class="panel judge" data-testid="panel-steady" node_ref=ss_sec>
             <div class="tools" on:change=on_change>
                 <span class="hint" title="SNIA PTS: over the measurement window of the last N rounds, the range of the tracked result stays below 20% of its average and the least-squares line changes by at most 10% of it">
-                    "Steady state: can the measurement be trusted?"
+                    "Steady state: can the measurement be trusted?" <span node_ref=ss_note></span>
                 </span>
                 <span class="ctl" node_ref=ss_ctl></span>
             </div>
