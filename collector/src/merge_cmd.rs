@@ -28,17 +28,18 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
     let merged = fleet::merge(&sources, &opts)?;
     let replace = if args.force { Replace::Always } else { Replace::Never };
     output::write_atomic_with(&args.output, replace, &Inputs::new(&args.files), |w| nines_core::archive::write(w, &merged).map(|_| ()))?;
-    let m = merged.meta.merge.as_ref().expect("a merge states its grid");
+    let m = &merged.meta.merge;
+    let num = |k: &str| m.get(k).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
     writeln!(
         out,
         "merged {} runs into {}: {} windows of {} s{}, largest offset {:.6} s (tolerance {} s); each run's tags kept as TAG@{}",
         sources.len(),
         args.output.display(),
         merged.windows.iter().map(|w| w.start_s.to_bits()).collect::<std::collections::BTreeSet<_>>().len(),
-        m.window_s,
-        if m.regrid == Some(true) { " (regridded: each window counted whole in the one holding its midpoint)" } else { "" },
-        m.max_offset_s,
-        m.tolerance_s,
+        num("window_s"),
+        if m.contains_key("regrid") { " (regridded: each window counted whole in the one holding its midpoint)" } else { "" },
+        num("max_offset_s"),
+        num("tolerance_s"),
         sources.iter().map(|s| s.label.as_str()).collect::<Vec<_>>().join(", @")
     )?;
     Ok(())

@@ -14,7 +14,9 @@
 use std::collections::BTreeMap;
 
 use crate::hist::{add_counts, Accumulator, Hist};
-use crate::meta::{MergeMeta, MergeSource, RunMeta, Tool};
+use serde_json::{json, Map, Value};
+
+use crate::meta::{RunMeta, Tool};
 use crate::run::{Run, Window, PART};
 use crate::stats::tag_name;
 use crate::units::iso_date;
@@ -257,34 +259,50 @@ fn merged_meta(
         workload: if same_workload { first.workload.clone() } else { None },
         units: first.units.clone(),
         sources: sources.iter().map(|s| s.run.source.clone()).collect(),
-        merge: Some(MergeMeta {
-            window_s: grid,
-            regrid: opts.regrid_s.map(|_| true),
-            tolerance_s: tolerance,
-            max_offset_s: max_offset,
-            clock_maxerror_s: worst_clock,
-            sources: sources
-                .iter()
-                .zip(offsets)
-                .map(|(s, &offset_s)| {
-                    let host = s.run.meta.host.as_ref();
-                    MergeSource {
-                        label: s.label.clone(),
-                        file: s.run.source.clone(),
-                        name: s.run.name.clone(),
-                        host: host.and_then(|h| h.hostname.clone()),
-                        start: s.run.start_time.map(iso_date),
-                        clock_esterror_s: host.and_then(|h| h.clock_esterror_s),
-                        clock_maxerror_s: host.and_then(|h| h.clock_maxerror_s),
-                        offset_s,
-                        ..Default::default()
-                    }
-                })
-                .collect(),
-            ..Default::default()
-        }),
+        merge: merge_json(sources, opts, grid, tolerance, max_offset, worst_clock, offsets),
         ..Default::default()
     }
+}
+
+/// The merge's metadata object (see [`RunMeta::merge`]).
+fn merge_json(
+    sources: &[Source],
+    opts: &Options,
+    grid: f64,
+    tolerance: f64,
+    max_offset: f64,
+    worst_clock: Option<f64>,
+    offsets: &[f64],
+) -> Map<String, Value> {
+    let srcs: Vec<Value> = sources
+        .iter()
+        .zip(offsets)
+        .map(|(s, &offset)| {
+            let host = s.run.meta.host.as_ref();
+            json!({
+                "label": s.label,
+                "file": s.run.source,
+                "name": s.run.name,
+                "host": host.and_then(|h| h.hostname.clone()),
+                "start": s.run.start_time.map(iso_date),
+                "clock_esterror_s": host.and_then(|h| h.clock_esterror_s),
+                "clock_maxerror_s": host.and_then(|h| h.clock_maxerror_s),
+                "offset_s": offset,
+            })
+        })
+        .collect();
+    let mut m = Map::new();
+    m.insert("window_s".into(), json!(grid));
+    if opts.regrid_s.is_some() {
+        m.insert("regrid".into(), json!(true));
+    }
+    m.insert("tolerance_s".into(), json!(tolerance));
+    m.insert("max_offset_s".into(), json!(max_offset));
+    if let Some(c) = worst_clock {
+        m.insert("clock_maxerror_s".into(), json!(c));
+    }
+    m.insert("sources".into(), Value::Array(srcs));
+    m
 }
 
 #[cfg(test)]
@@ -334,10 +352,10 @@ mod tests {
         assert_eq!(s.tags["all"].levels, run_stats(&both, &StatsOptions::default()).tags["all"].levels);
         assert_eq!(m.windows.len(), 5 * 6);
         assert_eq!(m.start_time, Some(1000.0));
-        let mm = m.meta.merge.as_ref().unwrap();
-        assert_eq!(mm.sources.len(), 2);
-        assert!((mm.sources[1].offset_s - 0.0004).abs() < 1e-9, "{mm:?}");
-        assert!((mm.max_offset_s - 0.0004).abs() < 1e-9);
+        let mm = &m.meta.merge;
+        assert_eq!(mm["sources"].as_array().unwrap().len(), 2);
+        assert!((mm["sources"][1]["offset_s"].as_f64().unwrap() - 0.0004).abs() < 1e-9, "{mm:?}");
+        assert!((mm["max_offset_s"].as_f64().unwrap() - 0.0004).abs() < 1e-9);
         // the archive keeps it all
         let back = crate::archive::read("m.hlog", &crate::archive::write(Vec::new(), &m).unwrap()).unwrap();
         assert_eq!(run_stats(&back, &StatsOptions::default()).tags, s.tags);
@@ -356,7 +374,7 @@ mod tests {
         let mut a2 = a.clone();
         a2.meta.host.as_mut().unwrap().clock_maxerror_s = Some(0.1);
         let m = merge_of(&[a2.clone(), b2.clone()], &Options::default()).unwrap();
-        assert_eq!(m.meta.merge.unwrap().clock_maxerror_s, Some(0.2));
+        assert_eq!(m.meta.merge["clock_maxerror_s"], 0.2);
         // ...not when the runs share one host's clock
         let mut b3 = b2.clone();
         b3.meta.host.as_mut().unwrap().hostname = Some("a-host".into());
@@ -372,7 +390,7 @@ mod tests {
         let s = run_stats(&m, &StatsOptions::default());
         assert_eq!(s.tags["all"].count, 12_000);
         assert!(m.windows.iter().all(|w| w.length_s == 2.0 && w.start_s % 2.0 == 0.0));
-        assert_eq!(m.meta.merge.as_ref().unwrap().regrid, Some(true));
+        assert_eq!(m.meta.merge["regrid"], true);
         let e = merge_of(&[a.clone(), b.clone()], &Options { regrid_s: Some(0.5), ..Default::default() }).unwrap_err().to_string();
         assert!(e.contains("at least the longest window (1 s)"), "{e}");
         // different lengths

@@ -347,43 +347,12 @@ meta_struct! {
         pub precision: Option<Precision>,
         /// Sweep labels (`nines import --sweep`): parameter name to value.
         pub param: Map<String, Value>,
-        /// How a merge of runs (`nines merge`) lined their windows up, and its sources.
-        pub merge: Option<MergeMeta>,
-    }
-}
-
-meta_struct! {
-    /// `nines merge`: the grid the sources' windows were summed on.
-    pub struct MergeMeta {
-        /// Length of the merged windows, in seconds.
-        pub window_s: f64,
-        /// The windows were put on a coarser common grid (`--regrid`): each source window
-        /// went whole to the merged window holding its midpoint.
-        pub regrid: Option<bool>,
-        /// The largest offset allowed between sources' windows, in seconds.
-        pub tolerance_s: f64,
-        /// The largest offset found between a source window and its merged window, in seconds.
-        pub max_offset_s: f64,
-        /// The worst maximum clock error the sources state, in seconds.
-        pub clock_maxerror_s: Option<f64>,
-        pub sources: Vec<MergeSource>,
-    }
-}
-
-meta_struct! {
-    /// One run of a merge; its directions are kept under the tags `DIRECTION@LABEL`.
-    pub struct MergeSource {
-        pub label: String,
-        pub file: String,
-        pub name: String,
-        pub host: Option<String>,
-        /// When its first window began (RFC 3339, UTC).
-        pub start: Option<String>,
-        /// Its clock's estimated and maximum error as it stated them, in seconds.
-        pub clock_esterror_s: Option<f64>,
-        pub clock_maxerror_s: Option<f64>,
-        /// Its windows' offset from the merged grid, in seconds.
-        pub offset_s: f64,
+        /// How a merge of runs (`nines merge`) lined their windows up, and its sources
+        /// (`window_s`, `regrid`, `tolerance_s`, `max_offset_s`, `clock_maxerror_s`, and
+        /// `sources`: `label`, `file`, `name`, `host`, `start`, `clock_esterror_s`,
+        /// `clock_maxerror_s`, `offset_s` each). Kept as JSON rather than typed: nothing but the
+        /// merge writes it, and typed it would add its code to the viewer's wasm.
+        pub merge: Map<String, Value>,
     }
 }
 

@@ -246,35 +246,31 @@ fn file_part(source: &str) -> &str {
 /// names are the same too (or a run has none), the later ones get a number (`b_randrw #2`).
 /// A numbered name never takes a name another run has. The order is that of `runs`.
 pub fn distinct_names(runs: &[(&str, &str)]) -> Vec<String> {
-    let mut count: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for &(name, _) in runs {
-        *count.entry(name).or_default() += 1;
-    }
+    // Plain scans rather than maps or sorts: the lists are of the runs one page or command
+    // shows, and maps or sorts would add their own code to the viewer's wasm (9 to 20 KB).
     let wanted: Vec<String> = runs
         .iter()
         .map(|&(name, source)| {
             let file = file_part(source);
-            if count[name] < 2 || file.is_empty() || file == name {
+            let shared = runs.iter().filter(|r| r.0 == name).nth(1).is_some();
+            if !shared || file.is_empty() || file == name {
                 name.to_string()
             } else {
                 format!("{name} ({file})")
             }
         })
         .collect();
-    let all: std::collections::HashSet<&str> = wanted.iter().map(String::as_str).collect();
-    let mut taken = std::collections::HashSet::with_capacity(runs.len());
-    let mut out = Vec::with_capacity(runs.len());
+    let mut out: Vec<String> = Vec::with_capacity(runs.len());
     for w in &wanted {
         let mut name = w.clone();
         let mut k = 1;
-        while taken.contains(&name) {
+        while out.contains(&name) {
             k += 1;
             name = format!("{w} #{k}");
-            if all.contains(name.as_str()) {
+            if wanted.contains(&name) {
                 name.clone_from(w);
             }
         }
-        taken.insert(name.clone());
         out.push(name);
     }
     out

@@ -865,6 +865,12 @@ fn add_run(file: &str, bytes: &[u8], archive: Option<String>) -> Result<(), Load
 /// names): a run whose name another run has too is renamed, and what was computed under its
 /// old name is dropped.
 fn name_runs(m: &mut Model) {
+    // the usual case, a name no other run has: nothing to rename (and no pass over all pairs)
+    if let Some((last, rest)) = m.runs.split_last() {
+        if rest.iter().all(|r| r.given != last.given && r.run.name != last.given) && last.run.name == last.given {
+            return;
+        }
+    }
     let names = distinct_names(&m.runs.iter().map(|r| (r.given.as_str(), r.file.as_str())).collect::<Vec<_>>());
     for (i, name) in names.into_iter().enumerate() {
         if m.runs[i].run.name == name {
