@@ -451,6 +451,63 @@ test('report --baseline: opens in compare mode; the summary carries nines compar
   assert.match(e, /every run of the report is a baseline/);
 });
 
+test('report --spec: the viewer judges the runs as nines check does and draws the spec on the 1-CDF and runtime charts', async () => {
+  const spec = path.join(dir, 'vendor.spec');
+  fs.writeFileSync(spec, '# vendor QoS, as a customer checks it\nread p99 <= 10s\nread p99.99 <= 20s\nwrite p99.9 <= 1us\nall p99.9 <= 30s\nall max <= 60s\nread iops >= 1\n[name=many*]\nwrite mean <= 1s\n');
+  const out = path.join(dir, 'vendor.html');
+  // a run of 100 ms windows carried whole, and one of 20 ms windows carried in groups
+  const runs = [files.a, files.many];
+  nines(['report', ...runs, '--spec', spec, '--limit', 'write iops >= 1', '-o', out]);
+  const got = spawnSync(NINES, ['check', ...runs, '--spec', spec, '--limit', 'write iops >= 1', '--json'], { encoding: 'utf8' });
+  assert.equal(got.status, 1, got.stderr);
+  const want = JSON.parse(got.stdout);
+  const { v, page, ctx } = await openWatched(pathToFileURL(out).href);
+  await ready(v, 2);
+  assert.match(await page.locator('[data-testid=carries]').textContent(), /groups of/, 'the second run is carried in groups');
+  const rows = (id) => page.evaluate((id) => [...document.querySelectorAll(`[data-testid=${id}]`)].map((tr) => ({
+    limit: tr.dataset.limit, verdict: tr.dataset.verdict, cells: [...tr.cells].map((td) => td.textContent) })), id);
+  // the viewer's verdicts: nines check's limits, runs and verdicts, and cell for cell the
+  // report's static table (written natively from the recorded runs)
+  const viewer = await rows('verdict-row');
+  const expected = want.runs.flatMap((r) => r.checks.map((c) => ({ limit: c.limit, verdict: c.verdict, run: r.name })));
+  assert.equal(expected.length, 16);
+  assert.deepEqual(viewer.map((r) => ({ limit: r.limit, verdict: r.verdict, run: r.cells[0] })), expected);
+  assert.deepEqual(viewer.map((r) => r.cells), (await rows('qos-row')).map((r) => r.cells));
+  assert.ok(expected.some((e) => e.verdict === 'fails') && expected.some((e) => e.verdict === 'meets'));
+  // the 1-CDF's envelope: every direction merged, so the `all` limits
+  const envelopes = () => page.evaluate(() => document.querySelector('[data-testid=cdf-canvas]').dataset.envelopes);
+  assert.equal(await envelopes(), '30000000000:0.001,60000000000:0');
+  // reads alone: p99 <= 10s and p99.99 <= 20s, and no read window beyond either
+  await v.act(() => page.click('[data-testid=dir-read]'));
+  assert.equal(await envelopes(), '10000000000:0.01,20000000000:0.0001');
+  const breaks = () => page.evaluate(() => Number(document.querySelector('[data-testid=runtime-canvas]').dataset.limitBreaks));
+  assert.equal(await breaks(), 0);
+  // writes: p99.9 <= 1us, which every write window's p99.9 breaks
+  await v.act(() => page.click('[data-testid=dir-write]'));
+  assert.ok((await breaks()) > 10, `${await breaks()} windows ringed`);
+  await page.waitForTimeout(200);
+  await v.shot('report-spec-viewer');
+  // a spec typed on the page: judged at once, kept in the link, and the link reopens it
+  await v.act(() => page.locator('[data-testid=spec-input]').fill('all max <= 1ns'));
+  await v.act(() => page.locator('[data-testid=spec-input]').dispatchEvent('change'));
+  const typed = await rows('verdict-row');
+  assert.deepEqual(typed.map((r) => [r.limit, r.verdict]), [['all max <= 1ns', 'fails'], ['all max <= 1ns', 'fails']]);
+  const hash = await v.hash();
+  assert.match(hash, /spec=all%20max%20%3C%3D%201ns/);
+  await page.goto(`${pathToFileURL(out).href}${hash}`);
+  await page.reload();
+  await ready(v, 2);
+  assert.equal(await page.locator('[data-testid=spec-input]').inputValue(), 'all max <= 1ns');
+  assert.equal((await rows('verdict-row')).length, 2);
+  // a spec that does not parse says where, and judges nothing
+  await v.act(() => page.locator('[data-testid=spec-input]').fill('read p99.99 <= 1'));
+  await v.act(() => page.locator('[data-testid=spec-input]').dispatchEvent('change'));
+  assert.match(await page.locator('[data-testid=spec-error]').textContent(), /^spec:1:16: .*unit/);
+  assert.equal((await rows('verdict-row')).length, 0);
+  assert.deepEqual(v.errors, []);
+  await ctx.close();
+});
+
 test('report --spec: the header carries nines check\'s verdicts, with and without scripts', async () => {
   const spec = path.join(dir, 'qos.spec');
   fs.writeFileSync(spec, '# QoS as a vendor states it\nread p50 <= 10s\nread p50 <= 1ns\nwrite p99.9999 <= 1s\n[name=uring*]\nall max <= 60s\n');

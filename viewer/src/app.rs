@@ -45,6 +45,7 @@ use dom::{el, tx, Node};
 mod dom;
 mod hidpi;
 mod judge;
+mod qos;
 mod workers;
 
 #[wasm_bindgen(start)]
@@ -596,6 +597,8 @@ fn ctx2d(c: &web_sys::HtmlCanvasElement) -> Option<web_sys::CanvasRenderingConte
 struct CdfData {
     curves: Vec<Curve>,
     hover: Vec<(String, String, Vec<CcdfPoint>)>,
+    /// The QoS spec's envelopes of the curves shown (each distinct one once).
+    envelopes: Vec<Vec<(f64, f64)>>,
     x: Scale,
     y: Scale,
 }
@@ -603,8 +606,16 @@ struct CdfData {
 fn cdf_data(st: &ViewState) -> CdfData {
     let mut curves = Vec::new();
     let mut hover = Vec::new();
+    let mut envelopes: Vec<Vec<(f64, f64)>> = Vec::new();
+    let spec = qos::parsed(st).and_then(Result::ok);
     for t in traces(st) {
         let Some(td) = trace_data(t.run, &t.dir) else { continue };
+        if let Some(spec) = &spec {
+            let e = qos::envelope(spec, &td.loaded.run, &t.dir);
+            if !e.is_empty() && !envelopes.contains(&e) {
+                envelopes.push(e);
+            }
+        }
         let pts = match time_sel(st, &td) {
             Some((a, b)) => match td.merged(Some(a), Some(b)) {
                 Some(h) => ccdf(&h),
@@ -622,16 +633,18 @@ fn cdf_data(st: &ViewState) -> CdfData {
         });
         hover.push((t.label, t.style.css(), pts));
     }
-    let (x, y) = cdf_ranges(st, &curves);
-    CdfData { curves, hover, x, y }
+    let (x, y) = cdf_ranges(st, &curves, &envelopes);
+    CdfData { curves, hover, envelopes, x, y }
 }
 
-fn cdf_ranges(st: &ViewState, curves: &[Curve]) -> (Scale, Scale) {
+fn cdf_ranges(st: &ViewState, curves: &[Curve], envelopes: &[Vec<(f64, f64)>]) -> (Scale, Scale) {
     if let Some((x0, x1, y0, y1)) = st.cdf {
         return (Scale { lo: x0, hi: x1, log: true }, Scale { lo: y0, hi: y1, log: true });
     }
-    let lo = curves.iter().filter_map(|c| c.points.first().map(|p| p.0)).fold(f64::INFINITY, f64::min);
-    let hi = curves.iter().filter_map(|c| c.points.last().map(|p| p.0)).fold(0.0, f64::max);
+    // the curves, and the spec's limits beside them
+    let limits = || envelopes.iter().flatten().map(|c| c.0).filter(|&v| v >= 1.0);
+    let lo = curves.iter().filter_map(|c| c.points.first().map(|p| p.0)).chain(limits()).fold(f64::INFINITY, f64::min);
+    let hi = curves.iter().filter_map(|c| c.points.last().map(|p| p.0)).chain(limits()).fold(0.0, f64::max);
     let min_share = curves.iter().filter_map(|c| c.points.last().map(|p| p.1)).fold(1.0, f64::min);
     let (lo, hi) = if lo.is_finite() && hi > 0.0 { (lo / 1.3, hi * 1.3) } else { (1e3, 1e7) };
     // down to the level of nines below the smallest 1/N, at least 3 nines
@@ -675,6 +688,7 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
     let mut ymax: f64 = 0.0;
     let mut rmax: f64 = 0.0;
     let mut missing_bs = false;
+    let spec = qos::parsed(st).and_then(Result::ok);
     for t in &ts {
         let Some(td) = trace_data(t.run, &t.dir) else { continue };
         let (k, range) = td.view_keys(axis, x0, x1, max_points);
@@ -701,12 +715,19 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
                 ymin = ymin.min(*v as f64);
                 ymax = ymax.max(*v as f64);
             }
+            let limit = spec.as_ref().and_then(|s| qos::runtime_limit(s, &td.loaded.run, &t.dir, metric));
+            let broken = match limit {
+                Some(l) => vals.iter().map(|v| v.is_some_and(|v| l.broken_by(v as f64))).collect(),
+                None => Vec::new(),
+            };
             lines.push(RuntimeLine {
                 trace: t.label.clone(),
                 style: t.style,
                 metric,
                 points: xs.iter().zip(vals).map(|(&x, v)| (x, v.map(|v| v as f64))).collect(),
                 thin,
+                limit: limit.map(|l| l.value),
+                broken,
             });
         };
         push(Metric::Median, pts.iter().map(|p| p.p50_ns).collect(), Vec::new());
@@ -1280,11 +1301,11 @@ fn App() -> impl IntoView {
     // ----- memos of what each panel depends on
     let cdf_key = Memo::new(move |_| {
         let s = state.get();
-        (version.get(), size.get(), s.dir, s.hidden.clone(), s.sel, s.x_ios, s.cdf)
+        (version.get(), size.get(), s.dir, s.hidden.clone(), s.sel, s.x_ios, s.cdf, s.spec.clone())
     });
     let rt_key = Memo::new(move |_| {
         let s = state.get();
-        (version.get(), size.get(), s.dir, s.hidden.clone(), s.levels.clone(), s.x_ios, s.zoom, s.sel, s.rate)
+        (version.get(), size.get(), s.dir, s.hidden.clone(), s.levels.clone(), s.x_ios, s.zoom, s.sel, s.rate, s.spec.clone())
     });
     let table_key = Memo::new(move |_| {
         let s = state.get();
@@ -1327,6 +1348,7 @@ fn App() -> impl IntoView {
             hover_x: None,
             drag_box: None,
             legend: false,
+            envelopes: &data.envelopes,
         };
         if let Some(f) = draw_canvas(&c, |root| charts::draw_cdf(root, &spec)) {
             with_model(|m| {
@@ -1334,6 +1356,10 @@ fn App() -> impl IntoView {
                 m.hover_curves = data.hover;
             });
         }
+        // test hook: the spec's envelopes drawn, as (latency ns, share) corners
+        let env: Vec<String> =
+            data.envelopes.iter().map(|e| e.iter().map(|(x, y)| format!("{x}:{y}")).collect::<Vec<_>>().join(",")).collect();
+        let _ = c.set_attribute("data-envelopes", &env.join(";"));
         mark_drawn("cdf", now_ms() - t0);
         let t1 = now_ms();
         canvas_size(&hc, 280);
@@ -1372,6 +1398,9 @@ fn App() -> impl IntoView {
         if let Some(f) = draw_canvas(&c, |root| charts::draw_runtime(root, &spec)) {
             with_model(|m| m.frames.insert("runtime", f));
         }
+        // test hook: the points ringed as beyond a limit of the spec
+        let breaks = d.lines.iter().map(|l| l.broken.iter().filter(|b| **b).count()).sum::<usize>();
+        let _ = c.set_attribute("data-limit-breaks", &breaks.to_string());
         mark_drawn("runtime", now_ms() - t0);
         let t1 = now_ms();
         let (title, ydesc) = match st.rate {
@@ -1579,6 +1608,7 @@ fn App() -> impl IntoView {
                     hover_x: None,
                     drag_box: None,
                     legend: true,
+                    envelopes: &d.envelopes,
                 };
                 charts::to_svg(w, 470, |r| charts::draw_cdf(r, &spec))
             }
@@ -1939,6 +1969,7 @@ fn App() -> impl IntoView {
                 </div>
                 <div node_ref=table_out></div>
             </section>
+            <qos::Qos state=state version=version/>
             <judge::Judge state=state version=version size=size/>
         </div>
     }

@@ -79,6 +79,9 @@ pub struct ViewState {
     pub sweep: Option<String>,
     /// The steady-state check shown.
     pub steady: SteadyView,
+    /// A QoS spec (nines-core's grammar, `read p99.99 <= 1ms` a line): its verdicts, the
+    /// envelope on the 1-CDF and the windows that break it on the runtime chart. Empty: none.
+    pub spec: String,
 }
 
 /// The steady-state panel's choices: which run, what is tracked, the measurement window.
@@ -117,8 +120,26 @@ impl Default for ViewState {
             cset: false,
             sweep: None,
             steady: SteadyView::default(),
+            spec: String::new(),
         }
     }
+}
+
+/// The longest spec a link carries (bytes of text).
+pub const MAX_SPEC: usize = 16 * 1024;
+
+/// What a spec's text keeps in a link: letters, digits and `-_.~` (RFC 3986's unreserved
+/// set); every other byte, newlines, `#`, `&` and `=` among them, becomes `%XX`.
+const SPEC_KEEP: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
+
+/// `s` percent-encoded for a URL hash.
+pub fn encode(s: &str) -> String {
+    percent_encoding::utf8_percent_encode(s, SPEC_KEEP).to_string()
+}
+
+/// The inverse of [`encode`]; `None` for text that is not UTF-8 once decoded.
+pub fn decode(s: &str) -> Option<String> {
+    percent_encoding::percent_decode_str(s).decode_utf8().ok().map(|c| c.into_owned())
 }
 
 /// A sweep parameter name as a link may carry it: letters, digits and `_.-`, at most 64.
@@ -189,6 +210,9 @@ impl ViewState {
             }
             parts.push(v);
         }
+        if !self.spec.trim().is_empty() {
+            parts.push(format!("spec={}", encode(&self.spec)));
+        }
         parts.join("&")
     }
 
@@ -221,6 +245,7 @@ impl ViewState {
                 "base" => s.base = v.split(',').filter_map(|x| x.parse::<usize>().ok()).filter(|&i| i < 100_000).collect(),
                 "cset" => s.cset = v == "1",
                 "sweep" => s.sweep = param_name(v),
+                "spec" => s.spec = decode(v).filter(|t| t.len() <= MAX_SPEC).unwrap_or_default(),
                 "ss" => {
                     let p: Vec<&str> = v.split(',').collect();
                     let run = p.first().and_then(|x| x.parse::<usize>().ok()).filter(|&i| i < 100_000);
@@ -267,9 +292,10 @@ mod tests {
             cset: true,
             sweep: Some("numjobs".into()),
             steady: SteadyView { run: 2, track: "p99.9".into(), rounds: 6, round_s: Some(10.0) },
+            spec: "read p99.99 <= 1ms # vendor\n[name=a&b=c]\nwrite max<50ms µ".into(),
         };
         let h = s.to_hash();
-        assert_eq!(h, "dir=overlay&lv=2,5,6&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&ss=2,p99.9,6,10");
+        assert_eq!(h, "dir=overlay&lv=2,5,6&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&ss=2,p99.9,6,10&spec=read%20p99.99%20%3C%3D%201ms%20%23%20vendor%0A%5Bname%3Da%26b%3Dc%5D%0Awrite%20max%3C50ms%20%C2%B5");
         assert_eq!(ViewState::from_hash(&format!("#{h}")), s);
     }
 
@@ -288,5 +314,11 @@ mod tests {
         assert_eq!(s.cdf, None);
         assert_eq!(s.hidden, [2].into_iter().collect());
         assert!(s.x_ios);
+        // a broken escape, bytes that are not UTF-8, an overlong spec: no spec
+        assert_eq!(ViewState::from_hash("spec=%FF%FE").spec, "");
+        // a broken escape is kept as written, as browsers do
+        assert_eq!(ViewState::from_hash("spec=read%2").spec, "read%2");
+        assert_eq!(ViewState::from_hash(&format!("spec={}", "a".repeat(MAX_SPEC + 1))).spec, "");
+        assert_eq!(ViewState::from_hash("spec=%3Cscript%3E").spec, "<script>");
     }
 }
