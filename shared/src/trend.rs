@@ -123,7 +123,7 @@ pub struct Point {
 /// The trend of level `label` of direction `tag` over `runs` in the order given, each run
 /// judged against `baseline` when given, else against the nearest earlier run with a value.
 pub fn points(runs: &[&Summary], tag: &str, label: &str, baseline: Option<usize>) -> Vec<Point> {
-    let measured: Vec<(Option<f64>, Option<(f64, f64)>)> = runs
+    let measured: Vec<compare::Measured> = runs
         .iter()
         .map(|r| match r.level(tag, label) {
             Some(l) => (l.value_ns.map(|v| v as f64), l.ci95_ns.map(|(a, b)| (a as f64, b as f64))),

@@ -46,6 +46,7 @@ mod dom;
 mod hidpi;
 mod judge;
 mod qos;
+mod trend;
 mod workers;
 
 #[wasm_bindgen(start)]
@@ -94,8 +95,21 @@ async fn manifest_items() -> Preload {
     let v = serde_json::from_slice::<serde_json::Value>(&bytes)
         .map_err(|e| LoadError { file: "manifest.json".into(), message: format!("not valid JSON: {e}") })?;
     let Some(w) = web_sys::window() else { return Ok(Vec::new()) };
+    let entries = manifest_entries(&v);
+    let summarised: Vec<trend::SiteRun> = entries
+        .iter()
+        .filter_map(|e| {
+            Some(trend::SiteRun { file: e.file.clone(), compact: e.compact.clone(), name: e.name.clone(), summary: e.summary.clone()? })
+        })
+        .collect();
+    // a site of many runs opens on its trend, each run loaded when asked for
+    let trend_only = entries.len() > AUTO_LOAD_MAX && summarised.len() == entries.len();
+    trend::set_site(summarised);
+    if trend_only {
+        return Ok(Vec::new());
+    }
     // every request goes out now; the runs download while earlier ones decode
-    Ok(manifest_entries(&v)
+    Ok(entries
         .into_iter()
         .map(|e| {
             // the compact form when the site has one; the archive waits until a brushed range
@@ -1041,11 +1055,18 @@ fn embedded_runs() -> Option<EmbeddedRuns> {
     )
 }
 
+/// The most runs a site's page loads by itself; past that (with every run summarised) it
+/// opens on the trend across its runs, and loads a run when it is clicked.
+const AUTO_LOAD_MAX: usize = 100;
+
 /// A run a manifest lists: its archive, and the compact form to load first when there is one.
 #[derive(Clone, Debug, PartialEq)]
 struct ManifestEntry {
     file: String,
     compact: Option<String>,
+    name: String,
+    /// Its whole-run levels (`nines site` writes them), for the trend.
+    summary: Option<nines_core::trend::Summary>,
 }
 
 /// Entries of a `manifest.json` beside the page: `{"runs":[{"file":"runs/a.hlog",
@@ -1059,7 +1080,10 @@ fn manifest_entries(v: &serde_json::Value) -> Vec<ManifestEntry> {
             .filter_map(|e| {
                 let file = e.as_str().or_else(|| e.get("file").and_then(|f| f.as_str())).filter(|p| local(p))?.to_string();
                 let compact = e.get("compact").and_then(|f| f.as_str()).filter(|p| local(p)).map(str::to_string);
-                Some(ManifestEntry { file, compact })
+                let name = e.get("name").and_then(|n| n.as_str()).unwrap_or(&file).to_string();
+                // a summary that does not read leaves the run out of the trend only
+                let summary = e.get("trend").and_then(|t| nines_core::trend::Summary::from_json(t).ok());
+                Some(ManifestEntry { file, compact, name, summary })
             })
             .collect()
     })
@@ -1883,6 +1907,7 @@ fn App() -> impl IntoView {
                     }
                 })}
             </div>
+            <trend::Trend state=state version=version size=size errors=errors/>
             <section class="runs" data-testid="runs" node_ref=legend_out on:click=legend_click></section>
             <main class="panels">
                 <div class="col">
