@@ -481,6 +481,16 @@ impl Verdict {
         }
     }
 
+    /// The verdict as a key (JSON's spelling: `meets`, `fails`, `cannot_tell`), for pages'
+    /// attributes and class names.
+    pub fn key(self) -> &'static str {
+        match self {
+            Verdict::Meets => "meets",
+            Verdict::Fails => "fails",
+            Verdict::CannotTell => "cannot_tell",
+        }
+    }
+
     /// The exit status of a check whose worst verdict this is: 0 meets, 1 fails, 2 cannot
     /// tell.
     pub fn exit_code(self) -> u8 {

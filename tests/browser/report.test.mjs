@@ -14,6 +14,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { NINES, ROOT, ARTIFACTS, serve, launch, Viewer, ninesStats, ninesStatsText } from './lib.mjs';
+import { nightly } from './nightly.mjs';
 
 let dir, browser, files;
 
@@ -405,6 +406,69 @@ test('site: served from loopback, runs added later, permalinks', async () => {
     assert.deepEqual(p.v.errors, []);
     await p.v.shot('report-site');
     await p.ctx.close();
+  } finally {
+    server.close();
+  }
+});
+
+test('site trend: 120 nightly runs open on their trend without loading a run; the change is marked; a click opens the run', async () => {
+  // 60 nights of psync QD1, then 60 of uring QD16: the median of every direction jumps at night 60
+  const runs = nightly(files.b, files.a, 120, 60, path.join(dir, 'nightly'));
+  const out = path.join(dir, 'site-nightly');
+  nines(['site', ...runs.slice(0, 100), '-o', out]);
+  nines(['site', ...runs.slice(100), '-o', out]);
+  const m = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8'));
+  assert.equal(m.runs.length, 120);
+  // each run's summary holds nines stats' levels and intervals
+  const st = ninesStats([runs[0], runs[119]]);
+  for (const [k, js] of [[0, st.runs[0]], [119, st.runs[1]]]) {
+    const tags = Object.fromEntries(m.runs[k].trend.tags.map(([t, n, lv]) => [t, { n, lv }]));
+    assert.deepEqual(Object.keys(tags), Object.keys(js.tags));
+    for (const [t, s] of Object.entries(js.tags)) {
+      assert.equal(tags[t].n, s.count);
+      for (const l of s.levels) {
+        const [label, value, lo, hi, beyond] = tags[t].lv.find((x) => x[0] === l.label);
+        assert.deepEqual([label, lo, hi, beyond], [l.label, l.ci95_ns ? l.ci95_ns[0] : null, l.ci95_ns ? l.ci95_ns[1] : null, l.beyond]);
+        if (l.support !== 'none') assert.equal(value, l.value_ns, `${k} ${t} ${l.label}`);
+      }
+    }
+  }
+  const server = await serve(out);
+  try {
+    const { v, page, ctx } = await openWatched(`${server.base}/index.html`);
+    await until(page, () => document.body.dataset.ninesTrendMs && document.body.dataset.ninesIdle === '1', null, 'the trend');
+    assert.equal(await page.locator('[data-testid=legend-run]').count(), 0, 'no run loaded');
+    assert.deepEqual(server.requests.filter((u) => u.startsWith('/runs/')), [], 'no run requested');
+    const canvas = page.locator('[data-testid=trend-canvas]');
+    const data = () => canvas.evaluate((c) => ({ marks: Number(c.dataset.marks), worse: Number(c.dataset.worse) }));
+    await act(v, () => page.locator('[data-testid=trend-level]').selectOption('p50'));
+    assert.deepEqual(await data(), { marks: 120, worse: 1 });
+    await v.shot('site-trend');
+    // a point's position: the run's index across the plot
+    const at = async (i) => {
+      const [l, r, t, b] = (await canvas.getAttribute('data-frame')).split(',').map(Number);
+      const box = await canvas.boundingBox();
+      return { x: box.x + l + ((i + 0.5) / 120) * (r - l), y: box.y + (t + b) / 2 };
+    };
+    // pinned to the first night, every uring night is worse
+    let p = await at(0);
+    await act(v, async () => {
+      await page.keyboard.down('Shift');
+      await page.mouse.click(p.x, p.y);
+      await page.keyboard.up('Shift');
+    });
+    assert.deepEqual(await data(), { marks: 120, worse: 60 });
+    assert.match(await v.hash(), /tr=all,p50,0/);
+    // a click opens that night's run, and only that one is requested
+    p = await at(60);
+    await page.mouse.move(p.x, p.y);
+    assert.match(await page.locator('[data-testid=trend-readout]').textContent(), /^run 61: nightly 60: p50 .*worse/);
+    await page.mouse.click(p.x, p.y);
+    await ready(v, 1);
+    assert.deepEqual(server.requests.filter((u) => u.startsWith('/runs/')), ['/runs/nightly-0060.hlog.compact']);
+    assertViewerTable(await v.table(), ninesStats([runs[60]]));
+    assert.deepEqual(v.errors, []);
+    await ctx.close();
   } finally {
     server.close();
   }

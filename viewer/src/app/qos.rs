@@ -13,7 +13,7 @@ use leptos::prelude::*;
 use nines_core::quantile::Level;
 use nines_core::run::{Run, ALL};
 use nines_core::series::Direction;
-use nines_core::spec::{self, Limit, Metric, Op, RunCheck, Spec, SpecError, Verdict};
+use nines_core::spec::{self, Limit, Metric, Op, RunCheck, Spec, SpecError};
 use nines_core::stats::tag_name;
 use nines_core::units::group;
 
@@ -74,13 +74,6 @@ fn check(r: &Loaded, spec: &Spec) -> RunCheck {
     }
 }
 
-fn verdict_key(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Meets => "meets",
-        Verdict::Fails => "fails",
-        Verdict::CannotTell => "cannot_tell",
-    }
-}
 
 /// The verdict table: one row per shown run and limit, the cells of `nines check`.
 fn table(checks: &[RunCheck]) -> Vec<Node> {
@@ -102,7 +95,7 @@ fn table(checks: &[RunCheck]) -> Vec<Node> {
             ));
         }
         for c in &r.checks {
-            let v = verdict_key(c.verdict);
+            let v = c.verdict.key();
             rows.push(el(
                 "tr",
                 vec![("data-testid", "verdict-row".into()), ("data-verdict", v.into()), ("data-limit", c.limit.clone())],
@@ -122,7 +115,7 @@ fn table(checks: &[RunCheck]) -> Vec<Node> {
     vec![
         tx(
             "p",
-            vec![("data-testid", "verdict-summary".into()), ("data-verdict", verdict_key(all).into())],
+            vec![("data-testid", "verdict-summary".into()), ("data-verdict", all.key().into())],
             format!(
                 "Whole runs: {} ({meets} met, {fails} failed, {unsure} cannot tell). Each verdict is judged on the value's 95% interval; thin support is never a pass.",
                 all.text()

@@ -12,7 +12,7 @@ use nines_core::compare::Verdict;
 use nines_core::trend::{points, Summary};
 use nines_core::units::format_ns;
 
-use super::{add_run, body, busy, canvas_size, draw_canvas, fetch_bytes, now_ms, with_model, LoadError};
+use super::{add_run, body, busy, canvas_size, draw_canvas, fetch_bytes, mark_drawn, now_ms, with_model, LoadError};
 use crate::charts::{Frame, Scale};
 use crate::judge_charts::{draw_trend, TrendMark, TrendSpec};
 use crate::state::ViewState;
@@ -147,6 +147,10 @@ pub(super) fn Trend(
         let title = format!("{} of {} across {} runs", t.level, t.tag, n);
         let spec = TrendSpec { title: &title, y_desc: &t.level, marks: &m, x: Scale { lo: -0.5, hi: n as f64 - 0.5, log: false }, y };
         let f = draw_canvas(&c, |root| draw_trend(root, &spec));
+        if let Some(f) = f {
+            // test hook: the plot area in CSS pixels, so a test can click a run's point
+            let _ = c.set_attribute("data-frame", &format!("{},{},{},{}", f.left, f.right, f.top, f.bottom));
+        }
         FRAME.with(|fr| *fr.borrow_mut() = f);
         // test and benchmark hooks: what the chart shows, and when it first drew
         let worse = m.iter().filter(|m| m.verdict == Some(Verdict::Worse)).count();
@@ -156,8 +160,8 @@ pub(super) fn Trend(
             if b.get_attribute("data-nines-trend-ms").is_none() {
                 let _ = b.set_attribute("data-nines-trend-ms", &format!("{:.1}", now_ms()));
             }
-            let _ = b.set_attribute("data-draw-ms-trend", &format!("{:.2}", now_ms() - t0));
         }
+        mark_drawn("trend", now_ms() - t0);
     });
     // the run under the mouse: nearest on x
     let run_at = move |ev: &web_sys::MouseEvent| -> Option<usize> {
