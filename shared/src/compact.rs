@@ -657,8 +657,14 @@ impl Compact {
     /// and the IOPS interval from every recorded window's count (the traces' slots), never
     /// from the carried groups, whose rates vary less than the windows' do.
     pub fn check(&self, spec: &crate::spec::Spec) -> crate::spec::RunCheck {
-        let untagged_only = self.run.windows.iter().all(|w| w.tag.is_none());
-        crate::spec::check_run_with(&self.run, spec, |key| {
+        self.check_whole(&self.run, spec)
+    }
+
+    /// [`Compact::check`] with the form's run, its whole-run windows, held apart from the
+    /// form (a page keeps them in its own model).
+    pub fn check_whole(&self, whole: &Run, spec: &crate::spec::Spec) -> crate::spec::RunCheck {
+        let untagged_only = whole.windows.iter().all(|w| w.tag.is_none());
+        crate::spec::check_run_with(whole, spec, |key| {
             let t = self.traces.iter().find(|t| match &t.dir {
                 Direction::All => key == crate::run::ALL,
                 // a log without tags: its one direction is judged as `all`

@@ -12,7 +12,7 @@ export function nightly(a, b, n, flipAt, dir) {
     const text = src[i < flipAt ? 0 : 1]
       .replace(/^#\[StartTime: [0-9.]+/m, `#[StartTime: ${t}`)
       .replace(/^#\[BaseTime: [0-9.]+/m, `#[BaseTime: ${t}`)
-      .replace(/^(#\[nines \{.*?"name":)"[^"]*"/m, `$1"nightly ${i}"`);
+      .replace(/^#\[nines (\{.*\})\]$/m, (_, json) => `#[nines ${JSON.stringify({ ...JSON.parse(json), name: `nightly ${i}` })}]`);
     const f = path.join(dir, `nightly-${String(i).padStart(4, '0')}.hlog`);
     fs.writeFileSync(f, text);
     files.push(f);

@@ -64,12 +64,8 @@ pub(super) fn runtime_limit<'a>(spec: &'a Spec, run: &Run, dir: &Direction, m: c
 /// A run's verdicts over the whole run, as `nines check` gives them.
 fn check(r: &Loaded, spec: &Spec) -> RunCheck {
     match &r.compact {
-        Some(c) => {
-            // the compact form's run carries the page's (distinct) name
-            let mut rc = c.form.check(spec);
-            rc.name.clone_from(&r.run.name);
-            rc
-        }
+        // the page holds the form's whole-run windows (and its distinct name) in its run
+        Some(c) => c.form.check_whole(&r.run, spec),
         None => spec::check_run(&r.run, spec, None, None),
     }
 }
