@@ -542,18 +542,21 @@ test('report --spec: the viewer judges the runs as nines check does and draws th
   const envelopes = () => page.evaluate(() => document.querySelector('[data-testid=cdf-canvas]').dataset.envelopes);
   assert.equal(await envelopes(), '30000000000:0.001,60000000000:0');
   // reads alone: p99 <= 10s and p99.99 <= 20s, and no read window beyond either
-  await v.act(() => page.click('[data-testid=dir-read]'));
+  await act(v, () => page.click('[data-testid=dir-read]'));
   assert.equal(await envelopes(), '10000000000:0.01,20000000000:0.0001');
   const breaks = () => page.evaluate(() => Number(document.querySelector('[data-testid=runtime-canvas]').dataset.limitBreaks));
   assert.equal(await breaks(), 0);
   // writes: p99.9 <= 1us, which every write window's p99.9 breaks
-  await v.act(() => page.click('[data-testid=dir-write]'));
+  await act(v, () => page.click('[data-testid=dir-write]'));
   assert.ok((await breaks()) > 10, `${await breaks()} windows ringed`);
   await page.waitForTimeout(200);
   await v.shot('report-spec-viewer');
   // a spec typed on the page: judged at once, kept in the link, and the link reopens it
-  await v.act(() => page.locator('[data-testid=spec-input]').fill('all max <= 1ns'));
-  await v.act(() => page.locator('[data-testid=spec-input]').dispatchEvent('change'));
+  const typeSpec = (text) => act(v, async () => {
+    await page.locator('[data-testid=spec-input]').fill(text);
+    await page.locator('[data-testid=spec-input]').dispatchEvent('change');
+  });
+  await typeSpec('all max <= 1ns');
   const typed = await rows('verdict-row');
   assert.deepEqual(typed.map((r) => [r.limit, r.verdict]), [['all max <= 1ns', 'fails'], ['all max <= 1ns', 'fails']]);
   const hash = await v.hash();
@@ -564,8 +567,7 @@ test('report --spec: the viewer judges the runs as nines check does and draws th
   assert.equal(await page.locator('[data-testid=spec-input]').inputValue(), 'all max <= 1ns');
   assert.equal((await rows('verdict-row')).length, 2);
   // a spec that does not parse says where, and judges nothing
-  await v.act(() => page.locator('[data-testid=spec-input]').fill('read p99.99 <= 1'));
-  await v.act(() => page.locator('[data-testid=spec-input]').dispatchEvent('change'));
+  await typeSpec('read p99.99 <= 1');
   assert.match(await page.locator('[data-testid=spec-error]').textContent(), /^spec:1:16: .*unit/);
   assert.equal((await rows('verdict-row')).length, 0);
   assert.deepEqual(v.errors, []);
