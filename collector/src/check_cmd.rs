@@ -17,21 +17,37 @@ pub const EXIT_ERROR: u8 = 3;
 /// The spec of a spec file and `--limit`s; an error naming the file where it cannot be read
 /// or holds no limit.
 pub fn load_spec(path: Option<&Path>, limits: &[String]) -> Result<Spec> {
-    let mut spec = match path {
+    Ok(load_spec_text(path, limits)?.0)
+}
+
+/// [`load_spec`], and the spec as one text that parses to the same limits for the same runs:
+/// the file's text, then the `--limit`s under a `[*]` header (every run). What a report hands
+/// its viewer.
+pub fn load_spec_text(path: Option<&Path>, limits: &[String]) -> Result<(Spec, String)> {
+    let (mut spec, mut text) = match path {
         Some(path) => {
             let name = path.display().to_string();
             let bytes = crate::output::read_bounded(path, MAX_SPEC, "the spec")?;
             let text = String::from_utf8(bytes)
                 .map_err(|e| anyhow::anyhow!("{name}: byte offset {}: the spec is not UTF-8 text", e.utf8_error().valid_up_to()))?;
-            Spec::parse(&name, &text)?
+            (Spec::parse(&name, &text)?, text)
         }
-        None => Spec::default(),
+        None => (Spec::default(), String::new()),
     };
     spec = spec.and(Spec::from_limits(limits)?);
     if spec.is_empty() {
         bail!("{}: the spec holds no limit", path.map_or("--limit".into(), |p| p.display().to_string()));
     }
-    Ok(spec)
+    if !limits.is_empty() {
+        if path.is_some() {
+            text.push_str("\n[*]\n");
+        }
+        for l in limits {
+            text.push_str(l.trim());
+            text.push('\n');
+        }
+    }
+    Ok((spec, text))
 }
 
 /// The largest spec file read.

@@ -652,6 +652,29 @@ impl Compact {
         self.traces.iter().find(|t| t.dir == *dir)
     }
 
+    /// The run's verdicts against `spec`, the same as [`crate::spec::check_run`] of the
+    /// recorded run: the levels, max and mean come from each direction's whole-run histogram,
+    /// and the IOPS interval from every recorded window's count (the traces' slots), never
+    /// from the carried groups, whose rates vary less than the windows' do.
+    pub fn check(&self, spec: &crate::spec::Spec) -> crate::spec::RunCheck {
+        self.check_whole(&self.run, spec)
+    }
+
+    /// [`Compact::check`] with the form's run, its whole-run windows, held apart from the
+    /// form (a page keeps them in its own model).
+    pub fn check_whole(&self, whole: &Run, spec: &crate::spec::Spec) -> crate::spec::RunCheck {
+        let untagged_only = whole.windows.iter().all(|w| w.tag.is_none());
+        crate::spec::check_run_with(whole, spec, |key| {
+            let t = self.traces.iter().find(|t| match &t.dir {
+                Direction::All => key == crate::run::ALL,
+                // a log without tags: its one direction is judged as `all`
+                Direction::Tag(None) if untagged_only => key == crate::run::ALL,
+                Direction::Tag(tag) => tag_name(tag.as_deref()) == key,
+            })?;
+            Some(t.slots.iter().map(|s| (s.start_s, s.length_s, s.count)).collect())
+        })
+    }
+
     /// What a carried histogram covers, as a sentence part ("every window (1s)", "1m (groups
     /// of 60 windows)"), for pages to state.
     pub fn group_text(&self) -> String {
@@ -1281,6 +1304,26 @@ mod tests {
                 }
             }
             assert_eq!(t.point(t.level_count() as u32, 0, &[3]), Ok(None));
+        }
+    }
+
+    #[test]
+    fn verdicts_of_a_compact_form_are_those_of_the_recorded_run() {
+        let spec = crate::spec::Spec::parse(
+            "t.spec",
+            "read p99 <= 1ms\nwrite p99.9 <= 2ms\nall max <= 50ms\nall mean <= 200us\nread iops >= 1\nwrite iops >= 10k\nall iops >= 100\n",
+        )
+        .unwrap();
+        let fixture = crate::archive::read("v1-randrw.hlog", include_bytes!("../../tests/data/v1-randrw.hlog")).unwrap();
+        let java = crate::archive::read("java-rw.hlog", include_bytes!("../../tests/data/java-rw.hlog")).unwrap();
+        for r in [run(37), fixture, java] {
+            let want = crate::spec::json(&[crate::spec::check_run(&r, &spec, None, None)]);
+            assert!(want.contains("\"interval\""), "{want}");
+            for g in [1, 2, 7, 60] {
+                let c = Compact::of(&r, g);
+                let back = Compact::read("x.compact", &c.write().unwrap()).unwrap();
+                assert_eq!(crate::spec::json(&[back.check(&spec)]), want, "{} grouping {g}", r.source);
+            }
         }
     }
 

@@ -103,7 +103,7 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
 }
 
 /// One run's value of a measure and its interval.
-type Measured = (Option<f64>, Option<(f64, f64)>);
+pub type Measured = (Option<f64>, Option<(f64, f64)>);
 
 /// Combine per-run (value, interval) into a side. `total` is the number of runs on the side:
 /// a level missing in some run makes the band unknown.
@@ -145,6 +145,12 @@ fn change(label: &str, base: Side, cand: Side, higher_is_better: bool) -> Change
         _ => (false, Verdict::Unknown),
     };
     Change { label: label.to_string(), base, cand, change_pct, significant, verdict }
+}
+
+/// One run's measure (value and 95% interval) against another's, judged as [`compare`] judges
+/// a change (the intervals overlap or not): what a trend across nightly runs asks of each.
+pub fn measured_change(label: &str, base: Measured, cand: Measured, higher_is_better: bool) -> Change {
+    change(label, side(&[base]), side(&[cand]), higher_is_better)
 }
 
 /// IOPS of one run and direction with a 95% interval over its windows.

@@ -138,6 +138,44 @@ impl Limit {
         let v = if self.metric.is_latency() { format_ns(self.value as u64) } else { format_rate(self.value) };
         format!("{} {} {} {v}", self.tag, self.metric.label(), self.op.text())
     }
+
+    /// Does one observed value (a window's level, say) lie beyond the limit? A plain
+    /// comparison, without an interval: for marking windows on a runtime chart, not a verdict.
+    pub fn broken_by(&self, v: f64) -> bool {
+        match self.op {
+            Op::Le => v > self.value,
+            Op::Lt => v >= self.value,
+            Op::Ge => v < self.value,
+            Op::Gt => v <= self.value,
+        }
+    }
+}
+
+/// The envelope a 1-CDF curve of direction `tag` must stay under, from the upper limits on
+/// its levels and its max among `limits`: the corners (latency ns, share of I/Os slower) of
+/// the staircase, by increasing latency. `p99.99 <= 1ms` says at most 1e-4 of the I/Os are
+/// slower than 1 ms, so the corner is (1 ms, 1e-4) and the curve must pass at or below it;
+/// `max <= 50ms` is the corner (50 ms, 0). A limit another one already implies (a looser
+/// bound further right) makes no corner. Lower limits (`>=`) and IOPS and mean limits bound
+/// nothing on the curve and are left out.
+pub fn envelope(limits: &[&Limit], tag: &str) -> Vec<(f64, f64)> {
+    let mut corners: Vec<(f64, f64)> = limits
+        .iter()
+        .filter(|l| l.tag == tag && matches!(l.op, Op::Le | Op::Lt))
+        .filter_map(|l| match &l.metric {
+            Metric::Level(q) => Some((l.value, (q.den - q.num) as f64 / q.den as f64)),
+            Metric::Max => Some((l.value, 0.0)),
+            Metric::Mean | Metric::Iops => None,
+        })
+        .collect();
+    corners.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let mut out: Vec<(f64, f64)> = Vec::with_capacity(corners.len());
+    for (x, share) in corners {
+        if share < out.last().map_or(1.0, |c| c.1) {
+            out.push((x, share));
+        }
+    }
+    out
 }
 
 /// A section's run selector: conditions that must all hold (none: every run).
@@ -443,6 +481,16 @@ impl Verdict {
         }
     }
 
+    /// The verdict as a key (JSON's spelling: `meets`, `fails`, `cannot_tell`), for pages'
+    /// attributes and class names.
+    pub fn key(self) -> &'static str {
+        match self {
+            Verdict::Meets => "meets",
+            Verdict::Fails => "fails",
+            Verdict::CannotTell => "cannot_tell",
+        }
+    }
+
     /// The exit status of a check whose worst verdict this is: 0 meets, 1 fails, 2 cannot
     /// tell.
     pub fn exit_code(self) -> u8 {
@@ -504,7 +552,7 @@ pub struct RunCheck {
 }
 
 /// A window's start and length (seconds) and its I/O count.
-type WindowCount = (f64, f64, u64);
+pub(crate) type WindowCount = (f64, f64, u64);
 
 /// A direction's merged histogram and its windows.
 struct Direction {
@@ -563,8 +611,27 @@ fn t975(df: usize) -> f64 {
 /// Check `run` (its windows starting in `[from, to)`, seconds from its start) against every
 /// limit of `spec` that applies to it.
 pub fn check_run(run: &Run, spec: &Spec, from: Option<f64>, to: Option<f64>) -> RunCheck {
-    let limits = spec.limits_for(run);
     let (dirs, duration) = directions(run, from.unwrap_or(f64::NEG_INFINITY), to.unwrap_or(f64::INFINITY));
+    check_directions(run, spec, dirs, duration)
+}
+
+/// Check the whole of `run`, each direction's windows (start, length, I/Os) given apart
+/// from its histograms by `windows` (the key is the direction as a limit names it: a tag, or
+/// `all`). A compact form holds exactly that: every direction's whole-run histogram and every
+/// recorded window's count ([`crate::compact::Compact::check`]), so its verdicts are those
+/// of the recorded run.
+pub(crate) fn check_run_with(run: &Run, spec: &Spec, windows: impl Fn(&str) -> Option<Vec<WindowCount>>) -> RunCheck {
+    let (mut dirs, duration) = directions(run, f64::NEG_INFINITY, f64::INFINITY);
+    for (key, d) in dirs.iter_mut() {
+        if let Some(w) = windows(key) {
+            d.windows = w;
+        }
+    }
+    check_directions(run, spec, dirs, duration)
+}
+
+fn check_directions(run: &Run, spec: &Spec, dirs: BTreeMap<String, Direction>, duration: f64) -> RunCheck {
+    let limits = spec.limits_for(run);
     let precision = run.meta.precision.as_ref();
     let checks: Vec<Check> = limits.iter().map(|l| check_one(l, dirs.get(&l.tag), duration, precision, &dirs)).collect();
     let note = checks.is_empty().then(|| format!("no limit of the spec applies to {} ({})", run.name, run.source));
@@ -795,6 +862,26 @@ mod tests {
     /// 10,000 reads a window: 100-199.99 us, and 3 per window at 5 ms.
     fn run() -> Run {
         run_of(|s| (0..10_000u64).map(|i| if i < 3 { 5_000_000 + s } else { 100_000 + i * 10 }).collect(), 10)
+    }
+
+    #[test]
+    fn the_envelope_keeps_the_binding_corners_and_marks_break_plain_comparisons() {
+        let spec = Spec::parse(
+            "e.spec",
+            "read p99 <= 500us\nread p99.99 <= 1ms\nread p99.9 <= 2ms\nread max <= 50ms\nread mean <= 1us\nread iops >= 1\nwrite p99 <= 1us\nread p90 >= 1us",
+        )
+        .unwrap();
+        let limits: Vec<&Limit> = spec.sections.iter().flat_map(|s| &s.limits).collect();
+        // p99.9 <= 2ms is implied by p99.99 <= 1ms: no corner of its own
+        assert_eq!(envelope(&limits, "read"), vec![(5e5, 0.01), (1e6, 1e-4), (5e7, 0.0)]);
+        assert_eq!(envelope(&limits, "write"), vec![(1e3, 0.01)]);
+        assert!(envelope(&limits, "all").is_empty());
+        let le = parse_limit("read p99 <= 1ms").unwrap();
+        assert!(!le.broken_by(1e6) && le.broken_by(1e6 + 1.0));
+        let lt = parse_limit("read p99 < 1ms").unwrap();
+        assert!(lt.broken_by(1e6) && !lt.broken_by(999_999.0));
+        let ge = parse_limit("read iops >= 10k").unwrap();
+        assert!(ge.broken_by(9_999.0) && !ge.broken_by(10_000.0));
     }
 
     #[test]

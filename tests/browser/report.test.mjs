@@ -14,6 +14,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { NINES, ROOT, ARTIFACTS, serve, launch, Viewer, ninesStats, ninesStatsText } from './lib.mjs';
+import { nightly } from './nightly.mjs';
 
 let dir, browser, files;
 
@@ -410,6 +411,69 @@ test('site: served from loopback, runs added later, permalinks', async () => {
   }
 });
 
+test('site trend: 120 nightly runs open on their trend without loading a run; the change is marked; a click opens the run', async () => {
+  // 60 nights of psync QD1, then 60 of uring QD16: the median of every direction jumps at night 60
+  const runs = nightly(files.b, files.a, 120, 60, path.join(dir, 'nightly'));
+  const out = path.join(dir, 'site-nightly');
+  nines(['site', ...runs.slice(0, 100), '-o', out]);
+  nines(['site', ...runs.slice(100), '-o', out]);
+  const m = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8'));
+  assert.equal(m.runs.length, 120);
+  // each run's summary holds nines stats' levels and intervals
+  const st = ninesStats([runs[0], runs[119]]);
+  for (const [k, js] of [[0, st.runs[0]], [119, st.runs[1]]]) {
+    const tags = Object.fromEntries(m.runs[k].trend.tags.map(([t, n, lv]) => [t, { n, lv }]));
+    assert.deepEqual(Object.keys(tags), Object.keys(js.tags));
+    for (const [t, s] of Object.entries(js.tags)) {
+      assert.equal(tags[t].n, s.count);
+      for (const l of s.levels) {
+        const [label, value, lo, hi, beyond] = tags[t].lv.find((x) => x[0] === l.label);
+        assert.deepEqual([label, lo, hi, beyond], [l.label, l.ci95_ns ? l.ci95_ns[0] : null, l.ci95_ns ? l.ci95_ns[1] : null, l.beyond]);
+        if (l.support !== 'none') assert.equal(value, l.value_ns, `${k} ${t} ${l.label}`);
+      }
+    }
+  }
+  const server = await serve(out);
+  try {
+    const { v, page, ctx } = await openWatched(`${server.base}/index.html`);
+    await until(page, () => document.body.dataset.ninesTrendMs && document.body.dataset.ninesIdle === '1', null, 'the trend');
+    assert.equal(await page.locator('[data-testid=legend-run]').count(), 0, 'no run loaded');
+    assert.deepEqual(server.requests.filter((u) => u.startsWith('/runs/')), [], 'no run requested');
+    const canvas = page.locator('[data-testid=trend-canvas]');
+    const data = () => canvas.evaluate((c) => ({ marks: Number(c.dataset.marks), worse: Number(c.dataset.worse) }));
+    await act(v, () => page.locator('[data-testid=trend-level]').selectOption('p50'));
+    assert.deepEqual(await data(), { marks: 120, worse: 1 });
+    await v.shot('site-trend');
+    // a point's position: the run's index across the plot
+    const at = async (i) => {
+      const [l, r, t, b] = (await canvas.getAttribute('data-frame')).split(',').map(Number);
+      const box = await canvas.boundingBox();
+      return { x: box.x + l + ((i + 0.5) / 120) * (r - l), y: box.y + (t + b) / 2 };
+    };
+    // pinned to the first night, every uring night is worse
+    let p = await at(0);
+    await act(v, async () => {
+      await page.keyboard.down('Shift');
+      await page.mouse.click(p.x, p.y);
+      await page.keyboard.up('Shift');
+    });
+    assert.deepEqual(await data(), { marks: 120, worse: 60 });
+    assert.match(await v.hash(), /tr=all,p50,0/);
+    // a click opens that night's run, and only that one is requested
+    p = await at(60);
+    await page.mouse.move(p.x, p.y);
+    assert.match(await page.locator('[data-testid=trend-readout]').textContent(), /^run 61: nightly 60: p50 .*worse/);
+    await page.mouse.click(p.x, p.y);
+    await ready(v, 1);
+    assert.deepEqual(server.requests.filter((u) => u.startsWith('/runs/')), ['/runs/nightly-0060.hlog.compact']);
+    assertViewerTable(await v.table(), ninesStats([runs[60]]));
+    assert.deepEqual(v.errors, []);
+    await ctx.close();
+  } finally {
+    server.close();
+  }
+});
+
 test('report --baseline: opens in compare mode; the summary carries nines compare', async () => {
   const out = path.join(dir, 'compare.html');
   nines(['report', files.b, '--baseline', files.a, '--sweep', 'qd', '-o', out, '--title', 'QD1 psync against QD16 uring']);
@@ -449,6 +513,65 @@ test('report --baseline: opens in compare mode; the summary carries nines compar
     } catch (err) { return String(err.stderr); }
   })();
   assert.match(e, /every run of the report is a baseline/);
+});
+
+test('report --spec: the viewer judges the runs as nines check does and draws the spec on the 1-CDF and runtime charts', async () => {
+  const spec = path.join(dir, 'vendor.spec');
+  fs.writeFileSync(spec, '# vendor QoS, as a customer checks it\nread p99 <= 10s\nread p99.99 <= 20s\nwrite p99.9 <= 1us\nall p99.9 <= 30s\nall max <= 60s\nread iops >= 1\n[name=many*]\nwrite mean <= 1s\n');
+  const out = path.join(dir, 'vendor.html');
+  // both runs carried in groups of 500 ms: their verdicts must still be those of every window
+  const runs = [files.a, files.many];
+  nines(['report', ...runs, '--spec', spec, '--limit', 'write iops >= 1', '--group', '500ms', '-o', out]);
+  const got = spawnSync(NINES, ['check', ...runs, '--spec', spec, '--limit', 'write iops >= 1', '--json'], { encoding: 'utf8' });
+  assert.equal(got.status, 1, got.stderr);
+  const want = JSON.parse(got.stdout);
+  const { v, page, ctx } = await openWatched(pathToFileURL(out).href);
+  await ready(v, 2);
+  assert.match(await page.locator('[data-testid=carries]').textContent(), /groups of 5 windows.*groups of 25 windows/, 'both runs carried in groups');
+  const rows = (id) => page.evaluate((id) => [...document.querySelectorAll(`[data-testid=${id}]`)].map((tr) => ({
+    limit: tr.dataset.limit, verdict: tr.dataset.verdict, cells: [...tr.cells].map((td) => td.textContent) })), id);
+  // the viewer's verdicts: nines check's limits, runs and verdicts, and cell for cell the
+  // report's static table (written natively from the recorded runs)
+  const viewer = await rows('verdict-row');
+  const expected = want.runs.flatMap((r) => r.checks.map((c) => ({ limit: c.limit, verdict: c.verdict, run: r.name })));
+  assert.equal(expected.length, 15);
+  assert.deepEqual(viewer.map((r) => ({ limit: r.limit, verdict: r.verdict, run: r.cells[0] })), expected);
+  assert.deepEqual(viewer.map((r) => r.cells), (await rows('qos-row')).map((r) => r.cells));
+  assert.ok(expected.some((e) => e.verdict === 'fails') && expected.some((e) => e.verdict === 'meets'));
+  // the 1-CDF's envelope: every direction merged, so the `all` limits
+  const envelopes = () => page.evaluate(() => document.querySelector('[data-testid=cdf-canvas]').dataset.envelopes);
+  assert.equal(await envelopes(), '30000000000:0.001,60000000000:0');
+  // reads alone: p99 <= 10s and p99.99 <= 20s, and no read window beyond either
+  await act(v, () => page.click('[data-testid=dir-read]'));
+  assert.equal(await envelopes(), '10000000000:0.01,20000000000:0.0001');
+  const breaks = () => page.evaluate(() => Number(document.querySelector('[data-testid=runtime-canvas]').dataset.limitBreaks));
+  assert.equal(await breaks(), 0);
+  // writes: p99.9 <= 1us, which every write window's p99.9 breaks
+  await act(v, () => page.click('[data-testid=dir-write]'));
+  assert.ok((await breaks()) > 10, `${await breaks()} windows ringed`);
+  await page.waitForTimeout(200);
+  await v.shot('report-spec-viewer');
+  // a spec typed on the page: judged at once, kept in the link, and the link reopens it
+  const typeSpec = (text) => act(v, async () => {
+    await page.locator('[data-testid=spec-input]').fill(text);
+    await page.locator('[data-testid=spec-input]').dispatchEvent('change');
+  });
+  await typeSpec('all max <= 1ns');
+  const typed = await rows('verdict-row');
+  assert.deepEqual(typed.map((r) => [r.limit, r.verdict]), [['all max <= 1ns', 'fails'], ['all max <= 1ns', 'fails']]);
+  const hash = await v.hash();
+  assert.match(hash, /spec=all%20max%20%3C%3D%201ns/);
+  await page.goto(`${pathToFileURL(out).href}${hash}`);
+  await page.reload();
+  await ready(v, 2);
+  assert.equal(await page.locator('[data-testid=spec-input]').inputValue(), 'all max <= 1ns');
+  assert.equal((await rows('verdict-row')).length, 2);
+  // a spec that does not parse says where, and judges nothing
+  await typeSpec('read p99.99 <= 1');
+  assert.match(await page.locator('[data-testid=spec-error]').textContent(), /^spec:1:16: .*unit/);
+  assert.equal((await rows('verdict-row')).length, 0);
+  assert.deepEqual(v.errors, []);
+  await ctx.close();
 });
 
 test('report --spec: the header carries nines check\'s verdicts, with and without scripts', async () => {

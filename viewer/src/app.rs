@@ -45,6 +45,8 @@ use dom::{el, tx, Node};
 mod dom;
 mod hidpi;
 mod judge;
+mod qos;
+mod trend;
 mod workers;
 
 #[wasm_bindgen(start)]
@@ -93,8 +95,21 @@ async fn manifest_items() -> Preload {
     let v = serde_json::from_slice::<serde_json::Value>(&bytes)
         .map_err(|e| LoadError { file: "manifest.json".into(), message: format!("not valid JSON: {e}") })?;
     let Some(w) = web_sys::window() else { return Ok(Vec::new()) };
+    let entries = manifest_entries(&v);
+    let summarised: Vec<trend::SiteRun> = entries
+        .iter()
+        .filter_map(|e| {
+            Some(trend::SiteRun { file: e.file.clone(), compact: e.compact.clone(), name: e.name.clone(), summary: e.summary.clone()? })
+        })
+        .collect();
+    // a site of many runs opens on its trend, each run loaded when asked for
+    let trend_only = entries.len() > AUTO_LOAD_MAX && summarised.len() == entries.len();
+    trend::set_site(summarised);
+    if trend_only {
+        return Ok(Vec::new());
+    }
     // every request goes out now; the runs download while earlier ones decode
-    Ok(manifest_entries(&v)
+    Ok(entries
         .into_iter()
         .map(|e| {
             // the compact form when the site has one; the archive waits until a brushed range
@@ -596,6 +611,8 @@ fn ctx2d(c: &web_sys::HtmlCanvasElement) -> Option<web_sys::CanvasRenderingConte
 struct CdfData {
     curves: Vec<Curve>,
     hover: Vec<(String, String, Vec<CcdfPoint>)>,
+    /// The QoS spec's envelopes of the curves shown (each distinct one once).
+    envelopes: Vec<Vec<(f64, f64)>>,
     x: Scale,
     y: Scale,
 }
@@ -603,8 +620,16 @@ struct CdfData {
 fn cdf_data(st: &ViewState) -> CdfData {
     let mut curves = Vec::new();
     let mut hover = Vec::new();
+    let mut envelopes: Vec<Vec<(f64, f64)>> = Vec::new();
+    let spec = qos::parsed(st).and_then(Result::ok);
     for t in traces(st) {
         let Some(td) = trace_data(t.run, &t.dir) else { continue };
+        if let Some(spec) = &spec {
+            let e = qos::envelope(spec, &td.loaded.run, &t.dir);
+            if !e.is_empty() && !envelopes.contains(&e) {
+                envelopes.push(e);
+            }
+        }
         let pts = match time_sel(st, &td) {
             Some((a, b)) => match td.merged(Some(a), Some(b)) {
                 Some(h) => ccdf(&h),
@@ -622,16 +647,18 @@ fn cdf_data(st: &ViewState) -> CdfData {
         });
         hover.push((t.label, t.style.css(), pts));
     }
-    let (x, y) = cdf_ranges(st, &curves);
-    CdfData { curves, hover, x, y }
+    let (x, y) = cdf_ranges(st, &curves, &envelopes);
+    CdfData { curves, hover, envelopes, x, y }
 }
 
-fn cdf_ranges(st: &ViewState, curves: &[Curve]) -> (Scale, Scale) {
+fn cdf_ranges(st: &ViewState, curves: &[Curve], envelopes: &[Vec<(f64, f64)>]) -> (Scale, Scale) {
     if let Some((x0, x1, y0, y1)) = st.cdf {
         return (Scale { lo: x0, hi: x1, log: true }, Scale { lo: y0, hi: y1, log: true });
     }
-    let lo = curves.iter().filter_map(|c| c.points.first().map(|p| p.0)).fold(f64::INFINITY, f64::min);
-    let hi = curves.iter().filter_map(|c| c.points.last().map(|p| p.0)).fold(0.0, f64::max);
+    // the curves, and the spec's limits beside them
+    let limits = || envelopes.iter().flatten().map(|c| c.0).filter(|&v| v >= 1.0);
+    let lo = curves.iter().filter_map(|c| c.points.first().map(|p| p.0)).chain(limits()).fold(f64::INFINITY, f64::min);
+    let hi = curves.iter().filter_map(|c| c.points.last().map(|p| p.0)).chain(limits()).fold(0.0, f64::max);
     let min_share = curves.iter().filter_map(|c| c.points.last().map(|p| p.1)).fold(1.0, f64::min);
     let (lo, hi) = if lo.is_finite() && hi > 0.0 { (lo / 1.3, hi * 1.3) } else { (1e3, 1e7) };
     // down to the level of nines below the smallest 1/N, at least 3 nines
@@ -675,6 +702,7 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
     let mut ymax: f64 = 0.0;
     let mut rmax: f64 = 0.0;
     let mut missing_bs = false;
+    let spec = qos::parsed(st).and_then(Result::ok);
     for t in &ts {
         let Some(td) = trace_data(t.run, &t.dir) else { continue };
         let (k, range) = td.view_keys(axis, x0, x1, max_points);
@@ -701,12 +729,19 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
                 ymin = ymin.min(*v as f64);
                 ymax = ymax.max(*v as f64);
             }
+            let limit = spec.as_ref().and_then(|s| qos::runtime_limit(s, &td.loaded.run, &t.dir, metric));
+            let broken = match limit {
+                Some(l) => vals.iter().map(|v| v.is_some_and(|v| l.broken_by(v as f64))).collect(),
+                None => Vec::new(),
+            };
             lines.push(RuntimeLine {
                 trace: t.label.clone(),
                 style: t.style,
                 metric,
                 points: xs.iter().zip(vals).map(|(&x, v)| (x, v.map(|v| v as f64))).collect(),
                 thin,
+                limit: limit.map(|l| l.value),
+                broken,
             });
         };
         push(Metric::Median, pts.iter().map(|p| p.p50_ns).collect(), Vec::new());
@@ -1020,11 +1055,18 @@ fn embedded_runs() -> Option<EmbeddedRuns> {
     )
 }
 
+/// The most runs a site's page loads by itself; past that (with every run summarised) it
+/// opens on the trend across its runs, and loads a run when it is clicked.
+const AUTO_LOAD_MAX: usize = 100;
+
 /// A run a manifest lists: its archive, and the compact form to load first when there is one.
 #[derive(Clone, Debug, PartialEq)]
 struct ManifestEntry {
     file: String,
     compact: Option<String>,
+    name: String,
+    /// Its whole-run levels (`nines site` writes them), for the trend.
+    summary: Option<nines_core::trend::Summary>,
 }
 
 /// Entries of a `manifest.json` beside the page: `{"runs":[{"file":"runs/a.hlog",
@@ -1038,7 +1080,10 @@ fn manifest_entries(v: &serde_json::Value) -> Vec<ManifestEntry> {
             .filter_map(|e| {
                 let file = e.as_str().or_else(|| e.get("file").and_then(|f| f.as_str())).filter(|p| local(p))?.to_string();
                 let compact = e.get("compact").and_then(|f| f.as_str()).filter(|p| local(p)).map(str::to_string);
-                Some(ManifestEntry { file, compact })
+                let name = e.get("name").and_then(|n| n.as_str()).unwrap_or(&file).to_string();
+                // a summary that does not read leaves the run out of the trend only
+                let summary = e.get("trend").and_then(|t| nines_core::trend::Summary::from_json(t).ok());
+                Some(ManifestEntry { file, compact, name, summary })
             })
             .collect()
     })
@@ -1280,11 +1325,11 @@ fn App() -> impl IntoView {
     // ----- memos of what each panel depends on
     let cdf_key = Memo::new(move |_| {
         let s = state.get();
-        (version.get(), size.get(), s.dir, s.hidden.clone(), s.sel, s.x_ios, s.cdf)
+        (version.get(), size.get(), s.dir, s.hidden.clone(), s.sel, s.x_ios, s.cdf, s.spec.clone())
     });
     let rt_key = Memo::new(move |_| {
         let s = state.get();
-        (version.get(), size.get(), s.dir, s.hidden.clone(), s.levels.clone(), s.x_ios, s.zoom, s.sel, s.rate)
+        (version.get(), size.get(), s.dir, s.hidden.clone(), s.levels.clone(), s.x_ios, s.zoom, s.sel, s.rate, s.spec.clone())
     });
     let table_key = Memo::new(move |_| {
         let s = state.get();
@@ -1327,6 +1372,7 @@ fn App() -> impl IntoView {
             hover_x: None,
             drag_box: None,
             legend: false,
+            envelopes: &data.envelopes,
         };
         if let Some(f) = draw_canvas(&c, |root| charts::draw_cdf(root, &spec)) {
             with_model(|m| {
@@ -1334,6 +1380,10 @@ fn App() -> impl IntoView {
                 m.hover_curves = data.hover;
             });
         }
+        // test hook: the spec's envelopes drawn, as (latency ns, share) corners
+        let env: Vec<String> =
+            data.envelopes.iter().map(|e| e.iter().map(|(x, y)| format!("{x}:{y}")).collect::<Vec<_>>().join(",")).collect();
+        let _ = c.set_attribute("data-envelopes", &env.join(";"));
         mark_drawn("cdf", now_ms() - t0);
         let t1 = now_ms();
         canvas_size(&hc, 280);
@@ -1372,6 +1422,9 @@ fn App() -> impl IntoView {
         if let Some(f) = draw_canvas(&c, |root| charts::draw_runtime(root, &spec)) {
             with_model(|m| m.frames.insert("runtime", f));
         }
+        // test hook: the points ringed as beyond a limit of the spec
+        let breaks = d.lines.iter().map(|l| l.broken.iter().filter(|b| **b).count()).sum::<usize>();
+        let _ = c.set_attribute("data-limit-breaks", &breaks.to_string());
         mark_drawn("runtime", now_ms() - t0);
         let t1 = now_ms();
         let (title, ydesc) = match st.rate {
@@ -1579,6 +1632,7 @@ fn App() -> impl IntoView {
                     hover_x: None,
                     drag_box: None,
                     legend: true,
+                    envelopes: &d.envelopes,
                 };
                 charts::to_svg(w, 470, |r| charts::draw_cdf(r, &spec))
             }
@@ -1853,6 +1907,7 @@ fn App() -> impl IntoView {
                     }
                 })}
             </div>
+            <trend::Trend state=state version=version size=size errors=errors/>
             <section class="runs" data-testid="runs" node_ref=legend_out on:click=legend_click></section>
             <main class="panels">
                 <div class="col">
@@ -1939,6 +1994,7 @@ fn App() -> impl IntoView {
                 </div>
                 <div node_ref=table_out></div>
             </section>
+            <qos::Qos state=state version=version/>
             <judge::Judge state=state version=version size=size/>
         </div>
     }

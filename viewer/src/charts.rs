@@ -436,6 +436,29 @@ pub struct CdfSpec<'a> {
     pub drag_box: Option<((f64, f64), (f64, f64))>,
     /// Draw a legend inside the plot (exports; the page has an HTML legend).
     pub legend: bool,
+    /// QoS spec envelopes the curves must stay under: corners (latency ns, share slower) from
+    /// `nines_core::spec::envelope`, one staircase each.
+    pub envelopes: &'a [Vec<(f64, f64)>],
+}
+
+/// The colour of a QoS spec's limits (Paul Tol's vibrant red).
+pub const LIMIT: RGBColor = RGBColor(0xCC, 0x33, 0x11);
+
+/// The staircase through an envelope's corners on the chart's scales: down from the top at
+/// the first limit, across to the next, and at the last either on to the right edge or, for a
+/// max (share 0, off a log axis), down to the bottom.
+pub fn envelope_path(corners: &[(f64, f64)], x: &Scale, y: &Scale) -> Vec<(f64, f64)> {
+    let mut pts = Vec::with_capacity(corners.len() * 2 + 1);
+    let mut share = y.hi;
+    for &(lx, s) in corners {
+        pts.push((lx, share));
+        share = if s > 0.0 { s } else { y.lo };
+        pts.push((lx, share));
+    }
+    if corners.last().is_some_and(|c| c.1 > 0.0) {
+        pts.push((x.hi, share));
+    }
+    pts
 }
 
 /// Draw the 1-CDF overlay: x latency (log), y share of I/Os slower (log), labelled in nines.
@@ -460,6 +483,13 @@ where
                 chart.draw_series(std::iter::once(Circle::new((s.x.t(vx), s.y.t(vy)), 3, c.style.color.filled()))).map_err(e)?;
             }
         }
+    }
+    for env in s.envelopes {
+        stroke(&mut chart, &s.x, &s.y, &envelope_path(env, &s.x, &s.y), LIMIT, (6, 3), 2)?;
+        let corners = env.iter().filter(|c| c.1 > 0.0 && (0.0..=1.0).contains(&s.x.frac(c.0)) && (0.0..=1.0).contains(&s.y.frac(c.1)));
+        chart
+            .draw_series(corners.map(|&(cx, cy)| EmptyElement::at((s.x.t(cx), s.y.t(cy))) + Rectangle::new([(-3, -3), (3, 3)], LIMIT.filled())))
+            .map_err(e)?;
     }
     if let Some(hx) = s.hover_x {
         let px = f.px(hx) as i32;
@@ -559,6 +589,10 @@ pub struct RuntimeLine {
     /// Per point: the level is thin (fewer than 100 I/Os beyond it in that window); drawn
     /// faded so that a trend carried by a handful of I/Os does not look like a measurement.
     pub thin: Vec<bool>,
+    /// A QoS spec's limit on this metric (ns), drawn as a rule across the chart.
+    pub limit: Option<f64>,
+    /// Per point: its value breaks the limit (`nines_core::spec::Limit::broken_by`); ringed.
+    pub broken: Vec<bool>,
 }
 
 /// A colour faded towards white (for thin support).
@@ -671,6 +705,15 @@ where
                 stroke(&mut chart, &s.x, &s.y, &run, color, m.dash(), width)?;
             }
         }
+    }
+    // a spec's limits: a rule at each, a ring on every point beyond it
+    for l in s.lines {
+        if let Some(v) = l.limit.filter(|v| (0.0..=1.0).contains(&s.y.frac(*v))) {
+            stroke(&mut chart, &s.x, &s.y, &[(s.x.lo, v), (s.x.hi, v)], LIMIT, (6, 3), 1)?;
+        }
+        let rings = l.points.iter().zip(&l.broken).filter(|(_, b)| **b).filter_map(|(&(x, y), _)| Some((x, y?)));
+        let rings = rings.filter(|&(x, y)| (0.0..=1.0).contains(&s.x.frac(x)) && (0.0..=1.0).contains(&s.y.frac(y)));
+        chart.draw_series(rings.map(|(x, y)| Circle::new((s.x.t(x), s.y.t(y)), 5, LIMIT.stroke_width(2)))).map_err(e)?;
     }
     if s.legend {
         let items: Vec<(String, TraceStyle)> = s
@@ -940,6 +983,7 @@ mod tests {
             hover_x: Some(5e4),
             drag_box: None,
             legend: true,
+            envelopes: &[],
         };
         let (svg, f) = to_svg(900, 500, |root| draw_cdf(root, &spec)).unwrap();
         for label in ["90%", "99%", "99.9%", "99.9999%", "run 2 read", "10.0us", "100us", "1.00ms"] {
@@ -954,6 +998,64 @@ mod tests {
     }
 
     #[test]
+    fn a_spec_envelope_is_a_staircase_through_its_corners() {
+        let (x, y) = (Scale { lo: 1e4, hi: 1e8, log: true }, Scale { lo: 1e-6, hi: 1.6, log: true });
+        // p99 <= 500us, p99.99 <= 1ms, max <= 50ms: down at each limit, across between them,
+        // and down to the bottom at the max
+        let corners = [(5e5, 0.01), (1e6, 1e-4), (5e7, 0.0)];
+        assert_eq!(
+            envelope_path(&corners, &x, &y),
+            vec![(5e5, 1.6), (5e5, 0.01), (1e6, 0.01), (1e6, 1e-4), (5e7, 1e-4), (5e7, 1e-6)]
+        );
+        // without a max the last step runs to the right edge
+        assert_eq!(envelope_path(&corners[..1], &x, &y), vec![(5e5, 1.6), (5e5, 0.01), (1e8, 0.01)]);
+        assert!(envelope_path(&[], &x, &y).is_empty());
+        let curves = [curve(0, 0)];
+        let limit = |envelopes: &[Vec<(f64, f64)>]| {
+            let spec = CdfSpec { title: "1-CDF", curves: &curves, x, y, hover_x: None, drag_box: None, legend: false, envelopes };
+            to_svg(900, 500, |root| draw_cdf(root, &spec)).unwrap().0
+        };
+        let (with, without) = (limit(&[corners.to_vec()]), limit(&[]));
+        let red = "#CC3311";
+        assert!(!without.contains(red));
+        // the staircase, and a square on each corner inside the plot (the max's is at share 0)
+        assert!(with.matches(red).count() >= 3, "{}", with.matches(red).count());
+        assert_eq!(with.matches("<rect").count() - without.matches("<rect").count(), 2);
+    }
+
+    #[test]
+    fn windows_beyond_a_limit_are_ringed_and_the_limit_ruled() {
+        let line = |limit: Option<f64>, broken: Vec<bool>| RuntimeLine {
+            trace: "a read".into(),
+            style: TraceStyle::nth(0),
+            metric: Metric::Nines(4),
+            points: vec![(0.5, Some(2e5)), (1.5, Some(3e6)), (2.5, Some(2.5e5)), (3.5, Some(4e6))],
+            thin: vec![],
+            limit,
+            broken,
+        };
+        let draw = |l: RuntimeLine| {
+            let lines = [l];
+            let spec = RuntimeSpec {
+                title: "runtime",
+                x_desc: "time",
+                x_is_time: true,
+                lines: &lines,
+                x: Scale { lo: 0.0, hi: 4.0, log: false },
+                y: Scale { lo: 1e4, hi: 1e7, log: true },
+                selection: None,
+                legend: false,
+            };
+            to_svg(900, 300, |r| draw_runtime(r, &spec)).unwrap().0
+        };
+        let plain = draw(line(None, vec![]));
+        let judged = draw(line(Some(1e6), vec![false, true, false, true]));
+        assert!(!plain.contains("#CC3311") && plain.matches("<circle").count() == 0);
+        assert_eq!(judged.matches("<circle").count(), 2, "one ring per window beyond the limit");
+        assert!(judged.contains("#CC3311"));
+    }
+
+    #[test]
     fn runtime_and_rate_and_hist_draw() {
         let lines = vec![
             RuntimeLine {
@@ -962,6 +1064,8 @@ mod tests {
                 metric: Metric::Nines(3),
                 points: vec![(0.5, Some(2e5)), (1.5, None), (2.5, Some(3e5)), (3.5, Some(2.5e5))],
                 thin: vec![false, false, false, true],
+                limit: None,
+                broken: vec![],
             },
             RuntimeLine {
                 trace: "a read".into(),
@@ -969,6 +1073,8 @@ mod tests {
                 metric: Metric::Max,
                 points: vec![(0.5, Some(9e5)), (1.5, Some(1e6))],
                 thin: vec![],
+                limit: None,
+                broken: vec![],
             },
         ];
         let spec = RuntimeSpec {

@@ -547,3 +547,101 @@ mod tests {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Trend across runs
+
+/// One run on the trend chart: its position, the level's value and 95% interval (ns), and
+/// its change against the run it is compared with (`nines_core::trend::points`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrendMark {
+    pub x: f64,
+    pub value: f64,
+    pub interval: Option<(f64, f64)>,
+    pub verdict: Option<Verdict>,
+    /// The pinned baseline.
+    pub baseline: bool,
+}
+
+/// What the trend chart shows.
+#[derive(Clone, Debug)]
+pub struct TrendSpec<'a> {
+    pub title: &'a str,
+    pub y_desc: &'a str,
+    pub marks: &'a [TrendMark],
+    pub x: Scale,
+    pub y: Scale,
+}
+
+/// Colour of a change's verdict: worse red, better green, within noise blue, unknown grey.
+pub fn verdict_color(v: Option<Verdict>) -> RGBColor {
+    match v {
+        Some(Verdict::Worse) => RGBColor(0xCC, 0x33, 0x11),
+        Some(Verdict::Better) => RGBColor(0x22, 0x88, 0x33),
+        Some(Verdict::Same) | None => RGBColor(0x33, 0x66, 0xCC),
+        Some(Verdict::Unknown) => MUTED,
+    }
+}
+
+/// Draw a level across runs: a whisker for each run's interval, a dot for its value (filled
+/// red where it is worse than the run before beyond noise, green where better, hollow where
+/// too few I/Os tell), the baseline ringed, and the values joined in run order.
+pub fn draw_trend<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &TrendSpec) -> DrawResult<Frame>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(e)?;
+    let mut chart = plot(root, s.title, s.x, s.y, "runs in start order", s.y_desc)?;
+    let f = frame_of(&chart, s.x, s.y);
+    ticks(root, &f, &linear_ticks(s.x.lo, s.x.hi, 10, |v| format_count(v + 1.0)), &latency_ticks(s.y.lo, s.y.hi), false)?;
+    if s.marks.is_empty() {
+        empty_note(root, &f, "no run has this level")?;
+        return Ok(f);
+    }
+    let clamp = |v: f64| v.clamp(s.y.lo, s.y.hi);
+    let line: Vec<(f64, f64)> = s.marks.iter().map(|m| (m.x, m.value)).collect();
+    stroke(&mut chart, &s.x, &s.y, &line, RGBColor(0xBB, 0xBB, 0xBB), (0, 0), 1)?;
+    chart
+        .draw_series(s.marks.iter().filter_map(|m| {
+            let (lo, hi) = m.interval?;
+            Some(PathElement::new(vec![(s.x.t(m.x), s.y.t(clamp(lo))), (s.x.t(m.x), s.y.t(clamp(hi)))], verdict_color(m.verdict).mix(0.5)))
+        }))
+        .map_err(e)?;
+    // one call per style: a thousand runs stay a handful of canvas paths
+    for filled in [true, false] {
+        let dots = s.marks.iter().filter(|m| (m.verdict != Some(Verdict::Unknown)) == filled);
+        chart
+            .draw_series(dots.map(|m| {
+                let c = verdict_color(m.verdict);
+                Circle::new((s.x.t(m.x), s.y.t(clamp(m.value))), 3, if filled { c.filled() } else { c.stroke_width(1) })
+            }))
+            .map_err(e)?;
+    }
+    chart
+        .draw_series(s.marks.iter().filter(|m| m.baseline).map(|m| Circle::new((s.x.t(m.x), s.y.t(clamp(m.value))), 7, INK.stroke_width(2))))
+        .map_err(e)?;
+    Ok(f)
+}
+
+#[cfg(test)]
+mod trend_tests {
+    use super::*;
+    use crate::charts::to_svg;
+
+    #[test]
+    fn worse_runs_are_red_better_green_and_the_baseline_ringed() {
+        let m = |x: f64, value: f64, verdict: Option<Verdict>| TrendMark { x, value, interval: Some((value * 0.9, value * 1.1)), verdict, baseline: x == 0.0 };
+        let marks = [m(0.0, 1e5, None), m(1.0, 1.02e5, Some(Verdict::Same)), m(2.0, 3e5, Some(Verdict::Worse)), m(3.0, 1e5, Some(Verdict::Better)), m(4.0, 1e5, Some(Verdict::Unknown))];
+        let spec = TrendSpec { title: "p99.99 of read", y_desc: "p99.99", marks: &marks, x: Scale { lo: -0.5, hi: 4.5, log: false }, y: Scale { lo: 5e4, hi: 1e6, log: true } };
+        let (svg, _) = to_svg(800, 300, |r| draw_trend(r, &spec)).unwrap();
+        let hex = |c: RGBColor| format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);
+        // five dots and the baseline's ring
+        assert_eq!(svg.matches("<circle").count(), 6);
+        for v in [Some(Verdict::Worse), Some(Verdict::Better), Some(Verdict::Same), Some(Verdict::Unknown)] {
+            assert!(svg.contains(&hex(verdict_color(v))), "{v:?}");
+        }
+        assert!(svg.contains("p99.99 of read"));
+        let none = to_svg(800, 300, |r| draw_trend(r, &TrendSpec { marks: &[], ..spec.clone() })).unwrap().0;
+        assert!(none.contains("no run has this level"));
+    }
+}

@@ -79,6 +79,33 @@ pub struct ViewState {
     pub sweep: Option<String>,
     /// The steady-state check shown.
     pub steady: SteadyView,
+    /// A QoS spec (nines-core's grammar, `read p99.99 <= 1ms` a line): its verdicts, the
+    /// envelope on the 1-CDF and the windows that break it on the runtime chart. Empty: none.
+    pub spec: String,
+    /// A site's trend across its runs.
+    pub trend: TrendView,
+}
+
+/// The trend panel's choices: the direction and level followed, and the pinned baseline (an
+/// index into the site's runs in start order) each run is compared with instead of the run
+/// before it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrendView {
+    pub tag: String,
+    pub level: String,
+    pub base: Option<usize>,
+}
+
+impl Default for TrendView {
+    fn default() -> TrendView {
+        TrendView { tag: "all".into(), level: "p99.99".into(), base: None }
+    }
+}
+
+/// A level label as a link may carry it (`p99.99`).
+fn level_label(s: &str) -> Option<String> {
+    let ok = s.len() <= 16 && s.strip_prefix('p').is_some_and(|r| !r.is_empty() && r.chars().all(|c| c.is_ascii_digit() || c == '.'));
+    ok.then(|| s.to_string())
 }
 
 /// The steady-state panel's choices: which run, what is tracked, the measurement window.
@@ -117,8 +144,27 @@ impl Default for ViewState {
             cset: false,
             sweep: None,
             steady: SteadyView::default(),
+            spec: String::new(),
+            trend: TrendView::default(),
         }
     }
+}
+
+/// The longest spec a link carries (bytes of text).
+pub const MAX_SPEC: usize = 16 * 1024;
+
+/// What a spec's text keeps in a link: letters, digits and `-_.~` (RFC 3986's unreserved
+/// set); every other byte, newlines, `#`, `&` and `=` among them, becomes `%XX`.
+const SPEC_KEEP: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
+
+/// `s` percent-encoded for a URL hash.
+pub fn encode(s: &str) -> String {
+    percent_encoding::utf8_percent_encode(s, SPEC_KEEP).to_string()
+}
+
+/// The inverse of [`encode`]; `None` for text that is not UTF-8 once decoded.
+pub fn decode(s: &str) -> Option<String> {
+    percent_encoding::percent_decode_str(s).decode_utf8().ok().map(|c| c.into_owned())
 }
 
 /// A sweep parameter name as a link may carry it: letters, digits and `_.-`, at most 64.
@@ -189,6 +235,13 @@ impl ViewState {
             }
             parts.push(v);
         }
+        if self.trend != d.trend {
+            let t = &self.trend;
+            parts.push(format!("tr={},{}{}", t.tag, t.level, t.base.map(|b| format!(",{b}")).unwrap_or_default()));
+        }
+        if !self.spec.trim().is_empty() {
+            parts.push(format!("spec={}", encode(&self.spec)));
+        }
         parts.join("&")
     }
 
@@ -221,6 +274,19 @@ impl ViewState {
                 "base" => s.base = v.split(',').filter_map(|x| x.parse::<usize>().ok()).filter(|&i| i < 100_000).collect(),
                 "cset" => s.cset = v == "1",
                 "sweep" => s.sweep = param_name(v),
+                "tr" => {
+                    let p: Vec<&str> = v.split(',').collect();
+                    let tag = p.first().and_then(|t| param_name(t));
+                    let level = p.get(1).and_then(|l| level_label(l));
+                    let base = match p.get(2) {
+                        None => Some(None),
+                        Some(b) => b.parse::<usize>().ok().filter(|&i| i < 100_000).map(Some),
+                    };
+                    if let (Some(tag), Some(level), Some(base)) = (tag, level, base) {
+                        s.trend = TrendView { tag, level, base };
+                    }
+                }
+                "spec" => s.spec = decode(v).filter(|t| t.len() <= MAX_SPEC).unwrap_or_default(),
                 "ss" => {
                     let p: Vec<&str> = v.split(',').collect();
                     let run = p.first().and_then(|x| x.parse::<usize>().ok()).filter(|&i| i < 100_000);
@@ -267,9 +333,11 @@ mod tests {
             cset: true,
             sweep: Some("numjobs".into()),
             steady: SteadyView { run: 2, track: "p99.9".into(), rounds: 6, round_s: Some(10.0) },
+            spec: "read p99.99 <= 1ms # vendor\n[name=a&b=c]\nwrite max<50ms µ".into(),
+            trend: TrendView { tag: "read".into(), level: "p99.9".into(), base: Some(4) },
         };
         let h = s.to_hash();
-        assert_eq!(h, "dir=overlay&lv=2,5,6&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&ss=2,p99.9,6,10");
+        assert_eq!(h, "dir=overlay&lv=2,5,6&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&ss=2,p99.9,6,10&tr=read,p99.9,4&spec=read%20p99.99%20%3C%3D%201ms%20%23%20vendor%0A%5Bname%3Da%26b%3Dc%5D%0Awrite%20max%3C50ms%20%C2%B5");
         assert_eq!(ViewState::from_hash(&format!("#{h}")), s);
     }
 
@@ -288,5 +356,14 @@ mod tests {
         assert_eq!(s.cdf, None);
         assert_eq!(s.hidden, [2].into_iter().collect());
         assert!(s.x_ios);
+        // a broken escape, bytes that are not UTF-8, an overlong spec: no spec
+        assert_eq!(ViewState::from_hash("spec=%FF%FE").spec, "");
+        for bad in ["tr=<b>,p99", "tr=read,x99", "tr=read,p99,-1", "tr=read"] {
+            assert_eq!(ViewState::from_hash(bad).trend, TrendView::default(), "{bad}");
+        }
+        // a broken escape is kept as written, as browsers do
+        assert_eq!(ViewState::from_hash("spec=read%2").spec, "read%2");
+        assert_eq!(ViewState::from_hash(&format!("spec={}", "a".repeat(MAX_SPEC + 1))).spec, "");
+        assert_eq!(ViewState::from_hash("spec=%3Cscript%3E").spec, "<script>");
     }
 }

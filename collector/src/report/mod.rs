@@ -45,6 +45,14 @@ use crate::output::{self, Inputs, Replace};
 /// The largest notes file (Markdown) a report takes.
 pub const MAX_NOTES: u64 = 1 << 20;
 
+/// The longest spec text a report's viewer takes (its view link carries it; the viewer's
+/// `state::MAX_SPEC`).
+const MAX_VIEW_SPEC: usize = 16 * 1024;
+
+/// What the view link keeps of a spec's text: letters, digits and `-_.~` (RFC 3986's
+/// unreserved set), every other byte as `%XX`, as the viewer's `state::encode` writes it.
+const SPEC_KEEP: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
+
 /// A run to embed: the bytes the viewer reads, under a file name.
 pub struct Input {
     /// File name (no directories: the page does not tell where the file was).
@@ -143,7 +151,17 @@ pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
         view.push(format!("sweep={p}"));
     }
     let qos = if args.spec.is_some() || !args.limit.is_empty() {
-        let spec = crate::check_cmd::load_spec(args.spec.as_deref(), &args.limit)?;
+        let (spec, text) = crate::check_cmd::load_spec_text(args.spec.as_deref(), &args.limit)?;
+        // the viewer judges the runs again from the spec the page opens with (its link keeps
+        // it), and draws it on the charts
+        if text.len() > MAX_VIEW_SPEC {
+            bail!(
+                "{}: the spec is {} bytes; a report's viewer takes at most {MAX_VIEW_SPEC} (comments and blank lines count)",
+                args.spec.as_deref().map_or("--limit".into(), |p| p.display().to_string()),
+                text.len()
+            );
+        }
+        view.push(format!("spec={}", percent_encoding::utf8_percent_encode(&text, SPEC_KEEP)));
         let source = match (&args.spec, args.limit.is_empty()) {
             (Some(p), true) => file_name(p),
             (Some(p), false) => format!("{} and --limit", file_name(p)),

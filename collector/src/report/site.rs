@@ -136,7 +136,7 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
         }
         new_files.push(rel);
     }
-    // every run gets its compact form (those of older sites too)
+    // every run gets its compact form and its trend summary (those of older sites too)
     let mut upgraded = 0;
     for (idx, e) in entries.iter_mut().enumerate() {
         let Some(rel) = e.get("file").and_then(Value::as_str).map(str::to_string) else { continue };
@@ -144,7 +144,9 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
         let has = e.get("compact").and_then(Value::as_str) == Some(compact.as_str());
         // runs given now take this command's --group; the others keep theirs
         let given = group_s.is_some() && new_files.contains(&rel);
-        if has && !given && std::fs::symlink_metadata(dir.join(&compact)).is_ok_and(|m| m.is_file()) {
+        let has_compact = has && !given && std::fs::symlink_metadata(dir.join(&compact)).is_ok_and(|m| m.is_file());
+        let has_trend = e.get("trend").is_some() && !new_files.contains(&rel);
+        if has_compact && has_trend {
             continue;
         }
         // only runs nines keeps in runs/ (a manifest may list other paths: left as they are)
@@ -152,6 +154,14 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
             continue;
         }
         let (run, _) = load_with_bytes(&dir.join(&rel))?;
+        if !has_trend {
+            // the trend view draws every run's whole-run levels without loading any run
+            let stats = nines_core::stats::run_stats(&run, &nines_core::stats::Options::default());
+            e["trend"] = nines_core::trend::Summary::of(&run, &stats).to_json();
+        }
+        if has_compact {
+            continue;
+        }
         let (bytes, _) = super::budget::default_compact(&run, if given { group_s } else { None })?;
         output::write_atomic(&dir.join(&compact), &bytes, Replace::Always, &read)?;
         e["compact"] = json!(compact);

@@ -6,7 +6,7 @@
 use nines_core::meta::{RunMeta, Size};
 use nines_core::quantile::Support;
 use nines_core::run::Run;
-use nines_core::spec::{self, RunCheck, Verdict};
+use nines_core::spec::{self, RunCheck};
 use nines_core::stats::RunStats;
 use nines_core::units::{format_ns, format_ns_f, format_rate, format_size, group, iso_date};
 use serde_json::{Map, Value};
@@ -96,7 +96,7 @@ fn qos_section(q: &Qos) -> String {
     let (all, [meets, fails, unsure]) = spec::tally(&q.checks);
     let mut h = format!(
         "<section class=\"ns-qos\" data-testid=\"report-qos\" data-verdict=\"{}\">\n<h2>QoS spec {}: {}</h2>\n",
-        verdict_key(all),
+        all.key(),
         esc(&q.source),
         esc(all.text())
     );
@@ -114,7 +114,7 @@ fn qos_section(q: &Qos) -> String {
             ));
         }
         for c in &r.checks {
-            let v = verdict_key(c.verdict);
+            let v = c.verdict.key();
             h.push_str(&format!(
                 "<tr data-testid=\"qos-row\" data-verdict=\"{v}\" data-limit=\"{}\"><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"ns-v-{v}\">{}</td><td>{}</td></tr>\n",
                 esc(&c.limit),
@@ -133,13 +133,6 @@ fn qos_section(q: &Qos) -> String {
     h
 }
 
-fn verdict_key(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Meets => "meets",
-        Verdict::Fails => "fails",
-        Verdict::CannotTell => "cannot_tell",
-    }
-}
 
 fn run_section(i: usize, e: &Entry) -> String {
     let r = e.stats;

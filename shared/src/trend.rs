@@ -1,0 +1,206 @@
+//! Trends across many runs (a site's nightly runs): each run's whole-run levels per
+//! direction with their intervals, small enough to list a thousand runs in a site's
+//! manifest, and each run's change against the run before it (or a pinned baseline) judged
+//! as `nines compare` judges a change: beyond noise only when the two 95% intervals do not
+//! overlap ([`crate::compare`]).
+
+use serde_json::{json, Value};
+
+use crate::compare::{self, Verdict};
+use crate::run::Run;
+use crate::stats::RunStats;
+
+/// One level of one direction of a run: its value and 95% interval (ns), and the I/Os beyond.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LevelSummary {
+    pub label: String,
+    pub value_ns: Option<u64>,
+    pub ci95_ns: Option<(u64, u64)>,
+    pub beyond: u64,
+}
+
+/// A run's whole-run levels per direction, as a site's manifest keeps them.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Summary {
+    /// Run start, seconds since the epoch, when the run says.
+    pub start: Option<f64>,
+    /// Per tag (`read`, `write`, `all`, ...): its I/Os and levels.
+    pub tags: Vec<(String, u64, Vec<LevelSummary>)>,
+}
+
+impl Summary {
+    /// The summary of `run` from its stats (`nines stats`'s numbers, levels without support
+    /// kept without a value).
+    pub fn of(run: &Run, stats: &RunStats) -> Summary {
+        let tags = stats
+            .tags
+            .iter()
+            .map(|(t, s)| {
+                let levels = s
+                    .levels
+                    .iter()
+                    .map(|l| LevelSummary {
+                        label: l.label.clone(),
+                        value_ns: l.value_ns.filter(|_| l.support != crate::quantile::Support::None),
+                        ci95_ns: l.ci95_ns,
+                        beyond: l.beyond,
+                    })
+                    .collect();
+                (t.clone(), s.count, levels)
+            })
+            .collect();
+        Summary { start: run.start_time, tags }
+    }
+
+    /// The manifest's form: `{"start": S, "tags": [["read", N, [[label, value, lo, hi,
+    /// beyond], ...]], ...]}` in the stats' tag order, a value or bound `null` where the run
+    /// has none.
+    pub fn to_json(&self) -> Value {
+        let tags: Vec<Value> = self
+            .tags
+            .iter()
+            .map(|(t, n, lv)| {
+                let lv: Vec<Value> = lv
+                    .iter()
+                    .map(|l| json!([l.label, l.value_ns, l.ci95_ns.map(|c| c.0), l.ci95_ns.map(|c| c.1), l.beyond]))
+                    .collect();
+                json!([t, n, lv])
+            })
+            .collect();
+        json!({ "start": self.start, "tags": tags })
+    }
+
+    /// Read [`Summary::to_json`]'s form; the error says which part is not as written.
+    pub fn from_json(v: &Value) -> Result<Summary, String> {
+        let start = match v.get("start") {
+            None | Some(Value::Null) => None,
+            Some(s) => Some(s.as_f64().ok_or("'start' is not a number")?),
+        };
+        let tags = v.get("tags").and_then(Value::as_array).ok_or("no 'tags' list")?;
+        let mut out = Vec::with_capacity(tags.len());
+        for (k, tv) in tags.iter().enumerate() {
+            let bad_tag = || format!("tag {k}: expected [tag, count, levels]");
+            let (t, n, lv) = match tv.as_array().map(Vec::as_slice) {
+                Some([t, n, lv]) => (t.as_str().ok_or_else(bad_tag)?, n.as_u64().ok_or_else(bad_tag)?, lv.as_array().ok_or_else(bad_tag)?),
+                _ => return Err(bad_tag()),
+            };
+            let mut levels = Vec::with_capacity(lv.len());
+            for (i, l) in lv.iter().enumerate() {
+                let bad = || format!("tag '{t}': level {i}: expected [label, value, lo, hi, beyond]");
+                let a = l.as_array().filter(|a| a.len() == 5).ok_or_else(bad)?;
+                let opt = |x: &Value| -> Result<Option<u64>, String> { if x.is_null() { Ok(None) } else { x.as_u64().map(Some).ok_or_else(bad) } };
+                let (lo, hi) = (opt(&a[2])?, opt(&a[3])?);
+                levels.push(LevelSummary {
+                    label: a[0].as_str().ok_or_else(bad)?.to_string(),
+                    value_ns: opt(&a[1])?,
+                    ci95_ns: lo.zip(hi),
+                    beyond: a[4].as_u64().ok_or_else(bad)?,
+                });
+            }
+            out.push((t.to_string(), n, levels));
+        }
+        Ok(Summary { start, tags: out })
+    }
+
+    /// A level of a direction.
+    pub fn level(&self, tag: &str, label: &str) -> Option<&LevelSummary> {
+        self.tags.iter().find(|(t, ..)| t == tag)?.2.iter().find(|l| l.label == label)
+    }
+}
+
+/// One run's point on a trend: the level's value and interval, and how it compares with its
+/// reference run (the previous run with a value, or the baseline).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    pub value: Option<f64>,
+    pub interval: Option<(f64, f64)>,
+    /// `None` for the first run and the baseline itself.
+    pub verdict: Option<Verdict>,
+    /// Index of the run compared with.
+    pub against: Option<usize>,
+}
+
+/// The trend of level `label` of direction `tag` over `runs` in the order given, each run
+/// judged against `baseline` when given, else against the nearest earlier run with a value.
+pub fn points(runs: &[&Summary], tag: &str, label: &str, baseline: Option<usize>) -> Vec<Point> {
+    let measured: Vec<compare::Measured> = runs
+        .iter()
+        .map(|r| match r.level(tag, label) {
+            Some(l) => (l.value_ns.map(|v| v as f64), l.ci95_ns.map(|(a, b)| (a as f64, b as f64))),
+            None => (None, None),
+        })
+        .collect();
+    let mut last: Option<usize> = None;
+    measured
+        .iter()
+        .enumerate()
+        .map(|(i, &(value, interval))| {
+            let against = match baseline {
+                Some(b) if b != i && b < runs.len() => Some(b),
+                Some(_) => None,
+                None => last,
+            };
+            if value.is_some() {
+                last = Some(i);
+            }
+            let verdict = against.map(|a| compare::measured_change(label, measured[a], (value, interval), false).verdict);
+            Point { value, interval, verdict, against }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hist::{Hist, Layout};
+    use crate::run::Window;
+    use crate::stats::{run_stats, Options};
+
+    /// A one-direction run whose 1 in 1000 reads take `tail` ns.
+    fn run(tail: u64) -> Run {
+        let l = Layout::default_ns();
+        let windows = (0..5)
+            .map(|s| Window {
+                start_s: s as f64,
+                length_s: 1.0,
+                tag: Some("read".into()),
+                hist: Hist::from_values(l, (0..100_000u64).map(|i| if i % 1000 == 999 { tail + i } else { 100_000 + (i * 7919) % 50_000 })),
+            })
+            .collect();
+        Run { name: format!("t{tail}"), source: "x".into(), start_time: Some(1e9 + tail as f64), windows, ..Run::default() }
+    }
+
+    #[test]
+    fn summaries_round_trip_and_carry_the_stats_levels() {
+        let r = run(5_000_000);
+        let st = run_stats(&r, &Options::default());
+        let s = Summary::of(&r, &st);
+        assert_eq!(Summary::from_json(&s.to_json()).unwrap(), s);
+        let p999 = s.level("read", "p99.9").unwrap();
+        let want = st.tags.get("read").unwrap().levels.iter().find(|l| l.label == "p99.9").unwrap();
+        assert_eq!((p999.value_ns, p999.ci95_ns, p999.beyond), (want.value_ns, want.ci95_ns, want.beyond));
+        assert!(Summary::from_json(&json!({"tags": [["read", 1, [["p50", "x", null, null, 0]]]]})).unwrap_err().contains("level 0"));
+        assert!(Summary::from_json(&json!({"tags": [["read", 1]]})).unwrap_err().contains("tag 0"));
+        assert!(Summary::from_json(&json!({"start": "now", "tags": {}})).is_err());
+    }
+
+    #[test]
+    fn a_regression_beyond_noise_is_worse_and_a_baseline_is_compared_with() {
+        let runs: Vec<Summary> = [5_000_000u64, 5_000_000, 9_000_000, 9_000_000, 2_000_000]
+            .iter()
+            .map(|&t| {
+                let r = run(t);
+                Summary::of(&r, &run_stats(&r, &Options::default()))
+            })
+            .collect();
+        let refs: Vec<&Summary> = runs.iter().collect();
+        let p = points(&refs, "read", "p99.99", None);
+        let v: Vec<Option<Verdict>> = p.iter().map(|p| p.verdict).collect();
+        assert_eq!(v, vec![None, Some(Verdict::Same), Some(Verdict::Worse), Some(Verdict::Same), Some(Verdict::Better)]);
+        assert_eq!(p[2].against, Some(1));
+        let b = points(&refs, "read", "p99.99", Some(0));
+        assert_eq!(b.iter().map(|p| p.verdict).collect::<Vec<_>>(), vec![None, Some(Verdict::Same), Some(Verdict::Worse), Some(Verdict::Worse), Some(Verdict::Better)]);
+        // a direction the runs do not have: no values, nothing judged beyond unknown
+        assert!(points(&refs, "write", "p99", None).iter().all(|p| p.value.is_none() && p.verdict != Some(Verdict::Worse)));
+    }
+}

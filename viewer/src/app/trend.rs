@@ -1,0 +1,225 @@
+//! A site's trend: one level of one direction across every run the manifest lists, drawn from
+//! the whole-run summaries `nines site` writes into it (`nines_core::trend`), so a site of a
+//! thousand nightly runs shows its history without loading a run. Each run is compared with
+//! the run before it, or with a pinned baseline, as `nines compare` compares two runs; a
+//! click opens the run.
+
+use std::cell::RefCell;
+
+use leptos::prelude::*;
+
+use nines_core::compare::Verdict;
+use nines_core::trend::{points, Summary};
+use nines_core::units::format_ns;
+
+use super::{add_run, body, busy, canvas_size, draw_canvas, fetch_bytes, mark_drawn, now_ms, with_model, LoadError};
+use crate::charts::{Frame, Scale};
+use crate::judge_charts::{draw_trend, TrendMark, TrendSpec};
+use crate::state::ViewState;
+
+/// A run a site's manifest lists with its summary.
+#[derive(Clone, Debug)]
+pub(super) struct SiteRun {
+    pub file: String,
+    pub compact: Option<String>,
+    pub name: String,
+    pub summary: Summary,
+}
+
+thread_local! {
+    /// The site's runs that have a summary, in start order (runs without a start last, in
+    /// manifest order).
+    pub(super) static SITE: RefCell<Vec<SiteRun>> = const { RefCell::new(Vec::new()) };
+    static FRAME: RefCell<Option<Frame>> = const { RefCell::new(None) };
+}
+
+/// Keep the site's runs for the trend, in start order.
+pub(super) fn set_site(mut runs: Vec<SiteRun>) {
+    runs.sort_by(|a, b| match (a.summary.start, b.summary.start) {
+        (Some(x), Some(y)) => x.total_cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    SITE.with(|s| *s.borrow_mut() = runs);
+}
+
+/// The marks of the chosen level and direction, and the runs they belong to.
+fn marks(st: &ViewState) -> Vec<(usize, TrendMark)> {
+    SITE.with(|s| {
+        let s = s.borrow();
+        let refs: Vec<&Summary> = s.iter().map(|r| &r.summary).collect();
+        let t = &st.trend;
+        points(&refs, &t.tag, &t.level, t.base)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, p)| {
+                let value = p.value?;
+                Some((i, TrendMark { x: i as f64, value, interval: p.interval, verdict: p.verdict, baseline: t.base == Some(i) }))
+            })
+            .collect()
+    })
+}
+
+fn verdict_text(v: Option<Verdict>) -> &'static str {
+    match v {
+        None => "first run",
+        Some(Verdict::Worse) => "worse than its reference beyond noise",
+        Some(Verdict::Better) => "better than its reference beyond noise",
+        Some(Verdict::Same) => "within noise of its reference",
+        Some(Verdict::Unknown) => "too few I/Os to tell",
+    }
+}
+
+/// Show run `i` of the site alone: the loaded run, or its compact form (else archive) fetched.
+fn open(i: usize, state: RwSignal<ViewState>, version: RwSignal<u64>, errors: RwSignal<Vec<LoadError>>) {
+    let Some(r) = SITE.with(|s| s.borrow().get(i).cloned()) else { return };
+    let show_only = move |idx: usize| {
+        let n = with_model(|m| m.runs.len());
+        busy();
+        state.update(|s| s.hidden = (0..n).filter(|&j| j != idx).collect());
+    };
+    if let Some(idx) = with_model(|m| m.runs.iter().position(|l| l.file == r.file)) {
+        show_only(idx);
+        return;
+    }
+    leptos::task::spawn_local(async move {
+        let url = r.compact.clone().unwrap_or_else(|| r.file.clone());
+        let archive = r.compact.is_some().then(|| r.file.clone());
+        let added = fetch_bytes(&url)
+            .await
+            .map_err(|e| LoadError { file: r.file.clone(), message: format!("could not load it from the manifest: {e}") })
+            .and_then(|b| add_run(&r.file, &b, archive));
+        match added {
+            Ok(()) => {
+                version.update(|v| *v += 1);
+                show_only(with_model(|m| m.runs.len()) - 1);
+            }
+            Err(e) => errors.update(|v| v.push(e)),
+        }
+    });
+}
+
+/// The trend panel (nothing when the site has fewer than two summarised runs).
+#[component]
+pub(super) fn Trend(
+    state: RwSignal<ViewState>,
+    version: RwSignal<u64>,
+    size: RwSignal<u32>,
+    errors: RwSignal<Vec<LoadError>>,
+) -> impl IntoView {
+    let (tags, levels) = SITE.with(|s| {
+        let s = s.borrow();
+        let mut tags: Vec<String> = Vec::new();
+        let mut levels: Vec<String> = Vec::new();
+        for r in s.iter() {
+            for (t, _, lv) in &r.summary.tags {
+                if !tags.contains(t) {
+                    tags.push(t.clone());
+                }
+                for l in lv {
+                    if !levels.contains(&l.label) {
+                        levels.push(l.label.clone());
+                    }
+                }
+            }
+        }
+        (tags, levels)
+    });
+    let shown = SITE.with(|s| s.borrow().len()) >= 2;
+    let canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let hover: RwSignal<Option<String>> = RwSignal::new(None);
+    let key = Memo::new(move |_| {
+        let s = state.get();
+        (s.trend.clone(), size.get())
+    });
+    Effect::new(move |_| {
+        let (t, _) = key.get();
+        let Some(c) = canvas.get() else { return };
+        let t0 = now_ms();
+        canvas_size(&c, 300);
+        let st = state.get_untracked();
+        let m: Vec<TrendMark> = marks(&st).into_iter().map(|(_, m)| m).collect();
+        let n = SITE.with(|s| s.borrow().len()).max(1);
+        let lo = m.iter().map(|m| m.interval.map_or(m.value, |i| i.0.min(m.value))).fold(f64::INFINITY, f64::min);
+        let hi = m.iter().map(|m| m.interval.map_or(m.value, |i| i.1.max(m.value))).fold(0.0, f64::max);
+        let y = if hi > 0.0 { Scale { lo: (lo / 1.5).max(1.0), hi: hi * 1.5, log: true } } else { Scale { lo: 1e3, hi: 1e7, log: true } };
+        let title = format!("{} of {} across {} runs", t.level, t.tag, n);
+        let spec = TrendSpec { title: &title, y_desc: &t.level, marks: &m, x: Scale { lo: -0.5, hi: n as f64 - 0.5, log: false }, y };
+        let f = draw_canvas(&c, |root| draw_trend(root, &spec));
+        if let Some(f) = f {
+            // test hook: the plot area in CSS pixels, so a test can click a run's point
+            let _ = c.set_attribute("data-frame", &format!("{},{},{},{}", f.left, f.right, f.top, f.bottom));
+        }
+        FRAME.with(|fr| *fr.borrow_mut() = f);
+        // test and benchmark hooks: what the chart shows, and when it first drew
+        let worse = m.iter().filter(|m| m.verdict == Some(Verdict::Worse)).count();
+        let _ = c.set_attribute("data-marks", &m.len().to_string());
+        let _ = c.set_attribute("data-worse", &worse.to_string());
+        if let Some(b) = body() {
+            if b.get_attribute("data-nines-trend-ms").is_none() {
+                let _ = b.set_attribute("data-nines-trend-ms", &format!("{:.1}", now_ms()));
+            }
+        }
+        mark_drawn("trend", now_ms() - t0);
+    });
+    // the run under the mouse: nearest on x
+    let run_at = move |ev: &web_sys::MouseEvent| -> Option<usize> {
+        let f = FRAME.with(|f| *f.borrow())?;
+        let (px, py) = (ev.offset_x() as f64, ev.offset_y() as f64);
+        if !f.contains(px, py) {
+            return None;
+        }
+        let x = f.x_at(px).round();
+        let st = state.get_untracked();
+        marks(&st).into_iter().map(|(i, _)| i).min_by(|a, b| (*a as f64 - x).abs().total_cmp(&(*b as f64 - x).abs()))
+    };
+    let on_move = move |ev: web_sys::MouseEvent| {
+        let text = run_at(&ev).and_then(|i| {
+            let st = state.get_untracked();
+            let (_, m) = marks(&st).into_iter().find(|(j, _)| *j == i)?;
+            let name = SITE.with(|s| s.borrow().get(i).map(|r| r.name.clone()))?;
+            let ci = m.interval.map(|(a, b)| format!(" (95% {}..{})", format_ns(a as u64), format_ns(b as u64))).unwrap_or_default();
+            Some(format!("run {}: {name}: {} {}{ci}, {}", i + 1, st.trend.level, format_ns(m.value as u64), verdict_text(m.verdict)))
+        });
+        hover.set(text);
+    };
+    let on_click = move |ev: web_sys::MouseEvent| {
+        let Some(i) = run_at(&ev) else { return };
+        if ev.shift_key() {
+            busy();
+            state.update(|s| s.trend.base = if s.trend.base == Some(i) { None } else { Some(i) });
+        } else {
+            open(i, state, version, errors);
+        }
+    };
+    let set_tag = move |t: String| {
+        busy();
+        state.update(|s| s.trend.tag = t);
+    };
+    let set_level = move |ev: leptos::ev::Event| {
+        let l = event_target_value(&ev);
+        busy();
+        state.update(|s| s.trend.level = l);
+    };
+    view! {
+        <section class="panel" data-testid="panel-trend" style:display=if shown { "" } else { "none" }>
+            <div class="tools">
+                <div class="group" data-testid="trend-dir">
+                    {tags.into_iter().map(|t| {
+                        let k = t.clone();
+                        view! { <button data-testid=format!("trend-dir-{t}") class:active=move || state.with(|s| s.trend.tag == k)
+                            on:click={ let t = t.clone(); move |_| set_tag(t.clone()) }>{t.clone()}</button> }
+                    }).collect_view()}
+                </div>
+                <select data-testid="trend-level" on:change=set_level prop:value=move || state.with(|s| s.trend.level.clone())>
+                    {levels.into_iter().map(|l| view! { <option value=l.clone()>{l.clone()}</option> }).collect_view()}
+                </select>
+                <span class="hint">"each run against the one before it (red: worse beyond noise, green: better, hollow: too few I/Os); click opens a run, shift-click pins it as the baseline"</span>
+                <button data-testid="trend-unpin" on:click=move |_| { busy(); state.update(|s| s.trend.base = None) }>"no baseline"</button>
+            </div>
+            <div class="chart"><canvas node_ref=canvas data-testid="trend-canvas" on:click=on_click on:mousemove=on_move></canvas></div>
+            <div class="readout" data-testid="trend-readout">{move || hover.get()}</div>
+        </section>
+    }
+}
