@@ -438,3 +438,90 @@ fn prometheus_scrapes_a_followed_run() {
     let status = view.0.wait().unwrap();
     assert!(status.success(), "{status}: {seen}");
 }
+
+#[test]
+fn run_live_serves_the_run_being_written_and_stops_with_it_on_ctrl_c() {
+    let d = tempfile::tempdir().unwrap();
+    let target = d.path().join("target.dat");
+    let archive = d.path().join("live.hlog");
+    // an earlier archive at -o, replaced with --force: never served
+    std::fs::copy(root().join("tests/data/java-rw.hlog"), &archive).unwrap();
+    let args = |runtime: &str| {
+        vec![
+            "run".to_string(),
+            "--target".into(),
+            target.to_str().unwrap().into(),
+            "--size".into(),
+            "16M".into(),
+            "--rw".into(),
+            "randread".into(),
+            "--runtime".into(),
+            runtime.into(),
+            "--window".into(),
+            "250ms".into(),
+            "-o".into(),
+            archive.to_str().unwrap().into(),
+            "--force".into(),
+            "-q".into(),
+            "--name".into(),
+            "live run".into(),
+            "--live".into(),
+        ]
+    };
+    let a = args("2s");
+    let mut child = nines_cmd(&a.iter().map(String::as_str).collect::<Vec<_>>()).spawn().unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    let line = line_with(&mut err, "http://", &mut seen);
+    assert!(line.starts_with("live: serving the run as it is written at http://127.0.0.1:"), "{line}");
+    let (host, token) = url_in(&line);
+    let mut counts = Vec::new();
+    for _ in 0..200 {
+        let l: Value = serde_json::from_slice(&get(&host, &format!("/{token}/live.json"), "").body).unwrap();
+        assert_ne!(l["runs"][0]["name"], "java-rw", "the earlier archive was served: {l}");
+        counts.push(l["runs"][0]["windows"].as_u64().unwrap());
+        if l["done"] == true {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    line_with(&mut err, "the run has ended; the page stays at", &mut seen);
+    let l: Value = serde_json::from_slice(&get(&host, &format!("/{token}/live.json"), "").body).unwrap();
+    assert_eq!(l["done"], true);
+    let run = nines_core::archive::read("x", &std::fs::read(&archive).unwrap()).unwrap();
+    assert_eq!(run.name, "live run");
+    assert_eq!(l["runs"][0]["windows"].as_u64().unwrap(), 8, "{l}");
+    assert!(counts.windows(2).all(|w| w[1] >= w[0]) && counts.iter().any(|&c| c > 0 && c < 8), "{counts:?}");
+    // the served archive is the file as written, its compact form beside it
+    let served = get(&host, &format!("/{token}/runs/live.hlog"), "");
+    assert_eq!(header(&served, "x-nines-windows"), Some("8"));
+    assert_eq!(served.body, std::fs::read(&archive).unwrap());
+    sigint(&child);
+    let status = child.wait().unwrap();
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    assert!(status.success(), "{status}: {seen}");
+    assert!(out.contains("engine ") && out.contains("stopped by runtime"), "the summary: {out}");
+
+    // Ctrl-C during the run ends the run (its archive complete) and the server with it
+    let a = args("1m");
+    let mut child = nines_cmd(&a.iter().map(String::as_str).collect::<Vec<_>>()).spawn().unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    let (host, token) = url_in(&line_with(&mut err, "http://", &mut seen));
+    for _ in 0..400 {
+        let l: Value = serde_json::from_slice(&get(&host, &format!("/{token}/live.json"), "").body).unwrap();
+        if l["runs"][0]["windows"].as_u64().unwrap() >= 2 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    sigint(&child);
+    let status = child.wait().unwrap();
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    assert!(status.success(), "{status}: {seen}");
+    assert!(out.contains("stopped by SIGINT"), "{out}");
+    assert!(TcpStream::connect(&host).is_err(), "the server stopped with the run");
+    assert!(nines_core::archive::read("x", &std::fs::read(&archive).unwrap()).unwrap().windows.len() >= 2);
+}

@@ -10,7 +10,8 @@
 //! named runs and the viewer's files are answered: nothing is written, nothing else is read.
 //!
 //! Following (`--follow`, `--live`): a thread looks at each file's size and modification
-//! time five times a second and reads it again when it changed; `live.json` says how many
+//! time five times a second and reads it again when it changed (less often when a large file
+//! takes long to read: it waits four times as long as the last read took); `live.json` says how many
 //! windows and bytes each run has, and the page's `live.js` (static/live.js) fetches a run's
 //! compact form again when its count grows and hands it to the viewer (`replace_run`). A
 //! file being written may end in a cut line: nines-core reads it as a warning, and the
@@ -358,7 +359,8 @@ fn answer(ctx: &Ctx, req: tiny_http::Request) {
     let mut resp = tiny_http::Response::new(
         tiny_http::StatusCode(reply.status),
         Vec::new(),
-        std::io::Cursor::new(if method == "HEAD" { &[][..] } else { body }),
+        // (tiny_http leaves the body out of an answer to HEAD)
+        std::io::Cursor::new(body),
         Some(body.len()),
         None,
     );
@@ -448,9 +450,15 @@ impl Server {
             let (site, stop) = (site.clone(), stop.clone());
             threads.push(std::thread::Builder::new().name("nines-follow".into()).spawn(move || {
                 let mut said: Vec<Option<String>> = Vec::new();
+                let mut pause = FOLLOW_EVERY;
                 while !stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(FOLLOW_EVERY);
+                    std::thread::sleep(pause);
+                    let t0 = std::time::Instant::now();
                     follow_once(&site, &mut said);
+                    // a long run's file takes longer to read again: the follower waits four
+                    // times as long as its last read took, so that it keeps to about a fifth
+                    // of one core beside the run it follows
+                    pause = FOLLOW_EVERY.max(t0.elapsed() * 4);
                 }
             })?);
         }
@@ -594,7 +602,10 @@ pub fn announce(server: &Server, flags: &ServeFlags, what: &str, out: &mut dyn W
 pub fn run(args: &ViewArgs, out: &mut impl Write) -> Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, stop.clone()).with_context(|| format!("could not handle signal {sig}"))?;
+        // the first asks the server to stop; a second (if stopping hangs) ends the process
+        signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone())
+            .and_then(|_| signal_hook::flag::register(sig, stop.clone()))
+            .with_context(|| format!("could not handle signal {sig}"))?;
     }
     let server = Server::start(&args.files, args.follow, &args.serve)?;
     let n = args.files.len();
