@@ -170,11 +170,10 @@ impl Site {
 }
 
 /// Take a run read from its file.
-fn set_run(s: &mut Served, mut run: Run, bytes: Vec<u8>) -> Result<()> {
+fn set_run(s: &mut Served, run: Run, bytes: Vec<u8>) -> Result<()> {
     s.windows = windows(&run);
     s.compact = if run.windows.is_empty() { None } else { Some(Arc::new(budget::default_compact(&run, None)?.0)) };
-    s.given = std::mem::take(&mut run.name);
-    run.name.clone_from(&s.given);
+    s.given.clone_from(&run.name);
     s.run = Some(Arc::new(run));
     s.archive = Arc::new(bytes);
     s.error = None;
