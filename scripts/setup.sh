@@ -32,6 +32,19 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 
+# Prometheus for the /metrics test (collector/tests/view.rs scrapes a live run with a real
+# one); without its recommends (node exporter, alertmanager), which the test does not use.
+if ! command -v prometheus >/dev/null; then
+  if [ "$(id -u)" = 0 ]; then
+    say "installing Debian package: prometheus"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+  else
+    say "prometheus is missing; install the Debian package prometheus"
+    exit 1
+  fi
+fi
+
 # Python peers.
 if ! python3 -c 'import hdrh' 2>/dev/null; then
   say "installing Python hdrhistogram (module hdrh)"

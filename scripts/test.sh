@@ -44,6 +44,8 @@ cargo build -q -p nines
 node --test tests/browser/report.test.mjs 2>&1
 echo "== reports: the same report from file:// in Firefox"
 node --test tests/browser/report-firefox.test.mjs 2>&1
+echo "== live: nines run --live followed by a headless Chromium page (the /metrics Prometheus test ran with cargo test)"
+node --test tests/browser/live.test.mjs 2>&1
 # ---- end reports -------------------------------------------------------------------------
 
 # ---- importer fuzzing --------------------------------------------------------------------

@@ -28,6 +28,7 @@ fn main() -> ExitCode {
         Cmd::Merge(a) => nines::merge_cmd::run(a, &mut out),
         Cmd::Report(a) => nines::report::run(a, &mut out),
         Cmd::Site(a) => nines::report::site::run(a, &mut out),
+        Cmd::View(a) => nines::view::run(a, &mut out),
     };
     let result = result.and_then(|()| out.flush().map_err(Into::into));
     match result {

@@ -242,6 +242,8 @@ thread_local! {
     static FETCHING: RefCell<BTreeSet<usize>> = const { RefCell::new(BTreeSet::new()) };
     /// The page's list of errors, for errors found while drawing (a damaged carried group).
     static ERRORS: Cell<Option<RwSignal<Vec<LoadError>>>> = const { Cell::new(None) };
+    /// The page's run version, once its first runs are loaded ([`replace_run`]).
+    static LIVE: Cell<Option<RwSignal<u64>>> = const { Cell::new(None) };
 }
 
 const BINS_PER_DECADE: u32 = 40;
@@ -854,6 +856,54 @@ struct LoadError {
 }
 
 fn add_run(file: &str, bytes: &[u8], archive: Option<String>) -> Result<(), LoadError> {
+    let l = read_run(file, bytes, archive)?;
+    with_model(|m| {
+        m.runs.push(Rc::new(l));
+        name_runs(m);
+        m.drawn.clear();
+        m.first_render_done = false;
+    });
+    Ok(())
+}
+
+/// Replace the run the page loaded from `file` with these bytes (a compact form or any run's
+/// file), or add it: `static/live.js` follows a run being written this way. False (nothing
+/// done) until the page's first runs are loaded; an error when the bytes are not a run.
+#[wasm_bindgen]
+pub fn replace_run(file: &str, bytes: &[u8]) -> Result<bool, JsValue> {
+    let Some(version) = LIVE.with(Cell::get) else { return Ok(false) };
+    let archive = compact::sniff(bytes).then(|| file.to_string());
+    let mut l = read_run(file, bytes, archive).map_err(|e| JsValue::from_str(&format!("{}: {}", e.file, e.message)))?;
+    with_model(|m| {
+        match m.runs.iter().position(|r| r.file == file) {
+            Some(i) => {
+                // the name the page shows stays
+                let name = &m.runs[i].run.name;
+                if let Some(r) = Rc::get_mut(&mut l.run) {
+                    r.name.clone_from(name);
+                }
+                if let Some(c) = &mut l.compact {
+                    c.form.run.name.clone_from(name);
+                }
+                m.runs[i] = Rc::new(l);
+                m.traces.retain(|k, _| k.0 != i);
+                m.stats.retain(|k, _| k.0 != i);
+                FETCHING.with(|f| f.borrow_mut().remove(&i));
+            }
+            None => {
+                m.runs.push(Rc::new(l));
+                name_runs(m);
+            }
+        }
+        m.drawn.clear();
+        m.first_render_done = false;
+    });
+    version.update(|v| *v += 1);
+    Ok(true)
+}
+
+/// Decode a run's bytes (a compact form or any format nines reads).
+fn read_run(file: &str, bytes: &[u8], archive: Option<String>) -> Result<Loaded, LoadError> {
     let t0 = now_ms();
     let read = if compact::sniff(bytes) {
         Compact::read(file, bytes).map_err(|e| e.to_string()).map(|mut c| {
@@ -879,14 +929,8 @@ fn add_run(file: &str, bytes: &[u8], archive: Option<String>) -> Result<(), Load
         Ok((run, compact)) => {
             // (decoded bucket lists are already of their exact size: nines-core copies each
             // window out of its scratch list)
-            with_model(|m| {
-                let given = run.name.clone();
-                m.runs.push(Rc::new(Loaded { run: Rc::new(run), given, file: file.to_string(), compact, archive }));
-                name_runs(m);
-                m.drawn.clear();
-                m.first_render_done = false;
-            });
-            Ok(())
+            let given = run.name.clone();
+            Ok(Loaded { run: Rc::new(run), given, file: file.to_string(), compact, archive })
         }
         Err(msg) => {
             // the error names the file itself; shown after the file name, once is enough
@@ -1227,6 +1271,7 @@ fn App() -> impl IntoView {
             None => {}
         }
         version.update(|v| *v += 1);
+        LIVE.with(|l| l.set(Some(version)));
     });
 
     // A brushed range on a site's run whose compact form carries merged windows: fetch the

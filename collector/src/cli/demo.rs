@@ -70,6 +70,8 @@ impl DemoArgs {
             ignore_signatures: false,
             force: true,
             no_record: false,
+            live: false,
+            serve: Default::default(),
         }
     }
 

@@ -13,6 +13,7 @@
 //! cli::check   CheckArgs                          -> check_cmd
 //! cli::merge   MergeArgs                          -> merge_cmd
 //! cli::report  ReportArgs, SiteArgs               -> report, report::site
+//! cli::view    ViewArgs, ServeFlags               -> view (and run --live)
 //! ```
 
 pub mod check;
@@ -22,6 +23,7 @@ pub mod judge;
 pub mod merge;
 pub mod report;
 pub mod run;
+pub mod view;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -66,6 +68,10 @@ pub enum Cmd {
     /// Write a static site (viewer, runs/ and manifest.json) for any static web host; adds
     /// runs to an existing site directory.
     Site(report::SiteArgs),
+    /// Open runs in the browser through a local server (127.0.0.1, a secret URL), and with
+    /// --follow watch a run being written; /metrics gives counters and the last window's
+    /// levels to Prometheus.
+    View(view::ViewArgs),
 }
 
 #[derive(Args, Debug)]

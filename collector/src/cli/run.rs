@@ -231,6 +231,14 @@ pub struct RunArgs {
     /// Do the I/O but record nothing (for measuring the recording overhead in benchmarks).
     #[arg(long, hide = true)]
     pub no_record: bool,
+    /// Serve the run as it is written (as `nines view --follow` does): the page draws each
+    /// window as it lands and /metrics gives the last window's levels. After a run that ends
+    /// by itself the page stays served until Ctrl-C.
+    #[arg(long)]
+    pub live: bool,
+    /// With --live: where and how the page is served.
+    #[command(flatten)]
+    pub serve: super::view::ServeFlags,
 }
 
 /// Block sizes with their share in percent (summing to 100), as `--bssplit` gives them.

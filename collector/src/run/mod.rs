@@ -64,8 +64,37 @@ pub struct Outcome {
 
 /// `nines run`: collect, then print the summary table.
 pub fn run(a: &RunArgs, out: &mut impl Write) -> Result<()> {
+    if a.live {
+        return live(a, out);
+    }
+    if a.serve.bind.is_some() || a.serve.no_open {
+        bail!("--bind and --no-open say how the run is served: they need --live");
+    }
     let o = collect(a)?;
     finish(&o, a.no_summary, out)
+}
+
+/// `nines run --live`: the archive served as it is written (`nines view --follow`'s server),
+/// and after a run that ends by itself, until Ctrl-C (a run stopped by a signal stops the
+/// server with it).
+fn live(a: &RunArgs, out: &mut impl Write) -> Result<()> {
+    let server = crate::view::Server::start_live(&a.output, &a.serve)?;
+    crate::view::announce(&server, &a.serve, "live: serving the run as it is written", &mut std::io::stderr())?;
+    let o = collect(a)?;
+    server.finish();
+    let result = finish(&o, a.no_summary, out).and_then(|()| out.flush().map_err(Into::into));
+    if o.stopped_by.starts_with("SIG") || o.stopped_by.starts_with("signal") {
+        return result;
+    }
+    eprintln!("nines: the run has ended; the page stays at {} until Ctrl-C", server.url);
+    STOP.store(0, Ordering::Relaxed);
+    install_signals(true);
+    while STOP.load(Ordering::Relaxed) == 0 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    install_signals(false);
+    server.stop();
+    result
 }
 
 /// Print the end summary (the `nines stats` table of the archive) and turn job errors into
