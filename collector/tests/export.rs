@@ -89,8 +89,11 @@ fn fleet_sql(engine: &str, dataset: &Path, ids: &[&str]) -> String {
     sql
 }
 
-/// Run the jobs in one engine session; rows grouped as {job: {(grp, tag): {label: row}}}.
-fn query(engine: &str, jobs: &[(String, String)]) -> BTreeMap<String, BTreeMap<(String, String), BTreeMap<String, Value>>> {
+/// One query's rows: {(grp, tag): {label: row}}.
+type Levels = BTreeMap<(String, String), BTreeMap<String, Value>>;
+
+/// Run the jobs in one engine session; rows grouped as {job: Levels}.
+fn query(engine: &str, jobs: &[(String, String)]) -> BTreeMap<String, Levels> {
     let d = tempfile::tempdir().unwrap();
     let file = d.path().join("jobs.json");
     let list: Vec<Value> = jobs.iter().map(|(n, q)| json!({"name": n, "sql": q})).collect();
@@ -100,7 +103,7 @@ fn query(engine: &str, jobs: &[(String, String)]) -> BTreeMap<String, BTreeMap<(
     let v: Value = serde_json::from_str(out.lines().last().expect("the engine's JSON")).unwrap();
     let mut res = BTreeMap::new();
     for (name, rows) in v.as_object().unwrap() {
-        let mut by: BTreeMap<(String, String), BTreeMap<String, Value>> = BTreeMap::new();
+        let mut by = Levels::new();
         for r in rows.as_array().unwrap() {
             let key = (r["grp"].as_str().unwrap().to_string(), r["tag"].as_str().unwrap().to_string());
             by.entry(key).or_default().insert(r["label"].as_str().unwrap().to_string(), r.clone());
@@ -113,7 +116,7 @@ fn query(engine: &str, jobs: &[(String, String)]) -> BTreeMap<String, BTreeMap<(
 /// Every tag and level of `nines stats --json` for `stats_run` equals the SQL's rows of
 /// group `grp`; the SQL has no tag more (but `untagged` of a log without tags, which
 /// `nines stats` shows as `all` alone).
-fn assert_same(what: &str, stats_run: &Value, sql: &BTreeMap<(String, String), BTreeMap<String, Value>>, grp: &str, only: Option<&[&str]>) {
+fn assert_same(what: &str, stats_run: &Value, sql: &Levels, grp: &str, only: Option<&[&str]>) {
     let tags = stats_run["tags"].as_object().unwrap();
     let mut checked = 0;
     for (tag, t) in tags {
