@@ -105,7 +105,6 @@ mb_parquet=$(echo "scale=2; $parquet_bytes / $hours / 1000000" | bc -l)
 mb_buckets=$(echo "scale=2; $buckets_bytes / $hours / 1000000" | bc -l)
 size_ratio=$(echo "scale=2; $parquet_bytes / $archive_bytes" | bc -l)
 speed=$(echo "scale=1; $t_stats / $t_duck" | bc -l)
-verdict_size=$([ "$parquet_bytes" -le "$archive_bytes" ] && echo met || echo missed)
 verdict_query=$(echo "$t_duck < $t_stats" | bc -l | sed 's/1/met/; s/0/missed/')
 cores=$(nproc)
 table=$(cat <<TABLE
@@ -122,8 +121,10 @@ $duck_version. Other work shares the cores, so wall times vary between runs.
 | \`nines stats --json\` over the same archives (whole process; every level of every run) | $t_stats s wall, $c_stats s CPU |
 
 DuckDB answers **${speed}x** faster than \`nines stats\` reads the archives, with the same
-values (checked for every host and hour). Goals: a dataset no larger than the archives
-($verdict_size); the query faster than \`nines stats\` over the archives ($verdict_query).
+values (checked for every host and hour). Goal: the query faster than \`nines stats\` over
+the archives ($verdict_query). The dataset is larger than the archives: a bucket's edges are
+two 64-bit columns (delta-coded, Snappy) where the archive's HdrHistogram V2 + DEFLATE
+encoding stores zero runs of the counts array.
 Command: \`bash bench/export.sh\` (raw numbers: bench/results/export.csv).
 TABLE
 )

@@ -22,11 +22,12 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use nines_core::export::dataset::{self, BucketRow, RunRow, WindowRow};
 use nines_core::run::Run;
-use parquet::basic::Compression;
+use parquet::basic::{Compression, Encoding};
 use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
+use parquet::schema::types::ColumnPath;
 use sha2::{Digest, Sha256};
 
 use crate::cli::export::ExportArgs;
@@ -179,12 +180,18 @@ type Writer<'a, 'b> = SerializedFileWriter<&'a mut std::io::BufWriter<&'b std::f
 /// Write one Parquet file whole (never over an existing file).
 fn write_parquet(path: &Path, schema: &str, inputs: &Inputs, fill: impl FnOnce(&mut Writer) -> parquet::errors::Result<()>) -> Result<()> {
     let schema = Arc::new(parse_message_type(schema).expect("the tables' schemas parse"));
-    let props = Arc::new(
-        WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .set_created_by(format!("nines {}", env!("CARGO_PKG_VERSION")))
-            .build(),
-    );
+    let mut props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_created_by(format!("nines {}", env!("CARGO_PKG_VERSION")));
+    // Ascending integers (a window's buckets in value order, windows in file order) as
+    // deltas, bit-packed (Parquet's DELTA_BINARY_PACKED, which DuckDB and Spark read) rather
+    // than a dictionary of mostly distinct values; names absent from a table are ignored.
+    for c in ["window_index", "lower_ns", "upper_ns"] {
+        props = props
+            .set_column_dictionary_enabled(ColumnPath::from(c), false)
+            .set_column_encoding(ColumnPath::from(c), Encoding::DELTA_BINARY_PACKED);
+    }
+    let props = Arc::new(props.build());
     output::write_atomic_with(path, Replace::Never, inputs, |buf| {
         let mut w = SerializedFileWriter::new(buf, schema, props).map_err(std::io::Error::other)?;
         fill(&mut w).map_err(std::io::Error::other)?;
