@@ -180,9 +180,8 @@ type Writer<'a, 'b> = SerializedFileWriter<&'a mut std::io::BufWriter<&'b std::f
 /// Write one Parquet file whole (never over an existing file).
 fn write_parquet(path: &Path, schema: &str, inputs: &Inputs, fill: impl FnOnce(&mut Writer) -> parquet::errors::Result<()>) -> Result<()> {
     let schema = Arc::new(parse_message_type(schema).expect("the tables' schemas parse"));
-    let mut props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .set_created_by(format!("nines {}", env!("CARGO_PKG_VERSION")));
+    let mut props =
+        WriterProperties::builder().set_compression(Compression::SNAPPY).set_created_by(format!("nines {}", env!("CARGO_PKG_VERSION")));
     // Ascending integers (a window's buckets in value order, windows in file order) as
     // deltas, bit-packed (Parquet's DELTA_BINARY_PACKED, which DuckDB and Spark read) rather
     // than a dictionary of mostly distinct values; names absent from a table are ignored.
