@@ -50,6 +50,14 @@ if ! python3 -c 'import hdrh' 2>/dev/null; then
   say "installing Python hdrhistogram (module hdrh)"
   python3 -m pip install -q hdrhistogram
 fi
+# Query engines over `nines export`'s Parquet (collector/tests/export.rs): DuckDB, and Spark
+# SQL in local mode (PySpark brings its own Spark; it runs on the Java 17 above).
+for mod in duckdb pyspark; do
+  if ! python3 -c "import $mod" 2>/dev/null; then
+    say "installing Python $mod"
+    python3 -m pip install -q "$mod"
+  fi
+done
 
 # ---- viewer: npm packages of the browser tests and benchmark ------------------------------
 # playwright-core drives the system Chromium (no browser download), binaryen gives wasm-opt,

@@ -4,6 +4,7 @@
 pub mod check_cmd;
 pub mod cli;
 pub mod demo;
+pub mod export_cmd;
 pub mod import_cmd;
 pub mod judge_cmd;
 pub mod load;

@@ -26,6 +26,7 @@ fn main() -> ExitCode {
         Cmd::Steady(a) => nines::judge_cmd::steady(a, &mut out),
         Cmd::Check(a) => return check(a, &mut out),
         Cmd::Merge(a) => nines::merge_cmd::run(a, &mut out),
+        Cmd::Export(a) => nines::export_cmd::run(a, &mut out),
         Cmd::Report(a) => nines::report::run(a, &mut out),
         Cmd::Site(a) => nines::report::site::run(a, &mut out),
         Cmd::View(a) => nines::view::run(a, &mut out),

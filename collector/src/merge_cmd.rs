@@ -32,7 +32,7 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
     let num = |k: &str| m.get(k).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
     writeln!(
         out,
-        "merged {} runs into {}: {} windows of {} s{}, largest offset {:.6} s (tolerance {} s); each run's tags kept as TAG@{}",
+        "merged {} runs into {}: {} windows of {} s{}, largest offset {:.6} s (tolerance {} s); each run's tags kept in its scope: {}/TAG",
         sources.len(),
         args.output.display(),
         merged.windows.iter().map(|w| w.start_s.to_bits()).collect::<std::collections::BTreeSet<_>>().len(),
@@ -40,7 +40,7 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
         if m.contains_key("regrid") { " (regridded: each window counted whole in the one holding its midpoint)" } else { "" },
         num("max_offset_s"),
         num("tolerance_s"),
-        sources.iter().map(|s| s.label.as_str()).collect::<Vec<_>>().join(", @")
+        sources.iter().map(|s| s.label.as_str()).collect::<Vec<_>>().join("/TAG, ")
     )?;
     Ok(())
 }

@@ -62,7 +62,7 @@ fn n_processes_started_at_one_instant_merge_exactly() {
         args.extend(["--label", l]);
     }
     let said = nines_ok(&args);
-    assert!(said.contains("merged 3 runs") && said.contains("TAG@a, @b, @c"), "{said}");
+    assert!(said.contains("merged 3 runs") && said.contains("a/TAG, b/TAG, c/TAG"), "{said}");
     let m = stats(&[s(&merged)]);
     let tags = &m["runs"][0]["tags"];
     for dir in ["read", "write", "all"] {
@@ -74,12 +74,15 @@ fn n_processes_started_at_one_instant_merge_exactly() {
     // each host's own directions are kept, equal to its run
     for (i, l) in labels.iter().enumerate() {
         for dir in ["read", "write"] {
-            let mut part = tags[format!("{dir}@{l}")].clone();
+            let mut part = tags[format!("{l}/{dir}")].clone();
             let mut own = each["runs"][i]["tags"][dir].clone();
-            // IOPS differ: the merge spans every host's windows
-            part["iops"] = Value::Null;
-            own["iops"] = Value::Null;
-            assert_eq!(part, own, "{dir}@{l}");
+            // the scoped tag says its scope; IOPS differ: the merge spans every host's windows
+            assert_eq!((part["scope"].as_str(), part["direction"].as_str()), (Some(*l), Some(dir)));
+            for k in ["iops", "scope"] {
+                part[k] = Value::Null;
+                own[k] = Value::Null;
+            }
+            assert_eq!(part, own, "{l}/{dir}");
         }
     }
     // the merged levels are those of all windows of all runs taken together: a merge of

@@ -1,5 +1,5 @@
 //! Runs of many hosts merged into one (`nines merge`): windows matched by absolute time and
-//! summed exactly per tag, each source's tags kept as `TAG@LABEL`.
+//! summed exactly per tag, each source's tags kept in its scope, `LABEL/TAG` ([`crate::tag`]).
 //!
 //! HdrHistograms merge by adding counts, so a fleet needs no coordinator of its own: each
 //! host runs `nines run` (started by ssh, pdsh, a Kubernetes Indexed Job or Slurm, ideally
@@ -17,8 +17,9 @@ use crate::hist::{add_counts, Accumulator, Hist};
 use serde_json::{json, Map, Value};
 
 use crate::meta::{RunMeta, Tool};
-use crate::run::{Run, Window, PART};
+use crate::run::{Run, Window};
 use crate::stats::tag_name;
+use crate::tag::{scope_name, scoped};
 use crate::units::iso_date;
 
 /// The smallest default tolerance, in seconds: what two NTP-synchronised hosts on one network
@@ -49,20 +50,19 @@ pub struct Options {
 #[error("{0}")]
 pub struct MergeError(pub String);
 
-/// A label from a run: its host name, else its name; characters a tag cannot hold (commas,
-/// whitespace, the part separator) become `_`.
+/// A label from a run: its host name, else its name, as a scope name ([`clean_label`]).
 pub fn label_of(run: &Run) -> String {
     let host = run.meta.host.as_ref().and_then(|h| h.hostname.clone());
     clean_label(host.as_deref().unwrap_or(&run.name))
 }
 
-/// `s` as a tag part: commas, whitespace, control characters and `@` become `_`.
+/// `s` as a scope name: every character outside `[A-Za-z0-9_.:-]` becomes `_`
+/// ([`scope_name`]); an empty label is `run`.
 pub fn clean_label(s: &str) -> String {
-    let out: String = s.chars().map(|c| if c == ',' || c == PART || c.is_whitespace() || c.is_control() { '_' } else { c }).collect();
-    if out.is_empty() {
+    if s.is_empty() {
         "run".into()
     } else {
-        out
+        scope_name(s)
     }
 }
 
@@ -200,7 +200,7 @@ pub fn merge(sources: &[Source], opts: &Options) -> Result<Run, MergeError> {
             })?;
             let tag = tag_name(w.tag.as_deref()).to_string();
             let slot = slots.entry(k as i64).or_default();
-            for t in [tag.clone(), format!("{tag}{PART}{}", s.label)] {
+            for t in [tag.clone(), scoped(&s.label, &tag)] {
                 let e = slot.entry(t).or_insert_with(|| (Accumulator::new(w.hist.layout()), 0.0));
                 e.0.add(&w.hist);
                 e.1 = e.1.max(w.length_s);
@@ -219,7 +219,7 @@ pub fn merge(sources: &[Source], opts: &Options) -> Result<Run, MergeError> {
         }
     }
     let parts: Vec<String> =
-        sources.iter().flat_map(|s| s.run.tags().into_iter().map(|t| format!("{}{PART}{}", tag_name(t.as_deref()), s.label))).collect();
+        sources.iter().flat_map(|s| s.run.tags().into_iter().map(|t| scoped(&s.label, tag_name(t.as_deref())))).collect();
     order.extend(parts);
     let first_layout = sources[0].run.windows[0].hist.layout();
     let mut windows = Vec::new();
@@ -344,8 +344,8 @@ mod tests {
             assert_eq!(s.tags[tag].count, sa.tags[tag].count + sb.tags[tag].count, "{tag}");
         }
         // per-source parts are there, equal to their source, and not merged into all
-        assert_eq!(s.tags["read@a-host"], sa.tags["read"]);
-        assert_eq!(s.tags["write@b-host"], sb.tags["write"]);
+        assert_eq!(s.tags["a-host/read"], sa.tags["read"]);
+        assert_eq!(s.tags["b-host/write"], sb.tags["write"]);
         assert_eq!(s.tags["all"].count, 10_000);
         // the merged all equals the merge of both runs' windows
         let both = Run::merged("x", &[a, b]).unwrap();
@@ -407,7 +407,8 @@ mod tests {
 
     #[test]
     fn labels_are_tag_safe() {
-        assert_eq!(clean_label("node 1,rack@2"), "node_1_rack_2");
+        assert_eq!(clean_label("node 1,rack@2/x"), "node_1_rack_2_x");
+        assert_eq!(clean_label("h1.example.org"), "h1.example.org");
         assert_eq!(clean_label(""), "run");
     }
 }

@@ -48,6 +48,7 @@ pub mod stats;
 pub mod steady;
 pub mod sweep_table;
 pub mod table;
+pub mod tag;
 pub mod trend;
 pub mod units;
 pub mod variability;

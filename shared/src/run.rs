@@ -109,16 +109,9 @@ impl std::error::Error for CountError {}
 /// output has two rows or JSON keys of one name and nothing is counted twice.
 pub const RESERVED_SUFFIX: &str = ".log";
 
-/// Is `tag` a direction (to be merged into "all") rather than an auxiliary measure such as
-/// `read.svc` (service time) or `read.slat`, or one part of a direction such as `read@node1`
-/// (one source of a merge)? Auxiliary measures carry a `.suffix`, parts an `@PART`.
-pub fn is_direction(tag: Option<&str>) -> bool {
-    tag.is_none_or(|t| !t.contains(['.', PART]))
-}
-
-/// Separates a direction from the part it holds a share of: `read@node1` is node1's reads in a
-/// merge (`nines merge`), whose `read` holds every source's.
-pub const PART: char = '@';
+/// Is `tag` a direction of the whole run (merged into "all"), rather than an auxiliary measure
+/// such as `read.svc` or one scope's share such as `host07/read`? See [`crate::tag`].
+pub use crate::tag::is_direction;
 
 impl Run {
     /// Check the invariant every reader establishes: the counts of all windows add up to at

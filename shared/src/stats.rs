@@ -57,11 +57,24 @@ impl std::ops::Index<&str> for TagMap {
     }
 }
 
+/// A tag's entry as JSON shows it: the tag's parsed scope and direction (and measure, when it
+/// has one; see [`crate::tag`]), then its statistics.
+#[derive(Serialize)]
+struct TagEntry<'a> {
+    scope: Option<&'a str>,
+    direction: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    measure: Option<&'a str>,
+    #[serde(flatten)]
+    stats: &'a TagStats,
+}
+
 impl Serialize for TagMap {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(self.0.len()))?;
         for (k, v) in &self.0 {
-            m.serialize_entry(k, v)?;
+            let t = crate::tag::Tag::parse(k);
+            m.serialize_entry(k, &TagEntry { scope: t.scope, direction: t.direction, measure: t.measure, stats: v })?;
         }
         m.end()
     }

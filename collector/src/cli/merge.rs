@@ -13,8 +13,9 @@ pub struct MergeArgs {
     /// The merged archive to write (.hlog).
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
-    /// The label each run's own tags are kept under (`read@LABEL`), one per RUN in order
-    /// [default: each run's host name, else its name].
+    /// The scope each run's own tags are kept in (`LABEL/read`), one per RUN in order
+    /// [default: each run's host name, else its name; characters other than A-Z a-z 0-9 _ .
+    /// : - become _].
     #[arg(long, value_name = "LABEL")]
     pub label: Vec<String>,
     /// Name of the merged run [default: OUT's file name without extension].

@@ -12,12 +12,14 @@
 //! cli::judge   CompareArgs, SweepArgs, SteadyArgs -> judge_cmd
 //! cli::check   CheckArgs                          -> check_cmd
 //! cli::merge   MergeArgs                          -> merge_cmd
+//! cli::export  ExportArgs                         -> export_cmd
 //! cli::report  ReportArgs, SiteArgs               -> report, report::site
 //! cli::view    ViewArgs, ServeFlags               -> view (and run --live)
 //! ```
 
 pub mod check;
 pub mod demo;
+pub mod export;
 pub mod import;
 pub mod judge;
 pub mod merge;
@@ -60,8 +62,11 @@ pub enum Cmd {
     /// 95% interval and meets, fails or cannot tell; the exit status says which.
     Check(check::CheckArgs),
     /// Merge runs of several hosts or devices into one archive: windows matched by wall-clock
-    /// time and summed exactly, each run's own tags kept as TAG@LABEL.
+    /// time and summed exactly, each run's own tags kept in its scope as LABEL/TAG.
     Merge(merge::MergeArgs),
+    /// Export runs as Parquet tables (runs, windows, buckets) for DuckDB, Spark SQL and other
+    /// query engines, and the windows table as CSV.
+    Export(export::ExportArgs),
     /// Write one self-contained HTML report (viewer, runs, title, notes and a static
     /// summary) that opens offline from a file and makes no network request.
     Report(report::ReportArgs),

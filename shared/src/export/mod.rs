@@ -8,6 +8,7 @@
 //! | terminal text | [`text`] | [`RunStats`](crate::stats::RunStats), [`Comparison`](crate::compare::Comparison), [`SteadyReport`](crate::convergence::SteadyReport), [`SweepTable`](crate::sweep_table::SweepTable) |
 //! | CSV | [`csv`] | [`RunStats`](crate::stats::RunStats), [`SweepTable`](crate::sweep_table::SweepTable) |
 //! | JSON | [`json`] | [`RunStats`](crate::stats::RunStats) |
+//! | tables (`nines export`) | [`dataset`] | a [`Run`](crate::run::Run) as runs, windows and buckets rows (Parquet is written by the collector) |
 //!
 //! ```
 //! use nines_core::{export, hist::{Hist, Layout}, run::{Run, Window}, stats};
@@ -20,5 +21,6 @@
 //! ```
 
 pub mod csv;
+pub mod dataset;
 pub mod json;
 pub mod text;

@@ -1,0 +1,43 @@
+//! `nines export` flags.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+#[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("to").required(true).multiple(true).args(["parquet", "csv"])))]
+pub struct ExportArgs {
+    /// Runs to export: nines archives and every format `nines stats` reads.
+    #[arg(required = true, value_name = "RUN")]
+    pub files: Vec<PathBuf>,
+    /// Add the runs to the Parquet dataset in this directory (created if missing): tables
+    /// runs/, windows/ and buckets/, one file per run each, named by the run's id (a hash
+    /// of its content). A run already there is skipped; no file is ever replaced.
+    #[arg(long, value_name = "DIR")]
+    pub parquet: Option<PathBuf>,
+    /// Also write the windows table of every run to this CSV file.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Replace the CSV file if it exists (Parquet files are never replaced).
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cli::{Cli, Cmd};
+    use clap::Parser;
+
+    #[test]
+    fn export_flags() {
+        let cli = Cli::try_parse_from(["nines", "export", "a.hlog", "b.hlog", "--parquet", "ds"]).unwrap();
+        let Cmd::Export(a) = cli.cmd else { panic!("not export") };
+        assert_eq!((a.files.len(), a.parquet.as_deref(), a.csv.as_deref()), (2, Some("ds".as_ref()), None));
+        let cli = Cli::try_parse_from(["nines", "export", "a.hlog", "--csv", "w.csv"]).unwrap();
+        let Cmd::Export(a) = cli.cmd else { panic!("not export") };
+        assert_eq!(a.csv.as_deref(), Some("w.csv".as_ref()));
+        // somewhere to write is required, and a run
+        assert!(Cli::try_parse_from(["nines", "export", "a.hlog"]).is_err());
+        assert!(Cli::try_parse_from(["nines", "export", "--parquet", "ds"]).is_err());
+    }
+}
