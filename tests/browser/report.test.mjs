@@ -474,6 +474,27 @@ test('site trend: 120 nightly runs open on their trend without loading a run; th
   }
 });
 
+test('a merge of two hosts: each host's directions are traces and rows of their own in a report', async () => {
+  // the same run as two hosts' parts, regridded onto 500 ms windows
+  const merged = path.join(dir, 'fleet.hlog');
+  nines(['merge', files.a, files.b, '--label', 'host01', '--label', 'host02', '--regrid', '500ms', '-o', merged]);
+  const out = path.join(dir, 'fleet.html');
+  nines(['report', merged, '-o', out]);
+  const { v, page, ctx } = await openWatched(pathToFileURL(out).href);
+  await ready(v, 1);
+  await act(v, () => page.click('[data-testid=dir-overlay]'));
+  const dirs = (await v.table()).map((r) => r.dir);
+  for (const d of ['read', 'write', 'host01/read', 'host01/write', 'host02/read', 'host02/write']) assert.ok(dirs.includes(d), `${d} in ${dirs}`);
+  const box = await v.box('cdf-overlay');
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
+  await until(page, () => document.querySelectorAll('[data-testid=cdf-readout] .ro').length > 0, null, 'the readout');
+  const curves = await page.evaluate(() => [...document.querySelectorAll('[data-testid=cdf-readout] .ro')].map((e) => e.textContent.split(':')[0]));
+  assert.deepEqual(curves.map((c) => c.replace(/^.* /, '')).sort(), ['host01/read', 'host01/write', 'host02/read', 'host02/write', 'read', 'write']);
+  await v.shot('report-fleet');
+  assert.deepEqual(v.errors, []);
+  await ctx.close();
+});
+
 test('report --baseline: opens in compare mode; the summary carries nines compare', async () => {
   const out = path.join(dir, 'compare.html');
   nines(['report', files.b, '--baseline', files.a, '--sweep', 'qd', '-o', out, '--title', 'QD1 psync against QD16 uring']);

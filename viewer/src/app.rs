@@ -29,7 +29,7 @@ use nines_core::density::{log_density, DensityBin};
 use nines_core::hist::Hist;
 use nines_core::pyramid::{series_points, time_range_of_ios, Axis, Pyramid, Slot};
 use nines_core::quantile::{Level, Support};
-use nines_core::run::{distinct_names, is_direction, Run};
+use nines_core::run::{distinct_names, Run};
 use nines_core::series::{Direction, SeriesPoint};
 use nines_core::stats::{run_stats, Options, RunStats, TagStats};
 use nines_core::steady::steady_regions;
@@ -439,7 +439,13 @@ fn directions_of(run: &Run, mode: DirMode) -> Vec<Direction> {
                 vec![]
             }
         }
-        DirMode::Overlay => run.tags().into_iter().filter(|t| is_direction(t.as_deref())).map(Direction::Tag).collect(),
+        // every direction, scoped ones too (a merge's `host07/read`), not auxiliary measures
+        DirMode::Overlay => run
+            .tags()
+            .into_iter()
+            .filter(|t| t.as_deref().is_none_or(|t| nines_core::tag::Tag::parse(t).measure.is_none()))
+            .map(Direction::Tag)
+            .collect(),
     }
 }
 
@@ -461,10 +467,10 @@ fn traces(st: &ViewState) -> Vec<Trace> {
 
 /// Style of the `d`-th direction of run `run`: one colour per run, or with directions
 /// overlaid one colour per run and direction (three slots a run), so read and write stay
-/// apart in every chart.
+/// apart in every chart; a merge's scoped directions go on into the next slots.
 fn trace_style(run: usize, d: usize, mode: DirMode) -> TraceStyle {
     if mode == DirMode::Overlay {
-        TraceStyle::nth(run * 3 + d.min(2))
+        TraceStyle::nth(run * 3 + d)
     } else {
         TraceStyle::nth(run)
     }
