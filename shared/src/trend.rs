@@ -60,10 +60,8 @@ impl Summary {
             .tags
             .iter()
             .map(|(t, n, lv)| {
-                let lv: Vec<Value> = lv
-                    .iter()
-                    .map(|l| json!([l.label, l.value_ns, l.ci95_ns.map(|c| c.0), l.ci95_ns.map(|c| c.1), l.beyond]))
-                    .collect();
+                let lv: Vec<Value> =
+                    lv.iter().map(|l| json!([l.label, l.value_ns, l.ci95_ns.map(|c| c.0), l.ci95_ns.map(|c| c.1), l.beyond])).collect();
                 json!([t, n, lv])
             })
             .collect();
@@ -88,7 +86,13 @@ impl Summary {
             for (i, l) in lv.iter().enumerate() {
                 let bad = || format!("tag '{t}': level {i}: expected [label, value, lo, hi, beyond]");
                 let a = l.as_array().filter(|a| a.len() == 5).ok_or_else(bad)?;
-                let opt = |x: &Value| -> Result<Option<u64>, String> { if x.is_null() { Ok(None) } else { x.as_u64().map(Some).ok_or_else(bad) } };
+                let opt = |x: &Value| -> Result<Option<u64>, String> {
+                    if x.is_null() {
+                        Ok(None)
+                    } else {
+                        x.as_u64().map(Some).ok_or_else(bad)
+                    }
+                };
                 let (lo, hi) = (opt(&a[2])?, opt(&a[3])?);
                 levels.push(LevelSummary {
                     label: a[0].as_str().ok_or_else(bad)?.to_string(),
@@ -199,7 +203,10 @@ mod tests {
         assert_eq!(v, vec![None, Some(Verdict::Same), Some(Verdict::Worse), Some(Verdict::Same), Some(Verdict::Better)]);
         assert_eq!(p[2].against, Some(1));
         let b = points(&refs, "read", "p99.99", Some(0));
-        assert_eq!(b.iter().map(|p| p.verdict).collect::<Vec<_>>(), vec![None, Some(Verdict::Same), Some(Verdict::Worse), Some(Verdict::Worse), Some(Verdict::Better)]);
+        assert_eq!(
+            b.iter().map(|p| p.verdict).collect::<Vec<_>>(),
+            vec![None, Some(Verdict::Same), Some(Verdict::Worse), Some(Verdict::Worse), Some(Verdict::Better)]
+        );
         // a direction the runs do not have: no values, nothing judged beyond unknown
         assert!(points(&refs, "write", "p99", None).iter().all(|p| p.value.is_none() && p.verdict != Some(Verdict::Worse)));
     }

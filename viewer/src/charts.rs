@@ -488,7 +488,9 @@ where
         stroke(&mut chart, &s.x, &s.y, &envelope_path(env, &s.x, &s.y), LIMIT, (6, 3), 2)?;
         let corners = env.iter().filter(|c| c.1 > 0.0 && (0.0..=1.0).contains(&s.x.frac(c.0)) && (0.0..=1.0).contains(&s.y.frac(c.1)));
         chart
-            .draw_series(corners.map(|&(cx, cy)| EmptyElement::at((s.x.t(cx), s.y.t(cy))) + Rectangle::new([(-3, -3), (3, 3)], LIMIT.filled())))
+            .draw_series(
+                corners.map(|&(cx, cy)| EmptyElement::at((s.x.t(cx), s.y.t(cy))) + Rectangle::new([(-3, -3), (3, 3)], LIMIT.filled())),
+            )
             .map_err(e)?;
     }
     if let Some(hx) = s.hover_x {
@@ -1003,10 +1005,7 @@ mod tests {
         // p99 <= 500us, p99.99 <= 1ms, max <= 50ms: down at each limit, across between them,
         // and down to the bottom at the max
         let corners = [(5e5, 0.01), (1e6, 1e-4), (5e7, 0.0)];
-        assert_eq!(
-            envelope_path(&corners, &x, &y),
-            vec![(5e5, 1.6), (5e5, 0.01), (1e6, 0.01), (1e6, 1e-4), (5e7, 1e-4), (5e7, 1e-6)]
-        );
+        assert_eq!(envelope_path(&corners, &x, &y), vec![(5e5, 1.6), (5e5, 0.01), (1e6, 0.01), (1e6, 1e-4), (5e7, 1e-4), (5e7, 1e-6)]);
         // without a max the last step runs to the right edge
         assert_eq!(envelope_path(&corners[..1], &x, &y), vec![(5e5, 1.6), (5e5, 0.01), (1e8, 0.01)]);
         assert!(envelope_path(&[], &x, &y).is_empty());

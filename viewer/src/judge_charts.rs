@@ -618,7 +618,9 @@ where
             .map_err(e)?;
     }
     chart
-        .draw_series(s.marks.iter().filter(|m| m.baseline).map(|m| Circle::new((s.x.t(m.x), s.y.t(clamp(m.value))), 7, INK.stroke_width(2))))
+        .draw_series(
+            s.marks.iter().filter(|m| m.baseline).map(|m| Circle::new((s.x.t(m.x), s.y.t(clamp(m.value))), 7, INK.stroke_width(2))),
+        )
         .map_err(e)?;
     Ok(f)
 }
@@ -630,9 +632,27 @@ mod trend_tests {
 
     #[test]
     fn worse_runs_are_red_better_green_and_the_baseline_ringed() {
-        let m = |x: f64, value: f64, verdict: Option<Verdict>| TrendMark { x, value, interval: Some((value * 0.9, value * 1.1)), verdict, baseline: x == 0.0 };
-        let marks = [m(0.0, 1e5, None), m(1.0, 1.02e5, Some(Verdict::Same)), m(2.0, 3e5, Some(Verdict::Worse)), m(3.0, 1e5, Some(Verdict::Better)), m(4.0, 1e5, Some(Verdict::Unknown))];
-        let spec = TrendSpec { title: "p99.99 of read", y_desc: "p99.99", marks: &marks, x: Scale { lo: -0.5, hi: 4.5, log: false }, y: Scale { lo: 5e4, hi: 1e6, log: true } };
+        let m = |x: f64, value: f64, verdict: Option<Verdict>| TrendMark {
+            x,
+            value,
+            interval: Some((value * 0.9, value * 1.1)),
+            verdict,
+            baseline: x == 0.0,
+        };
+        let marks = [
+            m(0.0, 1e5, None),
+            m(1.0, 1.02e5, Some(Verdict::Same)),
+            m(2.0, 3e5, Some(Verdict::Worse)),
+            m(3.0, 1e5, Some(Verdict::Better)),
+            m(4.0, 1e5, Some(Verdict::Unknown)),
+        ];
+        let spec = TrendSpec {
+            title: "p99.99 of read",
+            y_desc: "p99.99",
+            marks: &marks,
+            x: Scale { lo: -0.5, hi: 4.5, log: false },
+            y: Scale { lo: 5e4, hi: 1e6, log: true },
+        };
         let (svg, _) = to_svg(800, 300, |r| draw_trend(r, &spec)).unwrap();
         let hex = |c: RGBColor| format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);
         // five dots and the baseline's ring

@@ -133,7 +133,6 @@ fn qos_section(q: &Qos) -> String {
     h
 }
 
-
 fn run_section(i: usize, e: &Entry) -> String {
     let r = e.stats;
     let mut h = format!("<section class=\"ns-run\" data-testid=\"summary-stats\" data-run=\"{i}\">\n");

@@ -70,7 +70,6 @@ fn check(r: &Loaded, spec: &Spec) -> RunCheck {
     }
 }
 
-
 /// The verdict table: one row per shown run and limit, the cells of `nines check`.
 fn table(checks: &[RunCheck]) -> Vec<Node> {
     let (all, [meets, fails, unsure]) = spec::tally(checks);
