@@ -70,6 +70,10 @@ impl DemoArgs {
             ignore_signatures: false,
             force: true,
             no_record: false,
+            job_file: None,
+            section: None,
+            random_distribution: None,
+            given: Vec::new(),
         }
     }
 
