@@ -103,3 +103,51 @@ fn every_fio_example_runs_or_is_refused_by_name() {
     table.insert_str(0, &format!("{} files: {ran} run, {refused} refused as a whole\n", files.len()));
     insta::assert_snapshot!("fio-examples", table);
 }
+
+/// A job file of one's own, end to end on a real file with io_uring: [global] and a job,
+/// an include found beside the file, `${ENV}`, a flag overriding the file (said on stderr),
+/// and what the archive records.
+#[test]
+fn a_job_file_runs_with_include_env_and_overrides() {
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let d = tmp.path();
+    std::fs::write(d.join("common.inc"), "iodepth=4\nioengine=io_uring\n").expect("written");
+    let job = format!(
+        "; a skewed mixed job\n[global]\nsize=${{JOB_SIZE}}\nbuffered=1\ngroup_reporting\n\n[skewed]\nfilename={}\nrw=randrw\nrwmixread=70\nbssplit=4k/50:8k/50\nrandom_distribution=zipf:1.2\ntime_based\nruntime=10s\nlog_hist_msec=100\ninclude common.inc\n",
+        d.join("target.dat").display()
+    );
+    std::fs::write(d.join("job.fio"), job).expect("written");
+    let out = Command::new(nines_tests::nines_bin())
+        .current_dir(d)
+        .env("JOB_SIZE", "4m")
+        .args(["run", "job.fio", "--runtime", "300ms", "--no-summary"])
+        .output()
+        .expect("nines runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("--runtime overrides runtime=10s (job.fio:14)"), "{stderr}");
+    assert!(stderr.contains("group_reporting (job.fio:5) accepted"), "{stderr}");
+    let bytes = std::fs::read(d.join("skewed.hlog")).expect("the archive is named after the job");
+    let run = nines_core::archive::read("skewed.hlog", &bytes).expect("readable");
+    let w = run.meta.workload.clone().expect("a workload");
+    assert_eq!((w.rw.as_deref(), w.read_pct, w.qd, w.size_bytes), (Some("randrw"), Some(70), Some(4), Some(4 << 20)));
+    assert_eq!(w.bs_bytes, [(4096, 50), (8192, 50)]);
+    assert_eq!(w.random_distribution.as_deref(), Some("zipf:1.2"));
+    assert_eq!(w.job_file.as_deref(), Some("job.fio [skewed]"));
+    assert_eq!((w.direct, w.seed), (Some(false), Some(fio_job::DEFAULT_SEED)));
+    assert_eq!(run.meta.window.as_ref().and_then(|r| r.length_s), Some(0.1), "log_hist_msec is the window");
+    assert_eq!(run.meta.engine.as_ref().and_then(|e| e.requested.as_deref()), Some("uring"));
+    let s = run.meta.summary.clone().expect("a summary");
+    assert!(s.ios["read"] > 0 && s.ios["write"] > 0, "{:?}", s.ios);
+
+    // every refusal of a file at once, with its line, before anything runs
+    std::fs::write(d.join("bad.fio"), "[global]\nioengine=libaio\n[a]\nfilename=x\nsize=1m\nverify=md5\nbsrange=4k-8k\n").expect("written");
+    let out = Command::new(nines_tests::nines_bin()).current_dir(d).args(["run", "bad.fio"]).output().expect("nines runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.starts_with("nines: 3 problems in the job file:"), "{stderr}");
+    for l in ["bad.fio:2: ioengine=libaio", "bad.fio:6: verify=md5", "bad.fio:7: bsrange=4k-8k"] {
+        assert!(stderr.contains(l), "{l} in {stderr}");
+    }
+    assert!(!d.join("x").exists() && !d.join("a.hlog").exists(), "nothing ran");
+}

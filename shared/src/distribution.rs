@@ -144,6 +144,7 @@ impl FromStr for Distribution {
             }
             "zoned" => {
                 let mut zones = Vec::new();
+                let mut blank = Vec::new();
                 for part in rest.split(':').filter(|p| !p.trim().is_empty()) {
                     let (a, z) = part.split_once('/').ok_or_else(|| format!("zone {part:?} in {s:?}: write it ACCESS/SIZE, e.g. 60/10"))?;
                     let pct = |v: &str| {
@@ -152,11 +153,24 @@ impl FromStr for Distribution {
                             .parse::<u32>()
                             .map_err(|_| format!("{v:?} in zone {part:?} is not a whole percentage"))
                     };
-                    let z = Zone { access_pct: pct(a)?, size_pct: pct(z)? };
-                    if z.access_pct > 0 {
-                        zones.push(z);
+                    // as in fio's bssplit, a zone whose size is left blank (`20/`) shares what
+                    // the others leave of the region equally with the other blank ones
+                    let size_pct = if z.trim().is_empty() {
+                        blank.push(zones.len());
+                        0
+                    } else {
+                        pct(z)?
+                    };
+                    zones.push(Zone { access_pct: pct(a)?, size_pct });
+                }
+                if !blank.is_empty() {
+                    let left = 100u32.saturating_sub(zones.iter().map(|z| z.size_pct).sum());
+                    let each = left / blank.len() as u32;
+                    for (k, &i) in blank.iter().enumerate() {
+                        zones[i].size_pct = each + u32::from(k == 0) * (left - each * blank.len() as u32);
                     }
                 }
+                zones.retain(|z| z.access_pct > 0);
                 let a: u32 = zones.iter().map(|z| z.access_pct).sum();
                 let z: u32 = zones.iter().map(|z| z.size_pct).sum();
                 if zones.is_empty() || a != 100 || z > 100 {
@@ -332,6 +346,11 @@ mod tests {
             assert_eq!(d.to_string(), s);
         }
         assert_eq!("ZIPF:1.2".parse::<Distribution>().unwrap(), Distribution::Zipf { theta: 1.2, center: None });
+        assert_eq!(
+            "zoned:50/5:30/15:20/".parse::<Distribution>().unwrap().to_string(),
+            "zoned:50/5:30/15:20/80",
+            "a blank size is the rest"
+        );
         for (bad, says) in [
             ("zipf", "needs its theta"),
             ("zipf:1", "not 1"),
