@@ -69,7 +69,7 @@ fn nines_shares(dist: &str) -> (f64, f64) {
     let mut counts = vec![0u64; BLOCKS as usize];
     for _ in 0..IOS {
         let io = g.next_io();
-        assert!(io.offset % BS == 0 && io.offset + u64::from(io.len) <= REGION);
+        assert!(io.offset.is_multiple_of(BS) && io.offset + u64::from(io.len) <= REGION);
         counts[(io.offset / BS) as usize] += 1;
     }
     hot_shares(counts)

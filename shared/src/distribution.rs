@@ -293,7 +293,7 @@ impl Sampler {
             Model::Pareto { pow } => (((n - 1) as f64) * uniform().powf(*pow)) as u64,
             Model::Normal { spread } => {
                 let sum: u64 = (0..NORMAL_DRAWS).map(|_| idx(uniform(), n + 1)).sum();
-                let mut r = (sum + NORMAL_DRAWS - 1) / NORMAL_DRAWS;
+                let mut r = sum.div_ceil(NORMAL_DRAWS);
                 let u = uniform();
                 if *spread > 0 {
                     let mut dev = (*spread as f64 * u) as i64 - spread / 2;

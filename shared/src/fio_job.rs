@@ -87,18 +87,17 @@ impl fmt::Display for JobError {
 
 impl std::error::Error for JobError {}
 
+/// Reads an included file: its name as written and the including file's name in, the included
+/// file's display name and text out.
+pub type Include<'a> = dyn FnMut(&str, &str) -> Result<(String, String), String> + 'a;
+
 /// How deep includes may nest (a file including itself ends here).
 pub const MAX_INCLUDE_DEPTH: usize = 16;
 
 /// Parse a job file's text into its sections. `include(name, from)` returns the display name
 /// and text of an included file (`from` is the including file's name); `env(VAR)` the value of
 /// an environment variable.
-pub fn parse(
-    file: &str,
-    text: &str,
-    include: &mut dyn FnMut(&str, &str) -> Result<(String, String), String>,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Vec<RawSection>, JobError> {
+pub fn parse(file: &str, text: &str, include: &mut Include<'_>, env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<RawSection>, JobError> {
     let mut sections: Vec<RawSection> = Vec::new();
     let mut problems = Vec::new();
     let mut lines = Vec::new();
@@ -136,7 +135,7 @@ enum Line {
 fn collect_lines(
     file: &str,
     text: &str,
-    include: &mut dyn FnMut(&str, &str) -> Result<(String, String), String>,
+    include: &mut Include<'_>,
     env: &dyn Fn(&str) -> Option<String>,
     depth: usize,
     top: bool,
@@ -389,7 +388,7 @@ fn bool_value(o: &RawOpt) -> Result<bool, String> {
     }
 }
 
-fn value<'a>(o: &'a RawOpt) -> Result<&'a str, String> {
+fn value(o: &RawOpt) -> Result<&str, String> {
     o.value.as_deref().map(str::trim).filter(|v| !v.is_empty()).ok_or_else(|| format!("{} needs a value ({}=...)", o.key, o.key))
 }
 
@@ -399,7 +398,7 @@ fn int_value(o: &RawOpt) -> Result<u64, String> {
     parse_size(v).map_err(|_| format!("{o}: expected a whole number"))
 }
 
-fn one_for_all_directions<'a>(o: &'a RawOpt) -> Result<&'a str, String> {
+fn one_for_all_directions(o: &RawOpt) -> Result<&str, String> {
     let v = value(o)?;
     let parts: Vec<&str> = v.split(',').map(str::trim).collect();
     if parts.len() > 1 && parts.iter().any(|p| !p.is_empty() && *p != parts[0]) {
