@@ -428,6 +428,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
     let mut sync = false;
     let mut fdatasync = None;
     let mut rate_iops = None;
+    let mut rate_bytes: Option<(u64, Loc, String)> = None;
     let mut poisson = false;
     let mut randrepeat = true;
     let mut randseed = None;
@@ -567,6 +568,16 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                         return Err(format!("{o}: expected a rate above 0"));
                     }
                     rate_iops = Some(r as f64);
+                    rate_bytes = None;
+                    set("rate_iops");
+                }
+                "rate" => {
+                    let r = parse_size(one_for_all_directions(o)?).map_err(|e| format!("{o}: {e}"))?;
+                    if r == 0 {
+                        return Err(format!("{o}: expected a rate above 0"));
+                    }
+                    rate_bytes = Some((r, o.at.clone(), o.to_string()));
+                    rate_iops = None;
                     set("rate_iops");
                 }
                 "rate_process" => {
@@ -631,6 +642,19 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
     }
     if numjobs == 0 || numjobs > 1024 {
         problems.push(bad(format!("numjobs {numjobs} must be between 1 and 1024")));
+    }
+    // fio's rate and rate_iops hold for each direction on its own; nines' --rate-iops holds
+    // for a job's I/Os of every direction together: the same only when there is one direction
+    if let Some((r, at, opt)) = rate_bytes {
+        match &bs[..] {
+            [(b, _)] => rate_iops = Some(r as f64 / f64::from(*b)),
+            _ => problems
+                .push((at.clone(), format!("{opt}: a rate in bytes needs one block size (nines limits I/Os per second); use rate_iops"))),
+        }
+    }
+    if rate_iops.is_some() && matches!(rw, Pattern::Rw | Pattern::Randrw) {
+        let (at, opt) = origin["rate_iops"].clone();
+        problems.push((at, format!("{opt}: fio limits reads and writes to this rate each, nines limits a job's reads and writes together; not supported with rw={}", rw.name())));
     }
     if rate_iops.is_none() && origin.contains_key("arrival") {
         accepted.push((origin["arrival"].0.clone(), origin["arrival"].1.clone(), "no rate_iops: nothing is rate-limited"));
@@ -845,18 +869,26 @@ mod tests {
 
     #[test]
     fn mapping() {
-        let j = &jobs("[a]\nreadwrite=randrw\nrwmixwrite=30\nbssplit=4k/70:64k/30\nnumjobs=2\ntime_based\nruntime=1m\nramp_time=5\nnumber_ios=1k\ndirect=1\nsync=1\nfdatasync=8\nrate_iops=500\nrate_process=poisson\nrandseed=42\nioengine=io_uring\nlog_hist_msec=250\nrandom_distribution=zipf:1.1\nfilename=/tmp/x\niodepth_batch_submit=4\ngroup_reporting\n").unwrap()[0];
+        let j = &jobs("[a]\nreadwrite=randrw\nrwmixwrite=30\nbssplit=4k/70:64k/30\nnumjobs=2\ntime_based\nruntime=1m\nramp_time=5\nnumber_ios=1k\ndirect=1\nsync=1\nfdatasync=8\nrate_process=poisson\nrandseed=42\nioengine=io_uring\nlog_hist_msec=250\nrandom_distribution=zipf:1.1\nfilename=/tmp/x\niodepth_batch_submit=4\ngroup_reporting\n").unwrap()[0];
         let s = &j.settings;
         assert_eq!((s.rw, s.read_pct, s.bs.clone(), s.numjobs), (Pattern::Randrw, Some(70), vec![(4096, 70), (65536, 30)], 2));
         assert_eq!(s.stop, Stop::Time { runtime_ns: 60_000_000_000, ios: Some(2048) }, "number_ios is per job, 1k is 1024");
         assert_eq!((s.ramp_ns, s.direct, s.sync, s.fdatasync), (5_000_000_000, true, true, Some(8)));
-        assert_eq!(
-            (s.rate_iops, s.poisson, s.seed, s.engine, s.window_ns),
-            (Some(500.0), true, Some(42), Engine::Uring, Some(250_000_000))
-        );
+        assert_eq!((s.rate_iops, s.poisson, s.seed, s.engine, s.window_ns), (None, true, Some(42), Engine::Uring, Some(250_000_000)));
+        assert!(j.accepted.iter().any(|a| a.1 == "rate_process=poisson"), "noted: nothing is rate-limited");
         assert_eq!(s.distribution, Distribution::Zipf { theta: 1.1, center: None });
         assert_eq!((s.filename.as_deref(), s.submit_batch), (Some("/tmp/x"), Some(4)));
-        assert_eq!(j.accepted.len(), 1);
+        assert_eq!(j.accepted.len(), 2);
+        // rates: per direction in fio, so only with one direction; in bytes with one block size
+        let rate = |t: &str| jobs(t).map(|j| j[0].settings.rate_iops).map_err(|e| e.to_string());
+        assert_eq!(rate("[a]\nsize=1m\nrw=randwrite\nbs=8k\nrate=1m\n"), Ok(Some(128.0)));
+        assert_eq!(rate("[a]\nsize=1m\nrw=randwrite\nrate_iops=64\n"), Ok(Some(64.0)));
+        assert!(rate("[a]\nsize=1m\nrw=randrw\nrate_iops=64\n")
+            .unwrap_err()
+            .contains("t.fio:4: rate_iops=64: fio limits reads and writes to this rate each"));
+        assert!(rate("[a]\nsize=1m\nrw=write\nbssplit=4k/50:8k/50\nnumber_ios=4\nrate=1m\n")
+            .unwrap_err()
+            .contains("t.fio:6: rate=1m: a rate in bytes needs one block size"));
         let j = &jobs("[a]\nsize=1m\nbuffered=0\nrandrepeat=0\nrw=write\nruntime=3\nnumber_ios=10\n").unwrap()[0].settings;
         assert!(j.direct && j.seed.is_none());
         assert_eq!(j.stop, Stop::Ios { ios: 10, runtime_ns: Some(3_000_000_000) });

@@ -202,7 +202,8 @@ pub fn apply(job: &Job, a: &RunArgs, notes: &mut Vec<String>) -> Result<RunArgs>
         }
     }
     if !given(&["random_distribution"]) {
-        r.random_distribution = Some(s.distribution.clone());
+        // fio applies it to random patterns only (and the job says it was accepted as such)
+        r.random_distribution = Some(s.distribution.clone()).filter(|d| r.rw.random() || d.is_uniform());
     }
     if !given(&["section"]) {
         r.section = Some(job.section.clone());
@@ -258,6 +259,20 @@ mod tests {
         // a flag the file does not set is simply used
         let r = apply(&j, &cli(&["j.fio", "-o", "x.hlog", "--target", "/dev/null"]), &mut Vec::new()).unwrap();
         assert_eq!((r.output, r.target, r.qd), (PathBuf::from("x.hlog"), PathBuf::from("/dev/null"), 16));
+    }
+
+    #[test]
+    fn a_distribution_on_a_sequential_job_is_noted_not_run() {
+        let j = job("[a]\nfilename=f\nsize=1m\nrw=read\nrandom_distribution=zipf:1.2\n");
+        let mut notes = Vec::new();
+        let r = apply(&j, &cli(&["j.fio"]), &mut notes).unwrap();
+        assert_eq!(r.random_distribution, None);
+        assert!(
+            notes.iter().any(|n| n.contains("random_distribution=zipf:1.2 (t.fio:5) accepted: applies to random patterns only")),
+            "{notes:?}"
+        );
+        let r = apply(&j, &cli(&["j.fio", "--rw", "randread"]), &mut notes).unwrap();
+        assert_eq!(r.random_distribution.map(|d| d.to_string()).as_deref(), Some("zipf:1.2"));
     }
 
     #[test]
