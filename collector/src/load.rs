@@ -147,6 +147,28 @@ pub fn read_input(path: &Path) -> Result<(String, Format, Vec<u8>)> {
     read_whole(open(path)?)
 }
 
+/// The most bytes of a text file read whole as a configuration (an fio job file or a file it
+/// includes).
+pub const MAX_TEXT_FILE: u64 = 1 << 20;
+
+/// A small text file (an fio job file), read once, at most [`MAX_TEXT_FILE`] bytes, UTF-8.
+/// The error is a sentence without the file's name (the caller names it).
+pub fn read_text(path: &Path) -> std::result::Result<String, String> {
+    let file = File::open(path).map_err(|e| format!("could not open it ({e})"))?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err("it is a directory".into());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_TEXT_FILE + 1).read_to_end(&mut bytes).map_err(|e| format!("could not read it ({e})"))?;
+    if bytes.len() as u64 > MAX_TEXT_FILE {
+        return Err(format!("larger than {}, the most nines reads of a job file", nines_core::units::format_size(MAX_TEXT_FILE)));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        format!("byte offset {at}: not UTF-8 text; is this a job file?")
+    })
+}
+
 /// Read several runs to be shown together, stopping at the first that fails; runs with the
 /// same name get distinct ones (nines-core's `distinct_names`: the file name, else a number).
 pub fn load_runs(paths: &[impl AsRef<Path>]) -> Result<Vec<Run>> {

@@ -4,12 +4,11 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
-use clap::Parser;
 
 use nines::cli::{Cli, Cmd};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match parse_cli() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
@@ -40,6 +39,18 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The command line, with `nines run`'s flags given explicitly noted (a job file's settings
+/// yield to them).
+fn parse_cli() -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let m = Cli::command().try_get_matches()?;
+    let mut cli = Cli::from_arg_matches(&m)?;
+    if let (Cmd::Run(a), Some(("run", rm))) = (&mut cli.cmd, m.subcommand()) {
+        a.given = nines::cli::run::given(rm);
+    }
+    Ok(cli)
 }
 
 /// `nines check`: the exit status is the verdict (0 meets, 1 fails, 2 cannot tell), and an

@@ -413,6 +413,11 @@ meta_struct! {
         /// and how late after it the workload was seen to begin, in seconds.
         pub start_at: Option<String>,
         pub start_late_s: Option<f64>,
+        /// Where random offsets fall, as fio's `random_distribution` writes it (`random`,
+        /// `zipf:1.2`, `pareto:0.9`, `normal:5`, `zoned:60/10:40/90`); random patterns only.
+        pub random_distribution: Option<String>,
+        /// The fio job file the workload came from, with its section (`job.fio [section]`).
+        pub job_file: Option<String>,
     }
 }
 

@@ -72,6 +72,10 @@ impl DemoArgs {
             no_record: false,
             live: false,
             serve: Default::default(),
+            job_file: None,
+            section: None,
+            random_distribution: None,
+            given: Vec::new(),
         }
     }
 

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use nines_core::distribution::Distribution;
 use nines_core::steady::Criterion;
 use nines_core::units::{format_size, parse_bssplit, parse_count, parse_duration_ns, parse_size, MAX_BLOCK};
 
@@ -106,12 +107,20 @@ impl EngineKind {
 
 #[derive(Args, Debug, Clone, PartialEq)]
 pub struct RunArgs {
+    /// An fio job file whose options give the workload (README, "fio job files"). A flag
+    /// given beside it overrides the file's setting, and says so on stderr.
+    #[arg(value_name = "JOB.fio")]
+    pub job_file: Option<PathBuf>,
+    /// Run this section of the job file (with the [global] sections above it).
+    #[arg(long, value_name = "NAME", requires = "job_file")]
+    pub section: Option<String>,
     /// File or block device to drive. A file that does not exist is created and filled with
-    /// data before the run (it needs --size).
-    #[arg(long, value_name = "PATH")]
+    /// data before the run (it needs --size). With a job file: its filename=.
+    #[arg(long, value_name = "PATH", required_unless_present = "job_file", default_value = "", hide_default_value = true, value_parser = parse_path)]
     pub target: PathBuf,
-    /// Archive to write (an HdrHistogram interval log, conventionally .hlog).
-    #[arg(short = 'o', long = "output", value_name = "RUN.hlog")]
+    /// Archive to write (an HdrHistogram interval log, conventionally .hlog). With a job
+    /// file: NAME.hlog, after the job's name.
+    #[arg(short = 'o', long = "output", value_name = "RUN.hlog", required_unless_present = "job_file", default_value = "", hide_default_value = true, value_parser = parse_path)]
     pub output: PathBuf,
     /// I/O pattern.
     #[arg(long, value_enum, default_value = "randread")]
@@ -198,6 +207,11 @@ pub struct RunArgs {
     /// Free-text notes kept in the archive's metadata.
     #[arg(long)]
     pub notes: Option<String>,
+    /// Where random offsets fall, with fio's random_distribution models and parameters:
+    /// zipf:THETA[:CENTER], pareto:H[:CENTER], normal:DEV[:CENTER] or zoned:ACCESS/SIZE:...
+    /// (e.g. zoned:60/10:40/90) [default: random, uniform].
+    #[arg(long, value_name = "DIST", value_parser = parse_distribution)]
+    pub random_distribution: Option<Distribution>,
     /// Seed of the offset, direction and arrival generators (default: from the clock).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
@@ -239,6 +253,25 @@ pub struct RunArgs {
     /// With --live: where and how the page is served.
     #[command(flatten)]
     pub serve: super::view::ServeFlags,
+    /// The ids of the flags given on the command line (not defaults): a job file's settings
+    /// yield to these. Filled in by [`given`] after parsing.
+    #[arg(skip)]
+    pub given: Vec<String>,
+}
+
+/// The ids of the `nines run` flags the command line gave (as against defaults).
+pub fn given(m: &clap::ArgMatches) -> Vec<String> {
+    m.ids().filter(|id| m.value_source(id.as_str()) == Some(clap::parser::ValueSource::CommandLine)).map(|id| id.to_string()).collect()
+}
+
+/// A path; empty only as the default of --target and -o beside a job file (which fills them in;
+/// the run refuses an empty one).
+fn parse_path(s: &str) -> Result<PathBuf, String> {
+    Ok(PathBuf::from(s))
+}
+
+fn parse_distribution(s: &str) -> Result<Distribution, String> {
+    s.parse()
 }
 
 /// Block sizes with their share in percent (summing to 100), as `--bssplit` gives them.

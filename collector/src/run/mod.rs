@@ -21,6 +21,7 @@
 
 pub mod engine;
 pub mod job;
+pub mod job_file;
 pub mod safety;
 pub mod workload;
 pub mod writer;
@@ -64,6 +65,8 @@ pub struct Outcome {
 
 /// `nines run`: collect, then print the summary table.
 pub fn run(a: &RunArgs, out: &mut impl Write) -> Result<()> {
+    let from_job_file = job_file::resolve(a)?;
+    let a = from_job_file.as_ref().unwrap_or(a);
     if a.live {
         return live(a, out);
     }

@@ -2,6 +2,7 @@
 //! length and, in rate-limited runs, when each I/O is due.
 
 use anyhow::{bail, Result};
+use nines_core::distribution::{Distribution, Sampler};
 use nines_core::meta;
 use nines_core::steady::Criterion;
 use rand::rngs::SmallRng;
@@ -67,6 +68,10 @@ pub struct Workload {
     pub record: bool,
     /// I/Os handed to the kernel per submission while refilling the queue.
     pub submit_batch: u32,
+    /// Where random offsets fall (fio's random_distribution).
+    pub distribution: Distribution,
+    /// The fio job file and section the workload came from.
+    pub job_file: Option<String>,
 }
 
 impl Workload {
@@ -166,6 +171,14 @@ impl Workload {
             }
             None => None,
         };
+        let distribution = a.random_distribution.clone().unwrap_or_default();
+        if !distribution.is_uniform() && !a.rw.random() {
+            bail!("--random-distribution {distribution} needs a random pattern (--rw randread, randwrite, randrw or randtrim); --rw {} is sequential", a.rw.name());
+        }
+        let job_file = a.job_file.as_ref().map(|f| match &a.section {
+            Some(s) => format!("{} [{s}]", f.display()),
+            None => f.display().to_string(),
+        });
         let seed = a.seed.unwrap_or_else(|| {
             let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
             t.as_nanos() as u64 ^ (std::process::id() as u64) << 32
@@ -194,6 +207,8 @@ impl Workload {
             engine: a.engine,
             record: !a.no_record,
             submit_batch: a.submit_batch,
+            distribution,
+            job_file,
         })
     }
 
@@ -267,6 +282,8 @@ impl Workload {
                 window_s: *w as f64 / 1e9,
                 ..meta::SteadyRule::default()
             }),
+            random_distribution: self.rw.random().then(|| self.distribution.to_string()),
+            job_file: self.job_file.clone(),
             ..meta::Workload::default()
         }
     }
@@ -295,6 +312,8 @@ pub struct OpGen {
     interval_ns: f64,
     poisson: bool,
     next_due: f64,
+    /// Skewed random offsets (None: uniform).
+    skew: Option<Sampler>,
 }
 
 impl OpGen {
@@ -324,7 +343,20 @@ impl OpGen {
             interval_ns: w.rate_iops.map_or(0.0, |r| 1e9 / r),
             poisson: w.arrival == Arrival::Poisson,
             next_due: start_ns as f64,
+            skew: None,
         }
+        .with_distribution(w, region)
+    }
+
+    /// Set up the skewed offsets: over the blocks of the smallest size, as fio counts them,
+    /// each job with its own random start of the hot set (fio's jobs have their own).
+    fn with_distribution(mut self, w: &Workload, region: u64) -> OpGen {
+        if self.random && !w.distribution.is_uniform() {
+            let blocks = region.div_ceil(self.align);
+            let start = self.rng.gen::<u64>();
+            self.skew = Some(Sampler::new(&w.distribution, blocks, start));
+        }
+        self
     }
 
     #[inline]
@@ -343,7 +375,12 @@ impl OpGen {
             self.bs.iter().find(|(_, c)| r < *c).map_or(self.bs[0].0, |b| b.0)
         };
         let len64 = len as u64;
-        let offset = if self.random {
+        let offset = if let Some(s) = &self.skew {
+            let rng = &mut self.rng;
+            let b = s.block(&mut || rng.gen::<f64>());
+            // a block near the end that a larger I/O would run past is moved back inside
+            (b * self.align).min((self.region - len64) / self.align * self.align)
+        } else if self.random {
             let slots = (self.region - len64) / self.align;
             self.rng.gen_range(0..=slots) * self.align
         } else {

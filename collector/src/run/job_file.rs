@@ -1,0 +1,297 @@
+//! `nines run JOB.fio`: an fio job file read (with its includes, through `load.rs`), turned
+//! into nines' run arguments by nines-core's `fio_job`, with the flags given beside the file
+//! overriding its settings.
+//!
+//! The parsed file is a [`Plan`]: groups of per-section workloads. Today one workload runs
+//! (the file's only job, jobs identical but for their names, or `--section NAME`); the plan
+//! keeps every section so that concurrent jobs can be handed over later.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Result};
+use nines_core::fio_job::{self, Engine, Job, Pattern, Plan, Stop};
+
+use crate::cli::run::{Arrival, BlockSplit, EngineKind, RunArgs, Rw};
+use crate::load;
+
+/// Read and interpret a job file: every section's workload, or every problem at once.
+pub fn read_plan(path: &Path) -> Result<Plan> {
+    let name = path.display().to_string();
+    let text = load::read_text(path).map_err(|e| anyhow!("{name}: {e}"))?;
+    let mut include = |inc: &str, from: &str| -> Result<(String, String), String> {
+        // as fio: the name as given (from the working directory), else beside the including file
+        let mut p = PathBuf::from(inc);
+        if !p.exists() {
+            if let Some(dir) = Path::new(from).parent() {
+                p = dir.join(inc);
+            }
+        }
+        let text = load::read_text(&p).map_err(|e| format!("'{}': {e}", p.display()))?;
+        Ok((p.display().to_string(), text))
+    };
+    let env = |v: &str| std::env::var(v).ok();
+    let sections = fio_job::parse(&name, &text, &mut include, &env)?;
+    Ok(Plan::new(fio_job::interpret(&sections)?))
+}
+
+/// `a` itself without a job file; with one, the arguments it gives (notes on stderr unless
+/// `--quiet`).
+pub fn resolve(a: &RunArgs) -> Result<Option<RunArgs>> {
+    if a.job_file.is_none() {
+        for (p, flag) in [(&a.target, "--target"), (&a.output, "-o")] {
+            if p.as_os_str().is_empty() {
+                bail!("{flag} needs a path");
+            }
+        }
+        return Ok(None);
+    }
+    let mut notes = Vec::new();
+    let r = args(a, &mut notes)?;
+    if !a.quiet {
+        for n in notes {
+            eprintln!("nines: job file: {n}");
+        }
+    }
+    Ok(Some(r))
+}
+
+/// Which `nines run` flags (by clap id) stand for each of a job's settings.
+const FLAGS: &[(&str, &[&str])] = &[
+    ("target", &["target"]),
+    ("rw", &["rw"]),
+    ("mix", &["mix"]),
+    ("bs", &["bs", "bssplit"]),
+    ("qd", &["qd"]),
+    ("submit_batch", &["submit_batch"]),
+    ("jobs", &["jobs"]),
+    ("size", &["size"]),
+    ("runtime", &["runtime_ns", "ios"]),
+    ("ios", &["runtime_ns", "ios"]),
+    ("ramp", &["ramp_ns"]),
+    ("direct", &["direct", "buffered"]),
+    ("sync", &["sync"]),
+    ("fsync_every", &["fsync_every"]),
+    ("rate_iops", &["rate_iops"]),
+    ("arrival", &["arrival"]),
+    ("seed", &["seed"]),
+    ("engine", &["engine"]),
+    ("window", &["window_ns", "window_ios"]),
+    ("random_distribution", &["random_distribution"]),
+];
+
+/// The run arguments of `a.job_file`: the job's settings, except where a flag was given.
+/// Notes (overrides, options accepted without effect) go to `notes`.
+pub fn args(a: &RunArgs, notes: &mut Vec<String>) -> Result<RunArgs> {
+    let path = a.job_file.as_ref().ok_or_else(|| anyhow!("no job file"))?;
+    let plan = read_plan(path)?;
+    let job = plan.single(a.section.as_deref()).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    apply(&job, a, notes)
+}
+
+/// `a` with `job`'s settings wherever no flag was given.
+pub fn apply(job: &Job, a: &RunArgs, notes: &mut Vec<String>) -> Result<RunArgs> {
+    let given = |ids: &[&str]| ids.iter().any(|id| a.given.iter().any(|g| g == id));
+    let mut r = a.clone();
+    let s = &job.settings;
+    for (key, ids) in FLAGS {
+        if given(ids) {
+            if let Some((at, opt)) = job.origin.get(key) {
+                let flags: Vec<String> = ids.iter().filter(|id| given(&[id])).map(|id| format!("--{}", flag_name(id))).collect();
+                notes.push(format!("{} overrides {opt} ({at})", flags.join(" ")));
+            }
+        }
+    }
+    for (at, opt, why) in &job.accepted {
+        notes.push(format!("{opt} ({at}) accepted: {why}"));
+    }
+    if !given(&["target"]) {
+        match &s.filename {
+            Some(f) => r.target = PathBuf::from(f),
+            None => bail!(
+                "{}: [{}] names no filename=, and nines does not make up file names as fio does; add filename= or give --target",
+                job.at,
+                job.section
+            ),
+        }
+    }
+    if !given(&["output"]) {
+        let safe: String = job.name.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
+        r.output = PathBuf::from(format!("{}.hlog", safe.trim_start_matches('.')));
+    }
+    if !given(&["name"]) {
+        r.name = Some(job.name.clone());
+    }
+    if !given(&["rw"]) {
+        r.rw = match s.rw {
+            Pattern::Read => Rw::Read,
+            Pattern::Write => Rw::Write,
+            Pattern::Trim => Rw::Trim,
+            Pattern::Randread => Rw::Randread,
+            Pattern::Randwrite => Rw::Randwrite,
+            Pattern::Randtrim => Rw::Randtrim,
+            Pattern::Rw => Rw::Rw,
+            Pattern::Randrw => Rw::Randrw,
+        };
+    }
+    if !given(&["mix"]) {
+        // fio's rwmixread applies to rw and randrw only (nines refuses --mix with trims)
+        r.mix = s.read_pct.filter(|_| matches!(s.rw, Pattern::Rw | Pattern::Randrw));
+    }
+    if !given(&["bs", "bssplit"]) {
+        match &s.bs[..] {
+            [(b, _)] => {
+                r.bs = *b;
+                r.bssplit = None;
+            }
+            split => r.bssplit = Some(BlockSplit(split.to_vec())),
+        }
+    }
+    if !given(&["qd"]) {
+        r.qd = s.iodepth;
+    }
+    if !given(&["submit_batch"]) {
+        if let Some(b) = s.submit_batch {
+            r.submit_batch = b;
+        }
+    }
+    if !given(&["jobs"]) {
+        r.jobs = s.numjobs;
+    }
+    if !given(&["size"]) {
+        r.size = s.size;
+    }
+    if !given(&["runtime_ns", "ios"]) {
+        (r.runtime_ns, r.ios) = match &s.stop {
+            Stop::Time { runtime_ns, ios } => (Some(*runtime_ns), *ios),
+            Stop::Ios { ios, runtime_ns } => (*runtime_ns, Some(*ios)),
+            Stop::Unknown(why) => bail!("{}: {why}; or give --runtime or --ios", job.at),
+        };
+    }
+    if !given(&["ramp_ns"]) {
+        r.ramp_ns = s.ramp_ns;
+    }
+    if !given(&["direct", "buffered"]) {
+        r.direct = s.direct;
+        r.buffered = !s.direct;
+    }
+    if !given(&["sync"]) {
+        r.sync = s.sync;
+    }
+    if !given(&["fsync_every"]) {
+        r.fsync_every = s.fdatasync;
+    }
+    if !given(&["rate_iops"]) {
+        r.rate_iops = s.rate_iops;
+    }
+    if !given(&["arrival"]) {
+        r.arrival = if s.poisson { Arrival::Poisson } else { Arrival::Uniform };
+    }
+    if !given(&["seed"]) {
+        r.seed = s.seed;
+    }
+    if !given(&["engine"]) {
+        r.engine = match s.engine {
+            Engine::Uring => EngineKind::Uring,
+            Engine::Psync => EngineKind::Psync,
+            Engine::Null => EngineKind::Null,
+        };
+    }
+    if !given(&["window_ns", "window_ios"]) {
+        if let Some(w) = s.window_ns {
+            r.window_ns = w;
+        }
+    }
+    if !given(&["random_distribution"]) {
+        // fio applies it to random patterns only (and the job says it was accepted as such)
+        r.random_distribution = Some(s.distribution.clone()).filter(|d| r.rw.random() || d.is_uniform());
+    }
+    if !given(&["section"]) {
+        r.section = Some(job.section.clone());
+    }
+    Ok(r)
+}
+
+/// A flag's name on the command line from its clap id.
+fn flag_name(id: &str) -> String {
+    match id {
+        "runtime_ns" => "runtime".into(),
+        "ramp_ns" => "ramp".into(),
+        "window_ns" => "window".into(),
+        "steady_window_ns" => "steady-window".into(),
+        id => id.replace('_', "-"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Cmd};
+    use clap::{CommandFactory, FromArgMatches};
+
+    fn cli(args: &[&str]) -> RunArgs {
+        let mut v = vec!["nines", "run"];
+        v.extend_from_slice(args);
+        let m = Cli::command().try_get_matches_from(v).unwrap();
+        let Cmd::Run(mut a) = Cli::from_arg_matches(&m).unwrap().cmd else { panic!() };
+        a.given = crate::cli::run::given(m.subcommand().unwrap().1);
+        *a
+    }
+
+    fn job(text: &str) -> Job {
+        let s = fio_job::parse("t.fio", text, &mut |_, _| Err("no".into()), &|_| None).unwrap();
+        Plan::new(fio_job::interpret(&s).unwrap()).single(None).unwrap()
+    }
+
+    #[test]
+    fn flags_override_the_file_and_say_so() {
+        let j =
+            job("[db]\nfilename=/tmp/f\nrw=randrw\nrwmixread=70\nbs=8k\niodepth=16\nsize=1g\ntime_based\nruntime=60\ngroup_reporting\n");
+        let mut notes = Vec::new();
+        let r = apply(&j, &cli(&["j.fio", "--qd", "4", "--ios", "1000", "--buffered"]), &mut notes).unwrap();
+        assert_eq!((r.qd, r.ios, r.runtime_ns), (4, Some(1000), None), "--ios replaces the file's stop rule");
+        assert_eq!((r.rw, r.mix, r.bs, r.size), (Rw::Randrw, Some(70), 8192, Some(1 << 30)));
+        assert_eq!((r.target, r.output.clone(), r.name.as_deref()), (PathBuf::from("/tmp/f"), PathBuf::from("db.hlog"), Some("db")));
+        assert!(r.buffered && r.seed == Some(fio_job::DEFAULT_SEED) && r.engine == EngineKind::Psync);
+        let all = notes.join("\n");
+        assert!(all.contains("--qd overrides iodepth=16 (t.fio:6)"), "{all}");
+        assert!(all.contains("--ios overrides runtime=60 (t.fio:9)"), "{all}");
+        assert!(all.contains("group_reporting (t.fio:10) accepted"), "{all}");
+        // a flag the file does not set is simply used
+        let r = apply(&j, &cli(&["j.fio", "-o", "x.hlog", "--target", "/dev/null"]), &mut Vec::new()).unwrap();
+        assert_eq!((r.output, r.target, r.qd), (PathBuf::from("x.hlog"), PathBuf::from("/dev/null"), 16));
+    }
+
+    #[test]
+    fn a_distribution_on_a_sequential_job_is_noted_not_run() {
+        let j = job("[a]\nfilename=f\nsize=1m\nrw=read\nrandom_distribution=zipf:1.2\n");
+        let mut notes = Vec::new();
+        let r = apply(&j, &cli(&["j.fio"]), &mut notes).unwrap();
+        assert_eq!(r.random_distribution, None);
+        assert!(
+            notes.iter().any(|n| n.contains("random_distribution=zipf:1.2 (t.fio:5) accepted: applies to random patterns only")),
+            "{notes:?}"
+        );
+        let r = apply(&j, &cli(&["j.fio", "--rw", "randread"]), &mut notes).unwrap();
+        assert_eq!(r.random_distribution.map(|d| d.to_string()).as_deref(), Some("zipf:1.2"));
+    }
+
+    #[test]
+    fn no_filename_needs_target() {
+        let j = job("[a]\nsize=1m\n");
+        let e = apply(&j, &cli(&["j.fio"]), &mut Vec::new()).unwrap_err().to_string();
+        assert!(e.contains("t.fio:1: [a] names no filename=") && e.contains("--target"), "{e}");
+        assert!(apply(&j, &cli(&["j.fio", "--target", "/tmp/x"]), &mut Vec::new()).is_ok());
+    }
+
+    #[test]
+    fn target_and_output_come_from_the_job_file() {
+        assert!(<Cli as clap::Parser>::try_parse_from(["nines", "run"]).is_err(), "without a job file --target and -o are required");
+        let a = cli(&["j.fio"]);
+        assert_eq!(a.job_file, Some(PathBuf::from("j.fio")));
+        assert!(a.given.iter().all(|g| g == "job_file" || g == "RunArgs"), "only the file was given: {:?}", a.given);
+        assert!(
+            <Cli as clap::Parser>::try_parse_from(["nines", "run", "--section", "x", "--target", "t", "-o", "o"]).is_err(),
+            "--section needs a job file"
+        );
+    }
+}

@@ -1,0 +1,920 @@
+//! fio job files: fio's ini syntax and the table of fio options nines honours.
+//!
+//! The syntax is fio's (fio HOWTO, "Job file format"): `[name]` starts a job section and
+//! `[global]` one that sets defaults for the sections below it (a job sees every `[global]`
+//! above it, later settings winning); from the first `;` or `#` of a line on is a comment (as
+//! fio's parser strips it, so `numjobs=2 ; two copies` is `numjobs=2`); `key=value` or a bare `key` (a flag) per line; `include FILE` pulls in a file of
+//! options (no sections, nested includes allowed, a relative name tried as given and then
+//! beside the including file); `${VAR}` in a value is the environment variable VAR (empty when
+//! unset). fio's reserved words `$pagesize`, `$mb_memory` and `$ncpus` (and the `bc`
+//! arithmetic fio runs on them) are refused. Sizes and durations use fio's units
+//! ([`crate::units`]); fio's integer options (`number_ios`, `rate_iops`) take fio's
+//! 1024-based suffixes too.
+//!
+//! Every option is either mapped onto a nines setting, accepted as changing nothing nines
+//! measures (each stated in [`Job::accepted`]), or refused: [`interpret`] collects every
+//! refusal of every section, each with its file and line, into one [`JobError`].
+//!
+//! This module reads no file: [`parse`] gets the text and a function that returns an
+//! included file's text, so the collector does the reading (`collector/src/load.rs`).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::distribution::Distribution;
+use crate::units::{parse_bssplit, parse_duration_ns, parse_size, MAX_BLOCK};
+
+/// Where an option was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loc {
+    pub file: String,
+    pub line: usize,
+}
+
+impl fmt::Display for Loc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// One `key[=value]` line, after `${VAR}` substitution.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawOpt {
+    pub key: String,
+    pub value: Option<String>,
+    pub at: Loc,
+}
+
+impl fmt::Display for RawOpt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.value {
+            Some(v) => write!(f, "{}={v}", self.key),
+            None => write!(f, "{}", self.key),
+        }
+    }
+}
+
+/// A `[section]` with its own lines (includes expanded).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawSection {
+    pub name: String,
+    pub at: Loc,
+    pub opts: Vec<RawOpt>,
+}
+
+impl RawSection {
+    pub fn is_global(&self) -> bool {
+        self.name == "global"
+    }
+}
+
+/// Everything wrong with a job file, each problem with where it was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobError {
+    pub problems: Vec<(Loc, String)>,
+}
+
+impl fmt::Display for JobError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.problems.len();
+        write!(f, "{n} problem{} in the job file:", if n == 1 { "" } else { "s" })?;
+        for (at, m) in &self.problems {
+            write!(f, "\n  {at}: {m}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for JobError {}
+
+/// Reads an included file: its name as written and the including file's name in, the included
+/// file's display name and text out.
+pub type Include<'a> = dyn FnMut(&str, &str) -> Result<(String, String), String> + 'a;
+
+/// How deep includes may nest (a file including itself ends here).
+pub const MAX_INCLUDE_DEPTH: usize = 16;
+
+/// Parse a job file's text into its sections. `include(name, from)` returns the display name
+/// and text of an included file (`from` is the including file's name); `env(VAR)` the value of
+/// an environment variable.
+pub fn parse(file: &str, text: &str, include: &mut Include<'_>, env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<RawSection>, JobError> {
+    let mut sections: Vec<RawSection> = Vec::new();
+    let mut problems = Vec::new();
+    let mut lines = Vec::new();
+    collect_lines(file, text, include, env, 0, true, &mut lines, &mut problems);
+    for l in lines {
+        match l {
+            Line::Section(name, at) => sections.push(RawSection { name, at, opts: Vec::new() }),
+            Line::Opt(o) => match sections.last_mut() {
+                Some(s) => s.opts.push(o),
+                None => {
+                    problems.push((o.at.clone(), format!("option {o} is outside any [section]; put it under [global] or a job's [name]")))
+                }
+            },
+        }
+    }
+    if problems.is_empty() && !sections.iter().any(|s| !s.is_global()) {
+        problems.push((
+            Loc { file: file.to_string(), line: text.lines().count().max(1) },
+            "no job section: the file has no [name] other than [global]".into(),
+        ));
+    }
+    if problems.is_empty() {
+        Ok(sections)
+    } else {
+        Err(JobError { problems })
+    }
+}
+
+enum Line {
+    Section(String, Loc),
+    Opt(RawOpt),
+}
+
+#[allow(clippy::too_many_arguments)]
+fn collect_lines(
+    file: &str,
+    text: &str,
+    include: &mut Include<'_>,
+    env: &dyn Fn(&str) -> Option<String>,
+    depth: usize,
+    top: bool,
+    out: &mut Vec<Line>,
+    problems: &mut Vec<(Loc, String)>,
+) {
+    for (i, raw) in text.lines().enumerate() {
+        let at = Loc { file: file.to_string(), line: i + 1 };
+        // as fio: everything from the first ';' or '#' on is a comment
+        let l = raw.split([';', '#']).next().unwrap_or("").trim();
+        if l.is_empty() {
+            continue;
+        }
+        if let Some(rest) = l.strip_prefix('[') {
+            if !top {
+                problems.push((at, "an included file may not contain [sections] (fio HOWTO, \"Job file format\")".into()));
+                continue;
+            }
+            match rest.strip_suffix(']') {
+                Some(name) if !name.trim().is_empty() => out.push(Line::Section(name.trim().to_string(), at)),
+                _ => problems.push((at, format!("{l:?} is not a section header; expected [name]"))),
+            }
+            continue;
+        }
+        if let Some(name) = l.strip_prefix("include").filter(|r| r.starts_with([' ', '\t'])) {
+            let name = substitute(name.trim(), env);
+            if depth >= MAX_INCLUDE_DEPTH {
+                problems.push((at, format!("include {name}: includes nest deeper than {MAX_INCLUDE_DEPTH} (does a file include itself?)")));
+                continue;
+            }
+            match include(&name, file) {
+                Ok((iname, itext)) => collect_lines(&iname, &itext, include, env, depth + 1, false, out, problems),
+                Err(e) => problems.push((at, format!("include {name}: {e}"))),
+            }
+            continue;
+        }
+        if let Some(w) = ["$pagesize", "$mb_memory", "$ncpus"].iter().find(|w| l.contains(**w)) {
+            problems.push((
+                at,
+                format!("{l}: fio's reserved word {w} (and the bc arithmetic fio applies with it) is not supported; write the number"),
+            ));
+            continue;
+        }
+        let (key, value) = match l.split_once('=') {
+            Some((k, v)) => (k.trim(), Some(substitute(v.trim(), env))),
+            None => (l, None),
+        };
+        if key.is_empty() || key.contains(char::is_whitespace) {
+            problems.push((at, format!("{l:?} is not an option; expected key=value or a bare flag")));
+            continue;
+        }
+        out.push(Line::Opt(RawOpt { key: key.to_ascii_lowercase(), value, at }));
+    }
+}
+
+/// `${VAR}` replaced by the environment variable VAR, or by nothing when it is unset (fio
+/// HOWTO, "Environment variables").
+fn substitute(v: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut out = String::new();
+    let mut rest = v;
+    while let Some(i) = rest.find("${") {
+        match rest[i + 2..].find('}') {
+            Some(j) if j > 0 => {
+                out.push_str(&rest[..i]);
+                out.push_str(&env(&rest[i + 2..i + 2 + j]).unwrap_or_default());
+                rest = &rest[i + 3 + j..];
+            }
+            _ => break,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The I/O pattern, as fio's `rw` names it (nines' `--rw` uses the same names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    Read,
+    Write,
+    Trim,
+    Randread,
+    Randwrite,
+    Randtrim,
+    Rw,
+    Randrw,
+}
+
+impl Pattern {
+    pub fn name(self) -> &'static str {
+        match self {
+            Pattern::Read => "read",
+            Pattern::Write => "write",
+            Pattern::Trim => "trim",
+            Pattern::Randread => "randread",
+            Pattern::Randwrite => "randwrite",
+            Pattern::Randtrim => "randtrim",
+            Pattern::Rw => "rw",
+            Pattern::Randrw => "randrw",
+        }
+    }
+    fn random(self) -> bool {
+        matches!(self, Pattern::Randread | Pattern::Randwrite | Pattern::Randtrim | Pattern::Randrw)
+    }
+}
+
+/// The engines nines has, as fio names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// fio's `io_uring`.
+    Uring,
+    /// fio's `psync` (pread/pwrite) and `pvsync` (preadv/pwritev of one buffer: the same I/O).
+    Psync,
+    /// fio's `null`.
+    Null,
+}
+
+/// How a job ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Runs for this long (fio `time_based` with `runtime`), or until `ios` I/Os.
+    Time { runtime_ns: u64, ios: Option<u64> },
+    /// Ends after this many I/Os in total (all jobs), or at `runtime_ns` if that comes first.
+    Ios { ios: u64, runtime_ns: Option<u64> },
+    /// The file gives no end nines can count (why): `--runtime` or `--ios` must.
+    Unknown(String),
+}
+
+/// A job section's settings in nines' terms (every field a nines `run` argument).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    pub filename: Option<String>,
+    pub rw: Pattern,
+    /// Read percentage of rw/randrw (fio's default 50).
+    pub read_pct: Option<u32>,
+    /// Block sizes with their share in percent.
+    pub bs: Vec<(u32, u32)>,
+    pub iodepth: u32,
+    pub submit_batch: Option<u32>,
+    pub numjobs: u32,
+    pub size: Option<u64>,
+    pub stop: Stop,
+    pub ramp_ns: u64,
+    /// O_DIRECT (fio's default is buffered I/O, `direct=0`).
+    pub direct: bool,
+    /// O_SYNC.
+    pub sync: bool,
+    /// fdatasync after every N writes.
+    pub fdatasync: Option<u64>,
+    pub rate_iops: Option<f64>,
+    /// `true` for fio's `rate_process=poisson`, `false` for its default `linear`.
+    pub poisson: bool,
+    /// `None` when `randrepeat=0` and no `randseed`: a new seed each run.
+    pub seed: Option<u64>,
+    pub engine: Engine,
+    pub window_ns: Option<u64>,
+    pub distribution: Distribution,
+}
+
+/// One job section, interpreted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Job {
+    /// The section's name, or its `name=`.
+    pub name: String,
+    pub section: String,
+    pub at: Loc,
+    pub settings: Settings,
+    /// Where each nines setting came from (`"bs"`: `job.fio:7 bs=4k`), for the notes shown
+    /// when a command-line flag overrides one.
+    pub origin: BTreeMap<&'static str, (Loc, String)>,
+    /// Options accepted that change nothing nines measures, with why.
+    pub accepted: Vec<(Loc, String, &'static str)>,
+    /// Waits for the sections above to finish (`stonewall`, `wait_for_previous`).
+    pub stonewall: bool,
+}
+
+/// fio's `randseed` default when `randrepeat` is on (its default): runs repeat.
+pub const DEFAULT_SEED: u64 = 0x89;
+
+/// Options that change nothing nines measures, with why (fio HOWTO for each).
+const HARMLESS: &[(&str, &str)] = &[
+    ("description", "a comment"),
+    ("group_reporting", "fio's report layout; nines merges a run's jobs anyway"),
+    ("new_group", "fio's report layout"),
+    ("thread", "fio's threads or processes; nines' jobs are threads"),
+    ("write_bw_log", "fio's own log file"),
+    ("write_lat_log", "fio's own log file"),
+    ("write_iops_log", "fio's own log file"),
+    ("write_hist_log", "fio's own log file; nines records every window's histogram"),
+    ("log_avg_msec", "fio's own log files"),
+    ("per_job_logs", "fio's own log files"),
+    ("log_offset", "fio's own log files"),
+    ("gtod_reduce", "fio's own timing shortcut; nines times every I/O"),
+    ("clat_percentiles", "fio's report"),
+    ("lat_percentiles", "fio's report"),
+    ("slat_percentiles", "fio's report"),
+    ("percentile_list", "fio's report; nines reports its levels of nines"),
+    ("unified_rw_reporting", "fio's report"),
+    ("disable_lat", "fio's own statistics"),
+    ("disable_clat", "fio's own statistics"),
+    ("disable_slat", "fio's own statistics"),
+    ("disable_bw_measurement", "fio's own statistics"),
+    ("kb_base", "only kb_base=1024 (fio's default) is accepted"),
+    ("unit_base", "fio's report units"),
+    ("loops", "only loops=1 is accepted"),
+    ("stonewall", "the order of sections"),
+    ("wait_for_previous", "the order of sections"),
+];
+
+/// Interpret parsed sections: one [`Job`] per job section, or every refusal at once.
+pub fn interpret(sections: &[RawSection]) -> Result<Vec<Job>, JobError> {
+    let mut problems = Vec::new();
+    let mut jobs = Vec::new();
+    let mut globals: Vec<&RawOpt> = Vec::new();
+    for s in sections {
+        if s.is_global() {
+            globals.extend(s.opts.iter());
+            continue;
+        }
+        let opts: Vec<&RawOpt> = globals.iter().copied().chain(s.opts.iter()).collect();
+        let stonewall = opts.iter().any(|o| matches!(o.key.as_str(), "stonewall" | "wait_for_previous") && bool_value(o).unwrap_or(true));
+        match interpret_job(s, &opts, stonewall) {
+            Ok(j) => jobs.push(j),
+            Err(mut p) => problems.append(&mut p),
+        }
+    }
+    // a [global] option refused is named once, not once per job
+    let mut seen = Vec::new();
+    problems.retain(|p| {
+        let new = !seen.contains(p);
+        if new {
+            seen.push(p.clone());
+        }
+        new
+    });
+    if problems.is_empty() {
+        Ok(jobs)
+    } else {
+        Err(JobError { problems })
+    }
+}
+
+fn bool_value(o: &RawOpt) -> Result<bool, String> {
+    match o.value.as_deref().map(|v| v.trim().to_ascii_lowercase()) {
+        None => Ok(true),
+        Some(v) => match v.as_str() {
+            "1" | "true" | "yes" | "on" => Ok(true),
+            "0" | "false" | "no" | "off" => Ok(false),
+            _ => Err(format!("{o}: expected 0 or 1")),
+        },
+    }
+}
+
+fn value(o: &RawOpt) -> Result<&str, String> {
+    o.value.as_deref().map(str::trim).filter(|v| !v.is_empty()).ok_or_else(|| format!("{} needs a value ({}=...)", o.key, o.key))
+}
+
+/// An fio integer: a number with fio's 1024-based suffixes (fio's str_to_decimal).
+fn int_value(o: &RawOpt) -> Result<u64, String> {
+    let v = value(o)?;
+    parse_size(v).map_err(|_| format!("{o}: expected a whole number"))
+}
+
+fn one_for_all_directions(o: &RawOpt) -> Result<&str, String> {
+    let v = value(o)?;
+    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+    if parts.len() > 1 && parts.iter().any(|p| !p.is_empty() && *p != parts[0]) {
+        return Err(format!("{o}: separate values for reads, writes and trims are not supported; nines uses one for every direction"));
+    }
+    Ok(parts[0])
+}
+
+fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Job, Vec<(Loc, String)>> {
+    let mut problems: Vec<(Loc, String)> = Vec::new();
+    let mut origin: BTreeMap<&'static str, (Loc, String)> = BTreeMap::new();
+    let mut accepted = Vec::new();
+    let mut name = s.name.clone();
+    let mut filename = None;
+    let mut rw = Pattern::Read;
+    let mut read_pct: Option<u32> = None;
+    let mut bs: Vec<(u32, u32)> = vec![(4096, 100)];
+    let mut iodepth = 1;
+    let mut submit_batch = None;
+    let mut numjobs = 1;
+    let mut size = None;
+    let mut runtime = None;
+    let mut time_based = false;
+    let mut ramp_ns = 0;
+    let mut number_ios = None;
+    let mut direct = false;
+    let mut sync = false;
+    let mut fdatasync = None;
+    let mut rate_iops = None;
+    let mut rate_bytes: Option<(u64, Loc, String)> = None;
+    let mut poisson = false;
+    let mut randrepeat = true;
+    let mut randseed = None;
+    let mut engine = Engine::Psync;
+    let mut window_ns = None;
+    let mut distribution = Distribution::Random;
+    for o in opts {
+        let mut set = |what: &'static str| {
+            origin.insert(what, (o.at.clone(), o.to_string()));
+        };
+        let r: Result<(), String> = (|| {
+            match o.key.as_str() {
+                "name" => name = value(o)?.to_string(),
+                "filename" => {
+                    let v = value(o)?;
+                    if v.contains(':') {
+                        return Err(format!("{o}: several files (names separated by ':') are not supported; nines drives one target"));
+                    }
+                    filename = Some(v.to_string());
+                    set("target");
+                }
+                "rw" | "readwrite" => {
+                    let v = value(o)?;
+                    if v.contains(':') {
+                        return Err(format!("{o}: the offset modifier ':N' is not supported"));
+                    }
+                    rw = match v.to_ascii_lowercase().as_str() {
+                        "read" => Pattern::Read,
+                        "write" => Pattern::Write,
+                        "trim" => Pattern::Trim,
+                        "randread" => Pattern::Randread,
+                        "randwrite" => Pattern::Randwrite,
+                        "randtrim" => Pattern::Randtrim,
+                        "rw" | "readwrite" => Pattern::Rw,
+                        "randrw" => Pattern::Randrw,
+                        _ => {
+                            return Err(format!(
+                                "{o}: not supported; nines runs read, write, trim, randread, randwrite, randtrim, rw and randrw"
+                            ))
+                        }
+                    };
+                    set("rw");
+                }
+                "rwmixread" | "rwmixwrite" => {
+                    let p = int_value(o)?;
+                    if p > 100 {
+                        return Err(format!("{o}: expected a percentage from 0 to 100"));
+                    }
+                    read_pct = Some(if o.key == "rwmixread" { p as u32 } else { 100 - p as u32 });
+                    set("mix");
+                }
+                "bs" | "blocksize" => {
+                    let b = parse_size(one_for_all_directions(o)?).map_err(|e| format!("{o}: {e}"))?;
+                    if b == 0 || b > MAX_BLOCK {
+                        return Err(format!("{o}: a block must be between 1 byte and 64MiB"));
+                    }
+                    bs = vec![(b as u32, 100)];
+                    set("bs");
+                }
+                "bssplit" => {
+                    bs = parse_bssplit(one_for_all_directions(o)?).map_err(|e| format!("{o}: {e}"))?;
+                    set("bs");
+                }
+                "iodepth" => {
+                    iodepth = int_value(o)? as u32;
+                    set("qd");
+                }
+                "iodepth_batch" | "iodepth_batch_submit" => {
+                    submit_batch = Some((int_value(o)? as u32).max(1));
+                    set("submit_batch");
+                }
+                "numjobs" => {
+                    numjobs = int_value(o)? as u32;
+                    set("jobs");
+                }
+                "size" => {
+                    let v = value(o)?;
+                    if v.ends_with('%') {
+                        return Err(format!("{o}: a size in percent of the file is not supported; give bytes"));
+                    }
+                    size = Some(parse_size(v).map_err(|e| format!("{o}: {e}"))?);
+                    set("size");
+                }
+                "offset" => {
+                    if parse_size(value(o)?).map_err(|e| format!("{o}: {e}"))? != 0 {
+                        return Err(format!("{o}: a region that does not start at offset 0 is not supported"));
+                    }
+                    accepted.push((o.at.clone(), o.to_string(), "the region starts at 0, as nines' does"));
+                }
+                "runtime" | "timeout" => {
+                    runtime = Some(parse_duration_ns(value(o)?).map_err(|e| format!("{o}: {e}"))?);
+                    set("runtime");
+                }
+                "time_based" => {
+                    time_based = bool_value(o)?;
+                    set("runtime");
+                }
+                "ramp_time" => {
+                    ramp_ns = parse_duration_ns(value(o)?).map_err(|e| format!("{o}: {e}"))?;
+                    set("ramp");
+                }
+                "number_ios" => {
+                    number_ios = Some(int_value(o)?);
+                    set("ios");
+                }
+                "direct" => {
+                    direct = bool_value(o)?;
+                    set("direct");
+                }
+                "buffered" => {
+                    direct = !bool_value(o)?;
+                    set("direct");
+                }
+                "sync" => {
+                    sync = match o.value.as_deref().map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+                        None | Some("1" | "sync" | "true") => true,
+                        Some("0" | "none" | "false") => false,
+                        Some(_) => return Err(format!("{o}: not supported; nines opens with O_SYNC (sync=1) or without (sync=0)")),
+                    };
+                    set("sync");
+                }
+                "fdatasync" => {
+                    let n = int_value(o)?;
+                    fdatasync = (n > 0).then_some(n);
+                    set("fsync_every");
+                }
+                "fsync" => {
+                    if int_value(o)? != 0 {
+                        return Err(format!("{o}: nines issues fdatasync, not fsync, after every N writes; write fdatasync=N"));
+                    }
+                    accepted.push((o.at.clone(), o.to_string(), "no fsync"));
+                }
+                "rate_iops" => {
+                    let r =
+                        parse_size(one_for_all_directions(o)?).map_err(|_| format!("{o}: expected a whole number of I/Os per second"))?;
+                    if r == 0 {
+                        return Err(format!("{o}: expected a rate above 0"));
+                    }
+                    rate_iops = Some(r as f64);
+                    rate_bytes = None;
+                    set("rate_iops");
+                }
+                "rate" => {
+                    let r = parse_size(one_for_all_directions(o)?).map_err(|e| format!("{o}: {e}"))?;
+                    if r == 0 {
+                        return Err(format!("{o}: expected a rate above 0"));
+                    }
+                    rate_bytes = Some((r, o.at.clone(), o.to_string()));
+                    rate_iops = None;
+                    set("rate_iops");
+                }
+                "rate_process" => {
+                    poisson = match value(o)?.to_ascii_lowercase().as_str() {
+                        "poisson" => true,
+                        "linear" => false,
+                        _ => return Err(format!("{o}: expected linear or poisson")),
+                    };
+                    set("arrival");
+                }
+                "randrepeat" | "allrandrepeat" => {
+                    randrepeat = bool_value(o)?;
+                    set("seed");
+                }
+                "randseed" => {
+                    randseed = Some(int_value(o)?);
+                    set("seed");
+                }
+                "norandommap" => {
+                    if !bool_value(o)? {
+                        return Err(format!("{o}: nines keeps no random map; offsets are drawn with repeats as with norandommap"));
+                    }
+                    accepted.push((o.at.clone(), o.to_string(), "nines keeps no random map"));
+                }
+                "ioengine" => {
+                    engine = match value(o)?.to_ascii_lowercase().as_str() {
+                        "io_uring" => Engine::Uring,
+                        "psync" | "pvsync" => Engine::Psync,
+                        "null" => Engine::Null,
+                        v => return Err(format!("ioengine={v}: not supported; nines has io_uring, psync (also for pvsync) and null")),
+                    };
+                    set("engine");
+                }
+                "log_hist_msec" => {
+                    let ms = int_value(o)?;
+                    if ms == 0 {
+                        return Err(format!("{o}: expected at least 1 ms"));
+                    }
+                    window_ns = Some(ms * 1_000_000);
+                    set("window");
+                }
+                "random_distribution" => {
+                    distribution = value(o)?.parse::<Distribution>().map_err(|e| format!("{o}: {e}"))?;
+                    set("random_distribution");
+                }
+                k => match HARMLESS.iter().find(|(h, _)| *h == k) {
+                    Some(&("kb_base", why)) if int_value(o)? != 1024 => return Err(format!("{o}: {why}")),
+                    Some(&("loops", why)) if int_value(o)? != 1 => return Err(format!("{o}: {why}")),
+                    Some(&(_, why)) => accepted.push((o.at.clone(), o.to_string(), why)),
+                    None => return Err(format!("{o}: not supported by nines")),
+                },
+            }
+            Ok(())
+        })();
+        if let Err(e) = r {
+            problems.push((o.at.clone(), e));
+        }
+    }
+    let bad = |what: String| (s.at.clone(), format!("[{}]: {what}", s.name));
+    if iodepth == 0 || iodepth > 4096 {
+        problems.push(bad(format!("iodepth {iodepth} must be between 1 and 4096")));
+    }
+    if numjobs == 0 || numjobs > 1024 {
+        problems.push(bad(format!("numjobs {numjobs} must be between 1 and 1024")));
+    }
+    // fio's rate and rate_iops hold for each direction on its own; nines' --rate-iops holds
+    // for a job's I/Os of every direction together: the same only when there is one direction
+    if let Some((r, at, opt)) = rate_bytes {
+        match &bs[..] {
+            [(b, _)] => rate_iops = Some(r as f64 / f64::from(*b)),
+            _ => problems
+                .push((at.clone(), format!("{opt}: a rate in bytes needs one block size (nines limits I/Os per second); use rate_iops"))),
+        }
+    }
+    if rate_iops.is_some() && matches!(rw, Pattern::Rw | Pattern::Randrw) {
+        let (at, opt) = origin["rate_iops"].clone();
+        problems.push((at, format!("{opt}: fio limits reads and writes to this rate each, nines limits a job's reads and writes together; not supported with rw={}", rw.name())));
+    }
+    if rate_iops.is_none() && origin.contains_key("arrival") {
+        accepted.push((origin["arrival"].0.clone(), origin["arrival"].1.clone(), "no rate_iops: nothing is rate-limited"));
+    }
+    let stop = if time_based {
+        match runtime {
+            Some(r) if r > 0 => Stop::Time { runtime_ns: r, ios: number_ios.map(|n| n * u64::from(numjobs)) },
+            _ => Stop::Unknown(format!("[{}] is time_based without a runtime (fio would run until stopped)", s.name)),
+        }
+    } else {
+        // fio ends a job after `size` bytes (or number_ios, or runtime, whichever first)
+        let by_size = match (size, &bs[..]) {
+            (Some(sz), [(b, _)]) => Some(sz / u64::from(*b)),
+            _ => None,
+        };
+        match (number_ios, by_size) {
+            (Some(n), Some(b)) => Some(n.min(b)),
+            // with bssplit, number_ios comes first for sure when even the largest blocks fit
+            (Some(n), None) if size.is_none_or(|sz| n.saturating_mul(u64::from(bs.iter().map(|b| b.0).max().unwrap_or(1))) <= sz) => Some(n),
+            (None, Some(b)) => Some(b),
+            _ => None,
+        }
+        .filter(|&n| n > 0)
+        .map(|n| Stop::Ios { ios: n * u64::from(numjobs), runtime_ns: runtime })
+        .unwrap_or_else(|| {
+            Stop::Unknown(if bs.len() > 1 {
+                format!("[{}] is not time_based, so fio ends it after size bytes, which nines cannot count with bssplit; add time_based and runtime (or number_ios)", s.name)
+            } else {
+                format!("[{}] is not time_based, so fio ends it after size bytes, and it gives no size (fio would cover the whole file); give size, or time_based with a runtime, or number_ios", s.name)
+            })
+        })
+    };
+    if !rw.random() && !distribution.is_uniform() {
+        accepted.push((
+            origin["random_distribution"].0.clone(),
+            origin["random_distribution"].1.clone(),
+            "applies to random patterns only",
+        ));
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(Job {
+        name,
+        section: s.name.clone(),
+        at: s.at.clone(),
+        settings: Settings {
+            filename,
+            rw,
+            read_pct,
+            bs,
+            iodepth,
+            submit_batch,
+            numjobs,
+            size,
+            stop,
+            ramp_ns,
+            direct,
+            sync,
+            fdatasync,
+            rate_iops,
+            poisson,
+            seed: randseed.or(randrepeat.then_some(DEFAULT_SEED)),
+            engine,
+            window_ns,
+            distribution,
+        },
+        origin,
+        accepted,
+        stonewall,
+    })
+}
+
+/// The workloads a file asks for, run together or one group after another.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    /// Groups run one after another (split at `stonewall`); the jobs of a group run together.
+    pub groups: Vec<Vec<Job>>,
+}
+
+impl Plan {
+    pub fn new(jobs: Vec<Job>) -> Plan {
+        let mut groups: Vec<Vec<Job>> = Vec::new();
+        for j in jobs {
+            match groups.last_mut() {
+                Some(g) if !j.stonewall => g.push(j),
+                _ => groups.push(vec![j]),
+            }
+        }
+        Plan { groups }
+    }
+
+    /// The one workload nines runs: the section `pick`, or the file's only job, or jobs run
+    /// together that differ only in name (their `numjobs` added up). Otherwise an error
+    /// naming the sections.
+    pub fn single(&self, pick: Option<&str>) -> Result<Job, String> {
+        let all: Vec<&Job> = self.groups.iter().flatten().collect();
+        if let Some(p) = pick {
+            return all.iter().find(|j| j.section == p).map(|j| (*j).clone()).ok_or_else(|| {
+                format!(
+                    "no section [{p}] in the job file; its job sections are {}",
+                    all.iter().map(|j| format!("[{}]", j.section)).collect::<Vec<_>>().join(", ")
+                )
+            });
+        }
+        let names = |js: &[&Job]| js.iter().map(|j| format!("[{}] ({})", j.section, j.at)).collect::<Vec<_>>().join(", ");
+        if self.groups.len() > 1 {
+            return Err(format!(
+                "the job file runs {} groups one after another (stonewall): {}; nines runs one workload: pick a section with --section NAME",
+                self.groups.len(),
+                names(&all)
+            ));
+        }
+        let first = all[0];
+        if all.iter().all(|j| j.settings == first.settings) {
+            let mut j = first.clone();
+            j.settings.numjobs = all.iter().map(|j| j.settings.numjobs).sum();
+            j.settings.stop = match j.settings.stop {
+                Stop::Time { runtime_ns, ios } => Stop::Time { runtime_ns, ios: ios.map(|n| n * all.len() as u64) },
+                Stop::Ios { ios, runtime_ns } => Stop::Ios { ios: ios * all.len() as u64, runtime_ns },
+                s => s,
+            };
+            return Ok(j);
+        }
+        Err(format!(
+            "the sections {} run at the same time with different workloads, and nines runs one workload at a time: pick one with --section NAME",
+            names(&all)
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_include(_: &str, _: &str) -> Result<(String, String), String> {
+        Err("not found".into())
+    }
+
+    fn jobs(text: &str) -> Result<Vec<Job>, JobError> {
+        let env = |v: &str| (v == "SIZE").then(|| "64m".to_string());
+        interpret(&parse("t.fio", text, &mut no_include, &env)?)
+    }
+
+    #[test]
+    fn syntax_globals_comments_and_env() {
+        let j = jobs("; a comment\n# another\n[global] ; defaults\nbs=8k # eight\nsize=${SIZE}\nrw=randread\n\n[a]\n  iodepth = 16 \n[global]\nbs=16k\n[b]\nrw=randwrite\n").unwrap();
+        assert_eq!(j.len(), 2);
+        assert_eq!(
+            (j[0].name.as_str(), j[0].settings.bs.clone(), j[0].settings.iodepth, j[0].settings.size),
+            ("a", vec![(8192, 100)], 16, Some(64 << 20))
+        );
+        // a job sees only the [global] sections above it; later settings win
+        assert_eq!((j[1].settings.bs.clone(), j[1].settings.rw, j[1].settings.iodepth), (vec![(16384, 100)], Pattern::Randwrite, 1));
+        assert_eq!(j[0].settings.stop, Stop::Ios { ios: (64 << 20) / 8192, runtime_ns: None });
+        assert!(!j[0].settings.direct, "fio's default is buffered I/O");
+        assert_eq!(j[0].settings.seed, Some(DEFAULT_SEED));
+        assert_eq!(j[0].origin["bs"].0, Loc { file: "t.fio".into(), line: 4 });
+        // an unset variable is empty
+        let e = jobs("[a]\nsize=${NOPE}\n").unwrap_err();
+        assert!(e.to_string().contains("t.fio:2: size needs a value"), "{e}");
+    }
+
+    #[test]
+    fn every_refusal_at_once_with_its_line() {
+        let e = jobs("[global]\nioengine=libaio\nverify=crc32c\n[a]\nrw=randread:8\nsize=1g\nbsrange=4k-16k\n[b]\nsize=1g\nfsync=4\n")
+            .unwrap_err();
+        let s = e.to_string();
+        for want in [
+            "t.fio:2: ioengine=libaio: not supported",
+            "t.fio:3: verify=crc32c: not supported by nines",
+            "t.fio:5: rw=randread:8: the offset modifier",
+            "t.fio:7: bsrange=4k-16k: not supported by nines",
+            "t.fio:10: fsync=4: nines issues fdatasync",
+        ] {
+            assert!(s.contains(want), "{want} in {s}");
+        }
+        // the [global] refusals are named once, not once per job
+        assert_eq!(e.problems.len(), 5, "{s}");
+        assert!(s.starts_with("5 problems in the job file:"));
+    }
+
+    #[test]
+    fn syntax_errors() {
+        let p = |t: &str| parse("t.fio", t, &mut no_include, &|_| None).unwrap_err().to_string();
+        assert!(p("bs=4k\n[a]\n").contains("t.fio:1: option bs=4k is outside any [section]"));
+        assert!(p("[a\nbs=4k\n").contains("t.fio:1: \"[a\" is not a section header"));
+        assert!(p("[global]\nbs=4k\n").contains("no job section"));
+        assert!(p("[a]\ninclude nothere.fio\n").contains("t.fio:2: include nothere.fio: not found"));
+    }
+
+    #[test]
+    fn includes_nest_and_may_not_add_sections() {
+        let mut inc = |name: &str, _from: &str| -> Result<(String, String), String> {
+            match name {
+                "opts.fio" => Ok(("opts.fio".into(), "iodepth=8\ninclude more.fio\n".into())),
+                "more.fio" => Ok(("more.fio".into(), "bs=64k\n".into())),
+                "sect.fio" => Ok(("sect.fio".into(), "[x]\n".into())),
+                "loop.fio" => Ok(("loop.fio".into(), "include loop.fio\n".into())),
+                _ => Err("not found".into()),
+            }
+        };
+        let s = parse("t.fio", "[a]\nsize=1m\ninclude opts.fio\n", &mut inc, &|_| None).unwrap();
+        let j = interpret(&s).unwrap();
+        assert_eq!((j[0].settings.iodepth, j[0].settings.bs.clone()), (8, vec![(65536, 100)]));
+        assert_eq!(j[0].origin["bs"].0.to_string(), "more.fio:1");
+        let e = parse("t.fio", "[a]\ninclude sect.fio\n", &mut inc, &|_| None).unwrap_err().to_string();
+        assert!(e.contains("sect.fio:1: an included file may not contain [sections]"), "{e}");
+        let e = parse("t.fio", "[a]\ninclude loop.fio\n", &mut inc, &|_| None).unwrap_err().to_string();
+        assert!(e.contains("nest deeper than 16"), "{e}");
+    }
+
+    #[test]
+    fn mapping() {
+        let j = &jobs("[a]\nreadwrite=randrw\nrwmixwrite=30\nbssplit=4k/70:64k/30\nnumjobs=2\ntime_based\nruntime=1m\nramp_time=5\nnumber_ios=1k\ndirect=1\nsync=1\nfdatasync=8\nrate_process=poisson\nrandseed=42\nioengine=io_uring\nlog_hist_msec=250\nrandom_distribution=zipf:1.1\nfilename=/tmp/x\niodepth_batch_submit=4\ngroup_reporting\n").unwrap()[0];
+        let s = &j.settings;
+        assert_eq!((s.rw, s.read_pct, s.bs.clone(), s.numjobs), (Pattern::Randrw, Some(70), vec![(4096, 70), (65536, 30)], 2));
+        assert_eq!(s.stop, Stop::Time { runtime_ns: 60_000_000_000, ios: Some(2048) }, "number_ios is per job, 1k is 1024");
+        assert_eq!((s.ramp_ns, s.direct, s.sync, s.fdatasync), (5_000_000_000, true, true, Some(8)));
+        assert_eq!((s.rate_iops, s.poisson, s.seed, s.engine, s.window_ns), (None, true, Some(42), Engine::Uring, Some(250_000_000)));
+        assert!(j.accepted.iter().any(|a| a.1 == "rate_process=poisson"), "noted: nothing is rate-limited");
+        assert_eq!(s.distribution, Distribution::Zipf { theta: 1.1, center: None });
+        assert_eq!((s.filename.as_deref(), s.submit_batch), (Some("/tmp/x"), Some(4)));
+        assert_eq!(j.accepted.len(), 2);
+        // rates: per direction in fio, so only with one direction; in bytes with one block size
+        let rate = |t: &str| jobs(t).map(|j| j[0].settings.rate_iops).map_err(|e| e.to_string());
+        assert_eq!(rate("[a]\nsize=1m\nrw=randwrite\nbs=8k\nrate=1m\n"), Ok(Some(128.0)));
+        assert_eq!(rate("[a]\nsize=1m\nrw=randwrite\nrate_iops=64\n"), Ok(Some(64.0)));
+        assert!(rate("[a]\nsize=1m\nrw=randrw\nrate_iops=64\n")
+            .unwrap_err()
+            .contains("t.fio:4: rate_iops=64: fio limits reads and writes to this rate each"));
+        assert!(rate("[a]\nsize=1m\nrw=write\nbssplit=4k/50:8k/50\nnumber_ios=4\nrate=1m\n")
+            .unwrap_err()
+            .contains("t.fio:6: rate=1m: a rate in bytes needs one block size"));
+        let j = &jobs("[a]\nsize=1m\nbuffered=0\nrandrepeat=0\nrw=write\nruntime=3\nnumber_ios=10\n").unwrap()[0].settings;
+        assert!(j.direct && j.seed.is_none());
+        assert_eq!(j.stop, Stop::Ios { ios: 10, runtime_ns: Some(3_000_000_000) });
+        let stop = |t: &str| jobs(t).unwrap()[0].settings.stop.clone();
+        assert!(matches!(stop("[a]\ntime_based\n"), Stop::Unknown(w) if w.contains("without a runtime")));
+        assert!(matches!(stop("[a]\nrw=randread\n"), Stop::Unknown(w) if w.contains("give size")));
+        assert!(matches!(stop("[a]\nsize=1m\nbssplit=4k/50:8k/50\n"), Stop::Unknown(w) if w.contains("bssplit")));
+        assert_eq!(stop("[a]\nsize=1m\nbssplit=4k/50:8k/50\nnumber_ios=5\n"), Stop::Ios { ios: 5, runtime_ns: None });
+        assert!(matches!(stop("[a]\nsize=1m\nbssplit=4k/50:8k/50\nnumber_ios=1000\n"), Stop::Unknown(_)), "size bytes may come first");
+        assert!(jobs("[a]\nbs=4k,8k\nsize=1m\n").unwrap_err().to_string().contains("separate values"));
+        assert!(jobs("[a]\nbs=4k,4k\nsize=1m\n").is_ok());
+    }
+
+    #[test]
+    fn plans() {
+        let plan = |t: &str| Plan::new(jobs(t).unwrap());
+        let same = plan("[global]\nsize=1m\nnumjobs=2\n[a]\n[b]\n");
+        let j = same.single(None).unwrap();
+        assert_eq!((j.section.as_str(), j.settings.numjobs), ("a", 4), "sections differing only by name run as one");
+        let diff = plan("[global]\nsize=1m\n[a]\nrw=read\n[b]\nrw=write\n");
+        let e = diff.single(None).unwrap_err();
+        assert!(e.contains("[a] (t.fio:3), [b] (t.fio:5) run at the same time") && e.contains("--section"), "{e}");
+        assert_eq!(diff.single(Some("b")).unwrap().settings.rw, Pattern::Write);
+        assert!(diff.single(Some("c")).unwrap_err().contains("no section [c]"));
+        let seq = plan("[global]\nsize=1m\n[a]\n[b]\nstonewall\n");
+        assert_eq!(seq.groups.len(), 2);
+        assert!(seq.single(None).unwrap_err().contains("one after another"));
+    }
+}
