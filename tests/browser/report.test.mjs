@@ -474,7 +474,7 @@ test('site trend: 120 nightly runs open on their trend without loading a run; th
   }
 });
 
-test('a merge of two hosts: each host's directions are traces and rows of their own in a report', async () => {
+test('a merge of two hosts: the directions of each host are traces and rows of their own in a report', async () => {
   // the same run as two hosts' parts, regridded onto 500 ms windows
   const merged = path.join(dir, 'fleet.hlog');
   nines(['merge', files.a, files.b, '--label', 'host01', '--label', 'host02', '--regrid', '500ms', '-o', merged]);
