@@ -402,12 +402,10 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
                     let region = each.unwrap_or(size);
                     if region > size || region < u64::from(wt.max_bs) {
                         bail!(
-                            "{} ({}) uses {} of {} of {}, which holds {}; give the workloads sizes that fit",
+                            "{} uses {} of {}, which holds {}; give the workloads sizes that fit",
                             label(p),
-                            p.name.as_deref().unwrap_or(""),
                             nines_core::units::format_size(region),
                             o.name,
-                            if o.block { "the device" } else { "the file" },
                             nines_core::units::format_size(size)
                         );
                     }
@@ -734,7 +732,7 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
     let mut bytes = BTreeMap::new();
     for (i, o) in out.iter().enumerate() {
         ios.insert(o.name.clone(), wres.counts[i]);
-        if o.tag < NT && o.tag < workload::SYNC && wres.bytes[i] > 0 {
+        if wres.bytes[i] > 0 {
             bytes.insert(o.name.clone(), wres.bytes[i]);
         }
     }
