@@ -49,6 +49,7 @@ fn parse_cli() -> Result<Cli, clap::Error> {
     let mut cli = Cli::from_arg_matches(&m)?;
     if let (Cmd::Run(a), Some(("run", rm))) = (&mut cli.cmd, m.subcommand()) {
         a.given = nines::cli::run::given(rm);
+        nines::cli::run::lists(a, rm);
     }
     Ok(cli)
 }

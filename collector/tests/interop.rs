@@ -150,3 +150,33 @@ fn histogram_log_processor_agrees() {
         assert_eq!(last[11] as u64, t["max_ns"].as_u64().unwrap());
     }
 }
+
+/// An archive of two jobs run together by `nines run` (a QD1 probe beside a QD8 load, on the
+/// null engine so it is quick): the scoped tags (`probe/read`, `load/write`) and the merged
+/// ones read in Java's and Python's HdrHistogram with nines' own numbers.
+#[test]
+fn a_two_job_archive_reads_identically_in_java_and_python() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("qos.fio");
+    std::fs::write(
+        &job,
+        "[global]\nfilename=none\nsize=1g\nioengine=null\nnumber_ios=200000\nlog_hist_msec=20\n[probe]\nrw=randread\n[load]\nrw=randwrite\niodepth=8\n",
+    )
+    .unwrap();
+    let log = dir.path().join("qos.hlog");
+    nines_ok(&["run", job.to_str().unwrap(), "-o", log.to_str().unwrap(), "--quiet", "--no-summary"]);
+    let ours = &stats_json(&log)["runs"][0];
+    let windows = nines_core::archive::read("qos.hlog", &std::fs::read(&log).unwrap()).unwrap().windows.len();
+    for tag in ["read", "write", "probe/read", "load/write"] {
+        assert_eq!(ours["tags"][tag]["count"], 200_000, "{tag}");
+    }
+    let mut args = vec![log.to_str().unwrap()];
+    args.extend(PCTS);
+    let peer: Value = serde_json::from_str(&java("JavaRead.java", &args)).unwrap();
+    assert_eq!(peer["windows"], windows);
+    assert_eq!(peer["tags"].as_object().unwrap().len(), 4);
+    assert_same(ours, &peer["tags"], "java reader");
+    let peer: Value = serde_json::from_str(&python("py_read.py", &args)).unwrap();
+    assert_eq!(peer["windows"], windows);
+    assert_same(ours, &peer["tags"], "python reader");
+}

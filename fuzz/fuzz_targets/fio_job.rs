@@ -11,6 +11,7 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(jobs) = nines_core::fio_job::interpret(&sections) {
             let plan = nines_core::fio_job::Plan::new(jobs);
             let _ = plan.single(None);
+            let _ = plan.concurrent(None);
             if let Some(j) = plan.groups.first().and_then(|g| g.first()) {
                 let _ = nines_core::distribution::Sampler::new(&j.settings.distribution, 1000, 7).block(&mut || 0.5);
             }

@@ -266,7 +266,8 @@ pub enum Stop {
 /// A job section's settings in nines' terms (every field a nines `run` argument).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
-    pub filename: Option<String>,
+    /// The job's files (fio's `filename=a:b`, `\:` a colon inside a name), spread round robin.
+    pub filenames: Vec<String>,
     pub rw: Pattern,
     /// Read percentage of rw/randrw (fio's default 50).
     pub read_pct: Option<u32>,
@@ -285,6 +286,12 @@ pub struct Settings {
     /// fdatasync after every N writes.
     pub fdatasync: Option<u64>,
     pub rate_iops: Option<f64>,
+    /// fio's `rate` in bytes per second (the job's direction's value).
+    pub rate_bytes: Option<u64>,
+    /// fio's `thinktime`, `thinktime_blocks`, `thinktime_spin` (ns, I/Os, ns).
+    pub thinktime_ns: Option<u64>,
+    pub thinktime_blocks: Option<u32>,
+    pub thinktime_spin_ns: Option<u64>,
     /// `true` for fio's `rate_process=poisson`, `false` for its default `linear`.
     pub poisson: bool,
     /// `None` when `randrepeat=0` and no `randseed`: a new seed each run.
@@ -340,9 +347,64 @@ const HARMLESS: &[(&str, &str)] = &[
     ("kb_base", "only kb_base=1024 (fio's default) is accepted"),
     ("unit_base", "fio's report units"),
     ("loops", "only loops=1 is accepted"),
-    ("stonewall", "the order of sections"),
-    ("wait_for_previous", "the order of sections"),
+    ("stonewall", "a group run after the one before it (see the plan)"),
+    ("wait_for_previous", "a group run after the one before it (see the plan)"),
 ];
+
+/// A job's value of a per-direction option (`rate=r,w,t`): fio takes reads, writes and trims
+/// in that order, one value for all, an empty one for no limit. `None` when the job's
+/// direction has no value; an error when the job mixes reads and writes and limits them (fio
+/// limits each direction on its own, nines a job's I/Os together).
+fn per_direction(o: &RawOpt, rw: Pattern) -> Result<Option<u64>, String> {
+    let v = value(o)?;
+    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+    let at = |i: usize| -> Result<Option<u64>, String> {
+        let p = if parts.len() == 1 { parts[0] } else { parts.get(i).copied().unwrap_or("") };
+        if p.is_empty() {
+            return Ok(None);
+        }
+        match parse_size(p) {
+            Ok(0) => Err(format!("{o}: expected a rate above 0")),
+            Ok(r) => Ok(Some(r)),
+            Err(e) => Err(format!("{o}: {e}")),
+        }
+    };
+    match rw {
+        Pattern::Read | Pattern::Randread => at(0),
+        Pattern::Write | Pattern::Randwrite => at(1),
+        Pattern::Trim | Pattern::Randtrim => at(2),
+        Pattern::Rw | Pattern::Randrw => match (at(0)?, at(1)?) {
+            (None, None) => Ok(None),
+            _ => Err(format!("{o}: fio limits reads and writes to this rate each, nines limits a job's reads and writes together; not supported with rw={}", rw.name())),
+        },
+    }
+}
+
+/// fio's think times: a bare number is microseconds (fio HOWTO, `thinktime`).
+fn think_ns(o: &RawOpt) -> Result<u64, String> {
+    let v = value(o)?;
+    if v.chars().all(|c| c.is_ascii_digit()) {
+        return v.parse::<u64>().ok().and_then(|us| us.checked_mul(1000)).ok_or_else(|| format!("{o}: too long"));
+    }
+    parse_duration_ns(v).map_err(|e| format!("{o}: {e}"))
+}
+
+/// fio's `filename=a:b`: the names separated by `:`, a `\:` being a colon of a name.
+pub fn split_filenames(v: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = v.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                chars.next();
+                out.last_mut().expect("one name at least").push(':');
+            }
+            ':' => out.push(String::new()),
+            c => out.last_mut().expect("one name at least").push(c),
+        }
+    }
+    out.into_iter().filter(|n| !n.is_empty()).collect()
+}
 
 /// Interpret parsed sections: one [`Job`] per job section, or every refusal at once.
 pub fn interpret(sections: &[RawSection]) -> Result<Vec<Job>, JobError> {
@@ -412,7 +474,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
     let mut origin: BTreeMap<&'static str, (Loc, String)> = BTreeMap::new();
     let mut accepted = Vec::new();
     let mut name = s.name.clone();
-    let mut filename = None;
+    let mut filenames: Vec<String> = Vec::new();
     let mut rw = Pattern::Read;
     let mut read_pct: Option<u32> = None;
     let mut bs: Vec<(u32, u32)> = vec![(4096, 100)];
@@ -427,8 +489,12 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
     let mut direct = false;
     let mut sync = false;
     let mut fdatasync = None;
-    let mut rate_iops = None;
-    let mut rate_bytes: Option<(u64, Loc, String)> = None;
+    let mut rate_iops: Option<f64> = None;
+    let mut rate_bytes: Option<u64> = None;
+    let mut rate_opts: Vec<&RawOpt> = Vec::new();
+    let mut thinktime_ns = None;
+    let mut thinktime_blocks = None;
+    let mut thinktime_spin_ns = None;
     let mut poisson = false;
     let mut randrepeat = true;
     let mut randseed = None;
@@ -443,12 +509,42 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
             match o.key.as_str() {
                 "name" => name = value(o)?.to_string(),
                 "filename" => {
-                    let v = value(o)?;
-                    if v.contains(':') {
-                        return Err(format!("{o}: several files (names separated by ':') are not supported; nines drives one target"));
+                    filenames = split_filenames(value(o)?);
+                    if filenames.is_empty() {
+                        return Err(format!("{o}: expected a file name"));
                     }
-                    filename = Some(v.to_string());
                     set("target");
+                }
+                "file_service_type" => {
+                    let v = value(o)?.to_ascii_lowercase();
+                    if v != "roundrobin" && v != "roundrobin:1" {
+                        return Err(format!("{o}: nines spreads a job's I/Os over its files round robin, one I/O each (fio's default roundrobin); other types are not supported"));
+                    }
+                    accepted.push((o.at.clone(), o.to_string(), "fio's default, what nines does"));
+                }
+                "thinktime" => {
+                    thinktime_ns = Some(think_ns(o)?);
+                    set("thinktime");
+                }
+                "thinktime_spin" => {
+                    thinktime_spin_ns = Some(think_ns(o)?);
+                    set("thinktime_spin");
+                }
+                "thinktime_blocks" => {
+                    let n = int_value(o)?;
+                    if n == 0 || n > u64::from(u32::MAX) {
+                        return Err(format!("{o}: expected at least 1"));
+                    }
+                    thinktime_blocks = Some(n as u32);
+                    set("thinktime_blocks");
+                }
+                "thinktime_blocks_type" => {
+                    if !value(o)?.eq_ignore_ascii_case("complete") {
+                        return Err(format!(
+                            "{o}: nines thinks after the blocks have completed (fio's default, complete); issue is not supported"
+                        ));
+                    }
+                    accepted.push((o.at.clone(), o.to_string(), "fio's default, what nines does"));
                 }
                 "rw" | "readwrite" => {
                     let v = value(o)?;
@@ -561,23 +657,12 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                     }
                     accepted.push((o.at.clone(), o.to_string(), "no fsync"));
                 }
-                "rate_iops" => {
-                    let r =
-                        parse_size(one_for_all_directions(o)?).map_err(|_| format!("{o}: expected a whole number of I/Os per second"))?;
-                    if r == 0 {
-                        return Err(format!("{o}: expected a rate above 0"));
-                    }
-                    rate_iops = Some(r as f64);
-                    rate_bytes = None;
-                    set("rate_iops");
-                }
-                "rate" => {
-                    let r = parse_size(one_for_all_directions(o)?).map_err(|e| format!("{o}: {e}"))?;
-                    if r == 0 {
-                        return Err(format!("{o}: expected a rate above 0"));
-                    }
-                    rate_bytes = Some((r, o.at.clone(), o.to_string()));
-                    rate_iops = None;
+                "rate_iops" | "rate" => {
+                    // per direction: interpreted once rw is known (below)
+                    value(o)?;
+                    // the last of rate and rate_iops wins, as a later setting of one option does
+                    rate_opts.clear();
+                    rate_opts.push(o);
                     set("rate_iops");
                 }
                 "rate_process" => {
@@ -643,20 +728,27 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
     if numjobs == 0 || numjobs > 1024 {
         problems.push(bad(format!("numjobs {numjobs} must be between 1 and 1024")));
     }
-    // fio's rate and rate_iops hold for each direction on its own; nines' --rate-iops holds
-    // for a job's I/Os of every direction together: the same only when there is one direction
-    if let Some((r, at, opt)) = rate_bytes {
-        match &bs[..] {
-            [(b, _)] => rate_iops = Some(r as f64 / f64::from(*b)),
-            _ => problems
-                .push((at.clone(), format!("{opt}: a rate in bytes needs one block size (nines limits I/Os per second); use rate_iops"))),
+    // fio's rate and rate_iops hold for each direction on its own; nines' limit holds for a
+    // job's I/Os of every direction together: the same only when there is one direction
+    for o in &rate_opts {
+        match per_direction(o, rw) {
+            Ok(r) if o.key == "rate" => rate_bytes = r,
+            Ok(r) => rate_iops = r.map(|r| r as f64),
+            Err(e) => problems.push((o.at.clone(), e)),
         }
     }
-    if rate_iops.is_some() && matches!(rw, Pattern::Rw | Pattern::Randrw) {
-        let (at, opt) = origin["rate_iops"].clone();
-        problems.push((at, format!("{opt}: fio limits reads and writes to this rate each, nines limits a job's reads and writes together; not supported with rw={}", rw.name())));
+    if let (Some(spin), Some(t)) = (thinktime_spin_ns, thinktime_ns) {
+        if spin > t {
+            let (at, opt) = origin["thinktime_spin"].clone();
+            problems.push((at, format!("{opt}: longer than thinktime; the spin is part of the think time")));
+        }
     }
-    if rate_iops.is_none() && origin.contains_key("arrival") {
+    for k in ["thinktime_spin", "thinktime_blocks"] {
+        if thinktime_ns.is_none() && origin.contains_key(k) {
+            accepted.push((origin[k].0.clone(), origin[k].1.clone(), "no thinktime: nothing to think"));
+        }
+    }
+    if rate_iops.is_none() && rate_bytes.is_none() && origin.contains_key("arrival") {
         accepted.push((origin["arrival"].0.clone(), origin["arrival"].1.clone(), "no rate_iops: nothing is rate-limited"));
     }
     let stop = if time_based {
@@ -702,7 +794,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
         section: s.name.clone(),
         at: s.at.clone(),
         settings: Settings {
-            filename,
+            filenames,
             rw,
             read_pct,
             bs,
@@ -716,6 +808,10 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
             sync,
             fdatasync,
             rate_iops,
+            rate_bytes,
+            thinktime_ns: thinktime_ns.filter(|&t| t > 0),
+            thinktime_blocks: thinktime_blocks.filter(|_| thinktime_ns.is_some()),
+            thinktime_spin_ns: thinktime_spin_ns.filter(|_| thinktime_ns.is_some()),
             poisson,
             seed: randseed.or(randrepeat.then_some(DEFAULT_SEED)),
             engine,
@@ -745,6 +841,28 @@ impl Plan {
             }
         }
         Plan { groups }
+    }
+
+    /// The workloads nines runs together: the section `pick`; or the file's jobs, which fio
+    /// runs at the same time (sections identical but for their name as one workload, their
+    /// `numjobs` added up). Groups run one after another (`stonewall`) are an error naming
+    /// where each later group starts.
+    pub fn concurrent(&self, pick: Option<&str>) -> Result<Vec<Job>, String> {
+        if pick.is_some() || self.groups.len() > 1 {
+            if pick.is_none() {
+                let starts: Vec<String> = self.groups[1..].iter().map(|g| format!("[{}] ({})", g[0].section, g[0].at)).collect();
+                return Err(format!(
+                    "stonewall (or wait_for_previous) makes {} wait for the sections before it; nines runs the sections of one group at the same time, not groups one after another: run each group's sections with --section NAME, or remove stonewall",
+                    starts.join(", ")
+                ));
+            }
+            return self.single(pick).map(|j| vec![j]);
+        }
+        let all = &self.groups[0];
+        if all.iter().all(|j| j.settings == all[0].settings) {
+            return self.single(None).map(|j| vec![j]);
+        }
+        Ok(all.clone())
     }
 
     /// The one workload nines runs: the section `pick`, or the file's only job, or jobs run
@@ -877,18 +995,51 @@ mod tests {
         assert_eq!((s.rate_iops, s.poisson, s.seed, s.engine, s.window_ns), (None, true, Some(42), Engine::Uring, Some(250_000_000)));
         assert!(j.accepted.iter().any(|a| a.1 == "rate_process=poisson"), "noted: nothing is rate-limited");
         assert_eq!(s.distribution, Distribution::Zipf { theta: 1.1, center: None });
-        assert_eq!((s.filename.as_deref(), s.submit_batch), (Some("/tmp/x"), Some(4)));
+        assert_eq!((s.filenames.clone(), s.submit_batch), (vec!["/tmp/x".to_string()], Some(4)));
         assert_eq!(j.accepted.len(), 2);
-        // rates: per direction in fio, so only with one direction; in bytes with one block size
-        let rate = |t: &str| jobs(t).map(|j| j[0].settings.rate_iops).map_err(|e| e.to_string());
-        assert_eq!(rate("[a]\nsize=1m\nrw=randwrite\nbs=8k\nrate=1m\n"), Ok(Some(128.0)));
-        assert_eq!(rate("[a]\nsize=1m\nrw=randwrite\nrate_iops=64\n"), Ok(Some(64.0)));
+        // rates: per direction in fio (read,write,trim), so only with one direction; in bytes
+        // with any block sizes
+        let rate = |t: &str| jobs(t).map(|j| (j[0].settings.rate_iops, j[0].settings.rate_bytes)).map_err(|e| e.to_string());
+        assert_eq!(rate("[a]\nsize=1m\nrw=randwrite\nbs=8k\nrate=1m\n"), Ok((None, Some(1 << 20))));
+        assert_eq!(rate("[a]\nsize=1m\nrw=randwrite\nrate_iops=64\n"), Ok((Some(64.0), None)));
+        assert_eq!(rate("[a]\nsize=1m\nrw=randwrite\nrate=,10m\n"), Ok((None, Some(10 << 20))), "the write value of r,w");
+        assert_eq!(rate("[a]\nsize=1m\nrw=randread\nrate=5m,10m\n"), Ok((None, Some(5 << 20))), "the read value of r,w");
+        assert_eq!(rate("[a]\nsize=1m\nrw=randread\nrate=,10m\n"), Ok((None, None)), "reads unlimited");
+        assert_eq!(rate("[a]\nsize=1m\nrw=randtrim\nrate_iops=1,2,3\n"), Ok((Some(3.0), None)));
         assert!(rate("[a]\nsize=1m\nrw=randrw\nrate_iops=64\n")
             .unwrap_err()
             .contains("t.fio:4: rate_iops=64: fio limits reads and writes to this rate each"));
-        assert!(rate("[a]\nsize=1m\nrw=write\nbssplit=4k/50:8k/50\nnumber_ios=4\nrate=1m\n")
+        assert_eq!(rate("[a]\nsize=1m\nrw=write\nbssplit=4k/50:8k/50\nnumber_ios=4\nrate=1m\n"), Ok((None, Some(1 << 20))));
+        assert_eq!(rate("[a]\nsize=1m\nrw=write\nrate=1m\nrate_iops=5\n"), Ok((Some(5.0), None)), "the last one wins");
+        assert!(rate("[a]\nsize=1m\nrw=write\nrate=0\n").unwrap_err().contains("t.fio:4: rate=0: expected a rate above 0"));
+        // think time: a bare number is microseconds, as in fio
+        let think =
+            |t: &str| jobs(t).map(|j| (j[0].settings.thinktime_ns, j[0].settings.thinktime_blocks, j[0].settings.thinktime_spin_ns));
+        assert_eq!(think("[a]\nsize=1m\nthinktime=250\n").unwrap(), (Some(250_000), None, None));
+        assert_eq!(
+            think("[a]\nsize=1m\nthinktime=2ms\nthinktime_blocks=8\nthinktime_spin=100\n").unwrap(),
+            (Some(2_000_000), Some(8), Some(100_000))
+        );
+        assert!(think("[a]\nsize=1m\nthinktime=10\nthinktime_spin=20\n")
             .unwrap_err()
-            .contains("t.fio:6: rate=1m: a rate in bytes needs one block size"));
+            .to_string()
+            .contains("t.fio:4: thinktime_spin=20: longer than thinktime"));
+        assert!(think("[a]\nsize=1m\nthinktime=10\nthinktime_blocks_type=issue\n")
+            .unwrap_err()
+            .to_string()
+            .contains("issue is not supported"));
+        assert!(think("[a]\nsize=1m\nthinktime=10\nthinktime_iotime=1s\n")
+            .unwrap_err()
+            .to_string()
+            .contains("thinktime_iotime=1s: not supported"));
+        // several files, round robin
+        assert_eq!(split_filenames("a.dat:/tmp/b\\:c:"), ["a.dat", "/tmp/b:c"]);
+        let j = &jobs("[a]\nsize=1m\nfilename=x:y\nfile_service_type=roundrobin\n").unwrap()[0];
+        assert_eq!(j.settings.filenames, ["x", "y"]);
+        assert!(jobs("[a]\nsize=1m\nfilename=x:y\nfile_service_type=random\n")
+            .unwrap_err()
+            .to_string()
+            .contains("t.fio:4: file_service_type=random"));
         let j = &jobs("[a]\nsize=1m\nbuffered=0\nrandrepeat=0\nrw=write\nruntime=3\nnumber_ios=10\n").unwrap()[0].settings;
         assert!(j.direct && j.seed.is_none());
         assert_eq!(j.stop, Stop::Ios { ios: 10, runtime_ns: Some(3_000_000_000) });
@@ -916,5 +1067,13 @@ mod tests {
         let seq = plan("[global]\nsize=1m\n[a]\n[b]\nstonewall\n");
         assert_eq!(seq.groups.len(), 2);
         assert!(seq.single(None).unwrap_err().contains("one after another"));
+        // run together: different sections side by side, identical ones as one
+        let both = diff.concurrent(None).unwrap();
+        assert_eq!(both.iter().map(|j| j.section.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(same.concurrent(None).unwrap().len(), 1);
+        assert_eq!(diff.concurrent(Some("b")).unwrap()[0].section, "b");
+        let e = seq.concurrent(None).unwrap_err();
+        assert!(e.contains("makes [b] (t.fio:4) wait") && e.contains("--section"), "{e}");
+        assert_eq!(seq.concurrent(Some("b")).unwrap().len(), 1);
     }
 }

@@ -310,10 +310,15 @@ meta_struct! {
         pub tool: Option<Tool>,
         /// When the first recorded window began (RFC 3339, UTC).
         pub start: Option<String>,
-        /// What the collector ran.
+        /// What the collector ran (with several concurrent jobs, the first of `jobs`).
         pub workload: Option<Workload>,
-        /// What it ran on.
+        /// Every job of a run of several concurrent jobs (fio job sections run together), each
+        /// with the `scope` its tags are kept under (`SCOPE/read`).
+        pub jobs: Vec<Workload>,
+        /// What it ran on (with several targets, the first of `targets`).
         pub target: Option<Target>,
+        /// Every target of a run of several, each with the `scope` its tags are kept under.
+        pub targets: Vec<Target>,
         /// The machine it ran on.
         pub host: Option<Host>,
         /// The I/O engine.
@@ -418,6 +423,17 @@ meta_struct! {
         pub random_distribution: Option<String>,
         /// The fio job file the workload came from, with its section (`job.fio [section]`).
         pub job_file: Option<String>,
+        /// The scope of this job's tags in a run of several concurrent jobs (`probe`).
+        pub scope: Option<String>,
+        /// Bandwidth limit per job (`--rate`, fio's `rate`), bytes per second.
+        pub rate_bytes_per_job: Option<u64>,
+        /// Think time after each group of `thinktime_blocks` I/Os (fio's `thinktime`), of
+        /// which `thinktime_spin_s` is spent busy.
+        pub thinktime_s: Option<f64>,
+        pub thinktime_blocks: Option<u32>,
+        pub thinktime_spin_s: Option<f64>,
+        /// The targets' paths when there are several (I/Os spread round robin).
+        pub targets: Vec<String>,
     }
 }
 
@@ -445,6 +461,8 @@ meta_struct! {
         pub laid_out_now: Option<bool>,
         /// A file system signature the run wrote over (`--destroy-data`).
         pub overwritten_signature: Option<String>,
+        /// The scope of this target's tags in a run of several targets (`a.dat`).
+        pub scope: Option<String>,
         /// The block device under a file (name, model, vendor, ... as sysfs names them); a
         /// block device target has these facts at the top level of `target`.
         pub device: Option<Map<String, Value>>,

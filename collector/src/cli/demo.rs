@@ -75,6 +75,7 @@ impl DemoArgs {
             job_file: None,
             section: None,
             random_distribution: None,
+            more: Default::default(),
             given: Vec::new(),
         }
     }

@@ -115,8 +115,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "NAME", requires = "job_file")]
     pub section: Option<String>,
     /// File or block device to drive. A file that does not exist is created and filled with
-    /// data before the run (it needs --size). With a job file: its filename=.
-    #[arg(long, value_name = "PATH", required_unless_present = "job_file", default_value = "", hide_default_value = true, value_parser = parse_path)]
+    /// data before the run (it needs --size). Repeat for several targets: each job spreads
+    /// its I/Os over them round robin (fio's file_service_type=roundrobin), --size is divided
+    /// between them (as fio divides size between a job's files), and the archive keeps each
+    /// target's share under its own scoped tags (TARGET/read) beside the merged ones. With a
+    /// job file: its filename= (a:b for several).
+    #[arg(long, value_name = "PATH", required_unless_present = "job_file", default_value = "", hide_default_value = true, value_parser = parse_path, action = clap::ArgAction::Append)]
     pub target: PathBuf,
     /// Archive to write (an HdrHistogram interval log, conventionally .hlog). With a job
     /// file: NAME.hlog, after the job's name.
@@ -233,8 +237,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub overwrite: bool,
     /// Allow writes (and trims) to this block device, destroying the data on it; must name
-    /// the --target device.
-    #[arg(long, value_name = "PATH")]
+    /// the --target device (repeat it for each device of several --target).
+    #[arg(long, value_name = "PATH", action = clap::ArgAction::Append)]
     pub destroy_data: Option<PathBuf>,
     /// With --destroy-data, write even over a partition table or filesystem signature.
     #[arg(long, requires = "destroy_data")]
@@ -253,10 +257,85 @@ pub struct RunArgs {
     /// With --live: where and how the page is served.
     #[command(flatten)]
     pub serve: super::view::ServeFlags,
+    /// Bandwidth, think time and the lists of targets (flags added later, kept together so
+    /// that code building a `RunArgs` by hand fills them in with `Default::default()`).
+    #[command(flatten)]
+    pub more: MoreRunArgs,
     /// The ids of the flags given on the command line (not defaults): a job file's settings
     /// yield to these. Filled in by [`given`] after parsing.
     #[arg(skip)]
     pub given: Vec<String>,
+}
+
+/// More `nines run` flags: bandwidth limits, think time, and every `--target` and
+/// `--destroy-data` given (clap keeps the first in `RunArgs::target` / `destroy_data`;
+/// [`lists`] fills these in after parsing).
+#[derive(Args, Debug, Clone, PartialEq, Default)]
+pub struct MoreRunArgs {
+    /// Issue at most this many bytes per second per job (fio's `rate`), e.g. 10m. Like
+    /// --rate-iops each I/O is then due at a time of its own (a larger I/O takes a longer
+    /// share), latency is measured from when it was due and the service time is kept as
+    /// `.svc`; with a mixed pattern the limit holds for a job's I/Os together.
+    #[arg(long = "rate", value_name = "BYTES", value_parser = parse_rate, conflicts_with = "rate_iops")]
+    pub rate_bytes: Option<u64>,
+    /// Stall a job this long after each group of --thinktime-blocks I/Os has completed before
+    /// issuing the next (fio's `thinktime`: an application doing work between I/Os), e.g.
+    /// 500us, 2ms (a bare number is seconds here, as for every nines duration; fio's own
+    /// bare thinktime is microseconds).
+    #[arg(long = "thinktime", value_name = "DUR", value_parser = parse_duration_ns)]
+    pub thinktime_ns: Option<u64>,
+    /// I/Os a job issues before each think time (fio's `thinktime_blocks`) [default: 1]; the
+    /// queue never holds more than this many, whatever --qd says, as in fio.
+    #[arg(long, value_name = "N", requires = "thinktime_ns")]
+    pub thinktime_blocks: Option<u32>,
+    /// Of each think time, spend this much busy on the CPU before sleeping the rest (fio's
+    /// `thinktime_spin`).
+    #[arg(long = "thinktime-spin", value_name = "DUR", value_parser = parse_duration_ns, requires = "thinktime_ns")]
+    pub thinktime_spin_ns: Option<u64>,
+    /// Every --target given, in order (the first is also in `target`).
+    #[arg(skip)]
+    pub targets: Vec<PathBuf>,
+    /// Every --destroy-data given.
+    #[arg(skip)]
+    pub destroy_all: Vec<PathBuf>,
+    /// The scope of this workload's tags when it runs beside others (a job file's section:
+    /// its job's name).
+    #[arg(skip)]
+    pub scope: Option<String>,
+}
+
+impl RunArgs {
+    /// The targets to drive: every `--target` (or a job file's `filename=a:b`), at least the
+    /// one in `target`.
+    pub fn all_targets(&self) -> Vec<PathBuf> {
+        if self.more.targets.is_empty() {
+            vec![self.target.clone()]
+        } else {
+            self.more.targets.clone()
+        }
+    }
+}
+
+/// Fill in the lists of a repeated `--target` and `--destroy-data` (clap's derive keeps the
+/// first of each).
+pub fn lists(a: &mut RunArgs, m: &clap::ArgMatches) {
+    if let Ok(Some(v)) = m.try_get_many::<PathBuf>("target") {
+        let v: Vec<PathBuf> = v.cloned().collect();
+        if v.len() > 1 {
+            a.more.targets = v;
+        }
+    }
+    if let Ok(Some(v)) = m.try_get_many::<PathBuf>("destroy_data") {
+        a.more.destroy_all = v.cloned().collect();
+    }
+}
+
+/// A rate in bytes per second: a size (`10m`, `512k`), above 0.
+fn parse_rate(s: &str) -> Result<u64, String> {
+    match parse_size(s)? {
+        0 => Err("a rate must be above 0 bytes per second".into()),
+        r => Ok(r),
+    }
 }
 
 /// The ids of the `nines run` flags the command line gave (as against defaults).

@@ -60,6 +60,8 @@ pub fn trim_method(engine: EngineKind, block: bool) -> &'static str {
 #[derive(Clone, Copy, Debug)]
 pub struct Op {
     pub slot: u32,
+    /// Which of the engine's files (targets), by index.
+    pub file: u32,
     pub kind: OpKind,
     pub offset: u64,
     pub len: u32,
@@ -124,15 +126,15 @@ impl Engine for NullEngine {
 
 /// pread/pwrite/fdatasync/trim, one at a time.
 pub struct PsyncEngine {
-    fd: RawFd,
-    /// The target is a block device (trims are BLKDISCARD, not hole punching).
-    block: bool,
+    /// Each target's fd, and whether it is a block device (trims are BLKDISCARD, not hole
+    /// punching).
+    files: Vec<(RawFd, bool)>,
     pending: Vec<Op>,
 }
 
 impl PsyncEngine {
-    pub fn new(fd: RawFd, block: bool) -> PsyncEngine {
-        PsyncEngine { fd, block, pending: Vec::with_capacity(1) }
+    pub fn new(files: &[(RawFd, bool)]) -> PsyncEngine {
+        PsyncEngine { files: files.to_vec(), pending: Vec::with_capacity(1) }
     }
 }
 
@@ -154,19 +156,20 @@ impl Engine for PsyncEngine {
             std::thread::sleep(timeout);
         }
         for op in self.pending.drain(..) {
+            let (fd, block) = self.files[op.file as usize];
             // SAFETY: `push`'s caller guarantees that the op's buffer holds `len` bytes that
             // nothing else touches until this completion is reaped, which is below; fsync and
             // trims pass no buffer, and `range` lives across the ioctl.
             let res = unsafe {
                 match op.kind {
-                    OpKind::Read => ret(libc::pread(self.fd, op.buf.cast(), op.len as usize, op.offset as libc::off_t)),
-                    OpKind::Write => ret(libc::pwrite(self.fd, op.buf.cast(), op.len as usize, op.offset as libc::off_t)),
-                    OpKind::Fsync => ret(libc::fdatasync(self.fd) as isize),
-                    OpKind::Trim if self.block => {
+                    OpKind::Read => ret(libc::pread(fd, op.buf.cast(), op.len as usize, op.offset as libc::off_t)),
+                    OpKind::Write => ret(libc::pwrite(fd, op.buf.cast(), op.len as usize, op.offset as libc::off_t)),
+                    OpKind::Fsync => ret(libc::fdatasync(fd) as isize),
+                    OpKind::Trim if block => {
                         let range: [u64; 2] = [op.offset, op.len as u64];
-                        ret(libc::ioctl(self.fd, BLKDISCARD as _, range.as_ptr()) as isize)
+                        ret(libc::ioctl(fd, BLKDISCARD as _, range.as_ptr()) as isize)
                     }
-                    OpKind::Trim => ret(libc::fallocate(self.fd, PUNCH_HOLE, op.offset as libc::off_t, op.len as libc::off_t) as isize),
+                    OpKind::Trim => ret(libc::fallocate(fd, PUNCH_HOLE, op.offset as libc::off_t, op.len as libc::off_t) as isize),
                 }
             };
             out.push(Completion { slot: op.slot, res });
@@ -179,34 +182,34 @@ impl Engine for PsyncEngine {
 /// as one fixed buffer (so O_DIRECT does not pin pages on every I/O), when the kernel allows.
 pub struct UringEngine {
     ring: IoUring,
-    fd: types::Fixed,
-    raw_fd: RawFd,
+    /// Each target's fd (registered as fixed file number = its index when `fixed_file`), and
+    /// whether it is a block device (trims are discards, not hole punching).
+    files: Vec<(RawFd, bool)>,
     fixed_file: bool,
     fixed_buf: bool,
     ext_arg: bool,
-    /// The target is a block device (trims are discards, not hole punching).
-    block: bool,
 }
 
 impl UringEngine {
-    /// A ring for `qd` I/Os in flight, over `fd`, with the buffer area `buf`..`buf+buf_len`
-    /// registered with the kernel as a fixed buffer. Trims of a block device (`block`) need the
-    /// kernel's io_uring discard command.
+    /// A ring for `qd` I/Os in flight, over `files` (each an fd and whether it is a block
+    /// device), with the buffer area `buf`..`buf+buf_len` registered with the kernel as a
+    /// fixed buffer. Trims of a block device need the kernel's io_uring discard command.
     ///
     /// # Safety
     ///
     /// `buf` must point to `buf_len` bytes that stay allocated, and are not freed or moved,
     /// until the engine is dropped: the kernel reads and writes the registered area directly
     /// whenever an I/O on it is in flight.
-    pub unsafe fn new(fd: RawFd, qd: u32, buf: *mut u8, buf_len: usize, block: bool) -> io::Result<UringEngine> {
+    pub unsafe fn new(files: &[(RawFd, bool)], qd: u32, buf: *mut u8, buf_len: usize) -> io::Result<UringEngine> {
         let entries = qd.next_power_of_two().max(8);
         let ring = IoUring::builder().setup_cqsize(entries * 2).build(entries)?;
-        let fixed_file = ring.submitter().register_files(&[fd]).is_ok();
+        let fds: Vec<RawFd> = files.iter().map(|f| f.0).collect();
+        let fixed_file = ring.submitter().register_files(&fds).is_ok();
         let iov = libc::iovec { iov_base: buf.cast(), iov_len: buf_len };
         // SAFETY: the caller keeps the area allocated until the engine (and its ring) is dropped.
         let fixed_buf = unsafe { ring.submitter().register_buffers(&[iov]) }.is_ok();
         let ext_arg = ring.params().is_feature_ext_arg();
-        Ok(UringEngine { ring, fd: types::Fixed(0), raw_fd: fd, fixed_file, fixed_buf, ext_arg, block })
+        Ok(UringEngine { ring, files: files.to_vec(), fixed_file, fixed_buf, ext_arg })
     }
 
     /// What the engine could use, for the metadata.
@@ -215,6 +218,7 @@ impl UringEngine {
     }
 
     fn entry(&self, op: &Op) -> io_uring::squeue::Entry {
+        let (raw_fd, block) = self.files[op.file as usize];
         macro_rules! build {
             ($fd:expr) => {
                 match op.kind {
@@ -223,7 +227,7 @@ impl UringEngine {
                     OpKind::Read => opcode::Read::new($fd, op.buf, op.len).offset(op.offset).build(),
                     OpKind::Write => opcode::Write::new($fd, op.buf, op.len).offset(op.offset).build(),
                     OpKind::Fsync => opcode::Fsync::new($fd).flags(types::FsyncFlags::DATASYNC).build(),
-                    OpKind::Trim if self.block => {
+                    OpKind::Trim if block => {
                         // addr = offset; the 16 command bytes start at addr3, which holds the length.
                         let mut cmd = [0u8; 16];
                         cmd[..8].copy_from_slice(&(op.len as u64).to_ne_bytes());
@@ -233,7 +237,7 @@ impl UringEngine {
                 }
             };
         }
-        let e = if self.fixed_file { build!(self.fd) } else { build!(types::Fd(self.raw_fd)) };
+        let e = if self.fixed_file { build!(types::Fixed(op.file)) } else { build!(types::Fd(raw_fd)) };
         e.user_data(op.slot as u64)
     }
 }
@@ -315,15 +319,15 @@ mod tests {
         buf[..4096].fill(0xab);
         // SAFETY (here and below): `buf` outlives the engine's use of it, the ops use
         // disjoint 4096-byte parts of it, and the test touches it only after reaping.
-        unsafe { engine.push(Op { slot: 3, kind: OpKind::Write, offset: 8192, len: 4096, buf: p }) }.unwrap();
+        unsafe { engine.push(Op { file: 0, slot: 3, kind: OpKind::Write, offset: 8192, len: 4096, buf: p }) }.unwrap();
         let mut out = Vec::new();
         while out.is_empty() {
             engine.submit_wait(1, Duration::from_millis(100), &mut out).unwrap();
         }
         assert_eq!(out, [Completion { slot: 3, res: 4096 }]);
         buf[..4096].fill(0);
-        unsafe { engine.push(Op { slot: 1, kind: OpKind::Read, offset: 8192, len: 4096, buf: p }) }.unwrap();
-        unsafe { engine.push(Op { slot: 2, kind: OpKind::Read, offset: 1 << 20, len: 4096, buf: p.add(4096) }) }.unwrap();
+        unsafe { engine.push(Op { file: 0, slot: 1, kind: OpKind::Read, offset: 8192, len: 4096, buf: p }) }.unwrap();
+        unsafe { engine.push(Op { file: 0, slot: 2, kind: OpKind::Read, offset: 1 << 20, len: 4096, buf: p.add(4096) }) }.unwrap();
         out.clear();
         while out.len() < 2 {
             engine.submit_wait(2, Duration::from_millis(100), &mut out).unwrap();
@@ -332,7 +336,7 @@ mod tests {
         // Reading past the end of the file returns 0 bytes.
         assert_eq!(out, [Completion { slot: 1, res: 4096 }, Completion { slot: 2, res: 0 }]);
         assert!(buf[..4096].iter().all(|&b| b == 0xab));
-        unsafe { engine.push(Op { slot: 0, kind: OpKind::Fsync, offset: 0, len: 0, buf: p }) }.unwrap();
+        unsafe { engine.push(Op { file: 0, slot: 0, kind: OpKind::Fsync, offset: 0, len: 0, buf: p }) }.unwrap();
         out.clear();
         while out.is_empty() {
             engine.submit_wait(1, Duration::from_millis(100), &mut out).unwrap();
@@ -353,7 +357,7 @@ mod tests {
         let (_f, fd) = file();
         let mut buf = vec![0u8; 8192];
         // SAFETY: `buf` outlives `e`, dropped first at the end of the test.
-        let mut e = unsafe { UringEngine::new(fd, 4, buf.as_mut_ptr(), buf.len(), false) }.unwrap();
+        let mut e = unsafe { UringEngine::new(&[(fd, false)], 4, buf.as_mut_ptr(), buf.len()) }.unwrap();
         roundtrip(&mut e, &mut buf);
     }
 
@@ -361,7 +365,7 @@ mod tests {
     fn psync_reads_what_it_wrote() {
         let (_f, fd) = file();
         let mut buf = vec![0u8; 8192];
-        roundtrip(&mut PsyncEngine::new(fd, false), &mut buf);
+        roundtrip(&mut PsyncEngine::new(&[(fd, false)]), &mut buf);
     }
 
     #[test]
@@ -369,7 +373,7 @@ mod tests {
         let (_f, fd) = file();
         let mut buf = vec![0u8; 4096];
         // SAFETY: `buf` outlives `e`, dropped first at the end of the test.
-        let mut e = unsafe { UringEngine::new(fd, 4, buf.as_mut_ptr(), buf.len(), false) }.unwrap();
+        let mut e = unsafe { UringEngine::new(&[(fd, false)], 4, buf.as_mut_ptr(), buf.len()) }.unwrap();
         let t = std::time::Instant::now();
         let mut out = Vec::new();
         e.submit_wait(1, Duration::from_millis(20), &mut out).unwrap();
@@ -384,7 +388,8 @@ mod tests {
         f.sync_all().unwrap();
         let before = f.metadata().unwrap().blocks();
         // SAFETY: a trim touches no buffer.
-        unsafe { engine.push(Op { slot: 5, kind: OpKind::Trim, offset: 64 << 10, len: 64 << 10, buf: std::ptr::null_mut() }) }.unwrap();
+        unsafe { engine.push(Op { file: 0, slot: 5, kind: OpKind::Trim, offset: 64 << 10, len: 64 << 10, buf: std::ptr::null_mut() }) }
+            .unwrap();
         let mut out = Vec::new();
         while out.is_empty() {
             engine.submit_wait(1, Duration::from_millis(100), &mut out).unwrap();
@@ -406,7 +411,7 @@ mod tests {
         let f = tempfile::NamedTempFile::new_in(std::env::temp_dir()).unwrap();
         let mut buf = vec![0u8; 4096];
         // SAFETY: `buf` outlives `e`, dropped first at the end of the test.
-        let mut e = unsafe { UringEngine::new(f.as_file().as_raw_fd(), 4, buf.as_mut_ptr(), buf.len(), false) }.unwrap();
+        let mut e = unsafe { UringEngine::new(&[(f.as_file().as_raw_fd(), false)], 4, buf.as_mut_ptr(), buf.len()) }.unwrap();
         punches_a_hole(&mut e, f.as_file());
     }
 
@@ -414,14 +419,14 @@ mod tests {
     fn psync_trim_punches_a_hole() {
         use std::os::fd::AsRawFd;
         let f = tempfile::NamedTempFile::new().unwrap();
-        punches_a_hole(&mut PsyncEngine::new(f.as_file().as_raw_fd(), false), f.as_file());
+        punches_a_hole(&mut PsyncEngine::new(&[(f.as_file().as_raw_fd(), false)]), f.as_file());
     }
 
     #[test]
     fn null_completes_at_once() {
         let mut e = NullEngine::default();
         // SAFETY: the null engine never touches the buffer.
-        unsafe { e.push(Op { slot: 9, kind: OpKind::Read, offset: 0, len: 512, buf: std::ptr::null_mut() }) }.unwrap();
+        unsafe { e.push(Op { file: 0, slot: 9, kind: OpKind::Read, offset: 0, len: 512, buf: std::ptr::null_mut() }) }.unwrap();
         let mut out = Vec::new();
         e.submit_wait(1, Duration::from_secs(10), &mut out).unwrap();
         assert_eq!(out, [Completion { slot: 9, res: 512 }]);

@@ -16,7 +16,7 @@ use anyhow::{bail, Result};
 use hdrhistogram::Histogram;
 
 use super::engine::{Completion, Engine, Op, OpKind};
-use super::workload::{OpGen, WindowRule, Workload, NT, READ, READ_SVC, SYNC, TAGS, TRIM, WRITE};
+use super::workload::{OpGen, Think, WindowRule, Workload, NT, READ, READ_SVC, SYNC, TAGS, TRIM, WRITE};
 
 /// Monotonic clock in nanoseconds (`CLOCK_MONOTONIC`, the clock io_uring timeouts use).
 #[inline]
@@ -70,7 +70,8 @@ pub struct JobWindow {
     pub index: u64,
     pub start_ns: u64,
     pub end_ns: u64,
-    pub tags: [Option<TagWindow>; NT],
+    /// Per target and tag: `tags[target * NT + tag]`.
+    pub tags: Vec<Option<TagWindow>>,
 }
 
 /// What a job sends to the writer.
@@ -86,12 +87,14 @@ pub enum Msg {
 
 /// Everything a job needs.
 pub struct JobCtx {
+    /// The job's number in the run (over every concurrent workload).
     pub job: u32,
-    /// The target as error messages name it.
-    pub target: String,
+    /// The targets as error messages name them.
+    pub targets: Vec<String>,
     pub w: Arc<Workload>,
     pub qd: usize,
-    pub region: u64,
+    /// Each target's region.
+    pub regions: Vec<u64>,
     /// When I/O starts (due times of rate-limited I/O count from here).
     pub t0_ns: u64,
     /// When recording starts (t0 + ramp); windows count from here.
@@ -110,6 +113,7 @@ pub struct JobCtx {
 #[derive(Clone, Copy, Default)]
 struct Slot {
     tag: u8,
+    file: u32,
     recorded: bool,
     len: u32,
     offset: u64,
@@ -125,7 +129,8 @@ struct Acc {
     sum: u64,
 }
 
-/// The per-job recorder: one accumulator per tag for the current window.
+/// The per-job recorder: one accumulator per target and tag (`target * NT + tag`) for the
+/// current window.
 struct Recorder {
     acc: Vec<Acc>,
     tags: Vec<usize>,
@@ -133,8 +138,9 @@ struct Recorder {
 }
 
 impl Recorder {
-    fn new(tags: Vec<usize>, pool: Pool) -> Recorder {
-        let acc = (0..NT).map(|_| Acc { hist: new_hist(), max: 0, count: 0, bytes: 0, sum: 0 }).collect();
+    fn new(tags: &[usize], files: usize, pool: Pool) -> Recorder {
+        let acc = (0..NT * files).map(|_| Acc { hist: new_hist(), max: 0, count: 0, bytes: 0, sum: 0 }).collect();
+        let tags = (0..files).flat_map(|f| tags.iter().map(move |t| f * NT + t)).collect();
         Recorder { acc, tags, pool }
     }
 
@@ -151,8 +157,8 @@ impl Recorder {
         a.sum += ns;
     }
 
-    fn take(&mut self) -> [Option<TagWindow>; NT] {
-        let mut out: [Option<TagWindow>; NT] = Default::default();
+    fn take(&mut self) -> Vec<Option<TagWindow>> {
+        let mut out: Vec<Option<TagWindow>> = (0..self.acc.len()).map(|_| None).collect();
         for &t in &self.tags {
             let a = &mut self.acc[t];
             if a.count == 0 {
@@ -314,6 +320,10 @@ struct JobLoop<'a, E: Engine> {
     win: WindowClock,
     /// The time of the last completion wait (or of the start).
     now: u64,
+    /// fio's thinktime: I/Os issued since the last think time, and when the current one ends.
+    think: Option<Think>,
+    think_count: u32,
+    think_until: u64,
 }
 
 impl<'a, E: Engine> JobLoop<'a, E> {
@@ -330,15 +340,15 @@ impl<'a, E: Engine> JobLoop<'a, E> {
             buf,
             w,
             qd,
-            rate: w.rate_iops.is_some(),
+            rate: w.rated(),
             max_bs: w.max_bs as usize,
             batch: (w.submit_batch as usize).clamp(1, qd),
-            gen: OpGen::new(w, ctx.job, ctx.region, ctx.t0_ns),
+            gen: OpGen::over(w, ctx.job, &ctx.regions, ctx.t0_ns),
             slots: vec![Slot::default(); qd],
             free: (0..qd as u32).rev().collect(),
             pushed: Vec::with_capacity(qd),
             comps: Vec::with_capacity(qd * 2),
-            rec: Recorder::new(w.tags(), ctx.pool.clone()),
+            rec: Recorder::new(&w.tags(), ctx.regions.len(), ctx.pool.clone()),
             raw_buf: Vec::new(),
             inflight: 0,
             issued_rec: 0,
@@ -354,7 +364,40 @@ impl<'a, E: Engine> JobLoop<'a, E> {
                 boundary: if window_ns == u64::MAX { u64::MAX } else { ctx.rec_start_ns + window_ns },
             },
             now: clock(),
+            think: w.think,
+            think_count: 0,
+            think_until: 0,
         }
+    }
+
+    /// fio's thinktime before the next I/O: once `blocks` I/Os have been issued, wait for
+    /// them to complete (fio's default thinktime_blocks_type=complete), then spin for the
+    /// spin part and sleep the rest (the sleep is a wait of the loop, which keeps the window
+    /// clock turning). May the next I/O be issued now?
+    fn think_done(&mut self) -> bool {
+        let Some(th) = self.think else { return true };
+        if self.now < self.think_until {
+            return false;
+        }
+        if self.think_count < th.blocks {
+            return true;
+        }
+        if self.inflight > 0 {
+            return false;
+        }
+        let start = clock();
+        let mut t = start;
+        while t < start + th.spin_ns {
+            std::hint::spin_loop();
+            t = clock();
+        }
+        self.think_until = start + th.ns;
+        self.think_count = 0;
+        // a rate-limited schedule goes on from the end of the think time: the pause is the
+        // application's, not the target's latency
+        self.gen.thought_until(self.think_until);
+        self.now = t;
+        self.now >= self.think_until
     }
 
     /// Has this job's I/O quota (`--ios`) been issued?
@@ -385,31 +428,28 @@ impl<'a, E: Engine> JobLoop<'a, E> {
                 }
                 let s = self.free.pop().expect("a free slot");
                 self.slots[s as usize] =
-                    Slot { tag: SYNC as u8, recorded: self.now >= self.ctx.rec_start_ns, len: 0, offset: 0, submit: 0, due: 0 };
+                    Slot { tag: SYNC as u8, file: 0, recorded: self.now >= self.ctx.rec_start_ns, len: 0, offset: 0, submit: 0, due: 0 };
                 // SAFETY: an fdatasync touches no buffer.
-                unsafe { self.eng.push(Op { slot: s, kind: OpKind::Fsync, offset: 0, len: 0, buf: self.buf.ptr() }) }?;
+                unsafe { self.eng.push(Op { slot: s, file: 0, kind: OpKind::Fsync, offset: 0, len: 0, buf: self.buf.ptr() }) }?;
                 self.pushed.push(s);
                 self.inflight += 1;
                 self.sync_wanted = false;
                 self.writes_since_sync = 0;
                 continue;
             }
-            if self.quota_reached() {
+            if self.quota_reached() || !self.think_done() {
                 break;
             }
-            let due = if self.rate {
-                if self.gen.peek_due() > self.now {
-                    break;
-                }
-                self.gen.take_due()
-            } else {
-                0
-            };
+            if self.rate && self.gen.peek_due() > self.now {
+                break;
+            }
             let io = self.gen.next_io();
+            let due = if self.rate { self.gen.take_due(io.len) } else { 0 };
+            self.think_count += 1;
             let s = self.free.pop().expect("a free slot");
             let recorded = self.now >= self.ctx.rec_start_ns;
             self.issued_rec += recorded as u64;
-            self.slots[s as usize] = Slot { tag: io.dir as u8, recorded, len: io.len, offset: io.offset, submit: 0, due };
+            self.slots[s as usize] = Slot { tag: io.dir as u8, file: io.target, recorded, len: io.len, offset: io.offset, submit: 0, due };
             // SAFETY: slot s < qd, and the buffer area holds qd * max_bs bytes (run_job's
             // caller allocates it so), so the offset stays inside the allocation.
             let p = unsafe { self.buf.ptr().add(s as usize * self.max_bs) };
@@ -422,7 +462,7 @@ impl<'a, E: Engine> JobLoop<'a, E> {
             // io.len <= max_bs; the slot is off the free list until its completion is reaped
             // (`event`), so no other I/O uses those bytes meanwhile, and the buffer area
             // outlives the loop (it is borrowed for its whole length).
-            unsafe { self.eng.push(Op { slot: s, kind, offset: io.offset, len: io.len, buf: p }) }?;
+            unsafe { self.eng.push(Op { slot: s, file: io.target, kind, offset: io.offset, len: io.len, buf: p }) }?;
             self.pushed.push(s);
             self.inflight += 1;
             if self.pushed.len() >= self.batch {
@@ -470,8 +510,12 @@ impl<'a, E: Engine> JobLoop<'a, E> {
             if self.rate && self.inflight < self.qd {
                 deadline = deadline.min(self.gen.peek_due());
             }
+            if self.think_until > t_sub {
+                deadline = deadline.min(self.think_until);
+            }
         }
-        let want = u32::from(self.inflight > 0 || (self.rate && self.issuing));
+        let thinking = self.think_until > t_sub;
+        let want = u32::from(self.inflight > 0 || ((self.rate || thinking) && self.issuing));
         let timeout = Duration::from_nanos(deadline.saturating_sub(t_sub));
         self.eng.submit_wait(want, timeout, &mut self.comps)?;
         Ok(clock())
@@ -535,22 +579,29 @@ impl<'a, E: Engine> JobLoop<'a, E> {
                     libc::EBADF => " (the target is not open for writing)",
                     _ => "",
                 };
-                bail!("trim of {} bytes at offset {} of {} failed: {e}{why}", slot.len, slot.offset, self.ctx.target);
+                bail!("trim of {} bytes at offset {} of {} failed: {e}{why}", slot.len, slot.offset, self.ctx.targets[slot.file as usize]);
             }
             let hint = if c.res == -libc::EINVAL && self.w.direct {
                 " (O_DIRECT needs block sizes and offsets aligned to the device's logical block size: try --bs 4k, or --buffered)"
             } else {
                 ""
             };
-            bail!("{} of {} bytes at offset {} failed: {e}{hint}", TAGS[tag], slot.len, slot.offset);
+            bail!(
+                "{} of {} bytes at offset {} of {} failed: {e}{hint}",
+                TAGS[tag],
+                slot.len,
+                slot.offset,
+                self.ctx.targets[slot.file as usize]
+            );
         }
         if c.res != expected {
             bail!(
-                "short {}: {} of {} bytes at offset {} (the target is smaller than the region, or was truncated during the run)",
+                "short {}: {} of {} bytes at offset {} of {} (the target is smaller than the region, or was truncated during the run)",
                 TAGS[tag],
                 c.res,
                 slot.len,
-                slot.offset
+                slot.offset,
+                self.ctx.targets[slot.file as usize]
             );
         }
         if !(slot.recorded && self.w.record) {
@@ -558,9 +609,10 @@ impl<'a, E: Engine> JobLoop<'a, E> {
         }
         let rate = self.rate;
         let lat = if rate && tag != SYNC { t_c.saturating_sub(slot.due) } else { t_c.saturating_sub(slot.submit) }.max(1);
-        self.rec.record(tag, lat, slot.len as u64);
+        let at = slot.file as usize * NT;
+        self.rec.record(at + tag, lat, slot.len as u64);
         if rate && tag != SYNC {
-            self.rec.record(READ_SVC + tag, t_c.saturating_sub(slot.submit).max(1), 0);
+            self.rec.record(at + READ_SVC + tag, t_c.saturating_sub(slot.submit).max(1), 0);
         }
         if let Some(raw) = &self.ctx.raw {
             let index = self.win.index;
@@ -648,9 +700,9 @@ mod tests {
         let now = clock();
         let ctx = JobCtx {
             job: 0,
-            target: "t".into(),
+            targets: vec!["t".into()],
             qd: w.qd as usize,
-            region: 1 << 20,
+            regions: vec![1 << 20],
             t0_ns: now,
             rec_start_ns: now,
             end_ns: w.runtime_ns.map(|r| now + r),
@@ -706,9 +758,9 @@ mod tests {
         let w = workload(&["--rw", "trim", "--ios", "10"]);
         let ctx = JobCtx {
             job: 0,
-            target: "'/dev/nodiscard'".into(),
+            targets: vec!["'/dev/nodiscard'".into()],
             qd: 1,
-            region: 1 << 20,
+            regions: vec![1 << 20],
             t0_ns: now,
             rec_start_ns: now,
             end_ns: None,

@@ -2,9 +2,10 @@
 //! into nines' run arguments by nines-core's `fio_job`, with the flags given beside the file
 //! overriding its settings.
 //!
-//! The parsed file is a [`Plan`]: groups of per-section workloads. Today one workload runs
-//! (the file's only job, jobs identical but for their names, or `--section NAME`); the plan
-//! keeps every section so that concurrent jobs can be handed over later.
+//! The parsed file is a [`Plan`]: groups of per-section workloads. The sections of the file's
+//! group run at the same time, as fio runs them (one `RunArgs` each, handed to
+//! `run::collect_all`); sections identical but for their name run as one workload; groups
+//! after a `stonewall` are refused with where they start (`--section NAME` runs one).
 
 use std::path::{Path, PathBuf};
 
@@ -35,24 +36,69 @@ pub fn read_plan(path: &Path) -> Result<Plan> {
 }
 
 /// `a` itself without a job file; with one, the arguments it gives (notes on stderr unless
-/// `--quiet`).
+/// `--quiet`). A file whose sections run together as several workloads is an error here
+/// (see [`resolve_all`]).
 pub fn resolve(a: &RunArgs) -> Result<Option<RunArgs>> {
     if a.job_file.is_none() {
+        resolve_all(a)?;
+        return Ok(None);
+    }
+    let mut parts = resolve_all(a)?;
+    if parts.len() > 1 {
+        bail!("the job file runs {} workloads at the same time; pick one with --section NAME", parts.len());
+    }
+    Ok(parts.pop())
+}
+
+/// The workloads to run together: `a` itself without a job file; with one, one set of
+/// arguments per section run at the same time (notes on stderr unless `--quiet`). With
+/// several, the first names the archive after the job file (`JOB.hlog`, unless `-o`).
+pub fn resolve_all(a: &RunArgs) -> Result<Vec<RunArgs>> {
+    let Some(path) = &a.job_file else {
         for (p, flag) in [(&a.target, "--target"), (&a.output, "-o")] {
             if p.as_os_str().is_empty() {
                 bail!("{flag} needs a path");
             }
         }
-        return Ok(None);
-    }
+        if a.more.targets.iter().any(|t| t.as_os_str().is_empty()) {
+            bail!("--target needs a path");
+        }
+        return Ok(vec![a.clone()]);
+    };
+    let plan = read_plan(path)?;
+    let jobs = plan.concurrent(a.section.as_deref()).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     let mut notes = Vec::new();
-    let r = args(a, &mut notes)?;
+    let mut parts = Vec::new();
+    for job in &jobs {
+        parts.push(apply(job, a, &mut notes)?);
+    }
+    if parts.len() > 1 {
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "job".into());
+        let given = |id: &str| a.given.iter().any(|g| g == id);
+        if !given("output") {
+            parts[0].output = PathBuf::from(format!("{}.hlog", safe_name(&stem)));
+        }
+        for (p, job) in parts.iter_mut().zip(&jobs) {
+            p.more.scope = Some(job.name.clone());
+        }
+        if !given("name") {
+            // the run is the file's: named after its archive
+            parts[0].name = None;
+        }
+    }
+    notes.dedup();
     if !a.quiet {
         for n in notes {
             eprintln!("nines: job file: {n}");
         }
     }
-    Ok(Some(r))
+    Ok(parts)
+}
+
+/// A file name made of a job's name.
+fn safe_name(name: &str) -> String {
+    let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
+    safe.trim_start_matches('.').to_string()
 }
 
 /// Which `nines run` flags (by clap id) stand for each of a job's settings.
@@ -71,7 +117,10 @@ const FLAGS: &[(&str, &[&str])] = &[
     ("direct", &["direct", "buffered"]),
     ("sync", &["sync"]),
     ("fsync_every", &["fsync_every"]),
-    ("rate_iops", &["rate_iops"]),
+    ("rate_iops", &["rate_iops", "rate_bytes"]),
+    ("thinktime", &["thinktime_ns"]),
+    ("thinktime_blocks", &["thinktime_blocks"]),
+    ("thinktime_spin", &["thinktime_spin_ns"]),
     ("arrival", &["arrival"]),
     ("seed", &["seed"]),
     ("engine", &["engine"]),
@@ -105,8 +154,11 @@ pub fn apply(job: &Job, a: &RunArgs, notes: &mut Vec<String>) -> Result<RunArgs>
         notes.push(format!("{opt} ({at}) accepted: {why}"));
     }
     if !given(&["target"]) {
-        match &s.filename {
-            Some(f) => r.target = PathBuf::from(f),
+        match s.filenames.first() {
+            Some(f) => {
+                r.target = PathBuf::from(f);
+                r.more.targets = if s.filenames.len() > 1 { s.filenames.iter().map(PathBuf::from).collect() } else { Vec::new() };
+            }
             None => bail!(
                 "{}: [{}] names no filename=, and nines does not make up file names as fio does; add filename= or give --target",
                 job.at,
@@ -115,8 +167,7 @@ pub fn apply(job: &Job, a: &RunArgs, notes: &mut Vec<String>) -> Result<RunArgs>
         }
     }
     if !given(&["output"]) {
-        let safe: String = job.name.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
-        r.output = PathBuf::from(format!("{}.hlog", safe.trim_start_matches('.')));
+        r.output = PathBuf::from(format!("{}.hlog", safe_name(&job.name)));
     }
     if !given(&["name"]) {
         r.name = Some(job.name.clone());
@@ -180,8 +231,18 @@ pub fn apply(job: &Job, a: &RunArgs, notes: &mut Vec<String>) -> Result<RunArgs>
     if !given(&["fsync_every"]) {
         r.fsync_every = s.fdatasync;
     }
-    if !given(&["rate_iops"]) {
+    if !given(&["rate_iops", "rate_bytes"]) {
         r.rate_iops = s.rate_iops;
+        r.more.rate_bytes = s.rate_bytes;
+    }
+    if !given(&["thinktime_ns"]) {
+        r.more.thinktime_ns = s.thinktime_ns;
+    }
+    if !given(&["thinktime_blocks"]) {
+        r.more.thinktime_blocks = s.thinktime_blocks;
+    }
+    if !given(&["thinktime_spin_ns"]) {
+        r.more.thinktime_spin_ns = s.thinktime_spin_ns;
     }
     if !given(&["arrival"]) {
         r.arrival = if s.poisson { Arrival::Poisson } else { Arrival::Uniform };
@@ -218,6 +279,9 @@ fn flag_name(id: &str) -> String {
         "ramp_ns" => "ramp".into(),
         "window_ns" => "window".into(),
         "steady_window_ns" => "steady-window".into(),
+        "rate_bytes" => "rate".into(),
+        "thinktime_ns" => "thinktime".into(),
+        "thinktime_spin_ns" => "thinktime-spin".into(),
         id => id.replace('_', "-"),
     }
 }
@@ -234,6 +298,7 @@ mod tests {
         let m = Cli::command().try_get_matches_from(v).unwrap();
         let Cmd::Run(mut a) = Cli::from_arg_matches(&m).unwrap().cmd else { panic!() };
         a.given = crate::cli::run::given(m.subcommand().unwrap().1);
+        crate::cli::run::lists(&mut a, m.subcommand().unwrap().1);
         *a
     }
 

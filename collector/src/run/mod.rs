@@ -52,7 +52,9 @@ pub use writer::SteadyOutcome;
 /// The tags documentation stored in every archive's metadata.
 const TAG_DOC: &str = "read, write, trim (discard / hole punching), sync (fdatasync): latency in ns \
 of each direction; read.svc, write.svc, trim.svc (rate-limited runs only): service time from \
-submission, while read/write/trim then hold latency from the time each I/O was due";
+submission, while read/write/trim then hold latency from the time each I/O was due. With several \
+concurrent jobs (fio job sections) JOB/read, JOB/write, ... hold each job's share, with several targets \
+TARGET/read, ... each target's; the unscoped tags hold every I/O";
 
 /// How a run ended, for the caller.
 pub struct Outcome {
@@ -65,25 +67,26 @@ pub struct Outcome {
 
 /// `nines run`: collect, then print the summary table.
 pub fn run(a: &RunArgs, out: &mut impl Write) -> Result<()> {
-    let from_job_file = job_file::resolve(a)?;
-    let a = from_job_file.as_ref().unwrap_or(a);
+    let parts = job_file::resolve_all(a)?;
+    let a = &parts[0];
     if a.live {
-        return live(a, out);
+        return live(&parts, out);
     }
     if a.serve.bind.is_some() || a.serve.no_open {
         bail!("--bind and --no-open say how the run is served: they need --live");
     }
-    let o = collect(a)?;
+    let o = collect_all(&parts)?;
     finish(&o, a.no_summary, out)
 }
 
 /// `nines run --live`: the archive served as it is written (`nines view --follow`'s server),
 /// and after a run that ends by itself, until Ctrl-C (a run stopped by a signal stops the
 /// server with it).
-fn live(a: &RunArgs, out: &mut impl Write) -> Result<()> {
+fn live(parts: &[RunArgs], out: &mut impl Write) -> Result<()> {
+    let a = &parts[0];
     let server = crate::view::Server::start_live(&a.output, &a.serve)?;
     crate::view::announce(&server, &a.serve, "live: serving the run as it is written", &mut std::io::stderr())?;
-    let o = collect(a)?;
+    let o = collect_all(parts)?;
     server.finish();
     let result = finish(&o, a.no_summary, out).and_then(|()| out.flush().map_err(Into::into));
     if o.stopped_by.starts_with("SIG") || o.stopped_by.starts_with("signal") {
@@ -237,22 +240,81 @@ fn wait_until(epoch_s_at: f64, quiet: bool) -> Result<f64> {
 /// safety refusals) are returned; errors during the run end the run and are reported in
 /// [`Outcome::errors`] after the archive has been completed.
 pub fn collect(a: &RunArgs) -> Result<Outcome> {
-    let mut w = Workload::from_args(a)?;
-    let quiet = a.quiet;
+    collect_all(std::slice::from_ref(a))
+}
 
-    // The archive and the raw log: never over an existing file by accident, never onto the
+/// One target of the run, opened once however many workloads drive it.
+struct Opened {
+    real: PathBuf,
+    file: Option<std::fs::File>,
+    block: bool,
+    meta: meta::Target,
+    /// As error messages name it.
+    name: String,
+    direct: bool,
+    sync: bool,
+    /// The tags' scope of this target (in a run of several targets).
+    scope: String,
+}
+
+/// One workload of the run (a job file's section) with its targets (indices into the
+/// opened targets) and their regions.
+struct Part {
+    w: Arc<Workload>,
+    targets: Vec<(usize, u64)>,
+    /// The scope of its jobs' tags (in a run of several workloads).
+    scope: String,
+}
+
+/// Several workloads run at the same time (a job file's sections of one group, as fio runs
+/// them), into one archive: every tag of the whole run (`read`, `write`) holds every job's
+/// I/Os, and with several workloads each one's share is kept under its scope too
+/// (`probe/read`), with several targets each target's (`a.dat/read`). The first of `parts`
+/// gives the archive, its name and the run-wide settings (window, ramp, engine, steady state,
+/// --start-at); the workloads must agree on the window, the ramp and the engine.
+pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
+    let a = parts.first().ok_or_else(|| anyhow!("no workload to run"))?;
+    let mut ws: Vec<Workload> = parts.iter().map(Workload::from_args).collect::<Result<_>>()?;
+    let quiet = a.quiet;
+    let label = |p: &RunArgs| match (&p.job_file, &p.section) {
+        (Some(f), Some(s)) => format!("{} [{s}]", f.display()),
+        _ => p.name.clone().unwrap_or_else(|| "the workload".into()),
+    };
+    for (p, w) in parts.iter().zip(&ws).skip(1) {
+        let w0 = &ws[0];
+        let differ = if w.window != w0.window {
+            Some("the window (log_hist_msec, --window)")
+        } else if w.ramp_ns != w0.ramp_ns {
+            Some("the ramp (ramp_time, --ramp)")
+        } else if w.engine != w0.engine {
+            Some("the engine (ioengine, --engine)")
+        } else {
+            None
+        };
+        if let Some(what) = differ {
+            bail!(
+                "{} and {} run together but differ in {what}; nines writes them into one archive with one of each: make them the same (or give the flag)",
+                label(&parts[0]),
+                label(p)
+            );
+        }
+    }
+    let engine0 = ws[0].engine;
+    let all_targets: Vec<PathBuf> = parts.iter().flat_map(|p| p.all_targets()).collect();
+
+    // The archive and the raw log: never over an existing file by accident, never onto a
     // target, a device or each other.
-    let target_real = safety::resolve(&a.target).ok().map(|(t, _)| t);
-    let out_real = check_output(&a.output, "the archive -o", target_real.as_deref(), w.engine)?;
+    let target_reals: Vec<PathBuf> = all_targets.iter().filter_map(|t| safety::resolve(t).ok().map(|(r, _)| r)).collect();
+    let out_real = check_output(&a.output, "the archive -o", &target_reals, engine0)?;
     if let Some(raw) = &a.raw_log {
-        let raw_real = check_output(raw, "the raw log --raw-log", target_real.as_deref(), w.engine)?;
+        let raw_real = check_output(raw, "the raw log --raw-log", &target_reals, engine0)?;
         if raw_real == out_real {
             bail!("--raw-log and -o name the same file '{}'; give two paths", raw.display());
         }
     }
     // Created now, exclusively: a second `nines run -o` of the same path is refused here, and
     // if this run ends before recording anything the files are removed again.
-    let never_over = if w.engine == EngineKind::Null { output::Inputs::default() } else { output::Inputs::new([&a.target]) };
+    let never_over = if engine0 == EngineKind::Null { output::Inputs::default() } else { output::Inputs::new(all_targets.iter()) };
     let mut out_file = output::create_streaming(&a.output, a.force, &never_over, "the archive -o")?;
     let mut raw_file = match &a.raw_log {
         Some(p) => Some(output::create_streaming(p, a.force, &never_over, "the raw log --raw-log")?),
@@ -260,8 +322,8 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     };
 
     // The engine.
-    let mut engine_meta = meta::Engine { requested: Some(w.engine.name().into()), ..meta::Engine::default() };
-    let mut kind = w.engine;
+    let mut engine_meta = meta::Engine { requested: Some(engine0.name().into()), ..meta::Engine::default() };
+    let mut kind = engine0;
     if kind == EngineKind::Uring {
         if let Err(e) = engine::probe_uring() {
             eprintln!("nines: warning: io_uring is not available ({e}); falling back to the psync engine (pread/pwrite, one I/O at a time per job)");
@@ -269,49 +331,170 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
             kind = EngineKind::Psync;
         }
     }
-    if kind == EngineKind::Psync && w.qd > 1 {
-        if !quiet {
-            eprintln!(
-                "nines: warning: the psync engine does one I/O at a time; --qd {} is run as 1 per job (use --jobs for concurrency)",
-                w.qd
-            );
+    for w in &mut ws {
+        if kind == EngineKind::Psync && w.qd > 1 {
+            if !quiet {
+                eprintln!(
+                    "nines: warning: the psync engine does one I/O at a time; --qd {} is run as 1 per job (use --jobs for concurrency)",
+                    w.qd
+                );
+            }
+            engine_meta.qd_requested = Some(w.qd);
+            w.qd = 1;
         }
-        engine_meta.qd_requested = Some(w.qd);
-        w.qd = 1;
+        check_buffer_memory(w)?;
     }
     engine_meta.name = Some(kind.name().into());
-    check_buffer_memory(&w)?;
 
-    // The target.
-    let (file, region, target_meta, block, target_name) = if kind == EngineKind::Null {
-        let region = w.size.ok_or_else(|| anyhow!("--engine null needs --size (the target is not opened)"))?;
-        (
-            None,
-            region,
-            meta::Target {
-                path: Some(a.target.display().to_string()),
-                kind: Some("none (null engine)".into()),
-                region_bytes: Some(region),
-                ..meta::Target::default()
-            },
-            false,
-            format!("'{}'", a.target.display()),
-        )
-    } else {
-        let t = safety::prepare(a, &w, quiet)?;
-        let name = format!("'{}'", t.real.display());
-        (Some(t.file), t.region, t.meta, t.block, name)
-    };
-    if w.trim {
-        if kind == EngineKind::Uring && block && !engine::kernel_has_uring_discard() {
+    // The targets: each opened once, the workloads that write first (so the rules for
+    // writes are checked, and a new file laid out, by a workload that writes).
+    let mut opened: Vec<Opened> = Vec::new();
+    let mut part_targets: Vec<Vec<(usize, u64)>> = vec![Vec::new(); parts.len()];
+    let mut order: Vec<usize> = (0..parts.len()).collect();
+    order.sort_by_key(|&i| !(ws[i].writes() || ws[i].fsync_every.is_some()));
+    for &pi in &order {
+        let (p, w) = (&parts[pi], &ws[pi]);
+        let targets = p.all_targets();
+        let n = targets.len() as u64;
+        // fio divides a job's size between its files
+        let each = w.size.map(|s| s / n / u64::from(w.align) * u64::from(w.align));
+        if let Some(e) = each.filter(|&e| e < u64::from(w.max_bs)) {
             bail!(
-                "trims of the block device {target_name} with io_uring need the kernel's io_uring discard command (Linux 6.12 or later); \
-                 this kernel does not have it: use --engine psync (BLKDISCARD)"
+                "--size {} over {n} targets leaves {} for each, less than one block of {}",
+                nines_core::units::format_size(w.size.unwrap_or(0)),
+                nines_core::units::format_size(e),
+                nines_core::units::format_size(u64::from(w.max_bs))
             );
         }
-        engine_meta.trim = Some(engine::trim_method(kind, block).into());
+        let wt = Workload { size: each, ..w.clone() };
+        for t in &targets {
+            if kind == EngineKind::Null {
+                let region = each.ok_or_else(|| anyhow!("--engine null needs --size (the target is not opened)"))?;
+                let idx = match opened.iter().position(|o| o.real == *t) {
+                    Some(i) => i,
+                    None => {
+                        opened.push(Opened {
+                            real: t.clone(),
+                            file: None,
+                            block: false,
+                            meta: meta::Target {
+                                path: Some(t.display().to_string()),
+                                kind: Some("none (null engine)".into()),
+                                region_bytes: Some(region),
+                                ..meta::Target::default()
+                            },
+                            name: format!("'{}'", t.display()),
+                            direct: wt.direct,
+                            sync: wt.sync,
+                            scope: String::new(),
+                        });
+                        opened.len() - 1
+                    }
+                };
+                part_targets[pi].push((idx, region));
+                continue;
+            }
+            let real = safety::resolve(t).map(|(r, _)| r)?;
+            if let Some(i) = opened.iter().position(|o| o.real == real) {
+                let o = &opened[i];
+                if o.direct == wt.direct && o.sync == wt.sync {
+                    let size = o.meta.size_bytes.unwrap_or(0);
+                    let region = each.unwrap_or(size);
+                    if region > size || region < u64::from(wt.max_bs) {
+                        bail!(
+                            "{} uses {} of {}, which holds {}; give the workloads sizes that fit",
+                            label(p),
+                            nines_core::units::format_size(region),
+                            o.name,
+                            nines_core::units::format_size(size)
+                        );
+                    }
+                    part_targets[pi].push((i, region));
+                    continue;
+                }
+                if o.block {
+                    bail!(
+                        "{} is driven by workloads that differ in direct= or sync= (--buffered, --sync); a block device is opened once (O_EXCL): give them the same",
+                        o.name
+                    );
+                }
+            }
+            // this target's own --destroy-data, when several are given
+            let mut pa = RunArgs { target: t.clone(), ..p.clone() };
+            if !p.more.destroy_all.is_empty() {
+                let mine = p.more.destroy_all.iter().find(|d| safety::resolve(d).is_ok_and(|(r, _)| r == real)).cloned();
+                let is_block = std::fs::metadata(&real).is_ok_and(|m| {
+                    use std::os::unix::fs::FileTypeExt;
+                    m.file_type().is_block_device()
+                });
+                pa.destroy_data = mine.or_else(|| if is_block { p.more.destroy_all.first().cloned() } else { None });
+            }
+            let tg = safety::prepare(&pa, &wt, quiet)?;
+            opened.push(Opened {
+                name: format!("'{}'", tg.real.display()),
+                real: tg.real,
+                file: Some(tg.file),
+                block: tg.block,
+                meta: tg.meta,
+                direct: wt.direct,
+                sync: wt.sync,
+                scope: String::new(),
+            });
+            part_targets[pi].push((opened.len() - 1, tg.region));
+        }
     }
-    let w = Arc::new(w);
+    for (w, targets) in ws.iter().zip(&part_targets) {
+        if w.trim {
+            for &(i, _) in targets {
+                let o = &opened[i];
+                if kind == EngineKind::Uring && o.block && !engine::kernel_has_uring_discard() {
+                    bail!(
+                        "trims of the block device {} with io_uring need the kernel's io_uring discard command (Linux 6.12 or later); \
+                         this kernel does not have it: use --engine psync (BLKDISCARD)",
+                        o.name
+                    );
+                }
+                engine_meta.trim = Some(engine::trim_method(kind, o.block).into());
+            }
+        }
+    }
+
+    // Scope names: each workload's from its name, each target's from its file name; all
+    // distinct (a later one gets -2, -3, ...), so no two scopes share tags.
+    let multi_job = parts.len() > 1;
+    let multi_target = opened.len() > 1;
+    let mut taken: Vec<String> = Vec::new();
+    let mut distinct = |base: String| {
+        let mut s = base.clone();
+        let mut k = 2;
+        while taken.contains(&s) {
+            s = format!("{base}-{k}");
+            k += 1;
+        }
+        taken.push(s.clone());
+        s
+    };
+    let part_scopes: Vec<String> = parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let label = p.more.scope.clone().or_else(|| p.name.clone()).unwrap_or_else(|| format!("job{i}"));
+            if multi_job {
+                distinct(nines_core::tag::scope_name(&label))
+            } else {
+                String::new()
+            }
+        })
+        .collect();
+    if multi_target {
+        for o in &mut opened {
+            let file_name = o.real.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+            o.scope = distinct(nines_core::tag::scope_name(&file_name));
+        }
+    }
+    let runs: Vec<Part> =
+        ws.into_iter().zip(part_targets).zip(part_scopes).map(|((w, targets), scope)| Part { w: Arc::new(w), targets, scope }).collect();
+    let w = runs[0].w.clone();
 
     let raw = match &raw_file {
         Some(c) => {
@@ -342,14 +525,31 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
         None => epoch_s(t0_wall) + w.ramp_ns as f64 / 1e9,
     };
 
+    let part_meta = |r: &Part| {
+        let region = r.targets.first().map_or(0, |t| t.1);
+        meta::Workload {
+            start_at: a.start_at.map(nines_core::units::iso_date),
+            start_late_s: late_s,
+            scope: multi_job.then(|| r.scope.clone()),
+            targets: if r.targets.len() > 1 {
+                r.targets.iter().map(|&(i, _)| opened[i].real.display().to_string()).collect()
+            } else {
+                Vec::new()
+            },
+            ..r.w.to_meta(region)
+        }
+    };
+    let target_meta = |o: &Opened| meta::Target { scope: multi_target.then(|| o.scope.clone()), ..o.meta.clone() };
     let meta = RunMeta {
         version: Some(1),
         name: Some(name),
         notes: a.notes.clone(),
         tool: Some(meta::Tool { name: "nines".into(), version: env!("CARGO_PKG_VERSION").into(), ..meta::Tool::default() }),
         start: Some(nines_core::units::iso_date(start_epoch)),
-        workload: Some(meta::Workload { start_at: a.start_at.map(nines_core::units::iso_date), start_late_s: late_s, ..w.to_meta(region) }),
-        target: Some(target_meta),
+        workload: Some(part_meta(&runs[0])),
+        jobs: if multi_job { runs.iter().map(part_meta).collect() } else { Vec::new() },
+        target: Some(target_meta(&opened[0])),
+        targets: if multi_target { opened.iter().map(target_meta).collect() } else { Vec::new() },
         host: Some(host_meta()),
         engine: Some(engine_meta.clone()),
         window: Some(match w.window {
@@ -363,43 +563,118 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     let mut aw = ArchiveWriter::new(BufWriter::new(out_file.try_clone()?), &Header { start_time: start_epoch, meta })
         .map_err(|e| archive_err(&e))?;
 
+    // The archive's tags: the whole run's, then each workload's, then each target's.
+    let mut out: Vec<writer::OutTag> = Vec::new();
+    let slot_of = |name: String, tag: usize, whole: bool, out: &mut Vec<writer::OutTag>| match out.iter().position(|o| o.name == name) {
+        Some(i) => i,
+        None => {
+            out.push(writer::OutTag { name, tag, whole });
+            out.len() - 1
+        }
+    };
+    let mut whole_tags: Vec<usize> = runs.iter().flat_map(|r| r.w.tags()).collect();
+    whole_tags.sort_unstable();
+    whole_tags.dedup();
+    for &t in &whole_tags {
+        slot_of(TAGS[t].to_string(), t, true, &mut out);
+    }
+    let mut routes: Vec<Vec<Vec<usize>>> = Vec::new();
+    let mut part_routes: Vec<Vec<Vec<usize>>> = Vec::new();
+    for r in &runs {
+        let mut route: Vec<Vec<usize>> = vec![Vec::new(); NT * r.targets.len()];
+        for t in r.w.tags() {
+            let whole = slot_of(TAGS[t].to_string(), t, true, &mut out);
+            let job = multi_job.then(|| slot_of(nines_core::tag::scoped(&r.scope, TAGS[t]), t, false, &mut out));
+            for f in 0..r.targets.len() {
+                route[f * NT + t].push(whole);
+                route[f * NT + t].extend(job);
+            }
+        }
+        part_routes.push(route);
+    }
+    if multi_target {
+        for (r, route) in runs.iter().zip(&mut part_routes) {
+            for t in r.w.tags() {
+                for (f, &(i, _)) in r.targets.iter().enumerate() {
+                    let d = slot_of(nines_core::tag::scoped(&opened[i].scope, TAGS[t]), t, false, &mut out);
+                    route[f * NT + t].push(d);
+                }
+            }
+        }
+        // each target's tags together, in the order of the targets
+        let rank = |o: &writer::OutTag| {
+            if o.whole {
+                (0, 0, 0)
+            } else if let Some(i) = opened.iter().position(|x| nines_core::tag::Tag::parse(&o.name).scope == Some(x.scope.as_str())) {
+                (2, i, o.tag)
+            } else {
+                (1, 0, 0)
+            }
+        };
+        let mut idx: Vec<usize> = (0..out.len()).collect();
+        idx.sort_by_key(|&i| rank(&out[i]));
+        let mut new_pos = vec![0; out.len()];
+        for (pos, &i) in idx.iter().enumerate() {
+            new_pos[i] = pos;
+        }
+        out = idx.iter().map(|&i| out[i].clone()).collect();
+        for route in &mut part_routes {
+            for d in route.iter_mut().flatten() {
+                *d = new_pos[*d];
+            }
+        }
+    }
+    let total_jobs: u32 = runs.iter().map(|r| r.w.jobs).sum();
+    for (r, route) in runs.iter().zip(&part_routes) {
+        routes.extend(std::iter::repeat_n(route.clone(), r.w.jobs as usize));
+    }
+
     let pool: job::Pool = Arc::new(Mutex::new(Vec::new()));
     let (tx, rx) = mpsc::channel::<Msg>();
     let features: Arc<Mutex<Option<(bool, bool)>>> = Arc::new(Mutex::new(None));
 
     let writer = {
-        let cfg = writer::WriterCfg { w: w.clone(), jobs: w.jobs, rec_start_ns, quiet, pool: pool.clone() };
+        let cfg = writer::WriterCfg { w: w.clone(), jobs: total_jobs, rec_start_ns, quiet, pool: pool.clone(), out: out.clone(), routes };
         std::thread::Builder::new().name("nines-writer".into()).spawn(move || {
             let r = writer::writer_loop(rx, &mut aw, cfg);
             (aw, r)
         })?
     };
 
-    let fd = file.as_ref().map_or(-1, |f| f.as_raw_fd());
     let mut handles = Vec::new();
-    for j in 0..w.jobs {
-        let ios_quota = w.ios.map(|n| n / w.jobs as u64 + u64::from((j as u64) < n % w.jobs as u64));
-        let window_quota = match w.window {
-            WindowRule::Ios(n) => (n / w.jobs as u64 + u64::from((j as u64) < n % w.jobs as u64)).max(1),
-            WindowRule::Time(_) => u64::MAX,
-        };
-        let ctx = JobCtx {
-            job: j,
-            target: target_name.clone(),
-            w: w.clone(),
-            qd: w.qd as usize,
-            region,
-            t0_ns,
-            rec_start_ns,
-            end_ns: w.runtime_ns.map(|r| rec_start_ns + r),
-            ios_quota,
-            window_quota,
-            tx: tx.clone(),
-            pool: pool.clone(),
-            raw: raw.clone(),
-        };
-        let features = features.clone();
-        handles.push(std::thread::Builder::new().name(format!("nines-job{j}")).spawn(move || job_thread(ctx, kind, fd, block, features))?);
+    let mut job_no = 0u32;
+    for r in &runs {
+        let pw = &r.w;
+        let files: Vec<(i32, bool)> =
+            r.targets.iter().map(|&(i, _)| (opened[i].file.as_ref().map_or(-1, |f| f.as_raw_fd()), opened[i].block)).collect();
+        for j in 0..pw.jobs {
+            let ios_quota = pw.ios.map(|n| n / pw.jobs as u64 + u64::from((j as u64) < n % pw.jobs as u64));
+            let window_quota = match pw.window {
+                WindowRule::Ios(n) => (n / total_jobs as u64 + u64::from((job_no as u64) < n % total_jobs as u64)).max(1),
+                WindowRule::Time(_) => u64::MAX,
+            };
+            let ctx = JobCtx {
+                job: job_no,
+                targets: r.targets.iter().map(|&(i, _)| opened[i].name.clone()).collect(),
+                w: pw.clone(),
+                qd: pw.qd as usize,
+                regions: r.targets.iter().map(|t| t.1).collect(),
+                t0_ns,
+                rec_start_ns,
+                end_ns: pw.runtime_ns.map(|rt| rec_start_ns + rt),
+                ios_quota,
+                window_quota,
+                tx: tx.clone(),
+                pool: pool.clone(),
+                raw: raw.clone(),
+            };
+            let features = features.clone();
+            let files = files.clone();
+            handles.push(
+                std::thread::Builder::new().name(format!("nines-job{job_no}")).spawn(move || job_thread(ctx, kind, &files, features))?,
+            );
+            job_no += 1;
+        }
     }
     drop(tx);
     for h in handles {
@@ -422,8 +697,9 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
             });
         }
     };
+    let by_ios = runs.iter().all(|r| r.w.ios.is_some() && r.w.runtime_ns.is_none());
     let stopped_by = match stop {
-        0 if w.ios.is_some() && w.runtime_ns.is_none() => "ios".to_string(),
+        0 if by_ios => "ios".to_string(),
         0 => "runtime".to_string(),
         STOP_STEADY => "steady".to_string(),
         STOP_ERROR => "error".to_string(),
@@ -454,10 +730,10 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     let duration_s = wres.end_ns.saturating_sub(rec_start_ns) as f64 / 1e9;
     let mut ios = BTreeMap::new();
     let mut bytes = BTreeMap::new();
-    for t in w.tags() {
-        ios.insert(TAGS[t].to_string(), wres.counts[t]);
-        if t < NT && wres.bytes[t] > 0 {
-            bytes.insert(TAGS[t].to_string(), wres.bytes[t]);
+    for (i, o) in out.iter().enumerate() {
+        ios.insert(o.name.clone(), wres.counts[i]);
+        if wres.bytes[i] > 0 {
+            bytes.insert(o.name.clone(), wres.bytes[i]);
         }
     }
     let summary = RunMeta {
@@ -479,6 +755,7 @@ pub fn collect(a: &RunArgs) -> Result<Outcome> {
     let bw = aw.into_inner();
     let f = bw.into_inner().map_err(|e| archive_err(e.error()))?;
     f.sync_all().map_err(|e| archive_err(&e))?;
+    drop(opened);
 
     Ok(Outcome { output: a.output.clone(), stopped_by, engine: kind_name(kind), steady: wres.steady.take(), errors: wres.errors })
 }
@@ -537,10 +814,10 @@ fn memory_limit() -> Option<(u64, &'static str)> {
 /// Check a file nines is about to create: not a device or directory, not the target. Returns
 /// its real path. (Whether it may replace an existing file is `output::create_streaming`'s
 /// check, made when the file is created exclusively.)
-fn check_output(p: &Path, what: &str, target: Option<&Path>, engine: EngineKind) -> Result<PathBuf> {
+fn check_output(p: &Path, what: &str, targets: &[PathBuf], engine: EngineKind) -> Result<PathBuf> {
     use std::os::unix::fs::FileTypeExt;
     let (real, exists) = safety::resolve(p).with_context(|| what.to_string())?;
-    if engine != EngineKind::Null && target == Some(real.as_path()) {
+    if engine != EngineKind::Null && targets.contains(&real) {
         bail!("{what} '{}' is the target itself; give another path", p.display());
     }
     if exists {
@@ -560,7 +837,7 @@ fn kind_name(k: EngineKind) -> String {
     }
 }
 
-fn job_thread(ctx: JobCtx, kind: EngineKind, fd: i32, block: bool, features: Arc<Mutex<Option<(bool, bool)>>>) {
+fn job_thread(ctx: JobCtx, kind: EngineKind, files: &[(i32, bool)], features: Arc<Mutex<Option<(bool, bool)>>>) {
     let w = ctx.w.clone();
     let mut buf = match AlignedBuf::new(ctx.qd * w.max_bs as usize) {
         Ok(b) => b,
@@ -576,9 +853,9 @@ fn job_thread(ctx: JobCtx, kind: EngineKind, fd: i32, block: bool, features: Arc
     }
     let _ = match kind {
         EngineKind::Null => job::run_job(&mut NullEngine::default(), &ctx, &buf),
-        EngineKind::Psync => job::run_job(&mut PsyncEngine::new(fd, block), &ctx, &buf),
+        EngineKind::Psync => job::run_job(&mut PsyncEngine::new(files), &ctx, &buf),
         // SAFETY: `buf` lives to the end of this function, after the engine is dropped.
-        EngineKind::Uring => match unsafe { UringEngine::new(fd, ctx.qd as u32, buf.ptr(), buf.len(), block) } {
+        EngineKind::Uring => match unsafe { UringEngine::new(files, ctx.qd as u32, buf.ptr(), buf.len()) } {
             Ok(mut e) => {
                 if ctx.job == 0 {
                     if let Ok(mut f) = features.lock() {

@@ -60,6 +60,12 @@ pub struct Workload {
     pub fsync_every: Option<u64>,
     /// Per job.
     pub rate_iops: Option<f64>,
+    /// Per job, bytes per second (each I/O's share of the schedule is its length).
+    pub rate_bytes: Option<u64>,
+    /// Think time (fio's thinktime, thinktime_blocks, thinktime_spin).
+    pub think: Option<Think>,
+    /// How many targets the I/Os are spread over (round robin).
+    pub targets: u32,
     pub arrival: Arrival,
     pub window: WindowRule,
     pub steady: Option<(Criterion, u64)>,
@@ -143,6 +149,31 @@ impl Workload {
                 bail!("--rate-iops {r} must be a positive number of I/Os per second (per job)");
             }
         }
+        if a.rate_iops.is_some() && a.more.rate_bytes.is_some() {
+            bail!("--rate-iops and --rate both limit the job; give one");
+        }
+        let think = match a.more.thinktime_ns {
+            Some(ns) => {
+                let blocks = a.more.thinktime_blocks.unwrap_or(1);
+                if blocks == 0 {
+                    bail!("--thinktime-blocks must be at least 1");
+                }
+                let spin_ns = a.more.thinktime_spin_ns.unwrap_or(0);
+                if spin_ns > ns {
+                    bail!(
+                        "--thinktime-spin {} is longer than --thinktime {}; the spin is part of the think time",
+                        format_duration(spin_ns),
+                        format_duration(ns)
+                    );
+                }
+                (ns > 0).then_some(Think { ns, blocks, spin_ns })
+            }
+            None => None,
+        };
+        let targets = a.all_targets().len() as u32;
+        if targets > 1 && a.fsync_every.is_some() {
+            bail!("--fsync-every with several targets is not supported: nines would have to choose which file to fdatasync; give one --target");
+        }
         let window = match a.window_ios {
             Some(n) => {
                 if n < a.jobs as u64 {
@@ -200,6 +231,9 @@ impl Workload {
             sync: a.sync,
             fsync_every: a.fsync_every,
             rate_iops: a.rate_iops,
+            rate_bytes: a.more.rate_bytes,
+            think,
+            targets,
             arrival: a.arrival,
             window,
             steady,
@@ -232,6 +266,12 @@ impl Workload {
         d
     }
 
+    /// Is the workload rate-limited (I/Os per second or bytes per second)? Latency is then
+    /// measured from each I/O's due time.
+    pub fn rated(&self) -> bool {
+        self.rate_iops.is_some() || self.rate_bytes.is_some()
+    }
+
     /// The tags this workload produces, each written in every window (empty ones too).
     pub fn tags(&self) -> Vec<usize> {
         let dirs = self.directions();
@@ -239,7 +279,7 @@ impl Workload {
         if self.fsync_every.is_some() {
             t.push(SYNC);
         }
-        if self.rate_iops.is_some() {
+        if self.rated() {
             t.extend(dirs.iter().map(|d| READ_SVC + d));
         }
         t
@@ -248,7 +288,7 @@ impl Workload {
     /// The workload as the archive's metadata records it.
     /// The workload as the archive's metadata states it.
     pub fn to_meta(&self, region: u64) -> meta::Workload {
-        let latency_from = if self.rate_iops.is_some() {
+        let latency_from = if self.rated() {
             "due time (coordinated-omission corrected); .svc tags hold service time from submission"
         } else if self.trim {
             "submission (for trims issued synchronously: from just before the call to just after it returns)"
@@ -273,7 +313,11 @@ impl Workload {
             sync: Some(self.sync),
             fsync_every: self.fsync_every,
             rate_iops_per_job: self.rate_iops,
-            arrival: self.rate_iops.map(|_| self.arrival.name().to_string()),
+            arrival: self.rated().then(|| self.arrival.name().to_string()),
+            rate_bytes_per_job: self.rate_bytes,
+            thinktime_s: self.think.map(|t| t.ns as f64 / 1e9),
+            thinktime_blocks: self.think.map(|t| t.blocks),
+            thinktime_spin_s: self.think.map(|t| t.spin_ns as f64 / 1e9),
             latency_from: Some(latency_from.into()),
             seed: Some(self.seed),
             recorded: Some(self.record),
@@ -289,13 +333,32 @@ impl Workload {
     }
 }
 
+/// fio's think time: after `blocks` I/Os have completed, stall `ns` (the first `spin_ns` of
+/// it busy on the CPU) before issuing the next.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Think {
+    pub ns: u64,
+    pub blocks: u32,
+    pub spin_ns: u64,
+}
+
 /// One I/O to issue.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IoSpec {
     /// READ, WRITE or TRIM.
     pub dir: usize,
+    /// Which of the job's targets.
+    pub target: u32,
     pub offset: u64,
     pub len: u32,
+}
+
+/// Where a job is in one of its targets.
+struct FilePos {
+    region: u64,
+    cursor: u64,
+    /// Skewed random offsets (None: uniform).
+    skew: Option<Sampler>,
 }
 
 /// The per-job generator of I/Os.
@@ -307,19 +370,28 @@ pub struct OpGen {
     /// (block size, cumulative share).
     bs: Vec<(u32, u32)>,
     align: u64,
-    region: u64,
-    cursor: u64,
+    files: Vec<FilePos>,
+    /// The target of the next I/O (fio's file_service_type=roundrobin: one I/O each in turn).
+    file: usize,
     interval_ns: f64,
+    /// With a rate in bytes per second: nanoseconds per byte.
+    ns_per_byte: f64,
     poisson: bool,
     next_due: f64,
-    /// Skewed random offsets (None: uniform).
-    skew: Option<Sampler>,
+    /// Due times never fall before this (the end of the last think time).
+    not_before: f64,
 }
 
 impl OpGen {
     /// A generator for job `job` of `w`, over `region` bytes, with due times starting at
     /// `start_ns`.
     pub fn new(w: &Workload, job: u32, region: u64, start_ns: u64) -> OpGen {
+        OpGen::over(w, job, &[region], start_ns)
+    }
+
+    /// A generator for job `job` of `w` over targets of `regions` bytes each, I/Os going to
+    /// them in turn.
+    pub fn over(w: &Workload, job: u32, regions: &[u64], start_ns: u64) -> OpGen {
         let mut cum = 0;
         let bs =
             w.bs.iter()
@@ -330,33 +402,32 @@ impl OpGen {
                 .collect();
         // Sequential jobs start at evenly spaced offsets so they do not read the same blocks.
         let align = w.align as u64;
-        let cursor = (region / w.jobs as u64 * job as u64) / align * align;
-        OpGen {
+        let mut g = OpGen {
             rng: SmallRng::seed_from_u64(w.seed.wrapping_add(0x9e37_79b9_7f4a_7c15u64.wrapping_mul(job as u64 + 1))),
             random: w.rw.random(),
             mix: w.mix,
             trim: w.trim,
             bs,
             align,
-            region,
-            cursor,
+            files: Vec::new(),
+            file: 0,
             interval_ns: w.rate_iops.map_or(0.0, |r| 1e9 / r),
+            ns_per_byte: w.rate_bytes.map_or(0.0, |r| 1e9 / r as f64),
             poisson: w.arrival == Arrival::Poisson,
             next_due: start_ns as f64,
-            skew: None,
+            not_before: 0.0,
+        };
+        for &region in regions {
+            let cursor = (region / w.jobs as u64 * job as u64) / align * align;
+            // Skewed offsets: over the blocks of the smallest size, as fio counts them, each
+            // job with its own random start of the hot set (fio's jobs have their own).
+            let skew = (g.random && !w.distribution.is_uniform()).then(|| {
+                let start = g.rng.gen::<u64>();
+                Sampler::new(&w.distribution, region.div_ceil(align), start)
+            });
+            g.files.push(FilePos { region, cursor, skew });
         }
-        .with_distribution(w, region)
-    }
-
-    /// Set up the skewed offsets: over the blocks of the smallest size, as fio counts them,
-    /// each job with its own random start of the hot set (fio's jobs have their own).
-    fn with_distribution(mut self, w: &Workload, region: u64) -> OpGen {
-        if self.random && !w.distribution.is_uniform() {
-            let blocks = region.div_ceil(self.align);
-            let start = self.rng.gen::<u64>();
-            self.skew = Some(Sampler::new(&w.distribution, blocks, start));
-        }
-        self
+        g
     }
 
     #[inline]
@@ -375,44 +446,58 @@ impl OpGen {
             self.bs.iter().find(|(_, c)| r < *c).map_or(self.bs[0].0, |b| b.0)
         };
         let len64 = len as u64;
-        let offset = if let Some(s) = &self.skew {
+        let target = self.file;
+        self.file = (self.file + 1) % self.files.len();
+        let f = &mut self.files[target];
+        let offset = if let Some(s) = &f.skew {
             let rng = &mut self.rng;
             let b = s.block(&mut || rng.gen::<f64>());
             // a block near the end that a larger I/O would run past is moved back inside
-            (b * self.align).min((self.region - len64) / self.align * self.align)
+            (b * self.align).min((f.region - len64) / self.align * self.align)
         } else if self.random {
-            let slots = (self.region - len64) / self.align;
+            let slots = (f.region - len64) / self.align;
             self.rng.gen_range(0..=slots) * self.align
         } else {
-            if self.cursor + len64 > self.region {
-                self.cursor = 0;
+            if f.cursor + len64 > f.region {
+                f.cursor = 0;
             }
-            let o = self.cursor;
-            self.cursor += len64;
+            let o = f.cursor;
+            f.cursor += len64;
             o
         };
-        IoSpec { dir, offset, len }
+        IoSpec { dir, target: target as u32, offset, len }
     }
 
     /// When the next I/O is due (rate-limited runs), in ns on the job's clock.
     #[inline]
     pub fn peek_due(&self) -> u64 {
-        self.next_due as u64
+        self.next_due.max(self.not_before) as u64
     }
 
-    /// Take the due time of the next I/O and schedule the one after it.
+    /// Take the due time of the next I/O, of `len` bytes, and schedule the one after it:
+    /// 1/rate later with --rate-iops, len/rate later with --rate in bytes per second (as
+    /// fio's rate spaces I/Os by their bytes), the gap drawn from an exponential
+    /// distribution of that mean for Poisson arrivals.
     #[inline]
-    pub fn take_due(&mut self) -> u64 {
+    pub fn take_due(&mut self, len: u32) -> u64 {
+        self.next_due = self.next_due.max(self.not_before);
         let due = self.next_due as u64;
+        let mean = self.interval_ns + self.ns_per_byte * f64::from(len);
         let gap = if self.poisson {
             // Exponential gaps: -ln(U) / rate with U in (0, 1].
             let u: f64 = 1.0 - self.rng.gen::<f64>();
-            -u.ln() * self.interval_ns
+            -u.ln() * mean
         } else {
-            self.interval_ns
+            mean
         };
         self.next_due += gap;
         due
+    }
+
+    /// A think time ended at `t`: no I/O is due before it (the schedule moves on from there;
+    /// the application's own pause is not the target's latency).
+    pub fn thought_until(&mut self, t: u64) {
+        self.not_before = self.not_before.max(t as f64);
     }
 }
 
@@ -531,12 +616,12 @@ mod tests {
     fn arrivals() {
         let w = workload(&["--rate-iops", "1000", "--arrival", "uniform"]).unwrap();
         let mut g = OpGen::new(&w, 0, 1 << 20, 5);
-        assert_eq!((g.take_due(), g.take_due(), g.take_due()), (5, 1_000_005, 2_000_005));
+        assert_eq!((g.take_due(4096), g.take_due(4096), g.take_due(4096)), (5, 1_000_005, 2_000_005));
         let w = workload(&["--rate-iops", "1000"]).unwrap();
         let mut g = OpGen::new(&w, 0, 1 << 20, 0);
         let n = 20_000;
         for _ in 0..n {
-            g.take_due();
+            g.take_due(4096);
         }
         // The mean gap of a Poisson process at 1000/s is 1 ms (within a few percent here).
         let mean_gap = g.peek_due() as f64 / n as f64;

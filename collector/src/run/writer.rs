@@ -20,11 +20,41 @@ use super::job::{new_hist, JobWindow, Msg, Pool, TagWindow, STOP, STOP_STEADY};
 use super::workload::{WindowRule, Workload, NT, SYNC, TAGS};
 
 pub struct WriterCfg {
+    /// The run's workload (with several concurrent ones, the first: its window rule, stop
+    /// rule and steady-state rule are the run's).
     pub w: std::sync::Arc<Workload>,
     pub jobs: u32,
     pub rec_start_ns: u64,
     pub quiet: bool,
     pub pool: Pool,
+    /// The archive's tags, in the order they are written: the run's own directions first,
+    /// then the scoped ones.
+    pub out: Vec<OutTag>,
+    /// For each job, for each of its slots (`target * NT + tag`), the `out` tags it adds to.
+    pub routes: Vec<Vec<Vec<usize>>>,
+}
+
+/// One tag of the archive.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutTag {
+    /// As written (`read`, `probe/read`, `a.dat/write.svc`).
+    pub name: String,
+    /// The recorder's tag it holds (READ, WRITE, ..., READ_SVC + d).
+    pub tag: usize,
+    /// Unscoped: a direction of the whole run (or its `.svc`).
+    pub whole: bool,
+}
+
+impl WriterCfg {
+    /// One workload's jobs over one target: the tags of `w`, each job's slots routed to them.
+    pub fn plain(w: std::sync::Arc<Workload>, rec_start_ns: u64, quiet: bool, pool: Pool) -> WriterCfg {
+        let out: Vec<OutTag> = w.tags().into_iter().map(|t| OutTag { name: TAGS[t].to_string(), tag: t, whole: true }).collect();
+        let mut route: Vec<Vec<usize>> = vec![Vec::new(); NT];
+        for (i, o) in out.iter().enumerate() {
+            route[o.tag].push(i);
+        }
+        WriterCfg { jobs: w.jobs, routes: vec![route; w.jobs as usize], w, rec_start_ns, quiet, pool, out }
+    }
 }
 
 /// What the run's steady-state check (`--steady`, fio's criteria) found; written to the
@@ -65,8 +95,9 @@ impl SteadyOutcome {
 #[derive(Default)]
 pub struct WriterResult {
     pub windows: u64,
-    pub counts: [u64; NT],
-    pub bytes: [u64; NT],
+    /// Per `out` tag.
+    pub counts: Vec<u64>,
+    pub bytes: Vec<u64>,
     pub end_ns: u64,
     pub steady: Option<SteadyOutcome>,
     pub errors: Vec<String>,
@@ -76,7 +107,8 @@ struct Pending {
     reported: Vec<bool>,
     start: u64,
     end: u64,
-    tags: [Option<TagWindow>; NT],
+    /// Per `out` tag.
+    tags: Vec<Option<TagWindow>>,
 }
 
 pub fn writer_loop<W: Write>(rx: Receiver<Msg>, aw: &mut ArchiveWriter<W>, cfg: WriterCfg) -> Result<WriterResult> {
@@ -84,16 +116,16 @@ pub fn writer_loop<W: Write>(rx: Receiver<Msg>, aw: &mut ArchiveWriter<W>, cfg: 
     let mut pending: BTreeMap<u64, Pending> = BTreeMap::new();
     let mut done: Vec<Option<Option<u64>>> = vec![None; jobs];
     let mut next = 0u64;
-    let mut res = WriterResult { end_ns: cfg.rec_start_ns, ..Default::default() };
+    let mut res =
+        WriterResult { end_ns: cfg.rec_start_ns, counts: vec![0; cfg.out.len()], bytes: vec![0; cfg.out.len()], ..Default::default() };
     let empty = new_hist();
-    let tags = cfg.w.tags();
     let mut progress = Progress::new(&cfg);
     let mut samples: Vec<f64> = Vec::new();
     let mut write_error: Option<anyhow::Error> = None;
 
     while let Ok(msg) = rx.recv() {
         match msg {
-            Msg::Window(jw) => add(&mut pending, *jw, jobs, &cfg.pool),
+            Msg::Window(jw) => add(&mut pending, *jw, jobs, &cfg),
             Msg::Done { job, last_index, error } => {
                 done[job as usize] = Some(last_index);
                 if let Some(e) = error {
@@ -110,18 +142,18 @@ pub fn writer_loop<W: Write>(rx: Receiver<Msg>, aw: &mut ArchiveWriter<W>, cfg: 
             }
             let Some(p) = pending.remove(&next) else { break };
             if write_error.is_none() {
-                if let Err(e) = write_window(aw, &p, &cfg, &tags, &empty, &mut res) {
+                if let Err(e) = write_window(aw, &p, &cfg, &empty, &mut res) {
                     // Keep draining the jobs; report at the end.
                     write_error = Some(e);
                     STOP.compare_exchange(0, super::job::STOP_ERROR, Ordering::Relaxed, Ordering::Relaxed).ok();
                 }
             }
             let len_s = (p.end - p.start) as f64 / 1e9;
-            progress.window(&p, len_s, &tags, &res);
+            progress.window(&p, len_s, &cfg.out, &res);
             if let Some((c, sw)) = &cfg.w.steady {
                 if res.steady.is_none() {
                     let WindowRule::Time(wns) = cfg.w.window else { unreachable!("checked in Workload") };
-                    samples.push(metric(c.metric, &p, len_s));
+                    samples.push(metric(c.metric, &p, &cfg.out, len_s));
                     let n = (*sw / wns) as usize;
                     if samples.len() >= n {
                         let ev = evaluate(c, &samples[samples.len() - n..], wns as f64 / 1e9);
@@ -159,29 +191,47 @@ pub fn writer_loop<W: Write>(rx: Receiver<Msg>, aw: &mut ArchiveWriter<W>, cfg: 
     Ok(res)
 }
 
-fn add(pending: &mut BTreeMap<u64, Pending>, jw: JobWindow, jobs: usize, pool: &Pool) {
+/// Add a job's window into the pending window's tags: each of its slots into every archive
+/// tag it is routed to (the run's direction, and the job's and the target's scoped ones).
+fn add(pending: &mut BTreeMap<u64, Pending>, jw: JobWindow, jobs: usize, cfg: &WriterCfg) {
+    let pool = &cfg.pool;
     let p = pending.entry(jw.index).or_insert_with(|| Pending {
         reported: vec![false; jobs],
         start: jw.start_ns,
         end: jw.end_ns,
-        tags: Default::default(),
+        tags: (0..cfg.out.len()).map(|_| None).collect(),
     });
     p.reported[jw.job as usize] = true;
     p.start = p.start.min(jw.start_ns);
     p.end = p.end.max(jw.end_ns);
-    for (slot, tw) in p.tags.iter_mut().zip(jw.tags) {
+    let routes = &cfg.routes[jw.job as usize];
+    for (local, tw) in jw.tags.into_iter().enumerate() {
         let Some(tw) = tw else { continue };
-        match slot {
-            None => *slot = Some(tw),
-            Some(acc) => {
-                // Auto-resizing histograms of the same precision always add.
-                let _ = acc.hist.add(&tw.hist);
-                acc.max = acc.max.max(tw.max);
-                acc.count += tw.count;
-                acc.bytes += tw.bytes;
-                acc.sum += tw.sum;
-                give_back(pool, tw.hist);
+        let dests = routes.get(local).map_or(&[][..], |r| &r[..]);
+        let mut tw = Some(tw);
+        for (k, &d) in dests.iter().enumerate() {
+            let last = k + 1 == dests.len();
+            let src = if last {
+                tw.take().expect("moved at the last destination only")
+            } else {
+                let t = tw.as_ref().expect("present before the last");
+                TagWindow { hist: t.hist.clone(), max: t.max, count: t.count, bytes: t.bytes, sum: t.sum }
+            };
+            match &mut p.tags[d] {
+                slot @ None => *slot = Some(src),
+                Some(acc) => {
+                    // Auto-resizing histograms of the same precision always add.
+                    let _ = acc.hist.add(&src.hist);
+                    acc.max = acc.max.max(src.max);
+                    acc.count += src.count;
+                    acc.bytes += src.bytes;
+                    acc.sum += src.sum;
+                    give_back(pool, src.hist);
+                }
             }
+        }
+        if let Some(t) = tw {
+            give_back(pool, t.hist);
         }
     }
 }
@@ -205,20 +255,19 @@ fn write_window<W: Write>(
     aw: &mut ArchiveWriter<W>,
     p: &Pending,
     cfg: &WriterCfg,
-    tags: &[usize],
     empty: &Histogram<u64>,
     res: &mut WriterResult,
 ) -> Result<()> {
     let start_s = p.start.saturating_sub(cfg.rec_start_ns) as f64 / 1e9;
     let len_s = (p.end - p.start) as f64 / 1e9;
-    for &t in tags {
-        match &p.tags[t] {
+    for (i, o) in cfg.out.iter().enumerate() {
+        match &p.tags[i] {
             Some(tw) => {
-                aw.write_hdr(start_s, len_s, Some(TAGS[t]), &tw.hist, Some(tw.max))?;
-                res.counts[t] += tw.count;
-                res.bytes[t] += tw.bytes;
+                aw.write_hdr(start_s, len_s, Some(&o.name), &tw.hist, Some(tw.max))?;
+                res.counts[i] += tw.count;
+                res.bytes[i] += tw.bytes;
             }
-            None => aw.write_hdr(start_s, len_s, Some(TAGS[t]), empty, Some(0))?,
+            None => aw.write_hdr(start_s, len_s, Some(&o.name), empty, Some(0))?,
         }
     }
     res.windows += 1;
@@ -226,9 +275,10 @@ fn write_window<W: Write>(
     Ok(())
 }
 
-/// A window's value of a steady-state metric, over the directions (not `.svc`, not `sync`).
-fn metric(m: Metric, p: &Pending, len_s: f64) -> f64 {
-    let dirs = p.tags.iter().enumerate().filter(|(t, _)| *t < SYNC).filter_map(|(_, tw)| tw.as_ref());
+/// A window's value of a steady-state metric, over the run's directions (not `.svc`, not
+/// `sync`, not scoped).
+fn metric(m: Metric, p: &Pending, out: &[OutTag], len_s: f64) -> f64 {
+    let dirs = p.tags.iter().zip(out).filter(|(_, o)| o.whole && o.tag < SYNC).filter_map(|(tw, _)| tw.as_ref());
     let (mut count, mut bytes, mut sum) = (0u64, 0u64, 0u64);
     for tw in dirs {
         count += tw.count;
@@ -272,7 +322,7 @@ impl Progress {
         }
     }
 
-    fn window(&mut self, p: &Pending, len_s: f64, tags: &[usize], res: &WriterResult) {
+    fn window(&mut self, p: &Pending, len_s: f64, out: &[OutTag], res: &WriterResult) {
         if !self.on {
             return;
         }
@@ -283,7 +333,7 @@ impl Progress {
         self.last_print_ns = p.end;
         self.printed = true;
         let elapsed = (p.end - self.rec_start_ns) as f64 / 1e9;
-        let done_ios: u64 = res.counts[..SYNC].iter().sum();
+        let done_ios: u64 = res.counts.iter().zip(out).filter(|(_, o)| o.whole && o.tag < SYNC).map(|(c, _)| c).sum();
         let eta = match (self.total_s, self.total_ios) {
             (Some(t), _) => Some((t - elapsed).max(0.0)),
             (None, Some(n)) if done_ios > 0 => Some((n.saturating_sub(done_ios)) as f64 * elapsed / done_ios as f64),
@@ -294,11 +344,12 @@ impl Progress {
             Some(e) => line.push_str(&format!(" eta {e:.0}s]")),
             None => line.push(']'),
         }
-        for &t in tags {
-            if t == SYNC || TAGS[t].contains('.') {
+        for (i, o) in out.iter().enumerate() {
+            if !o.whole || o.tag >= SYNC {
                 continue;
             }
-            match &p.tags[t] {
+            let t = o.tag;
+            match &p.tags[i] {
                 Some(tw) if len_s > 0.0 => {
                     let h = Hist::from_hdr(&tw.hist);
                     let q = |k| value_at(&h, &Level::nines(k)).map_or("-".to_string(), format_ns);
@@ -363,7 +414,7 @@ mod tests {
     }
 
     fn window(job: u32, index: u64, read: &[u64], write: &[u64]) -> Msg {
-        let mut tags: [Option<TagWindow>; NT] = Default::default();
+        let mut tags: Vec<Option<TagWindow>> = (0..NT).map(|_| None).collect();
         if !read.is_empty() {
             tags[0] = Some(tw(read));
         }
@@ -388,7 +439,9 @@ mod tests {
         tx.send(Msg::Done { job: 0, last_index: Some(2), error: None }).unwrap();
         drop(tx);
         let mut aw = ArchiveWriter::new(Vec::new(), &Header { start_time: 1000.0, meta: Default::default() }).unwrap();
-        let cfg = WriterCfg { w, jobs: 2, rec_start_ns: 0, quiet: true, pool: Arc::new(Mutex::new(Vec::new())) };
+        let mut cfg = WriterCfg::plain(w, 0, true, Arc::new(Mutex::new(Vec::new())));
+        cfg.jobs = 2;
+        cfg.routes = vec![cfg.routes[0].clone(); 2];
         let res = writer_loop(rx, &mut aw, cfg).unwrap();
         assert_eq!(res.windows, 3);
         assert_eq!(res.counts[0], 5);
@@ -417,7 +470,7 @@ mod tests {
         tx.send(Msg::Done { job: 0, last_index: Some(5), error: None }).unwrap();
         drop(tx);
         let mut aw = ArchiveWriter::new(Vec::new(), &Header::default()).unwrap();
-        let cfg = WriterCfg { w, jobs: 1, rec_start_ns: 0, quiet: true, pool: Arc::new(Mutex::new(Vec::new())) };
+        let cfg = WriterCfg::plain(w, 0, true, Arc::new(Mutex::new(Vec::new())));
         let res = writer_loop(rx, &mut aw, cfg).unwrap();
         let st = res.steady.unwrap();
         // Windows 2..4 (100, 101, 99 IOPS) are the first three within 5% of their mean;
