@@ -153,7 +153,7 @@ function assertSummaryMatches(tables, textRuns) {
   });
 }
 
-/// The viewer's table equals `nines stats --json` for the 'all' rows it shows by default.
+/// The viewer's table equals `nines stats --json` for the rows it shows (read and write by default).
 function assertViewerTable(rows, json) {
   assert.ok(rows.length >= json.runs.length, 'a row per run');
   for (const row of rows) {
@@ -559,8 +559,10 @@ test('report --spec: the viewer judges the runs as nines check does and draws th
   assert.deepEqual(viewer.map((r) => ({ limit: r.limit, verdict: r.verdict, run: r.cells[0] })), expected);
   assert.deepEqual(viewer.map((r) => r.cells), (await rows('qos-row')).map((r) => r.cells));
   assert.ok(expected.some((e) => e.verdict === 'fails') && expected.some((e) => e.verdict === 'meets'));
-  // the 1-CDF's envelope: every direction merged, so the `all` limits
+  // the runs open split: the read and the write envelopes; every direction merged, the `all` limits
   const envelopes = () => page.evaluate(() => document.querySelector('[data-testid=cdf-canvas]').dataset.envelopes);
+  assert.equal(await envelopes(), '10000000000:0.01,20000000000:0.0001;1000:0.001');
+  await act(v, () => page.click('[data-testid=dir-all]'));
   assert.equal(await envelopes(), '30000000000:0.001,60000000000:0');
   // reads alone: p99 <= 10s and p99.99 <= 20s, and no read window beyond either
   await act(v, () => page.click('[data-testid=dir-read]'));
