@@ -187,7 +187,7 @@ test('report from file://: the viewer starts, shows nines stats numbers, makes n
   // the viewer took over: the static summary is hidden, the viewer's table is there
   assert.equal(await page.locator('[data-testid=summary]').isVisible(), false);
   assertViewerTable(await v.table(), ninesStats(all));
-  const names = (await page.locator('[data-testid=legend-run]').allTextContents()).map((n) => n.trim());
+  const names = (await page.locator('[data-testid=legend-run] > span:first-child').allTextContents()).map((n) => n.trim());
   assert.deepEqual(names.slice(0, 2), ['uring QD16 randrw 70/30', 'psync QD1 randrw 70/30']);
   // direction control still works inside the report
   await act(v, () => page.click('[data-testid=dir-read]'));
@@ -236,7 +236,7 @@ test('report of one fio run read three ways: distinct names as nines stats gives
   nines(['report', ...data, '-o', out]);
   const { v, page, ctx } = await openWatched(pathToFileURL(out).href);
   await ready(v, 3);
-  const names = (await page.locator('[data-testid=legend-run]').allTextContents()).map((n) => n.trim());
+  const names = (await page.locator('[data-testid=legend-run] > span:first-child').allTextContents()).map((n) => n.trim());
   assert.deepEqual(names, ninesStats(data).runs.map((r) => r.name));
   assert.deepEqual(names, ['fio-randrw (fio-randrw.json)', 'fio-randrw (fio-randrw_clat_hist.1.log)', 'fio-randrw (fio-randrw_lat.1.log)']);
   // three runs but no baseline, no parameter, and the first run is one window: all folded

@@ -201,6 +201,10 @@ pub(super) fn HeatmapPanel(state: RwSignal<ViewState>, version: RwSignal<u64>, s
         let frames = frames.into_inner();
         // test hooks: the x range drawn (the runtime chart's) and the columns of each row
         let _ = c.set_attribute("data-x", &format!("{},{}", d.x.lo, d.x.hi));
+        let _ = c.set_attribute("data-y", &format!("{},{}", d.y.lo, d.y.hi));
+        if let Some(f) = frames.first() {
+            let _ = c.set_attribute("data-frame", &format!("{},{},{},{}", f.left, f.right, f.top, f.bottom));
+        }
         let cols: Vec<String> = d.rows.iter().map(|r| r.1.columns.len().to_string()).collect();
         let _ = c.set_attribute("data-columns", &cols.join(","));
         note.set((d.more > 0).then(|| format!("{} more traces not drawn: hide runs in the legend to see them.", d.more)));
