@@ -1387,7 +1387,11 @@ fn App() -> impl IntoView {
         let h = state.with(|s| {
             let h = s.to_hash();
             if s.dir == DirMode::All && DIR_DECIDED.with(Cell::get) && multi_direction() {
-                if h.is_empty() { "dir=all".to_string() } else { format!("dir=all&{h}") }
+                if h.is_empty() {
+                    "dir=all".to_string()
+                } else {
+                    format!("dir=all&{h}")
+                }
             } else {
                 h
             }

@@ -151,25 +151,26 @@ where
     for (row, r) in s.rows.iter().zip(&rows) {
         let title = format!("Latency heatmap: {}", r_label(row.label));
         let mut chart = plot(r, &title, s.x, s.y, s.x_desc, "latency (log)")?;
+        // frames are in the root's pixels: cells, ticks and marks are drawn on the root
         let f = frame_of(&chart, s.x, s.y);
-        draw_cells(r, &f, row.map, s.shares)?;
-        ticks(r, &f, &x_ticks(&s.x, s.x_is_time), &latency_ticks(s.y.lo, s.y.hi), false)?;
+        draw_cells(root, &f, row.map, s.shares)?;
+        ticks(root, &f, &x_ticks(&s.x, s.x_is_time), &latency_ticks(s.y.lo, s.y.hi), false)?;
         draw_lines(&mut chart, s, row.map)?;
         if let Some((a, b)) = s.selection {
             for v in [a, b] {
                 let px = f.px(v);
                 if px >= f.left as f64 && px <= f.right as f64 {
                     let px = px.round() as i32;
-                    r.draw(&PathElement::new(vec![(px, f.top), (px, f.bottom)], SELECTION.stroke_width(2))).map_err(e)?;
+                    root.draw(&PathElement::new(vec![(px, f.top), (px, f.bottom)], SELECTION.stroke_width(2))).map_err(e)?;
                 }
             }
             let (pa, pb) = (f.px(a.min(b)).max(f.left as f64) as i32, f.px(a.max(b)).min(f.right as f64) as i32);
             if pb > pa {
-                r.draw(&Rectangle::new([(pa, f.top - 4), (pb, f.top)], SELECTION.filled())).map_err(e)?;
+                root.draw(&Rectangle::new([(pa, f.top - 4), (pb, f.top)], SELECTION.filled())).map_err(e)?;
             }
         }
         if row.map.columns.iter().all(|c| c.count == 0) {
-            empty_note(r, &f, "no I/Os in this range")?;
+            empty_note(root, &f, "no I/Os in this range")?;
         }
         frames.push(f);
     }
@@ -262,11 +263,17 @@ fn line_dash(m: Metric) -> (u32, u32) {
 fn draw_legend<DB: DrawingBackend>(strip: &DrawingArea<DB, Shift>, left: i32, width: i32, s: &HeatSpec) -> DrawResult<()> {
     let text = (FONT, 12).into_font().color(&INK);
     let muted = (FONT, 12).into_font().color(&MUTED);
-    let (x0, y0, bar_w, bar_h) = (left, 6, 240, 12);
+    // row 1: the low end's label, the bar, 100%, then the lines' key; row 2: what the colour is
+    let (x0, y0, bar_w, bar_h) = (left + 46, 6, 200, 12);
+    let yc = y0 + bar_h / 2;
     strip
-        .draw(&Text::new("share of the column's I/Os in the bin (white: none)", (x0, y0 + 32), muted.clone().pos(Pos::new(HPos::Left, VPos::Center))))
+        .draw(&Text::new(
+            "colour: share of the column's I/Os in the bin, log scale (white: none)",
+            (left, y0 + 30),
+            muted.pos(Pos::new(HPos::Left, VPos::Center)),
+        ))
         .map_err(e)?;
-    let steps = 60;
+    let steps = 50;
     for i in 0..steps {
         let a = x0 + bar_w * i / steps;
         let b = x0 + bar_w * (i + 1) / steps;
@@ -274,28 +281,22 @@ fn draw_legend<DB: DrawingBackend>(strip: &DrawingArea<DB, Shift>, left: i32, wi
         strip.draw(&Rectangle::new([(a, y0), (b, y0 + bar_h)], c.filled())).map_err(e)?;
     }
     strip.draw(&Rectangle::new([(x0, y0), (x0 + bar_w, y0 + bar_h)], MUTED)).map_err(e)?;
-    let ticks = s.shares.ticks();
-    for (v, label) in &ticks {
-        let px = x0 + (s.shares.frac(*v) * bar_w as f64).round() as i32;
+    for (v, _) in s.shares.ticks() {
+        let px = x0 + (s.shares.frac(v) * bar_w as f64).round() as i32;
         strip.draw(&PathElement::new(vec![(px, y0 + bar_h), (px, y0 + bar_h + 3)], MUTED)).map_err(e)?;
-        let _ = label;
     }
-    // the ends and the middle labelled, beside the bar (the strip is one line of text high)
-    let label_of = |v: f64| share_label(v);
-    strip
-        .draw(&Text::new(label_of(s.shares.lo), (x0 - 6, y0 + bar_h / 2), text.clone().pos(Pos::new(HPos::Right, VPos::Center))))
-        .map_err(e)?;
-    strip.draw(&Text::new(label_of(1.0), (x0 + bar_w + 6, y0 + bar_h / 2), text.clone().pos(Pos::new(HPos::Left, VPos::Center)))).map_err(e)?;
-    // the lines' key
-    let mut x = x0 + bar_w + 60;
-    let mut items: Vec<(String, Metric)> = s.nines.iter().map(|k| (Metric::Nines(*k).label(), Metric::Nines(*k))).collect();
+    strip.draw(&Text::new(share_label(s.shares.lo), (x0 - 6, yc), text.clone().pos(Pos::new(HPos::Right, VPos::Center)))).map_err(e)?;
+    strip.draw(&Text::new(share_label(1.0), (x0 + bar_w + 6, yc), text.clone().pos(Pos::new(HPos::Left, VPos::Center)))).map_err(e)?;
+    let mut x = x0 + bar_w + 56;
+    let mut items: Vec<(String, Metric)> =
+        s.nines.iter().map(|k| (nines_core::quantile::Level::nines(*k).label, Metric::Nines(*k))).collect();
     items.push(("max".into(), Metric::Max));
     for (label, m) in items {
-        if x + 120 > width {
+        let w = 40 + 7 * label.chars().count() as i32;
+        if x + w > width {
             break;
         }
-        let y = y0 + bar_h / 2;
-        let pts = vec![(x, y), (x + 30, y)];
+        let pts = vec![(x, yc), (x + 28, yc)];
         strip.draw(&PathElement::new(pts.clone(), WHITE.stroke_width(3))).map_err(e)?;
         let (d0, d1) = line_dash(m);
         if d0 == 0 {
@@ -303,8 +304,8 @@ fn draw_legend<DB: DrawingBackend>(strip: &DrawingArea<DB, Shift>, left: i32, wi
         } else {
             strip.draw(&plotters::element::DashedPathElement::new(pts, d0 as i32, d1 as i32, BLACK.stroke_width(1))).map_err(e)?;
         }
-        strip.draw(&Text::new(label.clone(), (x + 36, y), text.clone().pos(Pos::new(HPos::Left, VPos::Center)))).map_err(e)?;
-        x += 46 + 7 * label.chars().count() as i32;
+        strip.draw(&Text::new(label, (x + 33, yc), text.clone().pos(Pos::new(HPos::Left, VPos::Center)))).map_err(e)?;
+        x += w + 10;
     }
     Ok(())
 }
@@ -405,18 +406,19 @@ mod tests {
         assert_eq!(slow.iter().map(|c| c.1).sum::<u64>(), 3);
         let color = spec.shares.color(2.0 / 5_003.0);
         let hex = format!("#{:02X}{:02X}{:02X}", color.0, color.1, color.2);
-        let (px0, py) = (f.px(12.0).floor() as i32, (f.bottom as f64 - f.y.frac(m.edges(slow[0].0).1) * (f.bottom - f.top) as f64).floor() as i32);
+        let (px0, py) =
+            (f.px(12.0).floor() as i32, (f.bottom as f64 - f.y.frac(m.edges(slow[0].0).1) * (f.bottom - f.top) as f64).floor() as i32);
         let want = format!("<rect x=\"{px0}\" y=\"{py}\"");
         assert!(svg.contains(&want), "no stall cell at {want}");
         assert!(svg.contains(&hex), "no cell coloured {hex}");
         // the legend: the scale's ends, its text, the lines' key
-        for label in ["0.01%", "100%", "in the bin (white: none)", "p99.9 (3 nines)", "max", "1.00s"] {
+        for label in ["0.01%", "100%", "in the bin, log scale (white: none)", "p99.9", "max", "1.00s"] {
             assert!(svg.contains(label), "missing {label}");
         }
         // a column per window, a cell per non-empty bin, the bar's 60 steps and the frame
         let cells: usize = m.columns.iter().map(|c| c.cells().count()).sum();
         assert_eq!(m.columns.len(), 20);
-        assert!(svg.matches("<rect").count() >= cells + 60, "{} rects for {cells} cells", svg.matches("<rect").count());
+        assert!(svg.matches("<rect").count() >= cells + 50, "{} rects for {cells} cells", svg.matches("<rect").count());
         // the levels and max are drawn black over white halos
         assert!(svg.contains("stroke=\"#000000\"") && svg.contains("stroke=\"#FFFFFF\""));
     }
@@ -426,8 +428,21 @@ mod tests {
         let r = stalled();
         let d = Direction::Tag(Some("read".into()));
         let m = heatmap(&r, &Pyramid::new(&r, &d), Axis::Time, 0.0, 20.0, 100, 40, &[3, 4]);
-        let empty = Heatmap { bins_per_decade: 40, columns: vec![Column { x0: 0.0, x1: 20.0, start_s: 0.0, end_s: 20.0, count: 0, first_bin: 0, bins: vec![], levels: vec![None, None], max_ns: None }] };
-        let rows = [HeatRow { label: "a read", map: &m }, HeatRow { label: "b write", map: &empty }];
+        let empty = Heatmap {
+            bins_per_decade: 40,
+            columns: vec![Column {
+                x0: 0.0,
+                x1: 20.0,
+                start_s: 0.0,
+                end_s: 20.0,
+                count: 0,
+                first_bin: 0,
+                bins: vec![],
+                levels: vec![None, None],
+                max_ns: None,
+            }],
+        };
+        let rows = [HeatRow { label: "a read", map: &m }, HeatRow { label: "a write", map: &m }, HeatRow { label: "b write", map: &empty }];
         let spec = HeatSpec {
             x_desc: "I/Os completed",
             x_is_time: false,
@@ -438,12 +453,31 @@ mod tests {
             nines: &[3, 4],
             selection: None,
         };
-        let (svg, frames) = to_svg(900, 600, |root| draw_heatmap(root, &spec)).unwrap();
-        assert_eq!(frames.len(), 2);
+        let (svg, frames) = to_svg(900, 800, |root| draw_heatmap(root, &spec)).unwrap();
+        assert_eq!(frames.len(), 3);
         assert_eq!((frames[0].left, frames[0].right), (frames[1].left, frames[1].right));
-        assert!(frames[0].bottom < frames[1].top);
+        assert!(frames[0].bottom < frames[1].top && frames[1].bottom < frames[2].top);
         assert!(svg.contains("Latency heatmap: a read") && svg.contains("Latency heatmap: b write"));
-        assert!(svg.contains("no I/Os in this range") && svg.contains("p99.99 (4 nines)"));
+        assert!(svg.contains("no I/Os in this range") && svg.contains("p99.99"));
+        // each row's cells lie in its own plot: as many in the second as in the first
+        let cells_in = |f: &Frame| {
+            svg.split("<rect x=\"")
+                .skip(1)
+                .filter_map(|r| {
+                    let x: i32 = r.split('"').next()?.parse().ok()?;
+                    let y: i32 = r.split("y=\"").nth(1)?.split('"').next()?.parse().ok()?;
+                    (x >= f.left && x < f.right && y >= f.top && y < f.bottom).then_some(())
+                })
+                .count()
+        };
+        let want: usize = m.columns.iter().map(|c| c.cells().count()).sum();
+        assert!(
+            cells_in(&frames[0]) >= want && cells_in(&frames[1]) == cells_in(&frames[0]),
+            "{} {} {want}",
+            cells_in(&frames[0]),
+            cells_in(&frames[1])
+        );
+        assert_eq!(cells_in(&frames[2]), 0);
         let none = HeatSpec { rows: &[], ..spec };
         let (svg, frames) = to_svg(900, 300, |root| draw_heatmap(root, &none)).unwrap();
         assert_eq!(frames.len(), 1);

@@ -46,7 +46,8 @@ fn trace_heatmap(run: usize, td: &TraceData, f: impl Fn(&Run, &Pyramid) -> Heatm
         Points::Pyramid(p) => Some(f(&td.loaded.run, p)),
         Points::Stored(_) => {
             let key = (run, super::dir_key(&td.dir));
-            let hit = SOURCES.with(|s| s.borrow().get(&key).filter(|(l, _, _)| Rc::ptr_eq(l, &td.loaded)).map(|(_, r, p)| (r.clone(), p.clone())));
+            let hit = SOURCES
+                .with(|s| s.borrow().get(&key).filter(|(l, _, _)| Rc::ptr_eq(l, &td.loaded)).map(|(_, r, p)| (r.clone(), p.clone())));
             let (r, p) = match hit {
                 Some(x) => x,
                 None => {
