@@ -93,7 +93,15 @@ impl Heatmap {
 /// `max_columns` columns (the finest power-of-two groups of windows that fit, as the runtime
 /// chart's points), `bins_per_decade` latency bins a decade, and each column's levels of
 /// `nines` (1 to 9) and max. The run must be the one the pyramid was built from.
-pub fn heatmap(run: &Run, p: &Pyramid, axis: Axis, from: f64, to: f64, max_columns: usize, bins_per_decade: u32, nines: &[u32]) -> Heatmap {
+pub fn heatmap(
+    run: &Run,
+    p: &Pyramid,
+    axis: Axis,
+    (from, to): (f64, f64),
+    max_columns: usize,
+    bins_per_decade: u32,
+    nines: &[u32],
+) -> Heatmap {
     let bins_per_decade = bins_per_decade.max(1);
     let (k, range) = p.view_keys(axis, from, to, max_columns);
     let levels: Vec<Level> = nines.iter().map(|&n| Level::nines(n)).collect();
@@ -182,7 +190,7 @@ mod tests {
             let p = Pyramid::new(&r, &dir);
             for (axis, from, to) in [(Axis::Time, 0.0, 37.0), (Axis::Time, 10.5, 22.0), (Axis::Ios, 0.0, 1e9)] {
                 for max in [1, 5, 16, 100] {
-                    let h = heatmap(&r, &p, axis, from, to, max, 40, &[3]);
+                    let h = heatmap(&r, &p, axis, (from, to), max, 40, &[3]);
                     assert!(h.columns.len() <= max, "{} columns for at most {max}", h.columns.len());
                     assert_columns_are_merges(&r, &h, &dir);
                 }
@@ -190,7 +198,7 @@ mod tests {
         }
         // the stalled column has its 3 I/Os in the 2 s bins
         let read = Direction::Tag(Some("read".into()));
-        let h = heatmap(&r, &Pyramid::new(&r, &read), Axis::Time, 0.0, 37.0, 100, 40, &[3]);
+        let h = heatmap(&r, &Pyramid::new(&r, &read), Axis::Time, (0.0, 37.0), 100, 40, &[3]);
         let stalled = h.columns.iter().find(|c| c.start_s == 20.0).unwrap();
         let slow: u64 = stalled.cells().filter(|&(k, _)| h.edges(k).0 >= 1e9).map(|c| c.1).sum();
         assert_eq!(slow, 3);
@@ -216,12 +224,12 @@ mod tests {
             let groups = c.range(None, None).unwrap();
             for dir in [Direction::All, Direction::Tag(Some("write".into()))] {
                 let p = Pyramid::new(&groups, &dir);
-                let h = heatmap(&groups, &p, Axis::Time, 0.0, 40.0, 8, 40, &[3]);
+                let h = heatmap(&groups, &p, Axis::Time, (0.0, 40.0), 8, 40, &[3]);
                 // every column starts and ends on group edges, and is the merge of the
                 // recorded windows in it
                 for col in &h.columns {
                     assert_eq!(col.start_s as usize % g, 0);
-                    assert!(col.end_s as usize % g == 0 || col.end_s == 40.0);
+                    assert!((col.end_s as usize).is_multiple_of(g) || col.end_s == 40.0);
                 }
                 assert_columns_are_merges(&r, &h, &dir);
             }
@@ -239,7 +247,7 @@ mod tests {
             ..Run::default()
         };
         let d = Direction::Tag(Some("read".into()));
-        let h = heatmap(&r, &Pyramid::new(&r, &d), Axis::Time, 0.0, 2.0, 10, 40, &[1]);
+        let h = heatmap(&r, &Pyramid::new(&r, &d), Axis::Time, (0.0, 2.0), 10, 40, &[1]);
         assert_eq!(h.columns.len(), 2);
         assert!(h.columns[1].bins.is_empty() && h.columns[1].count == 0 && h.columns[1].max_ns.is_none());
         assert_eq!(h.columns[1].share(5), 0.0);

@@ -226,7 +226,7 @@ where
     DB::ErrorType: 'static,
 {
     let mid = |c: &nines_core::heatmap::Column| (c.x0 + c.x1) / 2.0;
-    let mut lines: Vec<(Metric, Vec<(f64, Option<u64>)>)> = s
+    let mut lines: Vec<(Metric, Vec<Point>)> = s
         .nines
         .iter()
         .enumerate()
@@ -251,6 +251,9 @@ where
     }
     Ok(())
 }
+
+/// A line's point: x and the value, `None` where it breaks.
+type Point = (f64, Option<u64>);
 
 fn line_dash(m: Metric) -> (u32, u32) {
     match m {
@@ -383,7 +386,7 @@ mod tests {
     fn the_stalled_column_is_drawn_in_the_two_second_bins_with_legend_and_lines() {
         let r = stalled();
         let d = Direction::Tag(Some("read".into()));
-        let m = heatmap(&r, &Pyramid::new(&r, &d), Axis::Time, 0.0, 20.0, 100, 40, &[3]);
+        let m = heatmap(&r, &Pyramid::new(&r, &d), Axis::Time, (0.0, 20.0), 100, 40, &[3]);
         let rows = [HeatRow { label: "stall read", map: &m }];
         let y = latency_scale(&[&m]);
         assert!(y.lo < 80_000.0 && y.hi > 2_010_000_000.0);
@@ -427,7 +430,7 @@ mod tests {
     fn several_rows_share_the_x_axis_and_an_empty_chart_says_so() {
         let r = stalled();
         let d = Direction::Tag(Some("read".into()));
-        let m = heatmap(&r, &Pyramid::new(&r, &d), Axis::Time, 0.0, 20.0, 100, 40, &[3, 4]);
+        let m = heatmap(&r, &Pyramid::new(&r, &d), Axis::Time, (0.0, 20.0), 100, 40, &[3, 4]);
         let empty = Heatmap {
             bins_per_decade: 40,
             columns: vec![Column {

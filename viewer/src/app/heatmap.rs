@@ -88,7 +88,7 @@ fn heat_data(st: &ViewState, width_px: u32) -> HeatData {
     let mut rows = Vec::new();
     for t in ts.iter().take(MAX_ROWS) {
         let Some(td) = trace_data(t.run, &t.dir) else { continue };
-        let m = trace_heatmap(t.run, &td, |run, p| heatmap(run, p, axis, x0, x1, max_columns, BINS_PER_DECADE, &st.levels));
+        let m = trace_heatmap(t.run, &td, |run, p| heatmap(run, p, axis, (x0, x1), max_columns, BINS_PER_DECADE, &st.levels));
         if let Some(m) = m {
             rows.push((t.label.clone(), m));
         }
