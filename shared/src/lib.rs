@@ -37,6 +37,7 @@ pub mod distribution;
 pub mod export;
 pub mod fio_job;
 pub mod fleet;
+pub mod heatmap;
 pub mod hist;
 pub mod import;
 pub mod meta;

@@ -153,7 +153,7 @@ function assertSummaryMatches(tables, textRuns) {
   });
 }
 
-/// The viewer's table equals `nines stats --json` for the 'all' rows it shows by default.
+/// The viewer's table equals `nines stats --json` for the rows it shows (read and write by default).
 function assertViewerTable(rows, json) {
   assert.ok(rows.length >= json.runs.length, 'a row per run');
   for (const row of rows) {
@@ -187,7 +187,7 @@ test('report from file://: the viewer starts, shows nines stats numbers, makes n
   // the viewer took over: the static summary is hidden, the viewer's table is there
   assert.equal(await page.locator('[data-testid=summary]').isVisible(), false);
   assertViewerTable(await v.table(), ninesStats(all));
-  const names = (await page.locator('[data-testid=legend-run]').allTextContents()).map((n) => n.trim());
+  const names = (await page.locator('[data-testid=legend-run] > span:first-child').allTextContents()).map((n) => n.trim());
   assert.deepEqual(names.slice(0, 2), ['uring QD16 randrw 70/30', 'psync QD1 randrw 70/30']);
   // direction control still works inside the report
   await act(v, () => page.click('[data-testid=dir-read]'));
@@ -236,7 +236,7 @@ test('report of one fio run read three ways: distinct names as nines stats gives
   nines(['report', ...data, '-o', out]);
   const { v, page, ctx } = await openWatched(pathToFileURL(out).href);
   await ready(v, 3);
-  const names = (await page.locator('[data-testid=legend-run]').allTextContents()).map((n) => n.trim());
+  const names = (await page.locator('[data-testid=legend-run] > span:first-child').allTextContents()).map((n) => n.trim());
   assert.deepEqual(names, ninesStats(data).runs.map((r) => r.name));
   assert.deepEqual(names, ['fio-randrw (fio-randrw.json)', 'fio-randrw (fio-randrw_clat_hist.1.log)', 'fio-randrw (fio-randrw_lat.1.log)']);
   // three runs but no baseline, no parameter, and the first run is one window: all folded
@@ -559,8 +559,10 @@ test('report --spec: the viewer judges the runs as nines check does and draws th
   assert.deepEqual(viewer.map((r) => ({ limit: r.limit, verdict: r.verdict, run: r.cells[0] })), expected);
   assert.deepEqual(viewer.map((r) => r.cells), (await rows('qos-row')).map((r) => r.cells));
   assert.ok(expected.some((e) => e.verdict === 'fails') && expected.some((e) => e.verdict === 'meets'));
-  // the 1-CDF's envelope: every direction merged, so the `all` limits
+  // the runs open split: the read and the write envelopes; every direction merged, the `all` limits
   const envelopes = () => page.evaluate(() => document.querySelector('[data-testid=cdf-canvas]').dataset.envelopes);
+  assert.equal(await envelopes(), '10000000000:0.01,20000000000:0.0001;1000:0.001');
+  await act(v, () => page.click('[data-testid=dir-all]'));
   assert.equal(await envelopes(), '30000000000:0.001,60000000000:0');
   // reads alone: p99 <= 10s and p99.99 <= 20s, and no read window beyond either
   await act(v, () => page.click('[data-testid=dir-read]'));

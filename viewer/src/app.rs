@@ -43,6 +43,7 @@ use crate::state::{DirMode, RateMode, ViewState};
 use dom::{el, tx, Node};
 
 mod dom;
+mod heatmap;
 mod hidpi;
 mod judge;
 mod qos;
@@ -244,6 +245,9 @@ thread_local! {
     static ERRORS: Cell<Option<RwSignal<Vec<LoadError>>>> = const { Cell::new(None) };
     /// The page's run version, once its first runs are loaded ([`replace_run`]).
     static LIVE: Cell<Option<RwSignal<u64>>> = const { Cell::new(None) };
+    /// The direction shown is decided: by the link, by a click, or by the first runs loaded
+    /// ([`split_by_default`]).
+    static DIR_DECIDED: Cell<bool> = const { Cell::new(false) };
 }
 
 const BINS_PER_DECADE: u32 = 40;
@@ -463,6 +467,23 @@ fn traces(st: &ViewState) -> Vec<Trace> {
         }
     }
     out
+}
+
+/// Do the loaded runs have more than one direction (read and write, a merge's hosts)?
+fn multi_direction() -> bool {
+    with_model(|m| m.runs.iter().any(|r| directions_of(&r.run, DirMode::Overlay).len() > 1))
+}
+
+/// Runs with more than one direction open with each direction shown, not merged: decided once,
+/// when the first runs are loaded, unless the link (or a click) chose a direction.
+fn split_by_default(state: RwSignal<ViewState>) {
+    if DIR_DECIDED.with(Cell::get) || with_model(|m| m.runs.is_empty()) {
+        return;
+    }
+    DIR_DECIDED.with(|d| d.set(true));
+    if multi_direction() && state.with_untracked(|s| s.dir == DirMode::All) {
+        state.update(|s| s.dir = DirMode::Overlay);
+    }
 }
 
 /// Style of the `d`-th direction of run `run`: one colour per run, or with directions
@@ -1148,6 +1169,7 @@ struct PageSink {
     progress: RwSignal<Vec<(String, workers::Stage)>>,
     errors: RwSignal<Vec<LoadError>>,
     version: RwSignal<u64>,
+    state: RwSignal<ViewState>,
     /// Results not added yet, and whether a task is adding them.
     queue: Rc<RefCell<(std::collections::VecDeque<Arrived>, bool)>>,
 }
@@ -1173,7 +1195,8 @@ impl workers::Sink for PageSink {
         if !start {
             return;
         }
-        let (queue, progress, errors, version, base) = (self.queue.clone(), self.progress, self.errors, self.version, self.base);
+        let (queue, progress, errors, version, base, state) =
+            (self.queue.clone(), self.progress, self.errors, self.version, self.base, self.state);
         leptos::task::spawn_local(async move {
             loop {
                 let batch: Vec<_> = queue.borrow_mut().0.drain(..).collect();
@@ -1209,6 +1232,7 @@ impl workers::Sink for PageSink {
                         }
                     });
                 }
+                split_by_default(state);
                 version.update(|v| *v += 1);
                 // let the charts draw what came before the next results are added
                 yield_now().await;
@@ -1225,6 +1249,7 @@ fn App() -> impl IntoView {
     // the link's view, else the one a report was written with (`nines report --baseline`)
     let hash = location_hash().filter(|h| !h.trim_start_matches('#').is_empty()).or_else(embedded_view).unwrap_or_default();
     let initial = ViewState::from_hash(&hash);
+    DIR_DECIDED.with(|d| d.set(crate::state::dir_in_hash(&hash)));
     let state = RwSignal::new(initial);
     let version = RwSignal::new(0u64);
     let errors: RwSignal<Vec<LoadError>> = RwSignal::new(Vec::new());
@@ -1264,6 +1289,7 @@ fn App() -> impl IntoView {
             }
         }
         loading.set(None);
+        split_by_default(state);
         version.update(|v| *v += 1);
     };
     leptos::task::spawn_local(async move {
@@ -1341,7 +1367,7 @@ fn App() -> impl IntoView {
                 p.truncate(base);
                 p.extend(list.iter().map(|f| (f.name(), workers::Stage::Queued)));
             });
-            let sink = Rc::new(PageSink { base, progress, errors, version, queue: Default::default() });
+            let sink = Rc::new(PageSink { base, progress, errors, version, state, queue: Default::default() });
             workers::run(list, k, sink);
             return;
         }
@@ -1357,7 +1383,19 @@ fn App() -> impl IntoView {
 
     // URL hash mirrors the state.
     Effect::new(move |_| {
-        let h = state.with(|s| s.to_hash());
+        // `all` is written when the runs would open split, so the link keeps it
+        let h = state.with(|s| {
+            let h = s.to_hash();
+            if s.dir == DirMode::All && DIR_DECIDED.with(Cell::get) && multi_direction() {
+                if h.is_empty() {
+                    "dir=all".to_string()
+                } else {
+                    format!("dir=all&{h}")
+                }
+            } else {
+                h
+            }
+        });
         if let Some(w) = web_sys::window() {
             if let Ok(hist) = w.history() {
                 let url = if h.is_empty() {
@@ -1914,7 +1952,7 @@ fn App() -> impl IntoView {
                     {DirMode::ALL.into_iter().map(|d| view! {
                         <button data-testid=format!("dir-{}", d.key())
                             class:active=move || state.with(|s| s.dir == d)
-                            on:click=move |_| set(Box::new(move |s| s.dir = d))>{d.label()}</button>
+                            on:click=move |_| { DIR_DECIDED.with(|c| c.set(true)); set(Box::new(move |s| s.dir = d)) }>{d.label()}</button>
                     }).collect_view()}
                 </div>
                 <div class="group" data-testid="levels">
@@ -2036,6 +2074,7 @@ fn App() -> impl IntoView {
                                 on:wheel=move |ev| x_wheel("rate", ev)></canvas>
                         </div>
                     </section>
+                    <heatmap::HeatmapPanel state=state version=version size=size/>
                 </div>
             </main>
             <section class="panel table" data-testid="panel-stats">

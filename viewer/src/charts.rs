@@ -635,7 +635,7 @@ pub fn time_ticks(lo: f64, hi: f64, target: usize) -> Vec<(f64, String)> {
     out
 }
 
-fn x_ticks(x: &Scale, is_time: bool) -> Vec<(f64, String)> {
+pub(crate) fn x_ticks(x: &Scale, is_time: bool) -> Vec<(f64, String)> {
     if is_time {
         time_ticks(x.lo, x.hi, 8)
     } else {

@@ -307,9 +307,25 @@ impl ViewState {
     }
 }
 
+/// Does a hash choose the direction (a `dir` key the viewer knows)? A page then opens on it;
+/// without one, runs with several directions open with each shown.
+pub fn dir_in_hash(hash: &str) -> bool {
+    hash.trim_start_matches('#').split('&').any(|kv| kv.split_once('=').is_some_and(|(k, v)| k == "dir" && DirMode::from_key(v).is_some()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hash_chooses_the_direction_only_with_a_known_one() {
+        assert!(dir_in_hash("#dir=all"));
+        assert!(dir_in_hash("lv=3&dir=read"));
+        assert!(!dir_in_hash(""));
+        assert!(!dir_in_hash("#lv=3,4&x=ios"));
+        assert!(!dir_in_hash("#dir=<script>"));
+        assert!(!dir_in_hash("#xdir=all"));
+    }
 
     #[test]
     fn default_is_an_empty_hash() {
