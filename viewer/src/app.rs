@@ -1431,7 +1431,7 @@ fn App() -> impl IntoView {
     });
     let rt_key = Memo::new(move |_| {
         let s = state.get();
-        (version.get(), size.get(), s.dir, s.hidden.clone(), s.levels.clone(), s.x_ios, s.zoom, s.sel, s.rate, s.spec.clone())
+        (version.get(), size.get(), s.dir, s.hidden.clone(), s.levels.clone(), s.x_ios, s.zoom, s.sel, s.rate, s.spec.clone(), s.focus)
     });
     let table_key = Memo::new(move |_| {
         let s = state.get();
