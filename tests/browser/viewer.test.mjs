@@ -682,3 +682,51 @@ test('a link choosing all keeps the directions merged; a click on all is kept in
   assert.match(await w.hash(), /dir=all/);
   await w.page.context().close();
 });
+
+test('focus run: from five runs one is drawn strong and the others faint; the legend picks it, the link keeps it', async () => {
+  // six runs (the two collector runs under six file names: named apart by file name)
+  const routes = { '/manifest.json': JSON.stringify({ runs: [1, 2, 3, 4, 5, 6].map((i) => ({ file: `runs/r${i}.hlog` })) }) };
+  for (const i of [1, 2, 3, 4, 5, 6]) routes[`/runs/r${i}.hlog`] = i % 2 ? files.a : files.b;
+  const s = await serve(BUNDLE, routes);
+  try {
+    const focusOf = (v) => v.page.getAttribute('[data-testid=runtime-canvas]', 'data-focus');
+    const names = (v) => v.page.$$eval('[data-testid=legend-run] .rname', (e) => e.map((x) => x.textContent));
+    const v = await Viewer.open(browser, `${s.base}/index.html`);
+    await v.ready(6);
+    const n = await names(v);
+    assert.equal(n.length, 6);
+    assert.equal(new Set(n).size, 6, `names not apart: ${n}`);
+    // by default the first run is the focus, marked in the legend
+    assert.equal(await focusOf(v), n[0]);
+    assert.equal(await v.page.locator('[data-testid=focus-run].on').count(), 1);
+    await v.shotOf('panel-runtime', 'viewer-focus-runtime');
+    // the focus mark of the third run moves the focus there, without hiding or showing runs
+    const before = await v.canvas('runtime-canvas');
+    await v.act(() => v.page.locator('[data-testid=focus-run]').nth(2).click());
+    assert.equal(await focusOf(v), n[2]);
+    assert.match(await v.hash(), /fo=2/);
+    assert.equal(await v.page.locator('[data-testid=legend-run].off').count(), 0);
+    assert.notEqual(await v.canvas('runtime-canvas'), before, 'the runtime chart was not redrawn');
+    // hiding the focus run falls back to the first shown
+    await v.act(() => v.page.locator('[data-testid=legend-run] .rname').nth(2).click());
+    assert.equal(await focusOf(v), n[0]);
+    // all alike: no focus, kept in the link
+    await v.act(() => v.page.click('[data-testid=focus-toggle]'));
+    assert.equal(await focusOf(v), '');
+    assert.match(await v.hash(), /fo=off/);
+    assert.deepEqual(v.errors, []);
+    await v.page.context().close();
+    // the link reopens the chosen focus
+    const w = await Viewer.open(browser, `${s.base}/index.html#fo=4`);
+    await w.ready(6);
+    assert.equal(await focusOf(w), n[4]);
+    await w.page.context().close();
+  } finally {
+    s.close();
+  }
+  // two runs: every run alike unless one is picked
+  const v2 = await Viewer.open(browser, `${site.base}/index.html`);
+  await v2.ready(3);
+  assert.equal(await v2.page.getAttribute('[data-testid=runtime-canvas]', 'data-focus'), '');
+  await v2.page.context().close();
+});

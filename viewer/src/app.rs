@@ -39,7 +39,7 @@ use nines_core::variability::variability;
 use crate::charts::{
     self, CdfSpec, Curve, Frame, HistSpec, HistTrace, Metric, RateLine, RateSpec, RuntimeLine, RuntimeSpec, Scale, TraceStyle,
 };
-use crate::state::{DirMode, RateMode, ViewState};
+use crate::state::{DirMode, Focus, RateMode, ViewState};
 use dom::{el, tx, Node};
 
 mod dom;
@@ -696,7 +696,16 @@ fn cdf_ranges(st: &ViewState, curves: &[Curve], envelopes: &[Vec<(f64, f64)>]) -
     (Scale { lo: lo.max(1.0), hi, log: true }, Scale { lo: 10f64.powf(-k), hi: 1.6, log: true })
 }
 
+/// The focus run of the runtime and rate charts among the runs the legend shows.
+fn focus_of(st: &ViewState) -> Option<usize> {
+    let n = with_model(|m| m.runs.len());
+    let shown: Vec<usize> = (0..n).filter(|i| !st.hidden.contains(i)).collect();
+    crate::state::focus_run(&shown, st.focus)
+}
+
 struct RuntimeData {
+    /// The run drawn strong (`state::focus_run`), the others faint.
+    focus: Option<usize>,
     lines: Vec<RuntimeLine>,
     rates: Vec<RateLine>,
     rate_note: Option<String>,
@@ -732,8 +741,10 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
     let mut rmax: f64 = 0.0;
     let mut missing_bs = false;
     let spec = qos::parsed(st).and_then(Result::ok);
+    let focus = focus_of(st);
     for t in &ts {
         let Some(td) = trace_data(t.run, &t.dir) else { continue };
+        let faint = focus.is_some_and(|f| f != t.run);
         let (k, range) = td.view_keys(axis, x0, x1, max_points);
         let mut cache = td.points.borrow_mut();
         if cache.0 != st.levels {
@@ -771,6 +782,7 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
                 thin,
                 limit: limit.map(|l| l.value),
                 broken,
+                faint,
             });
         };
         push(Metric::Median, pts.iter().map(|p| p.p50_ns).collect(), Vec::new());
@@ -810,10 +822,11 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
         for &(_, r) in &rate {
             rmax = rmax.max(r);
         }
-        rates.push(RateLine { label: t.label.clone(), style: t.style, points: rate, steady });
+        rates.push(RateLine { label: t.label.clone(), style: t.style, points: rate, steady, faint });
     }
     let (ylo, yhi) = if ymax > 0.0 { ((ymin / 1.5).max(1.0), ymax * 1.5) } else { (1e3, 1e7) };
     RuntimeData {
+        focus,
         lines,
         rates,
         rate_note: missing_bs.then(|| "MB/s needs the block size, which this run's metadata does not give".to_string()),
@@ -1418,7 +1431,7 @@ fn App() -> impl IntoView {
     });
     let rt_key = Memo::new(move |_| {
         let s = state.get();
-        (version.get(), size.get(), s.dir, s.hidden.clone(), s.levels.clone(), s.x_ios, s.zoom, s.sel, s.rate, s.spec.clone())
+        (version.get(), size.get(), s.dir, s.hidden.clone(), s.levels.clone(), s.x_ios, s.zoom, s.sel, s.rate, s.spec.clone(), s.focus)
     });
     let table_key = Memo::new(move |_| {
         let s = state.get();
@@ -1514,6 +1527,9 @@ fn App() -> impl IntoView {
         // test hook: the points ringed as beyond a limit of the spec
         let breaks = d.lines.iter().map(|l| l.broken.iter().filter(|b| **b).count()).sum::<usize>();
         let _ = c.set_attribute("data-limit-breaks", &breaks.to_string());
+        // test hook: the run drawn strong (empty: every run alike)
+        let focus = d.focus.and_then(|i| with_model(|m| m.runs.get(i).map(|r| r.run.name.clone())));
+        let _ = c.set_attribute("data-focus", &focus.unwrap_or_default());
         mark_drawn("runtime", now_ms() - t0);
         let t1 = now_ms();
         let (title, ydesc) = match st.rate {
@@ -1800,9 +1816,12 @@ fn App() -> impl IntoView {
     let legend_out: NodeRef<leptos::html::Section> = NodeRef::new();
     // (the effect returns what it drew for, and skips a change that does not touch it: a
     // zoom step must not rebuild the legend and make the page lay out again)
-    Effect::new(move |prev: Option<Option<(u64, BTreeSet<usize>, DirMode)>>| {
+    // what the legend was drawn for: the runs' version, the hidden runs, the direction mode, the focus
+    type LegendKey = (u64, BTreeSet<usize>, DirMode, Option<usize>);
+    Effect::new(move |prev: Option<Option<LegendKey>>| {
         let st = state.get();
-        let key = Some((version.get(), st.hidden.clone(), st.dir));
+        let focus = focus_of(&st);
+        let key = Some((version.get(), st.hidden.clone(), st.dir, focus));
         if prev.as_ref() == Some(&key) {
             return key;
         }
@@ -1824,6 +1843,17 @@ fn App() -> impl IntoView {
             tx("button", vec![("data-testid", "show-all".into()), ("data-act", "show-all".into())], "show all"),
             tx("button", vec![("data-testid", "hide-all".into()), ("data-act", "hide-all".into())], "hide all"),
         ];
+        if runs.len() > 1 {
+            let (label, title) = match focus {
+                Some(_) => ("all alike", "draw every run alike on the runtime and rate charts"),
+                None => ("focus one", "draw one run strong on the runtime and rate charts and the others faint (◎ on a run picks it)"),
+            };
+            items.push(tx(
+                "button",
+                vec![("data-testid", "focus-toggle".into()), ("data-act", "focus-toggle".into()), ("title", title.into())],
+                label,
+            ));
+        }
         for (i, r) in runs.iter().enumerate() {
             let warns: Vec<String> = r.run.warnings.iter().map(|w| w.to_string()).collect();
             let swatches: Vec<(TraceStyle, Option<String>)> = if overlay {
@@ -1842,7 +1872,22 @@ fn App() -> impl IntoView {
                 r.compact.as_ref().map(|c| format!("\ncompact form: histograms of {}", c.text)).unwrap_or_default(),
                 if warns.is_empty() { String::new() } else { format!("\n{}", warns.join("\n")) }
             );
-            let mut kids = vec![tx("span", vec![], r.run.name.clone())];
+            let mut kids = Vec::new();
+            if runs.len() > 1 {
+                let on = focus == Some(i);
+                kids.push(tx(
+                    "span",
+                    vec![
+                        ("class", if on { "focus on" } else { "focus" }.into()),
+                        ("data-testid", "focus-run".into()),
+                        ("data-act", "focus".into()),
+                        ("data-run", i.to_string()),
+                        ("title", if on { "the focus run (click: every run alike)" } else { "focus on this run: the others faint" }.into()),
+                    ],
+                    if on { "◉" } else { "◎" },
+                ));
+            }
+            kids.push(tx("span", vec![("class", "rname".into())], r.run.name.clone()));
             for (sty, dn) in swatches {
                 let line = el(
                     "line",
@@ -1921,6 +1966,23 @@ fn App() -> impl IntoView {
                 let n = with_model(|m| m.runs.len());
                 set(Box::new(move |s| s.hidden = (0..n).collect()));
             }
+            Some("focus") => {
+                if let Some(i) = t.get_attribute("data-run").and_then(|v| v.parse::<usize>().ok()) {
+                    set(Box::new(move |s| {
+                        s.focus = if focus_of(s) == Some(i) { Focus::Off } else { Focus::Run(i) };
+                        s.hidden.remove(&i);
+                    }));
+                }
+            }
+            Some("focus-toggle") => set(Box::new(|s| {
+                s.focus = match focus_of(s) {
+                    Some(_) => Focus::Off,
+                    None => {
+                        let n = with_model(|m| m.runs.len());
+                        (0..n).find(|i| !s.hidden.contains(i)).map(Focus::Run).unwrap_or_default()
+                    }
+                }
+            })),
             Some("run") => {
                 if let Some(i) = t.get_attribute("data-run").and_then(|v| v.parse::<usize>().ok()) {
                     set(Box::new(move |s| {

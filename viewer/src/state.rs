@@ -84,6 +84,34 @@ pub struct ViewState {
     pub spec: String,
     /// A site's trend across its runs.
     pub trend: TrendView,
+    /// Which run the runtime and rate charts draw strong, the others faded ([`focus_run`]).
+    pub focus: Focus,
+}
+
+/// The focus run of the runtime and rate charts: chosen automatically once
+/// [`FOCUS_FROM`] runs are shown (twenty runs overlaid are a tangle of lines), one run
+/// chosen in the legend, or every run drawn alike.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Focus {
+    #[default]
+    Auto,
+    Run(usize),
+    Off,
+}
+
+/// From this many shown runs on, one run is drawn strong and the others faded by default.
+pub const FOCUS_FROM: usize = 5;
+
+/// The run drawn strong, given the shown runs (indices, in legend order) and the choice:
+/// a chosen run while it is shown; by default the first shown run once there are
+/// [`FOCUS_FROM`] of them; none with fewer, or when the focus is turned off.
+pub fn focus_run(shown: &[usize], focus: Focus) -> Option<usize> {
+    match focus {
+        Focus::Off => None,
+        Focus::Run(i) if shown.contains(&i) && shown.len() > 1 => Some(i),
+        _ if shown.len() >= FOCUS_FROM => shown.first().copied(),
+        _ => None,
+    }
 }
 
 /// The trend panel's choices: the direction and level followed, and the pinned baseline (an
@@ -146,6 +174,7 @@ impl Default for ViewState {
             steady: SteadyView::default(),
             spec: String::new(),
             trend: TrendView::default(),
+            focus: Focus::Auto,
         }
     }
 }
@@ -239,6 +268,11 @@ impl ViewState {
             let t = &self.trend;
             parts.push(format!("tr={},{}{}", t.tag, t.level, t.base.map(|b| format!(",{b}")).unwrap_or_default()));
         }
+        match self.focus {
+            Focus::Auto => {}
+            Focus::Run(i) => parts.push(format!("fo={i}")),
+            Focus::Off => parts.push("fo=off".into()),
+        }
         if !self.spec.trim().is_empty() {
             parts.push(format!("spec={}", encode(&self.spec)));
         }
@@ -284,6 +318,12 @@ impl ViewState {
                     };
                     if let (Some(tag), Some(level), Some(base)) = (tag, level, base) {
                         s.trend = TrendView { tag, level, base };
+                    }
+                }
+                "fo" => {
+                    s.focus = match v {
+                        "off" => Focus::Off,
+                        _ => v.parse::<usize>().ok().filter(|&i| i < 100_000).map(Focus::Run).unwrap_or_default(),
                     }
                 }
                 "spec" => s.spec = decode(v).filter(|t| t.len() <= MAX_SPEC).unwrap_or_default(),
@@ -351,9 +391,10 @@ mod tests {
             steady: SteadyView { run: 2, track: "p99.9".into(), rounds: 6, round_s: Some(10.0) },
             spec: "read p99.99 <= 1ms # vendor\n[name=a&b=c]\nwrite max<50ms µ".into(),
             trend: TrendView { tag: "read".into(), level: "p99.9".into(), base: Some(4) },
+            focus: Focus::Run(3),
         };
         let h = s.to_hash();
-        assert_eq!(h, "dir=overlay&lv=2,5,6&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&ss=2,p99.9,6,10&tr=read,p99.9,4&spec=read%20p99.99%20%3C%3D%201ms%20%23%20vendor%0A%5Bname%3Da%26b%3Dc%5D%0Awrite%20max%3C50ms%20%C2%B5");
+        assert_eq!(h, "dir=overlay&lv=2,5,6&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&ss=2,p99.9,6,10&tr=read,p99.9,4&fo=3&spec=read%20p99.99%20%3C%3D%201ms%20%23%20vendor%0A%5Bname%3Da%26b%3Dc%5D%0Awrite%20max%3C50ms%20%C2%B5");
         assert_eq!(ViewState::from_hash(&format!("#{h}")), s);
     }
 
@@ -381,5 +422,28 @@ mod tests {
         assert_eq!(ViewState::from_hash("spec=read%2").spec, "read%2");
         assert_eq!(ViewState::from_hash(&format!("spec={}", "a".repeat(MAX_SPEC + 1))).spec, "");
         assert_eq!(ViewState::from_hash("spec=%3Cscript%3E").spec, "<script>");
+    }
+
+    #[test]
+    fn focus() {
+        let five = [0, 1, 2, 3, 4];
+        // few runs: all alike unless one is chosen; many: the first shown by default
+        assert_eq!(focus_run(&[0, 1], Focus::Auto), None);
+        assert_eq!(focus_run(&[0, 1], Focus::Run(1)), Some(1));
+        assert_eq!(focus_run(&five, Focus::Auto), Some(0));
+        assert_eq!(focus_run(&[2, 3, 5, 7, 9], Focus::Auto), Some(2));
+        assert_eq!(focus_run(&five, Focus::Run(3)), Some(3));
+        // a chosen run that is hidden falls back to the default; off is off
+        assert_eq!(focus_run(&[0, 1, 2, 4, 5], Focus::Run(3)), Some(0));
+        assert_eq!(focus_run(&[0, 1, 2], Focus::Run(7)), None);
+        assert_eq!(focus_run(&five, Focus::Off), None);
+        // one run alone is never a focus
+        assert_eq!(focus_run(&[4], Focus::Run(4)), None);
+        for (h, f) in
+            [("fo=off", Focus::Off), ("fo=12", Focus::Run(12)), ("fo=x", Focus::Auto), ("fo=-1", Focus::Auto), ("fo=100000", Focus::Auto)]
+        {
+            assert_eq!(ViewState::from_hash(h).focus, f, "{h}");
+        }
+        assert_eq!(ViewState { focus: Focus::Off, ..ViewState::default() }.to_hash(), "fo=off");
     }
 }
