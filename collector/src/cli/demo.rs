@@ -76,6 +76,8 @@ impl DemoArgs {
             section: None,
             random_distribution: None,
             given: Vec::new(),
+            param: Default::default(),
+            meta_other: Default::default(),
         }
     }
 
