@@ -35,7 +35,11 @@ pub fn run(args: &CurveArgs, out: &mut impl Write) -> Result<()> {
         (a.raw_log.is_some(), "--raw-log", "one raw log cannot hold every point"),
         (a.force, "--force", "nines curve never replaces a file; give a new -o DIR"),
         (a.rate_iops.is_some() && args.curve_steps.is_some(), "--rate-iops", "--curve-steps sets each point's rate"),
-        (a.rate_iops.is_some() && args.limit.is_some() && args.curve_steps.is_none(), "--rate-iops", "with a fixed rate a ladder does not raise the load; use --curve-steps"),
+        (
+            a.rate_iops.is_some() && args.limit.is_some() && args.curve_steps.is_none(),
+            "--rate-iops",
+            "with a fixed rate a ladder does not raise the load; use --curve-steps",
+        ),
         (a.given.iter().any(|g| g == "qd") && args.qd_ladder.is_some(), "--qd", "--qd-ladder gives the queue depths"),
         (a.given.iter().any(|g| g == "jobs") && args.jobs_ladder.is_some(), "--jobs", "--jobs-ladder gives the job counts"),
         (args.max_runtime_ns.is_some() && args.curve_steps.is_none(), "--max-runtime", "it is the maximum run's of --curve-steps"),
@@ -63,7 +67,9 @@ pub fn run(args: &CurveArgs, out: &mut impl Write) -> Result<()> {
         Plan::Ladder(marks) => marks.iter().map(|m| file_name(m, marks)).collect(),
         Plan::Steps(pcts) => {
             let marks = curve::rate_steps(1.0, pcts, base.qd, base.jobs).map_err(|e| anyhow!(e))?;
-            std::iter::once(file_name(&curve::max_run(base.qd, base.jobs), &marks)).chain(marks.iter().map(|m| file_name(m, &marks))).collect()
+            std::iter::once(file_name(&curve::max_run(base.qd, base.jobs), &marks))
+                .chain(marks.iter().map(|m| file_name(m, &marks)))
+                .collect()
         }
     };
     crate::output::prepare_dir(&dir, args.into_existing, INTO_EXISTING)?;
@@ -95,7 +101,15 @@ pub fn run(args: &CurveArgs, out: &mut impl Write) -> Result<()> {
             if let Some(limit) = &args.limit {
                 let p = curve::point(&run, &tag, &[], None, Some(limit));
                 if let Some(c) = &p.target {
-                    say(&format!("  {} IOPS, {} {} = {} [{}]: {}", nines_core::units::format_rate(p.iops.value.unwrap_or(0.0)), c.tag, c.metric, c.value_text(), c.interval_text(), c.verdict.text()));
+                    say(&format!(
+                        "  {} IOPS, {} {} = {} [{}]: {}",
+                        nines_core::units::format_rate(p.iops.value.unwrap_or(0.0)),
+                        c.tag,
+                        c.metric,
+                        c.value_text(),
+                        c.interval_text(),
+                        c.verdict.text()
+                    ));
                     if curve::stops(c.verdict) && !args.all_points && i + 1 < marks.len() {
                         let rest: Vec<String> = marks[i + 1..].iter().map(Mark::text).collect();
                         notes.push(format!(

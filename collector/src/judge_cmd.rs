@@ -55,7 +55,8 @@ pub fn sweep(args: &SweepArgs, out: &mut impl Write) -> Result<()> {
         if !cand.is_empty() {
             sets.push(("candidate".to_string(), cand.iter().collect()));
         }
-        let t = nines_core::curve::table(&sets, &args.tag, &nines_core::curve::default_levels(), args.param.as_deref(), args.limit.as_ref());
+        let t =
+            nines_core::curve::table(&sets, &args.tag, &nines_core::curve::default_levels(), args.param.as_deref(), args.limit.as_ref());
         if let Some(p) = t.sets.iter().flat_map(|s| &s.points).find(|p| p.count == 0) {
             bail!("{}: no I/O in a '{}' direction (--tag names a tag of the runs, or all)", p.file, args.tag);
         }

@@ -50,8 +50,21 @@ fn a_qd_ladder_walks_every_point_and_finds_the_highest_load_under_a_loose_limit(
     let (t, out) = (d.path().join("t.dat"), d.path().join("curve"));
     // 4 points of 1 s each; 10 s at p50 is far above what any of them measures on a file
     let json = ok(nines(&[
-        "curve", "--quiet", "--target", s(&t), "--size", "16MiB", "--runtime", "1s", "--qd-ladder", "1,2,4,8", "--limit",
-        "read p50 <= 10s", "--json", "-o", s(&out),
+        "curve",
+        "--quiet",
+        "--target",
+        s(&t),
+        "--size",
+        "16MiB",
+        "--runtime",
+        "1s",
+        "--qd-ladder",
+        "1,2,4,8",
+        "--limit",
+        "read p50 <= 10s",
+        "--json",
+        "-o",
+        s(&out),
     ]));
     assert_eq!(files(&out), ["qd-1.hlog", "qd-2.hlog", "qd-4.hlog", "qd-8.hlog"]);
     for (f, qd) in [("qd-1.hlog", 1), ("qd-8.hlog", 8)] {
@@ -83,7 +96,17 @@ fn a_qd_ladder_walks_every_point_and_finds_the_highest_load_under_a_loose_limit(
     assert!(target["interval"][1].as_f64().unwrap() <= 10e9);
 
     // the same table from the archives, by nines sweep
-    let again = ok(nines(&["sweep", s(&out.join("qd-1.hlog")), s(&out.join("qd-2.hlog")), s(&out.join("qd-4.hlog")), s(&out.join("qd-8.hlog")), "--curve", "--limit", "read p50 <= 10s", "--json"]));
+    let again = ok(nines(&[
+        "sweep",
+        s(&out.join("qd-1.hlog")),
+        s(&out.join("qd-2.hlog")),
+        s(&out.join("qd-4.hlog")),
+        s(&out.join("qd-8.hlog")),
+        "--curve",
+        "--limit",
+        "read p50 <= 10s",
+        "--json",
+    ]));
     let w: Value = serde_json::from_str(&again).unwrap();
     assert_eq!(w["sets"][0]["points"], v["sets"][0]["points"]);
     assert_eq!(w["sets"][0]["decision"], v["sets"][0]["decision"]);
@@ -108,8 +131,20 @@ fn a_tight_limit_stops_the_ladder_at_the_first_clear_failure() {
     // no storage completes half the reads in 1 ns: the first point clearly fails, and the
     // curve stops there
     let text = ok(nines(&[
-        "curve", "--quiet", "--target", s(&t), "--size", "16MiB", "--runtime", "1s", "--qd-ladder", "1,2,4,8", "--limit",
-        "read p50 <= 1ns", "-o", s(&out),
+        "curve",
+        "--quiet",
+        "--target",
+        s(&t),
+        "--size",
+        "16MiB",
+        "--runtime",
+        "1s",
+        "--qd-ladder",
+        "1,2,4,8",
+        "--limit",
+        "read p50 <= 1ns",
+        "-o",
+        s(&out),
     ]));
     assert_eq!(files(&out), ["qd-1.hlog"]);
     assert!(text.contains("no load tried meets 'read p50 <= 1ns'"), "{text}");
@@ -123,8 +158,21 @@ fn rate_steps_run_the_maximum_then_poisson_points_at_its_percentages() {
     let d = tempfile::tempdir().unwrap();
     let (t, out) = (d.path().join("t.dat"), d.path().join("steps"));
     let json = ok(nines(&[
-        "curve", "--quiet", "--target", s(&t), "--size", "16MiB", "--qd", "4", "--runtime", "1s", "--curve-steps", "25,50", "--json",
-        "-o", s(&out),
+        "curve",
+        "--quiet",
+        "--target",
+        s(&t),
+        "--size",
+        "16MiB",
+        "--qd",
+        "4",
+        "--runtime",
+        "1s",
+        "--curve-steps",
+        "25,50",
+        "--json",
+        "-o",
+        s(&out),
     ]));
     assert_eq!(files(&out), ["load-025pct.hlog", "load-050pct.hlog", "max.hlog"]);
     let max = read_run(&out.join("max.hlog"));
@@ -149,7 +197,8 @@ fn rate_steps_run_the_maximum_then_poisson_points_at_its_percentages() {
     assert_eq!(pts.len(), 3);
     assert!(pts[0]["load"].as_f64().unwrap() < pts[1]["load"].as_f64().unwrap() && pts[2]["load"].is_null());
     // the plain sweep of the steps by their offered load
-    let table = ok(nines(&["sweep", s(&out.join("load-025pct.hlog")), s(&out.join("load-050pct.hlog")), "--param", "offered_iops", "--csv"]));
+    let table =
+        ok(nines(&["sweep", s(&out.join("load-025pct.hlog")), s(&out.join("load-050pct.hlog")), "--param", "offered_iops", "--csv"]));
     assert_eq!(table.lines().count(), 3, "{table}");
 }
 

@@ -640,7 +640,10 @@ mod tests {
         assert!(rate_steps(0.0, &[10.0, 20.0], 1, 1).is_err());
         assert!(rate_steps(f64::NAN, &[10.0, 20.0], 1, 1).is_err());
         let l = ladder(Mode::Jobs, &[1, 2, 4], 8, 1);
-        assert_eq!(l.iter().map(|m| (m.qd, m.jobs, m.load())).collect::<Vec<_>>(), [(8, 1, Some(1.0)), (8, 2, Some(2.0)), (8, 4, Some(4.0))]);
+        assert_eq!(
+            l.iter().map(|m| (m.qd, m.jobs, m.load())).collect::<Vec<_>>(),
+            [(8, 1, Some(1.0)), (8, 2, Some(2.0)), (8, 4, Some(4.0))]
+        );
         assert_eq!(l[2].rate_per_job(), None);
         assert_eq!(max_run(8, 2).load(), None);
     }

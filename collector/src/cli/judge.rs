@@ -128,7 +128,8 @@ mod tests {
         assert_eq!((a.param.as_deref(), a.tag.as_str(), a.csv), (Some("numjobs"), "all", true));
         assert!(Cli::try_parse_from(["nines", "sweep", "a", "--param", "x", "--csv", "--json"]).is_err());
         assert!(Cli::try_parse_from(["nines", "sweep", "a"]).is_err(), "--param or --curve");
-        let Cmd::Sweep(c) = Cli::try_parse_from(["nines", "sweep", "a", "--curve", "--json", "--limit", "read p99<=1ms"]).unwrap().cmd else {
+        let Cmd::Sweep(c) = Cli::try_parse_from(["nines", "sweep", "a", "--curve", "--json", "--limit", "read p99<=1ms"]).unwrap().cmd
+        else {
             panic!()
         };
         assert!(c.curve && c.json && c.param.is_none() && c.limit.is_some());

@@ -348,6 +348,8 @@ pub fn curve(t: &crate::curve::CurveTable) -> String {
         }
         out.push('\n');
     }
-    out.push_str("[lower, upper]: 95% interval (? where the run has too few I/Os for the bound); * thin: fewer than 100 I/Os beyond the level\n");
+    out.push_str(
+        "[lower, upper]: 95% interval (? where the run has too few I/Os for the bound); * thin: fewer than 100 I/Os beyond the level\n",
+    );
     out
 }
