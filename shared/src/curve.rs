@@ -511,7 +511,7 @@ pub fn table_with(
     if let Some(Metric::Level(l)) = limit.map(|l| &l.metric) {
         if !levels.iter().any(|x| x.num * l.den == l.num * x.den) {
             levels.push(l.clone());
-            levels.sort_by(|a, b| (u128::from(a.num) * u128::from(b.den)).cmp(&(u128::from(b.num) * u128::from(a.den))));
+            insertion_sort(&mut levels, |a, b| u128::from(a.num) * u128::from(b.den) < u128::from(b.num) * u128::from(a.den));
         }
     }
     let mut load_name: Option<String> = param.map(str::to_string);
@@ -523,11 +523,8 @@ pub fn table_with(
                 load_name.get_or_insert_with(|| m.mode.param().to_string());
             }
             let iops = |p: &Point| p.iops.value.unwrap_or(0.0);
-            points.sort_by(|a, b| {
-                let la = a.load.unwrap_or(f64::INFINITY);
-                let lb = b.load.unwrap_or(f64::INFINITY);
-                la.total_cmp(&lb).then(iops(a).total_cmp(&iops(b)))
-            });
+            let key = |p: &Point| (p.load.unwrap_or(f64::INFINITY), iops(p));
+            insertion_sort(&mut points, |a, b| key(a).0.total_cmp(&key(b).0).then(key(a).1.total_cmp(&key(b).1)).is_lt());
             let decision = limit.map(|l| {
                 let verdicts: Vec<Verdict> = points
                     .iter()
@@ -545,6 +542,18 @@ pub fn table_with(
         levels: levels.iter().map(|l| l.label.clone()).collect(),
         limit: limit.map(Limit::text),
         sets: out_sets,
+    }
+}
+
+/// Sort `v` stably by `less`. By hand: a curve has tens of points and a few levels, and each
+/// use of the standard library's sorts adds several KB to the viewer's wasm.
+fn insertion_sort<T>(v: &mut [T], less: impl Fn(&T, &T) -> bool) {
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && less(&v[j], &v[j - 1]) {
+            v.swap(j, j - 1);
+            j -= 1;
+        }
     }
 }
 
