@@ -72,7 +72,11 @@ pub fn run(args: &CurveArgs, out: &mut impl Write) -> Result<()> {
                 .collect()
         }
     };
+    let created = std::fs::symlink_metadata(&dir).is_err();
     crate::output::prepare_dir(&dir, args.into_existing, INTO_EXISTING)?;
+    // a directory this command made is removed again if it ends before the first point
+    // recorded anything (remove_dir leaves a directory that holds files alone)
+    let _cleanup = RemoveIfEmpty(created.then(|| dir.clone()));
     for n in &names {
         let p = dir.join(n);
         if std::fs::symlink_metadata(&p).is_ok() {
@@ -171,6 +175,17 @@ pub fn run(args: &CurveArgs, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
+/// Removes its directory when dropped, if the directory is still empty.
+struct RemoveIfEmpty(Option<PathBuf>);
+
+impl Drop for RemoveIfEmpty {
+    fn drop(&mut self) {
+        if let Some(d) = &self.0 {
+            let _ = std::fs::remove_dir(d);
+        }
+    }
+}
+
 /// The archive name of a point: `qd-004.hlog`, `jobs-16.hlog`, `max.hlog`, `load-050pct.hlog`
 /// (zero-padded to the widest of the curve, so the files sort by load).
 fn file_name(m: &Mark, all: &[Mark]) -> String {
@@ -210,7 +225,7 @@ fn run_point(base: &RunArgs, m: &Mark, path: &Path, runtime_ns: Option<u64>) -> 
     let (param, c) = m.to_meta();
     a.param = param;
     a.meta_other.insert(curve::META_KEY.into(), c);
-    let o = crate::run::collect(&a)?;
+    let o = crate::run::collect(&a).with_context(|| format!("the curve point {}", m.text()))?;
     crate::run::finish(&o, true, &mut std::io::sink()).with_context(|| format!("the curve point {}", m.text()))?;
     let run = crate::load::load_run(path)?;
     let stopped = (o.stopped_by.starts_with("SIG") || o.stopped_by.starts_with("signal")).then(|| o.stopped_by.clone());

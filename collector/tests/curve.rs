@@ -220,6 +220,11 @@ fn curve_flags_that_do_not_fit_are_refused() {
         assert!(e.contains(says), "{extra:?}: {e}");
     }
     assert!(!o.exists(), "nothing created for a refused command line");
+    // a point that is refused (writes to a file nines did not create) leaves no directory
+    std::fs::write(&t, b"not nines' own").unwrap();
+    let e = refused(&["curve", "--quiet", "--target", s(&t), "--rw", "randwrite", "--qd-ladder", "1,2", "-o", s(&o)]);
+    assert!(e.contains("the curve point qd 1: ") && e.contains("--overwrite"), "{e}");
+    assert!(!o.exists(), "the directory made for the curve is removed again");
     std::fs::write(d.path().join("file"), b"x").unwrap();
     let e = refused(&["curve", "--quiet", "--target", s(&t), "--size", "1MiB", "--qd-ladder", "1,2", "-o", s(&d.path().join("file"))]);
     assert!(e.contains("is not a directory"), "{e}");

@@ -181,11 +181,11 @@ impl Mark {
         self.load().filter(|_| self.mode == Mode::Rate).map(|r| r / f64::from(self.jobs.max(1)))
     }
 
-    /// The load in words: `qd 8`, `4 jobs`, `5,000 IOPS offered (50%)`, `maximum (uncapped)`.
+    /// The load in words: `qd 8`, `1 job`, `4 jobs`, `5,000 IOPS offered (50%)`, `maximum (uncapped)`.
     pub fn text(&self) -> String {
         match (self.mode, self.max_run) {
             (Mode::Qd, _) => format!("qd {}", self.qd),
-            (Mode::Jobs, _) => format!("{} jobs", self.jobs),
+            (Mode::Jobs, _) => format!("{} job{}", self.jobs, if self.jobs == 1 { "" } else { "s" }),
             (Mode::Rate, true) => "maximum (uncapped)".into(),
             (Mode::Rate, false) => format!(
                 "{} IOPS offered{}",
@@ -654,6 +654,7 @@ mod tests {
             [(8, 1, Some(1.0)), (8, 2, Some(2.0)), (8, 4, Some(4.0))]
         );
         assert_eq!(l[2].rate_per_job(), None);
+        assert_eq!((l[0].text(), l[2].text()), ("1 job".to_string(), "4 jobs".to_string()));
         assert_eq!(max_run(8, 2).load(), None);
     }
 
