@@ -61,6 +61,21 @@ pub fn run(args: &CurveArgs, out: &mut impl Write) -> Result<()> {
         _ => bail!("give --qd-ladder, --jobs-ladder or --curve-steps"),
     };
     let tag = args.tag.clone().or_else(|| args.limit.as_ref().map(|l| l.tag.clone())).unwrap_or_else(|| "all".into());
+    // a direction the workload never issues could only ever "cannot tell"
+    for (t, flag) in [(args.tag.as_deref(), "--tag"), (args.limit.as_ref().map(|l| l.tag.as_str()), "--limit")] {
+        let Some(t) = t else { continue };
+        let rw = base.rw;
+        let issued = match t.split('.').next().unwrap_or(t) {
+            "read" => rw.reads(),
+            "write" => rw.writes() && !rw.trims(),
+            "trim" => rw.trims(),
+            "sync" => base.fsync_every.is_some(),
+            _ => true,
+        };
+        if !issued {
+            bail!("{flag} names the direction '{t}', which this workload (--rw {}) does not issue", rw.name());
+        }
+    }
 
     // every file name the curve will write, checked before the first point runs
     let names: Vec<String> = match &plan {

@@ -213,6 +213,10 @@ fn curve_flags_that_do_not_fit_are_refused() {
         (&["--qd-ladder", "1,2", "--force"][..], "never replaces a file"),
         (&["--qd-ladder", "1,2", "--live"][..], "--live is not taken"),
         (&["--qd-ladder", "1,2", "--max-runtime", "1s"][..], "--max-runtime is not taken"),
+        (
+            &["--qd-ladder", "1,2", "--limit", "write p99 <= 1ms"][..],
+            "--limit names the direction 'write', which this workload (--rw randread)",
+        ),
     ] {
         let mut args = vec!["curve", "--quiet", "--target", s(&t), "--size", "1MiB", "-o", s(&o)];
         args.extend_from_slice(extra);
