@@ -32,6 +32,7 @@ pub mod codec;
 pub mod compact;
 pub mod compare;
 pub mod convergence;
+pub mod curve;
 pub mod density;
 pub mod distribution;
 pub mod export;

@@ -77,6 +77,11 @@ pub struct ViewState {
     pub cset: bool,
     /// The swept parameter of the sweep plot (a metadata key or a name in the file names).
     pub sweep: Option<String>,
+    /// The sweep panel as a latency curve (achieved IOPS against levels) or as the parameter
+    /// plot; `None`: a curve when a shown run is a point of `nines curve`.
+    pub curve: Option<bool>,
+    /// The latency curve's IOPS axis is logarithmic.
+    pub curve_log: bool,
     /// The steady-state check shown.
     pub steady: SteadyView,
     /// A QoS spec (nines-core's grammar, `read p99.99 <= 1ms` a line): its verdicts, the
@@ -171,6 +176,8 @@ impl Default for ViewState {
             base: BTreeSet::new(),
             cset: false,
             sweep: None,
+            curve: None,
+            curve_log: false,
             steady: SteadyView::default(),
             spec: String::new(),
             trend: TrendView::default(),
@@ -256,6 +263,12 @@ impl ViewState {
         if let Some(p) = &self.sweep {
             parts.push(format!("sweep={p}"));
         }
+        if let Some(c) = self.curve {
+            parts.push(format!("curve={}", u8::from(c)));
+        }
+        if self.curve_log {
+            parts.push("cx=log".into());
+        }
         if self.steady != d.steady {
             let ss = &self.steady;
             let mut v = format!("ss={},{},{}", ss.run, ss.track, ss.rounds);
@@ -308,6 +321,8 @@ impl ViewState {
                 "base" => s.base = v.split(',').filter_map(|x| x.parse::<usize>().ok()).filter(|&i| i < 100_000).collect(),
                 "cset" => s.cset = v == "1",
                 "sweep" => s.sweep = param_name(v),
+                "curve" => s.curve = matches!(v, "0" | "1").then_some(v == "1"),
+                "cx" => s.curve_log = v == "log",
                 "tr" => {
                     let p: Vec<&str> = v.split(',').collect();
                     let tag = p.first().and_then(|t| param_name(t));
@@ -388,13 +403,15 @@ mod tests {
             base: [0, 3].into_iter().collect(),
             cset: true,
             sweep: Some("numjobs".into()),
+            curve: Some(true),
+            curve_log: true,
             steady: SteadyView { run: 2, track: "p99.9".into(), rounds: 6, round_s: Some(10.0) },
             spec: "read p99.99 <= 1ms # vendor\n[name=a&b=c]\nwrite max<50ms µ".into(),
             trend: TrendView { tag: "read".into(), level: "p99.9".into(), base: Some(4) },
             focus: Focus::Run(3),
         };
         let h = s.to_hash();
-        assert_eq!(h, "dir=overlay&lv=2,5,6&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&ss=2,p99.9,6,10&tr=read,p99.9,4&fo=3&spec=read%20p99.99%20%3C%3D%201ms%20%23%20vendor%0A%5Bname%3Da%26b%3Dc%5D%0Awrite%20max%3C50ms%20%C2%B5");
+        assert_eq!(h, "dir=overlay&lv=2,5,6&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&curve=1&cx=log&ss=2,p99.9,6,10&tr=read,p99.9,4&fo=3&spec=read%20p99.99%20%3C%3D%201ms%20%23%20vendor%0A%5Bname%3Da%26b%3Dc%5D%0Awrite%20max%3C50ms%20%C2%B5");
         assert_eq!(ViewState::from_hash(&format!("#{h}")), s);
     }
 
@@ -404,6 +421,7 @@ mod tests {
             "#dir=<script>&lv=3,x&zoom=5,1&sel=NaN,2&cdf=-1,2,3,4&hide=a,2&junk&x=ios&sweep=<b>&ss=0,rm -rf,5&base=x,1",
         );
         assert_eq!(s.sweep, None);
+        assert_eq!((ViewState::from_hash("curve=yes").curve, ViewState::from_hash("curve=0").curve), (None, Some(false)));
         assert_eq!(s.steady, SteadyView::default());
         assert_eq!(s.base, [1].into_iter().collect());
         assert_eq!(s.dir, DirMode::All);
