@@ -1872,22 +1872,7 @@ fn App() -> impl IntoView {
                 r.compact.as_ref().map(|c| format!("\ncompact form: histograms of {}", c.text)).unwrap_or_default(),
                 if warns.is_empty() { String::new() } else { format!("\n{}", warns.join("\n")) }
             );
-            let mut kids = Vec::new();
-            if runs.len() > 1 {
-                let on = focus == Some(i);
-                kids.push(tx(
-                    "span",
-                    vec![
-                        ("class", if on { "focus on" } else { "focus" }.into()),
-                        ("data-testid", "focus-run".into()),
-                        ("data-act", "focus".into()),
-                        ("data-run", i.to_string()),
-                        ("title", if on { "the focus run (click: every run alike)" } else { "focus on this run: the others faint" }.into()),
-                    ],
-                    if on { "◉" } else { "◎" },
-                ));
-            }
-            kids.push(tx("span", vec![("class", "rname".into())], r.run.name.clone()));
+            let mut kids = vec![tx("span", vec![("class", "rname".into())], r.run.name.clone())];
             for (sty, dn) in swatches {
                 let line = el(
                     "line",
@@ -1906,6 +1891,20 @@ fn App() -> impl IntoView {
                 if let Some(d) = dn {
                     kids.push(tx("span", vec![("class", "dirname".into())], d));
                 }
+            }
+            if runs.len() > 1 {
+                let on = focus == Some(i);
+                kids.push(tx(
+                    "span",
+                    vec![
+                        ("class", if on { "focus on" } else { "focus" }.into()),
+                        ("data-testid", "focus-run".into()),
+                        ("data-act", "focus".into()),
+                        ("data-run", i.to_string()),
+                        ("title", if on { "the focus run (click: every run alike)" } else { "focus on this run: the others faint" }.into()),
+                    ],
+                    if on { "◉" } else { "◎" },
+                ));
             }
             if !warns.is_empty() {
                 kids.push(tx("span", vec![("class", "warn".into())], " ⚠"));
