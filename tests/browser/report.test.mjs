@@ -438,6 +438,7 @@ test('site trend: 120 nightly runs open on their trend without loading a run; th
     const { v, page, ctx } = await openWatched(`${server.base}/index.html`);
     await until(page, () => document.body.dataset.ninesTrendMs && document.body.dataset.ninesIdle === '1', null, 'the trend');
     assert.equal(await page.locator('[data-testid=legend-run]').count(), 0, 'no run loaded');
+    assert.match(await page.locator('[data-testid=no-runs]').textContent(), /^This site holds 120 runs: its trend is below/);
     assert.deepEqual(server.requests.filter((u) => u.startsWith('/runs/')), [], 'no run requested');
     const canvas = page.locator('[data-testid=trend-canvas]');
     const data = () => canvas.evaluate((c) => ({ marks: Number(c.dataset.marks), worse: Number(c.dataset.worse) }));

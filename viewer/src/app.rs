@@ -1828,14 +1828,16 @@ fn App() -> impl IntoView {
         let out = legend_out.get()?;
         let runs = with_model(|m| m.runs.clone());
         if runs.is_empty() {
-            dom::mount(
-                &out,
-                &[tx(
-                    "p",
-                    vec![("class", "empty".into()), ("data-testid", "no-runs".into())],
-                    "No runs loaded. Open or drop nines archives (.hlog), HdrHistogram interval logs or other supported files.",
-                )],
-            );
+            // a large site opens on its trend alone: say where its runs are
+            let site = trend::SITE.with(|s| s.borrow().len());
+            let text = if site > 0 {
+                format!(
+                    "This site holds {site} runs: its trend is below, and a click on a point opens that run. Or open or drop run files."
+                )
+            } else {
+                "No runs loaded. Open or drop nines archives (.hlog), HdrHistogram interval logs or other supported files.".to_string()
+            };
+            dom::mount(&out, &[tx("p", vec![("class", "empty".into()), ("data-testid", "no-runs".into())], text)]);
             return key;
         }
         let overlay = st.dir == DirMode::Overlay;
