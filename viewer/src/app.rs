@@ -414,7 +414,7 @@ struct Trace {
     style: TraceStyle,
 }
 
-fn directions_of(run: &Run, mode: DirMode) -> Vec<Direction> {
+fn directions_of(run: &Run, mode: &DirMode) -> Vec<Direction> {
     let has = |t: &str| run.windows.iter().any(|w| w.tag.as_deref() == Some(t));
     match mode {
         DirMode::All => vec![Direction::All],
@@ -439,6 +439,13 @@ fn directions_of(run: &Run, mode: DirMode) -> Vec<Direction> {
                 vec![]
             }
         }
+        DirMode::Scoped(t) => {
+            if has(t) {
+                vec![Direction::Tag(Some(t.clone()))]
+            } else {
+                vec![]
+            }
+        }
         // every direction, scoped ones too (a merge's `host07/read`), not auxiliary measures
         DirMode::Overlay => run
             .tags()
@@ -456,8 +463,8 @@ fn traces(st: &ViewState) -> Vec<Trace> {
         if st.hidden.contains(&i) {
             continue;
         }
-        for (d, dir) in directions_of(&r.run, st.dir).into_iter().enumerate() {
-            let style = trace_style(i, d, st.dir);
+        for (d, dir) in directions_of(&r.run, &st.dir).into_iter().enumerate() {
+            let style = trace_style(i, d, &st.dir);
             let base = if st.base.contains(&i) { " (baseline)" } else { "" };
             out.push(Trace { run: i, label: format!("{} {}{base}", r.run.name, dir_key(&dir)), dir, style });
         }
@@ -468,8 +475,8 @@ fn traces(st: &ViewState) -> Vec<Trace> {
 /// Style of the `d`-th direction of run `run`: one colour per run, or with directions
 /// overlaid one colour per run and direction (three slots a run), so read and write stay
 /// apart in every chart; a merge's scoped directions go on into the next slots.
-fn trace_style(run: usize, d: usize, mode: DirMode) -> TraceStyle {
-    if mode == DirMode::Overlay {
+fn trace_style(run: usize, d: usize, mode: &DirMode) -> TraceStyle {
+    if *mode == DirMode::Overlay {
         TraceStyle::nth(run * 3 + d)
     } else {
         TraceStyle::nth(run)
@@ -1376,15 +1383,15 @@ fn App() -> impl IntoView {
     // ----- memos of what each panel depends on
     let cdf_key = Memo::new(move |_| {
         let s = state.get();
-        (version.get(), size.get(), s.dir, s.hidden.clone(), s.sel, s.x_ios, s.cdf, s.spec.clone())
+        (version.get(), size.get(), s.dir.clone(), s.hidden.clone(), s.sel, s.x_ios, s.cdf, s.spec.clone())
     });
     let rt_key = Memo::new(move |_| {
         let s = state.get();
-        (version.get(), size.get(), s.dir, s.hidden.clone(), s.levels.clone(), s.x_ios, s.zoom, s.sel, s.rate, s.spec.clone())
+        (version.get(), size.get(), s.dir.clone(), s.hidden.clone(), s.levels.clone(), s.x_ios, s.zoom, s.sel, s.rate, s.spec.clone())
     });
     let table_key = Memo::new(move |_| {
         let s = state.get();
-        (version.get(), s.dir, s.hidden.clone(), s.sel, s.x_ios)
+        (version.get(), s.dir.clone(), s.hidden.clone(), s.sel, s.x_ios)
     });
 
     let cdf_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
@@ -1743,7 +1750,7 @@ fn App() -> impl IntoView {
             .filter_map(|i| stats_of(i, run_time_sel(&st, i)))
             .map(|s| {
                 let mut s = (*s).clone();
-                s.tags.0.retain(|(t, _)| shown_tag(st.dir, t));
+                s.tags.0.retain(|(t, _)| shown_tag(&st.dir, t));
                 s
             })
             .collect();
@@ -1764,7 +1771,7 @@ fn App() -> impl IntoView {
     // zoom step must not rebuild the legend and make the page lay out again)
     Effect::new(move |prev: Option<Option<(u64, BTreeSet<usize>, DirMode)>>| {
         let st = state.get();
-        let key = Some((version.get(), st.hidden.clone(), st.dir));
+        let key = Some((version.get(), st.hidden.clone(), st.dir.clone()));
         if prev.as_ref() == Some(&key) {
             return key;
         }
@@ -1789,10 +1796,10 @@ fn App() -> impl IntoView {
         for (i, r) in runs.iter().enumerate() {
             let warns: Vec<String> = r.run.warnings.iter().map(|w| w.to_string()).collect();
             let swatches: Vec<(TraceStyle, Option<String>)> = if overlay {
-                directions_of(&r.run, DirMode::Overlay)
+                directions_of(&r.run, &DirMode::Overlay)
                     .iter()
                     .enumerate()
-                    .map(|(d, dir)| (trace_style(i, d, DirMode::Overlay), Some(dir_key(dir))))
+                    .map(|(d, dir)| (trace_style(i, d, &DirMode::Overlay), Some(dir_key(dir))))
                     .collect()
             } else {
                 vec![(TraceStyle::nth(i), None)]
@@ -1911,11 +1918,33 @@ fn App() -> impl IntoView {
                 <span class="hint">"or drop .hlog and other run files anywhere"</span>
                 <div class="group" role="radiogroup" aria-label="direction" data-testid="direction">
                     <span class="glabel">"direction"</span>
-                    {DirMode::ALL.into_iter().map(|d| view! {
-                        <button data-testid=format!("dir-{}", d.key())
-                            class:active=move || state.with(|s| s.dir == d)
-                            on:click=move |_| set(Box::new(move |s| s.dir = d))>{d.label()}</button>
+                    {DirMode::ALL.into_iter().map(|d| {
+                        let (testid, label, on) = (format!("dir-{}", d.key()), d.label().to_string(), d.clone());
+                        view! {
+                            <button data-testid=testid
+                                class:active=move || state.with(|s| s.dir == d)
+                                on:click=move |_| { let d = on.clone(); set(Box::new(move |s| s.dir = d)) }>{label}</button>
+                        }
                     }).collect_view()}
+                    // the loaded runs' scoped directions (a job file's `probe/read`, a merge's
+                    // `host07/read`), one of them alone
+                    {move || {
+                        version.get();
+                        let tags = scoped_directions();
+                        (!tags.is_empty()).then(|| view! {
+                            <select data-testid="dir-scoped" title="one scoped direction alone: a job section's, target's or host's share"
+                                class:active=move || state.with(|s| matches!(s.dir, DirMode::Scoped(_)))
+                                prop:value=move || state.with(|s| if let DirMode::Scoped(t) = &s.dir { t.clone() } else { String::new() })
+                                on:change=move |ev| {
+                                    if let Some(d) = DirMode::from_key(&event_target_value(&ev)) {
+                                        set(Box::new(move |s| s.dir = d));
+                                    }
+                                }>
+                                <option value="">"scoped…"</option>
+                                {tags.into_iter().map(|t| view! { <option value=t.clone()>{t.clone()}</option> }).collect_view()}
+                            </select>
+                        })
+                    }}
                 </div>
                 <div class="group" data-testid="levels">
                     <span class="glabel">"levels"</span>
@@ -2055,7 +2084,7 @@ fn App() -> impl IntoView {
 fn stats_table(st: &ViewState) -> Vec<Node> {
     let n = with_model(|m| m.runs.len());
     let t0 = now_ms();
-    let rows_of = |s: &RunStats| -> Vec<(String, TagStats)> { s.tags.iter().filter(|(tag, _)| shown_tag(st.dir, tag)).cloned().collect() };
+    let rows_of = |s: &RunStats| -> Vec<(String, TagStats)> { s.tags.iter().filter(|(tag, _)| shown_tag(&st.dir, tag)).cloned().collect() };
     let mut table: TableRows = Vec::new();
     for i in (0..n).filter(|i| !st.hidden.contains(i)) {
         if let Some(s) = stats_of(i, run_time_sel(st, i)) {
@@ -2175,14 +2204,31 @@ fn stats_table(st: &ViewState) -> Vec<Node> {
     out
 }
 
+/// The scoped directions (`probe/read`, not measures such as `probe/read.svc`) of the loaded
+/// runs, in the order they first appear.
+fn scoped_directions() -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    with_model(|m| {
+        for r in &m.runs {
+            for t in r.run.tags().into_iter().flatten() {
+                if matches!(DirMode::from_key(&t), Some(DirMode::Scoped(_))) && !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+        }
+    });
+    out
+}
+
 /// Which rows of `nines stats` the table shows in a direction mode.
-fn shown_tag(dir: DirMode, tag: &str) -> bool {
+fn shown_tag(dir: &DirMode, tag: &str) -> bool {
     match dir {
         DirMode::All => tag == "all",
         DirMode::Read => tag == "read",
         DirMode::Write => tag == "write",
         DirMode::Trim => tag == "trim",
         DirMode::Overlay => tag != "all",
+        DirMode::Scoped(t) => tag == t,
     }
 }
 
