@@ -32,6 +32,8 @@ cargo build -q -p nines
 node --test tests/browser/viewer.test.mjs 2>&1
 echo "== viewer: compare mode, sweep plot and steady state against nines compare/sweep/steady"
 node --test tests/browser/judge.test.mjs 2>&1
+echo "== viewer: the latency curve chart against nines sweep --curve --json"
+node --test tests/browser/curve.test.mjs 2>&1
 # ---- end viewer --------------------------------------------------------------------------
 
 # ---- reports and sites -------------------------------------------------------------------

@@ -49,7 +49,26 @@ pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<Vec<String>> 
 
 pub fn sweep(args: &SweepArgs, out: &mut impl Write) -> Result<()> {
     let (base, cand) = load_two_sets(&args.base, &args.with)?;
-    let t = sweep_table::sweep(&base, &cand, &args.param, &args.tag)?;
+    if args.curve {
+        let label = |s: &str| if args.with.is_empty() { "runs".to_string() } else { s.to_string() };
+        let mut sets = vec![(label("baseline"), base.iter().collect::<Vec<_>>())];
+        if !cand.is_empty() {
+            sets.push(("candidate".to_string(), cand.iter().collect()));
+        }
+        let t =
+            nines_core::curve::table(&sets, &args.tag, &nines_core::curve::default_levels(), args.param.as_deref(), args.limit.as_ref());
+        if let Some(p) = t.sets.iter().flat_map(|s| &s.points).find(|p| p.count == 0) {
+            bail!("{}: no I/O in a '{}' direction (--tag names a tag of the runs, or all)", p.file, args.tag);
+        }
+        if args.json {
+            writeln!(out, "{}", serde_json::to_string_pretty(&t)?)?;
+        } else {
+            write!(out, "{}", export::text::curve(&t))?;
+        }
+        return Ok(());
+    }
+    let param = args.param.as_deref().context("--param names the swept parameter")?;
+    let t = sweep_table::sweep(&base, &cand, param, &args.tag)?;
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&t)?)?;
     } else if args.csv {

@@ -3,6 +3,7 @@
 
 pub mod check_cmd;
 pub mod cli;
+pub mod curve_cmd;
 pub mod demo;
 pub mod export_cmd;
 pub mod import_cmd;

@@ -17,6 +17,7 @@ fn main() -> ExitCode {
     let result = match &cli.cmd {
         Cmd::Stats(a) => nines::stats_cmd::run(a, &mut out),
         Cmd::Run(a) => nines::run::run(a, &mut out),
+        Cmd::Curve(a) => nines::curve_cmd::run(a, &mut out),
         Cmd::Demo(a) => nines::demo::run(a, &mut out),
         Cmd::Import(a) => nines::import_cmd::run(a, &mut out),
         Cmd::Compare(a) if a.fail_on.is_some() => return compare_gate(a, &mut out),
@@ -47,9 +48,16 @@ fn parse_cli() -> Result<Cli, clap::Error> {
     use clap::{CommandFactory, FromArgMatches};
     let m = Cli::command().try_get_matches()?;
     let mut cli = Cli::from_arg_matches(&m)?;
-    if let (Cmd::Run(a), Some(("run", rm))) = (&mut cli.cmd, m.subcommand()) {
-        a.given = nines::cli::run::given(rm);
-        nines::cli::run::lists(a, rm);
+    match (&mut cli.cmd, m.subcommand()) {
+        (Cmd::Run(a), Some(("run", rm))) => {
+            a.given = nines::cli::run::given(rm);
+            nines::cli::run::lists(a, rm);
+        }
+        (Cmd::Curve(a), Some(("curve", rm))) => {
+            a.run.given = nines::cli::run::given(rm);
+            nines::cli::run::lists(&mut a.run, rm);
+        }
+        _ => {}
     }
     Ok(cli)
 }

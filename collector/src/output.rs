@@ -229,6 +229,32 @@ pub fn create_streaming(path: &Path, force: bool, inputs: &Inputs, what: &str) -
     Ok(Created { file, path: path.to_path_buf(), id: (m.dev(), m.ino()), keep: false })
 }
 
+/// Make `dir` ready to receive new files (`nines curve -o DIR`): created when missing, never
+/// through a symbolic link, and refused when it already holds entries unless `into_existing`
+/// (even then no file in it is replaced: each file is created with [`create_streaming`]).
+pub fn prepare_dir(dir: &Path, into_existing: bool, flag: &str) -> Result<()> {
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.file_type().is_symlink() => {
+            bail!("'{}' is a symbolic link; nines does not write through links: give the real directory", dir.display())
+        }
+        Ok(m) if !m.is_dir() => bail!("'{}' exists and is not a directory; give a directory path", dir.display()),
+        Ok(_) => {
+            let mut entries = std::fs::read_dir(dir).with_context(|| format!("could not read directory '{}'", dir.display()))?;
+            if !into_existing {
+                if let Some(e) = entries.next() {
+                    let name = e.map(|e| e.file_name().to_string_lossy().into_owned()).unwrap_or_default();
+                    bail!(
+                        "the directory '{}' is not empty (it holds '{name}'); give a new or empty directory, or pass {flag} to add to it (no file in it is replaced)",
+                        dir.display()
+                    );
+                }
+            }
+            Ok(())
+        }
+        Err(_) => std::fs::create_dir_all(dir).with_context(|| format!("could not create directory '{}'", dir.display())),
+    }
+}
+
 /// Read at most `limit` bytes of `path` whole; more is an error naming the limit. For small
 /// side inputs (notes, manifests).
 pub fn read_bounded(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>> {

@@ -19,28 +19,43 @@ pub struct DensityBin {
 /// holding its midpoint, so counts are exact and sum to N.
 pub fn log_density(h: &Hist, bins_per_decade: u32) -> Vec<DensityBin> {
     let n = h.count();
-    if n == 0 || bins_per_decade == 0 {
-        return Vec::new();
-    }
-    let bpd = bins_per_decade as f64;
-    let layout = h.layout();
-    let bin_of = |v: u64| ((v.max(1) as f64).log10() * bpd).floor() as i64;
-    let first = bin_of(layout.median_equivalent(h.min()));
-    let last = bin_of(layout.median_equivalent(h.buckets().next_back().map_or(0, |b| b.0)));
-    let mut counts = vec![0_u64; (last - first + 1) as usize];
-    for (v, c) in h.buckets() {
-        counts[(bin_of(layout.median_equivalent(v)) - first) as usize] += c;
-    }
+    let Some((first, counts)) = log_bins(h, bins_per_decade) else { return Vec::new() };
     counts
         .into_iter()
         .enumerate()
         .map(|(i, count)| {
-            let k = first + i as i64;
-            let lo = 10f64.powf(k as f64 / bpd);
-            let hi = 10f64.powf((k + 1) as f64 / bpd);
+            let (lo, hi) = bin_edges(first + i as i64, bins_per_decade);
             DensityBin { lo_ns: lo, hi_ns: hi, count, density: count as f64 / n as f64 / (hi / lo).log10() }
         })
         .collect()
+}
+
+/// The bin of a latency: bin k spans `[10^(k/b), 10^((k+1)/b))` ns with `b` bins per decade.
+pub fn bin_of(v: u64, bins_per_decade: u32) -> i64 {
+    ((v.max(1) as f64).log10() * bins_per_decade as f64).floor() as i64
+}
+
+/// The latency range `[lo, hi)` of bin `k` (see [`bin_of`]).
+pub fn bin_edges(k: i64, bins_per_decade: u32) -> (f64, f64) {
+    let b = bins_per_decade.max(1) as f64;
+    (10f64.powf(k as f64 / b), 10f64.powf((k + 1) as f64 / b))
+}
+
+/// Counts on log-spaced bins: the first bin (see [`bin_of`]) and the count of every bin from
+/// it to the max's, empty bins included. Each recorded bucket goes whole to the bin holding
+/// its midpoint, so counts are exact and sum to N. `None` for an empty histogram.
+pub fn log_bins(h: &Hist, bins_per_decade: u32) -> Option<(i64, Vec<u64>)> {
+    if h.count() == 0 || bins_per_decade == 0 {
+        return None;
+    }
+    let layout = h.layout();
+    let first = bin_of(layout.median_equivalent(h.min()), bins_per_decade);
+    let last = bin_of(layout.median_equivalent(h.buckets().next_back().map_or(0, |b| b.0)), bins_per_decade);
+    let mut counts = vec![0_u64; (last - first + 1) as usize];
+    for (v, c) in h.buckets() {
+        counts[(bin_of(layout.median_equivalent(v), bins_per_decade) - first) as usize] += c;
+    }
+    Some((first, counts))
 }
 
 #[cfg(test)]

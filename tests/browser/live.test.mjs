@@ -120,7 +120,7 @@ test('run --live: the page follows the run as windows land, then shows the final
     assert.equal(counts[counts.length - 1], starts.size, 'the badge counts the archive\'s windows');
     await v.page.waitForFunction(() => document.body.dataset.ninesIdle === '1', null, { timeout: 60000 });
     await v.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
-    const names = (await v.page.locator('[data-testid=legend-run]').allTextContents()).map((n) => n.trim());
+    const names = (await v.page.locator('[data-testid=legend-run] > span:first-child').allTextContents()).map((n) => n.trim());
     assert.deepEqual(names, ['live randrw']);
     assertViewerTable(await v.table(), ninesStats([archive]));
     assert.match(await v.page.locator('[data-testid=live-status]').textContent(), /^finished: \d+ windows$/);

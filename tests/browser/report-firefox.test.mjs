@@ -72,7 +72,9 @@ test('Firefox: report from file:// starts the viewer, shows nines stats numbers,
     run: Number(tr.dataset.run), dir: tr.dataset.dir,
     count: tr.querySelector('[data-col=count]').dataset.ns, max: tr.querySelector('[data-col=max]').dataset.ns,
   })));
-  assert.equal(rows.length, 3);
+  // three runs of reads and writes open with each direction shown: a row each
+  assert.equal(rows.length, 6);
+  assert.deepEqual([...new Set(rows.map((r) => r.dir))].sort(), ['read', 'write']);
   for (const r of rows) {
     assert.equal(Number(r.count), json.runs[r.run].tags[r.dir].count);
     assert.equal(Number(r.max), json.runs[r.run].tags[r.dir].max_ns);

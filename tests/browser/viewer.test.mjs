@@ -10,8 +10,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { BUNDLE, NINES, ROOT, serve, launch, Viewer, ninesStats, ninesStatsText } from './lib.mjs';
+import zlib from 'node:zlib';
+import { execFileSync, spawn } from 'node:child_process';
+import { BUNDLE, NINES, ROOT, ARTIFACTS, serve, launch, Viewer, ninesStats, ninesStatsText } from './lib.mjs';
 
 let dir, browser, site, files;
 
@@ -105,18 +106,22 @@ function assertTableMatches(rows, json, text, dirs) {
   }
 }
 
-test('manifest: runs load, a missing one shows its error, the table equals nines stats', async () => {
+test('manifest: runs load, a missing one shows its error, read and write open split, the table equals nines stats', async () => {
   const v = await Viewer.open(browser, `${site.base}/index.html`);
   await v.ready(3);
   const errs = await v.page.locator('[data-testid=load-error]').allTextContents();
   assert.equal(errs.length, 1);
   assert.match(errs[0], /runs\/missing\.hlog.*404/);
-  const names = await v.page.locator('[data-testid=legend-run]').allTextContents();
+  const names = await v.page.locator('[data-testid=legend-run] > span:first-child').allTextContents();
   assert.deepEqual(names.map((n) => n.trim()).slice(0, 2), ['uring QD16 randrw 70/30', 'psync QD1 randrw 70/30']);
   const all = [files.a, files.b, files.c];
+  // runs of reads and writes open with each direction shown, not merged
+  assert.match(await v.page.getAttribute('[data-testid=dir-overlay]', 'class'), /active/);
+  assert.match(await v.hash(), /dir=overlay/);
   const rows = await v.table();
-  assert.equal(rows.length, 3);
-  assertTableMatches(rows, ninesStats(all), ninesStatsText(all), ['all']);
+  assert.equal(rows.length, 6);
+  for (const r of [0, 1, 2]) assert.deepEqual(rows.filter((x) => x.run === r).map((x) => x.dir).sort(), ['read', 'write']);
+  assertTableMatches(rows, ninesStats(all), ninesStatsText(all), ['read', 'write']);
   // run-to-run variability with several runs
   assert.ok(await v.page.locator('[data-testid=variability-row]').count() >= 1);
   // the sweep parameter found by itself (qd: 16 and 1) sweeps the two runs that have it and
@@ -219,9 +224,9 @@ test('brushing a time range restricts every panel; the table equals nines stats 
   const all = [files.a, files.b, files.c];
   const extra = ['--from', m[1], '--to', m[2]];
   const rows = await v.table();
-  assertTableMatches(rows, ninesStats(all, extra), ninesStatsText(all, extra), ['all']);
+  assertTableMatches(rows, ninesStats(all, extra), ninesStatsText(all, extra), ['read', 'write']);
   const whole = ninesStats(all);
-  assert.ok(rows.every((r) => Number(r.cells.count.ns) < whole.runs[r.run].tags.all.count), 'the selection has fewer I/Os');
+  assert.ok(rows.every((r) => Number(r.cells.count.ns) < whole.runs[r.run].tags[r.dir].count), 'the selection has fewer I/Os');
   await v.shot('viewer-brushed');
   await v.act(() => v.page.click('[data-testid=clear-selection]'));
   assert.doesNotMatch(await v.hash(), /sel=/);
@@ -274,7 +279,7 @@ test('runs of one name opened one after another: the one shown is renamed, as ni
     const data = ['fio-randrw.json', 'fio-randrw_clat_hist.1.log'].map((f) => path.join(ROOT, 'tests/data', f));
     const v = await Viewer.open(browser, `${bare.base}/index.html`);
     await v.page.waitForSelector('[data-testid=no-runs]');
-    const legend = async () => (await v.page.locator('[data-testid=legend-run]').allTextContents()).map((n) => n.trim());
+    const legend = async () => (await v.page.locator('[data-testid=legend-run] > span:first-child').allTextContents()).map((n) => n.trim());
     const tableNames = () => v.page.evaluate(() => [...new Set([...document.querySelectorAll('[data-testid=stats-row] td.name')].map((td) => td.textContent))]);
     await v.page.setInputFiles('[data-testid=file-input]', [data[0]]);
     await v.ready(1);
@@ -304,9 +309,9 @@ test('file picker: a broken file shows file, line and reason; the others stay', 
     assert.equal(errs.length, 1, errs.join('\n'));
     assert.match(errs[0], new RegExp(`^broken\\.hlog: line ${files.brokenLine}: \\S`));
     const rows = await v.table();
-    assert.equal(rows.length, 2);
+    assert.equal(rows.length, 4);
     const both = [files.c, files.a];
-    assertTableMatches(rows, ninesStats(both), ninesStatsText(both), ['all']);
+    assertTableMatches(rows, ninesStats(both), ninesStatsText(both), ['read', 'write']);
     // drag and drop of another run onto the page
     const dropped = fs.readFileSync(files.b).toString('base64');
     await v.page.evaluate((b64) => {
@@ -317,8 +322,10 @@ test('file picker: a broken file shows file, line and reason; the others stay', 
     }, dropped);
     await v.ready(3);
     const after = await v.table();
-    assert.equal(after.length, 3);
-    assert.equal(Number(after[2].cells.count.ns), ninesStats([files.b]).runs[0].tags.all.count);
+    assert.equal(after.length, 6);
+    const dropped2 = after.filter((r) => r.run === 2);
+    assert.deepEqual(dropped2.map((r) => r.dir).sort(), ['read', 'write']);
+    for (const r of dropped2) assert.equal(Number(r.cells.count.ns), ninesStats([files.b]).runs[0].tags[r.dir].count);
     await v.shot('viewer-picker-error');
     await v.page.context().close();
   } finally {
@@ -341,13 +348,13 @@ test('raw files decode in workers: each shows its progress, the page holds compa
     assert.equal(progress.length, 2);
     progress.forEach((p, i) => assert.match(p, new RegExp(`^${path.basename(both[i]).replace('.', '\\.')}: decoded in \\d+\\.\\d s$`)));
     // in file order, each a compact form whose grouping the page states
-    const names = await v.page.locator('[data-testid=legend-run]').allTextContents();
+    const names = await v.page.locator('[data-testid=legend-run] > span:first-child').allTextContents();
     assert.deepEqual(names.map((n) => n.trim()), ['many windows', 'uring QD16 randrw 70/30']);
     // the long one grouped, the short one whole
     const note = await v.page.locator('[data-testid=carries]').textContent();
     assert.match(note, /many windows: histograms of \d+ms \(groups of \d+ windows\)/);
     assert.match(note, /uring QD16 randrw 70\/30: histograms of every window \(100ms\)/);
-    assertTableMatches(await v.table(), ninesStats(both), ninesStatsText(both), ['all']);
+    assertTableMatches(await v.table(), ninesStats(both), ninesStatsText(both), ['read', 'write']);
     await v.shot('viewer-workers');
     // a brushed range needs the recorded windows: the page reads the files again
     await v.brush('runtime-overlay', 0.3, 0.6);
@@ -356,7 +363,7 @@ test('raw files decode in workers: each shows its progress, the page holds compa
     const m = (await v.hash()).match(/sel=([\d.e+-]+),([\d.e+-]+)/);
     assert.ok(m, `no selection in ${await v.hash()}`);
     const extra = ['--from', m[1], '--to', m[2]];
-    assertTableMatches(await v.table(), ninesStats(both, extra), ninesStatsText(both, extra), ['all']);
+    assertTableMatches(await v.table(), ninesStats(both, extra), ninesStatsText(both, extra), ['read', 'write']);
     assert.deepEqual(v.errors, []);
     await v.page.context().close();
   } finally {
@@ -458,4 +465,268 @@ test('trims: a randtrim run shows its trim direction, the table equals nines sta
   } finally {
     s.close();
   }
+});
+
+/// The windows of an archive nines wrote (its BaseTime is its StartTime: timestamps count from
+/// the start), each histogram decoded here from its HdrHistogram V2 encoding (the
+/// HdrHistogram format, independently of nines): {tag, start, counts: [[median equivalent
+/// value, count]]}.
+function hlogWindows(file) {
+  const out = [];
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    const m = line.match(/^Tag=([^,]+),([\d.]+),([\d.]+),[\d.]+,(\S+)$/);
+    if (!m) continue;
+    const raw = Buffer.from(m[4], 'base64');
+    assert.equal((raw.readUInt32BE(0) & ~0xf0) >>> 0, 0x1c849304, 'a compressed V2 histogram (the cookie less its word size bits)');
+    const b = zlib.inflateSync(raw.subarray(8, 8 + raw.readUInt32BE(4)));
+    assert.equal((b.readUInt32BE(0) & ~0xf0) >>> 0, 0x1c849303, 'a V2 histogram');
+    const payload = b.readUInt32BE(4);
+    const sigfig = b.readUInt32BE(12);
+    const lowest = Number(b.readBigUInt64BE(16));
+    const halfMag = Math.ceil(Math.log2(2 * 10 ** sigfig)) - 1;
+    const half = 2 ** halfMag;
+    const unitMag = Math.floor(Math.log2(lowest));
+    const counts = [];
+    let at = 40;
+    let index = 0;
+    while (at < 40 + payload) {
+      // ZigZag LEB128 of at most 9 bytes, the 9th of 8 bits; a negative count skips empty buckets
+      let v = 0n;
+      let shift = 0n;
+      for (let i = 0; ; i++) {
+        const byte = b[at++];
+        if (i === 8) { v |= BigInt(byte) << shift; break; }
+        v |= BigInt(byte & 0x7f) << shift;
+        shift += 7n;
+        if (!(byte & 0x80)) break;
+      }
+      const n = Number((v >> 1n) ^ -(v & 1n));
+      if (n < 0) { index += -n; continue; }
+      if (n > 0) {
+        let bucket = (index >> halfMag) - 1;
+        let sub = (index & (half - 1)) + half;
+        if (bucket < 0) { sub -= half; bucket = 0; }
+        const size = 2 ** (bucket + unitMag);
+        counts.push([sub * size + Math.floor(size / 2), n]);
+      }
+      index++;
+    }
+    out.push({ tag: m[1], start: Number(m[2]), counts });
+  }
+  return out;
+}
+
+/// The page's heatmap as it last drew it (its test hook, the viewer module's export).
+function heatmapCells(v) {
+  return v.page.evaluate(async () => JSON.parse((await import('./nines_viewer.js')).heatmap_cells()));
+}
+
+/// Every column of a heatmap row equals the windows of its direction that start in its time
+/// range, merged here: I/Os per latency bin (each bucket whole in the bin of its midpoint, 40 a
+/// decade), and its count and max as `nines stats --from --to` gives them.
+function assertColumnsAreWindows(row, windows, tag, file, statsEvery = 7) {
+  assert.ok(row.columns.length > 0, `${row.label}: no columns`);
+  let total = 0;
+  row.columns.forEach((c, i) => {
+    const want = new Map();
+    let n = 0;
+    for (const w of windows.filter((w) => w.tag === tag && w.start >= c.start_s - 1e-9 && w.start < c.end_s - 1e-9)) {
+      for (const [value, count] of w.counts) {
+        const k = Math.floor(Math.log10(Math.max(value, 1)) * row.bins_per_decade);
+        want.set(k, (want.get(k) || 0) + count);
+        n += count;
+      }
+    }
+    const got = new Map(c.bins.map((count, j) => [c.first_bin + j, count]).filter(([, count]) => count > 0));
+    assert.deepEqual([...got].sort((a, b) => a[0] - b[0]), [...want].sort((a, b) => a[0] - b[0]), `${row.label} column ${i} (${c.start_s}..${c.end_s} s)`);
+    assert.equal(c.count, n);
+    total += n;
+    if (c.count > 0 && i % statsEvery === 0) {
+      const js = ninesStats([file], ['--from', String(c.start_s), '--to', String(c.end_s)]).runs[0].tags[tag];
+      assert.equal(c.count, js.count, `column ${i}: nines stats --from --to count`);
+      assert.equal(c.max, js.max_ns, `column ${i}: nines stats max`);
+    }
+  });
+  return total;
+}
+
+test('heatmap: every column is the merge of the windows it covers; it zooms and brushes with the runtime chart', async () => {
+  const v = await Viewer.open(browser, `${site.base}/index.html`);
+  await v.ready(3);
+  const windows = hlogWindows(files.a);
+  let rows = await heatmapCells(v);
+  // split by default: a row per direction of the first runs, up to four
+  assert.deepEqual(rows.map((r) => r.label), ['uring QD16 randrw 70/30 read', 'uring QD16 randrw 70/30 write', 'psync QD1 randrw 70/30 read', 'psync QD1 randrw 70/30 write']);
+  assert.equal(assertColumnsAreWindows(rows[0], windows, 'read', files.a), ninesStats([files.a]).runs[0].tags.read.count);
+  assertColumnsAreWindows(rows[1], windows, 'write', files.a);
+  assertColumnsAreWindows(rows[2], hlogWindows(files.b), 'read', files.b);
+  const canvas = () => v.page.locator('[data-testid=heatmap-canvas]');
+  assert.equal(await canvas().getAttribute('data-columns'), rows.map((r) => r.columns.length).join(','));
+  await v.shotOf('panel-heatmap', 'panel-heatmap');
+  // hover: the cell under the mouse, its range, count and share
+  // hover: the cell under the mouse (the row's median, mid-run), its range, count and share
+  const frame0 = rows[0];
+  const mid = frame0.columns[Math.floor(frame0.columns.length / 2)];
+  await v.page.locator('[data-testid=heatmap-canvas]').scrollIntoViewIfNeeded();
+  const box = await v.box('heatmap-canvas');
+  const [fl, fr, ft, fb] = (await canvas().getAttribute('data-frame')).split(',').map(Number);
+  const [x0, x1] = (await canvas().getAttribute('data-x')).split(',').map(Number);
+  const [y0, y1] = (await canvas().getAttribute('data-y')).split(',').map(Number);
+  const js = ninesStats([files.a], ['--from', String(mid.start_s), '--to', String(mid.end_s)]).runs[0].tags.read;
+  const p50 = js.levels.find((l) => l.label === 'p50').value_ns;
+  const px = box.x + fl + ((mid.x0 + mid.x1) / 2 - x0) / (x1 - x0) * (fr - fl);
+  const py = box.y + fb - (Math.log10(p50) - Math.log10(y0)) / (Math.log10(y1) - Math.log10(y0)) * (fb - ft);
+  await v.page.mouse.move(px, py);
+  await v.page.waitForFunction(() => document.querySelector('[data-testid=heatmap-readout]').textContent.length > 0);
+  const readout = await v.page.locator('[data-testid=heatmap-readout]').textContent();
+  const m = readout.match(/^uring QD16 randrw 70\/30 read, ([\d.]+) s to ([\d.]+) s: \S+ to \S+: ([\d,]+) I\/Os, [\d.]+% of the column's ([\d,]+)$/);
+  assert.ok(m, readout);
+  assert.equal(Number(m[4].replace(/,/g, '')), mid.count, 'the column under the mouse');
+  assert.ok(Number(m[3].replace(/,/g, '')) > 0, 'the median bin holds I/Os');
+  // zoom on the runtime chart: the heatmap takes its range, and its columns are still windows
+  const heat0 = await v.canvas('heatmap-canvas');
+  await v.page.evaluate(() => window.scrollTo(0, 0));
+  const rt = await v.box('runtime-overlay');
+  await v.page.mouse.move(rt.x + rt.width * 0.55, rt.y + rt.height * 0.45);
+  await v.act(() => v.page.mouse.wheel(0, -400));
+  await v.act(() => v.page.mouse.wheel(0, -400));
+  const z = (await v.hash()).match(/zoom=([\d.e+-]+),([\d.e+-]+)/);
+  assert.ok(z, `no zoom in ${await v.hash()}`);
+  assert.equal(await canvas().getAttribute('data-x'), `${Number(z[1])},${Number(z[2])}`);
+  assert.notEqual(await v.canvas('heatmap-canvas'), heat0, 'the heatmap follows the zoom');
+  rows = await heatmapCells(v);
+  assert.ok(rows[0].columns[0].x0 <= Number(z[1]) + 0.1 && rows[0].columns.at(-1).x1 >= Number(z[2]) - 0.1, 'the columns cover the zoomed range');
+  assert.ok(rows[0].columns.length < frame0.columns.length, 'fewer windows in the zoomed range');
+  assertColumnsAreWindows(rows[0], windows, 'read', files.a, 1);
+  // a brush on the runtime chart is marked on the heatmap, which keeps the zoomed range
+  const zoomed = await v.canvas('heatmap-canvas');
+  await v.brush('runtime-overlay', 0.3, 0.6);
+  assert.match(await v.hash(), /sel=/);
+  assert.equal(await canvas().getAttribute('data-x'), `${Number(z[1])},${Number(z[2])}`);
+  assert.notEqual(await v.canvas('heatmap-canvas'), zoomed, 'the brushed range is marked');
+  await v.shotOf('panel-heatmap', 'panel-heatmap-zoomed-brushed');
+  // the x axis in I/Os: columns span the I/Os of their windows
+  await v.act(() => v.page.click('[data-testid=x-ios]'));
+  rows = await heatmapCells(v);
+  const read = ninesStats([files.a]).runs[0].tags.read.count;
+  assert.equal(rows[0].columns[0].x0, 0);
+  assert.equal(rows[0].columns.at(-1).x1, read);
+  assertColumnsAreWindows(rows[0], windows, 'read', files.a, 1000);
+  // exports
+  const [svg] = await Promise.all([v.page.waitForEvent('download'), v.page.click('[data-testid=export-heatmap-svg]')]);
+  const svgText = fs.readFileSync(await svg.path(), 'utf8');
+  assert.match(svgText, /^<svg/);
+  assert.match(svgText, /share of the column.{1,6}s I\/Os in the bin/);
+  const [png] = await Promise.all([v.page.waitForEvent('download'), v.page.click('[data-testid=export-heatmap-png]')]);
+  assert.deepEqual([...fs.readFileSync(await png.path()).subarray(1, 4)], [0x50, 0x4e, 0x47]);
+  assert.deepEqual(v.errors, []);
+  await v.page.context().close();
+});
+
+test('heatmap: a real randrw run stopped for 2 s shows the stalled I/Os in the 2 s bins', async () => {
+  // nines on io_uring against a real file, its process stopped (SIGSTOP) for 2 s in the
+  // middle: the I/Os in flight complete meanwhile and are reaped 2 s after submission
+  const target = path.join(dir, 'stall.dat');
+  const out = path.join(dir, 'stall.hlog');
+  const child = spawn(NINES, ['run', '--target', target, '--size', '64M', '--rw', 'randrw', '--mix', '70', '--qd', '16', '--runtime', '6s',
+    '--window', '100ms', '--direct', '--name', 'randrw stalled 2 s', '-o', out, '-q', '--no-summary'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise((resolve) => child.on('exit', (code, sig) => resolve([code, sig])));
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  // the file is laid out first; stop once the run is writing windows
+  for (let i = 0; i < 600 && !(fs.existsSync(out) && fs.readFileSync(out, 'utf8').split('\n').filter((l) => l.startsWith('Tag=')).length >= 20); i++) await sleep(50);
+  await sleep(500);
+  process.kill(child.pid, 'SIGSTOP');
+  await sleep(2000);
+  process.kill(child.pid, 'SIGCONT');
+  assert.deepEqual(await exited, [0, null]);
+  const s = await serve(BUNDLE, { '/manifest.json': JSON.stringify({ runs: [{ file: 'runs/stall.hlog' }] }), '/runs/stall.hlog': out });
+  try {
+    const v = await Viewer.open(browser, `${s.base}/index.html`, { width: 1400, height: 1400 });
+    await v.ready(1);
+    const rows = await heatmapCells(v);
+    assert.deepEqual(rows.map((r) => r.label), ['randrw stalled 2 s read', 'randrw stalled 2 s write']);
+    const windows = hlogWindows(out);
+    assertColumnsAreWindows(rows[0], windows, 'read', out);
+    assertColumnsAreWindows(rows[1], windows, 'write', out);
+    // the stalled column(s): I/Os from 1.5 s up, in no other column
+    const slow = (r) => r.columns.map((c, i) => [i, c.bins.reduce((n, count, j) => n + (10 ** ((c.first_bin + j) / r.bins_per_decade) >= 1.5e9 ? count : 0), 0)]).filter(([, n]) => n > 0);
+    const stalled = [...slow(rows[0]), ...slow(rows[1])];
+    assert.ok(stalled.length >= 1, 'no column holds I/Os of about 2 s');
+    const n = stalled.reduce((a, [, c]) => a + c, 0);
+    assert.ok(n >= 1 && n <= 16, `${n} I/Os stalled; QD16 has at most 16 in flight`);
+    const max = ninesStats([out]).runs[0].tags.all.max_ns;
+    assert.ok(max >= 1.9e9 && max < 3e9, `the run's max is ${max} ns`);
+    // the stall is drawn where its column is, and the levels and max lines over it
+    await v.page.evaluate(() => document.querySelector('[data-testid=panel-heatmap]').scrollIntoView());
+    const file = await v.shotOf('panel-heatmap', 'heatmap-stall');
+    assert.ok(fs.statSync(file).size > 10000);
+    assert.deepEqual(v.errors, []);
+    await v.page.context().close();
+  } finally {
+    s.close();
+  }
+});
+
+test('a link choosing all keeps the directions merged; a click on all is kept in the link', async () => {
+  const v = await Viewer.open(browser, `${site.base}/index.html#dir=all`);
+  await v.ready(3);
+  assert.match(await v.page.getAttribute('[data-testid=dir-all]', 'class'), /active/);
+  const rows = await v.table();
+  assert.equal(rows.length, 3);
+  assert.ok(rows.every((r) => r.dir === 'all'));
+  assert.deepEqual((await heatmapCells(v)).map((r) => r.label), ['uring QD16 randrw 70/30 all', 'psync QD1 randrw 70/30 all', 'fio all']);
+  await v.page.context().close();
+  const w = await Viewer.open(browser, `${site.base}/index.html`);
+  await w.ready(3);
+  await w.act(() => w.page.click('[data-testid=dir-all]'));
+  assert.match(await w.hash(), /dir=all/);
+  await w.page.context().close();
+});
+
+test('focus run: from five runs one is drawn strong and the others faint; the legend picks it, the link keeps it', async () => {
+  // six runs (the two collector runs under six file names: named apart by file name)
+  const routes = { '/manifest.json': JSON.stringify({ runs: [1, 2, 3, 4, 5, 6].map((i) => ({ file: `runs/r${i}.hlog` })) }) };
+  for (const i of [1, 2, 3, 4, 5, 6]) routes[`/runs/r${i}.hlog`] = i % 2 ? files.a : files.b;
+  const s = await serve(BUNDLE, routes);
+  try {
+    const focusOf = (v) => v.page.getAttribute('[data-testid=runtime-canvas]', 'data-focus');
+    const names = (v) => v.page.$$eval('[data-testid=legend-run] .rname', (e) => e.map((x) => x.textContent));
+    const v = await Viewer.open(browser, `${s.base}/index.html`);
+    await v.ready(6);
+    const n = await names(v);
+    assert.equal(n.length, 6);
+    assert.equal(new Set(n).size, 6, `names not apart: ${n}`);
+    // by default the first run is the focus, marked in the legend
+    assert.equal(await focusOf(v), n[0]);
+    assert.equal(await v.page.locator('[data-testid=focus-run].on').count(), 1);
+    await v.shotOf('panel-runtime', 'viewer-focus-runtime');
+    // the focus mark of the third run moves the focus there, without hiding or showing runs
+    const before = await v.canvas('runtime-canvas');
+    await v.act(() => v.page.locator('[data-testid=focus-run]').nth(2).click());
+    assert.equal(await focusOf(v), n[2]);
+    assert.match(await v.hash(), /fo=2/);
+    assert.equal(await v.page.locator('[data-testid=legend-run].off').count(), 0);
+    assert.notEqual(await v.canvas('runtime-canvas'), before, 'the runtime chart was not redrawn');
+    // hiding the focus run falls back to the first shown
+    await v.act(() => v.page.locator('[data-testid=legend-run] .rname').nth(2).click());
+    assert.equal(await focusOf(v), n[0]);
+    // all alike: no focus, kept in the link
+    await v.act(() => v.page.click('[data-testid=focus-toggle]'));
+    assert.equal(await focusOf(v), '');
+    assert.match(await v.hash(), /fo=off/);
+    assert.deepEqual(v.errors, []);
+    await v.page.context().close();
+    // the link reopens the chosen focus
+    const w = await Viewer.open(browser, `${s.base}/index.html#fo=4`);
+    await w.ready(6);
+    assert.equal(await focusOf(w), n[4]);
+    await w.page.context().close();
+  } finally {
+    s.close();
+  }
+  // two runs: every run alike unless one is picked
+  const v2 = await Viewer.open(browser, `${site.base}/index.html`);
+  await v2.ready(3);
+  assert.equal(await v2.page.getAttribute('[data-testid=runtime-canvas]', 'data-focus'), '');
+  await v2.page.context().close();
 });

@@ -39,10 +39,11 @@ use nines_core::variability::variability;
 use crate::charts::{
     self, CdfSpec, Curve, Frame, HistSpec, HistTrace, Metric, RateLine, RateSpec, RuntimeLine, RuntimeSpec, Scale, TraceStyle,
 };
-use crate::state::{DirMode, RateMode, ViewState};
+use crate::state::{DirMode, Focus, RateMode, ViewState};
 use dom::{el, tx, Node};
 
 mod dom;
+mod heatmap;
 mod hidpi;
 mod judge;
 mod qos;
@@ -244,6 +245,9 @@ thread_local! {
     static ERRORS: Cell<Option<RwSignal<Vec<LoadError>>>> = const { Cell::new(None) };
     /// The page's run version, once its first runs are loaded ([`replace_run`]).
     static LIVE: Cell<Option<RwSignal<u64>>> = const { Cell::new(None) };
+    /// The direction shown is decided: by the link, by a click, or by the first runs loaded
+    /// ([`split_by_default`]).
+    static DIR_DECIDED: Cell<bool> = const { Cell::new(false) };
 }
 
 const BINS_PER_DECADE: u32 = 40;
@@ -472,6 +476,23 @@ fn traces(st: &ViewState) -> Vec<Trace> {
     out
 }
 
+/// Do the loaded runs have more than one direction (read and write, a merge's hosts)?
+fn multi_direction() -> bool {
+    with_model(|m| m.runs.iter().any(|r| directions_of(&r.run, &DirMode::Overlay).len() > 1))
+}
+
+/// Runs with more than one direction open with each direction shown, not merged: decided once,
+/// when the first runs are loaded, unless the link (or a click) chose a direction.
+fn split_by_default(state: RwSignal<ViewState>) {
+    if DIR_DECIDED.with(Cell::get) || with_model(|m| m.runs.is_empty()) {
+        return;
+    }
+    DIR_DECIDED.with(|d| d.set(true));
+    if multi_direction() && state.with_untracked(|s| s.dir == DirMode::All) {
+        state.update(|s| s.dir = DirMode::Overlay);
+    }
+}
+
 /// Style of the `d`-th direction of run `run`: one colour per run, or with directions
 /// overlaid one colour per run and direction (three slots a run), so read and write stay
 /// apart in every chart; a merge's scoped directions go on into the next slots.
@@ -682,7 +703,16 @@ fn cdf_ranges(st: &ViewState, curves: &[Curve], envelopes: &[Vec<(f64, f64)>]) -
     (Scale { lo: lo.max(1.0), hi, log: true }, Scale { lo: 10f64.powf(-k), hi: 1.6, log: true })
 }
 
+/// The focus run of the runtime and rate charts among the runs the legend shows.
+fn focus_of(st: &ViewState) -> Option<usize> {
+    let n = with_model(|m| m.runs.len());
+    let shown: Vec<usize> = (0..n).filter(|i| !st.hidden.contains(i)).collect();
+    crate::state::focus_run(&shown, st.focus)
+}
+
 struct RuntimeData {
+    /// The run drawn strong (`state::focus_run`), the others faint.
+    focus: Option<usize>,
     lines: Vec<RuntimeLine>,
     rates: Vec<RateLine>,
     rate_note: Option<String>,
@@ -718,8 +748,10 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
     let mut rmax: f64 = 0.0;
     let mut missing_bs = false;
     let spec = qos::parsed(st).and_then(Result::ok);
+    let focus = focus_of(st);
     for t in &ts {
         let Some(td) = trace_data(t.run, &t.dir) else { continue };
+        let faint = focus.is_some_and(|f| f != t.run);
         let (k, range) = td.view_keys(axis, x0, x1, max_points);
         let mut cache = td.points.borrow_mut();
         if cache.0 != st.levels {
@@ -757,6 +789,7 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
                 thin,
                 limit: limit.map(|l| l.value),
                 broken,
+                faint,
             });
         };
         push(Metric::Median, pts.iter().map(|p| p.p50_ns).collect(), Vec::new());
@@ -796,10 +829,11 @@ fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
         for &(_, r) in &rate {
             rmax = rmax.max(r);
         }
-        rates.push(RateLine { label: t.label.clone(), style: t.style, points: rate, steady });
+        rates.push(RateLine { label: t.label.clone(), style: t.style, points: rate, steady, faint });
     }
     let (ylo, yhi) = if ymax > 0.0 { ((ymin / 1.5).max(1.0), ymax * 1.5) } else { (1e3, 1e7) };
     RuntimeData {
+        focus,
         lines,
         rates,
         rate_note: missing_bs.then(|| "MB/s needs the block size, which this run's metadata does not give".to_string()),
@@ -1155,6 +1189,7 @@ struct PageSink {
     progress: RwSignal<Vec<(String, workers::Stage)>>,
     errors: RwSignal<Vec<LoadError>>,
     version: RwSignal<u64>,
+    state: RwSignal<ViewState>,
     /// Results not added yet, and whether a task is adding them.
     queue: Rc<RefCell<(std::collections::VecDeque<Arrived>, bool)>>,
 }
@@ -1180,7 +1215,8 @@ impl workers::Sink for PageSink {
         if !start {
             return;
         }
-        let (queue, progress, errors, version, base) = (self.queue.clone(), self.progress, self.errors, self.version, self.base);
+        let (queue, progress, errors, version, base, state) =
+            (self.queue.clone(), self.progress, self.errors, self.version, self.base, self.state);
         leptos::task::spawn_local(async move {
             loop {
                 let batch: Vec<_> = queue.borrow_mut().0.drain(..).collect();
@@ -1216,6 +1252,7 @@ impl workers::Sink for PageSink {
                         }
                     });
                 }
+                split_by_default(state);
                 version.update(|v| *v += 1);
                 // let the charts draw what came before the next results are added
                 yield_now().await;
@@ -1232,6 +1269,7 @@ fn App() -> impl IntoView {
     // the link's view, else the one a report was written with (`nines report --baseline`)
     let hash = location_hash().filter(|h| !h.trim_start_matches('#').is_empty()).or_else(embedded_view).unwrap_or_default();
     let initial = ViewState::from_hash(&hash);
+    DIR_DECIDED.with(|d| d.set(crate::state::dir_in_hash(&hash)));
     let state = RwSignal::new(initial);
     let version = RwSignal::new(0u64);
     let errors: RwSignal<Vec<LoadError>> = RwSignal::new(Vec::new());
@@ -1271,6 +1309,7 @@ fn App() -> impl IntoView {
             }
         }
         loading.set(None);
+        split_by_default(state);
         version.update(|v| *v += 1);
     };
     leptos::task::spawn_local(async move {
@@ -1348,7 +1387,7 @@ fn App() -> impl IntoView {
                 p.truncate(base);
                 p.extend(list.iter().map(|f| (f.name(), workers::Stage::Queued)));
             });
-            let sink = Rc::new(PageSink { base, progress, errors, version, queue: Default::default() });
+            let sink = Rc::new(PageSink { base, progress, errors, version, state, queue: Default::default() });
             workers::run(list, k, sink);
             return;
         }
@@ -1364,7 +1403,19 @@ fn App() -> impl IntoView {
 
     // URL hash mirrors the state.
     Effect::new(move |_| {
-        let h = state.with(|s| s.to_hash());
+        // `all` is written when the runs would open split, so the link keeps it
+        let h = state.with(|s| {
+            let h = s.to_hash();
+            if s.dir == DirMode::All && DIR_DECIDED.with(Cell::get) && multi_direction() {
+                if h.is_empty() {
+                    "dir=all".to_string()
+                } else {
+                    format!("dir=all&{h}")
+                }
+            } else {
+                h
+            }
+        });
         if let Some(w) = web_sys::window() {
             if let Ok(hist) = w.history() {
                 let url = if h.is_empty() {
@@ -1387,7 +1438,19 @@ fn App() -> impl IntoView {
     });
     let rt_key = Memo::new(move |_| {
         let s = state.get();
-        (version.get(), size.get(), s.dir.clone(), s.hidden.clone(), s.levels.clone(), s.x_ios, s.zoom, s.sel, s.rate, s.spec.clone())
+        (
+            version.get(),
+            size.get(),
+            s.dir.clone(),
+            s.hidden.clone(),
+            s.levels.clone(),
+            s.x_ios,
+            s.zoom,
+            s.sel,
+            s.rate,
+            s.spec.clone(),
+            s.focus,
+        )
     });
     let table_key = Memo::new(move |_| {
         let s = state.get();
@@ -1483,6 +1546,9 @@ fn App() -> impl IntoView {
         // test hook: the points ringed as beyond a limit of the spec
         let breaks = d.lines.iter().map(|l| l.broken.iter().filter(|b| **b).count()).sum::<usize>();
         let _ = c.set_attribute("data-limit-breaks", &breaks.to_string());
+        // test hook: the run drawn strong (empty: every run alike)
+        let focus = d.focus.and_then(|i| with_model(|m| m.runs.get(i).map(|r| r.run.name.clone())));
+        let _ = c.set_attribute("data-focus", &focus.unwrap_or_default());
         mark_drawn("runtime", now_ms() - t0);
         let t1 = now_ms();
         let (title, ydesc) = match st.rate {
@@ -1769,23 +1835,28 @@ fn App() -> impl IntoView {
     let legend_out: NodeRef<leptos::html::Section> = NodeRef::new();
     // (the effect returns what it drew for, and skips a change that does not touch it: a
     // zoom step must not rebuild the legend and make the page lay out again)
-    Effect::new(move |prev: Option<Option<(u64, BTreeSet<usize>, DirMode)>>| {
+    // what the legend was drawn for: the runs' version, the hidden runs, the direction mode, the focus
+    type LegendKey = (u64, BTreeSet<usize>, DirMode, Option<usize>);
+    Effect::new(move |prev: Option<Option<LegendKey>>| {
         let st = state.get();
-        let key = Some((version.get(), st.hidden.clone(), st.dir.clone()));
+        let focus = focus_of(&st);
+        let key = Some((version.get(), st.hidden.clone(), st.dir.clone(), focus));
         if prev.as_ref() == Some(&key) {
             return key;
         }
         let out = legend_out.get()?;
         let runs = with_model(|m| m.runs.clone());
         if runs.is_empty() {
-            dom::mount(
-                &out,
-                &[tx(
-                    "p",
-                    vec![("class", "empty".into()), ("data-testid", "no-runs".into())],
-                    "No runs loaded. Open or drop nines archives (.hlog), HdrHistogram interval logs or other supported files.",
-                )],
-            );
+            // a large site opens on its trend alone: say where its runs are
+            let site = trend::SITE.with(|s| s.borrow().len());
+            let text = if site > 0 {
+                format!(
+                    "This site holds {site} runs: its trend is below, and a click on a point opens that run. Or open or drop run files."
+                )
+            } else {
+                "No runs loaded. Open or drop nines archives (.hlog), HdrHistogram interval logs or other supported files.".to_string()
+            };
+            dom::mount(&out, &[tx("p", vec![("class", "empty".into()), ("data-testid", "no-runs".into())], text)]);
             return key;
         }
         let overlay = st.dir == DirMode::Overlay;
@@ -1793,6 +1864,17 @@ fn App() -> impl IntoView {
             tx("button", vec![("data-testid", "show-all".into()), ("data-act", "show-all".into())], "show all"),
             tx("button", vec![("data-testid", "hide-all".into()), ("data-act", "hide-all".into())], "hide all"),
         ];
+        if runs.len() > 1 {
+            let (label, title) = match focus {
+                Some(_) => ("all alike", "draw every run alike on the runtime and rate charts"),
+                None => ("focus one", "draw one run strong on the runtime and rate charts and the others faint (◎ on a run picks it)"),
+            };
+            items.push(tx(
+                "button",
+                vec![("data-testid", "focus-toggle".into()), ("data-act", "focus-toggle".into()), ("title", title.into())],
+                label,
+            ));
+        }
         for (i, r) in runs.iter().enumerate() {
             let warns: Vec<String> = r.run.warnings.iter().map(|w| w.to_string()).collect();
             let swatches: Vec<(TraceStyle, Option<String>)> = if overlay {
@@ -1811,7 +1893,7 @@ fn App() -> impl IntoView {
                 r.compact.as_ref().map(|c| format!("\ncompact form: histograms of {}", c.text)).unwrap_or_default(),
                 if warns.is_empty() { String::new() } else { format!("\n{}", warns.join("\n")) }
             );
-            let mut kids = vec![tx("span", vec![], r.run.name.clone())];
+            let mut kids = vec![tx("span", vec![("class", "rname".into())], r.run.name.clone())];
             for (sty, dn) in swatches {
                 let line = el(
                     "line",
@@ -1830,6 +1912,20 @@ fn App() -> impl IntoView {
                 if let Some(d) = dn {
                     kids.push(tx("span", vec![("class", "dirname".into())], d));
                 }
+            }
+            if runs.len() > 1 {
+                let on = focus == Some(i);
+                kids.push(tx(
+                    "span",
+                    vec![
+                        ("class", if on { "focus on" } else { "focus" }.into()),
+                        ("data-testid", "focus-run".into()),
+                        ("data-act", "focus".into()),
+                        ("data-run", i.to_string()),
+                        ("title", if on { "the focus run (click: every run alike)" } else { "focus on this run: the others faint" }.into()),
+                    ],
+                    if on { "◉" } else { "◎" },
+                ));
             }
             if !warns.is_empty() {
                 kids.push(tx("span", vec![("class", "warn".into())], " ⚠"));
@@ -1890,6 +1986,23 @@ fn App() -> impl IntoView {
                 let n = with_model(|m| m.runs.len());
                 set(Box::new(move |s| s.hidden = (0..n).collect()));
             }
+            Some("focus") => {
+                if let Some(i) = t.get_attribute("data-run").and_then(|v| v.parse::<usize>().ok()) {
+                    set(Box::new(move |s| {
+                        s.focus = if focus_of(s) == Some(i) { Focus::Off } else { Focus::Run(i) };
+                        s.hidden.remove(&i);
+                    }));
+                }
+            }
+            Some("focus-toggle") => set(Box::new(|s| {
+                s.focus = match focus_of(s) {
+                    Some(_) => Focus::Off,
+                    None => {
+                        let n = with_model(|m| m.runs.len());
+                        (0..n).find(|i| !s.hidden.contains(i)).map(Focus::Run).unwrap_or_default()
+                    }
+                }
+            })),
             Some("run") => {
                 if let Some(i) = t.get_attribute("data-run").and_then(|v| v.parse::<usize>().ok()) {
                     set(Box::new(move |s| {
@@ -1923,7 +2036,7 @@ fn App() -> impl IntoView {
                         view! {
                             <button data-testid=testid
                                 class:active=move || state.with(|s| s.dir == d)
-                                on:click=move |_| { let d = on.clone(); set(Box::new(move |s| s.dir = d)) }>{label}</button>
+                                on:click=move |_| { DIR_DECIDED.with(|c| c.set(true)); let d = on.clone(); set(Box::new(move |s| s.dir = d)) }>{label}</button>
                         }
                     }).collect_view()}
                     // the loaded runs' scoped directions (a job file's `probe/read`, a merge's
@@ -1937,6 +2050,7 @@ fn App() -> impl IntoView {
                                 prop:value=move || state.with(|s| if let DirMode::Scoped(t) = &s.dir { t.clone() } else { String::new() })
                                 on:change=move |ev| {
                                     if let Some(d) = DirMode::from_key(&event_target_value(&ev)) {
+                                        DIR_DECIDED.with(|c| c.set(true));
                                         set(Box::new(move |s| s.dir = d));
                                     }
                                 }>
@@ -2065,6 +2179,7 @@ fn App() -> impl IntoView {
                                 on:wheel=move |ev| x_wheel("rate", ev)></canvas>
                         </div>
                     </section>
+                    <heatmap::HeatmapPanel state=state version=version size=size/>
                 </div>
             </main>
             <section class="panel table" data-testid="panel-stats">

@@ -595,6 +595,15 @@ pub struct RuntimeLine {
     pub limit: Option<f64>,
     /// Per point: its value breaks the limit (`nines_core::spec::Limit::broken_by`); ringed.
     pub broken: Vec<bool>,
+    /// Not the focus run: drawn first, thin and pale, without its max squares and rings.
+    pub faint: bool,
+}
+
+/// The colour of a run that is not the focus: paler than thin support, so the focus run's
+/// faded segments still stand out from it.
+pub fn faint(c: RGBColor) -> RGBColor {
+    let f = |x: u8| (x as f64 + (255.0 - x as f64) * 0.8).round() as u8;
+    RGBColor(f(c.0), f(c.1), f(c.2))
 }
 
 /// A colour faded towards white (for thin support).
@@ -635,7 +644,7 @@ pub fn time_ticks(lo: f64, hi: f64, target: usize) -> Vec<(f64, String)> {
     out
 }
 
-fn x_ticks(x: &Scale, is_time: bool) -> Vec<(f64, String)> {
+pub(crate) fn x_ticks(x: &Scale, is_time: bool) -> Vec<(f64, String)> {
     if is_time {
         time_ticks(x.lo, x.hi, 8)
     } else {
@@ -661,7 +670,15 @@ where
     // the traces drawn: each has one line per metric
     let traces = s.lines.iter().map(|l| l.trace.as_str()).collect::<std::collections::BTreeSet<_>>().len();
     let level_width = line_width(traces);
-    for l in s.lines {
+    // runs that are not the focus first, underneath it
+    for l in s.lines.iter().filter(|l| l.faint).chain(s.lines.iter().filter(|l| !l.faint)) {
+        if l.faint {
+            if l.metric != Metric::Max {
+                let pts: Vec<(f64, f64)> = l.points.iter().filter_map(|&(x, y)| y.map(|y| (x, y))).collect();
+                stroke(&mut chart, &s.x, &s.y, &pts, faint(l.style.color), l.metric.dash(), 1)?;
+            }
+            continue;
+        }
         match l.metric {
             Metric::Max => {
                 let color = l.style.color;
@@ -709,7 +726,7 @@ where
         }
     }
     // a spec's limits: a rule at each, a ring on every point beyond it
-    for l in s.lines {
+    for l in s.lines.iter().filter(|l| !l.faint) {
         if let Some(v) = l.limit.filter(|v| (0.0..=1.0).contains(&s.y.frac(*v))) {
             stroke(&mut chart, &s.x, &s.y, &[(s.x.lo, v), (s.x.hi, v)], LIMIT, (6, 3), 1)?;
         }
@@ -737,6 +754,8 @@ pub struct RateLine {
     pub points: Vec<(f64, f64)>,
     /// Steady-state bands `(x0, x1, lo, hi)` where nines-core finds the SNIA PTS rule holds.
     pub steady: Vec<(f64, f64, f64, f64)>,
+    /// Not the focus run: drawn first and pale, without its steady-state bands.
+    pub faint: bool,
 }
 
 /// What the IOPS / MB/s chart shows.
@@ -767,7 +786,7 @@ where
     }
     // bands of many runs overlap: keep their sum light
     let band_alpha = (0.16 / s.lines.len().max(1) as f64).max(0.025);
-    for l in s.lines {
+    for l in s.lines.iter().filter(|l| !l.faint) {
         for &(x0, x1, lo, hi) in &l.steady {
             let c = l.style.color;
             let (pa, pb) = (f.px(x0).clamp(f.left as f64, f.right as f64) as i32, f.px(x1).clamp(f.left as f64, f.right as f64) as i32);
@@ -776,7 +795,10 @@ where
         }
     }
     ticks(root, &f, &x_ticks(&s.x, s.x_is_time), &linear_ticks(s.y.lo, s.y.hi, 5, format_count), false)?;
-    for l in s.lines {
+    for l in s.lines.iter().filter(|l| l.faint) {
+        stroke(&mut chart, &s.x, &s.y, &l.points, faint(l.style.color), l.style.dash, 1)?;
+    }
+    for l in s.lines.iter().filter(|l| !l.faint) {
         stroke(&mut chart, &s.x, &s.y, &l.points, l.style.color, l.style.dash, 1)?;
     }
     if let Some(n) = s.note {
@@ -1023,6 +1045,66 @@ mod tests {
     }
 
     #[test]
+    fn a_focus_run_is_drawn_over_faint_others() {
+        let line = |trace: &str, n: usize, metric: Metric, faint: bool| RuntimeLine {
+            trace: trace.into(),
+            style: TraceStyle::nth(n),
+            metric,
+            points: vec![(0.5, Some(2e5 * (n + 1) as f64)), (1.5, Some(3e5)), (2.5, Some(2.5e5))],
+            thin: vec![],
+            limit: Some(2.6e5),
+            broken: vec![false, true, false],
+            faint,
+        };
+        let lines = [
+            line("focus read", 0, Metric::Nines(4), false),
+            line("focus read", 0, Metric::Max, false),
+            line("other read", 1, Metric::Nines(4), true),
+            line("other read", 1, Metric::Max, true),
+        ];
+        let spec = RuntimeSpec {
+            title: "runtime",
+            x_desc: "time",
+            x_is_time: true,
+            lines: &lines,
+            x: Scale { lo: 0.0, hi: 3.0, log: false },
+            y: Scale { lo: 1e4, hi: 1e7, log: true },
+            selection: None,
+            legend: false,
+        };
+        let svg = to_svg(900, 300, |r| draw_runtime(r, &spec)).unwrap().0;
+        let hex = |c: RGBColor| format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);
+        let (strong, pale) = (hex(TraceStyle::nth(0).color), hex(faint(TraceStyle::nth(1).color)));
+        // the other run is pale, never in its own colour, and drawn before (under) the focus
+        assert!(!svg.contains(&hex(TraceStyle::nth(1).color)));
+        let (at_pale, at_strong) = (svg.find(&pale).expect("no faint line"), svg.find(&strong).expect("no focus line"));
+        assert!(at_pale < at_strong);
+        // limit rings only for the focus run: one on each of its two lines, none on the other's
+        assert_eq!(svg.matches("<circle").count(), 2);
+        let rate = [RateLine {
+            label: "other".into(),
+            style: TraceStyle::nth(1),
+            points: vec![(0.5, 10.0), (1.5, 12.0)],
+            steady: vec![(0.0, 2.0, 9.0, 13.0)],
+            faint: true,
+        }];
+        let rs = RateSpec {
+            title: "IOPS",
+            x_desc: "time",
+            y_desc: "IOPS",
+            x_is_time: true,
+            lines: &rate,
+            x: Scale { lo: 0.0, hi: 3.0, log: false },
+            y: Scale { lo: 0.0, hi: 20.0, log: false },
+            selection: None,
+            note: None,
+            legend: false,
+        };
+        let svg = to_svg(900, 300, |r| draw_rate(r, &rs)).unwrap().0;
+        assert!(svg.contains(&pale) && !svg.contains(&hex(TraceStyle::nth(1).color)));
+    }
+
+    #[test]
     fn windows_beyond_a_limit_are_ringed_and_the_limit_ruled() {
         let line = |limit: Option<f64>, broken: Vec<bool>| RuntimeLine {
             trace: "a read".into(),
@@ -1032,6 +1114,7 @@ mod tests {
             thin: vec![],
             limit,
             broken,
+            faint: false,
         };
         let draw = |l: RuntimeLine| {
             let lines = [l];
@@ -1065,6 +1148,7 @@ mod tests {
                 thin: vec![false, false, false, true],
                 limit: None,
                 broken: vec![],
+                faint: false,
             },
             RuntimeLine {
                 trace: "a read".into(),
@@ -1074,6 +1158,7 @@ mod tests {
                 thin: vec![],
                 limit: None,
                 broken: vec![],
+                faint: false,
             },
         ];
         let spec = RuntimeSpec {
@@ -1106,6 +1191,7 @@ mod tests {
             style: TraceStyle::nth(1),
             points: vec![(0.5, 1000.0), (1.5, 1100.0)],
             steady: vec![(0.0, 2.0, 950.0, 1150.0)],
+            faint: false,
         }];
         let rs = RateSpec {
             title: "IOPS",

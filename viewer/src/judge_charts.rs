@@ -665,3 +665,222 @@ mod trend_tests {
         assert!(none.contains("no run has this level"));
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Latency curve
+
+/// One point of a latency curve: a run's achieved IOPS, its level and the level's 95%
+/// interval (a bound `None` where the run has too few I/Os for it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CurvePt {
+    pub iops: f64,
+    pub value: f64,
+    pub lower: Option<f64>,
+    pub upper: Option<f64>,
+    /// Fewer than 100 I/Os beyond the level: drawn hollow.
+    pub thin: bool,
+}
+
+/// One level of one set of runs (`p99.99 · baseline`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CurveLine {
+    pub label: String,
+    pub style: TraceStyle,
+    /// By increasing load.
+    pub points: Vec<CurvePt>,
+}
+
+/// What the curve chart shows.
+#[derive(Clone, Debug)]
+pub struct CurveSpec<'a> {
+    pub title: &'a str,
+    pub lines: &'a [CurveLine],
+    /// An upper limit on latency (ns) drawn across, with its text.
+    pub limit: Option<(f64, &'a str)>,
+    /// The answer of a search for the highest load under the limit: (IOPS, latency) ringed.
+    pub found: Option<(f64, f64)>,
+    pub x: Scale,
+    pub y: Scale,
+    pub legend: bool,
+}
+
+/// The axes of a curve chart: achieved IOPS (from 0, or log) and latency (log) over every
+/// point, interval and the limit.
+pub fn curve_scales(lines: &[CurveLine], limit: Option<f64>, log_x: bool) -> (Scale, Scale) {
+    let pts = || lines.iter().flat_map(|l| &l.points);
+    let xs: Vec<f64> = pts().map(|p| p.iops).filter(|v| v.is_finite() && *v > 0.0).collect();
+    let ys: Vec<f64> =
+        pts().flat_map(|p| [Some(p.value), p.lower, p.upper]).flatten().chain(limit).filter(|v| v.is_finite() && *v > 0.0).collect();
+    let (xlo, xhi) = (xs.iter().copied().fold(f64::INFINITY, f64::min), xs.iter().copied().fold(0.0, f64::max));
+    let x = match (log_x, xhi > 0.0) {
+        (_, false) => Scale { lo: 0.0, hi: 1.0, log: false },
+        (false, true) => Scale { lo: 0.0, hi: xhi * 1.08, log: false },
+        (true, true) => Scale { lo: xlo / 1.3, hi: xhi * 1.3, log: true },
+    };
+    let (ylo, yhi) = (ys.iter().copied().fold(f64::INFINITY, f64::min), ys.iter().copied().fold(0.0, f64::max));
+    let y = if yhi > 0.0 { Scale { lo: (ylo / 1.6).max(1.0), hi: yhi * 1.6, log: true } } else { Scale { lo: 1e3, hi: 1e7, log: true } };
+    (x, y)
+}
+
+/// Log ticks at 1, 2 and 5 of each decade for a rate axis.
+fn log_count_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
+    let mut out = Vec::new();
+    let mut d = 10f64.powf(lo.max(1e-9).log10().floor());
+    while d <= hi {
+        for m in [1.0, 2.0, 5.0] {
+            let v = d * m;
+            if v >= lo && v <= hi {
+                out.push((v, format_count(v)));
+            }
+        }
+        d *= 10.0;
+    }
+    out
+}
+
+/// Draw the latency curve: each level of each set of runs against the achieved IOPS, a
+/// whisker per run for its 95% interval (open-ended, to the plot's edge, where a bound is
+/// missing), hollow markers for thin levels, the limit across and the answer ringed.
+pub fn draw_curve<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &CurveSpec) -> DrawResult<Frame>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(e)?;
+    let x_desc = if s.x.log { "achieved IOPS (log)" } else { "achieved IOPS" };
+    let mut chart = plot(root, s.title, s.x, s.y, x_desc, "latency (log)")?;
+    let f = frame_of(&chart, s.x, s.y);
+    let xt = if s.x.log { log_count_ticks(s.x.lo, s.x.hi) } else { linear_ticks(s.x.lo, s.x.hi, 8, format_count) };
+    ticks(root, &f, &xt, &latency_ticks(s.y.lo, s.y.hi), false)?;
+    if s.lines.iter().all(|l| l.points.is_empty()) {
+        empty_note(root, &f, "no run of a curve to show")?;
+        return Ok(f);
+    }
+    if let Some((v, text)) = s.limit {
+        if s.y.frac(v) >= 0.0 && s.y.frac(v) <= 1.0 {
+            let py = crate::charts::py_of(&f, v);
+            root.draw(&plotters::element::DashedPathElement::new(
+                vec![(f.left, py), (f.right, py)],
+                8,
+                4,
+                crate::charts::LIMIT.stroke_width(2),
+            ))
+            .map_err(e)?;
+            root.draw(&Text::new(
+                text.to_string(),
+                (f.right - 6, py - 3),
+                (FONT, 12).into_font().color(&crate::charts::LIMIT).pos(Pos::new(HPos::Right, VPos::Bottom)),
+            ))
+            .map_err(e)?;
+        }
+    }
+    let inside_x = |v: f64| (0.0..=1.0).contains(&s.x.frac(v));
+    for l in s.lines {
+        let line: Vec<(f64, f64)> = l.points.iter().map(|p| (p.iops, p.value)).collect();
+        stroke(&mut chart, &s.x, &s.y, &line, l.style.color, l.style.dash, 2)?;
+        for p in l.points.iter().filter(|p| inside_x(p.iops)) {
+            let px = f.px(p.iops) as i32;
+            let (a, b) = (p.lower.unwrap_or(s.y.lo).clamp(s.y.lo, s.y.hi), p.upper.unwrap_or(s.y.hi).clamp(s.y.lo, s.y.hi));
+            let (ya, yb) = (crate::charts::py_of(&f, a), crate::charts::py_of(&f, b));
+            let col = l.style.color.mix(0.8);
+            // an open end (no bound) is drawn faint, to the plot's edge
+            let mid = crate::charts::py_of(&f, p.value.clamp(s.y.lo, s.y.hi));
+            for (end, known) in [(ya, p.lower.is_some()), (yb, p.upper.is_some())] {
+                let c = if known { col } else { l.style.color.mix(0.25) };
+                root.draw(&PathElement::new(vec![(px, mid), (px, end)], c.stroke_width(1))).map_err(e)?;
+            }
+            for (y, known) in [(ya, p.lower.is_some()), (yb, p.upper.is_some())] {
+                if known {
+                    root.draw(&PathElement::new(vec![(px - 4, y), (px + 4, y)], col.stroke_width(1))).map_err(e)?;
+                }
+            }
+            if s.y.frac(p.value) < 0.0 || s.y.frac(p.value) > 1.0 {
+                continue;
+            }
+            let at = (s.x.t(p.iops), s.y.t(p.value));
+            if p.thin {
+                chart.draw_series(std::iter::once(Circle::new(at, 4, WHITE.filled()))).map_err(e)?;
+                chart.draw_series(std::iter::once(Circle::new(at, 4, l.style.color.stroke_width(2)))).map_err(e)?;
+            } else {
+                chart.draw_series(std::iter::once(Circle::new(at, 4, l.style.color.filled()))).map_err(e)?;
+            }
+        }
+    }
+    if let Some((x, y)) = s.found {
+        if inside_x(x) && (0.0..=1.0).contains(&s.y.frac(y)) {
+            chart.draw_series(std::iter::once(Circle::new((s.x.t(x), s.y.t(y)), 9, INK.stroke_width(2)))).map_err(e)?;
+        }
+    }
+    // the key under the legend, in the top left, which a curve rising to the right leaves empty
+    let below = if s.legend { 18 * s.lines.len().min(24) as i32 + 8 + 8 } else { 0 };
+    let key = (FONT, 12).into_font().color(&MUTED);
+    root.draw(&Text::new(
+        "a point per run; whisker: its 95% interval (faint: no bound, too few I/Os); hollow: thin",
+        (f.left + 8, f.top + 8 + below),
+        key.pos(Pos::new(HPos::Left, VPos::Top)),
+    ))
+    .map_err(e)?;
+    if s.legend {
+        // latency rises to the right: the legend goes left
+        legend_at(root, &f, s.lines.iter().map(|l| (l.label.as_str(), l.style)), true)?;
+    }
+    Ok(f)
+}
+
+#[cfg(test)]
+mod curve_tests {
+    use super::*;
+    use crate::charts::to_svg;
+
+    fn lines() -> Vec<CurveLine> {
+        let pt = |iops: f64, v: f64, upper: Option<f64>, thin: bool| CurvePt { iops, value: v, lower: Some(v * 0.9), upper, thin };
+        vec![
+            CurveLine {
+                label: "p50 · runs".into(),
+                style: TraceStyle::nth(0),
+                points: vec![pt(10_000.0, 9e4, Some(1e5), false), pt(40_000.0, 2e5, Some(2.2e5), false)],
+            },
+            CurveLine {
+                label: "p99.99 · runs".into(),
+                style: TraceStyle::nth(3),
+                points: vec![pt(10_000.0, 4e5, Some(5e5), false), pt(40_000.0, 3e6, None, true)],
+            },
+        ]
+    }
+
+    #[test]
+    fn curve_scales_cover_points_intervals_and_the_limit() {
+        let l = lines();
+        let (x, y) = curve_scales(&l, Some(5e6), false);
+        assert_eq!((x.lo, x.log), (0.0, false));
+        assert!(x.hi > 40_000.0 && y.log && y.lo < 9e4 * 0.9 && y.hi > 5e6, "{x:?} {y:?}");
+        let (xl, _) = curve_scales(&l, None, true);
+        assert!(xl.log && xl.lo < 10_000.0 && xl.hi > 40_000.0);
+        assert_eq!(log_count_ticks(5_000.0, 60_000.0).iter().map(|t| t.0).collect::<Vec<_>>(), [5e3, 1e4, 2e4, 5e4]);
+        let (x0, y0) = curve_scales(&[], None, true);
+        assert!(!x0.log && y0.log, "no points: a default frame");
+    }
+
+    #[test]
+    fn curve_chart_draws_a_whisker_and_marker_per_run_and_level() {
+        let l = lines();
+        let (x, y) = curve_scales(&l, Some(1e6), true);
+        let spec = CurveSpec {
+            title: "Latency curve",
+            lines: &l,
+            limit: Some((1e6, "read p99.99 <= 1ms")),
+            found: Some((10_000.0, 4e5)),
+            x,
+            y,
+            legend: true,
+        };
+        let (svg, f) = to_svg(900, 420, |r| draw_curve(r, &spec)).unwrap();
+        for t in ["Latency curve", "achieved IOPS (log)", "read p99.99 &lt;= 1ms", "p99.99 · runs", "10k", "1ms"] {
+            assert!(svg.contains(t), "{t} missing");
+        }
+        // four markers (one hollow: two circles), the ring of the answer, the legend's lines
+        assert_eq!(svg.matches("<circle").count(), 4 + 1 + 1);
+        assert!(f.px(40_000.0) > f.px(10_000.0));
+        let (svg, _) = to_svg(900, 420, |r| draw_curve(r, &CurveSpec { lines: &[], limit: None, found: None, ..spec.clone() })).unwrap();
+        assert!(svg.contains("no run of a curve to show"));
+    }
+}

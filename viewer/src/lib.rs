@@ -10,6 +10,7 @@
 //! wasm32.
 
 pub mod charts;
+pub mod heat_chart;
 pub mod judge_charts;
 pub mod state;
 pub mod summarise;

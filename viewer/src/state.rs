@@ -85,6 +85,11 @@ pub struct ViewState {
     pub cset: bool,
     /// The swept parameter of the sweep plot (a metadata key or a name in the file names).
     pub sweep: Option<String>,
+    /// The sweep panel as a latency curve (achieved IOPS against levels) or as the parameter
+    /// plot; `None`: a curve when a shown run is a point of `nines curve`.
+    pub curve: Option<bool>,
+    /// The latency curve's IOPS axis is logarithmic.
+    pub curve_log: bool,
     /// The steady-state check shown.
     pub steady: SteadyView,
     /// A QoS spec (nines-core's grammar, `read p99.99 <= 1ms` a line): its verdicts, the
@@ -92,6 +97,34 @@ pub struct ViewState {
     pub spec: String,
     /// A site's trend across its runs.
     pub trend: TrendView,
+    /// Which run the runtime and rate charts draw strong, the others faded ([`focus_run`]).
+    pub focus: Focus,
+}
+
+/// The focus run of the runtime and rate charts: chosen automatically once
+/// [`FOCUS_FROM`] runs are shown (twenty runs overlaid are a tangle of lines), one run
+/// chosen in the legend, or every run drawn alike.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Focus {
+    #[default]
+    Auto,
+    Run(usize),
+    Off,
+}
+
+/// From this many shown runs on, one run is drawn strong and the others faded by default.
+pub const FOCUS_FROM: usize = 5;
+
+/// The run drawn strong, given the shown runs (indices, in legend order) and the choice:
+/// a chosen run while it is shown; by default the first shown run once there are
+/// [`FOCUS_FROM`] of them; none with fewer, or when the focus is turned off.
+pub fn focus_run(shown: &[usize], focus: Focus) -> Option<usize> {
+    match focus {
+        Focus::Off => None,
+        Focus::Run(i) if shown.contains(&i) && shown.len() > 1 => Some(i),
+        _ if shown.len() >= FOCUS_FROM => shown.first().copied(),
+        _ => None,
+    }
 }
 
 /// The trend panel's choices: the direction and level followed, and the pinned baseline (an
@@ -151,9 +184,12 @@ impl Default for ViewState {
             base: BTreeSet::new(),
             cset: false,
             sweep: None,
+            curve: None,
+            curve_log: false,
             steady: SteadyView::default(),
             spec: String::new(),
             trend: TrendView::default(),
+            focus: Focus::Auto,
         }
     }
 }
@@ -235,6 +271,12 @@ impl ViewState {
         if let Some(p) = &self.sweep {
             parts.push(format!("sweep={p}"));
         }
+        if let Some(c) = self.curve {
+            parts.push(format!("curve={}", u8::from(c)));
+        }
+        if self.curve_log {
+            parts.push("cx=log".into());
+        }
         if self.steady != d.steady {
             let ss = &self.steady;
             let mut v = format!("ss={},{},{}", ss.run, ss.track, ss.rounds);
@@ -246,6 +288,11 @@ impl ViewState {
         if self.trend != d.trend {
             let t = &self.trend;
             parts.push(format!("tr={},{}{}", t.tag, t.level, t.base.map(|b| format!(",{b}")).unwrap_or_default()));
+        }
+        match self.focus {
+            Focus::Auto => {}
+            Focus::Run(i) => parts.push(format!("fo={i}")),
+            Focus::Off => parts.push("fo=off".into()),
         }
         if !self.spec.trim().is_empty() {
             parts.push(format!("spec={}", encode(&self.spec)));
@@ -282,6 +329,8 @@ impl ViewState {
                 "base" => s.base = v.split(',').filter_map(|x| x.parse::<usize>().ok()).filter(|&i| i < 100_000).collect(),
                 "cset" => s.cset = v == "1",
                 "sweep" => s.sweep = param_name(v),
+                "curve" => s.curve = matches!(v, "0" | "1").then_some(v == "1"),
+                "cx" => s.curve_log = v == "log",
                 "tr" => {
                     let p: Vec<&str> = v.split(',').collect();
                     let tag = p.first().and_then(|t| param_name(t));
@@ -292,6 +341,12 @@ impl ViewState {
                     };
                     if let (Some(tag), Some(level), Some(base)) = (tag, level, base) {
                         s.trend = TrendView { tag, level, base };
+                    }
+                }
+                "fo" => {
+                    s.focus = match v {
+                        "off" => Focus::Off,
+                        _ => v.parse::<usize>().ok().filter(|&i| i < 100_000).map(Focus::Run).unwrap_or_default(),
                     }
                 }
                 "spec" => s.spec = decode(v).filter(|t| t.len() <= MAX_SPEC).unwrap_or_default(),
@@ -315,9 +370,25 @@ impl ViewState {
     }
 }
 
+/// Does a hash choose the direction (a `dir` key the viewer knows)? A page then opens on it;
+/// without one, runs with several directions open with each shown.
+pub fn dir_in_hash(hash: &str) -> bool {
+    hash.trim_start_matches('#').split('&').any(|kv| kv.split_once('=').is_some_and(|(k, v)| k == "dir" && DirMode::from_key(v).is_some()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hash_chooses_the_direction_only_with_a_known_one() {
+        assert!(dir_in_hash("#dir=all"));
+        assert!(dir_in_hash("lv=3&dir=read"));
+        assert!(!dir_in_hash(""));
+        assert!(!dir_in_hash("#lv=3,4&x=ios"));
+        assert!(!dir_in_hash("#dir=<script>"));
+        assert!(!dir_in_hash("#xdir=all"));
+    }
 
     #[test]
     fn default_is_an_empty_hash() {
@@ -340,12 +411,15 @@ mod tests {
             base: [0, 3].into_iter().collect(),
             cset: true,
             sweep: Some("numjobs".into()),
+            curve: Some(true),
+            curve_log: true,
             steady: SteadyView { run: 2, track: "p99.9".into(), rounds: 6, round_s: Some(10.0) },
             spec: "read p99.99 <= 1ms # vendor\n[name=a&b=c]\nwrite max<50ms µ".into(),
             trend: TrendView { tag: "read".into(), level: "p99.9".into(), base: Some(4) },
+            focus: Focus::Run(3),
         };
         let h = s.to_hash();
-        assert_eq!(h, "dir=overlay&lv=2,5,6&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&ss=2,p99.9,6,10&tr=read,p99.9,4&spec=read%20p99.99%20%3C%3D%201ms%20%23%20vendor%0A%5Bname%3Da%26b%3Dc%5D%0Awrite%20max%3C50ms%20%C2%B5");
+        assert_eq!(h, "dir=overlay&lv=2,5,6&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&curve=1&cx=log&ss=2,p99.9,6,10&tr=read,p99.9,4&fo=3&spec=read%20p99.99%20%3C%3D%201ms%20%23%20vendor%0A%5Bname%3Da%26b%3Dc%5D%0Awrite%20max%3C50ms%20%C2%B5");
         assert_eq!(ViewState::from_hash(&format!("#{h}")), s);
     }
 
@@ -368,6 +442,7 @@ mod tests {
             "#dir=<script>&lv=3,x&zoom=5,1&sel=NaN,2&cdf=-1,2,3,4&hide=a,2&junk&x=ios&sweep=<b>&ss=0,rm -rf,5&base=x,1",
         );
         assert_eq!(s.sweep, None);
+        assert_eq!((ViewState::from_hash("curve=yes").curve, ViewState::from_hash("curve=0").curve), (None, Some(false)));
         assert_eq!(s.steady, SteadyView::default());
         assert_eq!(s.base, [1].into_iter().collect());
         assert_eq!(s.dir, DirMode::All);
@@ -386,5 +461,28 @@ mod tests {
         assert_eq!(ViewState::from_hash("spec=read%2").spec, "read%2");
         assert_eq!(ViewState::from_hash(&format!("spec={}", "a".repeat(MAX_SPEC + 1))).spec, "");
         assert_eq!(ViewState::from_hash("spec=%3Cscript%3E").spec, "<script>");
+    }
+
+    #[test]
+    fn focus() {
+        let five = [0, 1, 2, 3, 4];
+        // few runs: all alike unless one is chosen; many: the first shown by default
+        assert_eq!(focus_run(&[0, 1], Focus::Auto), None);
+        assert_eq!(focus_run(&[0, 1], Focus::Run(1)), Some(1));
+        assert_eq!(focus_run(&five, Focus::Auto), Some(0));
+        assert_eq!(focus_run(&[2, 3, 5, 7, 9], Focus::Auto), Some(2));
+        assert_eq!(focus_run(&five, Focus::Run(3)), Some(3));
+        // a chosen run that is hidden falls back to the default; off is off
+        assert_eq!(focus_run(&[0, 1, 2, 4, 5], Focus::Run(3)), Some(0));
+        assert_eq!(focus_run(&[0, 1, 2], Focus::Run(7)), None);
+        assert_eq!(focus_run(&five, Focus::Off), None);
+        // one run alone is never a focus
+        assert_eq!(focus_run(&[4], Focus::Run(4)), None);
+        for (h, f) in
+            [("fo=off", Focus::Off), ("fo=12", Focus::Run(12)), ("fo=x", Focus::Auto), ("fo=-1", Focus::Auto), ("fo=100000", Focus::Auto)]
+        {
+            assert_eq!(ViewState::from_hash(h).focus, f, "{h}");
+        }
+        assert_eq!(ViewState { focus: Focus::Off, ..ViewState::default() }.to_hash(), "fo=off");
     }
 }

@@ -200,14 +200,14 @@ pub fn build_viewer(opts: &Options) -> Result<Built> {
     if opts.release {
         // The workspace's release profile suits the CLI (debug info for profiling); the
         // shipped wasm wants no debug info, and size where size is all that matters: the UI
-        // crates (leptos, plotters, the viewer) are built for size, the decoding and statistics
-        // (nines-core, miniz_oxide, base64) for speed. Thin LTO keeps those levels per crate
-        // (fat LTO re-optimises everything at the viewer's level); measured in BENCHMARKS.md:
-        // the same decode time as an all-speed build, 441 -> 400 KB of gzipped wasm.
-        // nines-core at level 2, not 3: 7 KB less gzipped wasm, and natively a viewer
-        // worker's summary of a one-hour run took the same time at both (0.40-0.43 s).
+        // crates (leptos, plotters, the viewer) and nines-core are built for size, the
+        // inflating and base64 (miniz_oxide, base64) for speed. Thin LTO keeps those levels
+        // per crate (fat LTO re-optimises everything at the viewer's level).
+        // nines-core at "z" instead of 2: 557,844 -> 502,216 bytes of gzipped wasm, and 20
+        // one-hour archives given to the page's workers took a median 0.70 s a file against
+        // 0.60 s at level 2 (this VM's noise is of that order; BENCHMARKS.md, the viewer).
         cmd.args(["--config", "profile.release.opt-level=\"z\""])
-            .args(["--config", "profile.release.package.nines-core.opt-level=2"])
+            .args(["--config", "profile.release.package.nines-core.opt-level=\"z\""])
             .args(["--config", "profile.release.package.miniz_oxide.opt-level=3"])
             .args(["--config", "profile.release.package.base64.opt-level=3"]);
         cmd.env("CARGO_PROFILE_RELEASE_LTO", "thin")

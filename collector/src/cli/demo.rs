@@ -77,6 +77,8 @@ impl DemoArgs {
             random_distribution: None,
             more: Default::default(),
             given: Vec::new(),
+            param: Default::default(),
+            meta_other: Default::default(),
         }
     }
 

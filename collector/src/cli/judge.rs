@@ -55,8 +55,9 @@ pub struct SweepArgs {
     /// The swept parameter: a key of the runs' `param` or `workload` metadata (as `nines
     /// import --sweep` and `nines run` write them), or a name in the file names
     /// (`numjobs-16.hlog`, `fio-16-jobs/fio.json`).
-    #[arg(long, value_name = "NAME")]
-    pub param: String,
+    /// With --curve: the load column, for runs without curve metadata.
+    #[arg(long, value_name = "NAME", required_unless_present = "curve")]
+    pub param: Option<String>,
     /// Direction to tabulate: a tag, or `all` for every direction merged.
     #[arg(long, default_value = "all", value_name = "TAG")]
     pub tag: String,
@@ -66,6 +67,18 @@ pub struct SweepArgs {
     /// Print CSV instead of tables (latencies in ns, changes in percent).
     #[arg(long)]
     pub csv: bool,
+    /// The latency curve (`nines curve`'s table): per run, by load, the achieved IOPS and
+    /// p50, p99, p99.9, p99.99 with their 95% intervals; baseline and candidates as two curves.
+    #[arg(long, conflicts_with = "csv")]
+    pub curve: bool,
+    /// With --curve: the highest load meeting this upper limit on latency, e.g.
+    /// 'read p99.99 <= 1ms', as `nines curve --limit` finds it.
+    #[arg(long, value_name = "LIMIT", requires = "curve", value_parser = parse_limit)]
+    pub limit: Option<nines_core::spec::Limit>,
+}
+
+fn parse_limit(s: &str) -> Result<nines_core::spec::Limit, String> {
+    nines_core::curve::target_limit(s)
 }
 
 #[derive(Args, Debug)]
@@ -112,8 +125,16 @@ mod tests {
     fn sweep_and_steady_flags() {
         let cli = Cli::try_parse_from(["nines", "sweep", "a", "b", "--param", "numjobs", "--csv"]).unwrap();
         let Cmd::Sweep(a) = cli.cmd else { panic!() };
-        assert_eq!((a.param.as_str(), a.tag.as_str(), a.csv), ("numjobs", "all", true));
+        assert_eq!((a.param.as_deref(), a.tag.as_str(), a.csv), (Some("numjobs"), "all", true));
         assert!(Cli::try_parse_from(["nines", "sweep", "a", "--param", "x", "--csv", "--json"]).is_err());
+        assert!(Cli::try_parse_from(["nines", "sweep", "a"]).is_err(), "--param or --curve");
+        let Cmd::Sweep(c) = Cli::try_parse_from(["nines", "sweep", "a", "--curve", "--json", "--limit", "read p99<=1ms"]).unwrap().cmd
+        else {
+            panic!()
+        };
+        assert!(c.curve && c.json && c.param.is_none() && c.limit.is_some());
+        assert!(Cli::try_parse_from(["nines", "sweep", "a", "--param", "x", "--limit", "read p99<=1ms"]).is_err(), "--limit needs --curve");
+        assert!(Cli::try_parse_from(["nines", "sweep", "a", "--curve", "--csv"]).is_err());
         let cli = Cli::try_parse_from(["nines", "steady", "r.hlog"]).unwrap();
         let Cmd::Steady(s) = cli.cmd else { panic!() };
         assert_eq!((s.track, s.rounds), ("iops".parse().unwrap(), 5));

@@ -7,6 +7,7 @@
 //! ```text
 //! cli          Cli, Cmd, StatsArgs, Selection     -> stats_cmd
 //! cli::run     RunArgs, Rw, Arrival, EngineKind   -> run
+//! cli::curve   CurveArgs (RunArgs flattened)      -> curve_cmd
 //! cli::demo    DemoArgs (and the RunArgs it runs) -> demo
 //! cli::import  ImportArgs                         -> import_cmd
 //! cli::judge   CompareArgs, SweepArgs, SteadyArgs -> judge_cmd
@@ -18,6 +19,7 @@
 //! ```
 
 pub mod check;
+pub mod curve;
 pub mod demo;
 pub mod export;
 pub mod import;
@@ -45,6 +47,10 @@ pub enum Cmd {
     Stats(StatsArgs),
     /// Drive I/O on a file or block device and record per-window latency histograms.
     Run(Box<run::RunArgs>),
+    /// Run one workload at increasing load (a queue-depth or job ladder, or vdbench's
+    /// percentages of the maximum rate), an archive per point, and find the highest load
+    /// meeting a latency limit.
+    Curve(Box<curve::CurveArgs>),
     /// Collect about 10 s of 4k randrw 70/30 on a temporary file, then print the stats table.
     Demo(demo::DemoArgs),
     /// Import fio json+ results, fio histogram and latency logs, other HdrHistogram logs or
@@ -54,7 +60,8 @@ pub enum Cmd {
     /// each change is larger than the measurement allows.
     Compare(judge::CompareArgs),
     /// Tabulate a parameter sweep (IOPS, mean, p99, p99.99 per value), with the candidate's
-    /// change against the baseline.
+    /// change against the baseline; with --curve, achieved IOPS and levels with their 95%
+    /// intervals per point of a latency curve.
     Sweep(judge::SweepArgs),
     /// Check steady state as the SNIA PTS defines it, with fio-style criteria alongside.
     Steady(judge::SteadyArgs),

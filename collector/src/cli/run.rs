@@ -265,6 +265,12 @@ pub struct RunArgs {
     /// yield to these. Filled in by [`given`] after parsing.
     #[arg(skip)]
     pub given: Vec<String>,
+    /// Metadata a caller adds to the archive: `param` and other keys (`nines curve` labels
+    /// each point with its load). Not a flag.
+    #[arg(skip)]
+    pub param: serde_json::Map<String, serde_json::Value>,
+    #[arg(skip)]
+    pub meta_other: serde_json::Map<String, serde_json::Value>,
 }
 
 /// More `nines run` flags: bandwidth limits, think time, and every `--target` and

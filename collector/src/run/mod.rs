@@ -558,6 +558,8 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
         }),
         units: Some("ns".into()),
         tags: Some(TAG_DOC.into()),
+        param: a.param.clone(),
+        other: a.meta_other.clone(),
         ..RunMeta::default()
     };
     let mut aw = ArchiveWriter::new(BufWriter::new(out_file.try_clone()?), &Header { start_time: start_epoch, meta })

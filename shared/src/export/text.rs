@@ -323,3 +323,33 @@ pub(super) fn trim_num(v: f64) -> String {
         format!("{v}")
     }
 }
+
+/// The curve table as text (`nines curve`, `nines sweep --curve`): a block per set, a row per
+/// point with its load, achieved IOPS and each level as `value [lower, upper]`, then the
+/// target's decision in words.
+pub fn curve(t: &crate::curve::CurveTable) -> String {
+    let mut out = String::new();
+    for s in &t.sets {
+        let heading = format!("{} ({}), by {}", s.label, t.tag, t.load);
+        out.push_str(&crate::table::shown(&heading));
+        out.push('\n');
+        let mut header: Vec<String> = ["load", "run", "I/Os", "IOPS achieved [95%]"].iter().map(|s| s.to_string()).collect();
+        header.extend(t.levels.iter().map(|l| format!("{l} [95%]")));
+        let mut rows = vec![header];
+        for p in &s.points {
+            let mut row = vec![p.load_text(&t.load), p.run.clone(), group(p.count), p.iops.text(false)];
+            row.extend(p.levels.iter().map(|l| l.text(true)));
+            rows.push(row);
+        }
+        out.push_str(&crate::table::render(&rows));
+        for line in crate::curve::describe(s, &t.load) {
+            out.push_str(&crate::table::shown(&line));
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    out.push_str(
+        "[lower, upper]: 95% interval (? where the run has too few I/Os for the bound); * thin: fewer than 100 I/Os beyond the level\n",
+    );
+    out
+}

@@ -13,6 +13,7 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use nines_core::compare::{self, Change, TagComparison, Verdict};
 use nines_core::convergence::{self, SteadyReport, Track as Tracked};
+use nines_core::curve::{self, CurveTable};
 use nines_core::quantile::Level;
 use nines_core::run::Run;
 use nines_core::series::Grouping;
@@ -25,7 +26,8 @@ use super::dom::{el, mount, text, tx, Node};
 use super::{busy, canvas_size, dir_key, directions_of, download, draw_canvas, mark_drawn, now_ms, trace_style, with_model};
 use crate::charts::{Scale, TraceStyle};
 use crate::judge_charts::{
-    self as jc, ChangePoint, ChangeSeries, ChangeSpec, ConvSeries, ConvSpec, ConvUnit, ConvWindow, SweepLine, SweepPanel, SweepSpec, YUnit,
+    self as jc, ChangePoint, ChangeSeries, ChangeSpec, ConvSeries, ConvSpec, ConvUnit, ConvWindow, CurveLine, CurvePt, CurveSpec,
+    SweepLine, SweepPanel, SweepSpec, YUnit,
 };
 use crate::state::{DirMode, SteadyView, ViewState, TRACKS};
 
@@ -43,7 +45,7 @@ fn cached<K: PartialEq + Clone + 'static, V: 'static>(slot: &'static LocalKey<Sl
 }
 
 type CmpKey = (u64, DirMode, Vec<usize>, Vec<usize>, Option<(f64, f64)>, bool, bool);
-type SweepKey = (u64, DirMode, Vec<usize>, Vec<usize>, Option<String>);
+type SweepKey = (u64, DirMode, Vec<usize>, Vec<usize>, Option<String>, Option<bool>, bool, String);
 type SsKey = (u64, DirMode, SteadyView);
 
 thread_local! {
@@ -322,10 +324,32 @@ struct SweepData {
     has_cand: bool,
     /// Runs without the parameter found by itself, left out of the sweep.
     left_out: Vec<String>,
+    /// The latency curve, when the panel shows one: its table (nines-core's, as `nines sweep
+    /// --curve` prints it) and the lines drawn from it.
+    curve: Option<CurveData>,
+}
+
+struct CurveData {
+    table: CurveTable,
+    lines: Vec<CurveLine>,
+    /// The spec's first upper limit on latency: its value (ns) and text.
+    limit: Option<(f64, String)>,
+    /// The highest load meeting it, first set: (IOPS, value of the limit's measure).
+    found: Option<(f64, f64)>,
+    log_x: bool,
 }
 
 fn sweep_key(st: &ViewState, version: u64) -> SweepKey {
-    (version, st.dir.clone(), st.base.iter().copied().collect(), st.hidden.iter().copied().collect(), st.sweep.clone())
+    (
+        version,
+        st.dir.clone(),
+        st.base.iter().copied().collect(),
+        st.hidden.iter().copied().collect(),
+        st.sweep.clone(),
+        st.curve,
+        st.curve_log,
+        st.spec.clone(),
+    )
 }
 
 fn sweep_tag(dir: &DirMode) -> &str {
@@ -344,8 +368,8 @@ fn sweep_data(st: &ViewState) -> SweepData {
     let all: Vec<&Run> = visible.iter().map(|&i| &*runs[i].run).collect();
     let params = sweep_table::param_names(&all);
     let param = st.sweep.clone().or_else(|| params.first().cloned());
-    let mut d = SweepData { params, param: param.clone(), table: None, panels: Vec::new(), has_cand: false, left_out: Vec::new() };
-    let Some(param) = param else { return d };
+    let mut d =
+        SweepData { params, param: param.clone(), table: None, panels: Vec::new(), has_cand: false, left_out: Vec::new(), curve: None };
     let base_set: Vec<usize> = st.base.iter().copied().filter(|&i| i < runs.len()).collect();
     let (base, cand): (Vec<&Run>, Vec<&Run>) = if base_set.is_empty() {
         (all.clone(), Vec::new())
@@ -355,6 +379,11 @@ fn sweep_data(st: &ViewState) -> SweepData {
             visible.iter().filter(|i| !base_set.contains(i)).map(|&i| &*runs[i].run).collect(),
         )
     };
+    if st.curve.unwrap_or_else(|| all.iter().any(|r| curve::Mark::of(r).is_some())) {
+        d.curve = Some(curve_data(st, base, cand));
+        return d;
+    }
+    let Some(param) = param else { return d };
     // A parameter found by itself sweeps the runs that have it; one the user typed must be in
     // every run, or the error names the run that lacks it.
     let mut left_out = Vec::new();
@@ -411,6 +440,132 @@ fn sweep_data(st: &ViewState) -> SweepData {
     }
     d.table = Some(t);
     d
+}
+
+/// The latency curve of the shown runs: the baseline (or every run) and the candidates as two
+/// sets, one line per level and set; the QoS spec's first upper limit on latency as the
+/// target.
+fn curve_data(st: &ViewState, base: Vec<&Run>, cand: Vec<&Run>) -> CurveData {
+    let two = !cand.is_empty();
+    let mut sets = vec![(if two { "baseline" } else { "runs" }.to_string(), base)];
+    if two {
+        sets.push(("candidate".to_string(), cand));
+    }
+    let limit = nines_core::spec::Spec::parse("spec", &st.spec)
+        .ok()
+        .and_then(|sp| sp.sections.into_iter().flat_map(|s| s.limits).find(|l| curve::target_limit(&l.text()).is_ok()));
+    // as the QoS panel checks: a compact form by its own windows' counts
+    let runs = with_model(|m| m.runs.clone());
+    let check =
+        |r: &Run, spec: &nines_core::spec::Spec| match runs.iter().find(|l| std::ptr::eq(&*l.run, r)).and_then(|l| l.compact.as_ref()) {
+            Some(c) => c.form.check_whole(r, spec),
+            None => curve::whole_run(r, spec),
+        };
+    let table = curve::table_with(&sets, sweep_tag(&st.dir), &curve::default_levels(), st.sweep.as_deref(), limit.as_ref(), &check);
+    let mut lines = Vec::new();
+    for (k, set) in table.sets.iter().enumerate() {
+        for (j, level) in table.levels.iter().enumerate() {
+            let base = TraceStyle::nth(j);
+            let style = if k == 0 { base } else { TraceStyle { color: base.color, dash: (9, 5) } };
+            let points = set
+                .points
+                .iter()
+                .filter_map(|p| {
+                    let l = p.levels.get(j)?;
+                    Some(CurvePt {
+                        iops: p.iops.value?,
+                        value: l.value?,
+                        lower: l.lower,
+                        upper: l.upper,
+                        thin: l.beyond.is_some_and(|b| b < nines_core::quantile::RELIABLE_BEYOND),
+                    })
+                })
+                .collect();
+            lines.push(CurveLine { label: format!("{level} · {}", set.label), style, points });
+        }
+    }
+    let found = table.sets.first().and_then(|s| {
+        let p = &s.points[s.decision.as_ref()?.best?];
+        Some((p.iops.value?, p.target.as_ref()?.value?))
+    });
+    CurveData { limit: limit.map(|l| (l.value, l.text())), table, lines, found, log_x: st.curve_log }
+}
+
+/// The curve's points as the chart draws them, for tests and tools: `label|iops|value|lower|upper`
+/// per point (an empty field for a missing bound), `;` between points.
+fn curve_points_attr(lines: &[CurveLine]) -> String {
+    let b = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+    lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(move |p| format!("{}|{}|{}|{}|{}", l.label, p.iops, p.value, b(p.lower), b(p.upper))))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+fn curve_table_view(c: &CurveData) -> Vec<Node> {
+    let t = &c.table;
+    let mut out = Vec::new();
+    for set in &t.sets {
+        let mut head: Vec<Node> = ["load", "run", "I/Os", "IOPS achieved [95%]"].iter().map(|h| tx("th", vec![], h.to_string())).collect();
+        head.extend(t.levels.iter().map(|l| tx("th", vec![], format!("{l} [95%]"))));
+        let b = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+        let rows: Vec<Node> = set
+            .points
+            .iter()
+            .map(|p| {
+                let mut cells = vec![
+                    tx("td", vec![], p.load_text(&t.load)),
+                    tx("td", vec![("class", "name".into()), ("title", p.file.clone())], p.run.clone()),
+                    tx("td", vec![("class", "num".into())], curve::count_text(p.count)),
+                    tx("td", vec![("class", "num".into()), ("data-col", "iops".into())], p.iops.text(false)),
+                ];
+                cells.extend(p.levels.iter().map(|l| {
+                    tx(
+                        "td",
+                        vec![
+                            ("class", "num".into()),
+                            ("data-col", l.label.clone()),
+                            ("data-v", b(l.value)),
+                            ("data-lo", b(l.lower)),
+                            ("data-hi", b(l.upper)),
+                        ],
+                        l.text(true),
+                    )
+                }));
+                el(
+                    "tr",
+                    vec![
+                        ("data-testid", "curve-row".into()),
+                        ("data-set", set.label.clone()),
+                        ("data-run", p.run.clone()),
+                        ("data-iops", b(p.iops.value)),
+                        ("data-load", b(p.load)),
+                    ],
+                    cells,
+                )
+            })
+            .collect();
+        out.push(tx("p", vec![("class", "glabel".into())], format!("{} ({}), by {}", set.label, t.tag, t.load)));
+        out.push(el(
+            "table",
+            vec![("data-testid", "curve-table".into())],
+            vec![el("thead", vec![], vec![el("tr", vec![], head)]), el("tbody", vec![], rows)],
+        ));
+        let said = curve::describe(set, &t.load);
+        if !said.is_empty() {
+            out.push(el("ul", vec![("data-testid", "curve-decision".into())], said.into_iter().map(|s| tx("li", vec![], s)).collect()));
+        }
+    }
+    out.push(tx(
+        "p",
+        vec![("class", "hint".into())],
+        format!(
+            "Direction: {}. Each point is one run at its achieved IOPS; [lower, upper] is the 95% interval (? too few I/Os for the bound), * thin: fewer than 100 I/Os beyond the level.{}",
+            t.tag,
+            if c.limit.is_none() { " Give an upper limit on latency in the QoS spec (read p99.99 <= 1ms) to find the highest load meeting it." } else { "" }
+        ),
+    ));
+    out
 }
 
 fn sweep_table_view(d: &SweepData) -> Vec<Node> {
@@ -827,6 +982,46 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
         let (Some(c), Some(sec), Some(slot)) = (sweep_canvas.get(), sweep_sec.get(), sweep_note.get()) else { return };
         let t0 = now_ms();
         let d = swp(&k);
+        if let Some(cd) = d.curve.as_ref().filter(|cd| cd.lines.iter().any(|l| !l.points.is_empty())) {
+            fold(&sec, &slot, None);
+            canvas_size(&c, 460);
+            let (x, y) = jc::curve_scales(&cd.lines, cd.limit.as_ref().map(|l| l.0), cd.log_x);
+            let title = format!("Latency curve: levels against achieved IOPS ({})", cd.table.tag);
+            let spec = CurveSpec {
+                title: &title,
+                lines: &cd.lines,
+                limit: cd.limit.as_ref().map(|(v, t)| (*v, t.as_str())),
+                found: cd.found,
+                x,
+                y,
+                legend: true,
+            };
+            draw_canvas(&c, |root| jc::draw_curve(root, &spec));
+            let _ = c.set_attribute("data-points", &curve_points_attr(&cd.lines));
+            if let Some(out) = sweep_out.get() {
+                mount(&out, &curve_table_view(cd));
+            }
+            mark_drawn("sweep", now_ms() - t0);
+            return;
+        }
+        let _ = c.remove_attribute("data-points");
+        if d.curve.is_some() {
+            fold(
+                &sec,
+                &slot,
+                Some(&Fold {
+                    testid: "sweep-note",
+                    class: "fold-note",
+                    text: "No shown run has the direction to draw a latency curve of.".into(),
+                    few: false,
+                }),
+            );
+            if let Some(out) = sweep_out.get() {
+                mount(&out, &[]);
+            }
+            mark_drawn("sweep", now_ms() - t0);
+            return;
+        }
         if !d.panels.iter().any(|p| p.lines.iter().any(|l| !l.points.is_empty())) {
             let shown = state.with_untracked(|s| with_model(|m| (0..m.runs.len()).filter(|i| !s.hidden.contains(i)).count()));
             fold(&sec, &slot, Some(&sweep_fold(&d, shown)));
@@ -903,7 +1098,7 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
     let cmp_ctl: NodeRef<leptos::html::Span> = NodeRef::new();
     let sweep_ctl: NodeRef<leptos::html::Span> = NodeRef::new();
     let ss_ctl: NodeRef<leptos::html::Span> = NodeRef::new();
-    type CtlKey = Option<(u64, Vec<usize>, Option<String>, SteadyView, DirMode, Vec<usize>, bool)>;
+    type CtlKey = Option<(u64, Vec<usize>, Option<String>, SteadyView, DirMode, Vec<usize>, bool, Option<bool>, bool)>;
     Effect::new(move |prev: Option<CtlKey>| -> CtlKey {
         let st = state.get();
         // what the controls show; other changes (a zoom step) leave them alone
@@ -915,6 +1110,8 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
             st.dir.clone(),
             st.hidden.iter().copied().collect(),
             st.cset,
+            st.curve,
+            st.curve_log,
         ));
         if prev.as_ref() == Some(&key) {
             return key;
@@ -977,7 +1174,25 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
                 vec![("id", "nines-params".into())],
                 d.params.iter().map(|p| el("option", vec![("value", p.clone())], vec![])).collect(),
             );
-            mount(&c, &[input, list]);
+            let curve_on = d.curve.is_some();
+            let opt = |v: &str, label: &str, sel: bool| {
+                let mut a = vec![("value", v.to_string())];
+                if sel {
+                    a.push(("selected", String::new()));
+                }
+                tx("option", a, label.to_string())
+            };
+            let view = el(
+                "select",
+                vec![("data-testid", "sweep-view".into()), ("data-act", "sweep-view".into())],
+                vec![opt("param", "parameter", !curve_on), opt("curve", "latency curve", curve_on)],
+            );
+            let mut log = vec![("type", "checkbox".to_string()), ("data-testid", "curve-log".into()), ("data-act", "curve-log".into())];
+            if st.curve_log {
+                log.push(("checked", String::new()));
+            }
+            let log = el("label", vec![("class", "check".into())], vec![el("input", log, vec![]), text("log IOPS")]);
+            mount(&c, &[view, tx("span", vec![("class", "glabel".into())], "parameter".to_string()), input, list, log]);
         }
         if let Some(c) = ss_ctl.get() {
             let ss = &st.steady;
@@ -1056,6 +1271,14 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
                 let p = crate::state::param_name(value.trim());
                 set(Box::new(move |s| s.sweep = p));
             }
+            "sweep-view" => {
+                let on = value == "curve";
+                set(Box::new(move |s| s.curve = Some(on)));
+            }
+            "curve-log" => {
+                let on = prop("checked").and_then(|v| v.as_bool()).unwrap_or(false);
+                set(Box::new(move |s| s.curve_log = on));
+            }
             "ss-run" => {
                 if let Ok(i) = value.parse::<usize>() {
                     set(Box::new(move |s| s.steady.run = i));
@@ -1089,8 +1312,8 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
         </section>
         <section class="panel judge" data-testid="panel-sweep" node_ref=sweep_sec>
             <div class="tools" on:change=on_change>
-                <span class="hint">"Sweep: IOPS and latency against a parameter, one line per configuration" <span node_ref=sweep_note></span></span>
-                <span class="glabel">"parameter"</span>
+                <span class="hint">"Sweep: IOPS and latency against a parameter, or the latency curve (levels against achieved IOPS)" <span node_ref=sweep_note></span></span>
+                <span class="glabel">"show"</span>
                 <span class="ctl" node_ref=sweep_ctl></span>
                 <button data-testid="export-sweep-csv" on:click=export_sweep_csv>"CSV"</button>
             </div>

@@ -92,6 +92,7 @@ fn open(i: usize, state: RwSignal<ViewState>, version: RwSignal<u64>, errors: Rw
             .and_then(|b| add_run(&r.file, &b, archive));
         match added {
             Ok(()) => {
+                super::split_by_default(state);
                 version.update(|v| *v += 1);
                 show_only(with_model(|m| m.runs.len()) - 1);
             }

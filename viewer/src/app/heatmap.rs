@@ -1,0 +1,250 @@
+//! The latency heatmap panel: for each trace shown (up to [`MAX_ROWS`]), nines-core's heatmap
+//! (`nines_core::heatmap`) over the runtime chart's x range, zoomed and brushed with it. Each
+//! column is the exact merge of the recorded windows it covers, or for a compact form of its
+//! carried groups; the page only lays the counts out and reads them back under the mouse.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+
+use nines_core::heatmap::{heatmap, Heatmap};
+use nines_core::pyramid::{Axis, Pyramid};
+use nines_core::run::Run;
+use nines_core::units::{format_ns, group};
+
+use super::{
+    canvas_size, download, download_url, draw_canvas, mark_drawn, now_ms, report_range_error, runtime_extent, trace_data, traces, Loaded,
+    Points, TraceData, BINS_PER_DECADE,
+};
+use crate::charts::{self, Frame, Scale, Y_LABEL_AREA};
+use crate::heat_chart::{draw_heatmap, latency_scale, to_svg, HeatRow, HeatSpec, ShareScale, LEGEND_H};
+use crate::state::ViewState;
+
+/// The most traces drawn (one row each); the legend hides runs to choose others.
+pub(super) const MAX_ROWS: usize = 4;
+/// Height of a row, CSS pixels.
+const ROW_H: u32 = 250;
+
+/// A compact form's carried groups as a run, with the pyramid of one direction over them.
+type Source = (Rc<Loaded>, Rc<Run>, Rc<Pyramid>);
+
+thread_local! {
+    /// By (run, direction): the groups and pyramid of a compact form, for the run it was built
+    /// from (a run replaced by its archive or a newer form is built again).
+    static SOURCES: RefCell<HashMap<(usize, String), Source>> = RefCell::new(HashMap::new());
+    /// What the chart last drew: each row's label, frame and heatmap.
+    static DRAWN: RefCell<Vec<(String, Frame, Heatmap)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The heatmap of a trace: over the recorded windows' pyramid the page holds, or over a
+/// compact form's carried groups (decoded once per run and direction).
+fn trace_heatmap(run: usize, td: &TraceData, f: impl Fn(&Run, &Pyramid) -> Heatmap) -> Option<Heatmap> {
+    match &td.source {
+        Points::Pyramid(p) => Some(f(&td.loaded.run, p)),
+        Points::Stored(_) => {
+            let key = (run, super::dir_key(&td.dir));
+            let hit = SOURCES
+                .with(|s| s.borrow().get(&key).filter(|(l, _, _)| Rc::ptr_eq(l, &td.loaded)).map(|(_, r, p)| (r.clone(), p.clone())));
+            let (r, p) = match hit {
+                Some(x) => x,
+                None => {
+                    let c = td.loaded.compact.as_ref()?;
+                    let groups = match c.form.range(None, None) {
+                        Ok(r) => Rc::new(r),
+                        Err(e) => {
+                            report_range_error(&td.loaded.file, e.to_string());
+                            return None;
+                        }
+                    };
+                    let p = Rc::new(Pyramid::new(&groups, &td.dir));
+                    SOURCES.with(|s| s.borrow_mut().insert(key, (td.loaded.clone(), groups.clone(), p.clone())));
+                    (groups, p)
+                }
+            };
+            Some(f(&r, &p))
+        }
+    }
+}
+
+struct HeatData {
+    rows: Vec<(String, Heatmap)>,
+    /// Traces shown but not drawn (past MAX_ROWS).
+    more: usize,
+    x: Scale,
+    y: Scale,
+    shares: ShareScale,
+}
+
+fn heat_data(st: &ViewState, width_px: u32) -> HeatData {
+    let ts = traces(st);
+    let axis = if st.x_ios { Axis::Ios } else { Axis::Time };
+    let full = runtime_extent(st, &ts).unwrap_or((0.0, 1.0));
+    let (x0, x1) = st.zoom.unwrap_or(full);
+    // about one column per three pixels of plot
+    let max_columns = ((width_px.saturating_sub(Y_LABEL_AREA + 30)) / 3).max(10) as usize;
+    let mut rows = Vec::new();
+    for t in ts.iter().take(MAX_ROWS) {
+        let Some(td) = trace_data(t.run, &t.dir) else { continue };
+        let m = trace_heatmap(t.run, &td, |run, p| heatmap(run, p, axis, (x0, x1), max_columns, BINS_PER_DECADE, &st.levels));
+        if let Some(m) = m {
+            rows.push((t.label.clone(), m));
+        }
+    }
+    let maps: Vec<&Heatmap> = rows.iter().map(|r| &r.1).collect();
+    let y = latency_scale(&maps);
+    let shares = ShareScale::covering(maps.iter().map(|m| m.min_share()).fold(1.0, f64::min));
+    HeatData { more: ts.len().saturating_sub(MAX_ROWS), rows, x: Scale { lo: x0, hi: x1, log: false }, y, shares }
+}
+
+fn height_of(rows: usize) -> u32 {
+    rows.max(1) as u32 * ROW_H + LEGEND_H
+}
+
+fn draw_into<DB: plotters::prelude::DrawingBackend>(
+    root: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    st: &ViewState,
+    d: &HeatData,
+) -> Result<Vec<Frame>, String>
+where
+    DB::ErrorType: 'static,
+{
+    let rows: Vec<HeatRow> = d.rows.iter().map(|(l, m)| HeatRow { label: l, map: m }).collect();
+    let spec = HeatSpec {
+        x_desc: if st.x_ios { "I/Os completed" } else { "time since start" },
+        x_is_time: !st.x_ios,
+        rows: &rows,
+        x: d.x,
+        y: d.y,
+        shares: d.shares,
+        nines: &st.levels,
+        selection: st.sel,
+    };
+    draw_heatmap(root, &spec)
+}
+
+/// Test hook: the cells the chart last drew, as JSON: per row its label and columns (extent,
+/// time range, count, first bin, counts per bin, levels, max).
+#[wasm_bindgen]
+pub fn heatmap_cells() -> String {
+    DRAWN.with(|d| {
+        let rows: Vec<serde_json::Value> = d
+            .borrow()
+            .iter()
+            .map(|(label, _, m)| {
+                let cols: Vec<serde_json::Value> = m
+                    .columns
+                    .iter()
+                    .map(|c| {
+                        serde_json::json!({"x0": c.x0, "x1": c.x1, "start_s": c.start_s, "end_s": c.end_s, "count": c.count,
+                            "first_bin": c.first_bin, "bins": c.bins, "levels": c.levels, "max": c.max_ns})
+                    })
+                    .collect();
+                serde_json::json!({"label": label, "bins_per_decade": m.bins_per_decade, "columns": cols})
+            })
+            .collect();
+        serde_json::Value::Array(rows).to_string()
+    })
+}
+
+/// What the cell under the mouse holds.
+fn readout(st: &ViewState, px: f64, py: f64) -> Option<String> {
+    DRAWN.with(|d| {
+        let d = d.borrow();
+        let (label, f, m) = d.iter().find(|(_, f, _)| f.contains(px, py))?;
+        let (i, k) = m.at(f.x_at(px), f.y_at(py))?;
+        let c = &m.columns[i];
+        let (lo, hi) = m.edges(k);
+        let span = if st.x_ios {
+            format!("I/Os {} to {}", group(c.x0 as u64), group(c.x1 as u64))
+        } else {
+            format!("{} to {}", charts::format_seconds(c.start_s), charts::format_seconds(c.end_s))
+        };
+        let n = c.count_in(k);
+        Some(format!(
+            "{label}, {span}: {} to {}: {} I/Os, {:.4}% of the column's {}",
+            format_ns(lo.round() as u64),
+            format_ns(hi.round() as u64),
+            group(n),
+            c.share(k) * 100.0,
+            group(c.count)
+        ))
+    })
+}
+
+/// The heatmap panel.
+#[component]
+pub(super) fn HeatmapPanel(state: RwSignal<ViewState>, version: RwSignal<u64>, size: RwSignal<u32>) -> impl IntoView {
+    let canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let hover: RwSignal<Option<String>> = RwSignal::new(None);
+    let note: RwSignal<Option<String>> = RwSignal::new(None);
+    let key = Memo::new(move |_| {
+        let s = state.get();
+        (version.get(), size.get(), s.dir, s.hidden.clone(), s.levels.clone(), s.x_ios, s.zoom, s.sel)
+    });
+    Effect::new(move |_| {
+        let _ = key.get();
+        let Some(c) = canvas.get() else { return };
+        let st = state.get_untracked();
+        let t0 = now_ms();
+        let n = traces(&st).len().min(MAX_ROWS);
+        let (w, _) = canvas_size(&c, height_of(n));
+        let d = heat_data(&st, w);
+        let frames: RefCell<Vec<Frame>> = RefCell::new(Vec::new());
+        draw_canvas(&c, |root| {
+            let f = draw_into(root, &st, &d)?;
+            let first = f.first().copied().ok_or("no frame")?;
+            *frames.borrow_mut() = f;
+            Ok(first)
+        });
+        let frames = frames.into_inner();
+        // test hooks: the x range drawn (the runtime chart's) and the columns of each row
+        let _ = c.set_attribute("data-x", &format!("{},{}", d.x.lo, d.x.hi));
+        let _ = c.set_attribute("data-y", &format!("{},{}", d.y.lo, d.y.hi));
+        if let Some(f) = frames.first() {
+            let _ = c.set_attribute("data-frame", &format!("{},{},{},{}", f.left, f.right, f.top, f.bottom));
+        }
+        let cols: Vec<String> = d.rows.iter().map(|r| r.1.columns.len().to_string()).collect();
+        let _ = c.set_attribute("data-columns", &cols.join(","));
+        note.set((d.more > 0).then(|| format!("{} more traces not drawn: hide runs in the legend to see them.", d.more)));
+        DRAWN.with(|dr| *dr.borrow_mut() = d.rows.into_iter().zip(frames).map(|((l, m), f)| (l, f, m)).collect());
+        hover.set(None);
+        mark_drawn("heatmap", now_ms() - t0);
+    });
+    let on_move = move |ev: web_sys::MouseEvent| {
+        let st = state.get_untracked();
+        hover.set(readout(&st, ev.offset_x() as f64, ev.offset_y() as f64));
+    };
+    let export_png = move |_| {
+        if let Some(c) = canvas.get() {
+            if let Ok(url) = c.to_data_url_with_type("image/png") {
+                download_url("nines-heatmap.png", &url);
+            }
+        }
+    };
+    let export_svg = move |_| {
+        let st = state.get_untracked();
+        let w = DRAWN.with(|d| d.borrow().first().map(|r| r.1.right + 18)).unwrap_or(1000).max(600) as u32;
+        let d = heat_data(&st, w);
+        match to_svg(w, height_of(d.rows.len()), |root| draw_into(root, &st, &d)) {
+            Ok((s, _)) => download("nines-heatmap.svg", "image/svg+xml", s.as_bytes()),
+            Err(e) => leptos::logging::error!("svg export: {e}"),
+        }
+    };
+    view! {
+        <section class="panel" data-testid="panel-heatmap">
+            <div class="tools">
+                <span class="hint">"x axis follows the runtime chart; colour: share of each column's I/Os in a latency bin; lines: the levels and the max"</span>
+                <button data-testid="export-heatmap-png" on:click=export_png>"PNG"</button>
+                <button data-testid="export-heatmap-svg" on:click=export_svg>"SVG"</button>
+            </div>
+            <div class="chart">
+                <canvas node_ref=canvas data-testid="heatmap-canvas" on:mousemove=on_move on:mouseleave=move |_| hover.set(None)></canvas>
+            </div>
+            <p class="hint" data-testid="heatmap-note">{move || note.get()}</p>
+            <div class="readout" data-testid="heatmap-readout">{move || hover.get()}</div>
+        </section>
+    }
+}
