@@ -323,6 +323,62 @@ test('report: the summary also equals nines stats with a tag', async () => {
   await ctx.close();
 });
 
+test('report of a two-job archive: the probe section reads alone are a direction of their own, as nines stats --tag gives them', async () => {
+  // the classic QoS test from an fio job file: a QD1 random-read probe while a QD8
+  // random-write load runs on the same file (README, "Several sections")
+  const job = path.join(dir, 'qos.fio');
+  fs.writeFileSync(job, `[global]\nfilename=${path.join(dir, 'qos.dat')}\nsize=16m\nioengine=io_uring\nbuffered=1\ntime_based\nruntime=2\nlog_hist_msec=250\nbs=4k\n\n[probe]\nrw=randread\niodepth=1\n\n[load]\nrw=randwrite\niodepth=8\n`);
+  const hlog = path.join(dir, 'qos.hlog');
+  nines(['run', job, '-o', hlog, '--quiet', '--no-summary']);
+  const out = path.join(dir, 'qos-report.html');
+  nines(['report', hlog, '-o', out]);
+  const url = pathToFileURL(out).href;
+  const { v, page, ctx, requests } = await openWatched(url);
+  await ready(v, 1);
+  // the direction control offers the scoped directions, and only those (no measure, no merged one)
+  const offered = await page.locator('[data-testid=dir-scoped] option').evaluateAll((os) => os.map((o) => o.value).filter(Boolean));
+  assert.deepEqual(offered, ['probe/read', 'load/write']);
+  const probe = ninesStats([hlog], ['--tag', 'probe/read']);
+  const load = ninesStats([hlog], ['--tag', 'load/write']);
+  const whole = ninesStats([hlog]);
+  assert.ok(probe.runs[0].tags['probe/read'].count > 0 && load.runs[0].tags['load/write'].count > 0, 'both jobs did I/O');
+  assert.equal(whole.runs[0].tags.all.count, probe.runs[0].tags['probe/read'].count + load.runs[0].tags['load/write'].count);
+  for (const [tag, want] of [['probe/read', probe], ['load/write', load]]) {
+    await act(v, () => page.selectOption('[data-testid=dir-scoped]', tag));
+    const rows = await v.table();
+    assert.deepEqual(rows.map((r) => [r.run, r.dir]), [[0, tag]], `${tag} alone in the table`);
+    assertViewerTable(rows, want);
+    assert.equal(await page.locator('[data-testid=dir-scoped]').inputValue(), tag);
+    assert.doesNotMatch(await page.locator('[data-testid=dir-all]').getAttribute('class') ?? '', /\bactive\b/, 'all is not the active direction');
+    assert.match(await page.locator('[data-testid=dir-scoped]').getAttribute('class'), /\bactive\b/);
+  }
+  // the probe alone in the exported table too, and in the link: the link reopens it
+  await act(v, () => page.selectOption('[data-testid=dir-scoped]', 'probe/read'));
+  const [csv] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-csv]')]);
+  const lines = fs.readFileSync(await csv.path(), 'utf8').trim().split('\n');
+  assert.equal(lines.length, 2, lines.join('\n'));
+  assert.equal(lines[1].split(',')[2], 'probe/read');
+  const hash = await v.hash();
+  assert.match(hash, /dir=probe%2Fread/);
+  await page.waitForTimeout(300);
+  await v.shot('report-probe');
+  assert.deepEqual(foreign(requests, url), [], 'no request leaves the page');
+  assert.deepEqual(await page.evaluate(() => window.__csp), [], 'no CSP violation');
+  assert.deepEqual(v.errors, []);
+  await ctx.close();
+  const again = await openWatched(url + hash);
+  await ready(again.v, 1);
+  assert.equal(await again.page.locator('[data-testid=dir-scoped]').inputValue(), 'probe/read');
+  assertViewerTable(await again.v.table(), probe);
+  assert.deepEqual((await again.v.table()).map((r) => r.dir), ['probe/read']);
+  // back to the merged reads: the probe is the run's only reader, so the same I/Os
+  await act(again.v, () => again.page.click('[data-testid=dir-read]'));
+  assert.equal(await again.page.locator('[data-testid=dir-scoped]').inputValue(), '');
+  assert.deepEqual((await again.v.table()).map((r) => [r.dir, Number(r.cells.count.ns)]), [['read', probe.runs[0].tags['probe/read'].count]]);
+  assert.deepEqual(again.v.errors, []);
+  await again.ctx.close();
+});
+
 test('report: hostile names, tags, metadata, file names, title and notes run nothing', async () => {
   const notes = path.join(dir, 'hostile.md');
   fs.writeFileSync(notes, `# Notes ${P.script}\n\n${P.img}\n\n[click me](${P.js}) and ![pic](http://127.0.0.1:9/x.png)\n\n<script>window.__pwned='notes'</script>\n`);

@@ -418,7 +418,7 @@ struct Trace {
     style: TraceStyle,
 }
 
-fn directions_of(run: &Run, mode: DirMode) -> Vec<Direction> {
+fn directions_of(run: &Run, mode: &DirMode) -> Vec<Direction> {
     let has = |t: &str| run.windows.iter().any(|w| w.tag.as_deref() == Some(t));
     match mode {
         DirMode::All => vec![Direction::All],
@@ -443,6 +443,13 @@ fn directions_of(run: &Run, mode: DirMode) -> Vec<Direction> {
                 vec![]
             }
         }
+        DirMode::Scoped(t) => {
+            if has(t) {
+                vec![Direction::Tag(Some(t.clone()))]
+            } else {
+                vec![]
+            }
+        }
         // every direction, scoped ones too (a merge's `host07/read`), not auxiliary measures
         DirMode::Overlay => run
             .tags()
@@ -460,8 +467,8 @@ fn traces(st: &ViewState) -> Vec<Trace> {
         if st.hidden.contains(&i) {
             continue;
         }
-        for (d, dir) in directions_of(&r.run, st.dir).into_iter().enumerate() {
-            let style = trace_style(i, d, st.dir);
+        for (d, dir) in directions_of(&r.run, &st.dir).into_iter().enumerate() {
+            let style = trace_style(i, d, &st.dir);
             let base = if st.base.contains(&i) { " (baseline)" } else { "" };
             out.push(Trace { run: i, label: format!("{} {}{base}", r.run.name, dir_key(&dir)), dir, style });
         }
@@ -471,7 +478,7 @@ fn traces(st: &ViewState) -> Vec<Trace> {
 
 /// Do the loaded runs have more than one direction (read and write, a merge's hosts)?
 fn multi_direction() -> bool {
-    with_model(|m| m.runs.iter().any(|r| directions_of(&r.run, DirMode::Overlay).len() > 1))
+    with_model(|m| m.runs.iter().any(|r| directions_of(&r.run, &DirMode::Overlay).len() > 1))
 }
 
 /// Runs with more than one direction open with each direction shown, not merged: decided once,
@@ -489,8 +496,8 @@ fn split_by_default(state: RwSignal<ViewState>) {
 /// Style of the `d`-th direction of run `run`: one colour per run, or with directions
 /// overlaid one colour per run and direction (three slots a run), so read and write stay
 /// apart in every chart; a merge's scoped directions go on into the next slots.
-fn trace_style(run: usize, d: usize, mode: DirMode) -> TraceStyle {
-    if mode == DirMode::Overlay {
+fn trace_style(run: usize, d: usize, mode: &DirMode) -> TraceStyle {
+    if *mode == DirMode::Overlay {
         TraceStyle::nth(run * 3 + d)
     } else {
         TraceStyle::nth(run)
@@ -1427,15 +1434,27 @@ fn App() -> impl IntoView {
     // ----- memos of what each panel depends on
     let cdf_key = Memo::new(move |_| {
         let s = state.get();
-        (version.get(), size.get(), s.dir, s.hidden.clone(), s.sel, s.x_ios, s.cdf, s.spec.clone())
+        (version.get(), size.get(), s.dir.clone(), s.hidden.clone(), s.sel, s.x_ios, s.cdf, s.spec.clone())
     });
     let rt_key = Memo::new(move |_| {
         let s = state.get();
-        (version.get(), size.get(), s.dir, s.hidden.clone(), s.levels.clone(), s.x_ios, s.zoom, s.sel, s.rate, s.spec.clone(), s.focus)
+        (
+            version.get(),
+            size.get(),
+            s.dir.clone(),
+            s.hidden.clone(),
+            s.levels.clone(),
+            s.x_ios,
+            s.zoom,
+            s.sel,
+            s.rate,
+            s.spec.clone(),
+            s.focus,
+        )
     });
     let table_key = Memo::new(move |_| {
         let s = state.get();
-        (version.get(), s.dir, s.hidden.clone(), s.sel, s.x_ios)
+        (version.get(), s.dir.clone(), s.hidden.clone(), s.sel, s.x_ios)
     });
 
     let cdf_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
@@ -1797,7 +1816,7 @@ fn App() -> impl IntoView {
             .filter_map(|i| stats_of(i, run_time_sel(&st, i)))
             .map(|s| {
                 let mut s = (*s).clone();
-                s.tags.0.retain(|(t, _)| shown_tag(st.dir, t));
+                s.tags.0.retain(|(t, _)| shown_tag(&st.dir, t));
                 s
             })
             .collect();
@@ -1821,7 +1840,7 @@ fn App() -> impl IntoView {
     Effect::new(move |prev: Option<Option<LegendKey>>| {
         let st = state.get();
         let focus = focus_of(&st);
-        let key = Some((version.get(), st.hidden.clone(), st.dir, focus));
+        let key = Some((version.get(), st.hidden.clone(), st.dir.clone(), focus));
         if prev.as_ref() == Some(&key) {
             return key;
         }
@@ -1859,10 +1878,10 @@ fn App() -> impl IntoView {
         for (i, r) in runs.iter().enumerate() {
             let warns: Vec<String> = r.run.warnings.iter().map(|w| w.to_string()).collect();
             let swatches: Vec<(TraceStyle, Option<String>)> = if overlay {
-                directions_of(&r.run, DirMode::Overlay)
+                directions_of(&r.run, &DirMode::Overlay)
                     .iter()
                     .enumerate()
-                    .map(|(d, dir)| (trace_style(i, d, DirMode::Overlay), Some(dir_key(dir))))
+                    .map(|(d, dir)| (trace_style(i, d, &DirMode::Overlay), Some(dir_key(dir))))
                     .collect()
             } else {
                 vec![(TraceStyle::nth(i), None)]
@@ -2012,11 +2031,34 @@ fn App() -> impl IntoView {
                 <span class="hint">"or drop .hlog and other run files anywhere"</span>
                 <div class="group" role="radiogroup" aria-label="direction" data-testid="direction">
                     <span class="glabel">"direction"</span>
-                    {DirMode::ALL.into_iter().map(|d| view! {
-                        <button data-testid=format!("dir-{}", d.key())
-                            class:active=move || state.with(|s| s.dir == d)
-                            on:click=move |_| { DIR_DECIDED.with(|c| c.set(true)); set(Box::new(move |s| s.dir = d)) }>{d.label()}</button>
+                    {DirMode::ALL.into_iter().map(|d| {
+                        let (testid, label, on) = (format!("dir-{}", d.key()), d.label().to_string(), d.clone());
+                        view! {
+                            <button data-testid=testid
+                                class:active=move || state.with(|s| s.dir == d)
+                                on:click=move |_| { DIR_DECIDED.with(|c| c.set(true)); let d = on.clone(); set(Box::new(move |s| s.dir = d)) }>{label}</button>
+                        }
                     }).collect_view()}
+                    // the loaded runs' scoped directions (a job file's `probe/read`, a merge's
+                    // `host07/read`), one of them alone
+                    {move || {
+                        version.get();
+                        let tags = scoped_directions();
+                        (!tags.is_empty()).then(|| view! {
+                            <select data-testid="dir-scoped" title="one scoped direction alone: a job section's, target's or host's share"
+                                class:active=move || state.with(|s| matches!(s.dir, DirMode::Scoped(_)))
+                                prop:value=move || state.with(|s| if let DirMode::Scoped(t) = &s.dir { t.clone() } else { String::new() })
+                                on:change=move |ev| {
+                                    if let Some(d) = DirMode::from_key(&event_target_value(&ev)) {
+                                        DIR_DECIDED.with(|c| c.set(true));
+                                        set(Box::new(move |s| s.dir = d));
+                                    }
+                                }>
+                                <option value="">"scoped…"</option>
+                                {tags.into_iter().map(|t| view! { <option value=t.clone()>{t.clone()}</option> }).collect_view()}
+                            </select>
+                        })
+                    }}
                 </div>
                 <div class="group" data-testid="levels">
                     <span class="glabel">"levels"</span>
@@ -2157,7 +2199,7 @@ fn App() -> impl IntoView {
 fn stats_table(st: &ViewState) -> Vec<Node> {
     let n = with_model(|m| m.runs.len());
     let t0 = now_ms();
-    let rows_of = |s: &RunStats| -> Vec<(String, TagStats)> { s.tags.iter().filter(|(tag, _)| shown_tag(st.dir, tag)).cloned().collect() };
+    let rows_of = |s: &RunStats| -> Vec<(String, TagStats)> { s.tags.iter().filter(|(tag, _)| shown_tag(&st.dir, tag)).cloned().collect() };
     let mut table: TableRows = Vec::new();
     for i in (0..n).filter(|i| !st.hidden.contains(i)) {
         if let Some(s) = stats_of(i, run_time_sel(st, i)) {
@@ -2277,14 +2319,31 @@ fn stats_table(st: &ViewState) -> Vec<Node> {
     out
 }
 
+/// The scoped directions (`probe/read`, not measures such as `probe/read.svc`) of the loaded
+/// runs, in the order they first appear.
+fn scoped_directions() -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    with_model(|m| {
+        for r in &m.runs {
+            for t in r.run.tags().into_iter().flatten() {
+                if matches!(DirMode::from_key(&t), Some(DirMode::Scoped(_))) && !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+        }
+    });
+    out
+}
+
 /// Which rows of `nines stats` the table shows in a direction mode.
-fn shown_tag(dir: DirMode, tag: &str) -> bool {
+fn shown_tag(dir: &DirMode, tag: &str) -> bool {
     match dir {
         DirMode::All => tag == "all",
         DirMode::Read => tag == "read",
         DirMode::Write => tag == "write",
         DirMode::Trim => tag == "trim",
         DirMode::Overlay => tag != "all",
+        DirMode::Scoped(t) => tag == t,
     }
 }
 

@@ -1,5 +1,6 @@
 //! The view's state and its URL-hash form, so that a link reopens the same view:
-//! `#dir=read&lv=3,4&hide=2,5&x=ios&zoom=100,200&sel=120,150&cdf=1e4,1e6,1e-6,1&rate=mbps`.
+//! `#dir=read&lv=3,4&hide=2,5&x=ios&zoom=100,200&sel=120,150&cdf=1e4,1e6,1e-6,1&rate=mbps`
+//! (`dir=probe%2Fread`: one scoped direction alone).
 //!
 //! Parsing is forgiving: an unknown or malformed key is ignored (a hand-edited link still
 //! opens), and nothing in the hash is ever interpreted as markup or code.
@@ -7,7 +8,7 @@
 use std::collections::BTreeSet;
 
 /// Which directions every panel shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum DirMode {
     /// Every direction merged, per window.
     #[default]
@@ -18,30 +19,37 @@ pub enum DirMode {
     Trim,
     /// Each direction its own trace.
     Overlay,
+    /// One scoped direction alone (`probe/read`: a job section's share of a run's reads,
+    /// nines-core's `tag::scoped`), as `nines stats --tag probe/read` shows it.
+    Scoped(String),
 }
 
 impl DirMode {
     pub const ALL: [DirMode; 5] = [DirMode::All, DirMode::Read, DirMode::Write, DirMode::Trim, DirMode::Overlay];
-    pub fn key(&self) -> &'static str {
+    pub fn key(&self) -> &str {
         match self {
             DirMode::All => "all",
             DirMode::Read => "read",
             DirMode::Write => "write",
             DirMode::Trim => "trim",
             DirMode::Overlay => "overlay",
+            DirMode::Scoped(t) => t,
         }
     }
-    pub fn label(&self) -> &'static str {
+    pub fn label(&self) -> &str {
         match self {
-            DirMode::All => "all",
-            DirMode::Read => "read",
-            DirMode::Write => "write",
-            DirMode::Trim => "trim",
             DirMode::Overlay => "each direction",
+            d => d.key(),
         }
     }
+    /// A mode by its key; any other key that is a scoped direction (`probe/read`, not an
+    /// auxiliary measure such as `probe/read.svc`) selects that direction alone.
     pub fn from_key(s: &str) -> Option<DirMode> {
-        DirMode::ALL.into_iter().find(|d| d.key() == s)
+        DirMode::ALL.into_iter().find(|d| d.key() == s).or_else(|| {
+            let t = nines_core::tag::Tag::parse(s);
+            let ok = t.scope.is_some_and(|s| !s.is_empty()) && !t.direction.is_empty() && t.measure.is_none() && s.len() <= 256;
+            ok.then(|| DirMode::Scoped(s.to_string()))
+        })
     }
 }
 
@@ -231,7 +239,7 @@ impl ViewState {
         let d = ViewState::default();
         let mut parts = Vec::new();
         if self.dir != d.dir {
-            parts.push(format!("dir={}", self.dir.key()));
+            parts.push(format!("dir={}", encode(self.dir.key())));
         }
         if self.levels != d.levels {
             parts.push(format!("lv={}", self.levels.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(",")));
@@ -298,7 +306,7 @@ impl ViewState {
         for kv in hash.trim_start_matches('#').split('&') {
             let Some((k, v)) = kv.split_once('=') else { continue };
             match k {
-                "dir" => s.dir = DirMode::from_key(v).unwrap_or_default(),
+                "dir" => s.dir = decode(v).and_then(|v| DirMode::from_key(&v)).unwrap_or_default(),
                 "lv" => {
                     let lv: Option<Vec<u32>> = v.split(',').map(|x| x.parse::<u32>().ok().filter(|k| (1..=9).contains(k))).collect();
                     if let Some(mut lv) = lv {
@@ -413,6 +421,19 @@ mod tests {
         let h = s.to_hash();
         assert_eq!(h, "dir=overlay&lv=2,5,6&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&curve=1&cx=log&ss=2,p99.9,6,10&tr=read,p99.9,4&fo=3&spec=read%20p99.99%20%3C%3D%201ms%20%23%20vendor%0A%5Bname%3Da%26b%3Dc%5D%0Awrite%20max%3C50ms%20%C2%B5");
         assert_eq!(ViewState::from_hash(&format!("#{h}")), s);
+    }
+
+    #[test]
+    fn a_scoped_direction_round_trips() {
+        let s = ViewState { dir: DirMode::Scoped("probe/read".into()), ..ViewState::default() };
+        assert_eq!(s.to_hash(), "dir=probe%2Fread");
+        assert_eq!(ViewState::from_hash("#dir=probe%2Fread"), s);
+        assert_eq!(ViewState::from_hash("dir=probe/read"), s, "as typed");
+        assert_eq!(DirMode::Scoped("host07/nvme1n1/probe/read".into()).label(), "host07/nvme1n1/probe/read");
+        // a measure, an empty scope or direction is not a direction to select
+        for bad in ["probe/read.svc", "/read", "probe/", "read.lat", "nonsense"] {
+            assert_eq!(ViewState::from_hash(&format!("dir={bad}")).dir, DirMode::All, "{bad}");
+        }
     }
 
     #[test]

@@ -88,7 +88,7 @@ struct CmpData {
 
 fn cmp_key(st: &ViewState, version: u64) -> CmpKey {
     let time_sel = if st.x_ios { None } else { st.sel };
-    (version, st.dir, st.base.iter().copied().collect(), st.hidden.iter().copied().collect(), time_sel, st.x_ios, st.cset)
+    (version, st.dir.clone(), st.base.iter().copied().collect(), st.hidden.iter().copied().collect(), time_sel, st.x_ios, st.cset)
 }
 
 /// Position of a level on the change chart's x axis, in nines: p50 at 0.3, p99.9 at 3.
@@ -142,10 +142,10 @@ fn compare_data(st: &ViewState) -> CmpData {
             1 => runs[first].run.name.clone(),
             n => format!("{n} runs: {}", cand_runs.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(", ")),
         };
-        for (d, dir) in directions_of(&runs[first].run, st.dir).iter().enumerate() {
+        for (d, dir) in directions_of(&runs[first].run, &st.dir).iter().enumerate() {
             let key = dir_key(dir);
             if let Some(tc) = c.tags.iter().find(|t| t.tag == key) {
-                data.rows.push(CmpRow { run: first, name: name.clone(), style: trace_style(first, d, st.dir), tc: tc.clone() });
+                data.rows.push(CmpRow { run: first, name: name.clone(), style: trace_style(first, d, &st.dir), tc: tc.clone() });
             }
         }
     }
@@ -342,7 +342,7 @@ struct CurveData {
 fn sweep_key(st: &ViewState, version: u64) -> SweepKey {
     (
         version,
-        st.dir,
+        st.dir.clone(),
         st.base.iter().copied().collect(),
         st.hidden.iter().copied().collect(),
         st.sweep.clone(),
@@ -352,12 +352,13 @@ fn sweep_key(st: &ViewState, version: u64) -> SweepKey {
     )
 }
 
-fn sweep_tag(dir: DirMode) -> &'static str {
+fn sweep_tag(dir: &DirMode) -> &str {
     match dir {
         DirMode::All | DirMode::Overlay => "all",
         DirMode::Read => "read",
         DirMode::Write => "write",
         DirMode::Trim => "trim",
+        DirMode::Scoped(t) => t,
     }
 }
 
@@ -397,7 +398,7 @@ fn sweep_data(st: &ViewState) -> SweepData {
     if base.is_empty() {
         return d;
     }
-    let t = sweep_table::sweep(&base, &cand, &param, sweep_tag(st.dir)).map_err(|e| e.to_string());
+    let t = sweep_table::sweep(&base, &cand, &param, sweep_tag(&st.dir)).map_err(|e| e.to_string());
     if let Ok(t) = &t {
         d.has_cand = t.rows.iter().any(|r| r.cand.is_some());
         let mut configs: Vec<String> = Vec::new();
@@ -460,7 +461,7 @@ fn curve_data(st: &ViewState, base: Vec<&Run>, cand: Vec<&Run>) -> CurveData {
             Some(c) => c.form.check_whole(r, spec),
             None => curve::whole_run(r, spec),
         };
-    let table = curve::table_with(&sets, sweep_tag(st.dir), &curve::default_levels(), st.sweep.as_deref(), limit.as_ref(), &check);
+    let table = curve::table_with(&sets, sweep_tag(&st.dir), &curve::default_levels(), st.sweep.as_deref(), limit.as_ref(), &check);
     let mut lines = Vec::new();
     for (k, set) in table.sets.iter().enumerate() {
         for (j, level) in table.levels.iter().enumerate() {
@@ -698,13 +699,13 @@ fn steady_data(st: &ViewState) -> SsData {
     };
     let criteria: Vec<Criterion> = CRITERIA.iter().filter_map(|c| c.parse().ok()).collect();
     let round = ss.round_s.map_or(Grouping::Native, Grouping::Seconds);
-    let dirs = directions_of(r, st.dir);
+    let dirs = directions_of(r, &st.dir);
     if dirs.is_empty() {
         d.note = Some(format!("{} has no {} direction.", r.name, st.dir.label()));
     }
     for (k, dir) in dirs.iter().enumerate() {
         let report = convergence::steady_report(r, dir, &track, ss.rounds, round, &criteria).map_err(|e| e.to_string());
-        d.series.push(SsSeries { label: format!("{} {}", r.name, dir_key(dir)), style: trace_style(i, k, st.dir), report });
+        d.series.push(SsSeries { label: format!("{} {}", r.name, dir_key(dir)), style: trace_style(i, k, &st.dir), report });
     }
     d
 }
@@ -926,7 +927,7 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
     let sweep_memo = Memo::new(move |_| (sweep_key(&state.get(), version.get()), size.get()));
     let ss_memo = Memo::new(move |_| {
         let s = state.get();
-        ((version.get(), s.dir, s.steady.clone()), size.get())
+        ((version.get(), s.dir.clone(), s.steady.clone()), size.get())
     });
     let change_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
     let sweep_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
@@ -1106,7 +1107,7 @@ pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: Rw
             st.base.iter().copied().collect(),
             st.sweep.clone(),
             st.steady.clone(),
-            st.dir,
+            st.dir.clone(),
             st.hidden.iter().copied().collect(),
             st.cset,
             st.curve,
