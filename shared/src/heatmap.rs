@@ -105,26 +105,29 @@ pub fn heatmap(
     let bins_per_decade = bins_per_decade.max(1);
     let (k, range) = p.view_keys(axis, from, to, max_columns);
     let levels: Vec<Level> = nines.iter().map(|&n| Level::nines(n)).collect();
-    let columns = range
-        .filter_map(|i| {
-            let span = p.span(run, k, i)?;
-            let (x0, x1) = span.extent(axis);
-            let point = series_points(std::iter::once(&span), &levels).pop()?;
-            let (first_bin, bins) = log_bins(&span.hist, bins_per_decade).unwrap_or((0, Vec::new()));
-            Some(Column {
-                x0,
-                x1,
-                start_s: span.start_s,
-                end_s: span.start_s + span.length_s,
-                count: span.hist.count(),
-                first_bin,
-                bins,
-                levels: point.levels.iter().map(|l| l.0).collect(),
-                max_ns: point.max_ns,
-            })
-        })
-        .collect();
+    let columns = range.filter_map(|i| column(run, p, axis, k, i, bins_per_decade, &levels)).collect();
     Heatmap { bins_per_decade, columns }
+}
+
+/// Column `i` of pyramid level `k` ([`Pyramid::view_keys`] gives the ones a view shows), with
+/// `levels`; `None` where the level has no such group. A viewer that zooms step by step
+/// revisits most columns, and may keep them by `(axis, k, i)`.
+pub fn column(run: &Run, p: &Pyramid, axis: Axis, k: u32, i: usize, bins_per_decade: u32, levels: &[Level]) -> Option<Column> {
+    let span = p.span(run, k, i)?;
+    let (x0, x1) = span.extent(axis);
+    let point = series_points(std::iter::once(&span), levels).pop()?;
+    let (first_bin, bins) = log_bins(&span.hist, bins_per_decade.max(1)).unwrap_or((0, Vec::new()));
+    Some(Column {
+        x0,
+        x1,
+        start_s: span.start_s,
+        end_s: span.start_s + span.length_s,
+        count: span.hist.count(),
+        first_bin,
+        bins,
+        levels: point.levels.iter().map(|l| l.0).collect(),
+        max_ns: point.max_ns,
+    })
 }
 
 /// The bin of a latency (see [`crate::density::bin_of`]).

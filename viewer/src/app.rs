@@ -207,11 +207,15 @@ struct TraceData {
     /// Runtime points already computed, by pyramid level and group (a zoom step or a pan
     /// mostly revisits them), with the levels they were computed for.
     points: RefCell<(Vec<u32>, PointCache)>,
+    /// Heatmap columns already computed, by axis (I/Os or not), pyramid level and group, with
+    /// the levels they were computed for (as `points`: a zoom step mostly revisits them).
+    heat: RefCell<(Vec<u32>, HeatCache)>,
 }
 
 /// Runtime points by (pyramid level, group): the point and the I/Os it holds, `None` for an
 /// empty group.
 type PointCache = HashMap<(u32, usize), Option<(SeriesPoint, u64)>>;
+type HeatCache = HashMap<(bool, u32, usize), Option<nines_core::heatmap::Column>>;
 /// Embedded runs: file name and bytes, or why they could not be decoded.
 type EmbeddedRuns = Vec<(String, Pending)>;
 /// A drag in progress: which handle, where it started (x, y) and the view's range then, and
@@ -279,6 +283,7 @@ fn trace_data(run: usize, dir: &Direction) -> Option<Rc<TraceData>> {
         dir: dir.clone(),
         source,
         points: RefCell::new((Vec::new(), HashMap::new())),
+        heat: RefCell::new((Vec::new(), HashMap::new())),
         steady: Vec::new(),
         ccdf: Vec::new(),
         density: Vec::new(),

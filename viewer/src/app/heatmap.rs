@@ -10,8 +10,9 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 
-use nines_core::heatmap::{heatmap, Heatmap};
+use nines_core::heatmap::{column, Heatmap};
 use nines_core::pyramid::{Axis, Pyramid};
+use nines_core::quantile::Level;
 use nines_core::run::Run;
 use nines_core::units::{format_ns, group};
 
@@ -69,6 +70,24 @@ fn trace_heatmap(run: usize, td: &TraceData, f: impl Fn(&Run, &Pyramid) -> Heatm
     }
 }
 
+/// [`heatmap`] with the trace's columns kept by axis, level and group: a zoom step or a pan
+/// mostly shows columns an earlier step computed (the same exact merges).
+fn cached_heatmap(td: &TraceData, run: &Run, p: &Pyramid, axis: Axis, (x0, x1): (f64, f64), max_columns: usize, nines: &[u32]) -> Heatmap {
+    let (k, range) = p.view_keys(axis, x0, x1, max_columns);
+    let levels: Vec<Level> = nines.iter().map(|&n| Level::nines(n)).collect();
+    let mut cache = td.heat.borrow_mut();
+    // a bound on what zooming around a long run can keep
+    if cache.0 != nines || cache.1.len() > 200_000 {
+        cache.1.clear();
+        cache.0 = nines.to_vec();
+    }
+    let ios = axis == Axis::Ios;
+    let columns = range
+        .filter_map(|i| cache.1.entry((ios, k, i)).or_insert_with(|| column(run, p, axis, k, i, BINS_PER_DECADE, &levels)).clone())
+        .collect();
+    Heatmap { bins_per_decade: BINS_PER_DECADE, columns }
+}
+
 struct HeatData {
     rows: Vec<(String, Heatmap)>,
     /// Traces shown but not drawn (past MAX_ROWS).
@@ -88,7 +107,7 @@ fn heat_data(st: &ViewState, width_px: u32) -> HeatData {
     let mut rows = Vec::new();
     for t in ts.iter().take(MAX_ROWS) {
         let Some(td) = trace_data(t.run, &t.dir) else { continue };
-        let m = trace_heatmap(t.run, &td, |run, p| heatmap(run, p, axis, (x0, x1), max_columns, BINS_PER_DECADE, &st.levels));
+        let m = trace_heatmap(t.run, &td, |run, p| cached_heatmap(&td, run, p, axis, (x0, x1), max_columns, &st.levels));
         if let Some(m) = m {
             rows.push((t.label.clone(), m));
         }
