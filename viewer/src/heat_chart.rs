@@ -60,8 +60,10 @@ impl ShareScale {
         (share.max(self.lo).log10() - self.lo.log10()) / -self.lo.log10()
     }
 
+    /// The colour of a share: one of [`STEPS`] + 1 steps of viridis (cells of one colour are
+    /// then drawn as one path on a canvas: a few dozen fills a row instead of one a cell).
     pub fn color(&self, share: f64) -> RGBColor {
-        viridis(self.frac(share))
+        viridis((self.frac(share) * STEPS).round() / STEPS)
     }
 
     /// The legend's ticks: every decade from `lo` to 1 (every other one past six).
@@ -190,8 +192,14 @@ fn r_label(label: &str) -> String {
     }
 }
 
-/// The cells: one rectangle per non-empty bin of each column, clipped to the plot.
+/// Steps of the colour scale past its lowest colour.
+const STEPS: f64 = 64.0;
+
+/// The cells: one rectangle per non-empty bin of each column, clipped to the plot, drawn
+/// colour by colour (the viewer's canvas backend joins consecutive fills of one colour into
+/// one path, which a zoom step of four rows of 450 columns needs).
 fn draw_cells<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, m: &Heatmap, shares: ShareScale) -> DrawResult<()> {
+    let mut cells: Vec<((u8, u8, u8), [(i32, i32); 2])> = Vec::new();
     let (l, r) = (f.left as f64, f.right as f64);
     let py = |v: f64| f.bottom as f64 - f.y.frac(v) * (f.bottom - f.top) as f64;
     for c in &m.columns {
@@ -211,9 +219,13 @@ fn draw_cells<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, m: &
                 continue;
             }
             let (ta, tb) = (ya.floor() as i32, (yb.ceil() as i32).max(ya.floor() as i32 + 1));
-            let color = shares.color(n as f64 / c.count as f64);
-            root.draw(&Rectangle::new([(pa, ta), (pb, tb)], color.filled())).map_err(e)?;
+            let RGBColor(cr, cg, cb) = shares.color(n as f64 / c.count as f64);
+            cells.push(((cr, cg, cb), [(pa, ta), (pb, tb)]));
         }
+    }
+    cells.sort_unstable_by_key(|c| c.0);
+    for ((cr, cg, cb), rect) in cells {
+        root.draw(&Rectangle::new(rect, RGBColor(cr, cg, cb).filled())).map_err(e)?;
     }
     Ok(())
 }
