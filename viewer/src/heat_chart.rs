@@ -199,7 +199,9 @@ const STEPS: f64 = 64.0;
 /// colour by colour (the viewer's canvas backend joins consecutive fills of one colour into
 /// one path, which a zoom step of four rows of 450 columns needs).
 fn draw_cells<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, m: &Heatmap, shares: ShareScale) -> DrawResult<()> {
-    let mut cells: Vec<((u8, u8, u8), [(i32, i32); 2])> = Vec::new();
+    // (colour as r, g, b; the rectangle's corners in pixels)
+    type Cell = ((u8, u8, u8), [(i32, i32); 2]);
+    let mut cells: Vec<Cell> = Vec::new();
     let (l, r) = (f.left as f64, f.right as f64);
     let py = |v: f64| f.bottom as f64 - f.y.frac(v) * (f.bottom - f.top) as f64;
     for c in &m.columns {
