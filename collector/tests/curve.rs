@@ -9,21 +9,11 @@ use std::path::Path;
 use nines_core::archive;
 use nines_core::curve::Mark;
 use nines_core::run::Run;
-use nines_tests::nines;
+use nines_tests::{nines, nines_ok};
 use serde_json::Value;
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
-}
-
-fn ok(out: std::process::Output) -> String {
-    assert!(
-        out.status.success(),
-        "nines failed:\nstdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 fn refused(args: &[&str]) -> String {
@@ -49,7 +39,7 @@ fn a_qd_ladder_walks_every_point_and_finds_the_highest_load_under_a_loose_limit(
     let d = tempfile::tempdir().unwrap();
     let (t, out) = (d.path().join("t.dat"), d.path().join("curve"));
     // 4 points of 1 s each; 10 s at p50 is far above what any of them measures on a file
-    let json = ok(nines(&[
+    let json = nines_ok(&[
         "curve",
         "--quiet",
         "--target",
@@ -65,7 +55,7 @@ fn a_qd_ladder_walks_every_point_and_finds_the_highest_load_under_a_loose_limit(
         "--json",
         "-o",
         s(&out),
-    ]));
+    ]);
     assert_eq!(files(&out), ["qd-1.hlog", "qd-2.hlog", "qd-4.hlog", "qd-8.hlog"]);
     for (f, qd) in [("qd-1.hlog", 1), ("qd-8.hlog", 8)] {
         let run = read_run(&out.join(f));
@@ -96,7 +86,7 @@ fn a_qd_ladder_walks_every_point_and_finds_the_highest_load_under_a_loose_limit(
     assert!(target["interval"][1].as_f64().unwrap() <= 10e9);
 
     // the same table from the archives, by nines sweep
-    let again = ok(nines(&[
+    let again = nines_ok(&[
         "sweep",
         s(&out.join("qd-1.hlog")),
         s(&out.join("qd-2.hlog")),
@@ -106,14 +96,14 @@ fn a_qd_ladder_walks_every_point_and_finds_the_highest_load_under_a_loose_limit(
         "--limit",
         "read p50 <= 10s",
         "--json",
-    ]));
+    ]);
     let w: Value = serde_json::from_str(&again).unwrap();
     assert_eq!(w["sets"][0]["points"], v["sets"][0]["points"]);
     assert_eq!(w["sets"][0]["decision"], v["sets"][0]["decision"]);
     // and the plain sweep table by the parameter the points carry
-    let table = ok(nines(&["sweep", s(&out.join("qd-1.hlog")), s(&out.join("qd-8.hlog")), "--param", "qd"]));
+    let table = nines_ok(&["sweep", s(&out.join("qd-1.hlog")), s(&out.join("qd-8.hlog")), "--param", "qd"]);
     assert!(table.contains("qd (all)") && table.lines().any(|l| l.trim_start().starts_with("8 ")), "{table}");
-    let text = ok(nines(&["sweep", s(&out.join("qd-1.hlog")), s(&out.join("qd-8.hlog")), "--curve", "--limit", "read p50 <= 10s"]));
+    let text = nines_ok(&["sweep", s(&out.join("qd-1.hlog")), s(&out.join("qd-8.hlog")), "--curve", "--limit", "read p50 <= 10s"]);
     assert!(text.contains("highest load meeting 'read p50 <= 10.0s': qd 8 (") && text.contains("p99.99 [95%]"), "{text}");
 
     // the directory now holds files: refused without --into-existing, and never replaced
@@ -130,7 +120,7 @@ fn a_tight_limit_stops_the_ladder_at_the_first_clear_failure() {
     let (t, out) = (d.path().join("t.dat"), d.path().join("c"));
     // no storage completes half the reads in 1 ns: the first point clearly fails, and the
     // curve stops there
-    let text = ok(nines(&[
+    let text = nines_ok(&[
         "curve",
         "--quiet",
         "--target",
@@ -145,7 +135,7 @@ fn a_tight_limit_stops_the_ladder_at_the_first_clear_failure() {
         "read p50 <= 1ns",
         "-o",
         s(&out),
-    ]));
+    ]);
     assert_eq!(files(&out), ["qd-1.hlog"]);
     assert!(text.contains("no load tried meets 'read p50 <= 1ns'"), "{text}");
     assert!(text.contains("fails at qd 1: read p50 = "), "{text}");
@@ -157,7 +147,7 @@ fn a_tight_limit_stops_the_ladder_at_the_first_clear_failure() {
 fn rate_steps_run_the_maximum_then_poisson_points_at_its_percentages() {
     let d = tempfile::tempdir().unwrap();
     let (t, out) = (d.path().join("t.dat"), d.path().join("steps"));
-    let json = ok(nines(&[
+    let json = nines_ok(&[
         "curve",
         "--quiet",
         "--target",
@@ -173,7 +163,7 @@ fn rate_steps_run_the_maximum_then_poisson_points_at_its_percentages() {
         "--json",
         "-o",
         s(&out),
-    ]));
+    ]);
     assert_eq!(files(&out), ["load-025pct.hlog", "load-050pct.hlog", "max.hlog"]);
     let max = read_run(&out.join("max.hlog"));
     let m0 = Mark::of(&max).unwrap();
@@ -198,7 +188,7 @@ fn rate_steps_run_the_maximum_then_poisson_points_at_its_percentages() {
     assert!(pts[0]["load"].as_f64().unwrap() < pts[1]["load"].as_f64().unwrap() && pts[2]["load"].is_null());
     // the plain sweep of the steps by their offered load
     let table =
-        ok(nines(&["sweep", s(&out.join("load-025pct.hlog")), s(&out.join("load-050pct.hlog")), "--param", "offered_iops", "--csv"]));
+        nines_ok(&["sweep", s(&out.join("load-025pct.hlog")), s(&out.join("load-050pct.hlog")), "--param", "offered_iops", "--csv"]);
     assert_eq!(table.lines().count(), 3, "{table}");
 }
 

@@ -348,7 +348,6 @@ pub fn decide(limit: &str, verdicts: &[Verdict]) -> Decision {
     let doubt_above = cannot_tell.iter().any(|&i| best.is_none_or(|b| i > b));
     let verdict = match (best, first_fail) {
         (Some(_), _) if !doubt_above => Verdict::Meets,
-        (None, Some(0)) => Verdict::Fails,
         (None, Some(_)) if !doubt_above => Verdict::Fails,
         _ => Verdict::CannotTell,
     };

@@ -602,14 +602,18 @@ pub struct RuntimeLine {
 /// The colour of a run that is not the focus: paler than thin support, so the focus run's
 /// faded segments still stand out from it.
 pub fn faint(c: RGBColor) -> RGBColor {
-    let f = |x: u8| (x as f64 + (255.0 - x as f64) * 0.8).round() as u8;
+    toward_white(c, 0.8)
+}
+
+/// `c` moved a share `k` of the way to white.
+fn toward_white(c: RGBColor, k: f64) -> RGBColor {
+    let f = |x: u8| (x as f64 + (255.0 - x as f64) * k).round() as u8;
     RGBColor(f(c.0), f(c.1), f(c.2))
 }
 
 /// A colour faded towards white (for thin support).
 pub fn faded(c: RGBColor) -> RGBColor {
-    let f = |x: u8| (x as f64 + (255.0 - x as f64) * 0.62).round() as u8;
-    RGBColor(f(c.0), f(c.1), f(c.2))
+    toward_white(c, 0.62)
 }
 
 /// What the runtime QoS chart shows.
