@@ -275,6 +275,8 @@ pub struct Settings {
     pub bs: Vec<(u32, u32)>,
     pub iodepth: u32,
     pub submit_batch: Option<u32>,
+    /// fio's iodepth_batch_complete_max.
+    pub complete_batch: Option<u32>,
     pub numjobs: u32,
     pub size: Option<u64>,
     pub stop: Stop,
@@ -480,6 +482,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
     let mut bs: Vec<(u32, u32)> = vec![(4096, 100)];
     let mut iodepth = 1;
     let mut submit_batch = None;
+    let mut complete_batch = None;
     let mut numjobs = 1;
     let mut size = None;
     let mut runtime = None;
@@ -595,6 +598,21 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                 "iodepth_batch" | "iodepth_batch_submit" => {
                     submit_batch = Some((int_value(o)? as u32).max(1));
                     set("submit_batch");
+                }
+                // fio: 0 means "as iodepth_batch_complete_min", which is 1 by default.
+                "iodepth_batch_complete_max" => {
+                    complete_batch = Some((int_value(o)? as u32).max(1));
+                    set("complete_batch");
+                }
+                "iodepth_batch_complete_min" | "iodepth_batch_complete" => {
+                    // nines always waits for at least one completion when I/Os are in
+                    // flight: fio's default of 1. 0 (polling without waiting) is not done.
+                    if int_value(o)? != 1 {
+                        return Err(format!(
+                            "{o}: nines waits for at least one completion (fio's default 1); other values are not supported"
+                        ));
+                    }
+                    accepted.push((o.at.clone(), o.to_string(), "fio's default, what nines does"));
                 }
                 "numjobs" => {
                     numjobs = int_value(o)? as u32;
@@ -800,6 +818,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
             bs,
             iodepth,
             submit_batch,
+            complete_batch,
             numjobs,
             size,
             stop,
@@ -987,7 +1006,7 @@ mod tests {
 
     #[test]
     fn mapping() {
-        let j = &jobs("[a]\nreadwrite=randrw\nrwmixwrite=30\nbssplit=4k/70:64k/30\nnumjobs=2\ntime_based\nruntime=1m\nramp_time=5\nnumber_ios=1k\ndirect=1\nsync=1\nfdatasync=8\nrate_process=poisson\nrandseed=42\nioengine=io_uring\nlog_hist_msec=250\nrandom_distribution=zipf:1.1\nfilename=/tmp/x\niodepth_batch_submit=4\ngroup_reporting\n").unwrap()[0];
+        let j = &jobs("[a]\nreadwrite=randrw\nrwmixwrite=30\nbssplit=4k/70:64k/30\nnumjobs=2\ntime_based\nruntime=1m\nramp_time=5\nnumber_ios=1k\ndirect=1\nsync=1\nfdatasync=8\nrate_process=poisson\nrandseed=42\nioengine=io_uring\nlog_hist_msec=250\nrandom_distribution=zipf:1.1\nfilename=/tmp/x\niodepth_batch_submit=4\niodepth_batch_complete_max=8\niodepth_batch_complete_min=1\ngroup_reporting\n").unwrap()[0];
         let s = &j.settings;
         assert_eq!((s.rw, s.read_pct, s.bs.clone(), s.numjobs), (Pattern::Randrw, Some(70), vec![(4096, 70), (65536, 30)], 2));
         assert_eq!(s.stop, Stop::Time { runtime_ns: 60_000_000_000, ios: Some(2048) }, "number_ios is per job, 1k is 1024");
@@ -995,8 +1014,8 @@ mod tests {
         assert_eq!((s.rate_iops, s.poisson, s.seed, s.engine, s.window_ns), (None, true, Some(42), Engine::Uring, Some(250_000_000)));
         assert!(j.accepted.iter().any(|a| a.1 == "rate_process=poisson"), "noted: nothing is rate-limited");
         assert_eq!(s.distribution, Distribution::Zipf { theta: 1.1, center: None });
-        assert_eq!((s.filenames.clone(), s.submit_batch), (vec!["/tmp/x".to_string()], Some(4)));
-        assert_eq!(j.accepted.len(), 2);
+        assert_eq!((s.filenames.clone(), s.submit_batch, s.complete_batch), (vec!["/tmp/x".to_string()], Some(4), Some(8)));
+        assert_eq!(j.accepted.len(), 3, "iodepth_batch_complete_min=1 is noted as what nines does");
         // rates: per direction in fio (read,write,trim), so only with one direction; in bytes
         // with any block sizes
         let rate = |t: &str| jobs(t).map(|j| (j[0].settings.rate_iops, j[0].settings.rate_bytes)).map_err(|e| e.to_string());
@@ -1024,6 +1043,10 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("t.fio:4: thinktime_spin=20: longer than thinktime"));
+        assert!(think("[a]\nsize=1m\niodepth_batch_complete_min=0\n")
+            .unwrap_err()
+            .to_string()
+            .contains("t.fio:3: iodepth_batch_complete_min=0: nines waits for at least one completion"));
         assert!(think("[a]\nsize=1m\nthinktime=10\nthinktime_blocks_type=issue\n")
             .unwrap_err()
             .to_string()

@@ -393,6 +393,8 @@ meta_struct! {
         pub jobs: Option<u32>,
         /// I/Os submitted per `io_uring_enter`.
         pub submit_batch: Option<u32>,
+        /// Completions handled per reap at most (fio's `iodepth_batch_complete_max`).
+        pub complete_batch: Option<u32>,
         /// Bytes of the target the I/Os fall in.
         pub size_bytes: Option<u64>,
         pub runtime_s: Option<f64>,

@@ -298,6 +298,14 @@ pub struct MoreRunArgs {
     /// `thinktime_spin`).
     #[arg(long = "thinktime-spin", value_name = "DUR", value_parser = parse_duration_ns, requires = "thinktime_ns")]
     pub thinktime_spin_ns: Option<u64>,
+    /// Handle at most N completions per reap [default: 1, fio's `iodepth_batch_complete_max`
+    /// default]: the others stay in the completion queue, and each is timed when it is reaped,
+    /// after the slots freed before it were refilled and submitted. So with the defaults
+    /// every I/O's latency runs from its submission to its own reaping, as fio's does, and a
+    /// completion waiting for the tool counts as latency. Larger N reaps all at once with one
+    /// time stamp and refills the freed slots only after them all.
+    #[arg(long, value_name = "N")]
+    pub complete_batch: Option<u32>,
     /// Every --target given, in order (the first is also in `target`).
     #[arg(skip)]
     pub targets: Vec<PathBuf>,

@@ -91,9 +91,10 @@ pub trait Engine {
     /// touch `op.buf`. As io-uring's `SubmissionQueue::push`, whose contract this passes on.
     unsafe fn push(&mut self, op: Op) -> io::Result<()>;
     /// Submit what was pushed, then wait until at least `want` completions are ready or
-    /// `timeout` has passed (a signal also ends the wait), and append every ready completion
-    /// to `out`.
-    fn submit_wait(&mut self, want: u32, timeout: Duration, out: &mut Vec<Completion>) -> io::Result<()>;
+    /// `timeout` has passed (a signal also ends the wait), and append at most `max` ready
+    /// completions to `out` (the others stay ready for the next call, which then does not
+    /// wait: fio's `getevents` with `iodepth_batch_complete_max`).
+    fn submit_wait(&mut self, want: u32, max: usize, timeout: Duration, out: &mut Vec<Completion>) -> io::Result<()>;
     /// Hand what was pushed to the kernel now, without waiting or reaping. Engines that do
     /// their I/O in [`Engine::submit_wait`] do nothing here.
     fn submit(&mut self) -> io::Result<()> {
@@ -115,11 +116,12 @@ impl Engine for NullEngine {
         Ok(())
     }
     #[inline]
-    fn submit_wait(&mut self, want: u32, timeout: Duration, out: &mut Vec<Completion>) -> io::Result<()> {
+    fn submit_wait(&mut self, want: u32, max: usize, timeout: Duration, out: &mut Vec<Completion>) -> io::Result<()> {
         if self.ready.is_empty() && want > 0 && !timeout.is_zero() {
             std::thread::sleep(timeout);
         }
-        out.append(&mut self.ready);
+        let n = self.ready.len().min(max);
+        out.extend(self.ready.drain(..n));
         Ok(())
     }
 }
@@ -151,11 +153,14 @@ impl Engine for PsyncEngine {
         self.pending.push(op);
         Ok(())
     }
-    fn submit_wait(&mut self, want: u32, timeout: Duration, out: &mut Vec<Completion>) -> io::Result<()> {
+    fn submit_wait(&mut self, want: u32, max: usize, timeout: Duration, out: &mut Vec<Completion>) -> io::Result<()> {
         if self.pending.is_empty() && want > 0 && !timeout.is_zero() {
             std::thread::sleep(timeout);
         }
-        for op in self.pending.drain(..) {
+        // One at a time: an op's "completion" is its system call, so the ops beyond `max`
+        // are simply not started yet.
+        let n = self.pending.len().min(max);
+        for op in self.pending.drain(..n) {
             let (fd, block) = self.files[op.file as usize];
             // SAFETY: `push`'s caller guarantees that the op's buffer holds `len` bytes that
             // nothing else touches until this completion is reaped, which is below; fsync and
@@ -264,7 +269,14 @@ impl Engine for UringEngine {
     }
 
     #[inline]
-    fn submit_wait(&mut self, want: u32, timeout: Duration, out: &mut Vec<Completion>) -> io::Result<()> {
+    fn submit_wait(&mut self, want: u32, max: usize, timeout: Duration, out: &mut Vec<Completion>) -> io::Result<()> {
+        // Completions left from the last reap (see `max`) are taken from the ring without a
+        // system call when they are enough and nothing waits to be submitted, as fio's
+        // io_uring engine reaps (`fio_ioring_getevents`, engines/io_uring.c).
+        if want > 0 && self.ring.submission().is_empty() && self.ring.completion().len() >= want as usize {
+            out.extend(self.ring.completion().take(max).map(|cqe| Completion { slot: cqe.user_data() as u32, res: cqe.result() }));
+            return Ok(());
+        }
         // A zero timeout still goes through the waiting path: with deferred task work,
         // completions are only posted by an enter that asks for events.
         let r = if want == 0 {
@@ -281,9 +293,7 @@ impl Engine for UringEngine {
             Err(e) if matches!(e.raw_os_error(), Some(libc::ETIME) | Some(libc::EINTR) | Some(libc::EBUSY)) => {}
             Err(e) => return Err(e),
         }
-        for cqe in self.ring.completion() {
-            out.push(Completion { slot: cqe.user_data() as u32, res: cqe.result() });
-        }
+        out.extend(self.ring.completion().take(max).map(|cqe| Completion { slot: cqe.user_data() as u32, res: cqe.result() }));
         Ok(())
     }
 }
@@ -322,7 +332,7 @@ mod tests {
         unsafe { engine.push(Op { file: 0, slot: 3, kind: OpKind::Write, offset: 8192, len: 4096, buf: p }) }.unwrap();
         let mut out = Vec::new();
         while out.is_empty() {
-            engine.submit_wait(1, Duration::from_millis(100), &mut out).unwrap();
+            engine.submit_wait(1, usize::MAX, Duration::from_millis(100), &mut out).unwrap();
         }
         assert_eq!(out, [Completion { slot: 3, res: 4096 }]);
         buf[..4096].fill(0);
@@ -330,7 +340,7 @@ mod tests {
         unsafe { engine.push(Op { file: 0, slot: 2, kind: OpKind::Read, offset: 1 << 20, len: 4096, buf: p.add(4096) }) }.unwrap();
         out.clear();
         while out.len() < 2 {
-            engine.submit_wait(2, Duration::from_millis(100), &mut out).unwrap();
+            engine.submit_wait(2, usize::MAX, Duration::from_millis(100), &mut out).unwrap();
         }
         out.sort_by_key(|c| c.slot);
         // Reading past the end of the file returns 0 bytes.
@@ -339,7 +349,7 @@ mod tests {
         unsafe { engine.push(Op { file: 0, slot: 0, kind: OpKind::Fsync, offset: 0, len: 0, buf: p }) }.unwrap();
         out.clear();
         while out.is_empty() {
-            engine.submit_wait(1, Duration::from_millis(100), &mut out).unwrap();
+            engine.submit_wait(1, usize::MAX, Duration::from_millis(100), &mut out).unwrap();
         }
         assert_eq!(out, [Completion { slot: 0, res: 0 }]);
     }
@@ -362,6 +372,34 @@ mod tests {
     }
 
     #[test]
+    fn uring_reaps_at_most_max_and_leaves_the_rest_in_the_ring() {
+        let (_f, fd) = file();
+        let mut buf = vec![0u8; 3 * 4096];
+        let p = buf.as_mut_ptr();
+        // SAFETY: `buf` outlives `e`, dropped first at the end of the test; the three reads
+        // use disjoint parts of it and the test does not touch it meanwhile.
+        let mut e = unsafe { UringEngine::new(&[(fd, false)], 4, p, buf.len()) }.unwrap();
+        for slot in 0..3u32 {
+            unsafe { e.push(Op { file: 0, slot, kind: OpKind::Read, offset: 0, len: 4096, buf: p.add(slot as usize * 4096) }) }.unwrap();
+        }
+        let mut out = Vec::new();
+        // wait for all three, take one
+        while out.is_empty() {
+            e.submit_wait(3, 1, Duration::from_secs(5), &mut out).unwrap();
+        }
+        assert_eq!(out.len(), 1);
+        // the other two are taken one by one from the ring, with no time to wait
+        e.submit_wait(1, 1, Duration::ZERO, &mut out).unwrap();
+        e.submit_wait(1, 1, Duration::ZERO, &mut out).unwrap();
+        let mut slots: Vec<u32> = out.iter().map(|c| c.slot).collect();
+        slots.sort_unstable();
+        assert_eq!(slots, [0, 1, 2]);
+        e.submit_wait(1, 1, Duration::ZERO, &mut out).unwrap();
+        assert_eq!(out.len(), 3, "nothing more to reap");
+        drop(e);
+    }
+
+    #[test]
     fn psync_reads_what_it_wrote() {
         let (_f, fd) = file();
         let mut buf = vec![0u8; 8192];
@@ -376,7 +414,7 @@ mod tests {
         let mut e = unsafe { UringEngine::new(&[(fd, false)], 4, buf.as_mut_ptr(), buf.len()) }.unwrap();
         let t = std::time::Instant::now();
         let mut out = Vec::new();
-        e.submit_wait(1, Duration::from_millis(20), &mut out).unwrap();
+        e.submit_wait(1, usize::MAX, Duration::from_millis(20), &mut out).unwrap();
         assert!(out.is_empty());
         assert!(t.elapsed() >= Duration::from_millis(19));
     }
@@ -392,7 +430,7 @@ mod tests {
             .unwrap();
         let mut out = Vec::new();
         while out.is_empty() {
-            engine.submit_wait(1, Duration::from_millis(100), &mut out).unwrap();
+            engine.submit_wait(1, usize::MAX, Duration::from_millis(100), &mut out).unwrap();
         }
         assert_eq!(out, [Completion { slot: 5, res: 0 }]);
         let md = f.metadata().unwrap();
@@ -428,7 +466,7 @@ mod tests {
         // SAFETY: the null engine never touches the buffer.
         unsafe { e.push(Op { file: 0, slot: 9, kind: OpKind::Read, offset: 0, len: 512, buf: std::ptr::null_mut() }) }.unwrap();
         let mut out = Vec::new();
-        e.submit_wait(1, Duration::from_secs(10), &mut out).unwrap();
+        e.submit_wait(1, usize::MAX, Duration::from_secs(10), &mut out).unwrap();
         assert_eq!(out, [Completion { slot: 9, res: 512 }]);
     }
 }

@@ -299,6 +299,8 @@ struct JobLoop<'a, E: Engine> {
     max_bs: usize,
     /// I/Os handed to the kernel per submission while refilling the queue.
     batch: usize,
+    /// Completions handled per reap at most (`--complete-batch`).
+    complete_max: usize,
     gen: OpGen,
     /// What each slot in flight is; slot `s` owns bytes `[s * max_bs, (s + 1) * max_bs)` of
     /// the buffer area.
@@ -343,6 +345,7 @@ impl<'a, E: Engine> JobLoop<'a, E> {
             rate: w.rated(),
             max_bs: w.max_bs as usize,
             batch: (w.submit_batch as usize).clamp(1, qd),
+            complete_max: (w.complete_batch as usize).max(1),
             gen: OpGen::over(w, ctx.job, &ctx.regions, ctx.t0_ns),
             slots: vec![Slot::default(); qd],
             free: (0..qd as u32).rev().collect(),
@@ -517,7 +520,7 @@ impl<'a, E: Engine> JobLoop<'a, E> {
         let thinking = self.think_until > t_sub;
         let want = u32::from(self.inflight > 0 || ((self.rate || thinking) && self.issuing));
         let timeout = Duration::from_nanos(deadline.saturating_sub(t_sub));
-        self.eng.submit_wait(want, timeout, &mut self.comps)?;
+        self.eng.submit_wait(want, self.complete_max, timeout, &mut self.comps)?;
         Ok(clock())
     }
 
@@ -685,12 +688,12 @@ mod tests {
             // SAFETY: our caller's guarantees are passed on unchanged.
             unsafe { self.inner.push(op) }
         }
-        fn submit_wait(&mut self, want: u32, timeout: Duration, out: &mut Vec<Completion>) -> std::io::Result<()> {
+        fn submit_wait(&mut self, want: u32, max: usize, timeout: Duration, out: &mut Vec<Completion>) -> std::io::Result<()> {
             self.calls += 1;
             if self.calls == self.stall_at {
                 std::thread::sleep(self.stall);
             }
-            self.inner.submit_wait(want, timeout, out)
+            self.inner.submit_wait(want, max, timeout, out)
         }
     }
 
@@ -747,7 +750,7 @@ mod tests {
                 self.0.push(op.slot);
                 Ok(())
             }
-            fn submit_wait(&mut self, _: u32, _: Duration, out: &mut Vec<Completion>) -> std::io::Result<()> {
+            fn submit_wait(&mut self, _: u32, _: usize, _: Duration, out: &mut Vec<Completion>) -> std::io::Result<()> {
                 out.extend(self.0.drain(..).map(|slot| Completion { slot, res: -libc::EOPNOTSUPP }));
                 Ok(())
             }

@@ -109,6 +109,7 @@ const FLAGS: &[(&str, &[&str])] = &[
     ("bs", &["bs", "bssplit"]),
     ("qd", &["qd"]),
     ("submit_batch", &["submit_batch"]),
+    ("complete_batch", &["complete_batch"]),
     ("jobs", &["jobs"]),
     ("size", &["size"]),
     ("runtime", &["runtime_ns", "ios"]),
@@ -203,6 +204,11 @@ pub fn apply(job: &Job, a: &RunArgs, notes: &mut Vec<String>) -> Result<RunArgs>
     if !given(&["submit_batch"]) {
         if let Some(b) = s.submit_batch {
             r.submit_batch = b;
+        }
+    }
+    if !given(&["complete_batch"]) {
+        if let Some(b) = s.complete_batch {
+            r.more.complete_batch = Some(b);
         }
     }
     if !given(&["jobs"]) {

@@ -74,6 +74,8 @@ pub struct Workload {
     pub record: bool,
     /// I/Os handed to the kernel per submission while refilling the queue.
     pub submit_batch: u32,
+    /// Completions handled per reap at most (fio's iodepth_batch_complete_max).
+    pub complete_batch: u32,
     /// Where random offsets fall (fio's random_distribution).
     pub distribution: Distribution,
     /// The fio job file and section the workload came from.
@@ -115,6 +117,9 @@ impl Workload {
         }
         if a.submit_batch == 0 {
             bail!("--submit-batch must be at least 1");
+        }
+        if a.more.complete_batch == Some(0) {
+            bail!("--complete-batch must be at least 1");
         }
         if a.jobs == 0 || a.jobs > 1024 {
             bail!("--jobs {} must be between 1 and 1024", a.jobs);
@@ -241,6 +246,7 @@ impl Workload {
             engine: a.engine,
             record: !a.no_record,
             submit_batch: a.submit_batch,
+            complete_batch: a.more.complete_batch.unwrap_or(1),
             distribution,
             job_file,
         })
@@ -305,6 +311,7 @@ impl Workload {
             qd: Some(self.qd),
             jobs: Some(self.jobs),
             submit_batch: Some(self.submit_batch.min(self.qd)),
+            complete_batch: Some(self.complete_batch.min(self.qd)),
             size_bytes: Some(region),
             runtime_s: self.runtime_ns.map(|n| n as f64 / 1e9),
             ios: self.ios,
