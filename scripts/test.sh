@@ -3,6 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# A test run builds everything once: incremental caches would only take disk (about 1 GB).
+export CARGO_INCREMENTAL=0
 
 echo "== nines-core builds for wasm32"
 cargo build -q -p nines-core --target wasm32-unknown-unknown
