@@ -12,8 +12,11 @@
 //! Latency is in nanoseconds from submission to completion, or, in rate-limited runs, from
 //! the time the I/O was due (the service time from submission goes to `read.svc` /
 //! `write.svc` / `trim.svc`). An I/O's submission time is read just before the system call
-//! that hands it to the kernel (each I/O its own with the default `--submit-batch 1`);
-//! completions reaped together share one completion timestamp, read right after the wait
+//! that hands it to the kernel (each I/O its own with the default `--submit-batch 1`); its
+//! completion time when it is reaped: one completion a reap by default (`--complete-batch
+//! 1`, fio's `iodepth_batch_complete_max` default), the others left in the ring and timed
+//! when their turn comes, so each slot is refilled as soon as its I/O is reaped; completions
+//! reaped together (`--complete-batch N`) share one timestamp, read right after the wait
 //! returns. At QD1 this gives the same latencies as fio's `lat` (BENCHMARKS.md, collector
 //! section, (d)). No engine does I/O in `push`: psync does its pread/pwrite/fallocate/
 //! BLKDISCARD inside the timed wait, io_uring hands every I/O (trims too) to the kernel
