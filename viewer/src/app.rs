@@ -876,7 +876,9 @@ fn App() -> impl IntoView {
             </main>
             <stats_panel::StatsPanel/>
             <qos::Qos state=state version=version/>
-            <judge::Judge state=state version=version size=size/>
+            <judge::ComparePanel/>
+            <judge::SweepPanel/>
+            <judge::SteadyPanel/>
         </div>
     }
 }

@@ -13,6 +13,7 @@
 pub mod charts;
 pub mod heat_chart;
 pub mod judge_charts;
+pub mod judge_controls;
 pub mod panels;
 pub mod state;
 pub mod summarise;

@@ -457,3 +457,236 @@ pub fn carried_notes(runs: &[LegendRun]) -> Vec<String> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::charts::Metric;
+    use nines_core::density::DensityBin;
+    use nines_core::hist::{Hist, Layout};
+    use nines_core::run::{Warning, Window};
+    use nines_core::stats::{run_stats, Options};
+
+    /// Ten one-second windows of each tag, `n` I/Os a window spread over 100 us to 1 ms.
+    fn run(name: &str, tags: &[&str], n: u64) -> Run {
+        let l = Layout::default_ns();
+        let windows = (0..10)
+            .flat_map(|s| {
+                tags.iter().map(move |t| Window {
+                    start_s: s as f64,
+                    length_s: 1.0,
+                    tag: Some(t.to_string()),
+                    hist: Hist::from_values(l, (0..n).map(|i| 100_000 + (i * 7919) % 900_000)),
+                })
+            })
+            .collect();
+        Run { name: name.into(), windows, ..Run::default() }
+    }
+
+    fn tag(t: &str) -> Direction {
+        Direction::Tag(Some(t.into()))
+    }
+
+    fn view(dir: DirMode) -> ViewState {
+        ViewState { dir, ..ViewState::default() }
+    }
+
+    #[test]
+    fn a_direction_mode_shows_the_runs_directions_it_names_and_overlay_leaves_measures_out() {
+        let r = run("a", &["read", "write", "read.svc", "probe/read"], 10);
+        assert_eq!(directions_of(&r, &DirMode::All), vec![Direction::All]);
+        assert_eq!(directions_of(&r, &DirMode::Read), vec![tag("read")]);
+        assert_eq!(directions_of(&r, &DirMode::Write), vec![tag("write")]);
+        assert_eq!(directions_of(&r, &DirMode::Trim), vec![]);
+        assert_eq!(directions_of(&r, &DirMode::Scoped("probe/read".into())), vec![tag("probe/read")]);
+        assert_eq!(directions_of(&r, &DirMode::Scoped("host1/read".into())), vec![]);
+        assert_eq!(directions_of(&r, &DirMode::Overlay), vec![tag("read"), tag("write"), tag("probe/read")]);
+        assert_eq!(scoped_directions([&r, &run("b", &["host1/write", "probe/read"], 10)]), vec!["probe/read", "host1/write"]);
+    }
+
+    #[test]
+    fn traces_skip_hidden_runs_name_baselines_and_overlaid_directions_take_three_styles_a_run() {
+        let (a, b, c) = (run("a", &["read", "write"], 10), run("b", &["read"], 10), run("c", &["read", "write"], 10));
+        let mut st = view(DirMode::Overlay);
+        st.hidden.insert(1);
+        st.base.insert(2);
+        let ts = traces_of([&a, &b, &c], &st);
+        let got: Vec<(usize, &str, TraceStyle)> = ts.iter().map(|t| (t.run, t.label.as_str(), t.style)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, "a read", TraceStyle::nth(0)),
+                (0, "a write", TraceStyle::nth(1)),
+                (2, "c read (baseline)", TraceStyle::nth(6)),
+                (2, "c write (baseline)", TraceStyle::nth(7)),
+            ]
+        );
+        // merged: one trace a run, a colour a run
+        let ts = traces_of([&a, &b, &c], &view(DirMode::All));
+        assert_eq!(
+            ts.iter().map(|t| (t.label.as_str(), t.style)).collect::<Vec<_>>(),
+            vec![("a all", TraceStyle::nth(0)), ("b all", TraceStyle::nth(1)), ("c all", TraceStyle::nth(2)),]
+        );
+    }
+
+    #[test]
+    fn the_stats_table_rows_are_the_directions_shown_and_variability_needs_two_runs() {
+        let runs = [run("a", &["read", "write"], 200), run("b", &["read", "write"], 400)];
+        let stats: Vec<RunStats> = runs.iter().map(|r| run_stats(r, &Options::default())).collect();
+        let rows_of = |dir: DirMode, n: usize| -> Vec<Node> {
+            let table: Vec<TableRow> = stats.iter().take(n).enumerate().map(|(i, s)| table_row(i, s, &dir)).collect();
+            stats_table(&table)
+        };
+        let t = &rows_of(DirMode::Overlay, 2)[0];
+        let rows = t.by_testid("stats-row");
+        let dirs: Vec<(&str, &str)> = rows.iter().map(|r| (r.attr("data-run").unwrap(), r.attr("data-dir").unwrap())).collect();
+        assert_eq!(dirs, vec![("0", "read"), ("0", "write"), ("1", "read"), ("1", "write")]);
+        let var = t.by_testid("variability-row");
+        assert_eq!(var.iter().map(|r| r.attr("data-dir").unwrap()).collect::<Vec<_>>(), vec!["read", "write"]);
+        // the count cell says each run's I/Os: 10 windows of 200 and of 400
+        let count = |r: &Node| r.by_testid("cell").into_iter().find(|c| c.attr("data-col") == Some("count")).unwrap().text();
+        assert_eq!((count(rows[0]), count(rows[2])), ("2,000".to_string(), "4,000".to_string()));
+        // the level columns stop at the last level a row has a value at: 2,000 and 4,000 I/Os
+        // have none beyond 4 nines
+        let head: Vec<String> = match t {
+            Node::El { children, .. } => match &children[0] {
+                Node::El { children, .. } => match &children[0] {
+                    Node::El { children, .. } => children.iter().map(Node::text).collect(),
+                    Node::Text(_) => vec![],
+                },
+                Node::Text(_) => vec![],
+            },
+            Node::Text(_) => vec![],
+        };
+        assert_eq!(head, ["run", "dir", "count", "IOPS", "min", "mean", "stdev", "p50", "p90", "p99", "p99.9", "max"]);
+        assert!(rows.iter().all(|r| r.by_testid("cell").len() == head.len() - 2));
+        // one run: no variability; merged: the `all` rows only
+        let one = &rows_of(DirMode::All, 1)[0];
+        assert!(one.by_testid("variability-row").is_empty());
+        assert_eq!(one.by_testid("stats-row").iter().map(|r| r.attr("data-dir").unwrap()).collect::<Vec<_>>(), vec!["all"]);
+    }
+
+    #[test]
+    fn a_level_cell_stars_thin_values_and_leaves_levels_with_none_beyond_blank() {
+        let s = run_stats(&run("a", &["read"], 20), &Options::default());
+        let levels = &s.tags.get("all").unwrap().levels;
+        let thin = levels.iter().find(|l| l.support == Support::Thin && l.value_ns.is_some()).unwrap();
+        let (text, class, title) = level_cell(thin);
+        assert!(text.ends_with('*') && class == "num thin" && title.starts_with("thin: only"), "{text} {class} {title}");
+        let none = levels.iter().find(|l| l.value_ns.is_none()).unwrap();
+        assert_eq!(level_cell(none).0, "");
+        assert_eq!(level_cell(none).1, "num none");
+        assert_eq!(ci_title(None, 3), "95% CI not bounded: too few I/Os beyond (3)");
+    }
+
+    #[test]
+    fn table_rows_keep_the_directions_the_mode_shows() {
+        let s = run_stats(&run("a", &["read", "write", "probe/read"], 20), &Options::default());
+        let tags = |dir: DirMode| table_row(0, &s, &dir).3.into_iter().map(|(t, _)| t).collect::<Vec<_>>();
+        assert_eq!(tags(DirMode::All), vec!["all"]);
+        assert_eq!(tags(DirMode::Write), vec!["write"]);
+        assert!(!tags(DirMode::Overlay).contains(&"all".to_string()));
+        assert_eq!(tags(DirMode::Scoped("probe/read".into())), vec!["probe/read"]);
+    }
+
+    fn curve(points: Vec<(f64, f64)>) -> Curve {
+        Curve { label: String::new(), style: TraceStyle::nth(0), points }
+    }
+
+    #[test]
+    fn the_cdf_spans_the_curves_and_limits_and_reaches_the_nines_below_the_smallest_share() {
+        let st = ViewState::default();
+        let c = [curve(vec![(1_000.0, 1.0), (50_000.0, 2e-5)]), curve(vec![(2_000.0, 1.0), (10_000.0, 1e-3)])];
+        let (x, y) = cdf_ranges(&st, &c, &[]);
+        assert!((x.lo - 1_000.0 / 1.3).abs() < 1e-9 && (x.hi - 50_000.0 * 1.3).abs() < 1e-6, "{x:?}");
+        // 2e-5 is between 4 and 5 nines: down to 5
+        assert!((y.lo - 1e-5).abs() < 1e-18 && y.hi == 1.6, "{y:?}");
+        // a spec limit past the curves widens the axis; shares above 3 nines still show 3
+        let (x, y) = cdf_ranges(&st, &c[1..], &[vec![(500.0, 1e-2), (90_000.0, 1e-4)]]);
+        assert!((x.lo - 500.0 / 1.3).abs() < 1e-9 && (x.hi - 90_000.0 * 1.3).abs() < 1e-6, "{x:?}");
+        assert!((y.lo - 1e-3).abs() < 1e-15, "{y:?}");
+        // a zoomed view keeps its box
+        let z = ViewState { cdf: Some((10.0, 20.0, 1e-4, 0.5)), ..ViewState::default() };
+        let (x, y) = cdf_ranges(&z, &c, &[]);
+        assert_eq!((x.lo, x.hi, y.lo, y.hi), (10.0, 20.0, 1e-4, 0.5));
+    }
+
+    #[test]
+    fn scales_follow_the_data_and_fall_back_when_there_is_none() {
+        let bin = |count, density| DensityBin { lo_ns: 1.0, hi_ns: 2.0, count, density };
+        let h = [HistTrace { label: String::new(), style: TraceStyle::nth(0), bins: vec![bin(0, 1e-9), bin(3, 0.02), bin(9, 3.0)] }];
+        let y = hist_y(&h);
+        // whole decades around 0.02 / 1.5 and 3 * 1.5; the empty bin does not count
+        assert!((y.lo - 1e-2).abs() < 1e-15 && (y.hi - 10.0).abs() < 1e-12, "{y:?}");
+        assert_eq!((hist_y(&[]).lo, hist_y(&[]).hi), (1e-6, 10.0));
+
+        let line = |points| RuntimeLine {
+            trace: String::new(),
+            style: TraceStyle::nth(0),
+            metric: Metric::Median,
+            points,
+            thin: vec![],
+            limit: None,
+            broken: vec![],
+            faint: false,
+        };
+        let y = runtime_y(&[line(vec![(0.0, Some(3_000.0)), (1.0, None)]), line(vec![(0.0, Some(900_000.0))])]);
+        assert_eq!((y.lo, y.hi), (2_000.0, 1_350_000.0));
+        assert_eq!((runtime_y(&[line(vec![(0.0, None)])]).lo, runtime_y(&[]).hi), (1e3, 1e7));
+
+        let rate = |points| RateLine { label: String::new(), style: TraceStyle::nth(0), points, steady: vec![], faint: false };
+        assert!((rate_y(&[rate(vec![(0.0, 100.0), (1.0, 250.0)]), rate(vec![])]).hi - 280.0).abs() < 1e-9);
+        assert_eq!(rate_y(&[]).hi, 1.0);
+    }
+
+    #[test]
+    fn steady_bands_span_the_region_on_the_x_axis_shown_at_ten_percent_around_its_average() {
+        let regions = [(2.0, 7.0, 1_000.0, 6_000.0, 1_000.0)];
+        assert_eq!(steady_bands(&regions, false, 1.0), vec![(2.0, 7.0, 900.0, 1_100.0)]);
+        // by I/Os, in MB/s of 4 KiB I/Os
+        let mb = 4096.0 / 1e6;
+        let b = steady_bands(&regions, true, mb);
+        assert_eq!((b[0].0, b[0].1), (1_000.0, 6_000.0));
+        assert!((b[0].2 - 900.0 * mb).abs() < 1e-12 && (b[0].3 - 1_100.0 * mb).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_legend_marks_hidden_runs_offers_focus_with_two_runs_and_names_what_compact_forms_carry() {
+        let mut a = run("a", &["read", "write"], 10);
+        a.warnings.push(Warning { line: Some(3), message: "a gap".into() });
+        let b = run("b", &["read"], 10);
+        let runs =
+            [LegendRun { run: &a, file: "a.hlog", compact: Some(("1 min", 60)) }, LegendRun { run: &b, file: "b.hlog", compact: None }];
+        let hidden: BTreeSet<usize> = [1].into();
+        let nodes = legend(&runs, &hidden, &DirMode::Overlay, Some(0), 0);
+        let page = el("div", vec![], nodes);
+        let buttons = page.by_testid("legend-run");
+        assert_eq!(buttons.iter().map(|b| b.attr("class").unwrap()).collect::<Vec<_>>(), vec!["run", "run off"]);
+        assert!(buttons[0].attr("title").unwrap().contains("a gap"), "{:?}", buttons[0].attr("title"));
+        // overlaid: a swatch and name for each direction of a run
+        assert!(buttons[0].text().contains("read") && buttons[0].text().contains("write"));
+        let focus: Vec<&str> = page.by_testid("focus-run").iter().map(|n| n.attr("class").unwrap()).collect();
+        assert_eq!(focus, vec!["focus on", "focus"]);
+        assert_eq!(page.by_testid("focus-toggle")[0].text(), "all alike");
+        let carries = page.by_testid("carries")[0].text();
+        assert!(carries.contains("a: histograms of 1 min; a brushed range counts"), "{carries}");
+        // one run: no focus controls
+        let one = el("div", vec![], legend(&runs[1..], &BTreeSet::new(), &DirMode::All, None, 0));
+        assert!(one.by_testid("focus-toggle").is_empty() && one.by_testid("focus-run").is_empty());
+        // none: where runs come from
+        let site = el("div", vec![], legend(&[], &BTreeSet::new(), &DirMode::All, None, 250));
+        assert!(site.by_testid("no-runs")[0].text().starts_with("This site holds 250 runs"));
+    }
+
+    #[test]
+    fn runs_carrying_the_same_are_named_together() {
+        let rs: Vec<Run> = (0..5).map(|i| run(&format!("r{i}"), &["read"], 1)).collect();
+        let same =
+            |n: usize| -> Vec<LegendRun> { rs[..n].iter().map(|r| LegendRun { run: r, file: "", compact: Some(("10 s", 1)) }).collect() };
+        assert_eq!(carried_notes(&same(2)), vec!["r0, r1: histograms of 10 s"]);
+        assert_eq!(carried_notes(&same(5)), vec!["all 5 runs: histograms of 10 s"]);
+        let mut mixed = same(5);
+        mixed[4].compact = None;
+        assert_eq!(carried_notes(&mixed), vec!["4 runs (r0, r1, ...): histograms of 10 s"]);
+    }
+}

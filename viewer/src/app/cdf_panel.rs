@@ -30,10 +30,8 @@ pub(super) fn CdfPanel() -> impl IntoView {
         let (Some(c), Some(o), Some(hc)) = (cdf_canvas.get(), cdf_overlay.get(), hist_canvas.get()) else { return };
         let st = state.get_untracked();
         let t0 = now_ms();
-        let (w, h) = canvas_size(&c, 470);
+        canvas_size(&c, 470);
         size_overlay(&o, &c);
-        let _ = w;
-        let _ = h;
         let data = cdf_data(&st);
         let spec = CdfSpec {
             title: "1-CDF: levels of nines",
