@@ -3,6 +3,9 @@
 //! sweep plot and table (a parameter such as fio's numjobs), and the SNIA PTS steady-state check
 //! with its convergence plot and window table. The numbers are nines-core's `compare`, `sweep_table` and
 //! `convergence`, the same as `nines compare`, `nines sweep` and `nines steady` print.
+//!
+//! This module computes each panel's data and tables; the panels themselves are the
+//! components in `judge/` (one a panel), their controls built by [`crate::judge_controls`].
 
 use std::cell::RefCell;
 use std::rc::Rc;
