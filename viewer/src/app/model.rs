@@ -32,7 +32,7 @@ thread_local! {
 pub(super) struct Loaded {
     /// The run; for a compact form, one window per tag: the whole run merged (its carried
     /// groups are [`Loaded::windows`]). Its name is the one the page shows, distinct from
-    /// every other run's ([`name_runs`]).
+    /// every other run's (`loading::name_runs`).
     pub(super) run: Rc<Run>,
     /// The name the run's file gives it.
     pub(super) given: String,
