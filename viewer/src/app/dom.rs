@@ -1,33 +1,9 @@
-//! A small DOM tree for data-driven tables, mounted through `web_sys` with text set as text.
-//!
-//! Why not Leptos views here: a typed `view!` is compiled into its own render, rebuild and
-//! mount code for every shape, and the judge panels' tables (a cell shape per measure, verdict
-//! and direction) cost about 100 KB of gzipped wasm that way, past the viewer's 400 KB goal.
-//! These tables are rebuilt whole whenever their inputs change, so one generic element type
-//! and one mount function do the same job. Names, tags and file names only ever reach the page
-//! through `set_text_content` and `set_attribute`, never as markup.
+//! Mounting a [`crate::tree`] of nodes through `web_sys`, text set as text (the tree itself is
+//! plain data, built and tested natively).
 
 use wasm_bindgen::JsCast;
 
-pub(super) enum Node {
-    El { tag: &'static str, attrs: Vec<(&'static str, String)>, children: Vec<Node> },
-    Text(String),
-}
-
-/// An element.
-pub(super) fn el(tag: &'static str, attrs: Vec<(&'static str, String)>, children: Vec<Node>) -> Node {
-    Node::El { tag, attrs, children }
-}
-
-/// A text node.
-pub(super) fn text(s: impl Into<String>) -> Node {
-    Node::Text(s.into())
-}
-
-/// An element holding only text.
-pub(super) fn tx(tag: &'static str, attrs: Vec<(&'static str, String)>, s: impl Into<String>) -> Node {
-    el(tag, attrs, vec![text(s)])
-}
+pub(super) use crate::tree::{el, text, tx, Node};
 
 fn build(doc: &web_sys::Document, node: &Node) -> Option<web_sys::Node> {
     match node {

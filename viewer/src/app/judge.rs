@@ -3,12 +3,14 @@
 //! sweep plot and table (a parameter such as fio's numjobs), and the SNIA PTS steady-state check
 //! with its convergence plot and window table. The numbers are nines-core's `compare`, `sweep_table` and
 //! `convergence`, the same as `nines compare`, `nines sweep` and `nines steady` print.
+//!
+//! This module computes each panel's data and tables; the panels themselves are the
+//! components in `judge/` (one a panel), their controls built by [`crate::judge_controls`].
 
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::thread::LocalKey;
 
-use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 
 use nines_core::compare::{self, Change, TagComparison, Verdict};
@@ -23,12 +25,9 @@ use nines_core::sweep_table::{self, SweepTable};
 use nines_core::units::{format_ns, format_rate};
 
 use super::dom::{el, mount, text, tx, Node};
-use super::{busy, canvas_size, dir_key, directions_of, download, draw_canvas, mark_drawn, now_ms, trace_style, with_model};
+use super::{dir_key, directions_of, trace_style, with_model, Page};
 use crate::charts::{Scale, TraceStyle};
-use crate::judge_charts::{
-    self as jc, ChangePoint, ChangeSeries, ChangeSpec, ConvSeries, ConvSpec, ConvUnit, ConvWindow, CurveLine, CurvePt, CurveSpec,
-    SweepLine, SweepPanel, SweepSpec, YUnit,
-};
+use crate::judge_charts::{ChangePoint, ChangeSeries, ConvSeries, ConvUnit, ConvWindow, CurveLine, CurvePt, SweepLine, SweepPanel, YUnit};
 use crate::state::{DirMode, SteadyView, ViewState, TRACKS};
 
 /// The last result of an expensive computation and the key it was made for: the canvas
@@ -917,418 +916,88 @@ fn sweep_fold(d: &SweepData, shown_runs: usize) -> Fold {
 // ---------------------------------------------------------------------------------------
 // The section
 
-#[component]
-pub(super) fn Judge(state: RwSignal<ViewState>, version: RwSignal<u64>, size: RwSignal<u32>) -> impl IntoView {
-    let set = move |f: Box<dyn FnOnce(&mut ViewState)>| {
-        busy();
-        state.update(|s| f(s));
-    };
-    let cmp_memo = Memo::new(move |_| (cmp_key(&state.get(), version.get()), size.get()));
-    let sweep_memo = Memo::new(move |_| (sweep_key(&state.get(), version.get()), size.get()));
-    let ss_memo = Memo::new(move |_| {
-        let s = state.get();
-        ((version.get(), s.dir.clone(), s.steady.clone()), size.get())
-    });
-    let change_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
-    let sweep_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
-    let conv_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
-    let cmp_out: NodeRef<leptos::html::Div> = NodeRef::new();
-    let sweep_out: NodeRef<leptos::html::Div> = NodeRef::new();
-    let ss_out: NodeRef<leptos::html::Div> = NodeRef::new();
-    let (cmp_sec, sweep_sec, ss_sec): (NodeRef<leptos::html::Section>, NodeRef<leptos::html::Section>, NodeRef<leptos::html::Section>) =
-        (NodeRef::new(), NodeRef::new(), NodeRef::new());
-    let (cmp_note, sweep_note, ss_note): (NodeRef<leptos::html::Span>, NodeRef<leptos::html::Span>, NodeRef<leptos::html::Span>) =
-        (NodeRef::new(), NodeRef::new(), NodeRef::new());
+// ---------------------------------------------------------------------------------------
+// The panels (one component each, in judge/)
 
-    let cmp = move |k: &CmpKey| cached(&CMP, k, || compare_data(&state.get_untracked()));
-    let swp = move |k: &SweepKey| cached(&SWEEP, k, || sweep_data(&state.get_untracked()));
-    let sst = move |k: &SsKey| cached(&STEADY, k, || steady_data(&state.get_untracked()));
+mod compare_panel;
+mod steady_panel;
+mod sweep_panel;
 
-    Effect::new(move |_| {
-        let (k, _) = cmp_memo.get();
-        let (Some(c), Some(sec), Some(slot)) = (change_canvas.get(), cmp_sec.get(), cmp_note.get()) else { return };
-        let t0 = now_ms();
-        let d = cmp(&k);
-        if d.rows.is_empty() {
-            let few = with_model(|m| m.runs.len()) < 2;
-            let why = Fold { testid: "compare-note", class: "fold-note", text: d.note.clone().unwrap_or_default(), few };
-            fold(&sec, &slot, Some(&why));
-            if let Some(out) = cmp_out.get() {
-                mount(&out, &[]);
-            }
-            mark_drawn("change", now_ms() - t0);
-            return;
-        }
-        fold(&sec, &slot, None);
-        canvas_size(&c, 340);
-        let ch = change_chart(&d);
-        let spec = ChangeSpec {
-            title: "Change against the baseline, per level of nines",
-            levels: &ch.levels,
-            bands: &ch.bands,
-            series: &ch.series,
-            x: ch.x,
-            y: ch.y,
-            legend: false,
-        };
-        draw_canvas(&c, |root| jc::draw_change(root, &spec));
-        if let Some(out) = cmp_out.get() {
-            mount(&out, &compare_table(&d));
-        }
-        mark_drawn("change", now_ms() - t0);
-    });
-    Effect::new(move |_| {
-        let (k, _) = sweep_memo.get();
-        let (Some(c), Some(sec), Some(slot)) = (sweep_canvas.get(), sweep_sec.get(), sweep_note.get()) else { return };
-        let t0 = now_ms();
-        let d = swp(&k);
-        if let Some(cd) = d.curve.as_ref().filter(|cd| cd.lines.iter().any(|l| !l.points.is_empty())) {
-            fold(&sec, &slot, None);
-            canvas_size(&c, 460);
-            let (x, y) = jc::curve_scales(&cd.lines, cd.limit.as_ref().map(|l| l.0), cd.log_x);
-            let title = format!("Latency curve: levels against achieved IOPS ({})", cd.table.tag);
-            let spec = CurveSpec {
-                title: &title,
-                lines: &cd.lines,
-                limit: cd.limit.as_ref().map(|(v, t)| (*v, t.as_str())),
-                found: cd.found,
-                x,
-                y,
-                legend: true,
-            };
-            draw_canvas(&c, |root| jc::draw_curve(root, &spec));
-            let _ = c.set_attribute("data-points", &curve_points_attr(&cd.lines));
-            if let Some(out) = sweep_out.get() {
-                mount(&out, &curve_table_view(cd));
-            }
-            mark_drawn("sweep", now_ms() - t0);
-            return;
-        }
-        let _ = c.remove_attribute("data-points");
-        if d.curve.is_some() {
-            fold(
-                &sec,
-                &slot,
-                Some(&Fold {
-                    testid: "sweep-note",
-                    class: "fold-note",
-                    text: "No shown run has the direction to draw a latency curve of.".into(),
-                    few: false,
-                }),
-            );
-            if let Some(out) = sweep_out.get() {
-                mount(&out, &[]);
-            }
-            mark_drawn("sweep", now_ms() - t0);
-            return;
-        }
-        if !d.panels.iter().any(|p| p.lines.iter().any(|l| !l.points.is_empty())) {
-            let shown = state.with_untracked(|s| with_model(|m| (0..m.runs.len()).filter(|i| !s.hidden.contains(i)).count()));
-            fold(&sec, &slot, Some(&sweep_fold(&d, shown)));
-            if let Some(out) = sweep_out.get() {
-                mount(&out, &[]);
-            }
-            mark_drawn("sweep", now_ms() - t0);
-            return;
-        }
-        fold(&sec, &slot, None);
-        canvas_size(&c, 560);
-        let param = d.param.clone().unwrap_or_else(|| "parameter".into());
-        let spec = SweepSpec { param: &param, panels: &d.panels, legend: false };
-        draw_canvas(&c, |root| jc::draw_sweep(root, &spec));
-        if let Some(out) = sweep_out.get() {
-            mount(&out, &sweep_table_view(&d));
-        }
-        mark_drawn("sweep", now_ms() - t0);
-    });
-    Effect::new(move |_| {
-        let (k, _) = ss_memo.get();
-        let (Some(c), Some(sec), Some(slot)) = (conv_canvas.get(), ss_sec.get(), ss_note.get()) else { return };
-        let t0 = now_ms();
-        let d = sst(&k);
-        let series = conv_series(&d);
-        if !series.iter().any(|s| !s.points.is_empty()) {
-            // the note, or why each direction cannot be checked (too few windows, ...)
-            let few = with_model(|m| m.runs.is_empty());
-            let why: Vec<String> = d.series.iter().filter_map(|s| s.report.as_ref().err().map(|e| format!("{}: {e}", s.label))).collect();
-            let f = match &d.note {
-                Some(n) => Fold { testid: "steady-note", class: "fold-note", text: n.clone(), few },
-                None if why.is_empty() => Fold { testid: "steady-note", class: "fold-note", text: "No rounds to check.".into(), few },
-                None => Fold { testid: "steady-error", class: "fold-note error", text: why.join("; "), few },
-            };
-            fold(&sec, &slot, Some(&f));
-            if let Some(out) = ss_out.get() {
-                mount(&out, &[]);
-            }
-            mark_drawn("steady", now_ms() - t0);
-            return;
-        }
-        fold(&sec, &slot, None);
-        canvas_size(&c, 340);
-        let n = series.iter().map(|s| s.points.len()).max().unwrap_or(1) as f64;
-        let title = match &d.run {
-            Some((_, name)) => format!("Steady state (SNIA PTS): {} per round, {}", d.track, name),
-            None => "Steady state (SNIA PTS)".into(),
-        };
-        let spec = ConvSpec {
-            title: &title,
-            y_desc: &d.track,
-            unit: d.unit,
-            series: &series,
-            x: Scale { lo: 0.5, hi: n + 0.5, log: false },
-            y: jc::conv_y(&series),
-            legend: series.len() > 1,
-        };
-        draw_canvas(&c, |root| jc::draw_convergence(root, &spec));
-        if let Some(out) = ss_out.get() {
-            mount(&out, &steady_view(&d));
-        }
-        mark_drawn("steady", now_ms() - t0);
-    });
+pub(super) use compare_panel::ComparePanel;
+pub(super) use steady_panel::SteadyPanel;
+pub(super) use sweep_panel::SweepPanel;
 
-    let export_sweep_csv = move |_: web_sys::MouseEvent| {
-        let d = swp(&sweep_memo.get_untracked().0);
-        if let Some(Ok(t)) = &d.table {
-            download("nines-sweep.csv", "text/csv", nines_core::export::csv::sweep(t).as_bytes());
-        }
-    };
+/// What the judge panels' controls show: the runs' version, the baselines, the sweep
+/// parameter, the steady-state choices, the direction mode, the hidden runs, candidates as a
+/// set, the latency curve and its log axis. Other changes (a zoom step) leave them alone.
+type CtlKey = (u64, Vec<usize>, Option<String>, SteadyView, DirMode, Vec<usize>, bool, Option<bool>, bool);
 
-    // The controls are built with `dom` too (one delegated change handler per section reads
-    // `data-act`), rebuilt whenever the runs or the choices change.
-    let cmp_ctl: NodeRef<leptos::html::Span> = NodeRef::new();
-    let sweep_ctl: NodeRef<leptos::html::Span> = NodeRef::new();
-    let ss_ctl: NodeRef<leptos::html::Span> = NodeRef::new();
-    type CtlKey = Option<(u64, Vec<usize>, Option<String>, SteadyView, DirMode, Vec<usize>, bool, Option<bool>, bool)>;
-    Effect::new(move |prev: Option<CtlKey>| -> CtlKey {
-        let st = state.get();
-        // what the controls show; other changes (a zoom step) leave them alone
-        let key = Some((
-            version.get(),
-            st.base.iter().copied().collect(),
-            st.sweep.clone(),
-            st.steady.clone(),
-            st.dir.clone(),
-            st.hidden.iter().copied().collect(),
-            st.cset,
-            st.curve,
-            st.curve_log,
-        ));
-        if prev.as_ref() == Some(&key) {
-            return key;
-        }
-        // not mounted yet: draw on the next run
-        cmp_ctl.get()?;
-        let names = with_model(|m| m.runs.iter().map(|r| r.run.name.clone()).collect::<Vec<_>>());
-        if let Some(c) = cmp_ctl.get() {
-            let boxes: Vec<Node> = names
-                .iter()
-                .enumerate()
-                .map(|(i, name)| {
-                    let mut attrs = vec![
-                        ("type", "checkbox".to_string()),
-                        ("data-testid", format!("baseline-{i}")),
-                        ("data-act", "base".into()),
-                        ("data-run", i.to_string()),
-                    ];
-                    if st.base.contains(&i) {
-                        attrs.push(("checked", String::new()));
-                    }
-                    el(
-                        "label",
-                        vec![("class", "check".into()), ("title", "baseline run (several: compared by their run-to-run band)".into())],
-                        vec![el("input", attrs, vec![]), text(name.clone())],
-                    )
-                })
-                .collect();
-            let mut boxes = boxes;
-            let mut attrs = vec![("type", "checkbox".to_string()), ("data-testid", "candidate-set".into()), ("data-act", "cset".into())];
-            if st.cset {
-                attrs.push(("checked", String::new()));
-            }
-            boxes.push(el(
-                "label",
-                vec![
-                    ("class", "check".into()),
-                    ("title", "compare the other shown runs as one set of repeats (their run-to-run band), not one by one".into()),
-                ],
-                vec![el("input", attrs, vec![]), text("candidates as one set")],
-            ));
-            mount(&c, &boxes);
-        }
-        if let Some(c) = sweep_ctl.get() {
-            let d = swp(&sweep_key(&st, version.get_untracked()));
-            let input = el(
-                "input",
-                vec![
-                    ("type", "text".into()),
-                    ("list", "nines-params".into()),
-                    ("size", "14".into()),
-                    ("data-testid", "sweep-param".into()),
-                    ("data-act", "sweep".into()),
-                    ("value", d.param.clone().unwrap_or_default()),
-                ],
-                vec![],
-            );
-            let list = el(
-                "datalist",
-                vec![("id", "nines-params".into())],
-                d.params.iter().map(|p| el("option", vec![("value", p.clone())], vec![])).collect(),
-            );
-            let curve_on = d.curve.is_some();
-            let opt = |v: &str, label: &str, sel: bool| {
-                let mut a = vec![("value", v.to_string())];
-                if sel {
-                    a.push(("selected", String::new()));
+fn ctl_key(st: &ViewState, version: u64) -> CtlKey {
+    (
+        version,
+        st.base.iter().copied().collect(),
+        st.sweep.clone(),
+        st.steady.clone(),
+        st.dir.clone(),
+        st.hidden.iter().copied().collect(),
+        st.cset,
+        st.curve,
+        st.curve_log,
+    )
+}
+
+/// The controls of every judge panel are built with `dom` (one delegated change handler per
+/// section reads `data-act`).
+pub(super) fn on_change(p: Page, ev: web_sys::Event) {
+    let set = move |f: Box<dyn FnOnce(&mut ViewState)>| p.set(f);
+    let Some(t) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
+    let act = t.get_attribute("data-act").unwrap_or_default();
+    let prop = |k: &str| js_sys::Reflect::get(&t, &JsValue::from_str(k)).ok();
+    let value = prop("value").and_then(|v| v.as_string()).unwrap_or_default();
+    match act.as_str() {
+        "base" => {
+            let Some(i) = t.get_attribute("data-run").and_then(|v| v.parse::<usize>().ok()) else { return };
+            let on = prop("checked").and_then(|v| v.as_bool()).unwrap_or(false);
+            set(Box::new(move |s| {
+                if on {
+                    s.base.insert(i);
+                } else {
+                    s.base.remove(&i);
                 }
-                tx("option", a, label.to_string())
-            };
-            let view = el(
-                "select",
-                vec![("data-testid", "sweep-view".into()), ("data-act", "sweep-view".into())],
-                vec![opt("param", "parameter", !curve_on), opt("curve", "latency curve", curve_on)],
-            );
-            let mut log = vec![("type", "checkbox".to_string()), ("data-testid", "curve-log".into()), ("data-act", "curve-log".into())];
-            if st.curve_log {
-                log.push(("checked", String::new()));
-            }
-            let log = el("label", vec![("class", "check".into())], vec![el("input", log, vec![]), text("log IOPS")]);
-            mount(&c, &[view, tx("span", vec![("class", "glabel".into())], "parameter".to_string()), input, list, log]);
+            }));
         }
-        if let Some(c) = ss_ctl.get() {
-            let ss = &st.steady;
-            let select = |id: &str, opts: Vec<(String, String, bool)>| {
-                let options = opts
-                    .into_iter()
-                    .map(|(v, label, sel)| {
-                        let mut a = vec![("value", v)];
-                        if sel {
-                            a.push(("selected", String::new()));
-                        }
-                        tx("option", a, label)
-                    })
-                    .collect();
-                el("select", vec![("data-testid", format!("steady-{id}")), ("data-act", format!("ss-{id}"))], options)
-            };
-            let label = |s: &str| tx("span", vec![("class", "glabel".into())], s.to_string());
-            let runs = names.iter().enumerate().map(|(i, n)| (i.to_string(), n.clone(), ss.run == i)).collect();
-            let tracks = TRACKS.iter().map(|t| (t.to_string(), t.to_string(), ss.track == *t)).collect();
-            let rounds = [0.0, 1.0, 5.0, 10.0, 30.0, 60.0]
-                .iter()
-                .map(|&r| {
-                    (r.to_string(), if r == 0.0 { "each window".to_string() } else { format!("{r} s") }, ss.round_s.unwrap_or(0.0) == r)
-                })
-                .collect();
-            let n = el(
-                "input",
-                vec![
-                    ("type", "number".into()),
-                    ("min", "2".into()),
-                    ("max", "100".into()),
-                    ("data-testid", "steady-rounds".into()),
-                    ("data-act", "ss-rounds".into()),
-                    ("value", ss.rounds.to_string()),
-                ],
-                vec![],
-            );
-            mount(
-                &c,
-                &[
-                    label("run"),
-                    select("run", runs),
-                    label("track"),
-                    select("track", tracks),
-                    label("rounds in window"),
-                    n,
-                    label("round"),
-                    select("round", rounds),
-                ],
-            );
+        "cset" => {
+            let on = prop("checked").and_then(|v| v.as_bool()).unwrap_or(false);
+            set(Box::new(move |s| s.cset = on));
         }
-        key
-    });
-    let on_change = move |ev: web_sys::Event| {
-        let Some(t) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
-        let act = t.get_attribute("data-act").unwrap_or_default();
-        let prop = |k: &str| js_sys::Reflect::get(&t, &JsValue::from_str(k)).ok();
-        let value = prop("value").and_then(|v| v.as_string()).unwrap_or_default();
-        match act.as_str() {
-            "base" => {
-                let Some(i) = t.get_attribute("data-run").and_then(|v| v.parse::<usize>().ok()) else { return };
-                let on = prop("checked").and_then(|v| v.as_bool()).unwrap_or(false);
-                set(Box::new(move |s| {
-                    if on {
-                        s.base.insert(i);
-                    } else {
-                        s.base.remove(&i);
-                    }
-                }));
-            }
-            "cset" => {
-                let on = prop("checked").and_then(|v| v.as_bool()).unwrap_or(false);
-                set(Box::new(move |s| s.cset = on));
-            }
-            "sweep" => {
-                let p = crate::state::param_name(value.trim());
-                set(Box::new(move |s| s.sweep = p));
-            }
-            "sweep-view" => {
-                let on = value == "curve";
-                set(Box::new(move |s| s.curve = Some(on)));
-            }
-            "curve-log" => {
-                let on = prop("checked").and_then(|v| v.as_bool()).unwrap_or(false);
-                set(Box::new(move |s| s.curve_log = on));
-            }
-            "ss-run" => {
-                if let Ok(i) = value.parse::<usize>() {
-                    set(Box::new(move |s| s.steady.run = i));
-                }
-            }
-            "ss-track" if TRACKS.contains(&value.as_str()) => set(Box::new(move |s| s.steady.track = value)),
-            "ss-rounds" => {
-                if let Ok(n) = value.parse::<usize>() {
-                    let n = n.clamp(2, 100);
-                    set(Box::new(move |s| s.steady.rounds = n));
-                }
-            }
-            "ss-round" => {
-                let v = value.parse::<f64>().ok().filter(|v| *v > 0.0);
-                set(Box::new(move |s| s.steady.round_s = v));
-            }
-            _ => {}
+        "sweep" => {
+            let p = crate::state::param_name(value.trim());
+            set(Box::new(move |s| s.sweep = p));
         }
-    };
-
-    view! {
-        <section class="panel judge" data-testid="panel-compare" node_ref=cmp_sec>
-            <div class="tools" on:change=on_change>
-                <span class="hint">"Compare: did the change move the tail by more than the measurement allows?" <span node_ref=cmp_note></span></span>
-                <span class="glabel">"baseline"</span>
-                <span class="ctl" node_ref=cmp_ctl></span>
-                <button data-testid="baseline-clear" on:click=move |_| set(Box::new(|s| s.base.clear()))>"none"</button>
-            </div>
-            <div class="chart"><canvas node_ref=change_canvas data-testid="change-canvas"></canvas></div>
-            <div node_ref=cmp_out></div>
-        </section>
-        <section class="panel judge" data-testid="panel-sweep" node_ref=sweep_sec>
-            <div class="tools" on:change=on_change>
-                <span class="hint">"Sweep: IOPS and latency against a parameter, or the latency curve (levels against achieved IOPS)" <span node_ref=sweep_note></span></span>
-                <span class="glabel">"show"</span>
-                <span class="ctl" node_ref=sweep_ctl></span>
-                <button data-testid="export-sweep-csv" on:click=export_sweep_csv>"CSV"</button>
-            </div>
-            <div class="chart"><canvas node_ref=sweep_canvas data-testid="sweep-canvas"></canvas></div>
-            <div node_ref=sweep_out></div>
-        </section>
-        <section class="panel judge" data-testid="panel-steady" node_ref=ss_sec>
-            <div class="tools" on:change=on_change>
-                <span class="hint" title="SNIA PTS: over the measurement window of the last N rounds, the range of the tracked result stays below 20% of its average and the least-squares line changes by at most 10% of it">
-                    "Steady state: can the measurement be trusted?" <span node_ref=ss_note></span>
-                </span>
-                <span class="ctl" node_ref=ss_ctl></span>
-            </div>
-            <div class="chart"><canvas node_ref=conv_canvas data-testid="conv-canvas"></canvas></div>
-            <div node_ref=ss_out></div>
-        </section>
+        "sweep-view" => {
+            let on = value == "curve";
+            set(Box::new(move |s| s.curve = Some(on)));
+        }
+        "curve-log" => {
+            let on = prop("checked").and_then(|v| v.as_bool()).unwrap_or(false);
+            set(Box::new(move |s| s.curve_log = on));
+        }
+        "ss-run" => {
+            if let Ok(i) = value.parse::<usize>() {
+                set(Box::new(move |s| s.steady.run = i));
+            }
+        }
+        "ss-track" if TRACKS.contains(&value.as_str()) => set(Box::new(move |s| s.steady.track = value)),
+        "ss-rounds" => {
+            if let Ok(n) = value.parse::<usize>() {
+                let n = n.clamp(2, 100);
+                set(Box::new(move |s| s.steady.rounds = n));
+            }
+        }
+        "ss-round" => {
+            let v = value.parse::<f64>().ok().filter(|v| *v > 0.0);
+            set(Box::new(move |s| s.steady.round_s = v));
+        }
+        _ => {}
     }
 }

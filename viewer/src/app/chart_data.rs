@@ -1,0 +1,200 @@
+//! Each chart's data (owned), gathered from the loaded runs for the view: shared by the canvas
+//! draws and the SVG exports. The scales and styles come from the native [`crate::panels`].
+
+use nines_core::bandwidth::mb_per_s;
+use nines_core::ccdf::{ccdf, ccdf_steps, CcdfPoint};
+use nines_core::density::log_density;
+use nines_core::pyramid::Axis;
+use nines_core::quantile::Support;
+use nines_core::series::SeriesPoint;
+
+use super::{qos, time_sel, trace_data, traces, with_model, BINS_PER_DECADE};
+use crate::charts::{self, Curve, HistTrace, Metric, RateLine, RuntimeLine, Scale};
+use crate::panels::{self, cdf_ranges, Trace};
+use crate::state::{RateMode, ViewState};
+
+pub(super) struct CdfData {
+    pub(super) curves: Vec<Curve>,
+    pub(super) hover: Vec<(String, String, Vec<CcdfPoint>)>,
+    /// The QoS spec's envelopes of the curves shown (each distinct one once).
+    pub(super) envelopes: Vec<Vec<(f64, f64)>>,
+    pub(super) x: Scale,
+    pub(super) y: Scale,
+}
+
+pub(super) fn cdf_data(st: &ViewState) -> CdfData {
+    let mut curves = Vec::new();
+    let mut hover = Vec::new();
+    let mut envelopes: Vec<Vec<(f64, f64)>> = Vec::new();
+    let spec = qos::parsed(st).and_then(Result::ok);
+    for t in traces(st) {
+        let Some(td) = trace_data(t.run, &t.dir) else { continue };
+        if let Some(spec) = &spec {
+            let e = qos::envelope(spec, &td.loaded.run, &t.dir);
+            if !e.is_empty() && !envelopes.contains(&e) {
+                envelopes.push(e);
+            }
+        }
+        let pts = match time_sel(st, &td) {
+            Some((a, b)) => match td.merged(Some(a), Some(b)) {
+                Some(h) => ccdf(&h),
+                None => continue,
+            },
+            None => td.ccdf.clone(),
+        };
+        if pts.is_empty() {
+            continue;
+        }
+        curves.push(Curve {
+            label: t.label.clone(),
+            style: t.style,
+            points: ccdf_steps(&pts).into_iter().map(|(x, y)| (x as f64, y)).collect(),
+        });
+        hover.push((t.label, t.style.css(), pts));
+    }
+    let (x, y) = cdf_ranges(st, &curves, &envelopes);
+    CdfData { curves, hover, envelopes, x, y }
+}
+
+/// The focus run of the runtime and rate charts among the runs the legend shows.
+pub(super) fn focus_of(st: &ViewState) -> Option<usize> {
+    let n = with_model(|m| m.runs.len());
+    let shown: Vec<usize> = (0..n).filter(|i| !st.hidden.contains(i)).collect();
+    crate::state::focus_run(&shown, st.focus)
+}
+
+pub(super) struct RuntimeData {
+    /// The run drawn strong (`state::focus_run`), the others faint.
+    pub(super) focus: Option<usize>,
+    pub(super) lines: Vec<RuntimeLine>,
+    pub(super) rates: Vec<RateLine>,
+    pub(super) rate_note: Option<String>,
+    pub(super) x: Scale,
+    pub(super) y: Scale,
+    pub(super) ry: Scale,
+}
+
+pub(super) fn runtime_extent(st: &ViewState, ts: &[Trace]) -> Option<(f64, f64)> {
+    let axis = if st.x_ios { Axis::Ios } else { Axis::Time };
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for t in ts {
+        if let Some((a, b)) = trace_data(t.run, &t.dir).and_then(|td| td.extent(axis)) {
+            lo = lo.min(a);
+            hi = hi.max(b);
+        }
+    }
+    (hi > lo).then_some((lo, hi))
+}
+
+pub(super) fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
+    let ts = traces(st);
+    let axis = if st.x_ios { Axis::Ios } else { Axis::Time };
+    let full = runtime_extent(st, &ts).unwrap_or((0.0, 1.0));
+    let (x0, x1) = st.zoom.unwrap_or(full);
+    // about one point per two pixels of plot
+    let max_points = ((width_px.saturating_sub(charts::Y_LABEL_AREA + 30)) / 2).max(10) as usize;
+    let mut lines = Vec::new();
+    let mut rates = Vec::new();
+    let mut missing_bs = false;
+    let spec = qos::parsed(st).and_then(Result::ok);
+    let focus = focus_of(st);
+    for t in &ts {
+        let Some(td) = trace_data(t.run, &t.dir) else { continue };
+        let faint = focus.is_some_and(|f| f != t.run);
+        let (k, range) = td.view_keys(axis, x0, x1, max_points);
+        let mut cache = td.points.borrow_mut();
+        if cache.0 != st.levels {
+            cache.1.clear();
+            cache.0 = st.levels.clone();
+        }
+        let mut pts: Vec<SeriesPoint> = Vec::with_capacity(range.len());
+        let mut xs: Vec<f64> = Vec::with_capacity(range.len());
+        for i in range {
+            let entry = cache.1.entry((k, i)).or_insert_with(|| td.point(k, i, &st.levels));
+            if let Some((p, before)) = entry {
+                xs.push(match axis {
+                    Axis::Time => p.start_s + p.length_s / 2.0,
+                    Axis::Ios => *before as f64 + p.count as f64 / 2.0,
+                });
+                pts.push(p.clone());
+            }
+        }
+        drop(cache);
+        let mut push = |metric: Metric, vals: Vec<Option<u64>>, thin: Vec<bool>| {
+            let limit = spec.as_ref().and_then(|s| qos::runtime_limit(s, &td.loaded.run, &t.dir, metric));
+            let broken = match limit {
+                Some(l) => vals.iter().map(|v| v.is_some_and(|v| l.broken_by(v as f64))).collect(),
+                None => Vec::new(),
+            };
+            lines.push(RuntimeLine {
+                trace: t.label.clone(),
+                style: t.style,
+                metric,
+                points: xs.iter().zip(vals).map(|(&x, v)| (x, v.map(|v| v as f64))).collect(),
+                thin,
+                limit: limit.map(|l| l.value),
+                broken,
+                faint,
+            });
+        };
+        push(Metric::Median, pts.iter().map(|p| p.p50_ns).collect(), Vec::new());
+        for (i, k) in st.levels.iter().enumerate() {
+            push(
+                Metric::Nines(*k),
+                pts.iter().map(|p| p.levels[i].0).collect(),
+                pts.iter().map(|p| p.levels[i].1 == Support::Thin).collect(),
+            );
+        }
+        push(Metric::Max, pts.iter().map(|p| p.max_ns).collect(), Vec::new());
+        let scale = match st.rate {
+            RateMode::Iops => Some(1.0),
+            RateMode::Mbps => td.bytes_per_io.map(|b| mb_per_s(1.0, b)),
+        };
+        let steady = scale.map(|k| panels::steady_bands(&td.steady, st.x_ios, k)).unwrap_or_default();
+        let rate: Vec<(f64, f64)> = match st.rate {
+            RateMode::Iops => xs.iter().zip(&pts).map(|(&x, p)| (x, p.iops)).collect(),
+            RateMode::Mbps => match td.bytes_per_io {
+                Some(bpi) => xs.iter().zip(&pts).map(|(&x, p)| (x, mb_per_s(p.iops, bpi))).collect(),
+                None => {
+                    missing_bs = true;
+                    Vec::new()
+                }
+            },
+        };
+        rates.push(RateLine { label: t.label.clone(), style: t.style, points: rate, steady, faint });
+    }
+    let (y, ry) = (panels::runtime_y(&lines), panels::rate_y(&rates));
+    RuntimeData {
+        focus,
+        lines,
+        rates,
+        rate_note: missing_bs.then(|| "MB/s needs the block size, which this run's metadata does not give".to_string()),
+        x: Scale { lo: x0, hi: x1, log: false },
+        y,
+        ry,
+    }
+}
+
+pub(super) struct HistData {
+    pub(super) traces: Vec<HistTrace>,
+    pub(super) x: Scale,
+    pub(super) y: Scale,
+}
+
+pub(super) fn hist_data(st: &ViewState, x: Scale) -> HistData {
+    let mut out = Vec::new();
+    for t in traces(st) {
+        let Some(td) = trace_data(t.run, &t.dir) else { continue };
+        let bins = match time_sel(st, &td) {
+            Some((a, b)) => match td.merged(Some(a), Some(b)) {
+                Some(h) => log_density(&h, BINS_PER_DECADE),
+                None => continue,
+            },
+            None => td.density.clone(),
+        };
+        out.push(HistTrace { label: t.label, style: t.style, bins });
+    }
+    let y = panels::hist_y(&out);
+    HistData { traces: out, x, y }
+}

@@ -1,0 +1,167 @@
+//! The mouse on the charts: a box dragged on the 1-CDF zooms it, a range dragged on the
+//! runtime or rate chart is selected in every panel (shift: pan), the wheel zooms them; the
+//! hover rule and drag boxes are drawn on overlay canvases without redrawing the charts.
+
+use leptos::prelude::*;
+
+use super::{css_size, ctx_css, runtime_extent, traces, with_model, Page};
+use crate::charts::Frame;
+use crate::state::ViewState;
+
+/// A drag in progress: which chart, where it started (x, y) and where the mouse is now, and
+/// whether it pans.
+pub(super) type Drag = Option<(&'static str, f64, f64, f64, f64, bool)>;
+
+/// Where chart `name` was last drawn.
+pub(super) fn frame(name: &'static str) -> Option<Frame> {
+    with_model(|m| m.frames.get(name).copied())
+}
+
+/// The hover rule on the 1-CDF and the drag boxes (a range box spans both linked charts).
+pub(super) fn overlays(p: Page) {
+    let Page { hover_x, drag, canvases: c, .. } = p;
+    let (cdf_overlay, rt_overlay, rate_overlay) = (c.cdf_overlay, c.runtime_overlay, c.rate_overlay);
+    Effect::new(move |_| {
+        let hx = hover_x.get();
+        let dr = drag.get();
+        for (name, node) in [("cdf", cdf_overlay), ("runtime", rt_overlay), ("rate", rate_overlay)] {
+            let Some(o) = node.get() else { continue };
+            let Some(ctx) = ctx_css(&o) else { continue };
+            let (cw, ch) = css_size(&o);
+            ctx.clear_rect(0.0, 0.0, cw as f64, ch as f64);
+            let Some(f) = with_model(|m| m.frames.get(name).copied()) else { continue };
+            if name == "cdf" {
+                if let Some(x) = hx {
+                    let px = f.px(x).round() + 0.5;
+                    ctx.set_stroke_style_str("#555");
+                    ctx.set_line_width(1.0);
+                    ctx.begin_path();
+                    ctx.move_to(px, f.top as f64);
+                    ctx.line_to(px, f.bottom as f64);
+                    ctx.stroke();
+                }
+            }
+            if let Some((dn, x0, y0, x1, y1, pan)) = dr {
+                if pan {
+                    continue;
+                }
+                let linked = dn == name || (dn != "cdf" && name != "cdf");
+                if !linked {
+                    continue;
+                }
+                ctx.set_fill_style_str("rgba(51,102,204,0.15)");
+                ctx.set_stroke_style_str("rgb(51,102,204)");
+                let (ya, yb) = if name == "cdf" { (y0.min(y1), (y1 - y0).abs()) } else { (f.top as f64, (f.bottom - f.top) as f64) };
+                ctx.fill_rect(x0.min(x1), ya, (x1 - x0).abs(), yb);
+                ctx.stroke_rect(x0.min(x1) + 0.5, ya + 0.5, (x1 - x0).abs(), yb);
+            }
+        }
+    });
+}
+
+/// A press on the runtime or rate chart: a range to select, or with shift (or the middle
+/// button) a pan.
+pub(super) fn x_down(p: Page, name: &'static str, ev: web_sys::MouseEvent) {
+    let drag = p.drag;
+    ev.prevent_default();
+    let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
+    if frame(name).is_some_and(|f| f.contains(x, y)) {
+        drag.set(Some((name, x, y, x, y, ev.shift_key() || ev.button() == 1)));
+    }
+}
+/// The mouse moving on the runtime or rate chart: the selection box grows, or a pan shifts the
+/// zoom window by the drag distance.
+pub(super) fn x_move(p: Page, name: &'static str, ev: web_sys::MouseEvent) {
+    let Page { state, drag, .. } = p;
+    let set = move |f: Box<dyn FnOnce(&mut ViewState)>| p.set(f);
+    let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
+    if let Some((dn, x0, y0, _, _, pan)) = drag.get_untracked() {
+        if dn != name {
+            return;
+        }
+        if pan {
+            // pan: shift the zoom window by the drag distance
+            if let Some(f) = frame(name) {
+                let (lo, hi) = (f.x.lo, f.x.hi);
+                let dx = (f.x_at(x0) - f.x_at(x)).clamp(-(hi - lo), hi - lo);
+                if dx.abs() > 0.0 {
+                    let full = state.with_untracked(|s| runtime_extent(s, &traces(s)));
+                    set(Box::new(move |s| {
+                        let (mut a, mut b) = (lo + dx, hi + dx);
+                        if let Some((fa, fb)) = full {
+                            if a < fa {
+                                b += fa - a;
+                                a = fa;
+                            }
+                            if b > fb {
+                                a -= b - fb;
+                                b = fb;
+                            }
+                            a = a.max(fa);
+                        }
+                        s.zoom = Some((a, b));
+                    }));
+                    drag.set(Some((name, x, y0, x, y, true)));
+                }
+            }
+        } else {
+            drag.set(Some((name, x0, y0, x, y, false)));
+        }
+    }
+}
+/// The press let go: a range of more than a few pixels is selected in every panel; a click
+/// clears the selection.
+pub(super) fn x_up(p: Page, name: &'static str, ev: web_sys::MouseEvent) {
+    let Page { state, drag, .. } = p;
+    let set = move |f: Box<dyn FnOnce(&mut ViewState)>| p.set(f);
+    let x = ev.offset_x() as f64;
+    if let (Some((dn, x0, _, _, _, pan)), Some(f)) = (drag.get_untracked(), frame(name)) {
+        drag.set(None);
+        if dn != name || pan {
+            return;
+        }
+        if (x - x0).abs() > 4.0 {
+            let (a, b) = (f.x_at(x0.min(x)), f.x_at(x0.max(x)));
+            set(Box::new(move |s| s.sel = Some((a, b))));
+        } else if state.with_untracked(|s| s.sel.is_some()) {
+            set(Box::new(|s| s.sel = None));
+        }
+    }
+}
+/// The wheel on the runtime or rate chart: zoom in or out about the mouse, within the runs.
+pub(super) fn x_wheel(p: Page, name: &'static str, ev: web_sys::WheelEvent) {
+    let state = p.state;
+    let set = move |f: Box<dyn FnOnce(&mut ViewState)>| p.set(f);
+    let Some(f) = frame(name) else { return };
+    let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
+    if !f.contains(x, y) {
+        return;
+    }
+    ev.prevent_default();
+    let at = f.x_at(x);
+    let factor = if ev.delta_y() < 0.0 { 0.8 } else { 1.25 };
+    let full = state.with_untracked(|s| runtime_extent(s, &traces(s)));
+    let (lo, hi) = (f.x.lo, f.x.hi);
+    set(Box::new(move |s| {
+        let mut a = at - (at - lo) * factor;
+        let mut b = at + (hi - at) * factor;
+        if let Some((fa, fb)) = full {
+            a = a.max(fa);
+            b = b.min(fb);
+            if a <= fa && b >= fb {
+                s.zoom = None;
+                return;
+            }
+        }
+        if b - a > 1e-6 {
+            s.zoom = Some((a, b));
+        }
+    }));
+}
+
+/// The mouse left the runtime or rate chart: a drag on it ends.
+pub(super) fn x_leave(p: Page, name: &'static str) {
+    if matches!(p.drag.get_untracked(), Some((n, ..)) if n == name) {
+        p.drag.set(None)
+    }
+}

@@ -1,0 +1,557 @@
+//! Loading runs: a site's manifest (requested before the page is built), runs embedded in the
+//! page or handed over by a report, files opened or dropped (decoded in workers when there
+//! are several), a compact form's archive fetched for a brushed range, and `replace_run` for a
+//! run being written.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use base64::Engine;
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use nines_core::compact::{self, Compact};
+use nines_core::run::distinct_names;
+
+use super::{body, busy, now_ms, split_by_default, trend, with_model, workers, CompactParts, Loaded, Model, Page, FETCHING, LIVE};
+use crate::state::ViewState;
+
+/// A manifest's runs, requested; an error for a manifest that is not JSON.
+pub(super) type Preload = Result<Vec<(String, Pending, Option<String>)>, LoadError>;
+
+thread_local! {
+    /// The runs of the site's manifest, requested before the page was built.
+    pub(super) static PRELOAD: RefCell<Option<Preload>> = const { RefCell::new(None) };
+}
+
+/// The runs listed in `manifest.json` beside the page, each requested now (no runs when there
+/// is no manifest).
+pub(super) async fn manifest_items() -> Preload {
+    let Ok(bytes) = fetch_bytes("manifest.json").await else { return Ok(Vec::new()) };
+    let v = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .map_err(|e| LoadError { file: "manifest.json".into(), message: format!("not valid JSON: {e}") })?;
+    let Some(w) = web_sys::window() else { return Ok(Vec::new()) };
+    let entries = manifest_entries(&v);
+    let summarised: Vec<trend::SiteRun> = entries
+        .iter()
+        .filter_map(|e| {
+            Some(trend::SiteRun { file: e.file.clone(), compact: e.compact.clone(), name: e.name.clone(), summary: e.summary.clone()? })
+        })
+        .collect();
+    // a site of many runs opens on its trend, each run loaded when asked for
+    let trend_only = entries.len() > AUTO_LOAD_MAX && summarised.len() == entries.len();
+    trend::set_site(summarised);
+    if trend_only {
+        return Ok(Vec::new());
+    }
+    // every request goes out now; the runs download while earlier ones decode
+    Ok(entries
+        .into_iter()
+        .map(|e| {
+            // the compact form when the site has one; the archive waits until a brushed range
+            // needs it
+            let p = w.fetch_with_str(e.compact.as_deref().unwrap_or(&e.file));
+            let archive = e.compact.is_some().then(|| e.file.clone());
+            (e.file, Pending::Fetch(p), archive)
+        })
+        .collect())
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct LoadError {
+    pub(super) file: String,
+    pub(super) message: String,
+}
+
+pub(super) fn add_run(file: &str, bytes: &[u8], archive: Option<String>) -> Result<(), LoadError> {
+    let l = read_run(file, bytes, archive)?;
+    with_model(|m| {
+        m.runs.push(Rc::new(l));
+        name_runs(m);
+        m.drawn.clear();
+        m.first_render_done = false;
+    });
+    Ok(())
+}
+
+/// Replace the run the page loaded from `file` with these bytes (a compact form or any run's
+/// file), or add it: `static/live.js` follows a run being written this way. False (nothing
+/// done) until the page's first runs are loaded; an error when the bytes are not a run.
+#[wasm_bindgen]
+pub fn replace_run(file: &str, bytes: &[u8]) -> Result<bool, JsValue> {
+    let Some(version) = LIVE.with(Cell::get) else { return Ok(false) };
+    let archive = compact::sniff(bytes).then(|| file.to_string());
+    let mut l = read_run(file, bytes, archive).map_err(|e| JsValue::from_str(&format!("{}: {}", e.file, e.message)))?;
+    with_model(|m| {
+        match m.runs.iter().position(|r| r.file == file) {
+            Some(i) => {
+                // the name the page shows stays
+                let name = &m.runs[i].run.name;
+                if let Some(r) = Rc::get_mut(&mut l.run) {
+                    r.name.clone_from(name);
+                }
+                if let Some(c) = &mut l.compact {
+                    c.form.run.name.clone_from(name);
+                }
+                m.runs[i] = Rc::new(l);
+                m.traces.retain(|k, _| k.0 != i);
+                m.stats.retain(|k, _| k.0 != i);
+                FETCHING.with(|f| f.borrow_mut().remove(&i));
+            }
+            None => {
+                m.runs.push(Rc::new(l));
+                name_runs(m);
+            }
+        }
+        m.drawn.clear();
+        m.first_render_done = false;
+    });
+    version.update(|v| *v += 1);
+    Ok(true)
+}
+
+/// Decode a run's bytes (a compact form or any format nines reads).
+fn read_run(file: &str, bytes: &[u8], archive: Option<String>) -> Result<Loaded, LoadError> {
+    let t0 = now_ms();
+    let read = if compact::sniff(bytes) {
+        Compact::read(file, bytes).map_err(|e| e.to_string()).map(|mut c| {
+            let text = c.group_text();
+            let group = c.group;
+            // the form keeps the run's name and metadata (its ranges are runs of that name),
+            // the page holds its merged windows
+            let mut run = std::mem::take(&mut c.run);
+            let windows = std::mem::take(&mut run.windows);
+            c.run = run.clone();
+            run.windows = windows;
+            (run, Some(CompactParts { form: c, group, text, range: RefCell::new(None) }))
+        })
+    } else {
+        nines_core::import::read_any(file, bytes).map_err(|e| e.to_string()).map(|r| (r, None))
+    };
+    // time spent decoding runs (nines_core::import::read_any only), for the benchmark
+    if let Some(b) = body() {
+        let prev: f64 = b.get_attribute("data-nines-parse-ms").and_then(|v| v.parse().ok()).unwrap_or(0.0);
+        let _ = b.set_attribute("data-nines-parse-ms", &format!("{:.1}", prev + now_ms() - t0));
+    }
+    match read {
+        Ok((run, compact)) => {
+            // (decoded bucket lists are already of their exact size: nines-core copies each
+            // window out of its scratch list)
+            let given = run.name.clone();
+            Ok(Loaded { run: Rc::new(run), given, file: file.to_string(), compact, archive })
+        }
+        Err(msg) => {
+            // the error names the file itself; shown after the file name, once is enough
+            let message = msg.strip_prefix(&format!("{file}: ")).map_or(msg.clone(), str::to_string);
+            Err(LoadError { file: file.to_string(), message })
+        }
+    }
+}
+
+/// Give the runs distinct names (nines-core's `distinct_names` of their own names and file
+/// names): a run whose name another run has too is renamed, and what was computed under its
+/// old name is dropped.
+fn name_runs(m: &mut Model) {
+    // the usual case, a name no other run has: nothing to rename (and no pass over all pairs)
+    if let Some((last, rest)) = m.runs.split_last() {
+        if rest.iter().all(|r| r.given != last.given && r.run.name != last.given) && last.run.name == last.given {
+            return;
+        }
+    }
+    let names = distinct_names(&m.runs.iter().map(|r| (r.given.as_str(), r.file.as_str())).collect::<Vec<_>>());
+    for (i, name) in names.into_iter().enumerate() {
+        if m.runs[i].run.name == name {
+            continue;
+        }
+        // the caches hold the run (traces) or its name (stats)
+        m.traces.retain(|k, _| k.0 != i);
+        m.stats.retain(|k, _| k.0 != i);
+        let rename = |l: &mut Loaded| {
+            Rc::make_mut(&mut l.run).name.clone_from(&name);
+            if let Some(c) = &mut l.compact {
+                c.form.run.name.clone_from(&name);
+                *c.range.get_mut() = None;
+            }
+        };
+        match Rc::get_mut(&mut m.runs[i]) {
+            Some(l) => rename(l),
+            None => {
+                let old = &m.runs[i];
+                let mut l = Loaded {
+                    run: old.run.clone(),
+                    given: old.given.clone(),
+                    file: old.file.clone(),
+                    compact: old.compact.clone(),
+                    archive: old.archive.clone(),
+                };
+                rename(&mut l);
+                m.runs[i] = Rc::new(l);
+            }
+        }
+    }
+}
+
+/// Let the browser paint between heavy steps.
+async fn yield_now() {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+}
+
+async fn read_file(f: web_sys::File) -> Result<Vec<u8>, String> {
+    let buf = wasm_bindgen_futures::JsFuture::from(f.array_buffer()).await.map_err(|e| format!("{e:?}"))?;
+    Ok(js_sys::Uint8Array::new(&buf).to_vec())
+}
+
+/// A run's bytes: read already, or a request under way.
+pub(super) enum Pending {
+    Ready(Result<Vec<u8>, String>),
+    /// Bytes still in JavaScript memory.
+    Bytes(js_sys::Uint8Array),
+    Fetch(js_sys::Promise),
+}
+
+pub(super) async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+    let w = web_sys::window().ok_or("no window")?;
+    body_of(w.fetch_with_str(url)).await
+}
+
+/// The body of a `fetch` response, or why there is none.
+async fn body_of(fetch: js_sys::Promise) -> Result<Vec<u8>, String> {
+    let resp = wasm_bindgen_futures::JsFuture::from(fetch).await.map_err(|_| "could not fetch".to_string())?;
+    let resp: web_sys::Response = resp.dyn_into().map_err(|_| "not a response")?;
+    if !resp.ok() {
+        return Err(format!("HTTP {}", resp.status()));
+    }
+    let buf =
+        wasm_bindgen_futures::JsFuture::from(resp.array_buffer().map_err(|_| "no body")?).await.map_err(|_| "could not read the body")?;
+    Ok(js_sys::Uint8Array::new(&buf).to_vec())
+}
+
+/// Embedded runs: file name and bytes, or why they could not be decoded.
+type EmbeddedRuns = Vec<(String, Pending)>;
+
+/// Runs handed over by a report's bootstrap (`nines report`), as bytes:
+/// `globalThis.ninesRuns = {runs: [{name, bytes: Uint8Array}], view}`; read once.
+pub(super) fn handed_runs() -> Option<JsValue> {
+    thread_local!(static HANDED: RefCell<Option<Option<JsValue>>> = const { RefCell::new(None) });
+    HANDED.with(|h| {
+        h.borrow_mut()
+            .get_or_insert_with(|| {
+                let g = js_sys::global();
+                let v = js_sys::Reflect::get(&g, &"ninesRuns".into()).ok().filter(JsValue::is_object)?;
+                // the page keeps no second copy of the runs
+                let _ = js_sys::Reflect::delete_property(g.unchecked_ref::<js_sys::Object>(), &"ninesRuns".into());
+                Some(v)
+            })
+            .clone()
+    })
+}
+
+/// The view a page with embedded runs opens with when its link has no hash.
+pub(super) fn embedded_view() -> Option<String> {
+    if let Some(v) = handed_runs() {
+        return js_sys::Reflect::get(&v, &"view".into()).ok()?.as_string();
+    }
+    let text = web_sys::window()?.document()?.get_element_by_id("nines-runs")?.text_content()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v.get("view")?.as_str().map(str::to_string)
+}
+
+/// Runs embedded in the page: handed over by a report's bootstrap, or written into it as
+/// `<script type="application/json" id="nines-runs">{"runs":[{"name":"a.hlog","base64":"..."}]}</script>`.
+fn embedded_runs() -> Option<EmbeddedRuns> {
+    if let Some(v) = handed_runs() {
+        let list: js_sys::Array = js_sys::Reflect::get(&v, &"runs".into()).ok()?.dyn_into().ok()?;
+        return Some(
+            list.iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let name = js_sys::Reflect::get(&r, &"name".into())
+                        .ok()
+                        .and_then(|n| n.as_string())
+                        .unwrap_or_else(|| format!("embedded run {}", i + 1));
+                    // copied into wasm memory one run at a time, as it is decoded
+                    let bytes = js_sys::Reflect::get(&r, &"bytes".into()).ok().and_then(|b| b.dyn_into::<js_sys::Uint8Array>().ok());
+                    (name, bytes.map_or_else(|| Pending::Ready(Err("no bytes".to_string())), Pending::Bytes))
+                })
+                .collect(),
+        );
+    }
+    let doc = web_sys::window()?.document()?;
+    let el = doc.get_element_by_id("nines-runs")?;
+    let text = el.text_content()?;
+    if text.trim().is_empty() {
+        return None;
+    }
+    let v: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            return Some(vec![("embedded runs".into(), Pending::Ready(Err(format!("the page's embedded runs are not valid JSON: {e}"))))])
+        }
+    };
+    let list = v.get("runs")?.as_array()?;
+    Some(
+        list.iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let name = r.get("name").and_then(|n| n.as_str()).map_or_else(|| format!("embedded run {}", i + 1), str::to_string);
+                let data = r
+                    .get("base64")
+                    .and_then(|d| d.as_str())
+                    .ok_or_else(|| "no base64 data".to_string())
+                    .and_then(|d| base64::engine::general_purpose::STANDARD.decode(d.trim()).map_err(|e| format!("base64: {e}")));
+                (name, Pending::Ready(data))
+            })
+            .collect(),
+    )
+}
+
+/// The most runs a site's page loads by itself; past that (with every run summarised) it
+/// opens on the trend across its runs, and loads a run when it is clicked.
+pub(super) const AUTO_LOAD_MAX: usize = 100;
+
+/// A run a manifest lists: its archive, and the compact form to load first when there is one.
+#[derive(Clone, Debug, PartialEq)]
+struct ManifestEntry {
+    file: String,
+    compact: Option<String>,
+    name: String,
+    /// Its whole-run levels (`nines site` writes them), for the trend.
+    summary: Option<nines_core::trend::Summary>,
+}
+
+/// Entries of a `manifest.json` beside the page: `{"runs":[{"file":"runs/a.hlog",
+/// "compact":"runs/a.hlog.compact"}]}` or `["runs/a.hlog", ...]`. Only relative paths on the
+/// same site are fetched.
+fn manifest_entries(v: &serde_json::Value) -> Vec<ManifestEntry> {
+    let local = |p: &str| !p.contains(':') && !p.starts_with('/') && !p.starts_with('\\');
+    let list = v.get("runs").and_then(|r| r.as_array()).or_else(|| v.as_array());
+    list.map(|l| {
+        l.iter()
+            .filter_map(|e| {
+                let file = e.as_str().or_else(|| e.get("file").and_then(|f| f.as_str())).filter(|p| local(p))?.to_string();
+                let compact = e.get("compact").and_then(|f| f.as_str()).filter(|p| local(p)).map(str::to_string);
+                let name = e.get("name").and_then(|n| n.as_str()).unwrap_or(&file).to_string();
+                // a summary that does not read leaves the run out of the trend only
+                let summary = e.get("trend").and_then(|t| nines_core::trend::Summary::from_json(t).ok());
+                Some(ManifestEntry { file, compact, name, summary })
+            })
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// The page's side of the worker pool: results are added in file order, those that arrive
+/// together in one step (one redraw for them all).
+struct PageSink {
+    /// Index of the pool's first file in `progress`.
+    base: usize,
+    progress: RwSignal<Vec<(String, workers::Stage)>>,
+    errors: RwSignal<Vec<LoadError>>,
+    version: RwSignal<u64>,
+    state: RwSignal<ViewState>,
+    /// Results not added yet, and whether a task is adding them.
+    queue: Rc<RefCell<(std::collections::VecDeque<Arrived>, bool)>>,
+}
+
+/// A file the pool is done with: its index, the file, what became of it, the worker's time.
+type Arrived = (usize, web_sys::File, workers::Outcome, f64);
+
+impl workers::Sink for PageSink {
+    fn stage(&self, i: usize, stage: workers::Stage) {
+        self.progress.update(|p| {
+            if let Some(e) = p.get_mut(self.base + i) {
+                e.1 = stage;
+            }
+        });
+    }
+
+    fn done(&self, i: usize, file: &web_sys::File, outcome: workers::Outcome, ms: f64) {
+        let start = {
+            let mut q = self.queue.borrow_mut();
+            q.0.push_back((i, file.clone(), outcome, ms));
+            !std::mem::replace(&mut q.1, true)
+        };
+        if !start {
+            return;
+        }
+        let (queue, progress, errors, version, base, state) =
+            (self.queue.clone(), self.progress, self.errors, self.version, self.base, self.state);
+        leptos::task::spawn_local(async move {
+            loop {
+                let batch: Vec<_> = queue.borrow_mut().0.drain(..).collect();
+                if batch.is_empty() {
+                    queue.borrow_mut().1 = false;
+                    break;
+                }
+                busy();
+                for (i, file, outcome, ms) in batch {
+                    let name = file.name();
+                    let res = match outcome {
+                        workers::Outcome::Compact(b) => {
+                            // a brushed range reads the file itself again (see the selection effect)
+                            let url = web_sys::Url::create_object_url_with_blob(&file).ok();
+                            add_run(&name, &b, url)
+                        }
+                        workers::Outcome::Raw => match read_file(file).await {
+                            Ok(b) => add_run(&name, &b, None),
+                            Err(message) => Err(LoadError { file: name.clone(), message }),
+                        },
+                        workers::Outcome::Error(msg) => {
+                            let message = msg.strip_prefix(&format!("{name}: ")).map_or(msg.clone(), str::to_string);
+                            Err(LoadError { file: name.clone(), message })
+                        }
+                    };
+                    let stage = if res.is_ok() { workers::Stage::Drawn(ms) } else { workers::Stage::Failed };
+                    if let Err(e) = res {
+                        errors.update(|v| v.push(e));
+                    }
+                    progress.update(|p| {
+                        if let Some(e) = p.get_mut(base + i) {
+                            e.1 = stage;
+                        }
+                    });
+                }
+                split_by_default(state);
+                version.update(|v| *v += 1);
+                // let the charts draw what came before the next results are added
+                yield_now().await;
+            }
+        });
+    }
+}
+
+/// Load runs one after the other (embedded, a site's manifest, files read on the page), the
+/// page painting between them, then draw them all.
+async fn load_list(p: Page, items: Vec<(String, Pending, Option<String>)>) {
+    let Page { loading, errors, state, version, .. } = p;
+    busy();
+    let n = items.len();
+    // the page paints and takes input between runs, but not after every run: a yield
+    // costs a timer's clamp and often a frame, which for a site of 100 small runs was
+    // more than a second of its first render
+    let mut painted = f64::NEG_INFINITY;
+    for (i, (name, pending, archive)) in items.into_iter().enumerate() {
+        if now_ms() - painted > 50.0 {
+            loading.set(Some(format!("loading {} of {n}: {name}", i + 1)));
+            yield_now().await;
+            painted = now_ms();
+        }
+        let bytes = match pending {
+            Pending::Ready(b) => b,
+            Pending::Bytes(b) => Ok(b.to_vec()),
+            Pending::Fetch(p) => body_of(p).await.map_err(|e| format!("could not load it from the manifest: {e}")),
+        };
+        let res = bytes.map_err(|message| LoadError { file: name.clone(), message }).and_then(|b| add_run(&name, &b, archive));
+        if let Err(e) = res {
+            errors.update(|v| v.push(e));
+        }
+    }
+    loading.set(None);
+    split_by_default(state);
+    version.update(|v| *v += 1);
+}
+
+/// The page's first runs: embedded ones, else a site's manifest (requested before the page
+/// was built); then `replace_run` may add or replace runs.
+pub(super) fn load_first(p: Page) {
+    leptos::task::spawn_local(async move {
+        if let Some(items) = embedded_runs() {
+            load_list(p, items.into_iter().map(|(n, b)| (n, b, None)).collect()).await;
+            return;
+        }
+        match PRELOAD.with(|p| p.borrow_mut().take()) {
+            Some(Ok(items)) => load_list(p, items).await,
+            Some(Err(e)) => p.errors.update(|v| v.push(e)),
+            None => {}
+        }
+        p.version.update(|v| *v += 1);
+        LIVE.with(|l| l.set(Some(p.version)));
+    });
+}
+
+/// Files opened or dropped: decoded in workers when there are several (see `workers`), else
+/// read and loaded here.
+pub(super) fn load_files(p: Page, files: web_sys::FileList) {
+    let Page { progress, errors, version, state, .. } = p;
+    let list: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
+    if let Some(k) = workers::pool_size(list.len()) {
+        busy();
+        let base = progress.with_untracked(|p: &Vec<(String, workers::Stage)>| {
+            if p.iter().all(|(_, s)| matches!(s, workers::Stage::Drawn(_) | workers::Stage::Failed)) {
+                0
+            } else {
+                p.len()
+            }
+        });
+        progress.update(|p| {
+            p.truncate(base);
+            p.extend(list.iter().map(|f| (f.name(), workers::Stage::Queued)));
+        });
+        let sink = Rc::new(PageSink { base, progress, errors, version, state, queue: Default::default() });
+        workers::run(list, k, sink);
+        return;
+    }
+    leptos::task::spawn_local(async move {
+        let mut items = Vec::new();
+        for f in list {
+            let name = f.name();
+            items.push((name, read_file(f).await));
+        }
+        load_list(p, items.into_iter().map(|(n, b)| (n, Pending::Ready(b), None)).collect()).await;
+    });
+}
+
+/// A brushed range on a site's run whose compact form carries merged windows: fetch the
+/// run's archive, so that the range's histograms are of the recorded windows.
+pub(super) fn fetch_archives(p: Page) {
+    let Page { state, version, errors, .. } = p;
+    Effect::new(move |_| {
+        // again once runs are loaded (a link's range is set before they are)
+        version.track();
+        if state.with(|s| s.sel.is_none()) {
+            return;
+        }
+        let wanted: Vec<(usize, String, String)> = with_model(|m| {
+            m.runs
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| {
+                    Some((i, r.archive.clone().filter(|_| r.compact.as_ref().is_some_and(|c| c.group > 1))?, r.file.clone()))
+                })
+                .collect()
+        });
+        for (i, url, name) in wanted {
+            if !FETCHING.with(|f| f.borrow_mut().insert(i)) {
+                continue;
+            }
+            leptos::task::spawn_local(async move {
+                let got = fetch_bytes(&url).await.and_then(|b| nines_core::import::read_any(&name, &b).map_err(|e| e.to_string()));
+                match got {
+                    Ok(mut run) => {
+                        with_model(|m| {
+                            if let Some(r) = m.runs.get_mut(i) {
+                                run.name.clone_from(&r.run.name);
+                                let given = r.given.clone();
+                                *r = Rc::new(Loaded { run: Rc::new(run), given, file: r.file.clone(), compact: None, archive: None });
+                            }
+                            m.traces.retain(|k, _| k.0 != i);
+                            m.stats.retain(|k, _| k.0 != i);
+                            m.drawn.clear();
+                            m.first_render_done = false;
+                        });
+                        version.update(|v| *v += 1);
+                    }
+                    Err(e) => errors.update(|v| {
+                        v.push(LoadError { file: name.clone(), message: format!("could not read the archive for the brushed range: {e}") })
+                    }),
+                }
+            });
+        }
+    });
+}

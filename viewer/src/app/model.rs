@@ -1,0 +1,290 @@
+//! The loaded runs and what is derived from them, in a thread-local [`Model`] outside the
+//! reactive graph (histograms are large and not `Send`-cheap): each trace's (run x direction)
+//! 1-CDF, density, steady regions and runtime points (cached by pyramid level), and the stats
+//! of a run over a range.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+use leptos::prelude::*;
+
+use nines_core::bandwidth::bytes_per_io;
+use nines_core::ccdf::{ccdf, CcdfPoint};
+use nines_core::compact::{self, Compact};
+use nines_core::density::{log_density, DensityBin};
+use nines_core::hist::Hist;
+use nines_core::pyramid::{series_points, Axis, Pyramid, Slot};
+use nines_core::quantile::Level;
+use nines_core::run::Run;
+use nines_core::series::{Direction, SeriesPoint};
+use nines_core::stats::{run_stats, Options, RunStats};
+use nines_core::steady::steady_regions;
+
+use super::{LoadError, ERRORS};
+use crate::charts::Frame;
+use crate::panels::dir_key;
+
+thread_local! {
+    static MODEL: RefCell<Model> = RefCell::new(Model::default());
+}
+
+pub(super) struct Loaded {
+    /// The run; for a compact form, one window per tag: the whole run merged (its carried
+    /// groups are [`Loaded::windows`]). Its name is the one the page shows, distinct from
+    /// every other run's (`loading::name_runs`).
+    pub(super) run: Rc<Run>,
+    /// The name the run's file gives it.
+    pub(super) given: String,
+    /// File name as given (picker, manifest entry, embedded name).
+    pub(super) file: String,
+    /// The compact form's points and grouping, when the run came as one.
+    pub(super) compact: Option<CompactParts>,
+    /// Where the run's archive is (a site's, or the object URL of a file a worker decoded),
+    /// when a compact form was loaded in its place.
+    pub(super) archive: Option<String>,
+}
+
+impl Loaded {
+    /// The run with windows: the recorded ones, or a compact form's carried groups (decoded
+    /// now, for the panels that work window by window: compare's IOPS spread, steady state).
+    pub(super) fn windows(&self) -> Rc<Run> {
+        match &self.compact {
+            None => self.run.clone(),
+            Some(c) => c.range(None, None).unwrap_or_else(|e| {
+                report_range_error(&self.file, e);
+                self.run.clone()
+            }),
+        }
+    }
+}
+
+/// What a compact form brings besides its run: the stored points of every direction, and its
+/// carried groups (decoded when a range needs them).
+#[derive(Clone)]
+pub(super) struct CompactParts {
+    pub(super) form: Compact,
+    pub(super) group: usize,
+    /// What a carried histogram covers, for the page to state.
+    pub(super) text: String,
+    /// The groups of the last range asked for, decoded: (from, to) bits and the run of them
+    /// (the traces and the table of one brush all ask for the same range).
+    pub(super) range: RefCell<Option<RangeRun>>,
+}
+
+/// A range's (from, to) bits and the carried groups in it.
+pub(super) type RangeRun = ((u64, u64), Rc<Run>);
+
+impl CompactParts {
+    /// The carried groups that start in `[from, to)`, as a run (the last range is kept).
+    pub(super) fn range(&self, from: Option<f64>, to: Option<f64>) -> Result<Rc<Run>, String> {
+        let key = (from.unwrap_or(f64::NEG_INFINITY).to_bits(), to.unwrap_or(f64::INFINITY).to_bits());
+        if let Some((k, r)) = &*self.range.borrow() {
+            if *k == key {
+                return Ok(r.clone());
+            }
+        }
+        let r = Rc::new(self.form.range(from, to).map_err(|e| e.to_string())?);
+        *self.range.borrow_mut() = Some((key, r.clone()));
+        Ok(r)
+    }
+}
+
+/// Where a trace's runtime points come from: merged from the run's windows on demand
+/// (a recorded run), or stored (a compact form; exact, computed when it was written).
+pub(super) enum Points {
+    Pyramid(Pyramid),
+    Stored(usize),
+}
+
+/// What a trace (run x direction) needs, computed once.
+pub(super) struct TraceData {
+    pub(super) loaded: Rc<Loaded>,
+    pub(super) dir: Direction,
+    pub(super) source: Points,
+    pub(super) ccdf: Vec<CcdfPoint>,
+    pub(super) density: Vec<DensityBin>,
+    pub(super) bytes_per_io: Option<f64>,
+    /// SNIA PTS steady regions of the recorded windows' IOPS: (start s, end s, I/Os before,
+    /// I/Os after, average IOPS).
+    pub(super) steady: Vec<(f64, f64, f64, f64, f64)>,
+    /// Runtime points already computed, by pyramid level and group (a zoom step or a pan
+    /// mostly revisits them), with the levels they were computed for.
+    pub(super) points: RefCell<(Vec<u32>, PointCache)>,
+    /// Heatmap columns already computed, by axis (I/Os or not), pyramid level and group, with
+    /// the levels they were computed for (as `points`: a zoom step mostly revisits them).
+    pub(super) heat: RefCell<(Vec<u32>, HeatCache)>,
+}
+
+/// Runtime points by (pyramid level, group): the point and the I/Os it holds, `None` for an
+/// empty group.
+pub(super) type PointCache = HashMap<(u32, usize), Option<(SeriesPoint, u64)>>;
+pub(super) type HeatCache = HashMap<(bool, u32, usize), Option<nines_core::heatmap::Column>>;
+
+/// Consecutive windows the PTS rule is applied over (its "rounds").
+pub(super) const STEADY_ROUNDS: usize = 5;
+
+#[derive(Default)]
+pub(super) struct Model {
+    pub(super) runs: Vec<Rc<Loaded>>,
+    pub(super) traces: HashMap<(usize, String), Rc<TraceData>>,
+    pub(super) stats: HashMap<(usize, u64, u64), Rc<RunStats>>,
+    pub(super) frames: HashMap<&'static str, Frame>,
+    /// The 1-CDF curves last drawn, for the hover readout: (label, css colour, points).
+    pub(super) hover_curves: Vec<(String, String, Vec<CcdfPoint>)>,
+    pub(super) drawn: BTreeSet<&'static str>,
+    pub(super) first_render_done: bool,
+    pub(super) renders: u64,
+}
+
+pub(super) const BINS_PER_DECADE: u32 = 40;
+
+pub(super) fn with_model<T>(f: impl FnOnce(&mut Model) -> T) -> T {
+    MODEL.with(|m| f(&mut m.borrow_mut()))
+}
+
+pub(super) fn trace_data(run: usize, dir: &Direction) -> Option<Rc<TraceData>> {
+    let key = (run, dir_key(dir));
+    if let Some(t) = with_model(|m| m.traces.get(&key).cloned()) {
+        return Some(t);
+    }
+    let loaded = with_model(|m| m.runs.get(run).cloned())?;
+    let source = match &loaded.compact {
+        Some(c) => Points::Stored(c.form.traces.iter().position(|t| t.dir == *dir)?),
+        None => Points::Pyramid(Pyramid::new(&loaded.run, dir)),
+    };
+    let mut td = TraceData {
+        loaded: loaded.clone(),
+        dir: dir.clone(),
+        source,
+        points: RefCell::new((Vec::new(), HashMap::new())),
+        heat: RefCell::new((Vec::new(), HashMap::new())),
+        steady: Vec::new(),
+        ccdf: Vec::new(),
+        density: Vec::new(),
+        bytes_per_io: None,
+    };
+    let whole = td.merged(None, None)?;
+    let tag = match dir {
+        Direction::Tag(t) => t.as_deref(),
+        Direction::All => None,
+    };
+    let native = td.slots();
+    let iops: Vec<f64> = native.iter().map(|s| if s.length_s > 0.0 { s.count as f64 / s.length_s } else { 0.0 }).collect();
+    let steady = steady_regions(&iops, STEADY_ROUNDS)
+        .into_iter()
+        .map(|r| {
+            let (a, b) = (&native[r.first], &native[r.end - 1]);
+            (a.start_s, b.start_s + b.length_s, a.extent(Axis::Ios).0, b.extent(Axis::Ios).1, r.average)
+        })
+        .collect();
+    td.steady = steady;
+    td.ccdf = ccdf(&whole);
+    td.density = log_density(&whole, BINS_PER_DECADE);
+    td.bytes_per_io = bytes_per_io(&loaded.run, tag);
+    let td = Rc::new(td);
+    with_model(|m| m.traces.insert(key, td.clone()));
+    Some(td)
+}
+
+impl TraceData {
+    pub(super) fn stored(&self) -> Option<&compact::Trace> {
+        match self.source {
+            Points::Stored(i) => self.loaded.compact.as_ref()?.form.traces.get(i),
+            Points::Pyramid(_) => None,
+        }
+    }
+
+    /// The direction's recorded windows (slots), in time order.
+    pub(super) fn slots(&self) -> &[Slot] {
+        match (&self.source, self.stored()) {
+            (Points::Pyramid(p), _) => p.slots(),
+            (_, Some(t)) => t.slots(),
+            _ => &[],
+        }
+    }
+
+    pub(super) fn extent(&self, axis: Axis) -> Option<(f64, f64)> {
+        let s = self.slots();
+        Some((s.first()?.extent(axis).0, s.last()?.extent(axis).1))
+    }
+
+    pub(super) fn view_keys(&self, axis: Axis, from: f64, to: f64, max_points: usize) -> (u32, std::ops::Range<usize>) {
+        match (&self.source, self.stored()) {
+            (Points::Pyramid(p), _) => p.view_keys(axis, from, to, max_points),
+            (_, Some(t)) => t.view_keys(axis, from, to, max_points),
+            _ => (0, 0..0),
+        }
+    }
+
+    /// Point `i` of level `k` with the given levels of nines, and the I/Os before it.
+    pub(super) fn point(&self, k: u32, i: usize, nines: &[u32]) -> Option<(SeriesPoint, u64)> {
+        match (&self.source, self.stored()) {
+            (Points::Pyramid(p), _) => {
+                let levels: Vec<Level> = nines.iter().map(|&k| Level::nines(k)).collect();
+                let span = p.span(&self.loaded.run, k, i)?;
+                Some((series_points(std::iter::once(&span), &levels).pop()?, span.ios_before))
+            }
+            (_, Some(t)) => t.point(k, i, nines).unwrap_or_else(|e| {
+                report_range_error(&self.loaded.file, format!("{}: compact form: {e}", self.loaded.file));
+                None
+            }),
+            _ => None,
+        }
+    }
+
+    /// The exact merge of the carried windows that start in `[from, to)` seconds.
+    pub(super) fn merged(&self, from: Option<f64>, to: Option<f64>) -> Option<Hist> {
+        match &self.source {
+            Points::Pyramid(p) => p.merged(&self.loaded.run, from, to),
+            // the whole run is carried merged; a range merges the groups in it
+            Points::Stored(_) if from.is_none() && to.is_none() => compact::merged(&self.loaded.run, &self.dir, None, None),
+            Points::Stored(_) => {
+                let c = self.loaded.compact.as_ref()?;
+                match c.range(from, to) {
+                    Ok(r) => compact::merged(&r, &self.dir, from, to),
+                    Err(e) => {
+                        report_range_error(&self.loaded.file, e);
+                        None
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A carried group of a compact form could not be decoded for a range: shown with the load
+/// errors (once), after the drawing that found it.
+pub(super) fn report_range_error(file: &str, message: String) {
+    let Some(errors) = ERRORS.with(Cell::get) else { return };
+    let e = LoadError { file: file.to_string(), message };
+    leptos::task::spawn_local(async move {
+        errors.update(|v| {
+            if !v.contains(&e) {
+                v.push(e)
+            }
+        })
+    });
+}
+
+/// Stats of a run over a time range (cached).
+pub(super) fn stats_of(run: usize, range: Option<(f64, f64)>) -> Option<Rc<RunStats>> {
+    let key = (run, range.map_or(u64::MAX, |r| r.0.to_bits()), range.map_or(u64::MAX, |r| r.1.to_bits()));
+    if let Some(s) = with_model(|m| m.stats.get(&key).cloned()) {
+        return Some(s);
+    }
+    let loaded = with_model(|m| m.runs.get(run).cloned())?;
+    let opts = Options { from: range.map(|r| r.0), to: range.map(|r| r.1), ..Options::default() };
+    let s = match (&loaded.compact, range) {
+        (Some(c), Some(_)) => match c.range(opts.from, opts.to) {
+            Ok(r) => Rc::new(run_stats(&r, &opts)),
+            Err(e) => {
+                report_range_error(&loaded.file, e);
+                return None;
+            }
+        },
+        _ => Rc::new(run_stats(&loaded.run, &opts)),
+    };
+    with_model(|m| m.stats.insert(key, s.clone()));
+    Some(s)
+}

@@ -1,0 +1,115 @@
+//! The runtime QoS panel (per window: median, the levels of nines chosen, max; a dragged
+//! range is selected in every panel, the wheel zooms) and its draw, which draws the rate chart
+//! too: the two share the x axis.
+
+use leptos::prelude::*;
+
+use nines_core::quantile::Level;
+
+use super::interact::{x_down, x_leave, x_move, x_up, x_wheel};
+use super::{canvas_size, draw_canvas, export, mark_drawn, now_ms, page, runtime_data, size_overlay, with_model};
+use crate::charts::{self, RateSpec, RuntimeSpec};
+use crate::state::{RateMode, ViewState};
+
+#[component]
+pub(super) fn RuntimePanel() -> impl IntoView {
+    let p = page();
+    let (state, version, size, c) = (p.state, p.version, p.size, p.canvases);
+    let (rt_canvas, rt_overlay, rate_canvas, rate_overlay) = (c.runtime, c.runtime_overlay, c.rate, c.rate_overlay);
+    let set = move |f: Box<dyn FnOnce(&mut ViewState)>| p.set(f);
+    // what the runtime and rate charts depend on
+    let rt_key = Memo::new(move |_| {
+        let s = state.get();
+        (
+            version.get(),
+            size.get(),
+            s.dir.clone(),
+            s.hidden.clone(),
+            s.levels.clone(),
+            s.x_ios,
+            s.zoom,
+            s.sel,
+            s.rate,
+            s.spec.clone(),
+            s.focus,
+        )
+    });
+
+    // ----- runtime QoS and rates (share the x axis)
+    Effect::new(move |_| {
+        let _ = rt_key.get();
+        let (Some(c), Some(o), Some(rc), Some(ro)) = (rt_canvas.get(), rt_overlay.get(), rate_canvas.get(), rate_overlay.get()) else {
+            return;
+        };
+        let st = state.get_untracked();
+        let t0 = now_ms();
+        let (w, _) = canvas_size(&c, 360);
+        size_overlay(&o, &c);
+        canvas_size(&rc, 230);
+        size_overlay(&ro, &rc);
+        let d = runtime_data(&st, w);
+        let x_desc = if st.x_ios { "I/Os completed" } else { "time since start" };
+        let spec = RuntimeSpec {
+            title: "Runtime QoS",
+            x_desc,
+            x_is_time: !st.x_ios,
+            lines: &d.lines,
+            x: d.x,
+            y: d.y,
+            selection: st.sel,
+            legend: false,
+        };
+        if let Some(f) = draw_canvas(&c, |root| charts::draw_runtime(root, &spec)) {
+            with_model(|m| m.frames.insert("runtime", f));
+        }
+        // test hook: the points ringed as beyond a limit of the spec
+        let breaks = d.lines.iter().map(|l| l.broken.iter().filter(|b| **b).count()).sum::<usize>();
+        let _ = c.set_attribute("data-limit-breaks", &breaks.to_string());
+        // test hook: the run drawn strong (empty: every run alike)
+        let focus = d.focus.and_then(|i| with_model(|m| m.runs.get(i).map(|r| r.run.name.clone())));
+        let _ = c.set_attribute("data-focus", &focus.unwrap_or_default());
+        mark_drawn("runtime", now_ms() - t0);
+        let t1 = now_ms();
+        let (title, ydesc) = match st.rate {
+            RateMode::Iops => ("IOPS per window", "IOPS"),
+            RateMode::Mbps => ("MB/s per window", "MB/s (10^6 B/s)"),
+        };
+        let rspec = RateSpec {
+            title,
+            x_desc,
+            y_desc: ydesc,
+            x_is_time: !st.x_ios,
+            lines: &d.rates,
+            x: d.x,
+            y: d.ry,
+            selection: st.sel,
+            note: d.rate_note.as_deref(),
+            legend: false,
+        };
+        if let Some(f) = draw_canvas(&rc, |root| charts::draw_rate(root, &rspec)) {
+            with_model(|m| m.frames.insert("rate", f));
+        }
+        mark_drawn("rate", now_ms() - t1);
+    });
+
+    view! {
+        <section class="panel" data-testid="panel-runtime">
+            <div class="tools">
+                <span class="hint">"wheel: zoom · drag: select a range for every panel · shift-drag: pan"</span>
+                <button data-testid="zoom-reset" on:click=move |_| set(Box::new(|s| s.zoom = None))>"reset zoom"</button>
+                <button data-testid="export-runtime-png" on:click=move |_| export::png(c.runtime, "runtime")>"PNG"</button>
+                <button data-testid="export-runtime-svg" on:click=move |_| export::svg(state, "runtime")>"SVG"</button>
+            </div>
+            <div class="chart">
+                <canvas node_ref=c.runtime data-testid="runtime-canvas"></canvas>
+                <canvas class="overlay" node_ref=c.runtime_overlay data-testid="runtime-overlay"
+                    on:mousedown=move |ev| x_down(p, "runtime", ev) on:mousemove=move |ev| x_move(p, "runtime", ev)
+                    on:mouseup=move |ev| x_up(p, "runtime", ev) on:mouseleave=move |_| x_leave(p, "runtime")
+                    on:wheel=move |ev| x_wheel(p, "runtime", ev)></canvas>
+            </div>
+            <div class="keyline">"per window: median (thin), "
+                {move || state.with(|s| s.levels.iter().map(|k| Level::nines(*k).label).collect::<Vec<_>>().join(", "))}
+                " (dashed), max (■); points merge exactly to the pixel width"</div>
+        </section>
+    }
+}
