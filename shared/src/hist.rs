@@ -504,37 +504,31 @@ impl Hist {
 
     /// [`Hist::merge`] of two histograms of one layout without spilled counts (the usual
     /// case): a merge of two sorted slices by index into a list sized once.
-    ///
-    /// The loop has no branch that depends on the data: each step writes the lower index of
-    /// the two heads with the counts of the sides that hold it, and advances those sides by a
-    /// flag. Which side is lower is a coin toss when two windows' buckets interleave, and the
-    /// mispredictions of a branching merge were a third of a viewer worker's time summarising
-    /// a one-hour run (perf). A sum that reaches [`SPILL`] (two counts of 2^31 and more) is
-    /// flagged and the merge redone through the side list.
     fn merge_small(&self, other: &Hist) -> Hist {
-        let (a, b) = (&self.buckets[..], &other.buckets[..]);
-        let mut out = vec![Bucket { index: 0, count: 0 }; a.len() + b.len()];
-        let (mut i, mut j, mut n) = (0, 0, 0);
-        let mut wide = false;
-        while i < a.len() && j < b.len() {
-            let (x, y) = (a[i], b[j]);
-            let (take_x, take_y) = (x.index <= y.index, y.index <= x.index);
-            let count = u64::from(x.count) * u64::from(take_x) + u64::from(y.count) * u64::from(take_y);
-            wide |= count >= u64::from(SPILL);
-            out[n] = Bucket { index: x.index.min(y.index), count: count as u32 };
-            n += 1;
-            i += usize::from(take_x);
-            j += usize::from(take_y);
-        }
-        if wide {
+        let mut out = Vec::new();
+        if !merge_sorted(&self.buckets, &other.buckets, &mut out) {
             return self.merge_wide(other);
         }
-        out.truncate(n);
-        out.extend_from_slice(&a[i..]);
-        out.extend_from_slice(&b[j..]);
-        let mut h = HistBuilder { layout: self.layout, buckets: out, big: Vec::new() }.finish();
-        h.total = self.total.saturating_add(other.total);
-        h
+        // runs keep thousands of these: no spare capacity
+        out.shrink_to_fit();
+        Hist { layout: self.layout, buckets: out, big: Vec::new(), total: self.total.saturating_add(other.total) }
+    }
+
+    /// [`Hist::merge`] written into `out`, whose bucket storage is reused (and kept at its
+    /// size): for merging many histograms in turn, such as the groups of a compact form's
+    /// levels, without allocating (or freeing) a list per merge.
+    pub(crate) fn merge_into(&self, other: &Hist, out: &mut Hist) {
+        if self.layout == other.layout
+            && self.big.is_empty()
+            && other.big.is_empty()
+            && merge_sorted(&self.buckets, &other.buckets, &mut out.buckets)
+        {
+            out.layout = self.layout;
+            out.big.clear();
+            out.total = self.total.saturating_add(other.total);
+            return;
+        }
+        *out = self.merge(other);
     }
 
     /// [`Hist::merge`], or an error when the counts would add up to more than [`MAX_COUNT`].
@@ -576,6 +570,93 @@ impl Hist {
     }
 }
 
+/// The merge of two bucket lists sorted by index, counts added, into `out` (its contents
+/// replaced); `false` (and `out` unspecified) when a sum reaches [`SPILL`] (two counts of 2^31
+/// and more), for the caller to merge through the side list of big counts.
+///
+/// Each step of a merge has no branch that depends on the data: it writes the lower index of
+/// the two heads with the counts of the sides that hold it, and advances those sides by a
+/// flag. Which side is lower is a coin toss when two windows' buckets interleave, and the
+/// mispredictions of a branching merge were a third of a viewer worker's time summarising a
+/// one-hour run (perf). Without them a step waits for the last: its loads need the positions
+/// the last comparison gave. So the lists are cut at one bucket index into a lower and an
+/// upper pair, which share no index and merge independently, and the loop takes a step of
+/// each pair in turn: two chains of dependent steps that the CPU overlaps. `out` is grown to
+/// room for both lists (zeroing only what it did not have) and cut to the merge at the end.
+fn merge_sorted(a: &[Bucket], b: &[Bucket], out: &mut Vec<Bucket>) -> bool {
+    let room = a.len() + b.len();
+    if out.len() < room {
+        out.resize(room, Bucket { index: 0, count: 0 });
+    }
+    // cut at the middle bucket of the longer list: the buckets of both below its index, then
+    // the rest
+    let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+    let Some(mid) = long.get(long.len() / 2) else {
+        out.truncate(0);
+        return true;
+    };
+    let (cut_long, cut_short) = (long.len() / 2, short.partition_point(|x| x.index < mid.index));
+    let (lo_a, hi_a) = long.split_at(cut_long);
+    let (lo_b, hi_b) = short.split_at(cut_short);
+    let lo_room = lo_a.len() + lo_b.len();
+    let (lo_out, hi_out) = out[..room].split_at_mut(lo_room);
+    let mut lo = Chain::default();
+    let mut hi = Chain::default();
+    let mut wide = false;
+    while lo.i < lo_a.len() && lo.j < lo_b.len() && hi.i < hi_a.len() && hi.j < hi_b.len() {
+        wide |= lo.step(lo_a, lo_b, lo_out);
+        wide |= hi.step(hi_a, hi_b, hi_out);
+    }
+    wide |= lo.finish(lo_a, lo_b, lo_out);
+    wide |= hi.finish(hi_a, hi_b, hi_out);
+    if wide {
+        return false;
+    }
+    // the upper merge after the lower one
+    out.copy_within(lo_room..lo_room + hi.n, lo.n);
+    out.truncate(lo.n + hi.n);
+    true
+}
+
+/// Where one merge of [`merge_sorted`] stands: the next bucket of each list, and of the output.
+#[derive(Default)]
+struct Chain {
+    i: usize,
+    j: usize,
+    n: usize,
+}
+
+impl Chain {
+    /// One step of the merge of `a` and `b` into `out` (which has room for both); both lists
+    /// must have a bucket left. `true` when the sum reaches [`SPILL`].
+    #[inline(always)]
+    fn step(&mut self, a: &[Bucket], b: &[Bucket], out: &mut [Bucket]) -> bool {
+        let (x, y) = (a[self.i], b[self.j]);
+        let (take_x, take_y) = (x.index <= y.index, y.index <= x.index);
+        let count = u64::from(x.count) * u64::from(take_x) + u64::from(y.count) * u64::from(take_y);
+        out[self.n] = Bucket { index: x.index.min(y.index), count: count as u32 };
+        self.n += 1;
+        self.i += usize::from(take_x);
+        self.j += usize::from(take_y);
+        count >= u64::from(SPILL)
+    }
+
+    /// The rest of the merge: steps while both lists have buckets, then the tail of the other.
+    fn finish(&mut self, a: &[Bucket], b: &[Bucket], out: &mut [Bucket]) -> bool {
+        let mut wide = false;
+        while self.i < a.len() && self.j < b.len() {
+            wide |= self.step(a, b, out);
+        }
+        for tail in [&a[self.i..], &b[self.j..]] {
+            out[self.n..self.n + tail.len()].copy_from_slice(tail);
+            self.n += tail.len();
+        }
+        self.i = a.len();
+        self.j = b.len();
+        wide
+    }
+}
+
 /// Dense accumulator for building and merging sparse histograms.
 ///
 /// Counters are indexed by (bucket, sub-bucket) like HdrHistogram; the array grows with the
@@ -590,11 +671,15 @@ pub struct Accumulator {
     layout: Layout,
     counts: Vec<u64>,
     total: u64,
+    /// The counters that may be non-zero: `counts[touched.start..touched.end]` (empty when
+    /// `start >= end`), so that taking a histogram walks the range its buckets used, not every
+    /// counter an earlier one grew.
+    touched: std::ops::Range<usize>,
 }
 
 impl Accumulator {
     pub fn new(layout: Layout) -> Accumulator {
-        Accumulator { layout, counts: Vec::new(), total: 0 }
+        Accumulator { layout, counts: Vec::new(), total: 0, touched: usize::MAX..0 }
     }
 
     pub fn record_n(&mut self, value: u64, count: u64) {
@@ -626,8 +711,9 @@ impl Accumulator {
             // Same layout: the stored indexes are this accumulator's. Size the counters once
             // for the largest bucket, then add without per-entry growth checks (this loop is
             // most of merging an hour of windows).
-            let Some(top) = h.buckets.last() else { return };
+            let (Some(first), Some(top)) = (h.buckets.first(), h.buckets.last()) else { return };
             let need = top.index as usize + 1;
+            self.touched = self.touched.start.min(first.index as usize)..self.touched.end.max(need);
             if need > self.counts.len() {
                 self.counts.resize(need.max(self.counts.len() * 2).max(64), 0);
             }
@@ -657,6 +743,7 @@ impl Accumulator {
             let new_len = (index + 1).max(self.counts.len() * 2).max(64);
             self.counts.resize(new_len, 0);
         }
+        self.touched = self.touched.start.min(index)..self.touched.end.max(index + 1);
         self.counts[index] = self.counts[index].saturating_add(count);
         self.total = self.total.saturating_add(count);
     }
@@ -665,28 +752,37 @@ impl Accumulator {
         self.total
     }
 
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
     /// The histogram so far, leaving the accumulator empty with its counters kept: merging
     /// many small groups (a pyramid's first level) then allocates and zeroes them once.
     pub fn take(&mut self) -> Hist {
-        let n = self.counts.iter().filter(|&&c| c > 0).count();
-        let mut out = HistBuilder::with_capacity(self.layout, n);
-        for (i, c) in self.counts.iter_mut().enumerate() {
-            if *c > 0 {
-                out.push(i as u32, *c);
-                *c = 0;
-            }
+        let h = self.histogram();
+        let range = std::mem::replace(&mut self.touched, usize::MAX..0);
+        if let Some(c) = self.counts.get_mut(range) {
+            c.fill(0);
         }
-        let mut h = out.finish();
-        h.total = std::mem::take(&mut self.total);
+        self.total = 0;
         h
     }
 
     pub fn finish(self) -> Hist {
-        let n = self.counts.iter().filter(|&&c| c > 0).count();
+        self.histogram()
+    }
+
+    /// The counters' histogram (the touched ones walked).
+    fn histogram(&self) -> Hist {
+        let (start, counts) = match self.counts.get(self.touched.clone()) {
+            Some(c) => (self.touched.start, c),
+            None => (0, &[][..]),
+        };
+        let n = counts.iter().filter(|&&c| c > 0).count();
         let mut out = HistBuilder::with_capacity(self.layout, n);
-        for (i, &c) in self.counts.iter().enumerate() {
+        for (i, &c) in counts.iter().enumerate() {
             if c > 0 {
-                out.push(i as u32, c);
+                out.push((start + i) as u32, c);
             }
         }
         let mut h = out.finish();
