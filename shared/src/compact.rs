@@ -1403,6 +1403,25 @@ mod tests {
     }
 
     #[test]
+    fn points_and_groups_are_exact_merges_for_any_count_of_windows() {
+        // levels merged depth first (odd counts carry a level's last group up as it is), and
+        // groups made by one reused accumulator, against the pyramid's own merges
+        for n in [1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 33, 64, 65] {
+            let r = run(n);
+            for g in [1, 3, 4, 60] {
+                let c = Compact::of(&r, g);
+                assert_exact(&r, &c);
+                for tg in &c.groups {
+                    let p = Pyramid::new(&r, &Direction::Tag(tg.tag.clone()));
+                    for i in 0..tg.spans.len() {
+                        assert_eq!(*tg.hist(i).unwrap(), *p.group(&r, i * g, g).unwrap().hist, "{n} windows, groups of {g}, group {i}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn every_point_of_every_level_is_exact_and_survives_the_round_trip() {
         let r = run(37);
         for g in [1, 2, 5, 8, 37, 100] {

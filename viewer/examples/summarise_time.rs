@@ -32,7 +32,7 @@ fn main() {
     let repeats: usize = args.get(2).map_or(5, |s| s.parse().expect("REPEATS is a number"));
     let bytes = std::fs::read(path).expect("readable file");
     let (mut read, mut new, mut build, mut write, mut whole) = (vec![], vec![], vec![], vec![], vec![]);
-    let mut out_len = 0;
+    let (mut out_len, mut out_hash) = (0, 0u64);
     for _ in 0..repeats {
         let t = Instant::now();
         let run = nines_core::import::read_any(path, &bytes).expect("a run");
@@ -41,24 +41,23 @@ fn main() {
         let b = Builder::new(&run);
         new.push(t.ms());
         let t = Instant::now();
-        let group = if run.windows.len() <= nines_viewer::summarise::FULL_WINDOWS {
-            1
-        } else {
-            b.group_within(nines_viewer::summarise::GROUP_S)
-        };
+        let group =
+            if run.windows.len() <= nines_viewer::summarise::FULL_WINDOWS { 1 } else { b.group_within(nines_viewer::summarise::GROUP_S) };
         let c = b.build(group);
         build.push(t.ms());
         let t = Instant::now();
         let out = c.write_stored().expect("written");
         write.push(t.ms());
         out_len = out.len();
+        // FNV-1a of the form, to check that a change keeps it byte for byte
+        out_hash = out.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
         let t = Instant::now();
         let s = nines_viewer::summarise::summarise(path, &bytes).expect("summarised");
         whole.push(t.ms());
         assert_eq!(s, out);
     }
     println!(
-        "{path}: {} bytes -> {out_len} bytes; median (min) of {repeats}, CPU ms: read_any {}, Builder::new {}, build {}, write_stored {}; summarise {}",
+        "{path}: {} bytes -> {out_len} bytes (FNV-1a {out_hash:016x}); median (min) of {repeats}, CPU ms: read_any {}, Builder::new {}, build {}, write_stored {}; summarise {}",
         bytes.len(),
         median(read),
         median(new),
