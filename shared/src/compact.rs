@@ -534,8 +534,8 @@ impl<'a> Merges<'a> {
         let levels = raw.len();
         let point = |h: &Hist| if h.count() > 0 { metrics(h) } else { [0; METRICS] };
         let mut m = point(&h);
-        for k in 0..levels {
-            raw[k].push(m);
+        for (k, level) in raw.iter_mut().enumerate() {
+            level.push(m);
             if k + 1 == levels {
                 break;
             }

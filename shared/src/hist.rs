@@ -736,15 +736,16 @@ pub struct Accumulator {
     layout: Layout,
     counts: Vec<u64>,
     total: u64,
-    /// The counters that may be non-zero: `counts[touched.start..touched.end]` (empty when
-    /// `start >= end`), so that taking a histogram walks the range its buckets used, not every
-    /// counter an earlier one grew.
-    touched: std::ops::Range<usize>,
+    /// The counters that may be non-zero: `counts[lo..hi]` (none when `lo >= hi`), so that
+    /// taking a histogram walks the range its buckets used, not every counter an earlier one
+    /// grew.
+    lo: usize,
+    hi: usize,
 }
 
 impl Accumulator {
     pub fn new(layout: Layout) -> Accumulator {
-        Accumulator { layout, counts: Vec::new(), total: 0, touched: usize::MAX..0 }
+        Accumulator { layout, counts: Vec::new(), total: 0, lo: usize::MAX, hi: 0 }
     }
 
     pub fn record_n(&mut self, value: u64, count: u64) {
@@ -778,7 +779,7 @@ impl Accumulator {
             // most of merging an hour of windows).
             let (Some(first), Some(top)) = (h.buckets.first(), h.buckets.last()) else { return };
             let need = top.index as usize + 1;
-            self.touched = self.touched.start.min(first.index as usize)..self.touched.end.max(need);
+            (self.lo, self.hi) = (self.lo.min(first.index as usize), self.hi.max(need));
             if need > self.counts.len() {
                 self.counts.resize(need.max(self.counts.len() * 2).max(64), 0);
             }
@@ -808,7 +809,7 @@ impl Accumulator {
             let new_len = (index + 1).max(self.counts.len() * 2).max(64);
             self.counts.resize(new_len, 0);
         }
-        self.touched = self.touched.start.min(index)..self.touched.end.max(index + 1);
+        (self.lo, self.hi) = (self.lo.min(index), self.hi.max(index + 1));
         self.counts[index] = self.counts[index].saturating_add(count);
         self.total = self.total.saturating_add(count);
     }
@@ -825,10 +826,10 @@ impl Accumulator {
     /// many small groups (a pyramid's first level) then allocates and zeroes them once.
     pub fn take(&mut self) -> Hist {
         let h = self.histogram();
-        let range = std::mem::replace(&mut self.touched, usize::MAX..0);
-        if let Some(c) = self.counts.get_mut(range) {
+        if let Some(c) = self.counts.get_mut(self.lo..self.hi) {
             c.fill(0);
         }
+        (self.lo, self.hi) = (usize::MAX, 0);
         self.total = 0;
         h
     }
@@ -839,8 +840,8 @@ impl Accumulator {
 
     /// The counters' histogram (the touched ones walked).
     fn histogram(&self) -> Hist {
-        let (start, counts) = match self.counts.get(self.touched.clone()) {
-            Some(c) => (self.touched.start, c),
+        let (start, counts) = match self.counts.get(self.lo..self.hi) {
+            Some(c) => (self.lo, c),
             None => (0, &[][..]),
         };
         let n = counts.iter().filter(|&&c| c > 0).count();
