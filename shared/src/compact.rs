@@ -346,7 +346,15 @@ fn metrics_of<K: Copy>(h: &Hist, buckets: impl DoubleEndedIterator<Item = (K, u6
         return out;
     }
     // the ranks of Level::rank (ceil(q * n), at least 1) without building the levels' labels
-    let rank = |num: u128, den: u128| ((u128::from(n) * num).div_ceil(den) as u64).max(1);
+    // (in 64 bits while the product fits, as it does below 2^34 I/Os: 128-bit division is a
+    // library call in wasm)
+    let rank = |num: u64, den: u64| {
+        let r = match n.checked_mul(num) {
+            Some(p) => p.div_ceil(den),
+            None => (u128::from(n) * u128::from(num)).div_ceil(u128::from(den)) as u64,
+        };
+        r.max(1)
+    };
     // the median walking up from the lowest bucket...
     let r = rank(1, 2);
     let mut cum = 0u64;
@@ -361,7 +369,7 @@ fn metrics_of<K: Copy>(h: &Hist, buckets: impl DoubleEndedIterator<Item = (K, u6
     // the first bucket from the top whose count with those above it exceeds n - r
     let mut beyond = [0u64; 10];
     for (k, b) in beyond.iter_mut().enumerate().skip(1) {
-        let den = 10u128.pow(k as u32);
+        let den = 10u64.pow(k as u32);
         *b = n - rank(den - 1, den);
     }
     let mut k = 9usize;
@@ -381,34 +389,28 @@ fn metrics_of<K: Copy>(h: &Hist, buckets: impl DoubleEndedIterator<Item = (K, u6
 
 impl Trace {
     /// The metrics of every level, merged bottom up: level k + 1's groups are sums of two of
-    /// level k's, each level dropped once the next is made, so every bucket of a level is
-    /// merged once (the pyramid's own points merge up to 2^k windows each below its stored
-    /// levels).
+    /// level k's, so every bucket of a level is merged once (the pyramid's own points merge up
+    /// to 2^k windows each below its stored levels). The merges go depth first ([`Merges`]).
     fn from_pyramid(run: &Run, dir: Direction, p: &Pyramid) -> Trace {
         let n = p.slots().len();
-        let mut raw: Vec<Vec<[u64; METRICS]>> = Vec::new();
-        let mut level: Vec<Cow<Hist>> = p
-            .slots()
-            .iter()
-            .map(|s| match s.windows.as_slice() {
-                [i] => Cow::Borrowed(&run.windows[*i].hist),
-                ws => Cow::Owned(ws[1..].iter().fold(run.windows[ws[0]].hist.clone(), |h, &i| h.merge(&run.windows[i].hist))),
-            })
-            .collect();
         let levels = levels_for(n);
-        for k in 0..levels {
-            raw.push(level.iter().map(|h| if h.count() > 0 { metrics(h) } else { [0; METRICS] }).collect());
-            if k + 1 < levels {
-                let mut next = Vec::with_capacity(level.len().div_ceil(2));
-                let mut it = level.into_iter();
-                while let Some(a) = it.next() {
-                    next.push(match it.next() {
-                        Some(b) => Cow::Owned(a.merge(&b)),
-                        None => a,
-                    });
+        let mut raw: Vec<Vec<[u64; METRICS]>> = (0..levels).map(|k| Vec::with_capacity(n.div_ceil(1 << k))).collect();
+        let mut merges = Merges { pending: vec![None; levels], spare: Vec::new() };
+        for (i, s) in p.slots().iter().enumerate() {
+            let h = match s.windows.as_slice() {
+                [w] => Cow::Borrowed(&run.windows[*w].hist),
+                ws => {
+                    // the windows of every direction that start together, merged left to right
+                    let mut h = Cow::Borrowed(&run.windows[ws[0]].hist);
+                    for &w in &ws[1..] {
+                        let mut out = merges.spare();
+                        h.merge_into(&run.windows[w].hist, &mut out);
+                        merges.recycle(std::mem::replace(&mut h, Cow::Owned(out)));
+                    }
+                    h
                 }
-                level = next;
-            }
+            };
+            merges.add(&mut raw, n, i, h);
         }
         let mut values: Vec<u64> = raw.iter().flatten().flatten().copied().collect();
         values.sort_unstable();
@@ -502,6 +504,59 @@ impl Trace {
     }
 }
 
+/// The pairwise merges of a trace's levels, depth first: a group is merged (and its metrics
+/// taken) as soon as its two halves are, and each half is dropped then, so at most one group
+/// per level waits for its sibling. Made level by level instead, each level of an hour of
+/// windows is megabytes of buckets, written by one pass and read again by the next from main
+/// memory; depth first, a merge reads what the last ones wrote, still in cache, and the bucket
+/// lists of merged groups are reused rather than allocated and freed one per merge. The
+/// groups, the merge of each and so every number are the same either way.
+struct Merges<'a> {
+    /// Per level, its last group while it waits for its sibling.
+    pending: Vec<Option<Cow<'a, Hist>>>,
+    /// Histograms whose bucket lists can be reused.
+    spare: Vec<Hist>,
+}
+
+impl<'a> Merges<'a> {
+    fn spare(&mut self) -> Hist {
+        self.spare.pop().unwrap_or_else(|| Hist::empty(crate::hist::Layout::default_ns()))
+    }
+
+    fn recycle(&mut self, h: Cow<'a, Hist>) {
+        if let Cow::Owned(h) = h {
+            self.spare.push(h);
+        }
+    }
+
+    /// Point `i` of level 0 (of `n`): its metrics, and those of every group it completes.
+    fn add(&mut self, raw: &mut [Vec<[u64; METRICS]>], n: usize, mut i: usize, mut h: Cow<'a, Hist>) {
+        let levels = raw.len();
+        let point = |h: &Hist| if h.count() > 0 { metrics(h) } else { [0; METRICS] };
+        let mut m = point(&h);
+        for (k, level) in raw.iter_mut().enumerate() {
+            level.push(m);
+            if k + 1 == levels {
+                break;
+            }
+            if i % 2 == 1 {
+                let left = self.pending[k].take().expect("an odd group's sibling waits");
+                let mut out = self.spare();
+                left.merge_into(&h, &mut out);
+                self.recycle(left);
+                self.recycle(std::mem::replace(&mut h, Cow::Owned(out)));
+                m = point(&h);
+            } else if i + 1 < n.div_ceil(1 << k) {
+                self.pending[k] = Some(h);
+                return;
+            }
+            // else the last group of a level with an odd count: the next level's as it is
+            i /= 2;
+        }
+        self.recycle(h);
+    }
+}
+
 /// The directions of a run a compact form carries: every tag in order of first appearance,
 /// then "all" when the run has direction tags.
 fn directions(run: &Run) -> Vec<Direction> {
@@ -579,6 +634,7 @@ impl<'a> Builder<'a> {
     pub fn build(&self, group: usize) -> Compact {
         let group = group.max(1);
         let run = self.run;
+        let mut acc = None;
         let per_tag: Vec<Vec<Window>> = self
             .pyramids
             .iter()
@@ -586,7 +642,7 @@ impl<'a> Builder<'a> {
                 Direction::Tag(t) => Some(
                     (0..p.slots().len().div_ceil(group))
                         .filter_map(|i| {
-                            let s = p.group(run, i * group, group)?;
+                            let s = group_of(run, p, i * group, group, &mut acc)?;
                             Some(Window { start_s: s.start_s, length_s: s.length_s, tag: t.clone(), hist: s.hist.into_owned() })
                         })
                         .collect(),
@@ -613,6 +669,25 @@ impl<'a> Builder<'a> {
             groups,
         }
     }
+}
+
+/// [`Pyramid::group`]: the exact merge of `n` slots of `p` from slot `first`, with the counters
+/// of `acc` reused from group to group when the windows share a layout (the same sums).
+fn group_of<'a>(run: &'a Run, p: &'a Pyramid, first: usize, n: usize, acc: &mut Option<Accumulator>) -> Option<crate::pyramid::Span<'a>> {
+    let slots = p.slots().get(first..first.checked_add(n)?.min(p.slots().len()))?;
+    let (a, b) = (slots.first()?, slots.last()?);
+    let layout = run.windows[*a.windows.first()?].hist.layout();
+    let windows = slots.iter().flat_map(|s| &s.windows).map(|&i| &run.windows[i].hist);
+    if n == 1 || !windows.clone().all(|h| h.layout() == layout) {
+        return p.group(run, first, n);
+    }
+    let acc = match acc {
+        Some(acc) if acc.layout() == layout => acc,
+        _ => acc.insert(Accumulator::new(layout)),
+    };
+    windows.for_each(|h| acc.add(h));
+    let hist = Cow::Owned(acc.take());
+    Some(crate::pyramid::Span { start_s: a.start_s, length_s: b.start_s + b.length_s - a.start_s, ios_before: a.ios_before, hist })
 }
 
 /// Each tag's windows, group by group, tags in order: the grouped run lists its tags in the
@@ -1323,6 +1398,25 @@ mod tests {
                 let c = Compact::of(&r, g);
                 let back = Compact::read("x.compact", &c.write().unwrap()).unwrap();
                 assert_eq!(crate::spec::json(&[back.check(&spec)]), want, "{} grouping {g}", r.source);
+            }
+        }
+    }
+
+    #[test]
+    fn points_and_groups_are_exact_merges_for_any_count_of_windows() {
+        // levels merged depth first (odd counts carry a level's last group up as it is), and
+        // groups made by one reused accumulator, against the pyramid's own merges
+        for n in [1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 33, 64, 65] {
+            let r = run(n);
+            for g in [1, 3, 4, 60] {
+                let c = Compact::of(&r, g);
+                assert_exact(&r, &c);
+                for tg in &c.groups {
+                    let p = Pyramid::new(&r, &Direction::Tag(tg.tag.clone()));
+                    for i in 0..tg.spans.len() {
+                        assert_eq!(*tg.hist(i).unwrap(), *p.group(&r, i * g, g).unwrap().hist, "{n} windows, groups of {g}, group {i}");
+                    }
+                }
             }
         }
     }

@@ -504,37 +504,31 @@ impl Hist {
 
     /// [`Hist::merge`] of two histograms of one layout without spilled counts (the usual
     /// case): a merge of two sorted slices by index into a list sized once.
-    ///
-    /// The loop has no branch that depends on the data: each step writes the lower index of
-    /// the two heads with the counts of the sides that hold it, and advances those sides by a
-    /// flag. Which side is lower is a coin toss when two windows' buckets interleave, and the
-    /// mispredictions of a branching merge were a third of a viewer worker's time summarising
-    /// a one-hour run (perf). A sum that reaches [`SPILL`] (two counts of 2^31 and more) is
-    /// flagged and the merge redone through the side list.
     fn merge_small(&self, other: &Hist) -> Hist {
-        let (a, b) = (&self.buckets[..], &other.buckets[..]);
-        let mut out = vec![Bucket { index: 0, count: 0 }; a.len() + b.len()];
-        let (mut i, mut j, mut n) = (0, 0, 0);
-        let mut wide = false;
-        while i < a.len() && j < b.len() {
-            let (x, y) = (a[i], b[j]);
-            let (take_x, take_y) = (x.index <= y.index, y.index <= x.index);
-            let count = u64::from(x.count) * u64::from(take_x) + u64::from(y.count) * u64::from(take_y);
-            wide |= count >= u64::from(SPILL);
-            out[n] = Bucket { index: x.index.min(y.index), count: count as u32 };
-            n += 1;
-            i += usize::from(take_x);
-            j += usize::from(take_y);
-        }
-        if wide {
+        let mut out = Vec::new();
+        if !merge_sorted(&self.buckets, &other.buckets, &mut out) {
             return self.merge_wide(other);
         }
-        out.truncate(n);
-        out.extend_from_slice(&a[i..]);
-        out.extend_from_slice(&b[j..]);
-        let mut h = HistBuilder { layout: self.layout, buckets: out, big: Vec::new() }.finish();
-        h.total = self.total.saturating_add(other.total);
-        h
+        // runs keep thousands of these: no spare capacity
+        out.shrink_to_fit();
+        Hist { layout: self.layout, buckets: out, big: Vec::new(), total: self.total.saturating_add(other.total) }
+    }
+
+    /// [`Hist::merge`] written into `out`, whose bucket storage is reused (and kept at its
+    /// size): for merging many histograms in turn, such as the groups of a compact form's
+    /// levels, without allocating (or freeing) a list per merge.
+    pub(crate) fn merge_into(&self, other: &Hist, out: &mut Hist) {
+        if self.layout == other.layout
+            && self.big.is_empty()
+            && other.big.is_empty()
+            && merge_sorted(&self.buckets, &other.buckets, &mut out.buckets)
+        {
+            out.layout = self.layout;
+            out.big.clear();
+            out.total = self.total.saturating_add(other.total);
+            return;
+        }
+        *out = self.merge(other);
     }
 
     /// [`Hist::merge`], or an error when the counts would add up to more than [`MAX_COUNT`].
@@ -576,6 +570,158 @@ impl Hist {
     }
 }
 
+/// The merge of two bucket lists sorted by index, counts added, into `out` (its contents
+/// replaced); `false` (and `out` unspecified) when a sum reaches [`SPILL`] (two counts of 2^31
+/// and more), for the caller to merge through the side list of big counts. `out` is grown to
+/// room for both lists (zeroing only what it did not have) and cut to the merge at the end.
+///
+/// Only the buckets where both lists' ranges overlap need merging: those below it (of the
+/// list that starts lower) and above it (of the list that ends higher) are copied. Where one
+/// list has few buckets in the overlap among many of the other (reads next to writes, whose
+/// latencies differ: a direction's tail among the other's body), each of its buckets is put in
+/// place by a scan of the other, whose runs between them are copied: a branch that mispredicts
+/// once a bucket of the short list. Otherwise the merge is [`merge_branchless`].
+fn merge_sorted(a: &[Bucket], b: &[Bucket], out: &mut Vec<Bucket>) -> bool {
+    let room = a.len() + b.len();
+    if out.len() < room {
+        out.resize(room, Bucket { index: 0, count: 0 });
+    }
+    let (Some(first_a), Some(last_a), Some(first_b), Some(last_b)) = (a.first(), a.last(), b.first(), b.last()) else {
+        out.truncate(0);
+        out.extend_from_slice(a);
+        out.extend_from_slice(b);
+        return true;
+    };
+    let (lo, hi) = (first_a.index.max(first_b.index), last_a.index.min(last_b.index));
+    // each list's buckets below lo, in [lo, hi] and above hi (the ranges overlap, or do not
+    // and every bucket of a list is on one side of the other's)
+    let cut = |l: &[Bucket]| {
+        let below = l.partition_point(|x| x.index < lo);
+        (below, l.partition_point(|x| x.index <= hi).max(below))
+    };
+    let ((a0, a1), (b0, b1)) = (cut(a), cut(b));
+    let out_all = &mut out[..room];
+    let mut n = 0;
+    for part in [&a[..a0], &b[..b0]] {
+        out_all[n..n + part.len()].copy_from_slice(part);
+        n += part.len();
+    }
+    let (am, bm) = (&a[a0..a1], &b[b0..b1]);
+    let (long, short) = if am.len() >= bm.len() { (am, bm) } else { (bm, am) };
+    if short.len() * 4 <= long.len() {
+        let mut at = 0;
+        for s in short {
+            let run = long[at..].iter().take_while(|x| x.index < s.index).count();
+            out_all[n..n + run].copy_from_slice(&long[at..at + run]);
+            n += run;
+            at += run;
+            match long.get(at) {
+                Some(x) if x.index == s.index => {
+                    let count = u64::from(x.count) + u64::from(s.count);
+                    if count >= u64::from(SPILL) {
+                        return false;
+                    }
+                    out_all[n] = Bucket { index: s.index, count: count as u32 };
+                    at += 1;
+                }
+                _ => out_all[n] = *s,
+            }
+            n += 1;
+        }
+        let rest = &long[at..];
+        out_all[n..n + rest.len()].copy_from_slice(rest);
+        n += rest.len();
+    } else {
+        match merge_branchless(am, bm, &mut out_all[n..n + am.len() + bm.len()]) {
+            Some(m) => n += m,
+            None => return false,
+        }
+    }
+    for part in [&a[a1..], &b[b1..]] {
+        out_all[n..n + part.len()].copy_from_slice(part);
+        n += part.len();
+    }
+    out.truncate(n);
+    true
+}
+
+/// The merge of `a` and `b` (sorted by index) into `out`, which has room for both: the number
+/// of buckets written, or `None` when a sum reaches [`SPILL`].
+///
+/// Each step has no branch that depends on the data: it writes the lower index of the two
+/// heads with the counts of the sides that hold it, and advances those sides by a flag. Which
+/// side is lower is a coin toss when two windows' buckets interleave, and the mispredictions of
+/// a branching merge were a third of a viewer worker's time summarising a one-hour run (perf).
+/// Without them a step waits for the last: its loads need the positions the last comparison
+/// gave. So the lists are cut at one bucket index into a lower and an upper pair, which share
+/// no index and merge independently, and the loop takes a step of each pair in turn: two
+/// chains of dependent steps that the CPU overlaps.
+fn merge_branchless(a: &[Bucket], b: &[Bucket], out: &mut [Bucket]) -> Option<usize> {
+    // cut at the middle bucket of the longer list: the buckets of both below its index, then
+    // the rest
+    let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+    let Some(mid) = long.get(long.len() / 2) else { return Some(0) };
+    let (cut_long, cut_short) = (long.len() / 2, short.partition_point(|x| x.index < mid.index));
+    let (lo_a, hi_a) = long.split_at(cut_long);
+    let (lo_b, hi_b) = short.split_at(cut_short);
+    let lo_room = lo_a.len() + lo_b.len();
+    let (lo_out, hi_out) = out.split_at_mut(lo_room);
+    let mut lo = Chain::default();
+    let mut hi = Chain::default();
+    let mut wide = false;
+    while lo.i < lo_a.len() && lo.j < lo_b.len() && hi.i < hi_a.len() && hi.j < hi_b.len() {
+        wide |= lo.step(lo_a, lo_b, lo_out);
+        wide |= hi.step(hi_a, hi_b, hi_out);
+    }
+    wide |= lo.finish(lo_a, lo_b, lo_out);
+    wide |= hi.finish(hi_a, hi_b, hi_out);
+    if wide {
+        return None;
+    }
+    // the upper merge after the lower one
+    out.copy_within(lo_room..lo_room + hi.n, lo.n);
+    Some(lo.n + hi.n)
+}
+
+/// Where one merge of [`merge_branchless`] stands: the next bucket of each list, and of the output.
+#[derive(Default)]
+struct Chain {
+    i: usize,
+    j: usize,
+    n: usize,
+}
+
+impl Chain {
+    /// One step of the merge of `a` and `b` into `out` (which has room for both); both lists
+    /// must have a bucket left. `true` when the sum reaches [`SPILL`].
+    #[inline(always)]
+    fn step(&mut self, a: &[Bucket], b: &[Bucket], out: &mut [Bucket]) -> bool {
+        let (x, y) = (a[self.i], b[self.j]);
+        let (take_x, take_y) = (x.index <= y.index, y.index <= x.index);
+        let count = u64::from(x.count) * u64::from(take_x) + u64::from(y.count) * u64::from(take_y);
+        out[self.n] = Bucket { index: x.index.min(y.index), count: count as u32 };
+        self.n += 1;
+        self.i += usize::from(take_x);
+        self.j += usize::from(take_y);
+        count >= u64::from(SPILL)
+    }
+
+    /// The rest of the merge: steps while both lists have buckets, then the tail of the other.
+    fn finish(&mut self, a: &[Bucket], b: &[Bucket], out: &mut [Bucket]) -> bool {
+        let mut wide = false;
+        while self.i < a.len() && self.j < b.len() {
+            wide |= self.step(a, b, out);
+        }
+        for tail in [&a[self.i..], &b[self.j..]] {
+            out[self.n..self.n + tail.len()].copy_from_slice(tail);
+            self.n += tail.len();
+        }
+        self.i = a.len();
+        self.j = b.len();
+        wide
+    }
+}
+
 /// Dense accumulator for building and merging sparse histograms.
 ///
 /// Counters are indexed by (bucket, sub-bucket) like HdrHistogram; the array grows with the
@@ -590,11 +736,16 @@ pub struct Accumulator {
     layout: Layout,
     counts: Vec<u64>,
     total: u64,
+    /// The counters that may be non-zero: `counts[lo..hi]` (none when `lo >= hi`), so that
+    /// taking a histogram walks the range its buckets used, not every counter an earlier one
+    /// grew.
+    lo: usize,
+    hi: usize,
 }
 
 impl Accumulator {
     pub fn new(layout: Layout) -> Accumulator {
-        Accumulator { layout, counts: Vec::new(), total: 0 }
+        Accumulator { layout, counts: Vec::new(), total: 0, lo: usize::MAX, hi: 0 }
     }
 
     pub fn record_n(&mut self, value: u64, count: u64) {
@@ -626,8 +777,9 @@ impl Accumulator {
             // Same layout: the stored indexes are this accumulator's. Size the counters once
             // for the largest bucket, then add without per-entry growth checks (this loop is
             // most of merging an hour of windows).
-            let Some(top) = h.buckets.last() else { return };
+            let (Some(first), Some(top)) = (h.buckets.first(), h.buckets.last()) else { return };
             let need = top.index as usize + 1;
+            (self.lo, self.hi) = (self.lo.min(first.index as usize), self.hi.max(need));
             if need > self.counts.len() {
                 self.counts.resize(need.max(self.counts.len() * 2).max(64), 0);
             }
@@ -657,6 +809,7 @@ impl Accumulator {
             let new_len = (index + 1).max(self.counts.len() * 2).max(64);
             self.counts.resize(new_len, 0);
         }
+        (self.lo, self.hi) = (self.lo.min(index), self.hi.max(index + 1));
         self.counts[index] = self.counts[index].saturating_add(count);
         self.total = self.total.saturating_add(count);
     }
@@ -665,28 +818,37 @@ impl Accumulator {
         self.total
     }
 
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
     /// The histogram so far, leaving the accumulator empty with its counters kept: merging
     /// many small groups (a pyramid's first level) then allocates and zeroes them once.
     pub fn take(&mut self) -> Hist {
-        let n = self.counts.iter().filter(|&&c| c > 0).count();
-        let mut out = HistBuilder::with_capacity(self.layout, n);
-        for (i, c) in self.counts.iter_mut().enumerate() {
-            if *c > 0 {
-                out.push(i as u32, *c);
-                *c = 0;
-            }
+        let h = self.histogram();
+        if let Some(c) = self.counts.get_mut(self.lo..self.hi) {
+            c.fill(0);
         }
-        let mut h = out.finish();
-        h.total = std::mem::take(&mut self.total);
+        (self.lo, self.hi) = (usize::MAX, 0);
+        self.total = 0;
         h
     }
 
     pub fn finish(self) -> Hist {
-        let n = self.counts.iter().filter(|&&c| c > 0).count();
+        self.histogram()
+    }
+
+    /// The counters' histogram (the touched ones walked).
+    fn histogram(&self) -> Hist {
+        let (start, counts) = match self.counts.get(self.lo..self.hi) {
+            Some(c) => (self.lo, c),
+            None => (0, &[][..]),
+        };
+        let n = counts.iter().filter(|&&c| c > 0).count();
         let mut out = HistBuilder::with_capacity(self.layout, n);
-        for (i, &c) in self.counts.iter().enumerate() {
+        for (i, &c) in counts.iter().enumerate() {
             if c > 0 {
-                out.push(i as u32, c);
+                out.push((start + i) as u32, c);
             }
         }
         let mut h = out.finish();
@@ -748,6 +910,36 @@ mod tests {
             let all = Hist::from_values(l, a.iter().chain(b.iter()).copied());
             prop_assert_eq!(&ha.merge(&hb), &all);
             prop_assert_eq!(&Hist::merge_all([&ha, &hb]), &all);
+        }
+
+        #[test]
+        fn merges_of_every_overlap_are_exact(a in proptest::collection::vec((0u64..4_000, 1u64..4), 0..400),
+                                             b in proptest::collection::vec((0u64..4_000, 1u64..4), 0..400),
+                                             shift in 0u64..5_000, spread in 1u64..40, big in any::<bool>(),
+                                             reused in proptest::collection::vec((0u64..4_000, 1u64..4), 0..50)) {
+            // b's values shifted and spread: disjoint ranges, a few buckets of one among many of
+            // the other, or both interleaved; the copied, scanned and branch-free paths of the
+            // merge, and counts that reach the side list of big counts
+            let l = Layout::default_ns();
+            let big_count = if big { u64::from(u32::MAX) - 2 } else { 0 };
+            let record = |entries: &[(u64, u64)], f: &dyn Fn(u64) -> u64| {
+                let mut acc = Accumulator::new(l);
+                for &(v, c) in entries {
+                    acc.record_n(f(v), c + big_count);
+                }
+                acc
+            };
+            let ha = record(&a, &|v| 1_000 + v * 7).finish();
+            let hb = record(&b, &|v| 1_000 + shift * 7 + v * spread).finish();
+            let mut all = record(&a, &|v| 1_000 + v * 7);
+            all.add(&hb);
+            let all = all.finish();
+            prop_assert_eq!(&ha.merge(&hb), &all);
+            prop_assert_eq!(&hb.merge(&ha), &all);
+            // into a histogram whose bucket list held another merge
+            let mut out = record(&reused, &|v| v * 3).finish();
+            ha.merge_into(&hb, &mut out);
+            prop_assert_eq!(&out, &all);
         }
     }
 
