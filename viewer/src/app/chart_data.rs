@@ -9,7 +9,7 @@ use nines_core::quantile::Support;
 use nines_core::series::SeriesPoint;
 
 use super::{qos, time_sel, trace_data, traces, with_model, BINS_PER_DECADE};
-use crate::charts::{self, Curve, HistTrace, Metric, RateLine, RuntimeLine, Scale};
+use crate::charts::{self, Curve, HistTrace, Metric, RateLine, RateSpec, RuntimeLine, RuntimeSpec, Scale};
 use crate::panels::{self, cdf_ranges, Trace};
 use crate::state::{RateMode, ViewState};
 
@@ -72,6 +72,50 @@ pub(super) struct RuntimeData {
     pub(super) x: Scale,
     pub(super) y: Scale,
     pub(super) ry: Scale,
+}
+
+impl RuntimeData {
+    /// The runtime chart as the page draws it (`legend: false`) or an export writes it.
+    pub(super) fn runtime_spec<'a>(&'a self, st: &ViewState, legend: bool) -> RuntimeSpec<'a> {
+        RuntimeSpec {
+            title: "Runtime QoS",
+            x_desc: x_desc(st),
+            x_is_time: !st.x_ios,
+            lines: &self.lines,
+            x: self.x,
+            y: self.y,
+            selection: st.sel,
+            legend,
+        }
+    }
+
+    /// The rate chart (IOPS or MB/s per window) on the runtime chart's x axis.
+    pub(super) fn rate_spec<'a>(&'a self, st: &ViewState, legend: bool) -> RateSpec<'a> {
+        let (title, y_desc) = match st.rate {
+            RateMode::Iops => ("IOPS per window", "IOPS"),
+            RateMode::Mbps => ("MB/s per window", "MB/s (10^6 B/s)"),
+        };
+        RateSpec {
+            title,
+            x_desc: x_desc(st),
+            y_desc,
+            x_is_time: !st.x_ios,
+            lines: &self.rates,
+            x: self.x,
+            y: self.ry,
+            selection: st.sel,
+            note: self.rate_note.as_deref(),
+            legend,
+        }
+    }
+}
+
+fn x_desc(st: &ViewState) -> &'static str {
+    if st.x_ios {
+        "I/Os completed"
+    } else {
+        "time since start"
+    }
 }
 
 pub(super) fn runtime_extent(st: &ViewState, ts: &[Trace]) -> Option<(f64, f64)> {

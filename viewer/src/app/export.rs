@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 
 use super::{cdf_data, download, download_url, hist_data, runtime_data, with_model};
-use crate::charts::{self, CdfSpec, HistSpec, RateSpec, RuntimeSpec};
-use crate::state::{RateMode, ViewState};
+use crate::charts::{self, CdfSpec, HistSpec};
+use crate::state::ViewState;
 
 /// Download a chart's canvas as `nines-{name}.png`.
 pub(super) fn png(node: NodeRef<leptos::html::Canvas>, name: &'static str) {
@@ -43,37 +43,10 @@ pub(super) fn svg(state: RwSignal<ViewState>, name: &'static str) {
         }
         "runtime" | "rate" => {
             let d = runtime_data(&st, w);
-            let x_desc = if st.x_ios { "I/Os completed" } else { "time since start" };
             if name == "runtime" {
-                let spec = RuntimeSpec {
-                    title: "Runtime QoS",
-                    x_desc,
-                    x_is_time: !st.x_ios,
-                    lines: &d.lines,
-                    x: d.x,
-                    y: d.y,
-                    selection: st.sel,
-                    legend: true,
-                };
-                charts::to_svg(w, 360, |r| charts::draw_runtime(r, &spec))
+                charts::to_svg(w, 360, |r| charts::draw_runtime(r, &d.runtime_spec(&st, true)))
             } else {
-                let (title, ydesc) = match st.rate {
-                    RateMode::Iops => ("IOPS per window", "IOPS"),
-                    RateMode::Mbps => ("MB/s per window", "MB/s (10^6 B/s)"),
-                };
-                let spec = RateSpec {
-                    title,
-                    x_desc,
-                    y_desc: ydesc,
-                    x_is_time: !st.x_ios,
-                    lines: &d.rates,
-                    x: d.x,
-                    y: d.ry,
-                    selection: st.sel,
-                    note: d.rate_note.as_deref(),
-                    legend: true,
-                };
-                charts::to_svg(w, 230, |r| charts::draw_rate(r, &spec))
+                charts::to_svg(w, 230, |r| charts::draw_rate(r, &d.rate_spec(&st, true)))
             }
         }
         _ => return,

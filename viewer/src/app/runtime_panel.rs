@@ -8,8 +8,8 @@ use nines_core::quantile::Level;
 
 use super::interact::{x_down, x_leave, x_move, x_up, x_wheel};
 use super::{canvas_size, draw_canvas, export, mark_drawn, now_ms, page, runtime_data, size_overlay, with_model};
-use crate::charts::{self, RateSpec, RuntimeSpec};
-use crate::state::{RateMode, ViewState};
+use crate::charts;
+use crate::state::ViewState;
 
 #[component]
 pub(super) fn RuntimePanel() -> impl IntoView {
@@ -48,17 +48,7 @@ pub(super) fn RuntimePanel() -> impl IntoView {
         canvas_size(&rc, 230);
         size_overlay(&ro, &rc);
         let d = runtime_data(&st, w);
-        let x_desc = if st.x_ios { "I/Os completed" } else { "time since start" };
-        let spec = RuntimeSpec {
-            title: "Runtime QoS",
-            x_desc,
-            x_is_time: !st.x_ios,
-            lines: &d.lines,
-            x: d.x,
-            y: d.y,
-            selection: st.sel,
-            legend: false,
-        };
+        let spec = d.runtime_spec(&st, false);
         if let Some(f) = draw_canvas(&c, |root| charts::draw_runtime(root, &spec)) {
             with_model(|m| m.frames.insert("runtime", f));
         }
@@ -70,22 +60,7 @@ pub(super) fn RuntimePanel() -> impl IntoView {
         let _ = c.set_attribute("data-focus", &focus.unwrap_or_default());
         mark_drawn("runtime", now_ms() - t0);
         let t1 = now_ms();
-        let (title, ydesc) = match st.rate {
-            RateMode::Iops => ("IOPS per window", "IOPS"),
-            RateMode::Mbps => ("MB/s per window", "MB/s (10^6 B/s)"),
-        };
-        let rspec = RateSpec {
-            title,
-            x_desc,
-            y_desc: ydesc,
-            x_is_time: !st.x_ios,
-            lines: &d.rates,
-            x: d.x,
-            y: d.ry,
-            selection: st.sel,
-            note: d.rate_note.as_deref(),
-            legend: false,
-        };
+        let rspec = d.rate_spec(&st, false);
         if let Some(f) = draw_canvas(&rc, |root| charts::draw_rate(root, &rspec)) {
             with_model(|m| m.frames.insert("rate", f));
         }
