@@ -13,6 +13,8 @@ cd "$(dirname "$0")/.."
 repeats=${1:-3}
 bash scripts/setup.sh >/dev/null
 bash scripts/build-viewer.sh
+# the CLI embeds this bundle instead of building the viewer a second time (collector/build.rs)
+export NINES_VIEWER_BUNDLE="$PWD/target/viewer"
 runs=target/bench-viewer-runs
 if [ "$(ls "$runs"/*.hlog 2>/dev/null | wc -l)" != 20 ]; then
   echo "bench: writing 20 one-hour runs into $runs" >&2
