@@ -461,6 +461,15 @@ impl Trace {
         got.as_deref().map_err(|e| format!("level {k} of {}: {e}", dir_name(&self.dir)))
     }
 
+    /// Decode level `k`'s points now, if it has not been (a viewer reads the next finer level
+    /// ahead of a zoom step in idle time); past the last level, nothing.
+    pub fn read_level(&self, k: u32) -> Result<(), String> {
+        if (k as usize) < self.levels.len() {
+            self.level(k as usize)?;
+        }
+        Ok(())
+    }
+
     /// Point `index` of level `k` with the given levels of nines (1 to 9), and the I/Os
     /// before it; the same numbers as [`crate::pyramid::series_points`] of the exact merge.
     /// `None` past the last point; an error when the level's section is damaged.

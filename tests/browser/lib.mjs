@@ -95,7 +95,15 @@ export class Viewer {
     });
   }
   canvas(id) { return this.page.evaluate((id) => document.querySelector(`[data-testid=${id}]`).toDataURL(), id); }
-  hash() { return this.page.evaluate(() => location.hash); }
+  // the page writes the link's hash shortly after the last change (data-nines-hash-pending)
+  async hash() {
+    for (let t = 0; t < 200; t++) {
+      const h = await this.page.evaluate(() => (document.body.dataset.ninesHashPending === '1' ? null : location.hash));
+      if (h !== null) return h;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error('the page never wrote its link');
+  }
   async box(testid) { return this.page.locator(`[data-testid=${testid}]`).boundingBox(); }
   /// The stats table as {run, dir, cells: {col: {ns, text, support, beyond}}} rows.
   table() {

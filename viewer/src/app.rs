@@ -197,6 +197,64 @@ fn mark_drawn(panel: &'static str, ms: f64) {
     }
 }
 
+thread_local! {
+    /// The link's hash waiting to be written (see `write_hash_soon`).
+    static HASH_PENDING: std::cell::RefCell<Option<(u64, String)>> = const { std::cell::RefCell::new(None) };
+    static HASH_GEN: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Write the link's hash `HASH_DELAY_MS` after the last change (a trailing debounce): a wheel zoom or a pan changes
+/// the state many times a second, and `history.replaceState` took several milliseconds of
+/// each zoom step (browsers also limit how often it may be called: the HTML Living Standard
+/// lets them throttle the history API). `<body data-nines-hash-pending="1">` while a write
+/// waits, for tests.
+fn write_hash_soon(h: String) {
+    const HASH_DELAY_MS: u64 = 400;
+    // each change restarts the wait: only a timer that sees no later change writes
+    let gen = HASH_PENDING.with(|p| {
+        let mut p = p.borrow_mut();
+        let gen = HASH_GEN.with(|g| {
+            g.set(g.get() + 1);
+            g.get()
+        });
+        *p = Some((gen, h));
+        gen
+    });
+    if let Some(b) = body() {
+        let _ = b.set_attribute("data-nines-hash-pending", "1");
+    }
+    set_timeout(
+        move || {
+            let Some(h) = HASH_PENDING.with(|p| {
+                let mut p = p.borrow_mut();
+                if p.as_ref().is_some_and(|(g, _)| *g == gen) {
+                    p.take().map(|(_, h)| h)
+                } else {
+                    None
+                }
+            }) else {
+                return;
+            };
+            if let Some(w) = web_sys::window() {
+                if let Ok(hist) = w.history() {
+                    let url = if h.is_empty() {
+                        w.location().pathname().unwrap_or_default() + &w.location().search().unwrap_or_default()
+                    } else {
+                        format!("#{h}")
+                    };
+                    if w.location().hash().ok().as_deref().map(|c| c.trim_start_matches('#')) != Some(h.as_str()) {
+                        let _ = hist.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+                    }
+                }
+            }
+            if let Some(b) = body() {
+                let _ = b.set_attribute("data-nines-hash-pending", "0");
+            }
+        },
+        std::time::Duration::from_millis(HASH_DELAY_MS),
+    );
+}
+
 fn download(name: &str, mime: &str, data: &[u8]) {
     let arr = js_sys::Uint8Array::from(data);
     let parts = js_sys::Array::of1(&arr);
@@ -373,16 +431,7 @@ fn App() -> impl IntoView {
                 h
             }
         });
-        if let Some(w) = web_sys::window() {
-            if let Ok(hist) = w.history() {
-                let url = if h.is_empty() {
-                    w.location().pathname().unwrap_or_default() + &w.location().search().unwrap_or_default()
-                } else {
-                    format!("#{h}")
-                };
-                let _ = hist.replace_state_with_url(&JsValue::NULL, "", Some(&url));
-            }
-        }
+        write_hash_soon(h);
     });
 
     // Redraw on resize.

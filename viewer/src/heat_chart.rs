@@ -57,7 +57,8 @@ impl ShareScale {
 
     /// Position of a share on the scale, 0 at `lo`, 1 at 1.
     pub fn frac(&self, share: f64) -> f64 {
-        (share.max(self.lo).log10() - self.lo.log10()) / -self.lo.log10()
+        let lo = self.lo.log10();
+        (share.max(self.lo).log10() - lo) / -lo
     }
 
     /// The colour of a share: one of [`STEPS`] + 1 steps of viridis (cells of one colour are
@@ -204,6 +205,18 @@ fn draw_cells<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, m: &
     let mut cells: Vec<Cell> = Vec::new();
     let (l, r) = (f.left as f64, f.right as f64);
     let py = |v: f64| f.bottom as f64 - f.y.frac(v) * (f.bottom - f.top) as f64;
+    // each bin's rows of pixels, computed once a draw (its edges are powers of ten and each
+    // costs three logarithms), not once a cell
+    let k0 = m.columns.iter().map(|c| c.first_bin).min().unwrap_or(0);
+    let k1 = m.columns.iter().map(|c| c.first_bin + c.bins.len() as i64).max().unwrap_or(0);
+    let mut rows: Vec<Option<Option<(i32, i32)>>> = vec![None; (k1 - k0).max(0) as usize];
+    let mut row = |k: i64| {
+        *rows[(k - k0) as usize].get_or_insert_with(|| {
+            let (lo, hi) = m.edges(k);
+            let (ya, yb) = (py(hi).max(f.top as f64), py(lo).min(f.bottom as f64));
+            (yb > ya).then(|| (ya.floor() as i32, (yb.ceil() as i32).max(ya.floor() as i32 + 1)))
+        })
+    };
     for c in &m.columns {
         if c.count == 0 {
             continue;
@@ -215,12 +228,7 @@ fn draw_cells<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, m: &
         // whole pixels, at least one wide, so adjacent columns leave no seam
         let (pa, pb) = (a.floor() as i32, (b.ceil() as i32).max(a.floor() as i32 + 1));
         for (k, n) in c.cells() {
-            let (lo, hi) = m.edges(k);
-            let (ya, yb) = (py(hi).max(f.top as f64), py(lo).min(f.bottom as f64));
-            if yb <= ya {
-                continue;
-            }
-            let (ta, tb) = (ya.floor() as i32, (yb.ceil() as i32).max(ya.floor() as i32 + 1));
+            let Some((ta, tb)) = row(k) else { continue };
             let RGBColor(cr, cg, cb) = shares.color(n as f64 / c.count as f64);
             cells.push(((cr, cg, cb), [(pa, ta), (pb, tb)]));
         }

@@ -8,7 +8,7 @@ use nines_core::pyramid::Axis;
 use nines_core::quantile::Support;
 use nines_core::series::SeriesPoint;
 
-use super::{qos, time_sel, trace_data, traces, with_model, BINS_PER_DECADE};
+use super::{qos, time_sel, trace_data, traces, with_model, TraceData, BINS_PER_DECADE};
 use crate::charts::{self, Curve, HistTrace, Metric, RateLine, RateSpec, RuntimeLine, RuntimeSpec, Scale};
 use crate::panels::{self, cdf_ranges, Trace};
 use crate::state::{RateMode, ViewState};
@@ -131,13 +131,43 @@ pub(super) fn runtime_extent(st: &ViewState, ts: &[Trace]) -> Option<(f64, f64)>
     (hi > lo).then_some((lo, hi))
 }
 
+/// About one point per two pixels of plot.
+fn max_points(width_px: u32) -> usize {
+    ((width_px.saturating_sub(charts::Y_LABEL_AREA + 30)) / 2).max(10) as usize
+}
+
+/// After the runtime chart is drawn: decode the next finer level of every shown trace's
+/// compact form when the browser is idle, so that a zoom-in step finds its points ready
+/// instead of inflating 20 runs' levels while the wheel turns. One level a trace: the
+/// levels are read as the user goes, never all at once (a day's run holds 17 levels).
+pub(super) fn read_ahead(st: &ViewState, width_px: u32) {
+    let ts = traces(st);
+    let axis = if st.x_ios { Axis::Ios } else { Axis::Time };
+    let Some(full) = runtime_extent(st, &ts) else { return };
+    let (x0, x1) = st.zoom.unwrap_or(full);
+    let todo: Vec<(std::rc::Rc<TraceData>, u32)> = ts
+        .iter()
+        .filter_map(|t| trace_data(t.run, &t.dir))
+        .filter_map(|td| {
+            let (k, _) = td.view_keys(axis, x0, x1, max_points(width_px));
+            (k > 0).then_some((td, k - 1))
+        })
+        .collect();
+    if !todo.is_empty() {
+        leptos::prelude::request_idle_callback(move || {
+            for (td, k) in &todo {
+                td.read_ahead(*k);
+            }
+        });
+    }
+}
+
 pub(super) fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
     let ts = traces(st);
     let axis = if st.x_ios { Axis::Ios } else { Axis::Time };
     let full = runtime_extent(st, &ts).unwrap_or((0.0, 1.0));
     let (x0, x1) = st.zoom.unwrap_or(full);
-    // about one point per two pixels of plot
-    let max_points = ((width_px.saturating_sub(charts::Y_LABEL_AREA + 30)) / 2).max(10) as usize;
+    let max_points = max_points(width_px);
     let mut lines = Vec::new();
     let mut rates = Vec::new();
     let mut missing_bs = false;
@@ -152,19 +182,20 @@ pub(super) fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
             cache.1.clear();
             cache.0 = st.levels.clone();
         }
-        let mut pts: Vec<SeriesPoint> = Vec::with_capacity(range.len());
-        let mut xs: Vec<f64> = Vec::with_capacity(range.len());
-        for i in range {
-            let entry = cache.1.entry((k, i)).or_insert_with(|| td.point(k, i, &st.levels));
-            if let Some((p, before)) = entry {
-                xs.push(match axis {
-                    Axis::Time => p.start_s + p.length_s / 2.0,
-                    Axis::Ios => *before as f64 + p.count as f64 / 2.0,
-                });
-                pts.push(p.clone());
-            }
+        for i in range.clone() {
+            cache.1.entry((k, i)).or_insert_with(|| td.point(k, i, &st.levels));
         }
-        drop(cache);
+        // borrowed from the cache, not cloned: each point holds a list of levels
+        let cached = &cache.1;
+        let pts: Vec<&(SeriesPoint, u64)> = range.filter_map(|i| cached.get(&(k, i)).and_then(Option::as_ref)).collect();
+        let xs: Vec<f64> = pts
+            .iter()
+            .map(|(p, before)| match axis {
+                Axis::Time => p.start_s + p.length_s / 2.0,
+                Axis::Ios => *before as f64 + p.count as f64 / 2.0,
+            })
+            .collect();
+        let pts: Vec<&SeriesPoint> = pts.into_iter().map(|(p, _)| p).collect();
         let mut push = |metric: Metric, vals: Vec<Option<u64>>, thin: Vec<bool>| {
             let limit = spec.as_ref().and_then(|s| qos::runtime_limit(s, &td.loaded.run, &t.dir, metric));
             let broken = match limit {

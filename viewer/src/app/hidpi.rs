@@ -137,8 +137,13 @@ impl DrawingBackend for HiDpi {
         let Some(first) = path.next() else { return Ok(()) };
         self.join(HiDpi::stroke_pen(style));
         self.ctx.move_to(f64::from(first.0), f64::from(first.1));
+        let mut last = first;
         for p in path {
-            self.ctx.line_to(f64::from(p.0), f64::from(p.1));
+            // a point on the one before it draws nothing
+            if p != last {
+                self.ctx.line_to(f64::from(p.0), f64::from(p.1));
+                last = p;
+            }
         }
         Ok(())
     }
@@ -154,9 +159,41 @@ impl DrawingBackend for HiDpi {
         self.flush();
         self.inner.draw_text(text, style, pos)
     }
+    /// plotters' font code for the web measures text by adding a `<span>` to the page and
+    /// reading its `offsetWidth` and `offsetHeight`, which makes the browser lay out the whole
+    /// page again for every label (a "forced synchronous layout": web.dev, "Avoid large,
+    /// complex layouts and layout thrashing"); a zoom step of 20 runs spent more time there
+    /// than in drawing. The canvas measures a text's width without layout
+    /// (`CanvasRenderingContext2D.measureText`, HTML Living Standard), with the very font
+    /// string plotters-canvas draws it with; the height of a line depends on the font alone,
+    /// so it is measured the old way once per font and kept.
     fn estimate_text_size<T: BackendTextStyle>(&self, text: &str, style: &T) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
-        self.inner.estimate_text_size(text, style)
+        let font = format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str());
+        let height = match LINE_HEIGHT.with(|h| h.borrow().get(&font).copied()) {
+            Some(h) => h,
+            None => {
+                let h = self.inner.estimate_text_size("Mg", style)?.1;
+                LINE_HEIGHT.with(|m| m.borrow_mut().insert(font.clone(), h));
+                h
+            }
+        };
+        if text.is_empty() {
+            return Ok((0, height));
+        }
+        let saved = self.ctx.font();
+        self.ctx.set_font(&font);
+        let width = self.ctx.measure_text(text).map(|m| m.width());
+        self.ctx.set_font(&saved);
+        match width {
+            Ok(w) => Ok((w.round() as u32, height)),
+            Err(_) => self.inner.estimate_text_size(text, style),
+        }
     }
+}
+
+thread_local! {
+    /// Line height in CSS pixels by canvas font string (see `estimate_text_size`).
+    static LINE_HEIGHT: std::cell::RefCell<std::collections::HashMap<String, u32>> = Default::default();
 }
 
 /// Device pixels per CSS pixel (1 to 4).

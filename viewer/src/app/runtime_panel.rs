@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use nines_core::quantile::Level;
 
 use super::interact::{x_down, x_leave, x_move, x_up, x_wheel};
-use super::{canvas_size, draw_canvas, export, mark_drawn, now_ms, page, runtime_data, size_overlay, with_model};
+use super::{canvas_size, chart_data, draw_canvas, export, mark_drawn, now_ms, page, runtime_data, size_overlay, with_model};
 use crate::charts;
 use crate::state::ViewState;
 
@@ -65,6 +65,7 @@ pub(super) fn RuntimePanel() -> impl IntoView {
             with_model(|m| m.frames.insert("rate", f));
         }
         mark_drawn("rate", now_ms() - t1);
+        chart_data::read_ahead(&st, w);
     });
 
     view! {
