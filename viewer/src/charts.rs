@@ -6,6 +6,8 @@
 //! ranges) so the page can map the mouse back to data coordinates.
 
 use plotters::coord::Shift;
+
+use crate::backend::Backend;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -915,16 +917,9 @@ impl std::fmt::Display for Sci {
 pub fn to_svg(
     width: u32,
     height: u32,
-    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> DrawResult<Frame>,
+    draw: impl FnOnce(&DrawingArea<Backend<'_>, Shift>) -> DrawResult<Frame>,
 ) -> DrawResult<(String, Frame)> {
-    let mut buf = String::new();
-    let frame;
-    {
-        let root = SVGBackend::with_string(&mut buf, (width, height)).into_drawing_area();
-        frame = draw(&root)?;
-        root.present().map_err(e)?;
-    }
-    Ok((buf, frame))
+    crate::backend::svg(width, height, draw)
 }
 
 #[cfg(test)]
