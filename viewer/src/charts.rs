@@ -674,7 +674,9 @@ where
         empty_note(root, &f, "no runs shown")?;
     }
     // the traces drawn: each has one line per metric
-    let traces = s.lines.iter().map(|l| l.trace.as_str()).collect::<std::collections::BTreeSet<_>>().len();
+    // distinct traces (a few lines each; collecting into a set would compile one more copy
+    // of the standard sort)
+    let traces = s.lines.iter().enumerate().filter(|(i, l)| !s.lines[..*i].iter().any(|m| m.trace == l.trace)).count();
     let level_width = line_width(traces);
     // runs that are not the focus first, underneath it
     for l in s.lines.iter().filter(|l| l.faint).chain(s.lines.iter().filter(|l| !l.faint)) {
