@@ -310,7 +310,8 @@ impl ViewState {
                 "lv" => {
                     let lv: Option<Vec<u32>> = v.split(',').map(|x| x.parse::<u32>().ok().filter(|k| (1..=9).contains(k))).collect();
                     if let Some(mut lv) = lv {
-                        lv.sort_unstable();
+                        // the shared sort (nines_core::sort): a few levels, no copy of the std sort of its own
+                        nines_core::sort::sort_by(&mut lv, u32::cmp);
                         lv.dedup();
                         s.levels = lv;
                     }
