@@ -84,7 +84,13 @@ impl DrawingBackend for Backend<'_> {
     fn draw_line<S: BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, style: &S) -> Result<(), Kind> {
         each!(self, b => b.draw_line(from, to, style))
     }
-    fn draw_rect<S: BackendStyle>(&mut self, upper_left: BackendCoord, bottom_right: BackendCoord, style: &S, fill: bool) -> Result<(), Kind> {
+    fn draw_rect<S: BackendStyle>(
+        &mut self,
+        upper_left: BackendCoord,
+        bottom_right: BackendCoord,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), Kind> {
         each!(self, b => b.draw_rect(upper_left, bottom_right, style, fill))
     }
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, path: I, style: &S) -> Result<(), Kind> {
