@@ -64,13 +64,13 @@ mod tests {
                 })
                 .collect();
             let mut want = v.clone();
-            want.sort_by(|a, b| a.0.cmp(&b.0));
+            want.sort_by_key(|a| a.0);
             let mut got = v.clone();
             sort_by(&mut got, |a, b| a.0.cmp(&b.0));
             assert_eq!(got, want, "n = {n}");
             let mut got = v;
             sort_by_f64(&mut got, |a| -(a.0 as f64));
-            want.sort_by(|a, b| b.0.cmp(&a.0));
+            want.sort_by_key(|a| std::cmp::Reverse(a.0));
             assert_eq!(got, want, "n = {n}, descending");
         }
     }
