@@ -282,7 +282,9 @@ fn header_line(
             *base_time = Some(header_number(line, "#[BaseTime:", "BaseTime")?);
         } else if let Some(json) = line.strip_prefix(META_PREFIX) {
             let json = json.trim_end().strip_suffix(']').unwrap_or(json);
-            match serde_json::from_str::<Value>(json) {
+            // from_slice like every other JSON read of the crate: each of serde_json's readers
+            // (str, slice) is a separate compiled copy of its parser
+            match serde_json::from_slice::<Value>(json.as_bytes()) {
                 Ok(Value::Object(m)) => {
                     RunMeta::from_map(m.clone()).map_err(ArchiveErrorKind::Meta)?;
                     meta.extend(m)

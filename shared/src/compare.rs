@@ -98,7 +98,7 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     if v.is_empty() {
         return None;
     }
-    v.sort_by(f64::total_cmp);
+    crate::sort::sort_by_f64(&mut v, |&x| x);
     Some(v[v.len().div_ceil(2) - 1])
 }
 
@@ -212,7 +212,10 @@ pub fn compare_stats<B: std::borrow::Borrow<RunStats>, C: std::borrow::Borrow<Ru
         }
     }
     // directions first, then auxiliary measures, "all" last (as in stats)
-    tags.sort_by_key(|t| (t == crate::run::ALL, !is_direction(Some(t))));
+    crate::sort::sort_by(&mut tags, |a, b| {
+        let key = |t: &String| (t == crate::run::ALL, !is_direction(Some(t)));
+        key(a).cmp(&key(b))
+    });
     let per_side = |runs: &[&Run], stats: &[&RunStats], tag: &str| {
         let iops: Vec<_> = runs.iter().zip(stats).map(|(r, s)| iops_of(r, tag, &s.tags[tag])).collect();
         let mean: Vec<_> = stats.iter().map(|s| mean_of(&s.tags[tag])).collect();

@@ -130,7 +130,7 @@ pub fn parse_steps(s: &str) -> Result<Vec<f64>, String> {
         }
         v.push(p);
     }
-    v.sort_by(f64::total_cmp);
+    crate::sort::sort_by_f64(&mut v, |&x| x);
     let n = v.len();
     v.dedup();
     if v.len() != n {

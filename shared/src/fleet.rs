@@ -119,7 +119,7 @@ pub fn merge(sources: &[Source], opts: &Options) -> Result<Run, MergeError> {
     let host = |r: &Run| r.meta.host.as_ref().and_then(|h| h.hostname.clone());
     let one_clock = host(sources[0].run).is_some() && sources.iter().all(|s| host(s.run) == host(sources[0].run));
     let mut stated: Vec<f64> = sources.iter().filter_map(|s| clock(s.run)).collect();
-    stated.sort_by(|a, b| b.total_cmp(a));
+    crate::sort::sort_by_f64(&mut stated, |&x| -x);
     let clocks_apart = if one_clock { 0.0 } else { stated.iter().take(2).sum::<f64>() };
     let tolerance = opts.tolerance_s.unwrap_or_else(|| clocks_apart.max(MIN_TOLERANCE_S));
     let lengths: Vec<Result<f64, String>> = sources.iter().map(|s| window_length(s.run)).collect();

@@ -47,6 +47,7 @@ pub mod pyramid;
 pub mod quantile;
 pub mod run;
 pub mod series;
+pub mod sort;
 pub mod spec;
 pub mod stats;
 pub mod steady;

@@ -236,11 +236,22 @@ impl<T: Field> Field for Vec<T> {
 }
 
 impl Field for BTreeMap<String, u64> {
+    // inserts, not collect: collecting into a BTreeMap (serde_json's Map is one) sorts the
+    // items first, one more compiled copy of the standard sort (see crate::sort)
     fn from_json(v: Value) -> Result<Self, String> {
-        Map::from_json(v)?.into_iter().map(|(k, x)| u64::from_json(x).map(|n| (k.clone(), n)).map_err(|e| format!("'{k}': {e}"))).collect()
+        let mut out = BTreeMap::new();
+        for (k, x) in Map::from_json(v)? {
+            let n = u64::from_json(x).map_err(|e| format!("'{k}': {e}"))?;
+            out.insert(k, n);
+        }
+        Ok(out)
     }
     fn to_json(&self) -> Value {
-        Value::Object(self.iter().map(|(k, n)| (k.clone(), Value::from(*n))).collect())
+        let mut m = Map::new();
+        for (k, n) in self {
+            m.insert(k.clone(), Value::from(*n));
+        }
+        Value::Object(m)
     }
 }
 

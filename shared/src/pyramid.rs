@@ -197,7 +197,7 @@ fn slots_of(run: &Run, dir: &Direction) -> Vec<Slot> {
             }
         })
         .collect();
-    idx.sort_by(|&a, &b| run.windows[a].start_s.total_cmp(&run.windows[b].start_s));
+    crate::sort::sort_by_f64(&mut idx, |&a| run.windows[a].start_s);
     let mut slots: Vec<Slot> = Vec::new();
     let mut cum = 0;
     for i in idx {

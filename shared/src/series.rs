@@ -52,7 +52,7 @@ pub fn direction_windows(run: &Run, dir: &Direction) -> Vec<Window> {
         Direction::Tag(t) => run.windows_of(t.as_deref()).collect(),
         Direction::All => run.windows.iter().filter(|w| is_direction(w.tag.as_deref())).collect(),
     };
-    ws.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+    crate::sort::sort_by_f64(&mut ws, |w| w.start_s);
     if matches!(dir, Direction::Tag(_)) {
         return ws.into_iter().cloned().collect();
     }

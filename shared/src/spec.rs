@@ -168,7 +168,7 @@ pub fn envelope(limits: &[&Limit], tag: &str) -> Vec<(f64, f64)> {
             Metric::Mean | Metric::Iops => None,
         })
         .collect();
-    corners.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    crate::sort::sort_by(&mut corners, |a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
     let mut out: Vec<(f64, f64)> = Vec::with_capacity(corners.len());
     for (x, share) in corners {
         if share < out.last().map_or(1.0, |c| c.1) {
@@ -584,8 +584,10 @@ fn directions(run: &Run, from: f64, to: f64) -> (BTreeMap<String, Direction>, f6
     let start = windows.iter().map(|w| w.start_s).fold(f64::INFINITY, f64::min);
     let end = windows.iter().map(|w| w.end_s()).fold(f64::NEG_INFINITY, f64::max);
     let duration = if end > start { end - start } else { 0.0 };
-    let mut out: BTreeMap<String, Direction> =
-        tags.into_iter().map(|(t, (a, w))| (t, Direction { hist: a.finish(), windows: w })).collect();
+    // extend, not collect: collecting into a BTreeMap sorts its items first, one more
+    // compiled copy of the standard sort (see crate::sort)
+    let mut out: BTreeMap<String, Direction> = BTreeMap::new();
+    out.extend(tags.into_iter().map(|(t, (a, w))| (t, Direction { hist: a.finish(), windows: w })));
     if untagged_only {
         // a log without tags: its one direction is the whole run
         if let Some(d) = out.pop_first() {
@@ -593,7 +595,7 @@ fn directions(run: &Run, from: f64, to: f64) -> (BTreeMap<String, Direction>, f6
         }
     } else if let Some(a) = all_acc {
         let mut w: Vec<WindowCount> = all.into_values().collect();
-        w.sort_by(|a, b| a.0.total_cmp(&b.0));
+        crate::sort::sort_by_f64(&mut w, |c| c.0);
         out.insert(ALL.into(), Direction { hist: a.finish(), windows: w });
     }
     (out, duration)

@@ -59,7 +59,7 @@ pub fn param_names(runs: &[&Run]) -> Vec<String> {
     let mut out = numeric_keys(runs, "param");
     for k in numeric_keys(runs, "workload") {
         let mut vals: Vec<f64> = runs.iter().filter_map(|r| r.meta.workload_value(&k).as_ref().and_then(number)).collect();
-        vals.sort_by(f64::total_cmp);
+        crate::sort::sort_by_f64(&mut vals, |&x| x);
         vals.dedup();
         if vals.len() >= 2 && !out.contains(&k) {
             out.push(k);
@@ -225,7 +225,7 @@ pub fn sweep<B: std::borrow::Borrow<Run>, C: std::borrow::Borrow<Run>>(
         });
         rows.push(Row { param: v, config, base: b, cand: c, change });
     }
-    rows.sort_by(|a, b| a.config.cmp(&b.config).then(a.param.total_cmp(&b.param)));
+    crate::sort::sort_by(&mut rows, |a, b| a.config.cmp(&b.config).then(a.param.total_cmp(&b.param)));
     Ok(SweepTable { param: param.into(), tag: tag.into(), rows })
 }
 

@@ -25,6 +25,7 @@ use wasm_bindgen::JsCast;
 use nines_core::pyramid::time_range_of_ios;
 use nines_core::series::Direction;
 
+use crate::backend::Backend;
 use crate::charts::Frame;
 use crate::panels::{self, dir_key, directions_of, trace_style, Trace};
 use crate::state::{DirMode, ViewState};
@@ -40,6 +41,7 @@ mod dom;
 mod export;
 mod heatmap;
 mod hidpi;
+pub(crate) use hidpi::HiDpi;
 mod hist_panel;
 mod interact;
 mod judge;
@@ -319,11 +321,11 @@ fn ctx2d(c: &web_sys::HtmlCanvasElement) -> Option<web_sys::CanvasRenderingConte
 
 fn draw_canvas(
     canvas: &web_sys::HtmlCanvasElement,
-    draw: impl FnOnce(&DrawingArea<hidpi::HiDpi, plotters::coord::Shift>) -> Result<Frame, String>,
+    draw: impl FnOnce(&DrawingArea<Backend<'_>, plotters::coord::Shift>) -> Result<Frame, String>,
 ) -> Option<Frame> {
     let ctx = ctx_css(canvas)?;
     let inner = CanvasBackend::with_canvas_object(canvas.clone())?;
-    let root = hidpi::HiDpi::new(inner, ctx, css_size(canvas)).into_drawing_area();
+    let root = Backend::canvas(HiDpi::new(inner, ctx, css_size(canvas))).into_drawing_area();
     let f = draw(&root);
     let _ = root.present();
     match f {

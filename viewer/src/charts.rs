@@ -6,6 +6,8 @@
 //! ranges) so the page can map the mouse back to data coordinates.
 
 use plotters::coord::Shift;
+
+use crate::backend::Backend;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -672,7 +674,9 @@ where
         empty_note(root, &f, "no runs shown")?;
     }
     // the traces drawn: each has one line per metric
-    let traces = s.lines.iter().map(|l| l.trace.as_str()).collect::<std::collections::BTreeSet<_>>().len();
+    // distinct traces (a few lines each; collecting into a set would compile one more copy
+    // of the standard sort)
+    let traces = s.lines.iter().enumerate().filter(|(i, l)| !s.lines[..*i].iter().any(|m| m.trace == l.trace)).count();
     let level_width = line_width(traces);
     // runs that are not the focus first, underneath it
     for l in s.lines.iter().filter(|l| l.faint).chain(s.lines.iter().filter(|l| !l.faint)) {
@@ -915,16 +919,9 @@ impl std::fmt::Display for Sci {
 pub fn to_svg(
     width: u32,
     height: u32,
-    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> DrawResult<Frame>,
+    draw: impl FnOnce(&DrawingArea<Backend<'_>, Shift>) -> DrawResult<Frame>,
 ) -> DrawResult<(String, Frame)> {
-    let mut buf = String::new();
-    let frame;
-    {
-        let root = SVGBackend::with_string(&mut buf, (width, height)).into_drawing_area();
-        frame = draw(&root)?;
-        root.present().map_err(e)?;
-    }
-    Ok((buf, frame))
+    crate::backend::svg(width, height, draw)
 }
 
 #[cfg(test)]

@@ -6,6 +6,8 @@
 //! backend.
 
 use plotters::coord::Shift;
+
+use crate::backend::Backend;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -339,16 +341,9 @@ fn draw_legend<DB: DrawingBackend>(strip: &DrawingArea<DB, Shift>, left: i32, wi
 pub fn to_svg(
     width: u32,
     height: u32,
-    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> DrawResult<Vec<Frame>>,
+    draw: impl FnOnce(&DrawingArea<Backend<'_>, Shift>) -> DrawResult<Vec<Frame>>,
 ) -> DrawResult<(String, Vec<Frame>)> {
-    let mut buf = String::new();
-    let frames;
-    {
-        let root = SVGBackend::with_string(&mut buf, (width, height)).into_drawing_area();
-        frames = draw(&root)?;
-        root.present().map_err(e)?;
-    }
-    Ok((buf, frames))
+    crate::backend::svg(width, height, draw)
 }
 
 #[cfg(test)]

@@ -192,7 +192,7 @@ fn sweep_y(p: &SweepPanel) -> Scale {
 /// The x axis of a sweep: log over the parameter values, with a tick at each value.
 pub fn sweep_x(values: &[f64]) -> (Scale, Vec<(f64, String)>) {
     let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite() && *x > 0.0).collect();
-    v.sort_by(f64::total_cmp);
+    nines_core::sort::sort_by_f64(&mut v, |&x| x);
     v.dedup();
     let (lo, hi) = match (v.first(), v.last()) {
         (Some(&a), Some(&b)) if b > a => (a / 1.25, b * 1.25),

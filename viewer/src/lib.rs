@@ -10,6 +10,7 @@
 //! worker makes of a raw run ([`summarise`]) are plain Rust, tested natively; the app itself
 //! (`app`: one Leptos component per panel, the loading, the canvases) exists only on wasm32.
 
+pub mod backend;
 pub mod charts;
 pub mod heat_chart;
 pub mod judge_charts;

@@ -310,12 +310,13 @@ impl ViewState {
                 "lv" => {
                     let lv: Option<Vec<u32>> = v.split(',').map(|x| x.parse::<u32>().ok().filter(|k| (1..=9).contains(k))).collect();
                     if let Some(mut lv) = lv {
-                        lv.sort_unstable();
+                        // the shared sort (nines_core::sort): a few levels, no copy of the std sort of its own
+                        nines_core::sort::sort_by(&mut lv, u32::cmp);
                         lv.dedup();
                         s.levels = lv;
                     }
                 }
-                "hide" => s.hidden = v.split(',').filter_map(|x| x.parse::<usize>().ok()).filter(|&i| i < 100_000).collect(),
+                "hide" => s.hidden = indices(v),
                 "x" => s.x_ios = v == "ios",
                 "zoom" => s.zoom = pair(v),
                 "sel" => s.sel = pair(v),
@@ -326,7 +327,7 @@ impl ViewState {
                     }
                 }
                 "rate" => s.rate = if v == "mbps" { RateMode::Mbps } else { RateMode::Iops },
-                "base" => s.base = v.split(',').filter_map(|x| x.parse::<usize>().ok()).filter(|&i| i < 100_000).collect(),
+                "base" => s.base = indices(v),
                 "cset" => s.cset = v == "1",
                 "sweep" => s.sweep = param_name(v),
                 "curve" => s.curve = matches!(v, "0" | "1").then_some(v == "1"),
@@ -374,6 +375,15 @@ impl ViewState {
 /// without one, runs with several directions open with each shown.
 pub fn dir_in_hash(hash: &str) -> bool {
     hash.trim_start_matches('#').split('&').any(|kv| kv.split_once('=').is_some_and(|(k, v)| k == "dir" && DirMode::from_key(v).is_some()))
+}
+
+/// Run indices of a hash's comma list (`hide=1,3`), unparsable or absurd ones left out.
+/// Inserted one by one: collecting into a BTreeSet sorts the items first, one more compiled
+/// copy of the standard sort in the wasm.
+fn indices(v: &str) -> BTreeSet<usize> {
+    let mut out = BTreeSet::new();
+    out.extend(v.split(',').filter_map(|x| x.parse::<usize>().ok()).filter(|&i| i < 100_000));
+    out
 }
 
 #[cfg(test)]

@@ -215,7 +215,7 @@ pub fn combine(name: &str, runs: &[Run]) -> Result<Run, CountError> {
             }
         }
     }
-    windows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+    crate::sort::sort_by_f64(&mut windows, |w| w.start_s);
     out.windows = windows;
     // Every other key: the first run's value (a key, with its typed value, at the top level).
     let mut rest = serde_json::Map::new();

@@ -133,7 +133,7 @@ pub fn label(mut runs: Vec<Run>) -> Vec<Run> {
         r.name = p.iter().map(|(k, v)| format!("{k}={}", text_of(v))).collect::<Vec<_>>().join(", ");
         r.meta.param = p;
     }
-    runs.sort_by(|a, b| {
+    crate::sort::sort_by(&mut runs, |a, b| {
         let (pa, pb) = (&a.meta.param, &b.meta.param);
         match (pa.is_empty(), pb.is_empty()) {
             (false, false) => {

@@ -66,7 +66,7 @@ pub(super) fn Controls() -> impl IntoView {
                     <button data-testid=format!("level-{k}") title=format!("{} ({k} nines) on the runtime chart", Level::nines(k).label)
                         class:active=move || state.with(|s| s.levels.contains(&k))
                         on:click=move |_| set(Box::new(move |s| {
-                            if let Some(i) = s.levels.iter().position(|&x| x == k) { s.levels.remove(i); } else { s.levels.push(k); s.levels.sort_unstable(); }
+                            if let Some(i) = s.levels.iter().position(|&x| x == k) { s.levels.remove(i); } else { s.levels.push(k); nines_core::sort::sort_by(&mut s.levels, u32::cmp); }
                         }))>{k.to_string()}</button>
                 }).collect_view()}
             </div>

@@ -16,7 +16,7 @@ use plotters::prelude::*;
 use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind};
 use plotters_canvas::CanvasBackend;
 
-pub(super) struct HiDpi {
+pub(crate) struct HiDpi {
     inner: CanvasBackend,
     ctx: web_sys::CanvasRenderingContext2d,
     /// Size in CSS pixels.
@@ -40,7 +40,7 @@ impl Pen {
 }
 
 impl HiDpi {
-    pub(super) fn new(inner: CanvasBackend, ctx: web_sys::CanvasRenderingContext2d, size: (u32, u32)) -> HiDpi {
+    pub(crate) fn new(inner: CanvasBackend, ctx: web_sys::CanvasRenderingContext2d, size: (u32, u32)) -> HiDpi {
         HiDpi { inner, ctx, size, open: None }
     }
 

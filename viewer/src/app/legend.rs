@@ -50,7 +50,8 @@ pub(super) fn Legend() -> impl IntoView {
             Some("show-all") => set(Box::new(|s| s.hidden.clear())),
             Some("hide-all") => {
                 let n = with_model(|m| m.runs.len());
-                set(Box::new(move |s| s.hidden = (0..n).collect()));
+                // extend, not collect: a collected BTreeSet sorts first (one more sort in the wasm)
+                set(Box::new(move |s| s.hidden.extend(0..n)));
             }
             Some("focus") => {
                 if let Some(i) = t.get_attribute("data-run").and_then(|v| v.parse::<usize>().ok()) {

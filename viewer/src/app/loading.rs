@@ -258,7 +258,8 @@ pub(super) fn embedded_view() -> Option<String> {
         return js_sys::Reflect::get(&v, &"view".into()).ok()?.as_string();
     }
     let text = web_sys::window()?.document()?.get_element_by_id("nines-runs")?.text_content()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    // from_slice, as everywhere: one compiled copy of serde_json's parser, not two
+    let v: serde_json::Value = serde_json::from_slice(text.as_bytes()).ok()?;
     v.get("view")?.as_str().map(str::to_string)
 }
 
@@ -288,7 +289,7 @@ fn embedded_runs() -> Option<EmbeddedRuns> {
     if text.trim().is_empty() {
         return None;
     }
-    let v: serde_json::Value = match serde_json::from_str(&text) {
+    let v: serde_json::Value = match serde_json::from_slice(text.as_bytes()) {
         Ok(v) => v,
         Err(e) => {
             return Some(vec![("embedded runs".into(), Pending::Ready(Err(format!("the page's embedded runs are not valid JSON: {e}"))))])

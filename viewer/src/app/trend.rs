@@ -35,7 +35,7 @@ thread_local! {
 
 /// Keep the site's runs for the trend, in start order.
 pub(super) fn set_site(mut runs: Vec<SiteRun>) {
-    runs.sort_by(|a, b| match (a.summary.start, b.summary.start) {
+    nines_core::sort::sort_by(&mut runs, |a, b| match (a.summary.start, b.summary.start) {
         (Some(x), Some(y)) => x.total_cmp(&y),
         (Some(_), None) => std::cmp::Ordering::Less,
         (None, Some(_)) => std::cmp::Ordering::Greater,
@@ -77,7 +77,10 @@ fn open(i: usize, state: RwSignal<ViewState>, version: RwSignal<u64>, errors: Rw
     let show_only = move |idx: usize| {
         let n = with_model(|m| m.runs.len());
         busy();
-        state.update(|s| s.hidden = (0..n).filter(|&j| j != idx).collect());
+        state.update(|s| {
+            s.hidden.clear();
+            s.hidden.extend((0..n).filter(|&j| j != idx));
+        });
     };
     if let Some(idx) = with_model(|m| m.runs.iter().position(|l| l.file == r.file)) {
         show_only(idx);

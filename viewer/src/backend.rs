@@ -1,0 +1,130 @@
+//! The one drawing backend every chart is drawn through: plotters' SVG backend (the exports,
+//! the native tests) or, in the browser, the page's canvas.
+//!
+//! The chart functions are generic over plotters' `DrawingBackend`, and so is most of
+//! plotters (chart builders, axes, series): each backend type a chart is drawn with gets its
+//! own copy of all that code (Rust monomorphises generics, see "Generic Data Types" in The
+//! Rust Programming Language, and `twiggy monos` lists the copies). Drawing the page on a
+//! canvas and the exports as SVG with two backend types put two copies of every chart and of
+//! plotters in the viewer's wasm. With this enum there is one type, so one copy; what a
+//! drawing call costs is one `match` on the variant.
+
+use plotters::prelude::*;
+use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind};
+
+/// A backend: SVG into a string, or (wasm32 only) the page's canvas.
+pub enum Backend<'a> {
+    Svg(SVGBackend<'a>),
+    #[cfg(target_arch = "wasm32")]
+    Canvas(Canvas),
+}
+
+/// The page's canvas (the wrapper that draws it in CSS pixels and joins strokes).
+#[cfg(target_arch = "wasm32")]
+pub struct Canvas(crate::app::HiDpi);
+
+#[cfg(target_arch = "wasm32")]
+impl Backend<'static> {
+    pub(crate) fn canvas(c: crate::app::HiDpi) -> Backend<'static> {
+        Backend::Canvas(Canvas(c))
+    }
+}
+
+/// A backend's error, as text (the charts report errors as text anyway).
+#[derive(Debug)]
+pub struct BackendError(String);
+
+impl std::fmt::Display for BackendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BackendError {}
+
+type Kind = DrawingErrorKind<BackendError>;
+
+fn cast<E: std::error::Error + Send + Sync>(e: DrawingErrorKind<E>) -> Kind {
+    match e {
+        DrawingErrorKind::DrawingError(e) => DrawingErrorKind::DrawingError(BackendError(e.to_string())),
+        DrawingErrorKind::FontError(e) => DrawingErrorKind::FontError(e),
+    }
+}
+
+/// Calls the same method on whichever backend this is, with its error made a [`BackendError`].
+macro_rules! each {
+    ($self:expr, $b:ident => $call:expr) => {
+        match $self {
+            Backend::Svg($b) => $call.map_err(cast),
+            #[cfg(target_arch = "wasm32")]
+            Backend::Canvas(Canvas($b)) => $call.map_err(cast),
+        }
+    };
+}
+
+impl DrawingBackend for Backend<'_> {
+    type ErrorType = BackendError;
+
+    fn get_size(&self) -> (u32, u32) {
+        match self {
+            Backend::Svg(b) => b.get_size(),
+            #[cfg(target_arch = "wasm32")]
+            Backend::Canvas(Canvas(b)) => b.get_size(),
+        }
+    }
+    fn ensure_prepared(&mut self) -> Result<(), Kind> {
+        each!(self, b => b.ensure_prepared())
+    }
+    fn present(&mut self) -> Result<(), Kind> {
+        each!(self, b => b.present())
+    }
+    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Result<(), Kind> {
+        each!(self, b => b.draw_pixel(point, color))
+    }
+    fn draw_line<S: BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, style: &S) -> Result<(), Kind> {
+        each!(self, b => b.draw_line(from, to, style))
+    }
+    fn draw_rect<S: BackendStyle>(
+        &mut self,
+        upper_left: BackendCoord,
+        bottom_right: BackendCoord,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), Kind> {
+        each!(self, b => b.draw_rect(upper_left, bottom_right, style, fill))
+    }
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, path: I, style: &S) -> Result<(), Kind> {
+        each!(self, b => b.draw_path(path, style))
+    }
+    fn draw_circle<S: BackendStyle>(&mut self, center: BackendCoord, radius: u32, style: &S, fill: bool) -> Result<(), Kind> {
+        each!(self, b => b.draw_circle(center, radius, style, fill))
+    }
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, vert: I, style: &S) -> Result<(), Kind> {
+        each!(self, b => b.fill_polygon(vert, style))
+    }
+    fn draw_text<T: BackendTextStyle>(&mut self, text: &str, style: &T, pos: BackendCoord) -> Result<(), Kind> {
+        each!(self, b => b.draw_text(text, style, pos))
+    }
+    fn estimate_text_size<T: BackendTextStyle>(&self, text: &str, style: &T) -> Result<(u32, u32), Kind> {
+        each!(self, b => b.estimate_text_size(text, style))
+    }
+    fn blit_bitmap(&mut self, pos: BackendCoord, size: (u32, u32), src: &[u8]) -> Result<(), Kind> {
+        each!(self, b => b.blit_bitmap(pos, size, src))
+    }
+}
+
+/// Draw into an SVG string of `width` x `height` pixels (the exports, tests).
+pub fn svg<T>(
+    width: u32,
+    height: u32,
+    draw: impl FnOnce(&DrawingArea<Backend<'_>, plotters::coord::Shift>) -> Result<T, String>,
+) -> Result<(String, T), String> {
+    let mut buf = String::new();
+    let out;
+    {
+        let root = Backend::Svg(SVGBackend::with_string(&mut buf, (width, height))).into_drawing_area();
+        out = draw(&root)?;
+        root.present().map_err(|e| format!("{e:?}"))?;
+    }
+    Ok((buf, out))
+}
