@@ -50,6 +50,7 @@ pub mod series;
 pub mod spec;
 pub mod stats;
 pub mod steady;
+pub mod summarise;
 pub mod sweep_table;
 pub mod table;
 pub mod tag;
