@@ -20,7 +20,17 @@ fn main() {
 
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=NINES_VIEWER_BUNDLE");
-    for p in ["viewer/src", "viewer/Cargo.toml", "static", "shared/src", "shared/Cargo.toml", "Cargo.toml", "Cargo.lock"] {
+    for p in [
+        "viewer/src",
+        "viewer/Cargo.toml",
+        "worker/src",
+        "worker/Cargo.toml",
+        "static",
+        "shared/src",
+        "shared/Cargo.toml",
+        "Cargo.toml",
+        "Cargo.lock",
+    ] {
         println!("cargo:rerun-if-changed={}", root.join(p).display());
     }
 

@@ -194,7 +194,17 @@ fn site_adds_runs_and_keeps_the_ones_there() {
     let site = d.path().join("site");
     let s = site.to_str().unwrap();
     nines_ok(&["site", &data("java-rw.hlog"), "-o", s]);
-    for f in ["index.html", "style.css", "nines_viewer.js", "nines_viewer_bg.wasm", "manifest.json", "runs/java-rw.hlog"] {
+    for f in [
+        "index.html",
+        "style.css",
+        "worker.js",
+        "nines_viewer.js",
+        "nines_viewer_bg.wasm",
+        "nines_worker.js",
+        "nines_worker_bg.wasm",
+        "manifest.json",
+        "runs/java-rw.hlog",
+    ] {
         assert!(site.join(f).is_file(), "{f}");
     }
     // the same name with other bytes gets a numbered file; the same file again is kept once

@@ -146,9 +146,12 @@ fn view_serves_the_runs_behind_its_token_only_and_stops_on_sigint() {
     let wasm = get(&host, &t("nines_viewer_bg.wasm"), "");
     assert_eq!((wasm.status, header(&wasm, "content-type")), (200, Some("application/wasm")));
     assert_eq!(&wasm.body[..4], b"\0asm");
-    for f in ["style.css", "worker.js", "nines_viewer.js", "index.html"] {
+    for f in ["style.css", "worker.js", "nines_viewer.js", "index.html", "nines_worker.js"] {
         assert_eq!(get(&host, &t(f), "").status, 200, "{f}");
     }
+    let worker = get(&host, &t("nines_worker_bg.wasm"), "");
+    assert_eq!((worker.status, header(&worker, "content-type")), (200, Some("application/wasm")));
+    assert_eq!(&worker.body[..4], b"\0asm");
     let manifest: Value = serde_json::from_slice(&get(&host, &t("manifest.json"), "").body).unwrap();
     let runs = manifest["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2, "{manifest}");

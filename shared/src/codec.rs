@@ -68,9 +68,9 @@ pub fn decode(bytes: &[u8]) -> Result<Hist, DecodeError> {
 /// Decodes many histograms, reusing its inflater and buffers: creating a DEFLATE state per
 /// histogram costs more than decoding a typical window.
 pub struct Decoder {
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(any(not(target_arch = "wasm32"), feature = "wasm-zlib-rs"))]
     inflater: zlib_rs::Inflate,
-    #[cfg(target_arch = "wasm32")]
+    #[cfg(all(target_arch = "wasm32", not(feature = "wasm-zlib-rs")))]
     inflater: Box<miniz_oxide::inflate::core::DecompressorOxide>,
     raw: Vec<u8>,
     inflated: Vec<u8>,
@@ -86,9 +86,9 @@ impl Default for Decoder {
 
 impl Decoder {
     pub fn new() -> Decoder {
-        #[cfg(not(target_arch = "wasm32"))]
+        #[cfg(any(not(target_arch = "wasm32"), feature = "wasm-zlib-rs"))]
         let inflater = zlib_rs::Inflate::new(true, 15);
-        #[cfg(target_arch = "wasm32")]
+        #[cfg(all(target_arch = "wasm32", not(feature = "wasm-zlib-rs")))]
         let inflater = Box::default();
         Decoder { inflater, raw: Vec::new(), inflated: Vec::new(), inflated_len: 0, scratch: Scratch::default() }
     }
@@ -149,7 +149,7 @@ impl Decoder {
     /// (callgrind: 558 M against 707 M). The output buffer is zeroed once and reused; with
     /// `Finish` and an output buffer that takes the whole result, zlib keeps no sliding
     /// window, so nothing is copied twice. The adler32 checksum is verified.
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(any(not(target_arch = "wasm32"), feature = "wasm-zlib-rs"))]
     fn inflate(&mut self, body: &[u8], limit: usize) -> Result<(), DecodeError> {
         use zlib_rs::{InflateFlush, Status};
         self.inflater.reset(true);
@@ -183,10 +183,11 @@ impl Decoder {
         }
     }
 
-    /// The same in the browser with miniz_oxide's core inflater (zlib-rs adds 14 KB of
-    /// gzipped wasm for about a sixth of the decode time there): the output buffer is the
-    /// window (non-wrapping mode), zeroed once and reused; the adler32 checksum is verified.
-    #[cfg(target_arch = "wasm32")]
+    /// The same in the viewer's page with miniz_oxide's core inflater (zlib-rs adds 14 KB of
+    /// gzipped wasm for about a sixth of the decode time there; the workers' module, built
+    /// with the `wasm-zlib-rs` feature, takes zlib-rs): the output buffer is the window
+    /// (non-wrapping mode), zeroed once and reused; the adler32 checksum is verified.
+    #[cfg(all(target_arch = "wasm32", not(feature = "wasm-zlib-rs")))]
     fn inflate(&mut self, body: &[u8], limit: usize) -> Result<(), DecodeError> {
         use miniz_oxide::inflate::core::{decompress, inflate_flags::*};
         use miniz_oxide::inflate::TINFLStatus;

@@ -328,20 +328,49 @@ fn metrics(h: &Hist) -> [u64; METRICS] {
     let layout = h.layout();
     match h.small_buckets() {
         // the usual case: bucket indexes walked, only the hits turned into values
-        Some(b) => metrics_of(h, b, |i| layout.value_of_index(i as usize).map_or(u64::MAX, |v| layout.highest_equivalent(v))),
+        Some(b) => metrics_of(h.count(), h.max(), b, |i| index_top(layout, i)),
         None => {
             let b: Vec<(u64, u64)> = h.buckets().collect();
-            metrics_of(h, b.into_iter(), |v| layout.highest_equivalent(v))
+            metrics_of(h.count(), h.max(), b.into_iter(), |v| layout.highest_equivalent(v))
         }
     }
 }
 
-/// [`metrics`] over buckets given as `(key, count)`, ascending, `top(key)` being the highest
-/// value of a key's bucket.
-fn metrics_of<K: Copy>(h: &Hist, buckets: impl DoubleEndedIterator<Item = (K, u64)> + Clone, top: impl Fn(K) -> u64) -> [u64; METRICS] {
-    let n = h.count();
+/// The highest value of the bucket at counts-array index `i`.
+fn index_top(layout: crate::hist::Layout, i: u32) -> u64 {
+    layout.value_of_index(i as usize).map_or(u64::MAX, |v| layout.highest_equivalent(v))
+}
+
+/// [`metrics`] of the sum of two histograms, without writing the sum when the layouts agree
+/// and no count is spilled (the usual case): the sum's buckets walked from the two lists.
+/// `spare` holds the sum otherwise.
+fn metrics_of_sum(a: &Hist, b: &Hist, spare: &mut Hist) -> [u64; METRICS] {
+    let n = a.count() + b.count();
+    if n == 0 {
+        return [0; METRICS];
+    }
+    match a.small_union(b) {
+        Some(u) => {
+            let layout = a.layout();
+            metrics_of(n, a.max().max(b.max()), u, |i| index_top(layout, i))
+        }
+        None => {
+            a.merge_into(b, spare);
+            metrics(spare)
+        }
+    }
+}
+
+/// [`metrics`] over the buckets of a histogram of `n` I/Os whose largest is `max`, given as
+/// `(key, count)`, ascending, `top(key)` being the highest value of a key's bucket.
+fn metrics_of<K: Copy>(
+    n: u64,
+    max: u64,
+    buckets: impl DoubleEndedIterator<Item = (K, u64)> + Clone,
+    top: impl Fn(K) -> u64,
+) -> [u64; METRICS] {
     let mut out = [0u64; METRICS];
-    out[METRICS - 1] = h.max();
+    out[METRICS - 1] = max;
     if n == 0 {
         return out;
     }
@@ -388,30 +417,8 @@ fn metrics_of<K: Copy>(h: &Hist, buckets: impl DoubleEndedIterator<Item = (K, u6
 }
 
 impl Trace {
-    /// The metrics of every level, merged bottom up: level k + 1's groups are sums of two of
-    /// level k's, so every bucket of a level is merged once (the pyramid's own points merge up
-    /// to 2^k windows each below its stored levels). The merges go depth first ([`Merges`]).
-    fn from_pyramid(run: &Run, dir: Direction, p: &Pyramid) -> Trace {
-        let n = p.slots().len();
-        let levels = levels_for(n);
-        let mut raw: Vec<Vec<[u64; METRICS]>> = (0..levels).map(|k| Vec::with_capacity(n.div_ceil(1 << k))).collect();
-        let mut merges = Merges { pending: vec![None; levels], spare: Vec::new() };
-        for (i, s) in p.slots().iter().enumerate() {
-            let h = match s.windows.as_slice() {
-                [w] => Cow::Borrowed(&run.windows[*w].hist),
-                ws => {
-                    // the windows of every direction that start together, merged left to right
-                    let mut h = Cow::Borrowed(&run.windows[ws[0]].hist);
-                    for &w in &ws[1..] {
-                        let mut out = merges.spare();
-                        h.merge_into(&run.windows[w].hist, &mut out);
-                        merges.recycle(std::mem::replace(&mut h, Cow::Owned(out)));
-                    }
-                    h
-                }
-            };
-            merges.add(&mut raw, n, i, h);
-        }
+    /// The trace of a direction from its levels' metrics (see [`Merges`]).
+    fn of_levels(dir: Direction, p: &Pyramid, raw: Vec<Vec<[u64; METRICS]>>) -> Trace {
         let mut values: Vec<u64> = raw.iter().flatten().flatten().copied().collect();
         values.sort_unstable();
         values.dedup();
@@ -513,21 +520,42 @@ impl Trace {
     }
 }
 
-/// The pairwise merges of a trace's levels, depth first: a group is merged (and its metrics
-/// taken) as soon as its two halves are, and each half is dropped then, so at most one group
-/// per level waits for its sibling. Made level by level instead, each level of an hour of
-/// windows is megabytes of buckets, written by one pass and read again by the next from main
-/// memory; depth first, a merge reads what the last ones wrote, still in cache, and the bucket
-/// lists of merged groups are reused rather than allocated and freed one per merge. The
-/// groups, the merge of each and so every number are the same either way.
+/// The metrics of every level of one or more traces with the same slots, merged bottom up:
+/// level k + 1's groups are sums of two of level k's, so every bucket of a level is merged
+/// once (the pyramid's own points merge up to 2^k windows each below its stored levels).
+///
+/// The merges go depth first: a group is merged (and its metrics taken) as soon as its two
+/// halves are, and each half is dropped then, so at most one group per level waits for its
+/// sibling. Made level by level instead, each level of an hour of windows is megabytes of
+/// buckets, written by one pass and read again by the next from main memory; depth first, a
+/// merge reads what the last ones wrote, still in cache, and the bucket lists of merged groups
+/// are reused rather than allocated and freed one per merge. The groups, the merge of each and
+/// so every number are the same either way.
+///
+/// The traces are columns merged in step. With `sum`, the metrics of the sum of the columns'
+/// groups are taken too: those of "all" when the columns are the two directions and each
+/// of its slots is one window of each (a group of "all" is then the sum of the directions'
+/// groups of the same slots), so "all" needs no merges of its own.
 struct Merges<'a> {
-    /// Per level, its last group while it waits for its sibling.
-    pending: Vec<Option<Cow<'a, Hist>>>,
+    /// Slots of each trace.
+    n: usize,
+    /// Per column, per level, the metrics of its groups.
+    raw: Vec<Vec<Vec<[u64; METRICS]>>>,
+    /// Per level, the metrics of the sums of the columns' groups (with `sum`).
+    sum: Option<Vec<Vec<[u64; METRICS]>>>,
+    /// Per level, its last groups (one a column) while they wait for their siblings.
+    pending: Vec<Option<Vec<Cow<'a, Hist>>>>,
     /// Histograms whose bucket lists can be reused.
     spare: Vec<Hist>,
 }
 
 impl<'a> Merges<'a> {
+    fn new(columns: usize, n: usize, sum: bool) -> Merges<'a> {
+        let levels = levels_for(n);
+        let level = || (0..levels).map(|k| Vec::with_capacity(n.div_ceil(1 << k))).collect::<Vec<_>>();
+        Merges { n, raw: (0..columns).map(|_| level()).collect(), sum: sum.then(level), pending: vec![None; levels], spare: Vec::new() }
+    }
+
     fn spare(&mut self) -> Hist {
         self.spare.pop().unwrap_or_else(|| Hist::empty(crate::hist::Layout::default_ns()))
     }
@@ -538,32 +566,128 @@ impl<'a> Merges<'a> {
         }
     }
 
-    /// Point `i` of level 0 (of `n`): its metrics, and those of every group it completes.
-    fn add(&mut self, raw: &mut [Vec<[u64; METRICS]>], n: usize, mut i: usize, mut h: Cow<'a, Hist>) {
-        let levels = raw.len();
+    /// The metrics of groups `hs` (one a column) into level `k`.
+    fn push(&mut self, k: usize, hs: &[Cow<'a, Hist>]) {
         let point = |h: &Hist| if h.count() > 0 { metrics(h) } else { [0; METRICS] };
-        let mut m = point(&h);
-        for (k, level) in raw.iter_mut().enumerate() {
-            level.push(m);
+        for (c, h) in hs.iter().enumerate() {
+            let m = point(h);
+            self.raw[c][k].push(m);
+        }
+        if self.sum.is_some() {
+            let m = match hs {
+                [a, b] => {
+                    let mut spare = self.spare();
+                    let m = metrics_of_sum(a, b, &mut spare);
+                    self.spare.push(spare);
+                    m
+                }
+                // sums of two columns only (see Builder::new)
+                _ => unreachable!("the sum of {} columns", hs.len()),
+            };
+            if let Some(sum) = &mut self.sum {
+                sum[k].push(m);
+            }
+        }
+    }
+
+    /// Slot `i` of level 0 (of `n`), one histogram a column: its metrics, and those of every
+    /// group it completes.
+    fn add(&mut self, mut i: usize, mut hs: Vec<Cow<'a, Hist>>) {
+        let levels = self.pending.len();
+        for k in 0..levels {
+            self.push(k, &hs);
             if k + 1 == levels {
                 break;
             }
             if i % 2 == 1 {
                 let left = self.pending[k].take().expect("an odd group's sibling waits");
-                let mut out = self.spare();
-                left.merge_into(&h, &mut out);
-                self.recycle(left);
-                self.recycle(std::mem::replace(&mut h, Cow::Owned(out)));
-                m = point(&h);
-            } else if i + 1 < n.div_ceil(1 << k) {
-                self.pending[k] = Some(h);
+                for (c, l) in left.into_iter().enumerate() {
+                    let mut out = self.spare();
+                    l.merge_into(&hs[c], &mut out);
+                    self.recycle(l);
+                    let right = std::mem::replace(&mut hs[c], Cow::Owned(out));
+                    self.recycle(right);
+                }
+            } else if i + 1 < self.n.div_ceil(1 << k) {
+                self.pending[k] = Some(hs);
                 return;
+            } else {
+                // the last group of a level with an odd count: the next level's as it is
+                // (its metrics are taken again there, the same)
             }
-            // else the last group of a level with an odd count: the next level's as it is
             i /= 2;
         }
-        self.recycle(h);
+        for h in hs {
+            self.recycle(h);
+        }
     }
+}
+
+/// The traces of `dirs` (each with its pyramid), in order. Where "all" is the sum of two
+/// directions slot by slot (each of its slots one window of each, as nines records reads and
+/// writes), the two are merged in step and "all" from their groups; otherwise each direction
+/// on its own, "all" from its slots (the windows that start together merged).
+fn traces_of(run: &Run, pyramids: &[(Direction, Pyramid)]) -> Vec<Trace> {
+    let all = pyramids.iter().position(|(d, _)| matches!(d, Direction::All));
+    let parts: Vec<usize> = pyramids
+        .iter()
+        .enumerate()
+        .filter(|(_, (d, _))| matches!(d, Direction::Tag(t) if is_direction(t.as_deref())))
+        .map(|(i, _)| i)
+        .collect();
+    let in_step = all.filter(|&a| {
+        let slots = pyramids[a].1.slots();
+        parts.len() == 2
+            && parts.iter().all(|&p| pyramids[p].1.slots().len() == slots.len())
+            && slots.iter().enumerate().all(|(j, s)| {
+                s.windows.len() == 2
+                    && parts.iter().all(|&p| pyramids[p].1.slots()[j].windows.first().is_some_and(|w| s.windows.contains(w)))
+            })
+    });
+    let mut out: Vec<Option<Trace>> = vec![None; pyramids.len()];
+    if let Some(a) = in_step {
+        let p = &pyramids[a].1;
+        let n = p.slots().len();
+        let mut m = Merges::new(2, n, true);
+        for i in 0..n {
+            m.add(i, parts.iter().map(|&c| Cow::Borrowed(&run.windows[pyramids[c].1.slots()[i].windows[0]].hist)).collect());
+        }
+        let Merges { raw, sum, .. } = m;
+        for (&c, raw) in parts.iter().zip(raw) {
+            out[c] = Some(Trace::of_levels(pyramids[c].0.clone(), &pyramids[c].1, raw));
+        }
+        out[a] = Some(Trace::of_levels(Direction::All, p, sum.expect("the sum's levels")));
+    }
+    for (o, (d, p)) in out.iter_mut().zip(pyramids) {
+        if o.is_none() {
+            *o = Some(trace_alone(run, d.clone(), p));
+        }
+    }
+    out.into_iter().flatten().collect()
+}
+
+/// The trace of one direction from its own pyramid's slots.
+fn trace_alone(run: &Run, dir: Direction, p: &Pyramid) -> Trace {
+    let n = p.slots().len();
+    let mut merges = Merges::new(1, n, false);
+    for (i, s) in p.slots().iter().enumerate() {
+        let h = match s.windows.as_slice() {
+            [w] => Cow::Borrowed(&run.windows[*w].hist),
+            ws => {
+                // the windows of every direction that start together, merged left to right
+                let mut h = Cow::Borrowed(&run.windows[ws[0]].hist);
+                for &w in &ws[1..] {
+                    let mut out = merges.spare();
+                    h.merge_into(&run.windows[w].hist, &mut out);
+                    merges.recycle(std::mem::replace(&mut h, Cow::Owned(out)));
+                }
+                h
+            }
+        };
+        merges.add(i, vec![h]);
+    }
+    let raw = merges.raw.pop().expect("one column");
+    Trace::of_levels(dir, p, raw)
 }
 
 /// The directions of a run a compact form carries: every tag in order of first appearance,
@@ -613,7 +737,7 @@ impl<'a> Builder<'a> {
     pub fn new(run: &'a Run) -> Builder<'a> {
         // build() merges each group once: no stored levels needed
         let pyramids: Vec<(Direction, Pyramid)> = directions(run).into_iter().map(|d| (d.clone(), Pyramid::unstored(run, &d))).collect();
-        let traces = pyramids.iter().map(|(d, p)| Trace::from_pyramid(run, d.clone(), p)).collect();
+        let traces = traces_of(run, &pyramids);
         Builder { run, pyramids, traces }
     }
 

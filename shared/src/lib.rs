@@ -51,6 +51,7 @@ pub mod sort;
 pub mod spec;
 pub mod stats;
 pub mod steady;
+pub mod summarise;
 pub mod sweep_table;
 pub mod table;
 pub mod tag;

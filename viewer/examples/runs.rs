@@ -186,7 +186,7 @@ fn json_object(v: serde_json::Value) -> serde_json::Map<String, serde_json::Valu
     }
 }
 
-/// Times the steps of a viewer worker's summary of one file (see `nines_viewer::summarise`).
+/// Times the steps of a viewer worker's summary of one file (see `nines_core::summarise`).
 fn summarise(path: &str) {
     use nines_core::compact::Builder;
     let t = std::time::Instant::now();
@@ -197,12 +197,12 @@ fn summarise(path: &str) {
     let b = Builder::new(&run);
     eprintln!("builder {:?}", t.elapsed());
     let t = std::time::Instant::now();
-    let c = b.build(b.group_within(nines_viewer::summarise::GROUP_S));
+    let c = b.build(b.group_within(nines_core::summarise::GROUP_S));
     eprintln!("build {:?} ({})", t.elapsed(), c.group_text());
     let t = std::time::Instant::now();
     let w = c.write_stored().unwrap();
     eprintln!("write_stored {:?} ({} bytes)", t.elapsed(), w.len());
     let t = std::time::Instant::now();
-    let all = nines_viewer::summarise::summarise(path, &bytes).unwrap();
+    let all = nines_core::summarise::summarise(path, &bytes).unwrap();
     eprintln!("summarise {:?} ({} bytes)", t.elapsed(), all.len());
 }

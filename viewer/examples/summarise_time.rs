@@ -42,7 +42,7 @@ fn main() {
         new.push(t.ms());
         let t = Instant::now();
         let group =
-            if run.windows.len() <= nines_viewer::summarise::FULL_WINDOWS { 1 } else { b.group_within(nines_viewer::summarise::GROUP_S) };
+            if run.windows.len() <= nines_core::summarise::FULL_WINDOWS { 1 } else { b.group_within(nines_core::summarise::GROUP_S) };
         let c = b.build(group);
         build.push(t.ms());
         let t = Instant::now();
@@ -52,7 +52,7 @@ fn main() {
         // FNV-1a of the form, to check that a change keeps it byte for byte
         out_hash = out.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
         let t = Instant::now();
-        let s = nines_viewer::summarise::summarise(path, &bytes).expect("summarised");
+        let s = nines_core::summarise::summarise(path, &bytes).expect("summarised");
         whole.push(t.ms());
         assert_eq!(s, out);
     }

@@ -5,10 +5,11 @@
 //! zooms the runtime QoS view, splits reads from writes and shows the stats table. Every
 //! number comes from `nines-core`; this crate lays them out.
 //!
-//! The chart code ([`charts`]), the view state ([`state`]), what the panels show of the runs
-//! ([`panels`]: traces, scales, the stats table and legend as a [`tree`] of nodes) and what a
-//! worker makes of a raw run ([`summarise`]) are plain Rust, tested natively; the app itself
-//! (`app`: one Leptos component per panel, the loading, the canvases) exists only on wasm32.
+//! The chart code ([`charts`]), the view state ([`state`]) and what the panels show of the
+//! runs ([`panels`]: traces, scales, the stats table and legend as a [`tree`] of nodes) are
+//! plain Rust, tested natively; the app itself (`app`: one Leptos component per panel, the
+//! loading, the canvases) exists only on wasm32. Raw files opened in the page are decoded in
+//! Web Workers that run a wasm module of their own (the `nines-worker` crate).
 
 pub mod backend;
 pub mod charts;
@@ -17,7 +18,6 @@ pub mod judge_charts;
 pub mod judge_controls;
 pub mod panels;
 pub mod state;
-pub mod summarise;
 pub mod tree;
 
 #[cfg(target_arch = "wasm32")]

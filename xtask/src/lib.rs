@@ -10,6 +10,8 @@
 //! worker.js           static/worker.js (decodes raw runs off the page's thread)
 //! nines_viewer.js     wasm-bindgen glue (--target web)
 //! nines_viewer_bg.wasm
+//! nines_worker.js     the workers' module (nines-worker), glue
+//! nines_worker_bg.wasm
 //! ```
 //!
 //! A static site serves it as is; a self-contained report inlines the CSS, the glue and the
@@ -23,7 +25,8 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 
 /// Files of a built bundle.
-pub const FILES: &[&str] = &["index.html", "style.css", "worker.js", "nines_viewer.js", "nines_viewer_bg.wasm"];
+pub const FILES: &[&str] =
+    &["index.html", "style.css", "worker.js", "nines_viewer.js", "nines_viewer_bg.wasm", "nines_worker.js", "nines_worker_bg.wasm"];
 
 /// How to build.
 #[derive(Clone, Debug)]
@@ -184,80 +187,30 @@ pub fn ensure_wasm_target(announce: impl FnOnce(&str)) -> Result<()> {
 /// Build the viewer bundle.
 pub fn build_viewer(opts: &Options) -> Result<Built> {
     ensure_wasm_target(|line| eprintln!("xtask: {line}"))?;
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.current_dir(&opts.root)
-        .args(["build", "-p", "nines-viewer", "--lib", "--target", "wasm32-unknown-unknown"])
-        .arg("--target-dir")
-        .arg(&opts.target_dir);
-    if opts.release {
-        cmd.arg("--release");
-    }
-    // Flags meant for the host build (e.g. from an outer cargo) must not leak into wasm.
-    for v in ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_TARGET"] {
-        cmd.env_remove(v);
-    }
-    if opts.release {
-        // The workspace's release profile suits the CLI (debug info for profiling); the
-        // shipped wasm wants no debug info, and size where size is all that matters: the UI
-        // crates (leptos, plotters, the viewer) and nines-core are built for size, the
-        // inflating and base64 (miniz_oxide, base64) for speed. Thin LTO keeps those levels
-        // per crate (fat LTO re-optimises everything at the viewer's level).
-        // nines-core at "z" instead of 2: 557,844 -> 502,216 bytes of gzipped wasm, and 20
-        // one-hour archives given to the page's workers took a median 0.70 s a file against
-        // 0.60 s at level 2 (this VM's noise is of that order; BENCHMARKS.md, the viewer).
-        cmd.args(["--config", "profile.release.opt-level=\"z\""])
-            .args(["--config", "profile.release.package.nines-core.opt-level=\"z\""])
-            .args(["--config", "profile.release.package.miniz_oxide.opt-level=3"])
-            .args(["--config", "profile.release.package.base64.opt-level=3"]);
-        cmd.env("CARGO_PROFILE_RELEASE_LTO", "thin")
-            .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
-            .env("CARGO_PROFILE_RELEASE_DEBUG", "0");
-    }
-    let status = cmd.status().context("could not run cargo to build the viewer for wasm32")?;
-    if !status.success() {
-        bail!("building nines-viewer for wasm32 failed ({status})");
-    }
-    let profile = if opts.release { "release" } else { "debug" };
-    let wasm = opts.target_dir.join("wasm32-unknown-unknown").join(profile).join("nines_viewer.wasm");
+    // The page's module: the UI crates (leptos, plotters, the viewer) and nines-core are
+    // built for size, the inflating and base64 (miniz_oxide, base64) for speed.
+    // nines-core at "z" instead of 2: 557,844 -> 502,216 bytes of gzipped wasm, and 20
+    // one-hour archives given to the page's workers took a median 0.70 s a file against
+    // 0.60 s at level 2 (this VM's noise is of that order; BENCHMARKS.md, the viewer). The
+    // workers no longer run this module (see below), only a page that cannot start them.
+    let page_levels = [
+        "profile.release.opt-level=\"z\"",
+        "profile.release.package.nines-core.opt-level=\"z\"",
+        "profile.release.package.miniz_oxide.opt-level=3",
+        "profile.release.package.base64.opt-level=3",
+    ];
+    let wasm = cargo_wasm(opts, "nines-viewer", &page_levels)?;
     std::fs::create_dir_all(&opts.out).with_context(|| format!("could not create '{}'", opts.out.display()))?;
-    wasm_bindgen_cli_support::Bindgen::new()
-        .input_path(&wasm)
-        .web(true)
-        .map_err(|e| anyhow::anyhow!("{e:#}"))?
-        .typescript(false)
-        .omit_default_module_path(false)
-        .debug(!opts.release)
-        .generate(&opts.out)
-        .map_err(|e| anyhow::anyhow!("wasm-bindgen on '{}': {e:#}", wasm.display()))?;
+    bindgen(opts, &wasm)?;
     let out_wasm = opts.out.join("nines_viewer_bg.wasm");
-    let mut optimised = false;
+    // -Oz, and the passes run until the module stops shrinking: 1.4 KB less gzipped
+    let optimised = opts.wasm_opt && wasm_opt(opts, &out_wasm, &["-Oz", "--converge"]);
+    // The workers' module (nines-worker: nines-core's summarise and nothing else), built
+    // for speed: it is all a worker runs, and the page's size budget does not carry it.
+    let wasm = cargo_wasm(opts, "nines-worker", &["profile.release.opt-level=3"])?;
+    bindgen(opts, &wasm)?;
     if opts.wasm_opt {
-        if let Some(bin) = find_wasm_opt(&opts.root) {
-            let tmp = opts.out.join("nines_viewer_bg.opt.wasm");
-            let st = Command::new(&bin)
-                .arg("-Oz")
-                // run the passes until the module stops shrinking: 1.4 KB less gzipped
-                .arg("--converge")
-                .arg("--strip-debug")
-                .arg("--strip-producers")
-                .arg("--enable-bulk-memory")
-                .arg("--enable-nontrapping-float-to-int")
-                .arg("--enable-sign-ext")
-                .arg("--enable-mutable-globals")
-                .arg("--enable-reference-types")
-                .arg("--enable-multivalue")
-                .arg(&out_wasm)
-                .arg("-o")
-                .arg(&tmp)
-                .status();
-            if matches!(st, Ok(s) if s.success()) {
-                std::fs::rename(&tmp, &out_wasm)?;
-                optimised = true;
-            } else {
-                eprintln!("xtask: warning: wasm-opt failed; keeping the unoptimised wasm");
-            }
-        }
+        wasm_opt(opts, &opts.out.join("nines_worker_bg.wasm"), &["-O3"]);
     }
     for f in ["index.html", "style.css", "worker.js"] {
         let src = opts.root.join("static").join(f);
@@ -265,6 +218,69 @@ pub fn build_viewer(opts: &Options) -> Result<Built> {
     }
     let wasm_bytes = std::fs::metadata(&out_wasm)?.len();
     Ok(Built { dir: opts.out.clone(), wasm_bytes, optimised })
+}
+
+/// Build `package`'s library for wasm32 with the release profile's `levels` (`--config`
+/// settings), returning the path of its `.wasm`.
+fn cargo_wasm(opts: &Options, package: &str, levels: &[&str]) -> Result<PathBuf> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(&opts.root).args(["build", "-p", package, "--lib", "--target", WASM_TARGET]).arg("--target-dir").arg(&opts.target_dir);
+    // Flags meant for the host build (e.g. from an outer cargo) must not leak into wasm.
+    for v in ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_TARGET"] {
+        cmd.env_remove(v);
+    }
+    if opts.release {
+        cmd.arg("--release");
+        for l in levels {
+            cmd.args(["--config", l]);
+        }
+        // The workspace's release profile suits the CLI (debug info for profiling); shipped
+        // wasm wants no debug info. Thin LTO keeps the levels per crate (fat LTO
+        // re-optimises everything at the top crate's level).
+        cmd.env("CARGO_PROFILE_RELEASE_LTO", "thin")
+            .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
+            .env("CARGO_PROFILE_RELEASE_DEBUG", "0");
+    }
+    let status = cmd.status().with_context(|| format!("could not run cargo to build {package} for wasm32"))?;
+    if !status.success() {
+        bail!("building {package} for wasm32 failed ({status})");
+    }
+    let profile = if opts.release { "release" } else { "debug" };
+    Ok(opts.target_dir.join(WASM_TARGET).join(profile).join(format!("{}.wasm", package.replace('-', "_"))))
+}
+
+/// wasm-bindgen's `--target web` glue and module for `wasm`, into the bundle.
+fn bindgen(opts: &Options, wasm: &Path) -> Result<()> {
+    wasm_bindgen_cli_support::Bindgen::new()
+        .input_path(wasm)
+        .web(true)
+        .map_err(|e| anyhow::anyhow!("{e:#}"))?
+        .typescript(false)
+        .omit_default_module_path(false)
+        .debug(!opts.release)
+        .generate(&opts.out)
+        .map_err(|e| anyhow::anyhow!("wasm-bindgen on '{}': {e:#}", wasm.display()))
+}
+
+/// Run wasm-opt with `passes` on `wasm` in place, when one is found; whether it ran.
+fn wasm_opt(opts: &Options, wasm: &Path, passes: &[&str]) -> bool {
+    let Some(bin) = find_wasm_opt(&opts.root) else { return false };
+    let tmp = wasm.with_extension("opt.wasm");
+    let st = Command::new(&bin)
+        .args(passes)
+        .args(["--strip-debug", "--strip-producers"])
+        .args(["--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals"])
+        .args(["--enable-reference-types", "--enable-multivalue"])
+        .arg(wasm)
+        .arg("-o")
+        .arg(&tmp)
+        .status();
+    if matches!(st, Ok(s) if s.success()) && std::fs::rename(&tmp, wasm).is_ok() {
+        return true;
+    }
+    eprintln!("xtask: warning: wasm-opt failed on '{}'; keeping it unoptimised", wasm.display());
+    false
 }
 
 fn find_wasm_opt(root: &Path) -> Option<PathBuf> {

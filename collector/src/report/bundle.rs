@@ -10,6 +10,9 @@ pub struct Viewer {
     /// wasm-bindgen's `--target web` glue, an ES module.
     pub glue_js: &'static str,
     pub wasm: &'static [u8],
+    /// The workers' module (nines-worker, built for speed): its glue and its wasm.
+    pub worker_glue_js: &'static str,
+    pub worker_wasm: &'static [u8],
 }
 
 macro_rules! bundled {
@@ -27,6 +30,8 @@ pub fn viewer() -> Viewer {
         worker_js: text(bundled!("worker.js"), "worker.js"),
         glue_js: text(bundled!("nines_viewer.js"), "nines_viewer.js"),
         wasm: bundled!("nines_viewer_bg.wasm"),
+        worker_glue_js: text(bundled!("nines_worker.js"), "nines_worker.js"),
+        worker_wasm: bundled!("nines_worker_bg.wasm"),
     }
 }
 
@@ -59,6 +64,8 @@ mod tests {
     fn bundle_is_a_viewer() {
         let v = super::viewer();
         assert_eq!(&v.wasm[..4], b"\0asm");
+        assert_eq!(&v.worker_wasm[..4], b"\0asm");
+        assert!(v.worker_glue_js.contains("export function summarise"), "the workers' glue exports summarise");
         assert!(v.index_html.contains("id=\"nines-runs\""));
         let g = v.inline_glue().unwrap();
         assert!(!g.lines().any(|l| l.trim_start().starts_with("export ")));

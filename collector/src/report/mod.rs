@@ -335,6 +335,8 @@ mod tests {
             worker_js: "",
             glue_js: "export function start() {}\nasync function __wbg_init(m) {}\nexport { __wbg_init as default };\n",
             wasm: b"\0asm\x01\0\0\0",
+            worker_glue_js: "",
+            worker_wasm: b"\0asm\x01\0\0\0",
         }
     }
 

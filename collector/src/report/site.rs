@@ -30,7 +30,8 @@ pub fn safe_name(name: &str) -> String {
 /// The largest manifest.json read.
 const MAX_MANIFEST: u64 = 64 << 20;
 /// The viewer's files in a site's directory, replaced by each `nines site`.
-const VIEWER_FILES: [&str; 5] = ["index.html", "style.css", "worker.js", "nines_viewer.js", "nines_viewer_bg.wasm"];
+const VIEWER_FILES: [&str; 7] =
+    ["index.html", "style.css", "worker.js", "nines_viewer.js", "nines_viewer_bg.wasm", "nines_worker.js", "nines_worker_bg.wasm"];
 
 /// The manifest's entries (`{"runs":[{"file":"runs/a.hlog","name":"a"}]}`), or none.
 fn read_manifest(path: &Path) -> Result<Vec<Value>> {
@@ -170,12 +171,14 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
         }
     }
     let v = bundle::viewer();
-    let files: [(&str, &[u8]); 5] = [
+    let files: [(&str, &[u8]); 7] = [
         ("index.html", v.index_html.as_bytes()),
         ("style.css", v.style_css.as_bytes()),
         ("worker.js", v.worker_js.as_bytes()),
         ("nines_viewer.js", v.glue_js.as_bytes()),
         ("nines_viewer_bg.wasm", v.wasm),
+        ("nines_worker.js", v.worker_glue_js.as_bytes()),
+        ("nines_worker_bg.wasm", v.worker_wasm),
     ];
     for (name, bytes) in files {
         output::write_atomic(&dir.join(name), bytes, Replace::Always, &read)?;

@@ -320,6 +320,8 @@ fn route(ctx: &Ctx, method: &str, url: &str, auth: Option<&str>) -> Reply {
         "worker.js" => Reply::new(200, "text/javascript; charset=utf-8", Body::Static(v.worker_js.as_bytes())),
         "nines_viewer.js" => Reply::new(200, "text/javascript; charset=utf-8", Body::Static(v.glue_js.as_bytes())),
         "nines_viewer_bg.wasm" => Reply::new(200, "application/wasm", Body::Static(v.wasm)),
+        "nines_worker.js" => Reply::new(200, "text/javascript; charset=utf-8", Body::Static(v.worker_glue_js.as_bytes())),
+        "nines_worker_bg.wasm" => Reply::new(200, "application/wasm", Body::Static(v.worker_wasm)),
         "live.js" => Reply::new(200, "text/javascript; charset=utf-8", Body::Static(LIVE_JS.as_bytes())),
         "manifest.json" | "live.json" => {
             let site = ctx.site.read().unwrap_or_else(|e| e.into_inner());

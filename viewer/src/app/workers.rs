@@ -1,7 +1,7 @@
 //! Raw files opened in the page (picker, drag and drop) decoded in Web Workers: one wasm
 //! instance of the viewer per worker (`static/worker.js`), as many workers as the machine
 //! has cores (`navigator.hardwareConcurrency`, at most [`MAX_WORKERS`]). A worker answers
-//! with the run's compact form ([`crate::summarise`]), so the page keeps only what it draws.
+//! with the run's compact form (`nines_core::summarise`), so the page keeps only what it draws.
 //! Runs are added in the order the files were given, each as soon as it and the files before
 //! it are done; every file shows its progress.
 //!
@@ -132,10 +132,6 @@ pub fn run(files: Vec<web_sys::File>, workers: usize, sink: Rc<dyn Sink>) {
             });
             w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
             w.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-            // the page's compiled module: the worker instantiates it without compiling again
-            let init = js_sys::Object::new();
-            let _ = js_sys::Reflect::set(&init, &"module".into(), &wasm_bindgen::module());
-            let _ = w.post_message(&init);
             pool.borrow_mut().handlers.push((on_message, on_error));
         }
         pool.borrow_mut().workers.push(worker);
@@ -145,14 +141,35 @@ pub fn run(files: Vec<web_sys::File>, workers: usize, sink: Rc<dyn Sink>) {
         deliver(&pool);
         return;
     }
-    // the first file alone first: it is drawn sooner with a core to itself (a cold worker
-    // runs its wasm unoptimised for a while), then every worker takes files
-    feed(&pool, 0);
-    if pool.borrow().workers[0].is_none() {
-        for k in 1..workers {
-            feed(&pool, k);
+    wasm_bindgen_futures::spawn_local(async move {
+        // The workers' module compiled once here and given to every worker before its first
+        // file: one download and compilation, and the workers share the code V8 optimises
+        // as it runs (a cold instance runs its wasm unoptimised for a while). Where it cannot
+        // be compiled here, each worker loads it itself (static/worker.js).
+        if let Some(module) = compile_worker_module().await {
+            let init = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&init, &"module".into(), &module);
+            for w in pool.borrow().workers.iter().flatten() {
+                let _ = w.post_message(&init);
+            }
         }
-    }
+        // the first file alone first: it is drawn sooner with a core to itself, then every
+        // worker takes files
+        feed(&pool, 0);
+        if pool.borrow().workers[0].is_none() {
+            for k in 1..workers {
+                feed(&pool, k);
+            }
+        }
+    });
+}
+
+/// The workers' wasm module (`nines_worker_bg.wasm` beside the page), compiled while it
+/// downloads (`WebAssembly.compileStreaming`, which needs the `application/wasm` type every
+/// server of the bundle gives it).
+async fn compile_worker_module() -> Option<JsValue> {
+    let fetch = web_sys::window()?.fetch_with_str("nines_worker_bg.wasm");
+    wasm_bindgen_futures::JsFuture::from(js_sys::WebAssembly::compile_streaming(&fetch)).await.ok()
 }
 
 /// Give worker `k` the next queued file, or stop it when none is left.

@@ -1,9 +1,11 @@
 //! What a viewer worker makes of a raw run (an archive, or any format `nines stats` reads):
-//! its compact form ([`nines_core::compact`]), with the run's windows merged in groups of at
-//! most [`GROUP_S`] seconds (a short run keeps them all), so the page holds only what it draws. A brush that needs the
-//! recorded windows reads the file itself again (as a site's page fetches the archive).
+//! its compact form ([`crate::compact`]), with the run's windows merged in groups of at
+//! most [`GROUP_S`] seconds (a short run keeps them all), so the page holds only what it draws.
+//! A brush that needs the recorded windows reads the file itself again (as a site's page
+//! fetches the archive). The viewer's workers run it in a wasm module of their own (the
+//! `nines-worker` crate), built for speed where the page's is built for size.
 
-use nines_core::compact::{self, Builder, Compact};
+use crate::compact::{self, Builder, Compact};
 
 /// The longest group a worker's compact form carries: a minute, the round of SNIA PTS
 /// steady-state measurement (and the default of `nines report`).
@@ -20,26 +22,19 @@ pub fn summarise(name: &str, bytes: &[u8]) -> Result<Vec<u8>, String> {
         Compact::read(name, bytes).map_err(|e| e.to_string())?;
         return Ok(bytes.to_vec());
     }
-    let run = nines_core::import::read_any(name, bytes).map_err(|e| e.to_string())?;
+    let run = crate::import::read_any(name, bytes).map_err(|e| e.to_string())?;
     let b = Builder::new(&run);
     let group = if run.windows.len() <= FULL_WINDOWS { 1 } else { b.group_within(GROUP_S) };
     // stored, not deflated: the form only crosses to the page's memory
     b.build(group).write_stored().map_err(|e| format!("{name}: {e}"))
 }
 
-/// The worker's entry point (see `static/worker.js`).
-#[cfg(target_arch = "wasm32")]
-#[wasm_bindgen::prelude::wasm_bindgen(js_name = summarise)]
-pub fn summarise_js(name: &str, bytes: &[u8]) -> Result<Vec<u8>, wasm_bindgen::JsError> {
-    summarise(name, bytes).map_err(|e| wasm_bindgen::JsError::new(&e))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nines_core::hist::{Hist, Layout};
-    use nines_core::run::{Run, Window};
-    use nines_core::stats::{run_stats, Options};
+    use crate::hist::{Hist, Layout};
+    use crate::run::{Run, Window};
+    use crate::stats::{run_stats, Options};
 
     fn archive(windows: usize) -> Vec<u8> {
         let l = Layout::default_ns();
@@ -56,7 +51,7 @@ mod tests {
                 .collect(),
             ..Run::default()
         };
-        nines_core::archive::write(Vec::new(), &run).unwrap()
+        crate::archive::write(Vec::new(), &run).unwrap()
     }
 
     #[test]
@@ -68,7 +63,7 @@ mod tests {
         assert_eq!(c.windows, 3_000);
         // 1 s windows: groups of the coarsest power of two and tenfold steps within a minute
         assert!(c.group > 1 && c.group <= 60, "{}", c.group);
-        let run = nines_core::archive::read("a.hlog", &bytes).unwrap();
+        let run = crate::archive::read("a.hlog", &bytes).unwrap();
         let (a, b) = (run_stats(&run, &Options::default()), run_stats(&c.run, &Options::default()));
         for tag in ["read", "write", "all"] {
             assert_eq!(a.tags[tag].count, b.tags[tag].count);
