@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { BUNDLE, ARTIFACTS, serve, launch } from './lib.mjs';
+import { BUNDLE, ARTIFACTS, serve, launch, zoomSteps } from './lib.mjs';
 
 const [runsDir, repeatsArg] = process.argv.slice(2);
 const repeats = Number(repeatsArg || 3);
@@ -88,30 +88,7 @@ try {
     if (i === 0) {
       // zoom steps: a wheel event on the runtime chart, timed in the page from dispatch until
       // the runtime and rate charts have redrawn (the idle flag set after their draws)
-      const steps = await page.evaluate(async () => {
-        const el = document.querySelector('[data-testid=runtime-overlay]');
-        const r = el.getBoundingClientRect();
-        const out = [];
-        for (let k = 0; k < 16; k++) {
-          const before = Number(document.body.dataset.ninesRenders);
-          const done = new Promise((resolve) => {
-            const obs = new MutationObserver(() => {
-              if (Number(document.body.dataset.ninesRenders) >= before + 2 && document.body.dataset.ninesIdle === '1') {
-                obs.disconnect();
-                resolve(performance.now());
-              }
-            });
-            obs.observe(document.body, { attributes: true });
-          });
-          const t0 = performance.now();
-          // zoom in 8 steps, then out 8 steps, around a point right of centre
-          el.dispatchEvent(new WheelEvent('wheel', { deltaY: k < 8 ? -100 : 100, clientX: r.left + r.width * 0.6, clientY: r.top + r.height * 0.5, bubbles: true, cancelable: true }));
-          const t1 = await done;
-          out.push({ wall: t1 - t0, draw: Number(document.body.dataset.drawMsRuntime) + Number(document.body.dataset.drawMsRate) });
-          await new Promise((res) => setTimeout(res, 30));
-        }
-        return out;
-      });
+      const steps = (await zoomSteps(page)).map((s) => ({ wall: s.wall, draw: s.draws.drawMsRuntime + s.draws.drawMsRate }));
       result.zoom_ms = steps.map((s) => s.wall);
       result.zoom_draw_ms = steps.map((s) => s.draw);
       fs.mkdirSync(ARTIFACTS, { recursive: true });

@@ -162,3 +162,33 @@ export function ninesStatsText(files, extra = []) {
   }
   return runs;
 }
+
+// 16 wheel zoom steps on the runtime chart (8 in, 8 out, right of centre), each timed in the page
+// from dispatch until the runtime and rate charts have redrawn and the idle flag is set; per
+// step the wall time, the draws it took and the page's draw-time attributes (data-draw-ms-*).
+export function zoomSteps(page) {
+  return page.evaluate(async () => {
+    const el = document.querySelector('[data-testid=runtime-overlay]');
+    const r = el.getBoundingClientRect();
+    const out = [];
+    for (let k = 0; k < 16; k++) {
+      const before = Number(document.body.dataset.ninesRenders);
+      const done = new Promise((resolve) => {
+        const obs = new MutationObserver(() => {
+          if (Number(document.body.dataset.ninesRenders) >= before + 2 && document.body.dataset.ninesIdle === '1') {
+            obs.disconnect();
+            resolve(performance.now());
+          }
+        });
+        obs.observe(document.body, { attributes: true });
+      });
+      const t0 = performance.now();
+      el.dispatchEvent(new WheelEvent('wheel', { deltaY: k < 8 ? -100 : 100, clientX: r.left + r.width * 0.6, clientY: r.top + r.height * 0.5, bubbles: true, cancelable: true }));
+      const t1 = await done;
+      const draws = Object.fromEntries(Object.entries(document.body.dataset).filter(([a]) => a.startsWith('drawMs')).map(([a, v]) => [a, Number(v)]));
+      out.push({ wall: t1 - t0, renders: Number(document.body.dataset.ninesRenders) - before, draws });
+      await new Promise((res) => setTimeout(res, 30));
+    }
+    return out;
+  });
+}

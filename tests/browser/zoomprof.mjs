@@ -3,7 +3,7 @@
 //   node tests/browser/zoomprof.mjs SITE_RUNS_DIR [OUT.json]
 import fs from 'node:fs';
 import path from 'node:path';
-import { BUNDLE, serve, launch } from './lib.mjs';
+import { BUNDLE, serve, launch, zoomSteps } from './lib.mjs';
 
 const [runsDir, out] = process.argv.slice(2);
 const files = fs.readdirSync(runsDir).filter((f) => f.endsWith('.hlog')).sort();
@@ -29,30 +29,7 @@ try {
   await cdp.send('Profiler.enable');
   await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
   await cdp.send('Profiler.start');
-  const steps = await page.evaluate(async () => {
-    const el = document.querySelector('[data-testid=runtime-overlay]');
-    const r = el.getBoundingClientRect();
-    const res = [];
-    for (let k = 0; k < 16; k++) {
-      const before = Number(document.body.dataset.ninesRenders);
-      const snap = () => Object.fromEntries(Object.entries(document.body.dataset).filter(([k]) => k.startsWith('drawMs')));
-      const done = new Promise((resolve) => {
-        const obs = new MutationObserver(() => {
-          if (Number(document.body.dataset.ninesRenders) >= before + 2 && document.body.dataset.ninesIdle === '1') {
-            obs.disconnect();
-            resolve(performance.now());
-          }
-        });
-        obs.observe(document.body, { attributes: true });
-      });
-      const t0 = performance.now();
-      el.dispatchEvent(new WheelEvent('wheel', { deltaY: k < 8 ? -100 : 100, clientX: r.left + r.width * 0.6, clientY: r.top + r.height * 0.5, bubbles: true, cancelable: true }));
-      const t1 = await done;
-      res.push({ wall: +(t1 - t0).toFixed(1), renders: Number(document.body.dataset.ninesRenders) - before, ...snap() });
-      await new Promise((res2) => setTimeout(res2, 30));
-    }
-    return res;
-  });
+  const steps = (await zoomSteps(page)).map((s) => ({ wall: +s.wall.toFixed(1), renders: s.renders, ...s.draws }));
   const { profile } = await cdp.send('Profiler.stop');
   const self = new Map();
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
