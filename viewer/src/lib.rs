@@ -16,6 +16,7 @@ pub mod charts;
 pub mod heat_chart;
 pub mod judge_charts;
 pub mod judge_controls;
+pub mod paged;
 pub mod panels;
 pub mod state;
 pub mod tree;

@@ -183,11 +183,11 @@ pub(super) fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
             cache.0 = st.levels.clone();
         }
         for i in range.clone() {
-            cache.1.entry((k, i)).or_insert_with(|| td.point(k, i, &st.levels));
+            cache.1.get_or_insert_with(k as usize, i, || td.point(k, i, &st.levels));
         }
         // borrowed from the cache, not cloned: each point holds a list of levels
         let cached = &cache.1;
-        let pts: Vec<&(SeriesPoint, u64)> = range.filter_map(|i| cached.get(&(k, i)).and_then(Option::as_ref)).collect();
+        let pts: Vec<&(SeriesPoint, u64)> = range.filter_map(|i| cached.get(k as usize, i).and_then(Option::as_ref)).collect();
         let xs: Vec<f64> = pts
             .iter()
             .map(|(p, before)| match axis {

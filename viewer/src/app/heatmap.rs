@@ -83,7 +83,12 @@ fn cached_heatmap(td: &TraceData, run: &Run, p: &Pyramid, axis: Axis, (x0, x1): 
     }
     let ios = axis == Axis::Ios;
     let columns = range
-        .filter_map(|i| cache.1.entry((ios, k, i)).or_insert_with(|| column(run, p, axis, k, i, BINS_PER_DECADE, &levels)).clone())
+        .filter_map(|i| {
+            cache
+                .1
+                .get_or_insert_with(2 * k as usize + usize::from(ios), i, || column(run, p, axis, k, i, BINS_PER_DECADE, &levels))
+                .clone()
+        })
         .collect();
     Heatmap { bins_per_decade: BINS_PER_DECADE, columns }
 }
@@ -122,7 +127,7 @@ fn height_of(rows: usize) -> u32 {
     rows.max(1) as u32 * ROW_H + LEGEND_H
 }
 
-fn draw_into<DB: plotters::prelude::DrawingBackend>(
+fn draw_into<DB: crate::backend::Dashing>(
     root: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
     st: &ViewState,
     d: &HeatData,

@@ -118,9 +118,9 @@ pub(super) struct TraceData {
 
 /// Runtime points by (pyramid level, group): the point and the I/Os it holds, `None` for an
 /// empty group.
-/// Fx hashing: a zoom step of 20 runs looks up some 30,000 points, and SipHash was a fifth of it.
-pub(super) type PointCache = rustc_hash::FxHashMap<(u32, usize), Option<(SeriesPoint, u64)>>;
-pub(super) type HeatCache = rustc_hash::FxHashMap<(bool, u32, usize), Option<nines_core::heatmap::Column>>;
+pub(super) type PointCache = crate::paged::Paged<Option<(SeriesPoint, u64)>>;
+/// Heatmap columns by (pyramid level and axis, group): see `heatmap::cached_heatmap`.
+pub(super) type HeatCache = crate::paged::Paged<Option<nines_core::heatmap::Column>>;
 
 /// Consecutive windows the PTS rule is applied over (its "rounds").
 pub(super) const STEADY_ROUNDS: usize = 5;
