@@ -499,8 +499,7 @@ impl Trace {
         let levels = nines
             .iter()
             .map(|&k| {
-                let l = Level::nines(k);
-                let support = if n == 0 { Support::None } else { Support::of(n.saturating_sub(l.rank(n))) };
+                let support = if n == 0 { Support::None } else { Support::of(n.saturating_sub(Level::nines_rank(k, n))) };
                 match support {
                     Support::None => (None, support),
                     _ => (v(k.clamp(1, 9) as usize), support),

@@ -60,9 +60,21 @@ impl Level {
 
     /// Rank (1-based, ascending) of the I/O at this level among `n`: ceil(q*n), at least 1.
     pub fn rank(&self, n: u64) -> u64 {
-        let r = (u128::from(n) * u128::from(self.num)).div_ceil(u128::from(self.den));
-        (r as u64).max(1)
+        rank_of(n, self.num, self.den)
     }
+
+    /// `Level::nines(k).rank(n)` without building the level (its label is a formatted
+    /// string): for loops over many groups, such as a zoom step's runtime points.
+    pub fn nines_rank(k: u32, n: u64) -> u64 {
+        assert!((1..=12).contains(&k), "1 to 12 nines");
+        let den = 10_u64.pow(k);
+        rank_of(n, den - 1, den)
+    }
+}
+
+fn rank_of(n: u64, num: u64, den: u64) -> u64 {
+    let r = (u128::from(n) * u128::from(num)).div_ceil(u128::from(den));
+    (r as u64).max(1)
 }
 
 /// `p50`, `p99.9`, `p99.9999999`; labels as percentages without trailing zeros.
@@ -246,6 +258,15 @@ fn beyond_bounds(n: u64, p: f64) -> (u64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nines_rank_is_the_rank_of_the_nines_level() {
+        for k in 1..=12 {
+            for n in [0, 1, 2, 9, 10, 11, 99, 1000, 123_456_789, u64::MAX / 3, u64::MAX] {
+                assert_eq!(Level::nines_rank(k, n), Level::nines(k).rank(n), "k {k} n {n}");
+            }
+        }
+    }
     use crate::hist::Layout;
     use proptest::prelude::*;
 
