@@ -9,6 +9,7 @@
 //! plotters in the viewer's wasm. With this enum there is one type, so one copy; what a
 //! drawing call costs is one `match` on the variant.
 
+use plotters::element::{DashedPathElement, Drawable, PointCollection};
 use plotters::prelude::*;
 use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind};
 
@@ -110,6 +111,64 @@ impl DrawingBackend for Backend<'_> {
     }
     fn blit_bitmap(&mut self, pos: BackendCoord, size: (u32, u32), src: &[u8]) -> Result<(), Kind> {
         each!(self, b => b.blit_bitmap(pos, size, src))
+    }
+}
+
+/// A backend that may stroke a dashed line itself. plotters cuts a dashed line into one short
+/// path per dash (`DashedPathElement`), which on a canvas costs a `moveTo` and a `lineTo` per
+/// dash and, for 20 runs' dashed levels, a good part of a zoom step; a canvas dashes a path
+/// natively (`setLineDash`, HTML Living Standard, "Line styles").
+pub trait Dashing: DrawingBackend {
+    /// Stroke the polyline `path` with `style`, dashed `dash` = (on, off) pixels; `Ok(false)`
+    /// when this backend does not dash natively (the caller then cuts the dashes).
+    fn dashed_path(
+        &mut self,
+        path: &[BackendCoord],
+        style: &ShapeStyle,
+        dash: (u32, u32),
+    ) -> Result<bool, DrawingErrorKind<Self::ErrorType>>;
+}
+
+impl Dashing for Backend<'_> {
+    #[cfg_attr(not(target_arch = "wasm32"), allow(unused_variables))]
+    fn dashed_path(&mut self, path: &[BackendCoord], style: &ShapeStyle, dash: (u32, u32)) -> Result<bool, Kind> {
+        match self {
+            Backend::Svg(_) => Ok(false),
+            #[cfg(target_arch = "wasm32")]
+            Backend::Canvas(Canvas(b)) => b.draw_dashed(path, style, dash).map(|()| true).map_err(cast),
+        }
+    }
+}
+
+/// A polyline drawn dashed (`(on, off)` pixels): natively where the backend can
+/// ([`Dashing`]), else cut into dashes by plotters.
+pub struct DashedLine {
+    pub points: Vec<(f64, f64)>,
+    pub dash: (u32, u32),
+    pub style: ShapeStyle,
+}
+
+impl<'a> PointCollection<'a, (f64, f64)> for &'a DashedLine {
+    type Point = &'a (f64, f64);
+    type IntoIter = &'a [(f64, f64)];
+    fn point_iter(self) -> Self::IntoIter {
+        &self.points
+    }
+}
+
+impl<DB: Dashing> Drawable<DB> for DashedLine {
+    fn draw<I: Iterator<Item = BackendCoord>>(
+        &self,
+        pos: I,
+        backend: &mut DB,
+        parent_dim: (u32, u32),
+    ) -> Result<(), DrawingErrorKind<DB::ErrorType>> {
+        let path: Vec<BackendCoord> = pos.collect();
+        if backend.dashed_path(&path, &self.style, self.dash)? {
+            return Ok(());
+        }
+        let (on, off) = (self.dash.0 as i32, self.dash.1 as i32);
+        DashedPathElement::new(std::iter::empty::<BackendCoord>(), on, off, self.style).draw(path.into_iter(), backend, parent_dim)
     }
 }
 

@@ -7,7 +7,7 @@
 
 use plotters::coord::Shift;
 
-use crate::backend::Backend;
+use crate::backend::{Backend, Dashing};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -138,7 +138,7 @@ pub fn latency_scale(maps: &[&Heatmap]) -> Scale {
 }
 
 /// Draw the heatmap rows and the legend; the frames of the rows, top first.
-pub fn draw_heatmap<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &HeatSpec) -> DrawResult<Vec<Frame>>
+pub fn draw_heatmap<DB: Dashing>(root: &DrawingArea<DB, Shift>, s: &HeatSpec) -> DrawResult<Vec<Frame>>
 where
     DB::ErrorType: 'static,
 {
@@ -201,7 +201,7 @@ const STEPS: f64 = 64.0;
 /// The cells: one rectangle per non-empty bin of each column, clipped to the plot, drawn
 /// colour by colour (the viewer's canvas backend joins consecutive fills of one colour into
 /// one path, which a zoom step of four rows of 450 columns needs).
-fn draw_cells<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, m: &Heatmap, shares: ShareScale) -> DrawResult<()> {
+fn draw_cells<DB: Dashing>(root: &DrawingArea<DB, Shift>, f: &Frame, m: &Heatmap, shares: ShareScale) -> DrawResult<()> {
     // (colour as r, g, b; the rectangle's corners in pixels)
     type Cell = ((u8, u8, u8), [(i32, i32); 2]);
     let mut cells: Vec<Cell> = Vec::new();
@@ -245,7 +245,7 @@ fn draw_cells<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, f: &Frame, m: &
 /// The levels and the max of each column, over the cells: black on a white halo, so they read
 /// on both ends of the scale; levels dashed by their nines (as on the runtime chart), the max
 /// solid.
-fn draw_lines<DB: DrawingBackend>(chart: &mut crate::charts::Chart<'_, DB>, s: &HeatSpec, m: &Heatmap) -> DrawResult<()>
+fn draw_lines<DB: Dashing>(chart: &mut crate::charts::Chart<'_, DB>, s: &HeatSpec, m: &Heatmap) -> DrawResult<()>
 where
     DB::ErrorType: 'static,
 {
@@ -287,7 +287,7 @@ fn line_dash(m: Metric) -> (u32, u32) {
 }
 
 /// The legend strip: the colour scale with its ticks, then the lines.
-fn draw_legend<DB: DrawingBackend>(strip: &DrawingArea<DB, Shift>, left: i32, width: i32, s: &HeatSpec) -> DrawResult<()> {
+fn draw_legend<DB: Dashing>(strip: &DrawingArea<DB, Shift>, left: i32, width: i32, s: &HeatSpec) -> DrawResult<()> {
     let text = (FONT, 12).into_font().color(&INK);
     let muted = (FONT, 12).into_font().color(&MUTED);
     // row 1: the low end's label, the bar, 100%, then the lines' key; row 2: what the colour is

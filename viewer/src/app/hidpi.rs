@@ -11,6 +11,9 @@
 //! max). Consecutive polylines and lines of one colour and width, and filled rectangles of
 //! one colour, are collected into one path here and drawn once when the style changes or any
 //! other drawing call comes (so the order of what is drawn is kept).
+//!
+//! Dashed lines come here whole (`backend::Dashing`) and are dashed by the canvas itself
+//! (`setLineDash`), not cut into one short path per dash.
 
 use plotters::prelude::*;
 use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind};
@@ -25,17 +28,23 @@ pub(crate) struct HiDpi {
     open: Option<Pen>,
 }
 
-/// How a collected path is drawn: stroked with a colour and width, or filled with a colour.
+/// How a collected path is drawn: stroked with a colour, width and dash pattern ((on, off)
+/// pixels, `(0, 0)` solid), or filled with a colour.
 #[derive(Clone, Copy)]
 struct Pen {
     fill: bool,
     color: BackendColor,
     width: u32,
+    dash: (u32, u32),
 }
 
 impl Pen {
     fn same(&self, o: &Pen) -> bool {
-        self.fill == o.fill && self.color.rgb == o.color.rgb && self.color.alpha == o.color.alpha && self.width == o.width
+        self.fill == o.fill
+            && self.color.rgb == o.color.rgb
+            && self.color.alpha == o.color.alpha
+            && self.width == o.width
+            && self.dash == o.dash
     }
 }
 
@@ -44,11 +53,17 @@ impl HiDpi {
         HiDpi { inner, ctx, size, open: None }
     }
 
-    /// Draw the collected path, if any.
+    /// Draw the collected path, if any; a dashed one leaves the context solid again for
+    /// whatever plotters-canvas draws next.
     fn flush(&mut self) {
         match self.open.take() {
             Some(Pen { fill: true, .. }) => self.ctx.fill(),
-            Some(_) => self.ctx.stroke(),
+            Some(p) => {
+                self.ctx.stroke();
+                if p.dash.0 != 0 {
+                    let _ = self.ctx.set_line_dash(&js_sys::Array::new());
+                }
+            }
             None => {}
         }
     }
@@ -67,13 +82,41 @@ impl HiDpi {
         } else {
             self.ctx.set_stroke_style_str(&color);
             self.ctx.set_line_width(f64::from(pen.width));
+            if pen.dash.0 != 0 {
+                let pattern = js_sys::Array::of2(&f64::from(pen.dash.0).into(), &f64::from(pen.dash.1).into());
+                let _ = self.ctx.set_line_dash(&pattern);
+            }
         }
         self.ctx.begin_path();
         self.open = Some(pen);
     }
 
     fn stroke_pen<S: BackendStyle>(style: &S) -> Pen {
-        Pen { fill: false, color: style.color(), width: style.stroke_width() }
+        Pen { fill: false, color: style.color(), width: style.stroke_width(), dash: (0, 0) }
+    }
+
+    /// Stroke a polyline dashed by the canvas itself (see `backend::Dashing`).
+    pub(crate) fn draw_dashed<S: BackendStyle>(&mut self, path: &[BackendCoord], style: &S, dash: (u32, u32)) -> R {
+        if style.color().alpha == 0.0 || path.len() < 2 {
+            return Ok(());
+        }
+        self.join(Pen { dash, ..HiDpi::stroke_pen(style) });
+        self.polyline(path.iter().copied());
+        Ok(())
+    }
+
+    /// Add a polyline to the open path.
+    fn polyline(&mut self, mut path: impl Iterator<Item = BackendCoord>) {
+        let Some(first) = path.next() else { return };
+        self.ctx.move_to(f64::from(first.0), f64::from(first.1));
+        let mut last = first;
+        for p in path {
+            // a point on the one before it draws nothing
+            if p != last {
+                self.ctx.line_to(f64::from(p.0), f64::from(p.1));
+                last = p;
+            }
+        }
     }
 }
 
@@ -124,7 +167,7 @@ impl DrawingBackend for HiDpi {
             return Ok(());
         }
         // the max's squares of a runtime chart: thousands of one colour
-        self.join(Pen { fill: true, color: style.color(), width: 0 });
+        self.join(Pen { fill: true, color: style.color(), width: 0, dash: (0, 0) });
         let (x, y) = (f64::from(upper_left.0), f64::from(upper_left.1));
         self.ctx.rect(x, y, f64::from(bottom_right.0) - x, f64::from(bottom_right.1) - y);
         Ok(())
@@ -133,18 +176,12 @@ impl DrawingBackend for HiDpi {
         if style.color().alpha == 0.0 {
             return Ok(());
         }
-        let mut path = path.into_iter();
-        let Some(first) = path.next() else { return Ok(()) };
-        self.join(HiDpi::stroke_pen(style));
-        self.ctx.move_to(f64::from(first.0), f64::from(first.1));
-        let mut last = first;
-        for p in path {
-            // a point on the one before it draws nothing
-            if p != last {
-                self.ctx.line_to(f64::from(p.0), f64::from(p.1));
-                last = p;
-            }
+        let mut path = path.into_iter().peekable();
+        if path.peek().is_none() {
+            return Ok(());
         }
+        self.join(HiDpi::stroke_pen(style));
+        self.polyline(path);
         Ok(())
     }
     fn draw_circle<S: BackendStyle>(&mut self, center: BackendCoord, radius: u32, style: &S, fill: bool) -> R {
