@@ -45,8 +45,6 @@
 //! levels, intervals and max are widened to the source's buckets first
 //! ([`crate::precision`]).
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 use serde_json::Value;
 
@@ -560,43 +558,66 @@ struct Direction {
     windows: Vec<WindowCount>,
 }
 
+/// Directions by name, in name order. A sorted `Vec`, not a `BTreeMap`: the viewer's wasm
+/// (whose size is budgeted) would carry another compiled copy of the B-tree's code for it.
+type Dirs = Vec<(String, Direction)>;
+
+/// Where `name` is in `v` (sorted by name), or where it would go.
+fn find<T>(v: &[(String, T)], name: &str) -> Result<usize, usize> {
+    v.binary_search_by(|(k, _)| k.as_str().cmp(name))
+}
+
 /// The directions of `run` in `[from, to)` (window starts, seconds from the run's start),
 /// each tag's and `all`'s (every direction merged, as `nines stats` does).
-fn directions(run: &Run, from: f64, to: f64) -> (BTreeMap<String, Direction>, f64) {
+fn directions(run: &Run, from: f64, to: f64) -> (Dirs, f64) {
     let windows: Vec<_> = run.windows.iter().filter(|w| w.start_s >= from && w.start_s < to).collect();
-    let mut tags: BTreeMap<String, (Accumulator, Vec<WindowCount>)> = BTreeMap::new();
-    let mut all: BTreeMap<u64, WindowCount> = BTreeMap::new();
+    let mut tags: Vec<(String, (Accumulator, Vec<WindowCount>))> = Vec::new();
+    let mut all: Vec<WindowCount> = Vec::new();
     let mut all_acc: Option<Accumulator> = None;
     let mut untagged_only = true;
     for w in &windows {
-        let name = tag_name(w.tag.as_deref()).to_string();
+        let name = tag_name(w.tag.as_deref());
         untagged_only &= w.tag.is_none();
-        let e = tags.entry(name).or_insert_with(|| (Accumulator::new(w.hist.layout()), Vec::new()));
+        let i = find(&tags, name).unwrap_or_else(|i| {
+            tags.insert(i, (name.to_string(), (Accumulator::new(w.hist.layout()), Vec::new())));
+            i
+        });
+        let e = &mut tags[i].1;
         e.0.add(&w.hist);
         e.1.push((w.start_s, w.length_s, w.hist.count()));
         if is_direction(w.tag.as_deref()) {
             all_acc.get_or_insert_with(|| Accumulator::new(w.hist.layout())).add(&w.hist);
-            let slot = all.entry(w.start_s.to_bits()).or_insert((w.start_s, w.length_s, 0));
-            slot.1 = slot.1.max(w.length_s);
-            slot.2 += w.hist.count();
+            all.push((w.start_s, w.length_s, w.hist.count()));
         }
     }
     let start = windows.iter().map(|w| w.start_s).fold(f64::INFINITY, f64::min);
     let end = windows.iter().map(|w| w.end_s()).fold(f64::NEG_INFINITY, f64::max);
     let duration = if end > start { end - start } else { 0.0 };
-    // extend, not collect: collecting into a BTreeMap sorts its items first, one more
-    // compiled copy of the standard sort (see crate::sort)
-    let mut out: BTreeMap<String, Direction> = BTreeMap::new();
-    out.extend(tags.into_iter().map(|(t, (a, w))| (t, Direction { hist: a.finish(), windows: w })));
+    let mut out: Dirs = tags.into_iter().map(|(t, (a, w))| (t, Direction { hist: a.finish(), windows: w })).collect();
     if untagged_only {
         // a log without tags: its one direction is the whole run
-        if let Some(d) = out.pop_first() {
-            out.insert(ALL.into(), d.1);
+        if let Some((_, d)) = out.pop() {
+            out = vec![(ALL.into(), d)];
         }
     } else if let Some(a) = all_acc {
-        let mut w: Vec<WindowCount> = all.into_values().collect();
-        crate::sort::sort_by_f64(&mut w, |c| c.0);
-        out.insert(ALL.into(), Direction { hist: a.finish(), windows: w });
+        // the windows of every direction that start together are one window of `all`: as
+        // long as the longest, with the I/Os of all
+        crate::sort::sort_by_f64(&mut all, |c| c.0);
+        let mut w: Vec<WindowCount> = Vec::with_capacity(all.len());
+        for c in all {
+            match w.last_mut() {
+                Some(l) if l.0.to_bits() == c.0.to_bits() => {
+                    l.1 = l.1.max(c.1);
+                    l.2 += c.2;
+                }
+                _ => w.push(c),
+            }
+        }
+        let d = Direction { hist: a.finish(), windows: w };
+        match find(&out, ALL) {
+            Ok(i) => out[i].1 = d,
+            Err(i) => out.insert(i, (ALL.into(), d)),
+        }
     }
     (out, duration)
 }
@@ -632,21 +653,16 @@ pub(crate) fn check_run_with(run: &Run, spec: &Spec, windows: impl Fn(&str) -> O
     check_directions(run, spec, dirs, duration)
 }
 
-fn check_directions(run: &Run, spec: &Spec, dirs: BTreeMap<String, Direction>, duration: f64) -> RunCheck {
+fn check_directions(run: &Run, spec: &Spec, dirs: Dirs, duration: f64) -> RunCheck {
     let limits = spec.limits_for(run);
     let precision = run.meta.precision.as_ref();
-    let checks: Vec<Check> = limits.iter().map(|l| check_one(l, dirs.get(&l.tag), duration, precision, &dirs)).collect();
+    let checks: Vec<Check> =
+        limits.iter().map(|l| check_one(l, find(&dirs, &l.tag).ok().map(|i| &dirs[i].1), duration, precision, &dirs)).collect();
     let note = checks.is_empty().then(|| format!("no limit of the spec applies to {} ({})", run.name, run.source));
     RunCheck { file: run.source.clone(), name: run.name.clone(), verdict: Verdict::overall(checks.iter().map(|c| c.verdict)), checks, note }
 }
 
-fn check_one(
-    limit: &Limit,
-    dir: Option<&Direction>,
-    duration: f64,
-    precision: Option<&Precision>,
-    all: &BTreeMap<String, Direction>,
-) -> Check {
+fn check_one(limit: &Limit, dir: Option<&Direction>, duration: f64, precision: Option<&Precision>, all: &[(String, Direction)]) -> Check {
     let mut c = Check {
         limit: limit.text(),
         at: limit.at.clone(),

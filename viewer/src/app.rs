@@ -14,7 +14,6 @@
 //! runs).
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeSet;
 
 use leptos::prelude::*;
 use plotters::prelude::*;
@@ -27,6 +26,7 @@ use nines_core::series::Direction;
 
 use crate::backend::Backend;
 use crate::charts::Frame;
+use crate::index_set::IndexSet;
 use crate::panels::{self, dir_key, directions_of, trace_style, Trace};
 use crate::state::{DirMode, ViewState};
 use chart_data::{cdf_data, focus_of, hist_data, runtime_data, runtime_extent};
@@ -89,7 +89,7 @@ pub fn start() {
 thread_local! {
     static IDLE_PENDING: Cell<bool> = const { Cell::new(false) };
     /// Archives asked for (by run index) for a brushed range.
-    static FETCHING: RefCell<BTreeSet<usize>> = const { RefCell::new(BTreeSet::new()) };
+    static FETCHING: RefCell<IndexSet> = const { RefCell::new(IndexSet::new()) };
     /// The page's list of errors, for errors found while drawing (a damaged carried group).
     static ERRORS: Cell<Option<RwSignal<Vec<LoadError>>>> = const { Cell::new(None) };
     /// The page's run version, once its first runs are loaded ([`replace_run`]).
@@ -161,8 +161,8 @@ fn busy() {
 fn mark_drawn(panel: &'static str, ms: f64) {
     let (renders, first) = with_model(|m| {
         m.renders += 1;
-        if !m.runs.is_empty() {
-            m.drawn.insert(panel);
+        if !m.runs.is_empty() && !m.drawn.contains(&panel) {
+            m.drawn.push(panel);
         }
         let first = !m.first_render_done && PANELS.iter().all(|p| m.drawn.contains(p));
         if first {

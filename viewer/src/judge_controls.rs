@@ -2,13 +2,13 @@
 //! steady-state check's run, track and rounds), as [`crate::tree`] nodes: the page mounts
 //! them and reads their `data-act` in one change handler a panel.
 
-use std::collections::BTreeSet;
+use crate::index_set::IndexSet;
 
 use crate::state::{SteadyView, TRACKS};
 use crate::tree::{el, text, tx, Node};
 
 /// A checkbox per run (checked: a baseline), and candidates compared as one set.
-pub fn compare(names: &[String], base: &BTreeSet<usize>, cset: bool) -> Vec<Node> {
+pub fn compare(names: &[String], base: &IndexSet, cset: bool) -> Vec<Node> {
     let mut boxes: Vec<Node> = names
         .iter()
         .enumerate()
@@ -164,7 +164,7 @@ mod tests {
         assert!(checked("candidate-set"));
         assert_eq!(p.by_testid("baseline-1")[0].attr("data-run"), Some("1"));
         assert!(p.text().contains("run1"));
-        assert!(page(compare(&names(1), &BTreeSet::new(), false)).by_testid("candidate-set")[0].attr("checked").is_none());
+        assert!(page(compare(&names(1), &IndexSet::new(), false)).by_testid("candidate-set")[0].attr("checked").is_none());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! legend as [`crate::tree`] nodes. The wasm app ([`app`](crate)) gathers its inputs from the
 //! loaded runs and mounts or draws what these return; everything here is unit-tested natively.
 
-use std::collections::BTreeSet;
+use crate::index_set::IndexSet;
 
 use nines_core::quantile::{LevelStat, Support};
 use nines_core::run::Run;
@@ -328,7 +328,7 @@ pub struct LegendRun<'a> {
 /// The legend: show/hide buttons, the focus toggle, one button per run (its swatches, each
 /// direction's with directions overlaid), and what runs in compact form carry. With no runs, a
 /// line that says where they come from (`site`: the runs of a site's trend).
-pub fn legend(runs: &[LegendRun], hidden: &BTreeSet<usize>, dir: &DirMode, focus: Option<usize>, site: usize) -> Vec<Node> {
+pub fn legend(runs: &[LegendRun], hidden: &IndexSet, dir: &DirMode, focus: Option<usize>, site: usize) -> Vec<Node> {
     if runs.is_empty() {
         // a large site opens on its trend alone: say where its runs are
         let text = if site > 0 {
@@ -657,7 +657,7 @@ mod tests {
         let b = run("b", &["read"], 10);
         let runs =
             [LegendRun { run: &a, file: "a.hlog", compact: Some(("1 min", 60)) }, LegendRun { run: &b, file: "b.hlog", compact: None }];
-        let hidden: BTreeSet<usize> = [1].into();
+        let hidden: IndexSet = [1].into();
         let nodes = legend(&runs, &hidden, &DirMode::Overlay, Some(0), 0);
         let page = el("div", vec![], nodes);
         let buttons = page.by_testid("legend-run");
@@ -671,10 +671,10 @@ mod tests {
         let carries = page.by_testid("carries")[0].text();
         assert!(carries.contains("a: histograms of 1 min; a brushed range counts"), "{carries}");
         // one run: no focus controls
-        let one = el("div", vec![], legend(&runs[1..], &BTreeSet::new(), &DirMode::All, None, 0));
+        let one = el("div", vec![], legend(&runs[1..], &IndexSet::new(), &DirMode::All, None, 0));
         assert!(one.by_testid("focus-toggle").is_empty() && one.by_testid("focus-run").is_empty());
         // none: where runs come from
-        let site = el("div", vec![], legend(&[], &BTreeSet::new(), &DirMode::All, None, 250));
+        let site = el("div", vec![], legend(&[], &IndexSet::new(), &DirMode::All, None, 250));
         assert!(site.by_testid("no-runs")[0].text().starts_with("This site holds 250 runs"));
     }
 

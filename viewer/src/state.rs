@@ -5,7 +5,7 @@
 //! Parsing is forgiving: an unknown or malformed key is ignored (a hand-edited link still
 //! opens), and nothing in the hash is ever interpreted as markup or code.
 
-use std::collections::BTreeSet;
+use crate::index_set::IndexSet;
 
 /// Which directions every panel shows.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -68,7 +68,7 @@ pub struct ViewState {
     /// Levels (in nines) drawn on the runtime chart.
     pub levels: Vec<u32>,
     /// Indices of runs the legend has hidden.
-    pub hidden: BTreeSet<usize>,
+    pub hidden: IndexSet,
     /// Runtime x axis: seconds (false) or cumulative I/Os (true).
     pub x_ios: bool,
     /// Runtime zoom, in x-axis units.
@@ -80,7 +80,7 @@ pub struct ViewState {
     pub rate: RateMode,
     /// Compare mode: the runs that form the baseline (one run, or repeats compared by their
     /// run-to-run band); every other shown run is a candidate.
-    pub base: BTreeSet<usize>,
+    pub base: IndexSet,
     /// Compare the candidates as one set (by their run-to-run band), not one by one.
     pub cset: bool,
     /// The swept parameter of the sweep plot (a metadata key or a name in the file names).
@@ -175,13 +175,13 @@ impl Default for ViewState {
         ViewState {
             dir: DirMode::All,
             levels: vec![3, 4],
-            hidden: BTreeSet::new(),
+            hidden: IndexSet::new(),
             x_ios: false,
             zoom: None,
             sel: None,
             cdf: None,
             rate: RateMode::Iops,
-            base: BTreeSet::new(),
+            base: IndexSet::new(),
             cset: false,
             sweep: None,
             curve: None,
@@ -380,8 +380,8 @@ pub fn dir_in_hash(hash: &str) -> bool {
 /// Run indices of a hash's comma list (`hide=1,3`), unparsable or absurd ones left out.
 /// Inserted one by one: collecting into a BTreeSet sorts the items first, one more compiled
 /// copy of the standard sort in the wasm.
-fn indices(v: &str) -> BTreeSet<usize> {
-    let mut out = BTreeSet::new();
+fn indices(v: &str) -> IndexSet {
+    let mut out = IndexSet::new();
     out.extend(v.split(',').filter_map(|x| x.parse::<usize>().ok()).filter(|&i| i < 100_000));
     out
 }

@@ -240,6 +240,10 @@ fn cargo_wasm(opts: &Options, package: &str, levels: &[&str]) -> Result<PathBuf>
         for l in levels {
             cmd.args(["--config", l]);
         }
+        // Panic messages carry their source file's path; shipped wasm needs no machine's
+        // prefix (this checkout, cargo's registry folders) in it.
+        let flags: Vec<String> = remapped_prefixes(&opts.root).iter().map(|p| format!("--remap-path-prefix={}=", p.display())).collect();
+        cmd.env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"));
         // The workspace's release profile suits the CLI (debug info for profiling); shipped
         // wasm wants no debug info. Thin LTO keeps the levels per crate (fat LTO
         // re-optimises everything at the top crate's level).
@@ -253,6 +257,19 @@ fn cargo_wasm(opts: &Options, package: &str, levels: &[&str]) -> Result<PathBuf>
     }
     let profile = if opts.release { "release" } else { "debug" };
     Ok(opts.target_dir.join(WASM_TARGET).join(profile).join(format!("{}.wasm", package.replace('-', "_"))))
+}
+
+/// The folders whose paths `--remap-path-prefix` drops from shipped wasm: the checkout and each
+/// registry source folder of cargo's home (`$CARGO_HOME`, else `~/.cargo`).
+fn remapped_prefixes(root: &Path) -> Vec<PathBuf> {
+    let home =
+        std::env::var_os("CARGO_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let registries = home.map(|h| h.join("registry").join("src")).and_then(|d| std::fs::read_dir(d).ok());
+    let mut out: Vec<PathBuf> = registries.into_iter().flatten().flatten().map(|e| e.path()).collect();
+    out.sort();
+    // a path remapped to nothing keeps its leading separator: drop it with the prefix
+    out.push(root.to_path_buf());
+    out.into_iter().map(|p| p.join("")).collect()
 }
 
 /// wasm-bindgen's `--target web` glue and module for `wasm`, into the bundle.

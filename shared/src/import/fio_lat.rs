@@ -13,8 +13,6 @@
 //! behind the newest sample are turned into sparse histograms. A late sample for a closed
 //! window is still counted (its window is reopened and merged at the end).
 
-use std::collections::BTreeMap;
-
 use super::fio_log::{ddir_tag, log_run_name};
 use crate::hist::{Accumulator, Hist, Layout};
 use crate::meta::{FioLatLog, RunMeta, SourceFormat};
@@ -109,7 +107,8 @@ pub struct LatLogReader {
     open: Vec<Open>,
     last: usize,
     newest_win: u64,
-    done: BTreeMap<(u64, u64), Hist>,
+    /// Closed windows by (window, data direction), in the order they closed.
+    done: Vec<((u64, u64), Hist)>,
     count: u64,
     zero_bs: u64,
     base_ms: Option<u64>,
@@ -140,7 +139,7 @@ impl LatLogReader {
             open: Vec::new(),
             last: 0,
             newest_win: 0,
-            done: BTreeMap::new(),
+            done: Vec::new(),
             count: 0,
             zero_bs: 0,
             base_ms: None,
@@ -190,9 +189,7 @@ impl LatLogReader {
         }
         other.close_before(u64::MAX);
         self.close_before(u64::MAX);
-        for (k, h) in std::mem::take(&mut other.done) {
-            self.done.entry(k).and_modify(|x| *x = x.merge(&h)).or_insert(h);
-        }
+        self.done.append(&mut other.done);
         self.count += other.count;
         self.zero_bs += other.zero_bs;
         self.max_ms = self.max_ms.max(other.max_ms);
@@ -415,7 +412,8 @@ impl LatLogReader {
             if self.open[k].win < win {
                 let o = self.open.swap_remove(k);
                 let h = o.acc.finish();
-                self.done.entry((o.win, o.ddir)).and_modify(|x| *x = x.merge(&h)).or_insert(h);
+                // a late value may reopen a closed window: merged exactly at the end
+                self.done.push(((o.win, o.ddir), h));
             } else {
                 k += 1;
             }
@@ -475,7 +473,7 @@ impl LatLogReader {
         }
         let wms = self.window_ms;
         let end_ms = self.max_ms.saturating_add(1);
-        let windows = std::mem::take(&mut self.done)
+        let windows = super::in_key_order(std::mem::take(&mut self.done))
             .into_iter()
             .map(|((win, ddir), hist)| {
                 let start = win * wms;

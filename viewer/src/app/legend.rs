@@ -2,7 +2,7 @@
 //! hide all, the focus toggle, and what runs in compact form carry. Built by
 //! [`panels::legend`] and rebuilt whole (see `dom`), with one delegated click handler.
 
-use std::collections::BTreeSet;
+use crate::index_set::IndexSet;
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -13,7 +13,7 @@ use crate::state::{DirMode, Focus};
 
 /// What the legend was drawn for: the runs' version, the hidden runs, the direction mode, the
 /// focus.
-type LegendKey = (u64, BTreeSet<usize>, DirMode, Option<usize>);
+type LegendKey = (u64, IndexSet, DirMode, Option<usize>);
 
 #[component]
 pub(super) fn Legend() -> impl IntoView {

@@ -4,7 +4,7 @@
 //! of a run over a range.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use leptos::prelude::*;
@@ -133,7 +133,8 @@ pub(super) struct Model {
     pub(super) frames: HashMap<&'static str, Frame>,
     /// The 1-CDF curves last drawn, for the hover readout: (label, css colour, points).
     pub(super) hover_curves: Vec<(String, String, Vec<CcdfPoint>)>,
-    pub(super) drawn: BTreeSet<&'static str>,
+    /// The panels drawn since the runs last changed (a few names).
+    pub(super) drawn: Vec<&'static str>,
     pub(super) first_render_done: bool,
     pub(super) renders: u64,
 }

@@ -10,7 +10,7 @@
 //! decodes the files itself, as before.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
@@ -88,8 +88,8 @@ struct Pool {
     busy: Vec<Option<usize>>,
     /// Workers that answered at least once (a worker that fails before it does could not start).
     started: Vec<bool>,
-    /// Results waiting for the files before them, with the milliseconds they took.
-    ready: BTreeMap<usize, (Outcome, f64)>,
+    /// Results waiting for the files before them, with the milliseconds they took (by file).
+    ready: Vec<Option<(Outcome, f64)>>,
     next: usize,
     sink: Rc<dyn Sink>,
     /// The workers' handlers, kept alive while the pool runs.
@@ -113,7 +113,7 @@ pub fn run(files: Vec<web_sys::File>, workers: usize, sink: Rc<dyn Sink>) {
         workers: Vec::new(),
         busy: vec![None; workers],
         started: vec![false; workers],
-        ready: BTreeMap::new(),
+        ready: (0..n).map(|_| None).collect(),
         next: 0,
         sink,
         handlers: Vec::new(),
@@ -226,7 +226,7 @@ fn message(pool: &Shared, k: usize, data: JsValue) {
             {
                 let mut p = pool.borrow_mut();
                 p.busy[k] = None;
-                p.ready.insert(i, (outcome, ms));
+                p.ready[i] = Some((outcome, ms));
             }
             feed(pool, k);
             // the first result: the other workers start
@@ -249,7 +249,7 @@ fn deliver(pool: &Shared) {
         let (i, file, (outcome, ms), sink) = {
             let mut p = pool.borrow_mut();
             let i = p.next;
-            let Some(r) = p.ready.remove(&i) else { break };
+            let Some(r) = p.ready.get_mut(i).and_then(Option::take) else { break };
             p.next += 1;
             (i, p.files[i].clone(), r, p.sink.clone())
         };
@@ -280,7 +280,7 @@ fn failed(pool: &Shared, k: usize, why: String) {
         if let Some(i) = p.busy[k].take() {
             if started {
                 // a run that crashed a running worker (out of memory): said, not retried
-                p.ready.insert(i, (Outcome::Error(format!("the worker decoding it stopped: {why}")), 0.0));
+                p.ready[i] = Some((Outcome::Error(format!("the worker decoding it stopped: {why}")), 0.0));
             } else {
                 p.queue.push_front(i);
             }
@@ -305,6 +305,6 @@ fn failed(pool: &Shared, k: usize, why: String) {
 fn give_back(pool: &Shared) {
     let mut p = pool.borrow_mut();
     while let Some(i) = p.queue.pop_front() {
-        p.ready.insert(i, (Outcome::Raw, 0.0));
+        p.ready[i] = Some((Outcome::Raw, 0.0));
     }
 }
