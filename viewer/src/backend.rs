@@ -114,11 +114,18 @@ impl DrawingBackend for Backend<'_> {
     }
 }
 
-/// A backend that may stroke a dashed line itself. plotters cuts a dashed line into one short
-/// path per dash (`DashedPathElement`), which on a canvas costs a `moveTo` and a `lineTo` per
-/// dash and, for 20 runs' dashed levels, a good part of a zoom step; a canvas dashes a path
-/// natively (`setLineDash`, HTML Living Standard, "Line styles").
-pub trait Dashing: DrawingBackend {
+/// What a backend may draw natively, faster than plotters' generic code does it.
+///
+/// Dashed lines: plotters cuts a dashed line into one short path per dash
+/// (`DashedPathElement`), which on a canvas costs a `moveTo` and a `lineTo` per dash and, for
+/// 20 runs' dashed levels, a good part of a zoom step; a canvas dashes a path natively
+/// (`setLineDash`, HTML Living Standard, "Line styles").
+///
+/// Images: a heatmap's cells as rectangles are thousands a zoom step, which the canvas fills
+/// one by one; as one image (a pixel per column pixel and latency bin) they are one
+/// `putImageData` and one scaled `drawImage` (HTML Living Standard, "Pixel manipulation"
+/// and "Drawing images").
+pub trait NativeDraw: DrawingBackend {
     /// Stroke the polyline `path` with `style`, dashed `dash` = (on, off) pixels; `Ok(false)`
     /// when this backend does not dash natively (the caller then cuts the dashes).
     fn dashed_path(
@@ -127,9 +134,27 @@ pub trait Dashing: DrawingBackend {
         style: &ShapeStyle,
         dash: (u32, u32),
     ) -> Result<bool, DrawingErrorKind<Self::ErrorType>>;
+
+    /// Draw `image` stretched over `dest` (x, y, width, height in pixels; each pixel drawn
+    /// as the nearest image pixel, no smoothing), clipped to the rectangle `clip`;
+    /// `Ok(false)` when this backend cannot (the caller then draws the content otherwise).
+    fn image(
+        &mut self,
+        image: &Image,
+        dest: (f64, f64, f64, f64),
+        clip: [BackendCoord; 2],
+    ) -> Result<bool, DrawingErrorKind<Self::ErrorType>>;
 }
 
-impl Dashing for Backend<'_> {
+/// An RGBA image: `width` x `height` pixels, rows top first, 4 bytes a pixel (alpha 0:
+/// nothing drawn there).
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    pub rgba: Vec<u8>,
+}
+
+impl NativeDraw for Backend<'_> {
     #[cfg_attr(not(target_arch = "wasm32"), allow(unused_variables))]
     fn dashed_path(&mut self, path: &[BackendCoord], style: &ShapeStyle, dash: (u32, u32)) -> Result<bool, Kind> {
         match self {
@@ -138,10 +163,53 @@ impl Dashing for Backend<'_> {
             Backend::Canvas(Canvas(b)) => b.draw_dashed(path, style, dash).map(|()| true).map_err(cast),
         }
     }
+
+    #[cfg_attr(not(target_arch = "wasm32"), allow(unused_variables))]
+    fn image(&mut self, image: &Image, dest: (f64, f64, f64, f64), clip: [BackendCoord; 2]) -> Result<bool, Kind> {
+        match self {
+            // an SVG export keeps its cells as rectangles (vector output, sharp at any zoom)
+            Backend::Svg(_) => Ok(false),
+            #[cfg(target_arch = "wasm32")]
+            Backend::Canvas(Canvas(b)) => Ok(b.draw_image(image, dest, clip)),
+        }
+    }
+}
+
+/// An image drawn over a rectangle ([`NativeDraw::image`]) where the backend can; whether it
+/// was is in `drawn` once the element is drawn. Its points are the clip rectangle's corners
+/// (so that the drawing area places it); `dest` is relative to the first corner.
+pub struct ImageElement {
+    pub image: Image,
+    pub dest: (f64, f64, f64, f64),
+    pub clip: [(i32, i32); 2],
+    pub drawn: std::cell::Cell<bool>,
+}
+
+impl<'a> PointCollection<'a, (i32, i32)> for &'a ImageElement {
+    type Point = &'a (i32, i32);
+    type IntoIter = &'a [(i32, i32)];
+    fn point_iter(self) -> Self::IntoIter {
+        &self.clip
+    }
+}
+
+impl<DB: NativeDraw> Drawable<DB> for ImageElement {
+    fn draw<I: Iterator<Item = BackendCoord>>(
+        &self,
+        mut pos: I,
+        backend: &mut DB,
+        _: (u32, u32),
+    ) -> Result<(), DrawingErrorKind<DB::ErrorType>> {
+        let (Some(a), Some(b)) = (pos.next(), pos.next()) else { return Ok(()) };
+        let (dx, dy, dw, dh) = self.dest;
+        let dest = (f64::from(a.0) + dx, f64::from(a.1) + dy, dw, dh);
+        self.drawn.set(backend.image(&self.image, dest, [a, b])?);
+        Ok(())
+    }
 }
 
 /// A polyline drawn dashed (`(on, off)` pixels): natively where the backend can
-/// ([`Dashing`]), else cut into dashes by plotters.
+/// ([`NativeDraw`]), else cut into dashes by plotters.
 pub struct DashedLine {
     pub points: Vec<(f64, f64)>,
     pub dash: (u32, u32),
@@ -156,7 +224,7 @@ impl<'a> PointCollection<'a, (f64, f64)> for &'a DashedLine {
     }
 }
 
-impl<DB: Dashing> Drawable<DB> for DashedLine {
+impl<DB: NativeDraw> Drawable<DB> for DashedLine {
     fn draw<I: Iterator<Item = BackendCoord>>(
         &self,
         pos: I,

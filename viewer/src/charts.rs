@@ -7,7 +7,7 @@
 
 use plotters::coord::Shift;
 
-use crate::backend::{Backend, DashedLine, Dashing};
+use crate::backend::{Backend, DashedLine, NativeDraw};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -286,7 +286,7 @@ pub fn format_count(v: f64) -> String {
     format!("{s}{unit}")
 }
 
-pub(crate) fn plot<'a, DB: Dashing + 'a>(
+pub(crate) fn plot<'a, DB: NativeDraw + 'a>(
     root: &'a DrawingArea<DB, Shift>,
     title: &str,
     x: Scale,
@@ -326,13 +326,13 @@ where
 pub(crate) type Chart<'a, DB> =
     ChartContext<'a, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>;
 
-pub(crate) fn frame_of<DB: Dashing>(chart: &Chart<'_, DB>, x: Scale, y: Scale) -> Frame {
+pub(crate) fn frame_of<DB: NativeDraw>(chart: &Chart<'_, DB>, x: Scale, y: Scale) -> Frame {
     let (xr, yr) = chart.plotting_area().get_pixel_range();
     Frame { left: xr.start, right: xr.end, top: yr.start, bottom: yr.end, x, y }
 }
 
 /// Gridlines and labels at the given ticks (values in data units).
-pub(crate) fn ticks<DB: Dashing>(
+pub(crate) fn ticks<DB: NativeDraw>(
     root: &DrawingArea<DB, Shift>,
     f: &Frame,
     xt: &[(f64, String)],
@@ -376,7 +376,7 @@ pub(crate) fn line_width(traces: usize) -> u32 {
     }
 }
 
-pub(crate) fn stroke<DB: Dashing>(
+pub(crate) fn stroke<DB: NativeDraw>(
     chart: &mut Chart<'_, DB>,
     x: &Scale,
     y: &Scale,
@@ -401,7 +401,7 @@ where
 }
 
 /// Shade a selected x range across the plot.
-pub(crate) fn shade_x<DB: Dashing>(root: &DrawingArea<DB, Shift>, f: &Frame, a: f64, b: f64, color: RGBAColor) -> DrawResult<()> {
+pub(crate) fn shade_x<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, f: &Frame, a: f64, b: f64, color: RGBAColor) -> DrawResult<()> {
     let pa = f.px(a.min(b)).clamp(f.left as f64, f.right as f64) as i32;
     let pb = f.px(a.max(b)).clamp(f.left as f64, f.right as f64) as i32;
     if pb > pa {
@@ -410,7 +410,7 @@ pub(crate) fn shade_x<DB: Dashing>(root: &DrawingArea<DB, Shift>, f: &Frame, a: 
     Ok(())
 }
 
-pub(crate) fn empty_note<DB: Dashing>(root: &DrawingArea<DB, Shift>, f: &Frame, msg: &str) -> DrawResult<()> {
+pub(crate) fn empty_note<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, f: &Frame, msg: &str) -> DrawResult<()> {
     let (cx, cy) = ((f.left + f.right) / 2, (f.top + f.bottom) / 2);
     root.draw(&Text::new(msg.to_string(), (cx, cy), (FONT, 14).into_font().color(&MUTED).pos(Pos::new(HPos::Center, VPos::Center))))
         .map_err(e)
@@ -464,7 +464,7 @@ pub fn envelope_path(corners: &[(f64, f64)], x: &Scale, y: &Scale) -> Vec<(f64, 
 }
 
 /// Draw the 1-CDF overlay: x latency (log), y share of I/Os slower (log), labelled in nines.
-pub fn draw_cdf<DB: Dashing>(root: &DrawingArea<DB, Shift>, s: &CdfSpec) -> DrawResult<Frame>
+pub fn draw_cdf<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, s: &CdfSpec) -> DrawResult<Frame>
 where
     DB::ErrorType: 'static,
 {
@@ -514,7 +514,7 @@ pub(crate) fn py_of(f: &Frame, y: f64) -> i32 {
     (f.bottom as f64 - f.y.frac(y) * (f.bottom - f.top) as f64) as i32
 }
 
-pub(crate) fn legend<'a, DB: Dashing>(
+pub(crate) fn legend<'a, DB: NativeDraw>(
     root: &DrawingArea<DB, Shift>,
     f: &Frame,
     items: impl Iterator<Item = (&'a str, TraceStyle)>,
@@ -523,7 +523,7 @@ pub(crate) fn legend<'a, DB: Dashing>(
 }
 
 /// A legend box in the plot's top right corner, or top left with `left`.
-pub(crate) fn legend_at<'a, DB: Dashing>(
+pub(crate) fn legend_at<'a, DB: NativeDraw>(
     root: &DrawingArea<DB, Shift>,
     f: &Frame,
     items: impl Iterator<Item = (&'a str, TraceStyle)>,
@@ -659,7 +659,7 @@ pub(crate) fn x_ticks(x: &Scale, is_time: bool) -> Vec<(f64, String)> {
 }
 
 /// Draw runtime QoS: per window the median, the chosen levels and the max, log latency.
-pub fn draw_runtime<DB: Dashing>(root: &DrawingArea<DB, Shift>, s: &RuntimeSpec) -> DrawResult<Frame>
+pub fn draw_runtime<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, s: &RuntimeSpec) -> DrawResult<Frame>
 where
     DB::ErrorType: 'static,
 {
@@ -782,7 +782,7 @@ pub struct RateSpec<'a> {
 }
 
 /// Draw IOPS or MB/s per window on the runtime chart's x axis.
-pub fn draw_rate<DB: Dashing>(root: &DrawingArea<DB, Shift>, s: &RateSpec) -> DrawResult<Frame>
+pub fn draw_rate<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, s: &RateSpec) -> DrawResult<Frame>
 where
     DB::ErrorType: 'static,
 {
@@ -840,7 +840,7 @@ pub struct HistSpec<'a> {
 
 /// Draw the latency histogram: share of I/Os per decade of latency on log-log axes, as step
 /// outlines (filled when there is one trace) so that modes and stair-steps show.
-pub fn draw_hist<DB: Dashing>(root: &DrawingArea<DB, Shift>, s: &HistSpec) -> DrawResult<Frame>
+pub fn draw_hist<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, s: &HistSpec) -> DrawResult<Frame>
 where
     DB::ErrorType: 'static,
 {

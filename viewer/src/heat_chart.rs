@@ -7,7 +7,7 @@
 
 use plotters::coord::Shift;
 
-use crate::backend::{Backend, Dashing};
+use crate::backend::{Backend, Image, ImageElement, NativeDraw};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -66,7 +66,17 @@ impl ShareScale {
     /// The colour of a share: one of [`STEPS`] + 1 steps of viridis (cells of one colour are
     /// then drawn as one path on a canvas: a few dozen fills a row instead of one a cell).
     pub fn color(&self, share: f64) -> RGBColor {
-        viridis((self.frac(share) * STEPS).round() / STEPS)
+        viridis(self.step(share) as f64 / STEPS)
+    }
+
+    /// The step of a share's colour, 0 to [`STEPS`] (see [`ShareScale::palette`]).
+    pub fn step(&self, share: f64) -> usize {
+        (self.frac(share) * STEPS).round().clamp(0.0, STEPS) as usize
+    }
+
+    /// The colour of each step: `palette()[step(s)]` is `color(s)`.
+    pub fn palette() -> Vec<RGBColor> {
+        (0..=STEPS as usize).map(|i| viridis(i as f64 / STEPS)).collect()
     }
 
     /// The legend's ticks: every decade from `lo` to 1 (every other one past six).
@@ -138,7 +148,7 @@ pub fn latency_scale(maps: &[&Heatmap]) -> Scale {
 }
 
 /// Draw the heatmap rows and the legend; the frames of the rows, top first.
-pub fn draw_heatmap<DB: Dashing>(root: &DrawingArea<DB, Shift>, s: &HeatSpec) -> DrawResult<Vec<Frame>>
+pub fn draw_heatmap<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, s: &HeatSpec) -> DrawResult<Vec<Frame>>
 where
     DB::ErrorType: 'static,
 {
@@ -198,19 +208,57 @@ fn r_label(label: &str) -> String {
 /// Steps of the colour scale past its lowest colour.
 const STEPS: f64 = 64.0;
 
-/// The cells: one rectangle per non-empty bin of each column, clipped to the plot, drawn
-/// colour by colour (the viewer's canvas backend joins consecutive fills of one colour into
-/// one path, which a zoom step of four rows of 450 columns needs).
-fn draw_cells<DB: Dashing>(root: &DrawingArea<DB, Shift>, f: &Frame, m: &Heatmap, shares: ShareScale) -> DrawResult<()> {
-    // (colour as r, g, b; the rectangle's corners in pixels)
-    type Cell = ((u8, u8, u8), [(i32, i32); 2]);
-    let mut cells: Vec<Cell> = Vec::new();
+/// The cells: one rectangle per non-empty bin of each column, clipped to the plot. Where the
+/// backend draws images ([`NativeDraw::image`], the page's canvas), they are one image of a
+/// pixel per column pixel and bin, stretched over the bins' rows (the bins are equally tall on
+/// the log latency axis); else (SVG) rectangles drawn colour by colour.
+fn draw_cells<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, f: &Frame, m: &Heatmap, shares: ShareScale) -> DrawResult<()> {
     let (l, r) = (f.left as f64, f.right as f64);
     let py = |v: f64| f.bottom as f64 - f.y.frac(v) * (f.bottom - f.top) as f64;
-    // each bin's rows of pixels, computed once a draw (its edges are powers of ten and each
-    // costs three logarithms), not once a cell
     let k0 = m.columns.iter().map(|c| c.first_bin).min().unwrap_or(0);
     let k1 = m.columns.iter().map(|c| c.first_bin + c.bins.len() as i64).max().unwrap_or(0);
+    // each column's pixels: whole, at least one wide, so adjacent columns leave no seam
+    let spans: Vec<(&nines_core::heatmap::Column, i32, i32)> = m
+        .columns
+        .iter()
+        .filter(|c| c.count > 0)
+        .filter_map(|c| {
+            let (a, b) = (f.px(c.x0).max(l), f.px(c.x1).min(r));
+            (b > a).then(|| (c, a.floor() as i32, (b.ceil() as i32).max(a.floor() as i32 + 1)))
+        })
+        .collect();
+    if spans.is_empty() {
+        return Ok(());
+    }
+    if f.y.log && f.right > f.left && k1 > k0 {
+        let (w, h) = ((f.right - f.left) as usize, (k1 - k0) as usize);
+        let mut rgba = vec![0u8; w * h * 4];
+        let palette = ShareScale::palette();
+        for &(c, pa, pb) in &spans {
+            let (xa, xb) = ((pa - f.left).max(0) as usize, ((pb - f.left).max(0) as usize).min(w));
+            for (k, n) in c.cells() {
+                let RGBColor(cr, cg, cb) = palette[shares.step(n as f64 / c.count as f64)];
+                let row = (k1 - 1 - k) as usize * w;
+                for px in rgba[(row + xa) * 4..(row + xb) * 4].chunks_exact_mut(4) {
+                    px.copy_from_slice(&[cr, cg, cb, 255]);
+                }
+            }
+        }
+        // the image's top row is bin k1 - 1, its bottom row bin k0
+        let (top, bottom) = (py(m.edges(k1 - 1).1), py(m.edges(k0).0));
+        let image = ImageElement {
+            image: Image { width: w as u32, height: h as u32, rgba },
+            dest: (0.0, top - f.top as f64, w as f64, bottom - top),
+            clip: [(f.left, f.top), (f.right, f.bottom)],
+            drawn: std::cell::Cell::new(false),
+        };
+        root.draw(&image).map_err(e)?;
+        if image.drawn.get() {
+            return Ok(());
+        }
+    }
+    // each bin's rows of pixels, computed once a draw (its edges are powers of ten and each
+    // costs three logarithms), not once a cell
     let mut rows: Vec<Option<Option<(i32, i32)>>> = vec![None; (k1 - k0).max(0) as usize];
     let mut row = |k: i64| {
         *rows[(k - k0) as usize].get_or_insert_with(|| {
@@ -219,16 +267,11 @@ fn draw_cells<DB: Dashing>(root: &DrawingArea<DB, Shift>, f: &Frame, m: &Heatmap
             (yb > ya).then(|| (ya.floor() as i32, (yb.ceil() as i32).max(ya.floor() as i32 + 1)))
         })
     };
-    for c in &m.columns {
-        if c.count == 0 {
-            continue;
-        }
-        let (a, b) = (f.px(c.x0).max(l), f.px(c.x1).min(r));
-        if b <= a {
-            continue;
-        }
-        // whole pixels, at least one wide, so adjacent columns leave no seam
-        let (pa, pb) = (a.floor() as i32, (b.ceil() as i32).max(a.floor() as i32 + 1));
+    // (colour as r, g, b; the rectangle's corners in pixels), drawn colour by colour: the
+    // canvas backend joins consecutive fills of one colour into one path
+    type Cell = ((u8, u8, u8), [(i32, i32); 2]);
+    let mut cells: Vec<Cell> = Vec::new();
+    for &(c, pa, pb) in &spans {
         for (k, n) in c.cells() {
             let Some((ta, tb)) = row(k) else { continue };
             let RGBColor(cr, cg, cb) = shares.color(n as f64 / c.count as f64);
@@ -245,7 +288,7 @@ fn draw_cells<DB: Dashing>(root: &DrawingArea<DB, Shift>, f: &Frame, m: &Heatmap
 /// The levels and the max of each column, over the cells: black on a white halo, so they read
 /// on both ends of the scale; levels dashed by their nines (as on the runtime chart), the max
 /// solid.
-fn draw_lines<DB: Dashing>(chart: &mut crate::charts::Chart<'_, DB>, s: &HeatSpec, m: &Heatmap) -> DrawResult<()>
+fn draw_lines<DB: NativeDraw>(chart: &mut crate::charts::Chart<'_, DB>, s: &HeatSpec, m: &Heatmap) -> DrawResult<()>
 where
     DB::ErrorType: 'static,
 {
@@ -287,7 +330,7 @@ fn line_dash(m: Metric) -> (u32, u32) {
 }
 
 /// The legend strip: the colour scale with its ticks, then the lines.
-fn draw_legend<DB: Dashing>(strip: &DrawingArea<DB, Shift>, left: i32, width: i32, s: &HeatSpec) -> DrawResult<()> {
+fn draw_legend<DB: NativeDraw>(strip: &DrawingArea<DB, Shift>, left: i32, width: i32, s: &HeatSpec) -> DrawResult<()> {
     let text = (FONT, 12).into_font().color(&INK);
     let muted = (FONT, 12).into_font().color(&MUTED);
     // row 1: the low end's label, the bar, 100%, then the lines' key; row 2: what the colour is

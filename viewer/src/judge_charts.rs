@@ -3,7 +3,7 @@
 //! numjobs against IOPS and latency) and the SNIA PTS steady-state convergence plot (PTS 2.0.2, 3.3). Like [`crate::charts`] they only lay out numbers
 //! that nines-core computed (`compare`, `sweep_table`, `convergence`), on any plotters backend.
 
-use crate::backend::Dashing;
+use crate::backend::NativeDraw;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -65,7 +65,7 @@ fn pct_label(v: f64) -> String {
 /// band is the baseline's 95% interval (or its runs' band), whiskers the candidate's. A filled
 /// marker is a change larger than both intervals allow; hollow is within the noise; a square
 /// is a level with too few I/Os on a side to tell.
-pub fn draw_change<DB: Dashing>(root: &DrawingArea<DB, Shift>, s: &ChangeSpec) -> DrawResult<Frame>
+pub fn draw_change<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, s: &ChangeSpec) -> DrawResult<Frame>
 where
     DB::ErrorType: 'static,
 {
@@ -206,7 +206,7 @@ pub fn sweep_x(values: &[f64]) -> (Scale, Vec<(f64, String)>) {
 
 /// Draw the sweep: IOPS, mean, p99 and p99.99 against the parameter, one line per
 /// configuration (the candidate dashed in its baseline's colour).
-pub fn draw_sweep<DB: Dashing>(root: &DrawingArea<DB, Shift>, s: &SweepSpec) -> DrawResult<Frame>
+pub fn draw_sweep<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, s: &SweepSpec) -> DrawResult<Frame>
 where
     DB::ErrorType: 'static,
 {
@@ -364,7 +364,7 @@ pub fn conv_y(series: &[ConvSeries]) -> Scale {
 /// Draw the tracked value per round with, over the measurement window, its average, the
 /// PTS range limit (average +- 10%, a range of 20%) and the least-squares line, shaded green
 /// where the rule holds and red where it does not.
-pub fn draw_convergence<DB: Dashing>(root: &DrawingArea<DB, Shift>, s: &ConvSpec) -> DrawResult<Frame>
+pub fn draw_convergence<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, s: &ConvSpec) -> DrawResult<Frame>
 where
     DB::ErrorType: 'static,
 {
@@ -587,7 +587,7 @@ pub fn verdict_color(v: Option<Verdict>) -> RGBColor {
 /// Draw a level across runs: a whisker for each run's interval, a dot for its value (filled
 /// red where it is worse than the run before beyond noise, green where better, hollow where
 /// too few I/Os tell), the baseline ringed, and the values joined in run order.
-pub fn draw_trend<DB: Dashing>(root: &DrawingArea<DB, Shift>, s: &TrendSpec) -> DrawResult<Frame>
+pub fn draw_trend<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, s: &TrendSpec) -> DrawResult<Frame>
 where
     DB::ErrorType: 'static,
 {
@@ -742,7 +742,7 @@ fn log_count_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
 /// Draw the latency curve: each level of each set of runs against the achieved IOPS, a
 /// whisker per run for its 95% interval (open-ended, to the plot's edge, where a bound is
 /// missing), hollow markers for thin levels, the limit across and the answer ringed.
-pub fn draw_curve<DB: Dashing>(root: &DrawingArea<DB, Shift>, s: &CurveSpec) -> DrawResult<Frame>
+pub fn draw_curve<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, s: &CurveSpec) -> DrawResult<Frame>
 where
     DB::ErrorType: 'static,
 {

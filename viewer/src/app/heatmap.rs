@@ -127,7 +127,7 @@ fn height_of(rows: usize) -> u32 {
     rows.max(1) as u32 * ROW_H + LEGEND_H
 }
 
-fn draw_into<DB: crate::backend::Dashing>(
+fn draw_into<DB: crate::backend::NativeDraw>(
     root: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
     st: &ViewState,
     d: &HeatData,

@@ -12,7 +12,7 @@
 //! one colour, are collected into one path here and drawn once when the style changes or any
 //! other drawing call comes (so the order of what is drawn is kept).
 //!
-//! Dashed lines come here whole (`backend::Dashing`) and are dashed by the canvas itself
+//! Dashed lines come here whole (`backend::NativeDraw`) and are dashed by the canvas itself
 //! (`setLineDash`), not cut into one short path per dash.
 
 use plotters::prelude::*;
@@ -95,7 +95,7 @@ impl HiDpi {
         Pen { fill: false, color: style.color(), width: style.stroke_width(), dash: (0, 0) }
     }
 
-    /// Stroke a polyline dashed by the canvas itself (see `backend::Dashing`).
+    /// Stroke a polyline dashed by the canvas itself (see `backend::NativeDraw`).
     pub(crate) fn draw_dashed<S: BackendStyle>(&mut self, path: &[BackendCoord], style: &S, dash: (u32, u32)) -> R {
         if style.color().alpha == 0.0 || path.len() < 2 {
             return Ok(());
@@ -103,6 +103,43 @@ impl HiDpi {
         self.join(Pen { dash, ..HiDpi::stroke_pen(style) });
         self.polyline(path.iter().copied());
         Ok(())
+    }
+
+    /// Draw an RGBA image stretched over `dest`, nearest pixel, clipped to `clip` (see
+    /// `backend::NativeDraw::image`): put into a scratch canvas, then drawn scaled from it.
+    /// Whether it was drawn (the caller draws the content otherwise).
+    pub(crate) fn draw_image(&mut self, image: &crate::backend::Image, dest: (f64, f64, f64, f64), clip: [BackendCoord; 2]) -> bool {
+        self.flush();
+        if image.width == 0 || image.height == 0 {
+            return true;
+        }
+        let Ok(data) = web_sys::ImageData::new_with_u8_clamped_array_and_sh(wasm_bindgen::Clamped(&image.rgba), image.width, image.height)
+        else {
+            return false;
+        };
+        let Some((canvas, ctx)) = scratch() else { return false };
+        // grown, never shrunk: a canvas resized is a canvas allocated again, and the rows of a
+        // heatmap differ in height; only the image's corner of it is drawn
+        if canvas.width() < image.width || canvas.height() < image.height {
+            canvas.set_width(canvas.width().max(image.width));
+            canvas.set_height(canvas.height().max(image.height));
+        }
+        if ctx.put_image_data(&data, 0.0, 0.0).is_err() {
+            return false;
+        }
+        let c = &self.ctx;
+        c.save();
+        c.begin_path();
+        let ((x0, y0), (x1, y1)) = (clip[0], clip[1]);
+        c.rect(f64::from(x0), f64::from(y0), f64::from(x1 - x0), f64::from(y1 - y0));
+        c.clip();
+        c.set_image_smoothing_enabled(false);
+        let (w, h) = (f64::from(image.width), f64::from(image.height));
+        let drawn = c.draw_image_with_html_canvas_element_and_sw_and_sh_and_dx_and_dy_and_dw_and_dh(
+            &canvas, 0.0, 0.0, w, h, dest.0, dest.1, dest.2, dest.3,
+        );
+        c.restore();
+        drawn.is_ok()
     }
 
     /// Add a polyline to the open path.
@@ -231,6 +268,22 @@ impl DrawingBackend for HiDpi {
 thread_local! {
     /// Line height in CSS pixels by canvas font string (see `estimate_text_size`).
     static LINE_HEIGHT: std::cell::RefCell<std::collections::HashMap<String, u32>> = Default::default();
+}
+
+/// The canvas images are put on before they are drawn scaled (one for the page, kept).
+fn scratch() -> Option<(web_sys::HtmlCanvasElement, web_sys::CanvasRenderingContext2d)> {
+    use wasm_bindgen::JsCast;
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Option<(web_sys::HtmlCanvasElement, web_sys::CanvasRenderingContext2d)>> = const { std::cell::RefCell::new(None) };
+    }
+    SCRATCH.with(|s| {
+        if s.borrow().is_none() {
+            let canvas: web_sys::HtmlCanvasElement = web_sys::window()?.document()?.create_element("canvas").ok()?.dyn_into().ok()?;
+            let ctx = canvas.get_context("2d").ok()??.dyn_into().ok()?;
+            *s.borrow_mut() = Some((canvas, ctx));
+        }
+        s.borrow().clone()
+    })
 }
 
 /// Device pixels per CSS pixel (1 to 4).
