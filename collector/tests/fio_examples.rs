@@ -138,7 +138,7 @@ fn a_job_file_runs_with_include_env_and_overrides() {
     assert_eq!(run.meta.window.as_ref().and_then(|r| r.length_s), Some(0.1), "log_hist_msec is the window");
     assert_eq!(run.meta.engine.as_ref().and_then(|e| e.requested.as_deref()), Some("uring"));
     let s = run.meta.summary.clone().expect("a summary");
-    assert!(s.ios["read"] > 0 && s.ios["write"] > 0, "{:?}", s.ios);
+    assert!(s.ios.get("read") > Some(0) && s.ios.get("write") > Some(0), "{:?}", s.ios);
 
     // every refusal of a file at once, with its line, before anything runs
     std::fs::write(d.join("bad.fio"), "[global]\nioengine=libaio\n[a]\nfilename=x\nsize=1m\nverify=md5\nbsrange=4k-8k\n").expect("written");

@@ -11,8 +11,6 @@
 //! lines (the collector appends its end summary when the run ends): later lines replace the
 //! earlier lines' keys, key by key at the top level.
 
-use std::collections::BTreeMap;
-
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -235,21 +233,53 @@ impl<T: Field> Field for Vec<T> {
     }
 }
 
-impl Field for BTreeMap<String, u64> {
-    // inserts, not collect: collecting into a BTreeMap (serde_json's Map is one) sorts the
-    // items first, one more compiled copy of the standard sort (see crate::sort)
+/// Counts by name (I/Os per tag, bytes per direction), in name order. A sorted list rather
+/// than a `BTreeMap`: each map type compiles its own copy of the B-tree's code, which the
+/// viewer's wasm would carry for these two fields alone.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Counts(Vec<(String, u64)>);
+
+impl Counts {
+    /// Set `name`'s count.
+    pub fn insert(&mut self, name: String, n: u64) {
+        match self.0.binary_search_by(|(k, _)| k.as_str().cmp(&name)) {
+            Ok(i) => self.0[i].1 = n,
+            Err(i) => self.0.insert(i, (name, n)),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.0.binary_search_by(|(k, _)| k.as_str().cmp(name)).ok().map(|i| self.0[i].1)
+    }
+
+    /// `(name, count)` in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.0.iter().map(|(k, n)| (k.as_str(), *n))
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = u64> + '_ {
+        self.0.iter().map(|(_, n)| *n)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Field for Counts {
     fn from_json(v: Value) -> Result<Self, String> {
-        let mut out = BTreeMap::new();
+        let mut out = Counts::default();
         for (k, x) in Map::from_json(v)? {
             let n = u64::from_json(x).map_err(|e| format!("'{k}': {e}"))?;
+            // serde_json's map gives its keys in order: each is pushed at the end
             out.insert(k, n);
         }
         Ok(out)
     }
     fn to_json(&self) -> Value {
         let mut m = Map::new();
-        for (k, n) in self {
-            m.insert(k.clone(), Value::from(*n));
+        for (k, n) in self.iter() {
+            m.insert(k.to_string(), Value::from(n));
         }
         Value::Object(m)
     }
@@ -535,9 +565,9 @@ meta_struct! {
         pub duration_s: f64,
         pub windows: u64,
         /// I/Os per tag.
-        pub ios: BTreeMap<String, u64>,
+        pub ios: Counts,
         /// Bytes per direction.
-        pub bytes: BTreeMap<String, u64>,
+        pub bytes: Counts,
         /// `runtime`, `ios`, `steady`, `SIGINT`, `error`, ...
         pub stopped_by: String,
         /// Errors that ended the run.
@@ -656,6 +686,19 @@ impl RunMeta {
 pub(crate) mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn counts_keep_name_order_and_round_trip() {
+        let mut c = Counts::default();
+        for (k, n) in [("write", 7), ("read", 5), ("trim", 1), ("read", 6)] {
+            c.insert(k.into(), n);
+        }
+        assert_eq!(c.iter().collect::<Vec<_>>(), [("read", 6), ("trim", 1), ("write", 7)]);
+        assert_eq!((c.get("write"), c.get("nope"), c.values().sum::<u64>()), (Some(7), None, 14));
+        assert_eq!(Counts::from_json(c.to_json()).unwrap(), c);
+        let e = Counts::from_json(json!({"read": "many"})).unwrap_err();
+        assert!(e.contains("'read'"), "{e}");
+    }
 
     /// Metadata from a JSON object literal, for tests.
     pub(crate) fn meta(v: Value) -> RunMeta {

@@ -29,7 +29,6 @@ pub mod safety;
 pub mod workload;
 pub mod writer;
 
-use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -733,8 +732,8 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
         engine_meta.registered_buffers = Some(fb);
     }
     let duration_s = wres.end_ns.saturating_sub(rec_start_ns) as f64 / 1e9;
-    let mut ios = BTreeMap::new();
-    let mut bytes = BTreeMap::new();
+    let mut ios = meta::Counts::default();
+    let mut bytes = meta::Counts::default();
     for (i, o) in out.iter().enumerate() {
         ios.insert(o.name.clone(), wres.counts[i]);
         if wres.bytes[i] > 0 {
