@@ -3,15 +3,19 @@
 // decodes the raw runs (archives and every other format the viewer reads) the page sends it
 // and answers with each run's compact form, so that the page holds only what it draws.
 // Messages:
-//   page -> worker  { module }                              first: the workers' module,
-//                                                           compiled once by the page
+//   page -> worker  { module, warm }                        first: the workers' module,
+//                                                           compiled once by the page; with
+//                                                           warm, a worker started before any
+//                                                           file was given summarises a small
+//                                                           synthetic run first (see warm() in
+//                                                           worker/src/lib.rs)
 //                   { id, name, file }                      file: a File or an ArrayBuffer
 //   worker -> page  { id, stage: 'decoding' }               when it starts on the run
 //                   { id, stage: 'done', bytes, took_ms }   bytes: the compact form (transferred)
 //                   { id, stage: 'error', message }         the run could not be read
 // Started by the page with `new Worker('worker.js', { type: 'module' })` (module workers:
 // https://html.spec.whatwg.org/multipage/workers.html#module-worker-example).
-import init, { summarise } from './nines_worker.js';
+import init, { summarise, warm } from './nines_worker.js';
 
 // the module the page compiled when it sends one (one download and compilation for every
 // worker, whose optimised code they then share), else the wasm beside this script
@@ -19,6 +23,8 @@ let ready = null;
 self.onmessage = async (e) => {
   if (e.data.module !== undefined) {
     ready = init({ module_or_path: e.data.module });
+    // a file given meanwhile waits for the warm-up; a warm-up that fails only costs its time
+    if (e.data.warm) ready = ready.then(() => { try { warm(); } catch (_) { /* the file will say */ } });
     return;
   }
   if (ready === null) ready = init({ module_or_path: new URL('nines_worker_bg.wasm', import.meta.url) });

@@ -9,7 +9,7 @@
 //! Content-Security-Policy that allows no worker), or a worker fails to start, the page
 //! decodes the files itself, as before.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -101,6 +101,75 @@ type Handlers = (Closure<dyn FnMut(web_sys::MessageEvent)>, Closure<dyn FnMut(we
 
 type Shared = Rc<RefCell<Pool>>;
 
+thread_local! {
+    /// The workers' module, compiled once for the page ([`worker_module`]).
+    static MODULE: RefCell<Option<js_sys::Promise>> = const { RefCell::new(None) };
+    /// Workers started before any file was given ([`prepare`]), waiting for [`run`].
+    static SPARE: RefCell<Vec<Spare>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A worker started ahead of any file.
+struct Spare {
+    worker: web_sys::Worker,
+    /// Whether it was sent the module (by [`prepare`], else by [`run`]).
+    sent: Rc<Cell<bool>>,
+    /// Whether it failed to start while it waited (its script could not load).
+    dead: Rc<Cell<bool>>,
+    /// Its error handler while it waits; [`run`] sets its own.
+    _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
+}
+
+fn new_worker() -> Option<web_sys::Worker> {
+    let opts = web_sys::WorkerOptions::new();
+    opts.set_type(web_sys::WorkerType::Module);
+    web_sys::Worker::new_with_options("worker.js", &opts).ok()
+}
+
+/// Start the workers ahead of any file, on a page that has no runs and waits for files: each
+/// is given the module and warms up on a small synthetic run (`warm` in the nines-worker
+/// crate), so that the first file given finds its worker started, its module instantiated and
+/// its code compiled (a cold worker took about twice as long over its first file as over the
+/// next ones). They wait, idle, until [`run`] takes them.
+pub fn prepare() {
+    let Some(k) = pool_size(MAX_WORKERS) else { return };
+    let have = SPARE.with(|s| s.borrow().len());
+    let mut fresh = Vec::new();
+    for _ in have..k {
+        let Some(worker) = new_worker() else { break };
+        let dead = Rc::new(Cell::new(false));
+        let d = dead.clone();
+        let on_error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |e: web_sys::ErrorEvent| {
+            e.prevent_default();
+            d.set(true);
+        });
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        let sent = Rc::new(Cell::new(false));
+        fresh.push((worker.clone(), sent.clone()));
+        SPARE.with(|s| s.borrow_mut().push(Spare { worker, sent, dead, _on_error: on_error }));
+    }
+    wasm_bindgen_futures::spawn_local(async move {
+        let Some(module) = compiled_module().await else { return };
+        for (w, sent) in fresh {
+            if !sent.replace(true) {
+                post_module(&w, &module, true);
+            }
+        }
+    });
+}
+
+/// A worker started by [`prepare`] that is still alive, with whether it was sent the module.
+fn take_spare() -> Option<(web_sys::Worker, Rc<Cell<bool>>)> {
+    loop {
+        let s = SPARE.with(|s| s.borrow_mut().pop())?;
+        if s.dead.get() {
+            s.worker.terminate();
+            continue;
+        }
+        s.worker.set_onerror(None);
+        return Some((s.worker, s.sent));
+    }
+}
+
 /// Decode `files` in `workers` workers, reporting to `sink`.
 pub fn run(files: Vec<web_sys::File>, workers: usize, sink: Rc<dyn Sink>) {
     let n = files.len();
@@ -118,10 +187,14 @@ pub fn run(files: Vec<web_sys::File>, workers: usize, sink: Rc<dyn Sink>) {
         sink,
         handlers: Vec::new(),
     }));
-    let opts = web_sys::WorkerOptions::new();
-    opts.set_type(web_sys::WorkerType::Module);
+    // whether each worker was sent the module
+    let mut sent = Vec::with_capacity(workers);
     for k in 0..workers {
-        let worker = web_sys::Worker::new_with_options("worker.js", &opts).ok();
+        let (worker, has) = match take_spare() {
+            Some((w, has)) => (Some(w), has),
+            None => (new_worker(), Rc::new(Cell::new(false))),
+        };
+        sent.push(has);
         if let Some(w) = &worker {
             let p = pool.clone();
             let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| message(&p, k, e.data()));
@@ -146,11 +219,13 @@ pub fn run(files: Vec<web_sys::File>, workers: usize, sink: Rc<dyn Sink>) {
         // file: one download and compilation, and the workers share the code V8 optimises
         // as it runs (a cold instance runs its wasm unoptimised for a while). Where it cannot
         // be compiled here, each worker loads it itself (static/worker.js).
-        if let Some(module) = compile_worker_module().await {
-            let init = js_sys::Object::new();
-            let _ = js_sys::Reflect::set(&init, &"module".into(), &module);
-            for w in pool.borrow().workers.iter().flatten() {
-                let _ = w.post_message(&init);
+        if let Some(module) = compiled_module().await {
+            for (w, sent) in pool.borrow().workers.iter().zip(&sent) {
+                if let Some(w) = w {
+                    if !sent.replace(true) {
+                        post_module(w, &module, false);
+                    }
+                }
             }
         }
         // the first file alone first: it is drawn sooner with a core to itself, then every
@@ -166,10 +241,29 @@ pub fn run(files: Vec<web_sys::File>, workers: usize, sink: Rc<dyn Sink>) {
 
 /// The workers' wasm module (`nines_worker_bg.wasm` beside the page), compiled while it
 /// downloads (`WebAssembly.compileStreaming`, which needs the `application/wasm` type every
-/// server of the bundle gives it).
-async fn compile_worker_module() -> Option<JsValue> {
-    let fetch = web_sys::window()?.fetch_with_str("nines_worker_bg.wasm");
-    wasm_bindgen_futures::JsFuture::from(js_sys::WebAssembly::compile_streaming(&fetch)).await.ok()
+/// server of the bundle gives it), once for the page.
+fn worker_module() -> Option<js_sys::Promise> {
+    MODULE.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.is_none() {
+            let fetch = web_sys::window()?.fetch_with_str("nines_worker_bg.wasm");
+            *m = Some(js_sys::WebAssembly::compile_streaming(&fetch));
+        }
+        m.clone()
+    })
+}
+
+/// [`worker_module`], compiled, or `None` where it could not be.
+async fn compiled_module() -> Option<JsValue> {
+    wasm_bindgen_futures::JsFuture::from(worker_module()?).await.ok()
+}
+
+/// Give worker `w` the compiled `module`, to warm up on first when `warm` (see [`prepare`]).
+fn post_module(w: &web_sys::Worker, module: &JsValue, warm: bool) {
+    let init = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&init, &"module".into(), module);
+    let _ = js_sys::Reflect::set(&init, &"warm".into(), &JsValue::from(warm));
+    let _ = w.post_message(&init);
 }
 
 /// Give worker `k` the next queued file, or stop it when none is left.
