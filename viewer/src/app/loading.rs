@@ -194,9 +194,14 @@ fn name_runs(m: &mut Model) {
 
 /// Let the browser paint between heavy steps.
 async fn yield_now() {
+    sleep_ms(0.0).await;
+}
+
+/// Wait `ms` milliseconds (a timer), the browser free meanwhile.
+async fn sleep_ms(ms: f64) {
     let p = js_sys::Promise::new(&mut |resolve, _| {
         if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms.clamp(0.0, 10_000.0) as i32);
         }
     });
     let _ = wasm_bindgen_futures::JsFuture::from(p).await;
@@ -391,6 +396,7 @@ impl workers::Sink for PageSink {
                     break;
                 }
                 busy();
+                let t0 = now_ms();
                 for (i, file, outcome, ms) in batch {
                     let name = file.name();
                     let res = match outcome {
@@ -422,6 +428,15 @@ impl workers::Sink for PageSink {
                 version.update(|v| *v += 1);
                 // let the charts draw what came before the next results are added
                 yield_now().await;
+                // While files are still being decoded, the page's redraws take a core from the
+                // workers (each redraws every run so far): the next runs are added, and all drawn
+                // again, only after twice as long as adding and drawing these took. Runs that
+                // arrive meanwhile are drawn together; the last ones as soon as they are in.
+                let waiting = progress
+                    .with_untracked(|p| p.iter().skip(base).any(|(_, s)| matches!(s, workers::Stage::Queued | workers::Stage::Decoding)));
+                if waiting {
+                    sleep_ms(2.0 * (now_ms() - t0)).await;
+                }
             }
         });
     }
@@ -473,6 +488,11 @@ pub(super) fn load_first(p: Page) {
         }
         p.version.update(|v| *v += 1);
         LIVE.with(|l| l.set(Some(p.version)));
+        // a page without runs waits for files: their workers start now, after its first paint
+        if with_model(|m| m.runs.is_empty()) {
+            yield_now().await;
+            workers::prepare();
+        }
     });
 }
 
