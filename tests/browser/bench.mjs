@@ -5,6 +5,8 @@
 //   NINES_BENCH_MODE=report NINES_BENCH_REPORT=FILE.html  a nines report opened from file://
 //   NINES_BENCH_MODE=drop     the raw archives given to the page's file input (decoded in
 //                             the viewer's workers); times from the moment they are given
+//   NINES_BENCH_DROP_WAIT_MS=N  (drop) give them N ms after the file input is there, as a
+//                             person would, rather than at once (default 0)
 // prints one JSON object: first complete render (ms from navigation start, per repeat), the
 // time spent decoding the runs inside the page, zoom-step redraw times, and the peer:
 // hdr-histogram-js decoding the same logs in Node.
@@ -57,6 +59,7 @@ try {
     let t0 = 0;
     if (drop) {
       await page.waitForSelector('[data-testid=file-input]', { state: 'attached' });
+      await new Promise((r) => setTimeout(r, Number(process.env.NINES_BENCH_DROP_WAIT_MS || 0)));
       t0 = await page.evaluate(() => performance.now());
       await page.setInputFiles('[data-testid=file-input]', files.map((f) => path.join(runsDir, f)));
     }
