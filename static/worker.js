@@ -3,11 +3,11 @@
 // decodes the raw runs (archives and every other format the viewer reads) the page sends it
 // and answers with each run's compact form, so that the page holds only what it draws.
 // Messages:
-//   page -> worker  { module, warm }                        first: the workers' module,
-//                                                           compiled once by the page; with
-//                                                           warm, a worker started before any
-//                                                           file was given summarises a small
-//                                                           synthetic run first (see warm() in
+//   page -> worker  { module }                              first: the workers' module,
+//                                                           compiled once by the page
+//                   { warm }                                a worker started before any file
+//                                                           was given: summarise a small
+//                                                           synthetic run (warm() in
 //                                                           worker/src/lib.rs)
 //                   { id, name, file }                      file: a File or an ArrayBuffer
 //   worker -> page  { id, stage: 'decoding' }               when it starts on the run
@@ -23,8 +23,11 @@ let ready = null;
 self.onmessage = async (e) => {
   if (e.data.module !== undefined) {
     ready = init({ module_or_path: e.data.module });
+    return;
+  }
+  if (e.data.warm !== undefined) {
     // a file given meanwhile waits for the warm-up; a warm-up that fails only costs its time
-    if (e.data.warm) ready = ready.then(() => { try { warm(); } catch (_) { /* the file will say */ } });
+    if (ready !== null) ready = ready.then(() => { try { warm(); } catch (_) { /* the file will say */ } });
     return;
   }
   if (ready === null) ready = init({ module_or_path: new URL('nines_worker_bg.wasm', import.meta.url) });

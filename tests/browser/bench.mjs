@@ -48,6 +48,11 @@ function peer() {
   return { ms: performance.now() - t0, windows };
 }
 
+async function taskSeconds(cdp) {
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  return metrics.find((m) => m.name === 'TaskDuration').value;
+}
+
 const server = await serve(BUNDLE, routes);
 const browser = await launch();
 const result = { runs: files.length, first_render_ms: [], first_run_ms: [], parse_ms: [], traces_ms: [], wasm_mb: [], zoom_ms: [], zoom_draw_ms: [], peer_ms: [] };
@@ -57,9 +62,15 @@ try {
     const page = await ctx.newPage();
     await page.goto(mode === 'report' ? pathToFileURL(process.env.NINES_BENCH_REPORT).href : `${server.base}/index.html`);
     let t0 = 0;
+    let cdp = null;
+    let busy0 = 0;
     if (drop) {
       await page.waitForSelector('[data-testid=file-input]', { state: 'attached' });
       await new Promise((r) => setTimeout(r, Number(process.env.NINES_BENCH_DROP_WAIT_MS || 0)));
+      // the page's main thread busy (Chromium's TaskDuration) from the drop to the last run drawn
+      cdp = await ctx.newCDPSession(page);
+      await cdp.send('Performance.enable');
+      busy0 = await taskSeconds(cdp);
       t0 = await page.evaluate(() => performance.now());
       await page.setInputFiles('[data-testid=file-input]', files.map((f) => path.join(runsDir, f)));
     }
@@ -76,6 +87,7 @@ try {
     result.first_render_ms.push(Number(await page.evaluate(() => document.body.dataset.ninesFirstRenderMs)) - t0);
     result.first_run_ms.push(Number(await page.evaluate(() => document.body.dataset.ninesFirstRunMs)) - t0);
     if (drop) {
+      result.main_thread_ms = (result.main_thread_ms || []).concat(Math.round((await taskSeconds(cdp) - busy0) * 1000));
       // each worker's own time per file, as the page shows it ("decoded in 1.2 s")
       const ms = await page.evaluate(() => [...document.querySelectorAll('[data-testid=progress-file]')].map((e) => Number((e.textContent.match(/decoded in ([\d.]+) s/) || [])[1]) * 1000));
       result.worker_ms = (result.worker_ms || []).concat(ms);

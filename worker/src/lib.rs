@@ -19,9 +19,10 @@ pub fn summarise_js(name: &str, bytes: &[u8]) -> Result<Vec<u8>, wasm_bindgen::J
     summarise(name, bytes).map_err(|e| wasm_bindgen::JsError::new(&e))
 }
 
-/// Windows of the warm-up run, per direction: enough for [`summarise`] to merge them in
-/// groups, as it does a long run's (more than `summarise::FULL_WINDOWS` in all).
-const WARM_WINDOWS: usize = 1_024;
+/// Windows of the warm-up run, per direction. Few: the warm-up's own archive is written with
+/// deflate, unoptimised code at first, and a file given meanwhile waits for it (with 1,024
+/// windows a direction it took 430-600 ms in a cold instance, in Node).
+const WARM_WINDOWS: usize = 128;
 
 /// Summarise a small synthetic archive once, so that the engine has compiled the code a run
 /// goes through before the first file arrives, and has started optimising the hottest of it.
@@ -57,12 +58,11 @@ mod tests {
     use nines_core::compact::Compact;
 
     #[test]
-    fn the_warm_up_run_goes_the_way_of_a_long_run() {
+    fn the_warm_up_run_is_summarised() {
         let c = summarise("warm-up", &warm_archive().unwrap()).unwrap();
         assert_eq!(warm(), c.len());
         let c = Compact::read("w", &c).unwrap();
-        // more windows than are kept one by one: merged in groups, as a long run's are
         assert_eq!(c.windows, 2 * WARM_WINDOWS);
-        assert!(c.windows > nines_core::summarise::FULL_WINDOWS && c.group > 1, "{}", c.group);
+        assert_eq!(c.run.tags(), [Some("read".to_string()), Some("write".to_string())]);
     }
 }

@@ -198,7 +198,7 @@ async fn yield_now() {
 }
 
 /// Wait `ms` milliseconds (a timer), the browser free meanwhile.
-async fn sleep_ms(ms: f64) {
+pub(super) async fn sleep_ms(ms: f64) {
     let p = js_sys::Promise::new(&mut |resolve, _| {
         if let Some(w) = web_sys::window() {
             let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms.clamp(0.0, 10_000.0) as i32);

@@ -126,10 +126,11 @@ fn new_worker() -> Option<web_sys::Worker> {
 }
 
 /// Start the workers ahead of any file, on a page that has no runs and waits for files: each
-/// is given the module and warms up on a small synthetic run (`warm` in the nines-worker
-/// crate), so that the first file given finds its worker started, its module instantiated and
-/// its code compiled (a cold worker took about twice as long over its first file as over the
-/// next ones). They wait, idle, until [`run`] takes them.
+/// is given the module and, once the page has been left alone for [`WARM_AFTER_MS`], warms up
+/// on a small synthetic run (`warm` in the nines-worker crate), so that the first file given
+/// finds its worker started, its module instantiated and its code compiled (a cold worker took
+/// about twice as long over its first file as over the next ones). They wait, idle, until
+/// [`run`] takes them.
 pub fn prepare() {
     let Some(k) = pool_size(MAX_WORKERS) else { return };
     let have = SPARE.with(|s| s.borrow().len());
@@ -149,13 +150,25 @@ pub fn prepare() {
     }
     wasm_bindgen_futures::spawn_local(async move {
         let Some(module) = compiled_module().await else { return };
-        for (w, sent) in fresh {
+        for (w, sent) in &fresh {
             if !sent.replace(true) {
-                post_module(&w, &module, true);
+                post_module(w, &module);
             }
+        }
+        // the warm-up once the page has been left alone a while: files given at once do not
+        // wait for it
+        super::loading::sleep_ms(WARM_AFTER_MS).await;
+        let waiting: Vec<web_sys::Worker> = SPARE.with(|s| s.borrow().iter().map(|s| s.worker.clone()).collect());
+        for (w, _) in fresh.iter().filter(|(w, _)| waiting.contains(w)) {
+            let msg = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&msg, &"warm".into(), &JsValue::TRUE);
+            let _ = w.post_message(&msg);
         }
     });
 }
+
+/// How long a page waiting for files is left alone before its workers warm up.
+const WARM_AFTER_MS: f64 = 500.0;
 
 /// A worker started by [`prepare`] that is still alive, with whether it was sent the module.
 fn take_spare() -> Option<(web_sys::Worker, Rc<Cell<bool>>)> {
@@ -223,7 +236,7 @@ pub fn run(files: Vec<web_sys::File>, workers: usize, sink: Rc<dyn Sink>) {
             for (w, sent) in pool.borrow().workers.iter().zip(&sent) {
                 if let Some(w) = w {
                     if !sent.replace(true) {
-                        post_module(w, &module, false);
+                        post_module(w, &module);
                     }
                 }
             }
@@ -258,11 +271,10 @@ async fn compiled_module() -> Option<JsValue> {
     wasm_bindgen_futures::JsFuture::from(worker_module()?).await.ok()
 }
 
-/// Give worker `w` the compiled `module`, to warm up on first when `warm` (see [`prepare`]).
-fn post_module(w: &web_sys::Worker, module: &JsValue, warm: bool) {
+/// Give worker `w` the compiled `module`.
+fn post_module(w: &web_sys::Worker, module: &JsValue) {
     let init = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&init, &"module".into(), module);
-    let _ = js_sys::Reflect::set(&init, &"warm".into(), &JsValue::from(warm));
     let _ = w.post_message(&init);
 }
 
