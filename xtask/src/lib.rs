@@ -212,9 +212,9 @@ pub fn build_viewer(opts: &Options) -> Result<Built> {
     let optimised = opts.wasm_opt && wasm_opt(opts, &out_wasm, &["-Oz", "--converge", "--low-memory-unused"]);
     // The workers' module (nines-worker: nines-core's summarise and nothing else), built
     // for speed: it is all a worker runs, and the page's size budget does not carry it.
-    // With 128-bit SIMD (every browser the viewer runs in has had it since 2021: Chromium 91,
-    // Firefox 89, Safari 16.4): one-hour archives summarised in Node, 3 rounds alternating,
-    // warm files 242-382 ms against 254-412 without (about 0.93x; BENCHMARKS.md, the viewer).
+    // With 128-bit SIMD (Chromium 91, Firefox 89 and Safari 16.4 have it): one-hour archives
+    // summarised in Node, 3 rounds alternating, medians 377, 263 and 366 ms a file against
+    // 387, 336 and 406 without (about 0.9x; this VM's noise is of that order).
     let wasm = cargo_wasm(opts, "nines-worker", &["profile.release.opt-level=3"], &["-Ctarget-feature=+simd128"])?;
     bindgen(opts, &wasm)?;
     if opts.wasm_opt {
