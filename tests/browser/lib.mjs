@@ -26,6 +26,13 @@ export async function serve(dir, routes = {}) {
     const url = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     requests.push(url);
     let body = routes[url];
+    // a route may be a function of the request's number (from 0): what it returns is served,
+    // null a 404
+    if (typeof body === 'function') body = body(requests.filter((r) => r === url).length - 1);
+    if (body === null) {
+      res.writeHead(404).end('not found');
+      return;
+    }
     if (body === undefined) {
       const file = path.join(dir, url === '/' ? 'index.html' : url);
       if (!file.startsWith(dir) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {

@@ -380,6 +380,30 @@ test('raw files decode in workers: each shows its progress, the page holds compa
   }
 });
 
+test('workers started ahead of the files that failed to load are replaced: the files still decode', async () => {
+  // the prepared workers' script fails (as over a flaky link), then loads again
+  const script = path.join(BUNDLE, 'worker.js');
+  const bare = await serve(BUNDLE, { '/worker.js': (n) => (n < 2 ? null : script) });
+  try {
+    const v = await Viewer.open(browser, `${bare.base}/index.html`);
+    await v.page.waitForSelector('[data-testid=no-runs]');
+    for (let t = 0; bare.requests.filter((r) => r === '/worker.js').length < 2; t++) {
+      assert.ok(t < 200, `the workers were not started ahead of the files: ${bare.requests.join(' ')}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    await v.page.setInputFiles('[data-testid=file-input]', [files.a]);
+    await v.ready(1);
+    await v.page.waitForFunction(() => [...document.querySelectorAll('[data-testid=progress-file]')].every((e) => e.dataset.state === 'drawn'));
+    assert.ok(bare.requests.filter((r) => r === '/worker.js').length >= 3, bare.requests.join(' '));
+    assertTableMatches(await v.table(), ninesStats([files.a]), ninesStatsText([files.a]), ['read', 'write']);
+    assert.deepEqual(v.errors, []);
+    await v.page.context().close();
+  } finally {
+    bare.close();
+  }
+});
+
 test('embedded runs load; hostile names and tags stay text; exports download', async () => {
   const page = fs.readFileSync(path.join(BUNDLE, 'index.html'), 'utf8');
   const payload = JSON.stringify({ runs: [

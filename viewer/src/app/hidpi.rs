@@ -16,7 +16,8 @@
 //! (`setLineDash`), not cut into one short path per dash.
 
 use plotters::prelude::*;
-use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind};
+use plotters_backend::text_anchor::{HPos, VPos};
+use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind, FontTransform};
 use plotters_canvas::CanvasBackend;
 
 pub(crate) struct HiDpi {
@@ -26,6 +27,19 @@ pub(crate) struct HiDpi {
     size: (u32, u32),
     /// What the path being collected is drawn with, if one is.
     open: Option<Pen>,
+    /// The context's text state as this backend last set it (`None`: not known).
+    text: std::cell::RefCell<TextState>,
+}
+
+/// The canvas's text state this backend set, so that a label drawn or measured with the same
+/// font, alignment and baseline as the one before sets none of them again: each setter
+/// passes a string from wasm to the browser, which parses it (a zoom step draws and measures
+/// a few hundred labels in a handful of fonts).
+#[derive(Default)]
+struct TextState {
+    font: Option<String>,
+    align: Option<&'static str>,
+    baseline: Option<&'static str>,
 }
 
 /// How a collected path is drawn: stroked with a colour, width and dash pattern ((on, off)
@@ -50,7 +64,7 @@ impl Pen {
 
 impl HiDpi {
     pub(crate) fn new(inner: CanvasBackend, ctx: web_sys::CanvasRenderingContext2d, size: (u32, u32)) -> HiDpi {
-        HiDpi { inner, ctx, size, open: None }
+        HiDpi { inner, ctx, size, open: None, text: Default::default() }
     }
 
     /// Draw the collected path, if any; a dashed one leaves the context solid again for
@@ -142,6 +156,15 @@ impl HiDpi {
         drawn.is_ok()
     }
 
+    /// Set the canvas font unless it is the one set last.
+    fn set_font(&self, font: &str) {
+        let mut t = self.text.borrow_mut();
+        if t.font.as_deref() != Some(font) {
+            self.ctx.set_font(font);
+            t.font = Some(font.to_owned());
+        }
+    }
+
     /// Add a polyline to the open path.
     fn polyline(&mut self, mut path: impl Iterator<Item = BackendCoord>) {
         let Some(first) = path.next() else { return };
@@ -229,9 +252,51 @@ impl DrawingBackend for HiDpi {
         self.flush();
         self.inner.fill_polygon(vert, style)
     }
+    /// What plotters-canvas draws (the same font string, anchor and colour), with the text
+    /// state set only where it changed (see `TextState`); rotated text is left to it.
     fn draw_text<T: BackendTextStyle>(&mut self, text: &str, style: &T, pos: BackendCoord) -> R {
         self.flush();
-        self.inner.draw_text(text, style, pos)
+        let color = style.color();
+        if color.alpha == 0.0 {
+            return Ok(());
+        }
+        if !matches!(style.transform(), FontTransform::None) {
+            // it sets the font, alignment and baseline its own way
+            *self.text.borrow_mut() = TextState::default();
+            return self.inner.draw_text(text, style, pos);
+        }
+        let anchor = style.anchor();
+        let baseline = match anchor.v_pos {
+            VPos::Top => "top",
+            VPos::Center => "middle",
+            VPos::Bottom => "bottom",
+        };
+        let align = match anchor.h_pos {
+            HPos::Left => "start",
+            HPos::Right => "end",
+            HPos::Center => "center",
+        };
+        {
+            let mut t = self.text.borrow_mut();
+            if t.baseline != Some(baseline) {
+                self.ctx.set_text_baseline(baseline);
+                t.baseline = Some(baseline);
+            }
+            if t.align != Some(align) {
+                self.ctx.set_text_align(align);
+                t.align = Some(align);
+            }
+        }
+        // the fill style is shared with every filled shape: always set
+        let (r, g, b) = color.rgb;
+        self.ctx.set_fill_style_str(&format!("rgba({r},{g},{b},{})", color.alpha));
+        self.set_font(&font_of(style));
+        if self.ctx.fill_text(text, f64::from(pos.0), f64::from(pos.1)).is_err() {
+            // drawn again by plotters-canvas, which reports the error in its own type
+            *self.text.borrow_mut() = TextState::default();
+            return self.inner.draw_text(text, style, pos);
+        }
+        Ok(())
     }
     /// plotters' font code for the web measures text by adding a `<span>` to the page and
     /// reading its `offsetWidth` and `offsetHeight`, which makes the browser lay out the whole
@@ -242,7 +307,7 @@ impl DrawingBackend for HiDpi {
     /// string plotters-canvas draws it with; the height of a line depends on the font alone,
     /// so it is measured the old way once per font and kept.
     fn estimate_text_size<T: BackendTextStyle>(&self, text: &str, style: &T) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
-        let font = format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str());
+        let font = font_of(style);
         let height = match LINE_HEIGHT.with(|h| h.borrow().get(&font).copied()) {
             Some(h) => h,
             None => {
@@ -254,20 +319,39 @@ impl DrawingBackend for HiDpi {
         if text.is_empty() {
             return Ok((0, height));
         }
-        let saved = self.ctx.font();
-        self.ctx.set_font(&font);
-        let width = self.ctx.measure_text(text).map(|m| m.width());
-        self.ctx.set_font(&saved);
-        match width {
-            Ok(w) => Ok((w.round() as u32, height)),
+        // a zoom step measures mostly the labels the step before measured
+        let key = (font, text.to_owned());
+        if let Some(w) = WIDTHS.with(|m| m.borrow().get(&key).copied()) {
+            return Ok((w, height));
+        }
+        self.set_font(&key.0);
+        match self.ctx.measure_text(text).map(|m| m.width().round() as u32) {
+            Ok(w) => {
+                WIDTHS.with(|m| {
+                    let mut m = m.borrow_mut();
+                    // a bound on what zooming and panning for long can keep
+                    if m.len() >= 4096 {
+                        m.clear();
+                    }
+                    m.insert(key, w);
+                });
+                Ok((w, height))
+            }
             Err(_) => self.inner.estimate_text_size(text, style),
         }
     }
 }
 
+/// The canvas font string of a text style, as plotters-canvas writes it.
+fn font_of<T: BackendTextStyle>(style: &T) -> String {
+    format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str())
+}
+
 thread_local! {
     /// Line height in CSS pixels by canvas font string (see `estimate_text_size`).
     static LINE_HEIGHT: std::cell::RefCell<std::collections::HashMap<String, u32>> = Default::default();
+    /// Width in CSS pixels by canvas font string and text (see `estimate_text_size`).
+    static WIDTHS: std::cell::RefCell<std::collections::HashMap<(String, String), u32>> = Default::default();
 }
 
 /// The canvas images are put on before they are drawn scaled (one for the page, kept).
