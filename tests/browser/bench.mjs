@@ -7,6 +7,9 @@
 //                             the viewer's workers); times from the moment they are given
 //   NINES_BENCH_DROP_WAIT_MS=N  (drop) give them N ms after the file input is there, as a
 //                             person would, rather than at once (default 0)
+//   NINES_BENCH_CANVAS_CALLS=1  count the calls a zoom step makes on 2d canvas contexts (by
+//                             method and setter): a measure of the drawing's work that this
+//                             shared VM's noise does not move
 // prints one JSON object: first complete render (ms from navigation start, per repeat), the
 // time spent decoding the runs inside the page, zoom-step redraw times, and the peer:
 // hdr-histogram-js decoding the same logs in Node.
@@ -48,6 +51,24 @@ function peer() {
   return { ms: performance.now() - t0, windows };
 }
 
+// Wraps every method and setter of CanvasRenderingContext2D to count its calls in
+// window.ninesCanvasCalls (run in the page before its scripts).
+function countCanvasCalls() {
+  window.ninesCanvasCalls = {};
+  const count = (k) => { window.ninesCanvasCalls[k] = (window.ninesCanvasCalls[k] || 0) + 1; };
+  const proto = CanvasRenderingContext2D.prototype;
+  for (const name of Object.getOwnPropertyNames(proto)) {
+    const d = Object.getOwnPropertyDescriptor(proto, name);
+    if (typeof d.value === 'function' && name !== 'constructor') {
+      const f = d.value;
+      proto[name] = function (...args) { count(name); return f.apply(this, args); };
+    } else if (d.set) {
+      const set = d.set;
+      Object.defineProperty(proto, name, { ...d, set(v) { count(`set ${name}`); set.call(this, v); } });
+    }
+  }
+}
+
 async function taskSeconds(cdp) {
   const { metrics } = await cdp.send('Performance.getMetrics');
   return metrics.find((m) => m.name === 'TaskDuration').value;
@@ -60,6 +81,7 @@ try {
   for (let i = 0; i < repeats; i++) {
     const ctx = await browser.newContext({ viewport: { width: 1600, height: 1500 } });
     const page = await ctx.newPage();
+    if (process.env.NINES_BENCH_CANVAS_CALLS) await page.addInitScript(countCanvasCalls);
     await page.goto(mode === 'report' ? pathToFileURL(process.env.NINES_BENCH_REPORT).href : `${server.base}/index.html`);
     let t0 = 0;
     let cdp = null;
@@ -103,7 +125,13 @@ try {
     if (i === 0) {
       // zoom steps: a wheel event on the runtime chart, timed in the page from dispatch until
       // the runtime and rate charts have redrawn (the idle flag set after their draws)
-      const steps = (await zoomSteps(page)).map((s) => ({ wall: s.wall, draw: s.draws.drawMsRuntime + s.draws.drawMsRate }));
+      if (process.env.NINES_BENCH_CANVAS_CALLS) await page.evaluate(() => { window.ninesCanvasCalls = {}; });
+      const raw = await zoomSteps(page);
+      if (process.env.NINES_BENCH_CANVAS_CALLS) {
+        const calls = await page.evaluate(() => window.ninesCanvasCalls);
+        result.canvas_calls_per_step = Object.fromEntries(Object.entries(calls).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, v / raw.length]));
+      }
+      const steps = raw.map((s) => ({ wall: s.wall, draw: s.draws.drawMsRuntime + s.draws.drawMsRate }));
       result.zoom_ms = steps.map((s) => s.wall);
       result.zoom_draw_ms = steps.map((s) => s.draw);
       fs.mkdirSync(ARTIFACTS, { recursive: true });

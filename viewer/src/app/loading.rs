@@ -430,12 +430,19 @@ impl workers::Sink for PageSink {
                 yield_now().await;
                 // While files are still being decoded, the page's redraws take a core from the
                 // workers (each redraws every run so far): the next runs are added, and all drawn
-                // again, only after twice as long as adding and drawing these took. Runs that
-                // arrive meanwhile are drawn together; the last ones as soon as they are in.
-                let waiting = progress
-                    .with_untracked(|p| p.iter().skip(base).any(|(_, s)| matches!(s, workers::Stage::Queued | workers::Stage::Decoding)));
-                if waiting {
-                    sleep_ms(2.0 * (now_ms() - t0)).await;
+                // again, only after four times as long as adding and drawing these took (the page
+                // then takes at most a fifth of a core). Runs that arrive meanwhile are drawn
+                // together; once every file left has arrived, at once.
+                let until = now_ms() + 4.0 * (now_ms() - t0);
+                loop {
+                    let left = progress.with_untracked(|p| {
+                        p.iter().skip(base).filter(|(_, s)| matches!(s, workers::Stage::Queued | workers::Stage::Decoding)).count()
+                    });
+                    let now = now_ms();
+                    if left <= queue.borrow().0.len() || now >= until {
+                        break;
+                    }
+                    sleep_ms((until - now).min(50.0)).await;
                 }
             }
         });
