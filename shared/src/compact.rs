@@ -341,24 +341,16 @@ fn index_top(layout: crate::hist::Layout, i: u32) -> u64 {
     layout.value_of_index(i as usize).map_or(u64::MAX, |v| layout.highest_equivalent(v))
 }
 
-/// [`metrics`] of the sum of two histograms, without writing the sum when the layouts agree
-/// and no count is spilled (the usual case): the sum's buckets walked from the two lists.
-/// `spare` holds the sum otherwise.
+/// [`metrics`] of the sum of two histograms, written into `spare` (its bucket list reused).
+/// Writing the sum with the branch-free merge and walking it costs less than walking the two
+/// lists in step without writing it (about a tenth of the points' time on a one-hour run).
 fn metrics_of_sum(a: &Hist, b: &Hist, spare: &mut Hist) -> [u64; METRICS] {
     let n = a.count() + b.count();
     if n == 0 {
         return [0; METRICS];
     }
-    match a.small_union(b) {
-        Some(u) => {
-            let layout = a.layout();
-            metrics_of(n, a.max().max(b.max()), u, |i| index_top(layout, i))
-        }
-        None => {
-            a.merge_into(b, spare);
-            metrics(spare)
-        }
-    }
+    a.merge_into(b, spare);
+    metrics(spare)
 }
 
 /// [`metrics`] over the buckets of a histogram of `n` I/Os whose largest is `max`, given as

@@ -442,18 +442,6 @@ impl Hist {
         self.big.is_empty().then(|| self.buckets.iter().map(|b| (b.index, u64::from(b.count))))
     }
 
-    /// The buckets of the sum of `self` and `other`, as [`Hist::small_buckets`] gives them,
-    /// without writing the sum: for a walk over part of it (the levels of nines of the
-    /// merge of two directions). `None` when the layouts differ or a count is spilled.
-    pub(crate) fn small_union<'a>(&'a self, other: &'a Hist) -> Option<Union<'a>> {
-        (self.layout == other.layout && self.big.is_empty() && other.big.is_empty()).then(|| Union {
-            a: &self.buckets,
-            b: &other.buckets,
-            front: (0, 0),
-            back: (self.buckets.len(), other.buckets.len()),
-        })
-    }
-
     /// `(index, count)` of each bucket, ascending.
     fn indexed(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
         let mut big = self.big.iter();
@@ -580,62 +568,6 @@ impl Hist {
         }
         acc.finish()
     }
-}
-
-/// The buckets of the sum of two histograms, `(index, count)` ascending (see
-/// [`Hist::small_union`]): a merge of the two lists walked from either end. A bucket in
-/// both comes out once with the counts added (their sum fits: counts are below 2^32 - 1).
-#[derive(Clone)]
-pub(crate) struct Union<'a> {
-    a: &'a [Bucket],
-    b: &'a [Bucket],
-    /// The next bucket of each list from the front, and the end of each from the back.
-    front: (usize, usize),
-    back: (usize, usize),
-}
-
-impl Iterator for Union<'_> {
-    type Item = (u32, u64);
-
-    #[inline]
-    fn next(&mut self) -> Option<(u32, u64)> {
-        let (i, j) = self.front;
-        let x = self.a[..self.back.0].get(i);
-        let y = self.b[..self.back.1].get(j);
-        let (take_x, take_y) = match (x, y) {
-            (Some(x), Some(y)) => (x.index <= y.index, y.index <= x.index),
-            (Some(_), None) => (true, false),
-            (None, Some(_)) => (false, true),
-            (None, None) => return None,
-        };
-        self.front = (i + usize::from(take_x), j + usize::from(take_y));
-        Some(union_bucket(x, y, take_x, take_y))
-    }
-}
-
-impl DoubleEndedIterator for Union<'_> {
-    #[inline]
-    fn next_back(&mut self) -> Option<(u32, u64)> {
-        let (i, j) = self.back;
-        let x = (i > self.front.0).then(|| &self.a[i - 1]);
-        let y = (j > self.front.1).then(|| &self.b[j - 1]);
-        let (take_x, take_y) = match (x, y) {
-            (Some(x), Some(y)) => (x.index >= y.index, y.index >= x.index),
-            (Some(_), None) => (true, false),
-            (None, Some(_)) => (false, true),
-            (None, None) => return None,
-        };
-        self.back = (i - usize::from(take_x), j - usize::from(take_y));
-        Some(union_bucket(x, y, take_x, take_y))
-    }
-}
-
-/// The bucket [`Union`] gives for the heads `x` and `y`, taking the ones flagged.
-#[inline(always)]
-fn union_bucket(x: Option<&Bucket>, y: Option<&Bucket>, take_x: bool, take_y: bool) -> (u32, u64) {
-    let count = |b: Option<&Bucket>, take: bool| if take { b.map_or(0, |b| u64::from(b.count)) } else { 0 };
-    let index = if take_x { x.map_or(0, |b| b.index) } else { y.map_or(0, |b| b.index) };
-    (index, count(x, take_x) + count(y, take_y))
 }
 
 /// The merge of two bucket lists sorted by index, counts added, into `out` (its contents
