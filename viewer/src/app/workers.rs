@@ -115,6 +115,8 @@ struct Spare {
     sent: Rc<Cell<bool>>,
     /// Whether it failed to start while it waited (its script could not load).
     dead: Rc<Cell<bool>>,
+    /// Whether it was sent the warm-up.
+    warmed: Rc<Cell<bool>>,
     /// Its error handler while it waits; [`run`] sets its own.
     _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
 }
@@ -145,12 +147,13 @@ pub fn prepare() {
         });
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
         let sent = Rc::new(Cell::new(false));
-        fresh.push((worker.clone(), sent.clone()));
-        SPARE.with(|s| s.borrow_mut().push(Spare { worker, sent, dead, _on_error: on_error }));
+        let warmed = Rc::new(Cell::new(false));
+        fresh.push((worker.clone(), sent.clone(), warmed.clone()));
+        SPARE.with(|s| s.borrow_mut().push(Spare { worker, sent, dead, warmed, _on_error: on_error }));
     }
     wasm_bindgen_futures::spawn_local(async move {
         let Some(module) = compiled_module().await else { return };
-        for (w, sent) in &fresh {
+        for (w, sent, _) in &fresh {
             if !sent.replace(true) {
                 post_module(w, &module);
             }
@@ -159,10 +162,9 @@ pub fn prepare() {
         // wait for it
         super::loading::sleep_ms(WARM_AFTER_MS).await;
         let waiting: Vec<web_sys::Worker> = SPARE.with(|s| s.borrow().iter().map(|s| s.worker.clone()).collect());
-        for (w, _) in fresh.iter().filter(|(w, _)| waiting.contains(w)) {
-            let msg = js_sys::Object::new();
-            let _ = js_sys::Reflect::set(&msg, &"warm".into(), &JsValue::TRUE);
-            let _ = w.post_message(&msg);
+        for (w, _, warmed) in fresh.iter().filter(|(w, _, _)| waiting.contains(w)) {
+            post_one(w, "warm", &JsValue::TRUE);
+            warmed.set(true);
         }
     });
 }
@@ -170,8 +172,9 @@ pub fn prepare() {
 /// How long a page waiting for files is left alone before its workers warm up.
 const WARM_AFTER_MS: f64 = 500.0;
 
-/// A worker started by [`prepare`] that is still alive, with whether it was sent the module.
-fn take_spare() -> Option<(web_sys::Worker, Rc<Cell<bool>>)> {
+/// A worker started by [`prepare`] that is still alive, with whether it was sent the module
+/// and whether it was sent the warm-up.
+fn take_spare() -> Option<(web_sys::Worker, Rc<Cell<bool>>, bool)> {
     loop {
         let s = SPARE.with(|s| s.borrow_mut().pop())?;
         if s.dead.get() {
@@ -179,7 +182,7 @@ fn take_spare() -> Option<(web_sys::Worker, Rc<Cell<bool>>)> {
             continue;
         }
         s.worker.set_onerror(None);
-        return Some((s.worker, s.sent));
+        return Some((s.worker, s.sent, s.warmed.get()));
     }
 }
 
@@ -202,10 +205,18 @@ pub fn run(files: Vec<web_sys::File>, workers: usize, sink: Rc<dyn Sink>) {
     }));
     // whether each worker was sent the module
     let mut sent = Vec::with_capacity(workers);
+    // whether every worker was warmed up while the page waited for files
+    let mut all_warm = true;
     for k in 0..workers {
         let (worker, has) = match take_spare() {
-            Some((w, has)) => (Some(w), has),
-            None => (new_worker(), Rc::new(Cell::new(false))),
+            Some((w, has, warmed)) => {
+                all_warm &= warmed;
+                (Some(w), has)
+            }
+            None => {
+                all_warm = false;
+                (new_worker(), Rc::new(Cell::new(false)))
+            }
         };
         sent.push(has);
         if let Some(w) = &worker {
@@ -241,10 +252,11 @@ pub fn run(files: Vec<web_sys::File>, workers: usize, sink: Rc<dyn Sink>) {
                 }
             }
         }
-        // the first file alone first: it is drawn sooner with a core to itself, then every
-        // worker takes files
+        // Workers warmed up while the page waited take files at once. Cold ones give the
+        // first file to one worker alone, which is then drawn sooner with a core to itself
+        // while its code is compiled, and every worker takes files once it is done.
         feed(&pool, 0);
-        if pool.borrow().workers[0].is_none() {
+        if all_warm || pool.borrow().workers[0].is_none() {
             for k in 1..workers {
                 feed(&pool, k);
             }
@@ -273,9 +285,14 @@ async fn compiled_module() -> Option<JsValue> {
 
 /// Give worker `w` the compiled `module`.
 fn post_module(w: &web_sys::Worker, module: &JsValue) {
-    let init = js_sys::Object::new();
-    let _ = js_sys::Reflect::set(&init, &"module".into(), module);
-    let _ = w.post_message(&init);
+    post_one(w, "module", module);
+}
+
+/// Post worker `w` the message `{ key: value }`.
+fn post_one(w: &web_sys::Worker, key: &str, value: &JsValue) {
+    let msg = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&msg, &key.into(), value);
+    let _ = w.post_message(&msg);
 }
 
 /// Give worker `k` the next queued file, or stop it when none is left.
