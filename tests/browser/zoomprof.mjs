@@ -1,5 +1,5 @@
 // Zoom-step profile (not a test): per-panel draw times of 16 wheel steps on the runtime chart,
-// and Chrome's CPU profile of them summed by function (self time).
+// and Chrome's CPU profile of them summed by function (self time, then with callees).
 //   node tests/browser/zoomprof.mjs SITE_RUNS_DIR [OUT.json]
 import fs from 'node:fs';
 import path from 'node:path';
@@ -42,10 +42,25 @@ try {
     self.set(name, (self.get(name) || 0) + us / 1000);
   }
   const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 40).map(([n, ms]) => `${ms.toFixed(1).padStart(8)} ms  ${n}`);
+  // total time of every distinct function on the stack (its callees included)
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id);
+  const total = new Map();
+  for (const [id, us] of counts) {
+    const seen = new Set();
+    for (let p = id; p !== undefined; p = parent.get(p)) {
+      const f = (byId.get(p).callFrame.functionName || '(anon)').replace(/::h[0-9a-f]{16}$/, '');
+      if (!seen.has(f)) total.set(f, (total.get(f) || 0) + us / 1000);
+      seen.add(f);
+    }
+  }
+  const totals = [...total.entries()].sort((a, b) => b[1] - a[1]).slice(0, 60).map(([n, ms]) => `${ms.toFixed(1).padStart(8)} ms  ${n.slice(0, 110)}`);
   for (const s of steps) console.log(JSON.stringify(s));
   const walls = steps.map((s) => s.wall).sort((a, b) => a - b);
   console.log('median wall', walls[8], 'max', walls[15]);
   console.log(top.join('\n'));
+  console.log('total (callees included):');
+  console.log(totals.join('\n'));
   if (out) fs.writeFileSync(out, JSON.stringify(profile));
 } finally {
   await browser.close();
