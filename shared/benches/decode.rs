@@ -2,11 +2,14 @@
 //! write tags (7,200 window lines), the work `nines stats` and the viewer do first. The run is
 //! synthetic and seeded, so every run of the benchmark decodes the same bytes; whole-program
 //! timings against other HdrHistogram readers are `bench/core.sh`'s (BENCHMARKS.md).
+//! Then the levels of `nines stats` (p50 to 9 nines, each with its 95% interval) on the
+//! whole run's merged read histogram: the viewer's stats table computes them per run and
+//! direction.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use nines_core::archive;
 use nines_core::hist::{Accumulator, Layout};
 use nines_core::run::{Run, Window};
+use nines_core::{archive, quantile, stats};
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, LogNormal};
 
@@ -33,6 +36,12 @@ fn decode(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(bytes.len() as u64));
     g.sample_size(10);
     g.bench_function("archive::read one hour, 1 s windows, 2 tags", |b| b.iter(|| archive::read("hour.hlog", &bytes).unwrap()));
+    g.finish();
+    let run = hour_run();
+    let read = stats::merge_windows(run.windows.iter().filter(|w| w.tag.as_deref() == Some("read"))).unwrap();
+    let levels = quantile::standard_levels();
+    let mut g = c.benchmark_group("levels");
+    g.bench_function("level_stats, one hour of reads, p50 to 9 nines", |b| b.iter(|| quantile::level_stats(&read, &levels)));
     g.finish();
 }
 

@@ -285,13 +285,11 @@ impl Buckets<'_> {
     fn value(&self, index: u32) -> u64 {
         self.layout.value_of_index(index as usize).expect("stored indexes are below the layout's limit")
     }
-}
 
-impl Iterator for Buckets<'_> {
-    type Item = (u64, u64);
-
+    /// The next bucket from the front as `(counts-array index, count)`: its value is left
+    /// to the caller, for walks that convert few of the indexes they pass.
     #[inline]
-    fn next(&mut self) -> Option<(u64, u64)> {
+    fn front_index(&mut self) -> Option<(u32, u64)> {
         let b = *self.buckets.next()?;
         let count = if b.count == SPILL {
             self.big_front += 1;
@@ -299,7 +297,28 @@ impl Iterator for Buckets<'_> {
         } else {
             u64::from(b.count)
         };
-        Some((self.value(b.index), count))
+        Some((b.index, count))
+    }
+
+    /// [`Buckets::front_index`] from the back.
+    fn back_index(&mut self) -> Option<(u32, u64)> {
+        let b = *self.buckets.next_back()?;
+        let count = if b.count == SPILL {
+            self.big_back += 1;
+            self.big[self.big.len() - self.big_back]
+        } else {
+            u64::from(b.count)
+        };
+        Some((b.index, count))
+    }
+}
+
+impl Iterator for Buckets<'_> {
+    type Item = (u64, u64);
+
+    #[inline]
+    fn next(&mut self) -> Option<(u64, u64)> {
+        self.front_index().map(|(i, c)| (self.value(i), c))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -309,14 +328,7 @@ impl Iterator for Buckets<'_> {
 
 impl DoubleEndedIterator for Buckets<'_> {
     fn next_back(&mut self) -> Option<(u64, u64)> {
-        let b = *self.buckets.next_back()?;
-        let count = if b.count == SPILL {
-            self.big_back += 1;
-            self.big[self.big.len() - self.big_back]
-        } else {
-            u64::from(b.count)
-        };
-        Some((self.value(b.index), count))
+        self.back_index().map(|(i, c)| (self.value(i), c))
     }
 }
 
@@ -404,10 +416,14 @@ impl Hist {
 
     /// Population standard deviation, bucket middles as values.
     pub fn stdev(&self) -> f64 {
+        self.stdev_about(self.mean())
+    }
+
+    /// [`Hist::stdev`] given the histogram's [`Hist::mean`], for callers that have it.
+    pub(crate) fn stdev_about(&self, mean: f64) -> f64 {
         if self.total == 0 {
             return 0.0;
         }
-        let mean = self.mean();
         let ss: f64 = self
             .buckets()
             .map(|(v, c)| {
@@ -424,12 +440,27 @@ impl Hist {
         if rank == 0 || rank > self.total {
             return None;
         }
-        let mut cum = 0_u64;
-        for (v, c) in self.buckets() {
-            // saturating for a histogram decoded from hostile bytes (readers refuse its run)
+        // The levels of a latency report sit in the tail (99.99% of a million I/Os is rank
+        // 999,900): walk from the end nearer the rank, so a deep level reads a few buckets of
+        // the top instead of all of them. From the top, rank r lies in the first bucket whose
+        // count with those above it exceeds the N - r I/Os ranked above r.
+        // Only the bucket found is converted from its index to a value.
+        let beyond = self.total - rank;
+        let (mut it, mut cum) = (self.buckets(), 0_u64);
+        if beyond < rank {
+            while let Some((i, c)) = it.back_index() {
+                // saturating for a histogram decoded from hostile bytes (readers refuse its run)
+                cum = cum.saturating_add(c);
+                if cum > beyond {
+                    return Some(it.value(i));
+                }
+            }
+            return None;
+        }
+        while let Some((i, c)) = it.front_index() {
             cum = cum.saturating_add(c);
             if cum >= rank {
-                return Some(v);
+                return Some(it.value(i));
             }
         }
         None
@@ -899,6 +930,31 @@ mod tests {
             prop_assert_eq!(s.min(), h.min());
             prop_assert!((s.mean() - h.mean()).abs() <= 1e-6 * h.mean().max(1.0));
             prop_assert_eq!(Hist::from_hdr(&s.to_hdr()), s);
+        }
+
+        #[test]
+        fn bucket_at_rank_is_the_sorted_values_bucket(vals in proptest::collection::vec((0u64..(1u64 << 30), 1u64..4), 1..200),
+                                                      heavy in 0u64..(1u64 << 34)) {
+            // from either end of the walk; a count beyond u32 is spilled to the side list
+            let l = Layout::default_ns();
+            let mut acc = Accumulator::new(l);
+            let mut sorted: Vec<(u64, u64)> = vals.iter().map(|&(v, c)| (l.lowest_equivalent(v), c)).collect();
+            sorted.push((l.lowest_equivalent(heavy >> 4), heavy.max(1)));
+            for &(v, c) in &sorted { acc.record_n(v, c); }
+            let h = acc.histogram();
+            sorted.sort_unstable();
+            let n: u64 = sorted.iter().map(|p| p.1).sum();
+            prop_assert_eq!(h.count(), n);
+            let mut ranks: Vec<u64> = vec![1, n, n / 2, n / 2 + 1, n - n / 1000, n.saturating_sub(1).max(1)];
+            let mut cum = 0;
+            for &(_, c) in &sorted { ranks.extend([cum + 1, cum + c]); cum += c; }
+            for r in ranks {
+                let mut cum = 0;
+                let want = sorted.iter().find(|p| { cum += p.1; cum >= r }).map(|p| p.0);
+                prop_assert_eq!(h.bucket_at_rank(r), want, "rank {} of {}", r, n);
+            }
+            prop_assert_eq!(h.bucket_at_rank(0), None);
+            prop_assert_eq!(h.bucket_at_rank(n + 1), None);
         }
 
         #[test]

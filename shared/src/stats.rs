@@ -116,13 +116,14 @@ pub fn tag_name(tag: Option<&str>) -> &str {
 
 /// Statistics of a histogram over a duration.
 pub fn tag_stats(h: &Hist, duration_s: f64, levels: &[Level]) -> TagStats {
+    let mean_ns = h.mean();
     TagStats {
         count: h.count(),
         iops: if duration_s > 0.0 { h.count() as f64 / duration_s } else { 0.0 },
         min_ns: h.min(),
         max_ns: h.max(),
-        mean_ns: h.mean(),
-        stdev_ns: h.stdev(),
+        mean_ns,
+        stdev_ns: h.stdev_about(mean_ns),
         levels: level_stats(h, levels),
     }
 }
