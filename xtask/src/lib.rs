@@ -296,7 +296,9 @@ fn wasm_opt(opts: &Options, wasm: &Path, passes: &[&str]) -> bool {
     let tmp = wasm.with_extension("opt.wasm");
     let st = Command::new(&bin)
         .args(passes)
-        .args(["--strip-debug", "--strip-producers"])
+        // the target-features section only tells linkers which features the code uses;
+        // browsers ignore it (about 120 bytes gzipped)
+        .args(["--strip-debug", "--strip-producers", "--strip-target-features"])
         .args(["--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals"])
         .args(["--enable-reference-types", "--enable-multivalue"])
         .arg(wasm)
