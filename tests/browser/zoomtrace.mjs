@@ -3,28 +3,11 @@
 // by event over the steps.
 //   node tests/browser/zoomtrace.mjs SITE_RUNS_DIR [OUT.json]
 import fs from 'node:fs';
-import path from 'node:path';
-import { BUNDLE, serve, launch, zoomSteps } from './lib.mjs';
+import { zoomSteps } from './lib.mjs';
+import { withSite } from './prof.mjs';
 
 const [runsDir, out] = process.argv.slice(2);
-const files = fs.readdirSync(runsDir).filter((f) => f.endsWith('.hlog')).sort();
-const routes = { '/manifest.json': JSON.stringify({ runs: files.map((f) => ({ file: `runs/${f}`, compact: `runs/${f}.compact` })) }) };
-for (const f of files) {
-  routes[`/runs/${f}`] = fs.readFileSync(path.join(runsDir, f));
-  routes[`/runs/${f}.compact`] = fs.readFileSync(path.join(runsDir, `${f}.compact`));
-}
-const server = await serve(BUNDLE, routes);
-const browser = await launch();
-try {
-  const ctx = await browser.newContext({ viewport: { width: 1600, height: 1500 } });
-  const page = await ctx.newPage();
-  await page.goto(`${server.base}/index.html`);
-  for (;;) {
-    const done = await page.evaluate((n) => Boolean(document.body.dataset.ninesFirstRenderMs
-      && document.querySelectorAll('[data-testid=legend-run]').length >= n), files.length);
-    if (done) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+await withSite(runsDir, async (page, ctx, files, browser) => {
   await new Promise((r) => setTimeout(r, 500));
   await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink', 'cc', 'gpu', 'viz'] });
   const steps = await zoomSteps(page);
@@ -63,7 +46,4 @@ try {
     sum.set(e.name, v);
   }
   for (const [k, v] of [...sum.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25)) console.log(`${(v.ms / 16).toFixed(2).padStart(8)} ms/step ${String(v.n).padStart(6)}x  ${k}`);
-} finally {
-  await browser.close();
-  server.close();
-}
+});
