@@ -31,13 +31,13 @@ fn hour_run() -> Run {
 }
 
 fn decode(c: &mut Criterion) {
-    let bytes = archive::write(Vec::new(), &hour_run()).unwrap();
+    let run = hour_run();
+    let bytes = archive::write(Vec::new(), &run).unwrap();
     let mut g = c.benchmark_group("decode");
     g.throughput(Throughput::Bytes(bytes.len() as u64));
     g.sample_size(10);
     g.bench_function("archive::read one hour, 1 s windows, 2 tags", |b| b.iter(|| archive::read("hour.hlog", &bytes).unwrap()));
     g.finish();
-    let run = hour_run();
     let read = stats::merge_windows(run.windows.iter().filter(|w| w.tag.as_deref() == Some("read"))).unwrap();
     let levels = quantile::standard_levels();
     let mut g = c.benchmark_group("levels");

@@ -1337,11 +1337,15 @@ fn dir_name(dir: &Direction) -> String {
 /// direction for [`Direction::All`].
 pub fn merged(run: &Run, dir: &Direction, from: Option<f64>, to: Option<f64>) -> Option<Hist> {
     let (from, to) = (from.unwrap_or(f64::NEG_INFINITY), to.unwrap_or(f64::INFINITY));
-    let ws = run.windows.iter().filter(|w| w.start_s >= from && w.start_s < to).filter(|w| match dir {
-        Direction::Tag(t) => w.tag == *t,
-        Direction::All => is_direction(w.tag.as_deref()),
-    });
-    let mut ws = ws.peekable();
+    let mut ws = run
+        .windows
+        .iter()
+        .filter(|w| w.start_s >= from && w.start_s < to)
+        .filter(|w| match dir {
+            Direction::Tag(t) => w.tag == *t,
+            Direction::All => is_direction(w.tag.as_deref()),
+        })
+        .peekable();
     let first = ws.next()?;
     // the whole run of one direction is one carried window: nothing to merge
     if ws.peek().is_none() {
