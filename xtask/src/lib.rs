@@ -193,11 +193,15 @@ pub fn build_viewer(opts: &Options) -> Result<Built> {
     // one-hour archives given to the page's workers took a median 0.70 s a file against
     // 0.60 s at level 2 (this VM's noise is of that order; BENCHMARKS.md, the viewer). The
     // workers no longer run this module (see below), only a page that cannot start them.
+    // zmij (serde_json's float printer) at "s": it then computes its powers of ten instead
+    // of carrying a 9.9 KB table of them (it checks `cfg!(opt_level = "s")`, not "z"): 961
+    // bytes less gzipped. The page prints floats as JSON only in test hooks and spec checks.
     let page_levels = [
         "profile.release.opt-level=\"z\"",
         "profile.release.package.nines-core.opt-level=\"z\"",
         "profile.release.package.miniz_oxide.opt-level=3",
         "profile.release.package.base64.opt-level=3",
+        "profile.release.package.zmij.opt-level=\"s\"",
     ];
     let wasm = cargo_wasm(opts, "nines-viewer", &page_levels, &[])?;
     std::fs::create_dir_all(&opts.out).with_context(|| format!("could not create '{}'", opts.out.display()))?;
