@@ -69,6 +69,39 @@ function countCanvasCalls() {
   }
 }
 
+/// CPU time (ms) of each thread of Chromium's processes, from /proc: `main` for the renderers'
+/// main threads (a renderer process's first thread). Unlike wall times, these do not grow with
+/// the VM's steal time.
+function chromiumThreads() {
+  const tick = 10; // USER_HZ is 100 on Linux
+  const threads = new Map();
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1');
+      if (!cmd.includes('chromium')) continue;
+      const renderer = cmd.includes('--type=renderer');
+      for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'latin1');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        threads.set(`${pid}/${tid}`, { ms: (Number(f[11]) + Number(f[12])) * tick, main: renderer && tid === pid });
+      }
+    } catch { /* the process ended meanwhile */ }
+  }
+  return threads;
+}
+
+/// CPU spent since `before` (a `chromiumThreads()`): by the renderers' main threads, and by all.
+function chromiumCpuSince(before) {
+  let all = 0;
+  let main = 0;
+  for (const [k, t] of chromiumThreads()) {
+    const ms = t.ms - (before.get(k)?.ms || 0);
+    all += ms;
+    if (t.main) main += ms;
+  }
+  return { all, main };
+}
+
 async function taskSeconds(cdp) {
   const { metrics } = await cdp.send('Performance.getMetrics');
   return metrics.find((m) => m.name === 'TaskDuration').value;
@@ -82,16 +115,17 @@ try {
     const ctx = await browser.newContext({ viewport: { width: 1600, height: 1500 } });
     const page = await ctx.newPage();
     if (process.env.NINES_BENCH_CANVAS_CALLS) await page.addInitScript(countCanvasCalls);
+    // the page's main thread busy (Chromium's TaskDuration) until every run is drawn: from the
+    // navigation for a site or report, from the drop for dropped files
+    const cpu0 = fs.existsSync('/proc/self/stat') ? chromiumThreads() : null;
+    const cdp = await ctx.newCDPSession(page);
+    await cdp.send('Performance.enable');
+    let busy0 = await taskSeconds(cdp);
     await page.goto(mode === 'report' ? pathToFileURL(process.env.NINES_BENCH_REPORT).href : `${server.base}/index.html`);
     let t0 = 0;
-    let cdp = null;
-    let busy0 = 0;
     if (drop) {
       await page.waitForSelector('[data-testid=file-input]', { state: 'attached' });
       await new Promise((r) => setTimeout(r, Number(process.env.NINES_BENCH_DROP_WAIT_MS || 0)));
-      // the page's main thread busy (Chromium's TaskDuration) from the drop to the last run drawn
-      cdp = await ctx.newCDPSession(page);
-      await cdp.send('Performance.enable');
       busy0 = await taskSeconds(cdp);
       t0 = await page.evaluate(() => performance.now());
       await page.setInputFiles('[data-testid=file-input]', files.map((f) => path.join(runsDir, f)));
@@ -108,8 +142,14 @@ try {
     }
     result.first_render_ms.push(Number(await page.evaluate(() => document.body.dataset.ninesFirstRenderMs)) - t0);
     result.first_run_ms.push(Number(await page.evaluate(() => document.body.dataset.ninesFirstRunMs)) - t0);
+    result.main_thread_ms = (result.main_thread_ms || []).concat(Math.round((await taskSeconds(cdp) - busy0) * 1000));
+    if (cpu0) {
+      // CPU until the first render was seen: the page's main thread, and all of Chromium
+      const cpu = chromiumCpuSince(cpu0);
+      result.main_cpu_ms = (result.main_cpu_ms || []).concat(cpu.main);
+      result.chromium_cpu_ms = (result.chromium_cpu_ms || []).concat(cpu.all);
+    }
     if (drop) {
-      result.main_thread_ms = (result.main_thread_ms || []).concat(Math.round((await taskSeconds(cdp) - busy0) * 1000));
       // each worker's own time per file, as the page shows it ("decoded in 1.2 s")
       const ms = await page.evaluate(() => [...document.querySelectorAll('[data-testid=progress-file]')].map((e) => Number((e.textContent.match(/decoded in ([\d.]+) s/) || [])[1]) * 1000));
       result.worker_ms = (result.worker_ms || []).concat(ms);
