@@ -4,9 +4,11 @@
 //! timings against other HdrHistogram readers are `bench/core.sh`'s (BENCHMARKS.md).
 //! Then the levels of `nines stats` (p50 to 9 nines, each with its 95% interval) on the
 //! whole run's merged read histogram: the viewer's stats table computes them per run and
-//! direction.
+//! direction. Then `Compact::read_head` of the run's compact form (groups of a minute), its
+//! bytes before the groups: what a site's page reads of each run before drawing it.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use nines_core::compact::Compact;
 use nines_core::hist::{Accumulator, Layout};
 use nines_core::run::{Run, Window};
 use nines_core::{archive, quantile, stats};
@@ -42,6 +44,13 @@ fn decode(c: &mut Criterion) {
     let levels = quantile::standard_levels();
     let mut g = c.benchmark_group("levels");
     g.bench_function("level_stats, one hour of reads, p50 to 9 nines", |b| b.iter(|| quantile::level_stats(&read, &levels)));
+    g.finish();
+    let form = Compact::of(&run, 60).write().unwrap();
+    let at = Compact::read("hour.compact", &form).unwrap().groups_at().unwrap();
+    let mut g = c.benchmark_group("compact");
+    g.bench_function("read_head, one hour, 2 tags, the bytes before the groups", |b| {
+        b.iter(|| Compact::read_head("hour.compact", &form[..at]).unwrap())
+    });
     g.finish();
 }
 

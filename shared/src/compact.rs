@@ -16,8 +16,12 @@
 //! level's points and each tag's groups are sections of their own, inflated the first time
 //! they are asked for ([`Trace::point`], [`Compact::range`]), so a day-long run opens in the
 //! time and memory of the points on screen, not of its thousands of points and histograms.
+//! The groups come last (version 4): a page can fetch the bytes before them
+//! ([`Compact::groups_at`], an HTTP range request, RFC 9110 section 14), draw every chart and
+//! the whole run's table from them ([`Compact::read_head`]), and fetch the groups when a
+//! range first needs them ([`Compact::attach_groups`]).
 //!
-//! # Format (version 3)
+//! # Format (version 4)
 //!
 //! ```text
 //! "nines-compact\n"  (14 bytes)   then the version as a varint (3), then sections: each the
@@ -40,13 +44,15 @@
 //! then per direction, in the head's order: one section per level k (ceil(nslots / 2^k)
 //!   points, point i the exact merge of slots i*2^k..): for each non-empty point, in order,
 //!   11 indices into `values` (median, 1 to 9 nines, max), each ZigZag delta-coded against
-//!   the same metric of the previous non-empty point of the level; then, for tags, a section
-//!   of the groups: varint ceil(nslots / group), then each histogram a varint length and an
-//!   uncompressed HdrHistogram V2 encoding; histogram i merges slots i*group..
+//!   the same metric of the previous non-empty point of the level;
+//! then per tag, in the head's order, a section of its groups: varint ceil(nslots / group),
+//!   then each histogram a varint length and an uncompressed HdrHistogram V2 encoding;
+//!   histogram i merges slots i*group..
 //! a column:  byte 0 and ZigZag delta-coded varints of whole microseconds (when every number
 //!            is one exactly), or byte 1 and 8 little-endian bytes a number (IEEE 754 bits)
 //! ```
 //!
+//! Version 3 is the same with each tag's groups section right after its levels' sections.
 //! Version 2 is one zlib stream (after the version, the inflated size as a varint) of the
 //! head's fields with, per direction, its levels' points after `levels` and, for tags, its
 //! groups before `whole`; version 1 is the same without the size and without `whole`.
@@ -73,9 +79,9 @@ use crate::stats::tag_name;
 
 /// The first bytes of a compact form.
 pub const MAGIC: &[u8; 14] = b"nines-compact\n";
-/// The version this crate writes. Versions 1 (no whole-run histograms) and 2 (one zlib
-/// stream for everything) are still read.
-pub const VERSION: u64 = 3;
+/// The version this crate writes. Versions 1 (no whole-run histograms), 2 (one zlib stream
+/// for everything) and 3 (each tag's groups after its levels) are still read.
+pub const VERSION: u64 = 4;
 /// Metrics per point: median, 1 to 9 nines, max.
 pub const METRICS: usize = 11;
 /// The most the body of a compact form inflates to (a 24-hour run of 1 s windows is some tens
@@ -126,25 +132,26 @@ impl LevelPoints {
     }
 }
 
-/// A section of a version 3 form: a zlib stream at `file[at..at + len]` that inflates to
-/// `size` bytes.
+/// A section of a form of version 3 on: a zlib stream at `file[at..at + len]` that inflates
+/// to `size` bytes; `file[0]` is byte `base` of the form.
 #[derive(Clone, Debug)]
 struct Packed {
     file: Arc<Vec<u8>>,
     at: usize,
     len: usize,
     size: usize,
+    base: usize,
 }
 
 impl Packed {
     fn inflate(&self) -> Result<Vec<u8>, String> {
         let body = Decoder::new()
             .inflate_to_vec(&self.file[self.at..self.at + self.len], MAX_BODY, Some(self.size))
-            .map_err(|e| format!("its compressed section (byte {} of the form) is damaged or cut ({e})", self.at))?;
+            .map_err(|e| format!("its compressed section (byte {} of the form) is damaged or cut ({e})", self.base + self.at))?;
         if body.len() != self.size {
             return Err(format!(
                 "its section (byte {} of the form) inflates to {} bytes; the form states {}",
-                self.at,
+                self.base + self.at,
                 body.len(),
                 self.size
             ));
@@ -154,7 +161,7 @@ impl Packed {
 }
 
 /// A run in compact form.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Compact {
     /// Name, source, start time, metadata and warnings of the run, with one window per tag:
     /// the merge of all its windows, spanning the run (its whole-run statistics, 1-CDF and
@@ -167,6 +174,20 @@ pub struct Compact {
     pub traces: Vec<Trace>,
     /// Per tag, its windows merged in groups of `group`.
     groups: Vec<TagGroups>,
+    /// Where the groups begin in the bytes read (version 4).
+    groups_at: Option<usize>,
+}
+
+/// Equal when they hold the same run, points and groups (where the groups were in the bytes
+/// read does not count).
+impl PartialEq for Compact {
+    fn eq(&self, other: &Compact) -> bool {
+        self.run == other.run
+            && self.group == other.group
+            && self.windows == other.windows
+            && self.traces == other.traces
+            && self.groups == other.groups
+    }
 }
 
 /// A tag's carried histograms.
@@ -184,10 +205,10 @@ struct TagGroups {
 enum Store {
     Decoded(Vec<Hist>),
     Encoded(Encodings),
-    /// Version 3: the tag's groups section, inflated and split the first time a group is
-    /// asked for.
+    /// Version 3 on: the tag's groups section, inflated and split the first time a group is
+    /// asked for; not there yet when only the bytes before the groups were read.
     Packed {
-        packed: Packed,
+        packed: OnceLock<Packed>,
         encoded: OnceLock<Result<Encodings, String>>,
     },
 }
@@ -267,6 +288,7 @@ impl TagGroups {
             Store::Decoded(_) => Err("the groups are decoded".into()),
             Store::Encoded(e) => Ok(e),
             Store::Packed { packed, encoded } => {
+                let packed = packed.get().ok_or_else(|| format!("the groups of tag {} are not loaded", tag_name(self.tag.as_deref())))?;
                 let got = encoded.get_or_init(|| {
                     let body = packed.inflate()?;
                     let mut r = Reader { b: &body, at: 0 };
@@ -791,6 +813,7 @@ impl<'a> Builder<'a> {
             windows: run.windows.len(),
             traces: self.traces.clone(),
             groups,
+            groups_at: None,
         }
     }
 }
@@ -914,6 +937,7 @@ impl Compact {
         put(&mut head, self.traces.len() as u64);
         let mut enc = Encoder::new();
         let mut sections: Vec<Vec<u8>> = Vec::new();
+        let mut group_sections: Vec<Vec<u8>> = Vec::new();
         for t in &self.traces {
             match &t.dir {
                 Direction::All => put(&mut head, 0),
@@ -970,12 +994,12 @@ impl Compact {
                     put(&mut b, bytes.len() as u64);
                     b.extend_from_slice(&bytes);
                 }
-                sections.push(b);
+                group_sections.push(b);
             }
         }
         let mut out = MAGIC.to_vec();
         put(&mut out, VERSION);
-        for b in std::iter::once(&head).chain(&sections) {
+        for b in std::iter::once(&head).chain(&sections).chain(&group_sections) {
             let z = pack(b)?;
             put(&mut out, b.len() as u64);
             put(&mut out, z.len() as u64);
@@ -986,35 +1010,56 @@ impl Compact {
 
     /// Read a compact form written by [`Compact::write`] (any version).
     pub fn read(source_name: &str, bytes: &[u8]) -> Result<Compact, CompactError> {
-        let err = |offset: Option<usize>, message: String| CompactError { source_name: source_name.to_string(), offset, message };
-        if !sniff(bytes) {
-            return Err(err(None, "does not start with \"nines-compact\"; expected a compact form written by nines".into()));
+        read_form(source_name, bytes, false)
+    }
+
+    /// [`Compact::read`], but a form of version 4 may also end where its groups begin (the
+    /// bytes before [`Compact::groups_at`]): everything but the groups is read, and
+    /// [`Compact::range`] fails until [`Compact::attach_groups`] brings them.
+    pub fn read_head(source_name: &str, bytes: &[u8]) -> Result<Compact, CompactError> {
+        read_form(source_name, bytes, true)
+    }
+
+    /// Where the groups begin in the bytes this form was read from (version 4 on): the bytes
+    /// before are all a chart or the whole run's statistics need.
+    pub fn groups_at(&self) -> Option<usize> {
+        self.groups_at
+    }
+
+    /// Whether the groups are here (a form read by [`Compact::read_head`] from the bytes
+    /// before its groups has none until [`Compact::attach_groups`]).
+    pub fn has_groups(&self) -> bool {
+        self.groups.iter().all(|g| !matches!(&g.store, Store::Packed { packed, .. } if packed.get().is_none()))
+    }
+
+    /// Bring the groups of a form read without them: `bytes` is the form's bytes from
+    /// [`Compact::groups_at`] to its end, or the whole form (a server that does not answer
+    /// range requests sends it). The two cannot be mistaken: the bytes from `groups_at` start
+    /// with two varints and a zlib stream, whose first byte names its method (8, deflate) in
+    /// its low four bits, so they never start with "nin". Each tag's section is checked when a
+    /// range first decodes it, as in a form read whole.
+    pub fn attach_groups(&self, bytes: &[u8]) -> Result<(), CompactError> {
+        let at = self.groups_at.unwrap_or(0);
+        let err = |offset: Option<usize>, message: String| CompactError { source_name: self.run.source.clone(), offset, message };
+        let rest = if sniff(bytes) { bytes.get(at..).ok_or_else(|| err(None, "the form ends before its groups".into()))? } else { bytes };
+        let file = Arc::new(rest.to_vec());
+        let mut f = Reader { b: &file, at: 0 };
+        let mut packs = Vec::with_capacity(self.groups.len());
+        let mut budget = MAX_BODY;
+        for g in &self.groups {
+            let name = dir_name(&Direction::Tag(g.tag.clone()));
+            let p = section(&mut f, &file, at, &mut budget).map_err(|m| err(None, format!("the groups of {name}: {m}")))?;
+            packs.push(p);
         }
-        let mut head = Reader { b: &bytes[MAGIC.len()..], at: 0 };
-        let version = head.varint().map_err(|m| err(None, m))?;
-        if !(1..=VERSION).contains(&version) {
-            return Err(err(None, format!("version {version}; this nines reads versions 1 to {VERSION}: use a newer nines")));
+        if f.at != file.len() {
+            return Err(err(None, format!("{} bytes follow the last section", file.len() - f.at)));
         }
-        if version >= 3 {
-            return read_sections(bytes, MAGIC.len() + head.at).map_err(|(offset, m)| err(offset, m));
+        for (g, p) in self.groups.iter().zip(packs) {
+            if let Store::Packed { packed, .. } = &g.store {
+                let _ = packed.set(p);
+            }
         }
-        // version 2 states the inflated size: the body is inflated into a buffer of that size
-        let size = match version {
-            1 => None,
-            _ => Some(head.varint().map_err(|m| err(None, m))?).filter(|&n| n <= MAX_BODY as u64).map(|n| n as usize),
-        };
-        if version >= 2 && size.is_none() {
-            return Err(err(None, format!("states a body of more than {} MiB", MAX_BODY >> 20)));
-        }
-        let body = Decoder::new()
-            .inflate_to_vec(&bytes[MAGIC.len() + head.at..], MAX_BODY, size)
-            .map_err(|e| err(None, format!("the compressed body is damaged or cut ({e})")))?;
-        if let Some(n) = size.filter(|&n| n != body.len()) {
-            return Err(err(None, format!("the body inflates to {} bytes; the form states {n}", body.len())));
-        }
-        let body = Arc::new(body);
-        let mut r = Reader { b: &body, at: 0 };
-        read_body(&mut r, &body, version).map_err(|m| err(Some(r.at), m))
+        Ok(())
     }
 
     /// The carried histograms of the groups that start in `[from, to)` seconds (every group
@@ -1041,6 +1086,39 @@ impl Compact {
     pub fn into_run(self) -> Result<Run, CompactError> {
         self.range(None, None)
     }
+}
+
+/// [`Compact::read`], and with `head_only` [`Compact::read_head`].
+fn read_form(source_name: &str, bytes: &[u8], head_only: bool) -> Result<Compact, CompactError> {
+    let err = |offset: Option<usize>, message: String| CompactError { source_name: source_name.to_string(), offset, message };
+    if !sniff(bytes) {
+        return Err(err(None, "does not start with \"nines-compact\"; expected a compact form written by nines".into()));
+    }
+    let mut head = Reader { b: &bytes[MAGIC.len()..], at: 0 };
+    let version = head.varint().map_err(|m| err(None, m))?;
+    if !(1..=VERSION).contains(&version) {
+        return Err(err(None, format!("version {version}; this nines reads versions 1 to {VERSION}: use a newer nines")));
+    }
+    if version >= 3 {
+        return read_sections(bytes, MAGIC.len() + head.at, version, head_only).map_err(|(offset, m)| err(offset, m));
+    }
+    // version 2 states the inflated size: the body is inflated into a buffer of that size
+    let size = match version {
+        1 => None,
+        _ => Some(head.varint().map_err(|m| err(None, m))?).filter(|&n| n <= MAX_BODY as u64).map(|n| n as usize),
+    };
+    if version >= 2 && size.is_none() {
+        return Err(err(None, format!("states a body of more than {} MiB", MAX_BODY >> 20)));
+    }
+    let body = Decoder::new()
+        .inflate_to_vec(&bytes[MAGIC.len() + head.at..], MAX_BODY, size)
+        .map_err(|e| err(None, format!("the compressed body is damaged or cut ({e})")))?;
+    if let Some(n) = size.filter(|&n| n != body.len()) {
+        return Err(err(None, format!("the body inflates to {} bytes; the form states {n}", body.len())));
+    }
+    let body = Arc::new(body);
+    let mut r = Reader { b: &body, at: 0 };
+    read_body(&mut r, &body, version).map_err(|m| err(Some(r.at), m))
 }
 
 fn point_has_ios(slots: &[Slot], k: usize, i: usize) -> bool {
@@ -1213,7 +1291,7 @@ fn finish(h: Header, traces: Vec<Trace>, groups: Vec<TagGroups>, whole: Vec<Wind
         }
     }
     let run = Run { name: h.name, source: h.source, start_time: h.start_time, meta: h.meta, windows: whole, warnings: h.warnings };
-    Ok(Compact { run, group: h.group, windows: h.windows, traces, groups })
+    Ok(Compact { run, group: h.group, windows: h.windows, traces, groups, groups_at: None })
 }
 
 /// Versions 1 and 2: one inflated body holding everything.
@@ -1266,21 +1344,11 @@ fn read_body(r: &mut Reader, body: &Arc<Vec<u8>>, version: u64) -> Result<Compac
 /// histogram), then a section per level of each direction and one of each tag's groups,
 /// each its own zlib stream, inflated when first needed. Errors carry the byte offset in the
 /// inflated head, or none when the sections' framing is what is wrong.
-fn read_sections(bytes: &[u8], start: usize) -> Result<Compact, (Option<usize>, String)> {
+fn read_sections(bytes: &[u8], start: usize, version: u64, head_only: bool) -> Result<Compact, (Option<usize>, String)> {
     let file = Arc::new(bytes.to_vec());
     let mut f = Reader { b: &file, at: start };
     let mut budget = MAX_BODY;
-    let mut section = |f: &mut Reader| -> Result<Packed, String> {
-        let size = f.varint()?;
-        if size > budget as u64 {
-            return Err(format!("its sections inflate to more than {} MiB", MAX_BODY >> 20));
-        }
-        budget -= size as usize;
-        let len = f.len()?;
-        let at = f.at;
-        f.take(len)?;
-        Ok(Packed { file: file.clone(), at, len, size: size as usize })
-    };
+    let mut section = |f: &mut Reader| section(f, &file, 0, &mut budget);
     let head = section(&mut f).and_then(|p| p.inflate()).map_err(|m| (None, format!("head: {m}")))?;
     let mut r = Reader { b: &head, at: 0 };
     let mut read_head = || -> Result<_, String> {
@@ -1304,25 +1372,59 @@ fn read_sections(bytes: &[u8], start: usize) -> Result<Compact, (Option<usize>, 
     };
     let (h, mut traces, whole) = read_head().map_err(|m| (Some(r.at), m))?;
     let mut groups = Vec::new();
-    for t in &mut traces {
-        let name = dir_name(&t.dir);
-        for k in 0..levels_for(t.slots.len()) {
-            let packed = section(&mut f).map_err(|m| (None, format!("level {k} of {name}: {m}")))?;
-            t.levels.push(LevelPoints { decoded: OnceLock::new(), packed: Some(packed) });
+    let mut groups_at = None;
+    // version 3: each tag's groups after its levels; 4: every tag's after every level
+    let mut cut = false;
+    for pass in [0, 1] {
+        if pass == 1 && version >= 4 {
+            groups_at = Some(f.at);
+            // read without its groups: each tag's come with `attach_groups`
+            cut = head_only && f.at == f.b.len();
         }
-        if let Direction::Tag(tag) = &t.dir {
-            let packed = section(&mut f).map_err(|m| (None, format!("the groups of {name}: {m}")))?;
-            groups.push(TagGroups {
-                tag: tag.clone(),
-                spans: group_spans(&t.slots, h.group),
-                store: Store::Packed { packed, encoded: OnceLock::new() },
-            });
+        for t in &mut traces {
+            let name = dir_name(&t.dir);
+            if pass == 0 {
+                for k in 0..levels_for(t.slots.len()) {
+                    let packed = section(&mut f).map_err(|m| (None, format!("level {k} of {name}: {m}")))?;
+                    t.levels.push(LevelPoints { decoded: OnceLock::new(), packed: Some(packed) });
+                }
+            }
+            if let Direction::Tag(tag) = &t.dir {
+                if (pass == 0) == (version == 3) {
+                    let packed = OnceLock::new();
+                    if !cut {
+                        let _ = packed.set(section(&mut f).map_err(|m| (None, format!("the groups of {name}: {m}")))?);
+                    }
+                    groups.push(TagGroups {
+                        tag: tag.clone(),
+                        spans: group_spans(&t.slots, h.group),
+                        store: Store::Packed { packed, encoded: OnceLock::new() },
+                    });
+                }
+            }
         }
     }
     if f.at != f.b.len() {
         return Err((None, format!("{} bytes follow the last section", f.b.len() - f.at)));
     }
-    finish(h, traces, groups, whole).map_err(|m| (None, m))
+    let mut c = finish(h, traces, groups, whole).map_err(|m| (None, m))?;
+    c.groups_at = groups_at;
+    Ok(c)
+}
+
+/// The next section's framing at `f`, its stream taken (not inflated): the inflated size
+/// (within what is left of `budget`), the compressed length and the stream. `file[0]` is byte
+/// `base` of the form.
+fn section(f: &mut Reader, file: &Arc<Vec<u8>>, base: usize, budget: &mut usize) -> Result<Packed, String> {
+    let size = f.varint()?;
+    if size > *budget as u64 {
+        return Err(format!("its sections inflate to more than {} MiB", MAX_BODY >> 20));
+    }
+    *budget -= size as usize;
+    let len = f.len()?;
+    let at = f.at;
+    f.take(len)?;
+    Ok(Packed { file: file.clone(), at, len, size: size as usize, base })
 }
 
 /// A direction as pages and errors name it: "tag read", "untagged windows", "all".
@@ -1468,16 +1570,17 @@ impl<'a> Reader<'a> {
     fn column(&mut self, n: usize) -> Result<Vec<f64>, String> {
         match self.varint()? {
             0 => {
+                // a plain loop into a list of its size (`n` is at most the bytes left)
+                let mut out = Vec::with_capacity(n);
                 let mut prev = 0i64;
-                (0..n)
-                    .map(|_| {
-                        prev = prev.wrapping_add(unzigzag(self.varint()?));
-                        if prev.unsigned_abs() >= 1 << 53 {
-                            return Err("a time is out of range".to_string());
-                        }
-                        Ok(prev as f64 / 1e6)
-                    })
-                    .collect()
+                for _ in 0..n {
+                    prev = prev.wrapping_add(unzigzag(self.varint()?));
+                    if prev.unsigned_abs() >= 1 << 53 {
+                        return Err("a time is out of range".to_string());
+                    }
+                    out.push(prev as f64 / 1e6);
+                }
+                Ok(out)
             }
             1 => (0..n).map(|_| Ok(f64::from_bits(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes"))))).collect(),
             k => Err(format!("column kind {k}; expected 0 or 1")),
@@ -1748,8 +1851,74 @@ mod tests {
         let (a, b) = (run_stats(&full, &Options::default()), run_stats(&c.run, &Options::default()));
         assert_eq!(a.tags, b.tags);
         let again = c.write().unwrap();
-        assert_eq!(again[MAGIC.len()], 3);
+        assert_eq!(again[MAGIC.len()], VERSION as u8);
         assert_eq!(Compact::read("again", &again).unwrap(), c);
+    }
+
+    #[test]
+    fn version_3_forms_still_read_with_the_same_numbers_and_groups() {
+        // written by nines before version 4 (`nines site` of the archive beside it): each
+        // tag's groups right after its levels
+        let v3 = include_bytes!("../../tests/data/v3-randrw.compact");
+        assert_eq!(v3[MAGIC.len()], 3);
+        let full = crate::archive::read("v1-randrw.hlog", include_bytes!("../../tests/data/v1-randrw.hlog")).unwrap();
+        let c = Compact::read("v3-randrw.compact", v3).unwrap();
+        assert_exact(&full, &c);
+        assert_eq!(c.groups_at(), None);
+        assert!(c.has_groups());
+        let again = Compact::read("again", &c.write().unwrap()).unwrap();
+        assert_eq!(again, c);
+        assert_eq!(again.range(Some(1.0), Some(2.0)).unwrap(), c.range(Some(1.0), Some(2.0)).unwrap());
+        // a version 3 form has no place to cut it at: read whole by read_head too
+        assert_eq!(Compact::read_head("v3", v3).unwrap(), c);
+    }
+
+    #[test]
+    fn the_bytes_before_the_groups_draw_everything_and_the_groups_come_later() {
+        let r = run(40);
+        let c = Compact::of(&r, 4);
+        let bytes = c.write().unwrap();
+        let whole = Compact::read("w.compact", &bytes).unwrap();
+        let at = whole.groups_at().unwrap();
+        assert!(at < bytes.len() && whole.has_groups());
+        let head = Compact::read_head("w.compact", &bytes[..at]).unwrap();
+        assert!(!head.has_groups());
+        assert_eq!(head.groups_at(), Some(at));
+        // every point and the whole run's numbers, without the groups
+        assert_exact(&r, &head);
+        assert_eq!(run_stats(&head.run, &Options::default()).tags, run_stats(&whole.run, &Options::default()).tags);
+        let e = head.range(Some(0.0), Some(8.0)).unwrap_err().to_string();
+        assert!(e.contains(&r.source) && e.contains("not loaded"), "{e}");
+        // read() wants the whole form: the same bytes are a form cut short
+        let e = Compact::read("w.compact", &bytes[..at]).unwrap_err().to_string();
+        assert!(e.contains("the groups of tag read"), "{e}");
+        // a cut or padded rest is an error naming the groups and leaves them out
+        let e = head.attach_groups(&bytes[at..bytes.len() - 1]).unwrap_err().to_string();
+        assert!(e.contains(&r.source) && e.contains("the groups of tag"), "{e}");
+        let mut padded = bytes[at..].to_vec();
+        padded.push(0);
+        assert!(head.attach_groups(&padded).unwrap_err().to_string().contains("1 bytes follow the last section"));
+        assert!(!head.has_groups());
+        head.attach_groups(&bytes[at..]).unwrap();
+        assert!(head.has_groups());
+        assert_eq!(head, whole);
+        for (a, b) in [(None, None), (Some(4.0), Some(20.0))] {
+            assert_eq!(head.range(a, b).unwrap(), whole.range(a, b).unwrap());
+        }
+        // the whole form, given to read_head, is read whole; given to attach_groups (a server
+        // that ignores range requests sends it), its groups are taken
+        assert_eq!(Compact::read_head("w.compact", &bytes).unwrap(), whole);
+        let again = Compact::read_head("w.compact", &bytes[..at]).unwrap();
+        again.attach_groups(&bytes).unwrap();
+        assert_eq!(again, whole);
+        assert!(Compact::read_head("w.compact", &bytes[..at]).unwrap().attach_groups(&bytes[..at - 1]).is_err());
+        // a damaged group inside an attached section is an error naming it when a range asks
+        let later = Compact::read_head("w.compact", &bytes[..at]).unwrap();
+        let mut rest = bytes[at..].to_vec();
+        let n = rest.len();
+        rest[n - 3] ^= 0xff;
+        let e = later.attach_groups(&rest).and_then(|()| later.range(None, None).map(|_| ())).unwrap_err().to_string();
+        assert!(e.contains(&r.source) && e.contains("groups of tag"), "{e}");
     }
 
     #[test]

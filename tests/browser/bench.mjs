@@ -26,7 +26,13 @@ const files = fs.readdirSync(runsDir).filter((f) => f.endsWith('.hlog')).sort();
 const mode = process.env.NINES_BENCH_MODE || 'archive';
 const compact = mode === 'compact';
 const drop = mode === 'drop';
-const routes = { '/manifest.json': JSON.stringify({ runs: drop ? [] : files.map((f) => (compact ? { file: `runs/${f}`, compact: `runs/${f}.compact` } : { file: `runs/${f}` })) }) };
+// where each compact form's groups begin, from the site's manifest beside RUNS_DIR (nines site
+// writes it): the page then fetches the bytes before them first, as on the site
+const siteManifest = path.join(runsDir, '..', 'manifest.json');
+const groupsAt = new Map(fs.existsSync(siteManifest)
+  ? JSON.parse(fs.readFileSync(siteManifest, 'utf8')).runs.map((e) => [path.basename(e.file), e.compact_groups_at]) : []);
+const entry = (f) => (compact ? { file: `runs/${f}`, compact: `runs/${f}.compact`, compact_groups_at: groupsAt.get(f) } : { file: `runs/${f}` });
+const routes = { '/manifest.json': JSON.stringify({ runs: drop ? [] : files.map(entry) }) };
 for (const f of files) {
   routes[`/runs/${f}`] = fs.readFileSync(path.join(runsDir, f));
   if (compact) routes[`/runs/${f}.compact`] = fs.readFileSync(path.join(runsDir, `${f}.compact`));

@@ -42,12 +42,29 @@ export async function serve(dir, routes = {}) {
       body = file;
     }
     const data = Buffer.isBuffer(body) ? body : typeof body === 'string' && fs.existsSync(body) ? fs.readFileSync(body) : Buffer.from(String(body));
-    res.writeHead(200, { 'content-type': TYPES[path.extname(url)] || 'application/octet-stream', 'cache-control': 'no-store' });
+    const headers = { 'content-type': TYPES[path.extname(url)] || 'application/octet-stream', 'cache-control': 'no-store', 'accept-ranges': 'bytes' };
+    // one byte range (RFC 9110 section 14), as static hosts serve them: 206 and the range
+    const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range || '');
+    if (range) {
+      server.ranges.push([url, req.headers.range]);
+      const from = Number(range[1]);
+      const to = Math.min(range[2] === '' ? data.length - 1 : Number(range[2]), data.length - 1);
+      if (from > to) {
+        res.writeHead(416, { 'content-range': `bytes */${data.length}` }).end();
+        return;
+      }
+      res.writeHead(206, { ...headers, 'content-range': `bytes ${from}-${to}/${data.length}` });
+      res.end(data.subarray(from, to + 1));
+      return;
+    }
+    res.writeHead(200, headers);
     res.end(data);
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   server.base = `http://127.0.0.1:${server.address().port}`;
   server.requests = requests;
+  // the Range headers asked for: [url, header]
+  server.ranges = [];
   return server;
 }
 

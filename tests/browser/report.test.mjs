@@ -467,6 +467,42 @@ test('site: served from loopback, runs added later, permalinks', async () => {
   }
 });
 
+test('site of six runs: later runs come without their groups (a range request) until a panel needs them', async () => {
+  const out = path.join(dir, 'site-lazy');
+  const six = [1, 2, 3, 4, 5, 6].map((i) => {
+    const f = path.join(dir, `copy-${i}.hlog`);
+    fs.copyFileSync(files.a, f);
+    return f;
+  });
+  nines(['site', ...six, '-o', out]);
+  const m = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8'));
+  const at = m.runs.map((r) => r.compact_groups_at);
+  assert.ok(at.every((n, i) => n > 0 && n < fs.statSync(path.join(out, m.runs[i].compact)).size), 'groups_at within each form');
+  const server = await serve(out);
+  try {
+    const { v, page, ctx } = await openWatched(`${server.base}/index.html`);
+    await ready(v, 6);
+    // the first four runs whole (the heatmap and steady state draw from them); runs 5 and 6
+    // only up to their groups
+    assert.deepEqual(server.ranges, [5, 6].map((i) => [`/${m.runs[i - 1].compact}`, `bytes=0-${at[i - 1] - 1}`]));
+    assertViewerTable(await v.table(), ninesStats(six));
+    // steady state of run 6 (the same bytes as run 1): its groups are fetched now, and it
+    // judges the same windows
+    const rows = () => page.evaluate(() => [...document.querySelectorAll('[data-testid=steady-window-row]')].map((tr) => ({ ...tr.dataset })));
+    const first = await rows();
+    assert.ok(first.length > 0, 'run 1 has steady-state rows');
+    await act(v, () => page.selectOption('[data-testid=steady-run]', '5'));
+    await until(page, () => document.querySelectorAll('[data-testid=steady-window-row]').length > 0
+      && !/Loading the windows/.test(document.querySelector('[data-testid=panel-steady]')?.textContent || ''), null, 'the groups of run 6');
+    assert.deepEqual(server.ranges.slice(2), [[`/${m.runs[5].compact}`, `bytes=${at[5]}-`]]);
+    assert.deepEqual(await rows(), first);
+    assert.deepEqual(v.errors, []);
+    await ctx.close();
+  } finally {
+    server.close();
+  }
+});
+
 test('site trend: 120 nightly runs open on their trend without loading a run; the change is marked; a click opens the run', async () => {
   // 60 nights of psync QD1, then 60 of uring QD16: the median of every direction jumps at night 60
   const runs = nightly(files.b, files.a, 120, 60, path.join(dir, 'nightly'));

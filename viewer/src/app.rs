@@ -32,7 +32,9 @@ use crate::state::{DirMode, ViewState};
 use chart_data::{cdf_data, focus_of, hist_data, runtime_data, runtime_extent};
 use interact::Drag;
 use loading::{add_run, embedded_view, fetch_bytes, handed_runs, manifest_items, LoadError, PRELOAD};
-use model::{report_range_error, stats_of, trace_data, with_model, CompactParts, Loaded, Model, Points, TraceData, BINS_PER_DECADE};
+use model::{
+    report_range_error, stats_of, trace_data, with_model, CompactParts, Loaded, Model, Points, RangeError, TraceData, BINS_PER_DECADE,
+};
 
 mod cdf_panel;
 mod chart_data;
@@ -94,6 +96,8 @@ thread_local! {
     static ERRORS: Cell<Option<RwSignal<Vec<LoadError>>>> = const { Cell::new(None) };
     /// The page's run version, once its first runs are loaded ([`replace_run`]).
     static LIVE: Cell<Option<RwSignal<u64>>> = const { Cell::new(None) };
+    /// The page's run version, for what arrives while drawing (a compact form's groups).
+    static VERSION: Cell<Option<RwSignal<u64>>> = const { Cell::new(None) };
     /// The direction shown is decided: by the link, by a click, or by the first runs loaded
     /// ([`split_by_default`]).
     static DIR_DECIDED: Cell<bool> = const { Cell::new(false) };
@@ -413,6 +417,7 @@ fn App() -> impl IntoView {
     provide_context(p);
     let Page { state, version, size, errors, .. } = p;
     ERRORS.with(|e| e.set(Some(errors)));
+    VERSION.with(|v| v.set(Some(version)));
 
     // Loading: embedded runs, else manifest.json beside the page (static sites).
     loading::load_first(p);

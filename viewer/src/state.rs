@@ -197,18 +197,43 @@ impl Default for ViewState {
 /// The longest spec a link carries (bytes of text).
 pub const MAX_SPEC: usize = 16 * 1024;
 
-/// What a spec's text keeps in a link: letters, digits and `-_.~` (RFC 3986's unreserved
-/// set); every other byte, newlines, `#`, `&` and `=` among them, becomes `%XX`.
-const SPEC_KEEP: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
-
-/// `s` percent-encoded for a URL hash.
+/// `s` percent-encoded for a URL hash: letters, digits and `-_.~` (RFC 3986's unreserved
+/// set) are kept; every other byte, newlines, `#`, `&` and `=` among them, becomes `%XX`.
+/// Written here rather than with the percent-encoding crate (the same output: a test checks
+/// it), whose table of the 256 "%XX" strings cost the page's wasm about 300 bytes gzipped.
 pub fn encode(s: &str) -> String {
-    percent_encoding::utf8_percent_encode(s, SPEC_KEEP).to_string()
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.extend(['%', char::from(HEX[usize::from(b >> 4)]), char::from(HEX[usize::from(b & 15)])]);
+        }
+    }
+    out
 }
 
-/// The inverse of [`encode`]; `None` for text that is not UTF-8 once decoded.
+/// The inverse of [`encode`]; `None` for text that is not UTF-8 once decoded. A `%` not
+/// followed by two hex digits stays as it is.
 pub fn decode(s: &str) -> Option<String> {
-    percent_encoding::percent_decode_str(s).decode_utf8().ok().map(|c| c.into_owned())
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = b.get(i + 1..i + 3).filter(|h| b[i] == b'%' && h.iter().all(u8::is_ascii_hexdigit));
+        match hex.and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()) {
+            Some(v) => {
+                out.push(v);
+                i += 3;
+            }
+            None => {
+                out.push(b[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// A sweep parameter name as a link may carry it: letters, digits and `_.-`, at most 64.
@@ -389,6 +414,25 @@ fn indices(v: &str) -> IndexSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn link_text_is_percent_encoded_as_the_percent_encoding_crate_does() {
+        const KEEP: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
+        let keep = KEEP;
+        let texts =
+            ["read p99.99 <= 1ms\nall max <= 50ms", "[name=*probe*]\r\n# x&y=z", "µs é 漢字 🚀", "%", "a%2", "%zz%41%4a%4A", "~-_.", ""];
+        for t in texts {
+            assert_eq!(encode(t), percent_encoding::utf8_percent_encode(t, keep).to_string(), "{t:?}");
+            assert_eq!(decode(&encode(t)).as_deref(), Some(t));
+            let crate_decoded = percent_encoding::percent_decode_str(t).decode_utf8().ok().map(|c| c.into_owned());
+            assert_eq!(decode(t), crate_decoded, "{t:?}");
+        }
+        // every byte value
+        let all: String = (0..=255u8).map(char::from).collect();
+        assert_eq!(encode(&all), percent_encoding::utf8_percent_encode(&all, keep).to_string());
+        assert_eq!(decode("%FF"), None);
+        assert_eq!(decode("%+1"), Some("%+1".into()));
+    }
 
     #[test]
     fn a_hash_chooses_the_direction_only_with_a_known_one() {

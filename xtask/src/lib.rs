@@ -199,8 +199,8 @@ pub fn build_viewer(opts: &Options) -> Result<Built> {
     let page_levels = [
         "profile.release.opt-level=\"z\"",
         "profile.release.package.nines-core.opt-level=\"z\"",
-        "profile.release.package.miniz_oxide.opt-level=3",
-        "profile.release.package.base64.opt-level=3",
+        "profile.release.package.miniz_oxide.opt-level=\"s\"",
+        "profile.release.package.base64.opt-level=\"s\"",
         "profile.release.package.zmij.opt-level=\"s\"",
     ];
     let wasm = cargo_wasm(opts, "nines-viewer", &page_levels, &[])?;

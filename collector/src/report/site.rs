@@ -145,7 +145,13 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
         let has = e.get("compact").and_then(Value::as_str) == Some(compact.as_str());
         // runs given now take this command's --group; the others keep theirs
         let given = group_s.is_some() && new_files.contains(&rel);
-        let has_compact = has && !given && std::fs::symlink_metadata(dir.join(&compact)).is_ok_and(|m| m.is_file());
+        // a form of an older version is written again: from version 4 on the page fetches only
+        // the bytes before its groups (an HTTP range request) until a range needs them
+        let groups_at = (has && !given).then(|| groups_at(&dir.join(&compact))).flatten();
+        let has_compact = groups_at.is_some();
+        if let Some(at) = groups_at {
+            e["compact_groups_at"] = json!(at);
+        }
         let has_trend = e.get("trend").is_some() && !new_files.contains(&rel);
         if has_compact && has_trend {
             continue;
@@ -164,9 +170,11 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
             continue;
         }
         let (bytes, _) = super::budget::default_compact(&run, if given { group_s } else { None })?;
+        let at = nines_core::compact::Compact::read(&compact, &bytes)?.groups_at();
         output::write_atomic(&dir.join(&compact), &bytes, Replace::Always, &read)?;
         e["compact"] = json!(compact);
-        if idx < kept && !has {
+        e["compact_groups_at"] = json!(at);
+        if idx < kept && (!has || !given) {
             upgraded += 1;
         }
     }
@@ -194,6 +202,16 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
         if upgraded > 0 { format!(", {upgraded} given a compact form") } else { String::new() }
     )?;
     Ok(())
+}
+
+/// Where the groups of the compact form at `path` begin, when it is a regular file holding a
+/// form of version 4 on that reads; None for anything else (it is written again).
+fn groups_at(path: &Path) -> Option<usize> {
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let bytes = std::fs::read(path).ok()?;
+    nines_core::compact::Compact::read(&path.display().to_string(), &bytes).ok()?.groups_at()
 }
 
 #[cfg(test)]

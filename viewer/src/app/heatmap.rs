@@ -18,7 +18,7 @@ use nines_core::units::{format_ns, group};
 
 use super::{
     canvas_size, download, download_url, draw_canvas, mark_drawn, now_ms, report_range_error, runtime_extent, trace_data, traces, Loaded,
-    Points, TraceData, BINS_PER_DECADE,
+    Points, RangeError, TraceData, BINS_PER_DECADE,
 };
 use crate::charts::{self, Frame, Scale, Y_LABEL_AREA};
 use crate::heat_chart::{draw_heatmap, latency_scale, to_svg, HeatRow, HeatSpec, ShareScale, LEGEND_H};
@@ -53,10 +53,12 @@ fn trace_heatmap(run: usize, td: &TraceData, f: impl Fn(&Run, &Pyramid) -> Heatm
                 Some(x) => x,
                 None => {
                     let c = td.loaded.compact.as_ref()?;
-                    let groups = match c.form.range(None, None) {
-                        Ok(r) => Rc::new(r),
-                        Err(e) => {
-                            report_range_error(&td.loaded.file, e.to_string());
+                    let groups = match c.range(&td.loaded.file, None, None) {
+                        Ok(r) => r,
+                        // drawn when they arrive
+                        Err(RangeError::Pending) => return None,
+                        Err(RangeError::Bad(e)) => {
+                            report_range_error(&td.loaded.file, e);
                             return None;
                         }
                     };
@@ -151,25 +153,44 @@ where
 
 /// Test hook: the cells the chart last drew, as JSON: per row its label and columns (extent,
 /// time range, count, first bin, counts per bin, levels, max).
+/// (Written out by hand: `json!` objects of nine fields cost the page's wasm about 1 KB.)
 #[wasm_bindgen]
 pub fn heatmap_cells() -> String {
+    let opt = |v: Option<u64>| v.map_or("null".to_string(), |v| v.to_string());
+    let list = |v: Vec<String>| v.join(",");
     DRAWN.with(|d| {
-        let rows: Vec<serde_json::Value> = d
+        let rows: Vec<String> = d
             .borrow()
             .iter()
             .map(|(label, _, m)| {
-                let cols: Vec<serde_json::Value> = m
+                let cols: Vec<String> = m
                     .columns
                     .iter()
                     .map(|c| {
-                        serde_json::json!({"x0": c.x0, "x1": c.x1, "start_s": c.start_s, "end_s": c.end_s, "count": c.count,
-                            "first_bin": c.first_bin, "bins": c.bins, "levels": c.levels, "max": c.max_ns})
+                        // Display of a finite f64 is its shortest round-tripping decimal, valid JSON
+                        format!(
+                            r#"{{"x0":{},"x1":{},"start_s":{},"end_s":{},"count":{},"first_bin":{},"bins":[{}],"levels":[{}],"max":{}}}"#,
+                            c.x0,
+                            c.x1,
+                            c.start_s,
+                            c.end_s,
+                            c.count,
+                            c.first_bin,
+                            list(c.bins.iter().map(u64::to_string).collect()),
+                            list(c.levels.iter().map(|&l| opt(l)).collect()),
+                            opt(c.max_ns)
+                        )
                     })
                     .collect();
-                serde_json::json!({"label": label, "bins_per_decade": m.bins_per_decade, "columns": cols})
+                format!(
+                    r#"{{"label":{},"bins_per_decade":{},"columns":[{}]}}"#,
+                    serde_json::Value::from(label.as_str()),
+                    m.bins_per_decade,
+                    list(cols)
+                )
             })
             .collect();
-        serde_json::Value::Array(rows).to_string()
+        format!("[{}]", list(rows))
     })
 }
 

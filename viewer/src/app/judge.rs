@@ -126,7 +126,13 @@ fn compare_data(st: &ViewState) -> CmpData {
     let stats =
         |idx: &[usize]| -> Option<Vec<Rc<nines_core::stats::RunStats>>> { idx.iter().map(|&i| super::stats_of(i, range)).collect() };
     // compare's IOPS spread is over windows: a compact form's carried groups
-    let held: Vec<Rc<Run>> = runs.iter().map(|r| r.windows()).collect();
+    let held: Vec<Option<Rc<Run>>> = runs.iter().map(|r| r.windows()).collect();
+    let waiting = held.iter().filter(|h| h.is_none()).count();
+    if waiting > 0 {
+        data.note = Some(format!("Loading the windows of {waiting} run{}.", if waiting == 1 { "" } else { "s" }));
+        return data;
+    }
+    let held: Vec<Rc<Run>> = held.into_iter().flatten().collect();
     let base_runs: Vec<&Run> = base.iter().map(|&i| &*held[i]).collect();
     let Some(base_stats) = stats(&base) else { return data };
     let cands: Vec<usize> = (0..runs.len()).filter(|i| !base.contains(i) && !st.hidden.contains(i)).collect();
@@ -686,7 +692,10 @@ fn steady_data(st: &ViewState) -> SsData {
         return d;
     };
     // steady state is judged window by window: a compact form's carried groups
-    let held = runs[i].windows();
+    let Some(held) = runs[i].windows() else {
+        d.note = Some(format!("Loading the windows of {}.", runs[i].run.name));
+        return d;
+    };
     let r = &*held;
     d.run = Some((i, r.name.clone()));
     let track = match track {

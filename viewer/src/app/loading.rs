@@ -23,7 +23,14 @@ pub(super) type Preload = Result<Vec<(String, Pending, Option<String>)>, LoadErr
 thread_local! {
     /// The runs of the site's manifest, requested before the page was built.
     pub(super) static PRELOAD: RefCell<Option<Preload>> = const { RefCell::new(None) };
+    /// By file: the compact forms requested without their groups, and where those are (the
+    /// form's URL and the byte they begin at).
+    static GROUPS_AT: RefCell<Vec<(String, (String, usize))>> = const { RefCell::new(Vec::new()) };
 }
+
+/// The first runs of a site's manifest come with their groups (the heatmap and steady-state
+/// panels draw from them); the others without until a range needs them.
+const WHOLE_FIRST: usize = super::heatmap::MAX_ROWS;
 
 /// The runs listed in `manifest.json` beside the page, each requested now (no runs when there
 /// is no manifest).
@@ -48,10 +55,18 @@ pub(super) async fn manifest_items() -> Preload {
     // every request goes out now; the runs download while earlier ones decode
     Ok(entries
         .into_iter()
-        .map(|e| {
+        .enumerate()
+        .map(|(i, e)| {
             // the compact form when the site has one; the archive waits until a brushed range
-            // needs it
-            let p = w.fetch_with_str(e.compact.as_deref().unwrap_or(&e.file));
+            // needs it. Past the first runs, only the form's bytes before its groups (half of
+            // a one-hour run's form): its groups come when a range needs them.
+            let p = match (&e.compact, e.groups_at) {
+                (Some(c), Some(at)) if i >= WHOLE_FIRST && at > 0 => {
+                    GROUPS_AT.with(|g| g.borrow_mut().push((e.file.clone(), (c.clone(), at))));
+                    range_request(&w, c, &format!("bytes=0-{}", at - 1))
+                }
+                _ => w.fetch_with_str(e.compact.as_deref().unwrap_or(&e.file)),
+            };
             let archive = e.compact.is_some().then(|| e.file.clone());
             (e.file, Pending::Fetch(p), archive)
         })
@@ -115,7 +130,13 @@ pub fn replace_run(file: &str, bytes: &[u8]) -> Result<bool, JsValue> {
 fn read_run(file: &str, bytes: &[u8], archive: Option<String>) -> Result<Loaded, LoadError> {
     let t0 = now_ms();
     let read = if compact::sniff(bytes) {
-        Compact::read(file, bytes).map_err(|e| e.to_string()).map(|mut c| {
+        let groups_url = GROUPS_AT.with(|g| g.borrow().iter().find(|(f, _)| f == file).map(|(_, u)| u.clone()));
+        // a form asked for without its groups may come without them; any other must be whole
+        let c = match groups_url {
+            Some(_) => Compact::read_head(file, bytes),
+            None => Compact::read(file, bytes),
+        };
+        c.map_err(|e| e.to_string()).map(|mut c| {
             let text = c.group_text();
             let group = c.group;
             // the form keeps the run's name and metadata (its ranges are runs of that name),
@@ -124,7 +145,7 @@ fn read_run(file: &str, bytes: &[u8], archive: Option<String>) -> Result<Loaded,
             let windows = std::mem::take(&mut run.windows);
             c.run = run.clone();
             run.windows = windows;
-            (run, Some(CompactParts { form: c, group, text, range: RefCell::new(None) }))
+            (run, Some(CompactParts { form: c, group, text, range: RefCell::new(None), groups_url, fetching: Cell::new(false) }))
         })
     } else {
         nines_core::import::read_any(file, bytes).map_err(|e| e.to_string()).map(|r| (r, None))
@@ -223,6 +244,20 @@ pub(super) enum Pending {
 pub(super) async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     let w = web_sys::window().ok_or("no window")?;
     body_of(w.fetch_with_str(url)).await
+}
+
+/// A `fetch` of `range` (an HTTP Range header, RFC 9110 section 14.2) of `url`.
+fn range_request(w: &web_sys::Window, url: &str, range: &str) -> js_sys::Promise {
+    let headers = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&headers, &"Range".into(), &range.into());
+    let init = web_sys::RequestInit::new();
+    init.set_headers(&headers);
+    w.fetch_with_str_and_init(url, &init)
+}
+
+/// `range` of `url` (a server without range requests sends the whole file).
+pub(super) async fn fetch_range(url: &str, range: &str) -> Result<Vec<u8>, String> {
+    body_of(range_request(&web_sys::window().ok_or("no window")?, url, range)).await
 }
 
 /// The body of a `fetch` response, or why there is none.
@@ -326,6 +361,9 @@ pub(super) const AUTO_LOAD_MAX: usize = 100;
 struct ManifestEntry {
     file: String,
     compact: Option<String>,
+    /// Where the compact form's groups begin (`nines site` writes it): the bytes before are
+    /// what the page fetches first.
+    groups_at: Option<usize>,
     name: String,
     /// Its whole-run levels (`nines site` writes them), for the trend.
     summary: Option<nines_core::trend::Summary>,
@@ -342,10 +380,11 @@ fn manifest_entries(v: &serde_json::Value) -> Vec<ManifestEntry> {
             .filter_map(|e| {
                 let file = e.as_str().or_else(|| e.get("file").and_then(|f| f.as_str())).filter(|p| local(p))?.to_string();
                 let compact = e.get("compact").and_then(|f| f.as_str()).filter(|p| local(p)).map(str::to_string);
+                let groups_at = e.get("compact_groups_at").and_then(serde_json::Value::as_u64).map(|n| n as usize);
                 let name = e.get("name").and_then(|n| n.as_str()).unwrap_or(&file).to_string();
                 // a summary that does not read leaves the run out of the trend only
                 let summary = e.get("trend").and_then(|t| nines_core::trend::Summary::from_json(t).ok());
-                Some(ManifestEntry { file, compact, name, summary })
+                Some(ManifestEntry { file, compact, groups_at, name, summary })
             })
             .collect()
     })

@@ -21,7 +21,7 @@ use nines_core::series::{Direction, SeriesPoint};
 use nines_core::stats::{run_stats, Options, RunStats};
 use nines_core::steady::steady_regions;
 
-use super::{LoadError, ERRORS};
+use super::{LoadError, ERRORS, VERSION};
 use crate::charts::Frame;
 use crate::panels::dir_key;
 
@@ -48,15 +48,27 @@ pub(super) struct Loaded {
 impl Loaded {
     /// The run with windows: the recorded ones, or a compact form's carried groups (decoded
     /// now, for the panels that work window by window: compare's IOPS spread, steady state).
-    pub(super) fn windows(&self) -> Rc<Run> {
+    /// None while the groups are being fetched: the page draws again when they arrive.
+    pub(super) fn windows(&self) -> Option<Rc<Run>> {
         match &self.compact {
-            None => self.run.clone(),
-            Some(c) => c.range(None, None).unwrap_or_else(|e| {
-                report_range_error(&self.file, e);
-                self.run.clone()
-            }),
+            None => Some(self.run.clone()),
+            Some(c) => match c.range(&self.file, None, None) {
+                Ok(r) => Some(r),
+                Err(RangeError::Pending) => None,
+                Err(RangeError::Bad(e)) => {
+                    report_range_error(&self.file, e);
+                    Some(self.run.clone())
+                }
+            },
         }
     }
+}
+
+/// Why a compact form gives no histograms for a range: its groups are being fetched (the page
+/// draws again when they arrive), or they cannot be read.
+pub(super) enum RangeError {
+    Pending,
+    Bad(String),
 }
 
 /// What a compact form brings besides its run: the stored points of every direction, and its
@@ -70,24 +82,65 @@ pub(super) struct CompactParts {
     /// The groups of the last range asked for, decoded: (from, to) bits and the run of them
     /// (the traces and the table of one brush all ask for the same range).
     pub(super) range: RefCell<Option<RangeRun>>,
+    /// Where the groups are, for a form read without them (a site's page fetches the bytes
+    /// before them): the form's URL and the byte they begin at.
+    pub(super) groups_url: Option<(String, usize)>,
+    /// The groups were asked for.
+    pub(super) fetching: Cell<bool>,
 }
 
 /// A range's (from, to) bits and the carried groups in it.
 pub(super) type RangeRun = ((u64, u64), Rc<Run>);
 
 impl CompactParts {
-    /// The carried groups that start in `[from, to)`, as a run (the last range is kept).
-    pub(super) fn range(&self, from: Option<f64>, to: Option<f64>) -> Result<Rc<Run>, String> {
+    /// The carried groups that start in `[from, to)`, as a run (the last range is kept). A
+    /// form read without its groups fetches them now (`file` is the run's).
+    pub(super) fn range(&self, file: &str, from: Option<f64>, to: Option<f64>) -> Result<Rc<Run>, RangeError> {
+        if !self.form.has_groups() {
+            return match &self.groups_url {
+                Some((url, at)) => {
+                    if !self.fetching.replace(true) {
+                        fetch_groups(file.to_string(), url.clone(), *at);
+                    }
+                    Err(RangeError::Pending)
+                }
+                None => Err(RangeError::Bad(format!("{file}: compact form: the groups are not there"))),
+            };
+        }
         let key = (from.unwrap_or(f64::NEG_INFINITY).to_bits(), to.unwrap_or(f64::INFINITY).to_bits());
         if let Some((k, r)) = &*self.range.borrow() {
             if *k == key {
                 return Ok(r.clone());
             }
         }
-        let r = Rc::new(self.form.range(from, to).map_err(|e| e.to_string())?);
+        let r = Rc::new(self.form.range(from, to).map_err(|e| RangeError::Bad(e.to_string()))?);
         *self.range.borrow_mut() = Some((key, r.clone()));
         Ok(r)
     }
+}
+
+/// Fetch the groups of run `file`'s compact form (the bytes of `url` from `at` on, as an HTTP
+/// range request; a server that sends the whole form is fine too), give them to the form and
+/// draw again.
+fn fetch_groups(file: String, url: String, at: usize) {
+    leptos::task::spawn_local(async move {
+        let got = super::loading::fetch_range(&url, &format!("bytes={at}-")).await.and_then(|bytes| {
+            with_model(|m| match m.runs.iter().find(|r| r.file == file).and_then(|r| r.compact.as_ref()) {
+                Some(c) => c.form.attach_groups(&bytes).map_err(|e| e.to_string()),
+                None => Ok(()),
+            })
+        });
+        match got {
+            Ok(()) => with_model(|m| {
+                m.drawn.clear();
+                m.first_render_done = false;
+            }),
+            Err(e) => report_range_error(&file, format!("could not load the groups of its compact form: {e}")),
+        }
+        if let Some(v) = VERSION.with(Cell::get) {
+            v.update(|v| *v += 1);
+        }
+    });
 }
 
 /// Where a trace's runtime points come from: merged from the run's windows on demand
@@ -251,9 +304,10 @@ impl TraceData {
             Points::Stored(_) if from.is_none() && to.is_none() => compact::merged(&self.loaded.run, &self.dir, None, None),
             Points::Stored(_) => {
                 let c = self.loaded.compact.as_ref()?;
-                match c.range(from, to) {
+                match c.range(&self.loaded.file, from, to) {
                     Ok(r) => compact::merged(&r, &self.dir, from, to),
-                    Err(e) => {
+                    Err(RangeError::Pending) => None,
+                    Err(RangeError::Bad(e)) => {
                         report_range_error(&self.loaded.file, e);
                         None
                     }
@@ -286,9 +340,10 @@ pub(super) fn stats_of(run: usize, range: Option<(f64, f64)>) -> Option<Rc<RunSt
     let loaded = with_model(|m| m.runs.get(run).cloned())?;
     let opts = Options { from: range.map(|r| r.0), to: range.map(|r| r.1), ..Options::default() };
     let s = match (&loaded.compact, range) {
-        (Some(c), Some(_)) => match c.range(opts.from, opts.to) {
+        (Some(c), Some(_)) => match c.range(&loaded.file, opts.from, opts.to) {
             Ok(r) => Rc::new(run_stats(&r, &opts)),
-            Err(e) => {
+            Err(RangeError::Pending) => return None,
+            Err(RangeError::Bad(e)) => {
                 report_range_error(&loaded.file, e);
                 return None;
             }
