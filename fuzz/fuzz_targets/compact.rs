@@ -8,6 +8,14 @@ use libfuzzer_sys::fuzz_target;
 use nines_core::compact::{Compact, MAGIC};
 
 fn check(bytes: &[u8]) {
+    // read without its groups (version 4 cut where they begin), any bytes as its groups: a
+    // form, or an error, then a range or an error
+    if let Ok(h) = Compact::read_head("fuzz.compact", bytes) {
+        if !h.has_groups() {
+            let _ = h.attach_groups(bytes);
+            let _ = h.range(None, None);
+        }
+    }
     if let Ok(c) = Compact::read("fuzz.compact", bytes) {
         // the points of every level, decoded on demand (version 3): points or an error
         let mut sound = true;
@@ -36,8 +44,8 @@ fn check(bytes: &[u8]) {
 
 fuzz_target!(|data: &[u8]| {
     check(data);
-    // as the body of versions 1 and 2, and as the head of version 3
-    for version in [1, 2, 3] {
+    // as the body of versions 1 and 2, and as the head of versions 3 and 4
+    for version in [1, 2, 3, 4] {
         let mut out = MAGIC.to_vec();
         out.push(version);
         if version == 2 {
@@ -49,7 +57,7 @@ fuzz_target!(|data: &[u8]| {
             }
             out.push(n as u8);
         }
-        if version == 3 {
+        if version >= 3 {
             // the head's inflated size and compressed length, then the head; no sections
             // follow, so only a head of no directions reads
             let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
