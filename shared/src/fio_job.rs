@@ -94,6 +94,10 @@ pub type Include<'a> = dyn FnMut(&str, &str) -> Result<(String, String), String>
 /// How deep includes may nest (a file including itself ends here).
 pub const MAX_INCLUDE_DEPTH: usize = 16;
 
+/// How many lines a job file and everything it includes may hold in all: a file that
+/// includes itself twice would otherwise be read 2^16 times over before the depth stops it.
+pub const MAX_JOB_LINES: usize = 100_000;
+
 /// Parse a job file's text into its sections. `include(name, from)` returns the display name
 /// and text of an included file (`from` is the including file's name); `env(VAR)` the value of
 /// an environment variable.
@@ -165,6 +169,10 @@ fn collect_lines(
             if depth >= MAX_INCLUDE_DEPTH {
                 problems.push((at, format!("include {name}: includes nest deeper than {MAX_INCLUDE_DEPTH} (does a file include itself?)")));
                 continue;
+            }
+            if out.len() + problems.len() >= MAX_JOB_LINES {
+                problems.push((at, format!("include {name}: the job file and its includes hold more than {MAX_JOB_LINES} lines")));
+                return;
             }
             match include(&name, file) {
                 Ok((iname, itext)) => collect_lines(&iname, &itext, include, env, depth + 1, false, out, problems),
@@ -991,6 +999,8 @@ mod tests {
                 "more.fio" => Ok(("more.fio".into(), "bs=64k\n".into())),
                 "sect.fio" => Ok(("sect.fio".into(), "[x]\n".into())),
                 "loop.fio" => Ok(("loop.fio".into(), "include loop.fio\n".into())),
+                // included twice at every level: 2^16 copies before the depth stops it
+                "twice.fio" => Ok(("twice.fio".into(), "bs=4k\ninclude twice.fio\niodepth=2\ninclude twice.fio\n".into())),
                 _ => Err("not found".into()),
             }
         };
@@ -1002,6 +1012,9 @@ mod tests {
         assert!(e.contains("sect.fio:1: an included file may not contain [sections]"), "{e}");
         let e = parse("t.fio", "[a]\ninclude loop.fio\n", &mut inc, &|_| None).unwrap_err().to_string();
         assert!(e.contains("nest deeper than 16"), "{e}");
+        // found by fuzzing: an error once the lines in all reach the bound, not gigabytes
+        let e = parse("t.fio", "[a]\ninclude twice.fio\n", &mut inc, &|_| None).unwrap_err().to_string();
+        assert!(e.contains("more than 100000 lines"), "{e}");
     }
 
     #[test]
