@@ -6,7 +6,7 @@
 //! ```
 //! use nines_core::{hist::{Hist, Layout}, ccdf::{ccdf, ccdf_steps}};
 //! let h = Hist::from_values(Layout::default_ns(), 1_000..=100_000);
-//! let steps = ccdf_steps(&ccdf(&h));
+//! let steps: Vec<(f64, f64)> = ccdf_steps(&ccdf(&h)).collect();
 //! assert_eq!(steps.first().unwrap().1, 1.0);
 //! // the curve ends at the share of I/Os in the top bucket (1/N when the max stands alone)
 //! assert_eq!(steps.last().unwrap().1, h.buckets().last().unwrap().1 as f64 / 99_001.0);
@@ -50,20 +50,44 @@ pub fn ccdf(h: &Hist) -> Vec<CcdfPoint> {
     out
 }
 
-/// The 1-CDF as a stair-step path `(latency ns, share slower)`: a latency within a bucket is
-/// drawn at the share of I/Os in that bucket or above, and the curve drops at the bucket's
-/// upper edge to the share above it. Ends at the max with the share of the top bucket (1/N for
-/// a single slowest I/O): the curve stops where the data stops.
-pub fn ccdf_steps(points: &[CcdfPoint]) -> Vec<(u64, f64)> {
-    let mut out = Vec::with_capacity(points.len() * 2);
-    for (i, p) in points.iter().enumerate() {
-        if i > 0 {
-            out.push((points[i - 1].value_ns, p.share));
-        }
-        out.push((p.value_ns, p.share));
-    }
-    out
+/// The 1-CDF as a stair-step path `(latency ns, share slower)`, the latency as a chart's
+/// `f64`: a latency within a bucket is drawn at the share of I/Os in that bucket or above,
+/// and the curve drops at the bucket's upper edge to the share above it. Ends at the max with
+/// the share of the top bucket (1/N for a single slowest I/O): the curve stops where the data
+/// stops. An iterator: a chart reduces the path to its pixels as it goes (a page of 100 runs
+/// has hundreds of thousands of steps).
+pub fn ccdf_steps(points: &[CcdfPoint]) -> Steps<'_> {
+    Steps { points, next: 0 }
 }
+
+/// The iterator of [`ccdf_steps`]: step `2i` is point `i`, step `2i - 1` point `i`'s share at
+/// the latency of the point before.
+#[derive(Clone, Debug)]
+pub struct Steps<'a> {
+    points: &'a [CcdfPoint],
+    /// The next step's index.
+    next: usize,
+}
+
+impl Iterator for Steps<'_> {
+    type Item = (f64, f64);
+
+    fn next(&mut self) -> Option<(f64, f64)> {
+        let k = self.next;
+        let i = k.div_ceil(2);
+        let p = self.points.get(i)?;
+        let at = if k % 2 == 1 { &self.points[i - 1] } else { p };
+        self.next += 1;
+        Some((at.value_ns as f64, p.share))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = (self.points.len() * 2).saturating_sub(1).saturating_sub(self.next);
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Steps<'_> {}
 
 /// Share of I/Os at or above the bucket holding `x_ns` (at histogram precision); 1 below the
 /// first bucket, `None` above the max (no I/O that slow).
@@ -113,8 +137,10 @@ mod tests {
     fn steps_follow_the_ccdf_and_end_at_one_over_n() {
         let h = Hist::from_values(Layout::default_ns(), [100, 200, 200, 300]);
         let c = ccdf(&h);
-        let s = ccdf_steps(&c);
-        assert_eq!(s, vec![(100, 1.0), (100, 0.75), (200, 0.75), (200, 0.25), (300, 0.25)]);
+        let s: Vec<_> = ccdf_steps(&c).collect();
+        assert_eq!(ccdf_steps(&c).len(), 5);
+        assert_eq!(ccdf_steps(&[]).len(), 0);
+        assert_eq!(s, vec![(100.0, 1.0), (100.0, 0.75), (200.0, 0.75), (200.0, 0.25), (300.0, 0.25)]);
         assert_eq!(share_at(&c, 50.0), Some(1.0));
         assert_eq!(share_at(&c, 150.0), Some(0.75));
         assert_eq!(share_at(&c, 300.0), Some(0.25));

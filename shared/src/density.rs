@@ -52,10 +52,36 @@ pub fn log_bins(h: &Hist, bins_per_decade: u32) -> Option<(i64, Vec<u64>)> {
     let first = bin_of(layout.median_equivalent(h.min()), bins_per_decade);
     let last = bin_of(layout.median_equivalent(h.buckets().next_back().map_or(0, |b| b.0)), bins_per_decade);
     let mut counts = vec![0_u64; (last - first + 1) as usize];
+    // Buckets come in ascending order and a bin holds many of them: a bucket below the next
+    // bin's first value is in the same bin, with no logarithm taken (one per bin, not one per
+    // bucket: the viewer bins every run's histogram as it opens).
+    let (mut bin, mut next) = (first, 0_u64);
     for (v, c) in h.buckets() {
-        counts[(bin_of(layout.median_equivalent(v), bins_per_decade) - first) as usize] += c;
+        let m = layout.median_equivalent(v);
+        if m >= next {
+            bin = bin_of(m, bins_per_decade);
+            next = first_of_next_bin(bin, bins_per_decade);
+        }
+        counts[(bin - first) as usize] += c;
     }
     Some((first, counts))
+}
+
+/// The least value whose bin (see [`bin_of`]) is past `bin`, found by [`bin_of`] itself near
+/// the bin's upper edge: every value below it is in `bin` or before.
+fn first_of_next_bin(bin: i64, bins_per_decade: u32) -> u64 {
+    let edge = bin_edges(bin, bins_per_decade).1;
+    if edge >= u64::MAX as f64 {
+        return u64::MAX;
+    }
+    let mut c = (edge.ceil() as u64).max(1);
+    while c > 1 && bin_of(c - 1, bins_per_decade) > bin {
+        c -= 1;
+    }
+    while c < u64::MAX && bin_of(c, bins_per_decade) <= bin {
+        c += 1;
+    }
+    c
 }
 
 #[cfg(test)]
@@ -73,5 +99,26 @@ mod tests {
         let area: f64 = d.iter().map(|b| b.density * (b.hi_ns / b.lo_ns).log10()).sum();
         assert!((area - 1.0).abs() < 1e-9);
         assert!(log_density(&Hist::empty(Layout::default_ns()), 20).is_empty());
+    }
+
+    #[test]
+    fn bins_are_those_of_each_buckets_own_logarithm() {
+        // bucket by bucket, as bin_of gives it, over latencies from 1 ns to minutes
+        for bins in [1, 7, 20, 50] {
+            let h = Hist::from_values(Layout::default_ns(), (0..200_000u64).map(|i| 1 + i * i * 3 + (i % 97) * 1_000_000));
+            let layout = h.layout();
+            let (first, counts) = log_bins(&h, bins).unwrap();
+            let mut want = vec![0_u64; counts.len()];
+            for (v, c) in h.buckets() {
+                want[(bin_of(layout.median_equivalent(v), bins) - first) as usize] += c;
+            }
+            assert_eq!(counts, want, "{bins} bins per decade");
+            for k in -2..200 {
+                let n = first_of_next_bin(k, bins);
+                // (past u64's bins, none is next)
+                let past = n == u64::MAX && bin_of(n, bins) <= k;
+                assert!(past || (bin_of(n, bins) > k && (n <= 1 || bin_of(n - 1, bins) <= k)), "bin {k}: {n}");
+            }
+        }
     }
 }

@@ -8,7 +8,13 @@ import { BUNDLE, serve, launch } from './lib.mjs';
 /** The archives of RUNS_DIR (with their `.compact` forms) served as a site's manifest. */
 export function siteRoutes(runsDir) {
   const files = fs.readdirSync(runsDir).filter((f) => f.endsWith('.hlog')).sort();
-  const routes = { '/manifest.json': JSON.stringify({ runs: files.map((f) => ({ file: `runs/${f}`, compact: `runs/${f}.compact` })) }) };
+  // where each compact form's groups begin, from the site's manifest beside RUNS_DIR (`nines
+  // site` writes it), so that the page fetches later runs without their groups, as on the site
+  const siteManifest = path.join(runsDir, '..', 'manifest.json');
+  const groupsAt = new Map(fs.existsSync(siteManifest)
+    ? JSON.parse(fs.readFileSync(siteManifest, 'utf8')).runs.map((e) => [path.basename(e.file), e.compact_groups_at]) : []);
+  const entry = (f) => ({ file: `runs/${f}`, compact: `runs/${f}.compact`, compact_groups_at: groupsAt.get(f) });
+  const routes = { '/manifest.json': JSON.stringify({ runs: files.map(entry) }) };
   for (const f of files) {
     routes[`/runs/${f}`] = fs.readFileSync(path.join(runsDir, f));
     routes[`/runs/${f}.compact`] = fs.readFileSync(path.join(runsDir, `${f}.compact`));

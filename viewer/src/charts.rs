@@ -11,7 +11,7 @@ use crate::backend::{Backend, DashedLine, NativeDraw};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use nines_core::ccdf::nines_ticks;
+use nines_core::ccdf::{ccdf_steps, nines_ticks, CcdfPoint};
 use nines_core::density::DensityBin;
 use nines_core::units::format_ns;
 
@@ -411,27 +411,50 @@ where
 fn m4(points: &[(f64, f64)], x: &Scale, width: f64) -> Vec<(f64, f64)> {
     // the column as plotters maps a value to a pixel (`RangedCoordf64::map`)
     let (t0, t1) = (x.t(x.lo), x.t(x.hi));
-    let col = |p: &(f64, f64)| ((x.t(p.0) - t0) / (t1 - t0) * width + 1e-3).floor();
     let mut out = Vec::new();
-    for run in points.chunk_by(|a, b| col(a) == col(b)) {
-        let (mut lo, mut hi) = (0, 0);
-        for (i, p) in run.iter().enumerate() {
-            if p.1 < run[lo].1 {
-                lo = i;
-            }
-            if p.1 > run[hi].1 {
-                hi = i;
-            }
+    // One pass, each x transformed once (a stair-step path repeats each x: transformed once
+    // for both). The column being read, and its first, lowest, highest and last point (index,
+    // x transformed).
+    let (mut last_x, mut last_t) = (f64::NAN, f64::NAN);
+    let mut col = f64::NAN;
+    let mut run = [(0, 0.0); 4];
+    for (i, p) in points.iter().enumerate() {
+        if p.0 != last_x || last_t.is_nan() {
+            (last_x, last_t) = (p.0, x.t(p.0));
         }
-        let mut last = usize::MAX;
-        for k in [0, lo.min(hi), lo.max(hi), run.len() - 1] {
-            if k != last {
-                out.push((x.t(run[k].0), run[k].1));
-                last = k;
+        let c = ((last_t - t0) / (t1 - t0) * width + 1e-3).floor();
+        if c == col {
+            if p.1 < points[run[1].0].1 {
+                run[1] = (i, last_t);
             }
+            if p.1 > points[run[2].0].1 {
+                run[2] = (i, last_t);
+            }
+            run[3] = (i, last_t);
+            continue;
         }
+        if i > 0 {
+            m4_flush(&mut out, points, &run);
+        }
+        (col, run) = (c, [(i, last_t); 4]);
+    }
+    if !points.is_empty() {
+        m4_flush(&mut out, points, &run);
     }
     out
+}
+
+/// A column's first, lowest, highest and last point, in their order, each once.
+fn m4_flush(out: &mut Vec<(f64, f64)>, points: &[(f64, f64)], run: &[(usize, f64); 4]) {
+    let [first, lo, hi, last] = *run;
+    let (a, b) = if lo.0 <= hi.0 { (lo, hi) } else { (hi, lo) };
+    let mut prev = usize::MAX;
+    for (k, t) in [first, a, b, last] {
+        if k != prev {
+            out.push((t, points[k].1));
+            prev = k;
+        }
+    }
 }
 
 /// Shade a selected x range across the plot.
@@ -455,8 +478,25 @@ pub(crate) fn empty_note<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, f: &Fram
 pub struct Curve {
     pub label: String,
     pub style: TraceStyle,
-    /// Stair-step path (latency ns, share slower), from `nines_core::ccdf::ccdf_steps`.
-    pub points: Vec<(f64, f64)>,
+    /// The 1-CDF (`nines_core::ccdf::ccdf`), drawn as its stair-step path ([`Curve::steps`]).
+    pub ccdf: std::rc::Rc<Vec<CcdfPoint>>,
+}
+
+impl Curve {
+    /// The stair-step path (latency ns, share slower): `nines_core::ccdf::ccdf_steps`.
+    pub fn steps(&self) -> impl Iterator<Item = (f64, f64)> + Clone + '_ {
+        ccdf_steps(&self.ccdf)
+    }
+
+    /// Where the curve starts: the lowest latency, at share 1.
+    pub fn first(&self) -> Option<(f64, f64)> {
+        self.ccdf.first().map(|p| (p.value_ns as f64, p.share))
+    }
+
+    /// Where the curve ends: the max, at the share of the top bucket (1/N for a lone max).
+    pub fn last(&self) -> Option<(f64, f64)> {
+        self.ccdf.last().map(|p| (p.value_ns as f64, p.share))
+    }
 }
 
 /// What the 1-CDF chart shows.
@@ -511,10 +551,14 @@ where
         empty_note(root, &f, "no runs shown")?;
     }
     let width = line_width(s.curves.len());
+    // one buffer for every curve's steps (a page of 100 runs draws hundreds of thousands)
+    let mut steps = Vec::new();
     for c in s.curves {
-        stroke(&mut chart, &s.x, &s.y, &c.points, c.style.color, c.style.dash, width)?;
+        steps.clear();
+        steps.extend(c.steps());
+        stroke(&mut chart, &s.x, &s.y, &steps, c.style.color, c.style.dash, width)?;
         // mark the end of the curve: the max, at 1/N of its I/Os
-        if let Some(&(vx, vy)) = c.points.last() {
+        if let Some((vx, vy)) = c.last() {
             if s.x.frac(vx) >= 0.0 && s.x.frac(vx) <= 1.0 && s.y.frac(vy) >= 0.0 && s.y.frac(vy) <= 1.0 {
                 chart.draw_series(std::iter::once(Circle::new((s.x.t(vx), s.y.t(vy)), 3, c.style.color.filled()))).map_err(e)?;
             }
@@ -961,17 +1005,13 @@ pub fn to_svg(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nines_core::ccdf::{ccdf, ccdf_steps};
+    use nines_core::ccdf::ccdf;
     use nines_core::density::log_density;
     use nines_core::hist::{Hist, Layout};
 
     fn curve(i: usize, shift: u64) -> Curve {
         let h = Hist::from_values(Layout::default_ns(), (0..100_000u64).map(|v| 20_000 + shift + (v * v) / 50_000));
-        Curve {
-            label: format!("run {i} read"),
-            style: TraceStyle::nth(i),
-            points: ccdf_steps(&ccdf(&h)).into_iter().map(|(x, y)| (x as f64, y)).collect(),
-        }
+        Curve { label: format!("run {i} read"), style: TraceStyle::nth(i), ccdf: ccdf(&h).into() }
     }
 
     #[test]
@@ -1010,7 +1050,7 @@ mod tests {
         let x = Scale { lo: 1e4, hi: 1e7, log: true };
         let col = |t: f64| ((t - 4.0) / 3.0 * 300.0 + 1e-3).floor() as i32;
         let jag: Vec<(f64, f64)> = (0..5_000).map(|i| (1e4 + i as f64 * 50.0, ((i * 7919) % 1000) as f64)).collect();
-        for pts in [curve(0, 0).points, jag] {
+        for pts in [curve(0, 0).steps().collect::<Vec<_>>(), jag] {
             let kept = m4(&pts, &x, 300.0);
             assert!(kept.len() < pts.len() / 2, "{} of {}", kept.len(), pts.len());
             // a subsequence of the points, x transformed

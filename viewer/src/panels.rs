@@ -122,9 +122,9 @@ pub fn cdf_ranges(st: &ViewState, curves: &[Curve], envelopes: &[Vec<(f64, f64)>
     }
     // the curves, and the spec's limits beside them
     let limits = || envelopes.iter().flatten().map(|c| c.0).filter(|&v| v >= 1.0);
-    let lo = curves.iter().filter_map(|c| c.points.first().map(|p| p.0)).chain(limits()).fold(f64::INFINITY, f64::min);
-    let hi = curves.iter().filter_map(|c| c.points.last().map(|p| p.0)).chain(limits()).fold(0.0, f64::max);
-    let min_share = curves.iter().filter_map(|c| c.points.last().map(|p| p.1)).fold(1.0, f64::min);
+    let lo = curves.iter().filter_map(|c| c.first().map(|p| p.0)).chain(limits()).fold(f64::INFINITY, f64::min);
+    let hi = curves.iter().filter_map(|c| c.last().map(|p| p.0)).chain(limits()).fold(0.0, f64::max);
+    let min_share = curves.iter().filter_map(|c| c.last().map(|p| p.1)).fold(1.0, f64::min);
     let (lo, hi) = if lo.is_finite() && hi > 0.0 { (lo / 1.3, hi * 1.3) } else { (1e3, 1e7) };
     // down to the level of nines below the smallest 1/N, at least 3 nines
     let k = (-min_share.log10()).ceil().clamp(3.0, 12.0);
@@ -589,8 +589,10 @@ mod tests {
         assert_eq!(tags(DirMode::Scoped("probe/read".into())), vec!["probe/read"]);
     }
 
+    /// A curve from its first and last points (all `cdf_ranges` reads).
     fn curve(points: Vec<(f64, f64)>) -> Curve {
-        Curve { label: String::new(), style: TraceStyle::nth(0), points }
+        let ccdf = std::rc::Rc::new(points.iter().map(|&(x, share)| nines_core::ccdf::CcdfPoint { value_ns: x as u64, share }).collect());
+        Curve { label: String::new(), style: TraceStyle::nth(0), ccdf }
     }
 
     #[test]

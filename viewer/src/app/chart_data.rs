@@ -1,8 +1,10 @@
 //! Each chart's data (owned), gathered from the loaded runs for the view: shared by the canvas
 //! draws and the SVG exports. The scales and styles come from the native [`crate::panels`].
 
+use std::rc::Rc;
+
 use nines_core::bandwidth::mb_per_s;
-use nines_core::ccdf::{ccdf, ccdf_steps, CcdfPoint};
+use nines_core::ccdf::{ccdf, CcdfPoint};
 use nines_core::density::log_density;
 use nines_core::pyramid::Axis;
 use nines_core::quantile::Support;
@@ -15,7 +17,7 @@ use crate::state::{RateMode, ViewState};
 
 pub(super) struct CdfData {
     pub(super) curves: Vec<Curve>,
-    pub(super) hover: Vec<(String, String, Vec<CcdfPoint>)>,
+    pub(super) hover: Vec<(String, String, Rc<Vec<CcdfPoint>>)>,
     /// The QoS spec's envelopes of the curves shown (each distinct one once).
     pub(super) envelopes: Vec<Vec<(f64, f64)>>,
     pub(super) x: Scale,
@@ -35,9 +37,9 @@ pub(super) fn cdf_data(st: &ViewState) -> CdfData {
                 envelopes.push(e);
             }
         }
-        let pts = match time_sel(st, &td) {
+        let pts: Rc<Vec<CcdfPoint>> = match time_sel(st, &td) {
             Some((a, b)) => match td.merged(Some(a), Some(b)) {
-                Some(h) => ccdf(&h),
+                Some(h) => Rc::new(ccdf(&h)),
                 None => continue,
             },
             None => td.ccdf.clone(),
@@ -45,11 +47,7 @@ pub(super) fn cdf_data(st: &ViewState) -> CdfData {
         if pts.is_empty() {
             continue;
         }
-        curves.push(Curve {
-            label: t.label.clone(),
-            style: t.style,
-            points: ccdf_steps(&pts).into_iter().map(|(x, y)| (x as f64, y)).collect(),
-        });
+        curves.push(Curve { label: t.label.clone(), style: t.style, ccdf: pts.clone() });
         hover.push((t.label, t.style.css(), pts));
     }
     let (x, y) = cdf_ranges(st, &curves, &envelopes);
@@ -226,7 +224,8 @@ pub(super) fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
             RateMode::Iops => Some(1.0),
             RateMode::Mbps => td.bytes_per_io.map(|b| mb_per_s(1.0, b)),
         };
-        let steady = scale.map(|k| panels::steady_bands(&td.steady, st.x_ios, k)).unwrap_or_default();
+        // (a faint run's bands are not drawn)
+        let steady = scale.filter(|_| !faint).map(|k| panels::steady_bands(td.steady(), st.x_ios, k)).unwrap_or_default();
         let rate: Vec<(f64, f64)> = match st.rate {
             RateMode::Iops => xs.iter().zip(&pts).map(|(&x, p)| (x, p.iops)).collect(),
             RateMode::Mbps => match td.bytes_per_io {

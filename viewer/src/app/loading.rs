@@ -26,6 +26,8 @@ thread_local! {
     /// By file: the compact forms requested without their groups, and where those are (the
     /// form's URL and the byte they begin at).
     static GROUPS_AT: RefCell<Vec<(String, (String, usize))>> = const { RefCell::new(Vec::new()) };
+    /// Time spent decoding runs so far, in ms (`<body data-nines-parse-ms>`).
+    static PARSE_MS: Cell<f64> = const { Cell::new(0.0) };
 }
 
 /// The first runs of a site's manifest come with their groups (the heatmap and steady-state
@@ -151,9 +153,12 @@ fn read_run(file: &str, bytes: &[u8], archive: Option<String>) -> Result<Loaded,
         nines_core::import::read_any(file, bytes).map_err(|e| e.to_string()).map(|r| (r, None))
     };
     // time spent decoding runs (nines_core::import::read_any only), for the benchmark
+    let total = PARSE_MS.with(|p| {
+        p.set(p.get() + now_ms() - t0);
+        p.get()
+    });
     if let Some(b) = body() {
-        let prev: f64 = b.get_attribute("data-nines-parse-ms").and_then(|v| v.parse().ok()).unwrap_or(0.0);
-        let _ = b.set_attribute("data-nines-parse-ms", &format!("{:.1}", prev + now_ms() - t0));
+        let _ = b.set_attribute("data-nines-parse-ms", &format!("{total:.1}"));
     }
     match read {
         Ok((run, compact)) => {

@@ -155,12 +155,14 @@ pub(super) struct TraceData {
     pub(super) loaded: Rc<Loaded>,
     pub(super) dir: Direction,
     pub(super) source: Points,
-    pub(super) ccdf: Vec<CcdfPoint>,
+    /// The whole run's 1-CDF, shared with the hover readout.
+    pub(super) ccdf: Rc<Vec<CcdfPoint>>,
     pub(super) density: Vec<DensityBin>,
     pub(super) bytes_per_io: Option<f64>,
     /// SNIA PTS steady regions of the recorded windows' IOPS: (start s, end s, I/Os before,
-    /// I/Os after, average IOPS).
-    pub(super) steady: Vec<(f64, f64, f64, f64, f64)>,
+    /// I/Os after, average IOPS), found when first asked for ([`TraceData::steady`]: only the
+    /// focus run's are drawn).
+    steady: std::cell::OnceCell<Vec<SteadyRegion>>,
     /// Runtime points already computed, by pyramid level and group (a zoom step or a pan
     /// mostly revisits them), with the levels they were computed for.
     pub(super) points: RefCell<(Vec<u32>, PointCache)>,
@@ -168,6 +170,9 @@ pub(super) struct TraceData {
     /// the levels they were computed for (as `points`: a zoom step mostly revisits them).
     pub(super) heat: RefCell<(Vec<u32>, HeatCache)>,
 }
+
+/// A steady region: (start s, end s, I/Os before, I/Os after, average IOPS).
+pub(super) type SteadyRegion = (f64, f64, f64, f64, f64);
 
 /// Runtime points by (pyramid level, group): the point and the I/Os it holds, `None` for an
 /// empty group.
@@ -185,7 +190,7 @@ pub(super) struct Model {
     pub(super) stats: HashMap<(usize, u64, u64), Rc<RunStats>>,
     pub(super) frames: HashMap<&'static str, Frame>,
     /// The 1-CDF curves last drawn, for the hover readout: (label, css colour, points).
-    pub(super) hover_curves: Vec<(String, String, Vec<CcdfPoint>)>,
+    pub(super) hover_curves: Vec<(String, String, Rc<Vec<CcdfPoint>>)>,
     /// The panels drawn since the runs last changed (a few names).
     pub(super) drawn: Vec<&'static str>,
     pub(super) first_render_done: bool,
@@ -214,8 +219,8 @@ pub(super) fn trace_data(run: usize, dir: &Direction) -> Option<Rc<TraceData>> {
         source,
         points: RefCell::new((Vec::new(), PointCache::default())),
         heat: RefCell::new((Vec::new(), HeatCache::default())),
-        steady: Vec::new(),
-        ccdf: Vec::new(),
+        steady: std::cell::OnceCell::new(),
+        ccdf: Rc::default(),
         density: Vec::new(),
         bytes_per_io: None,
     };
@@ -224,17 +229,7 @@ pub(super) fn trace_data(run: usize, dir: &Direction) -> Option<Rc<TraceData>> {
         Direction::Tag(t) => t.as_deref(),
         Direction::All => None,
     };
-    let native = td.slots();
-    let iops: Vec<f64> = native.iter().map(|s| if s.length_s > 0.0 { s.count as f64 / s.length_s } else { 0.0 }).collect();
-    let steady = steady_regions(&iops, STEADY_ROUNDS)
-        .into_iter()
-        .map(|r| {
-            let (a, b) = (&native[r.first], &native[r.end - 1]);
-            (a.start_s, b.start_s + b.length_s, a.extent(Axis::Ios).0, b.extent(Axis::Ios).1, r.average)
-        })
-        .collect();
-    td.steady = steady;
-    td.ccdf = ccdf(&whole);
+    td.ccdf = Rc::new(ccdf(&whole));
     td.density = log_density(&whole, BINS_PER_DECADE);
     td.bytes_per_io = bytes_per_io(&loaded.run, tag);
     let td = Rc::new(td);
@@ -243,6 +238,21 @@ pub(super) fn trace_data(run: usize, dir: &Direction) -> Option<Rc<TraceData>> {
 }
 
 impl TraceData {
+    /// SNIA PTS steady regions of the recorded windows' IOPS (see the field).
+    pub(super) fn steady(&self) -> &[SteadyRegion] {
+        self.steady.get_or_init(|| {
+            let native = self.slots();
+            let iops: Vec<f64> = native.iter().map(|s| if s.length_s > 0.0 { s.count as f64 / s.length_s } else { 0.0 }).collect();
+            steady_regions(&iops, STEADY_ROUNDS)
+                .into_iter()
+                .map(|r| {
+                    let (a, b) = (&native[r.first], &native[r.end - 1]);
+                    (a.start_s, b.start_s + b.length_s, a.extent(Axis::Ios).0, b.extent(Axis::Ios).1, r.average)
+                })
+                .collect()
+        })
+    }
+
     pub(super) fn stored(&self) -> Option<&compact::Trace> {
         match self.source {
             Points::Stored(i) => self.loaded.compact.as_ref()?.form.traces.get(i),
