@@ -40,6 +40,7 @@ pub mod fio_job;
 pub mod fleet;
 pub mod heatmap;
 pub mod hist;
+pub mod html;
 pub mod import;
 pub mod meta;
 pub mod precision;

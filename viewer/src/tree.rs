@@ -10,7 +10,10 @@
 //! ([`Node::html`]): the browser's parser builds a 300-row table in a fraction of the time
 //! that thousands of `createElement`/`setAttribute` calls from wasm took. Names, tags and file
 //! names (untrusted: they come from archives) are escaped there as the HTML standard's
-//! serialisation escapes text and attribute values, so they only ever reach the page as text.
+//! serialisation escapes text and attribute values, so they only ever reach the page as text
+//! (`nines_core::html`, as the report writer escapes them).
+
+use nines_core::html::escape_into as escape;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Node {
@@ -103,20 +106,6 @@ impl Node {
             for c in children {
                 c.walk(f);
             }
-        }
-    }
-}
-
-/// Text or an attribute value (quoted with `"`), escaped for HTML.
-fn escape(s: &str, out: &mut String) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
         }
     }
 }

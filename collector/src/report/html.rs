@@ -3,21 +3,9 @@
 
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
-/// Escape text for an HTML element's content or a quoted attribute value.
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// Escape text for an HTML element's content or a quoted attribute value (the viewer's
+/// tables escape with the same function).
+pub use nines_core::html::escape as esc;
 
 /// JSON for a `<script type="application/json">` element: `<`, `>` and `&` only occur inside
 /// JSON strings, where their `\u` escapes mean the same, so no `</script>` or `<!--` can end
