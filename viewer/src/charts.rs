@@ -415,11 +415,12 @@ fn m4(points: &[(f64, f64)], x: &Scale, width: f64) -> Vec<(f64, f64)> {
     // One pass, each x transformed once (a stair-step path repeats each x: transformed once
     // for both). The column being read, and its first, lowest, highest and last point (index,
     // x transformed).
-    let (mut last_x, mut last_t) = (f64::NAN, f64::NAN);
+    let (mut last_x, mut last_t) = (f64::NAN, 0.0);
     let mut col = f64::NAN;
     let mut run = [(0, 0.0); 4];
     for (i, p) in points.iter().enumerate() {
-        if p.0 != last_x || last_t.is_nan() {
+        // (NaN at first: unequal to any x)
+        if p.0 != last_x {
             (last_x, last_t) = (p.0, x.t(p.0));
         }
         let c = ((last_t - t0) / (t1 - t0) * width + 1e-3).floor();
