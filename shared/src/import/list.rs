@@ -276,7 +276,15 @@ fn guess_cols(fields: &[&str]) -> Cols {
 pub fn sniff(bytes: &[u8]) -> bool {
     let bytes = super::without_bom(bytes);
     let head = &bytes[..bytes.len().min(4096)];
-    let Ok(text) = std::str::from_utf8(head).or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()])) else { return false };
+    // the head may cut a character in two at its end; a byte that is not UTF-8 anywhere else
+    // makes it no list (random bytes that begin with a digit were taken for one, and read
+    // without end from /dev/urandom)
+    let Ok(text) = std::str::from_utf8(head).or_else(|e| match e.error_len() {
+        None => std::str::from_utf8(&head[..e.valid_up_to()]),
+        Some(_) => Err(e),
+    }) else {
+        return false;
+    };
     let mut rows = Rows::new(text);
     let Some((_, f)) = rows.next_row() else { return false };
     let first_ok = if let Some(c) = header_cols(&f) { c.lat != usize::MAX } else { f.len() <= 3 && f.iter().any(|x| is_num(x)) };
@@ -613,6 +621,17 @@ mod tests {
         let run = read("bom.csv", &with, Some(Unit::Us), 1.0).unwrap();
         assert_eq!(run, read("bom.csv", b"time,latency\n0,100\n1,200\n", Some(Unit::Us), 1.0).unwrap());
         assert_eq!(crate::import::read_any("bom.txt", &[crate::import::BOM, b"120\n340\n"].concat()).unwrap().windows[0].hist.count(), 2);
+    }
+
+    #[test]
+    fn only_text_is_sniffed_as_a_list_though_its_head_may_cut_a_character() {
+        assert!(!sniff(b"2\xf9+D\x9f|B"));
+        assert!(!sniff(b"120\n340\n\xff\n"));
+        // a head of 4096 bytes that ends inside a two-byte character
+        let mut text = "120\n".repeat(1023).into_bytes();
+        text.extend_from_slice("123µ".as_bytes());
+        assert_eq!(text.len(), 4097);
+        assert!(sniff(&text));
     }
 
     #[test]
