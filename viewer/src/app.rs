@@ -27,7 +27,7 @@ use nines_core::series::Direction;
 use crate::backend::Backend;
 use crate::charts::Frame;
 use crate::index_set::IndexSet;
-use crate::panels::{self, dir_key, directions_of, trace_style, Trace};
+use crate::panels::{self, dir_key, directions_of, Trace};
 use crate::state::{DirMode, ViewState};
 use chart_data::{cdf_data, focus_of, hist_data, runtime_data, runtime_extent};
 use interact::Drag;

@@ -15,6 +15,7 @@ pub mod backend;
 pub mod charts;
 pub mod heat_chart;
 pub mod index_set;
+pub mod judge;
 pub mod judge_charts;
 pub mod judge_controls;
 pub mod paged;

@@ -4,7 +4,9 @@
 //! with its convergence plot and window table. The numbers are nines-core's `compare`, `sweep_table` and
 //! `convergence`, the same as `nines compare`, `nines sweep` and `nines steady` print.
 //!
-//! This module computes each panel's data and tables; the panels themselves are the
+//! The panels' data and tables are computed natively by [`crate::judge`] over the page's
+//! model ([`JudgeRuns`]); this module keeps the last result per state, folds a panel with
+//! nothing to draw, and handles the controls' changes. The panels themselves are the
 //! components in `judge/` (one a panel), their controls built by [`crate::judge_controls`].
 
 use std::cell::RefCell;
@@ -13,22 +15,62 @@ use std::thread::LocalKey;
 
 use wasm_bindgen::{JsCast, JsValue};
 
-use nines_core::compare::{self, Change, TagComparison, Verdict};
-use nines_core::convergence::{self, SteadyReport, Track as Tracked};
-use nines_core::curve::{self, CurveTable};
-use nines_core::quantile::Level;
+use nines_core::curve;
 use nines_core::run::Run;
-use nines_core::series::Grouping;
-use nines_core::stats::Options;
-use nines_core::steady::Criterion;
-use nines_core::sweep_table::{self, SweepTable};
-use nines_core::units::{format_ns, format_rate};
+use nines_core::spec::{RunCheck, Spec};
+use nines_core::stats::RunStats;
 
-use super::dom::{el, mount, text, tx, Node};
-use super::{dir_key, directions_of, trace_style, with_model, Page};
-use crate::charts::{Scale, TraceStyle};
-use crate::judge_charts::{ChangePoint, ChangeSeries, ConvSeries, ConvUnit, ConvWindow, CurveLine, CurvePt, SweepLine, SweepPanel, YUnit};
+use super::dom::{mount, tx};
+use super::model::Loaded;
+use super::{with_model, Page};
+use crate::judge::{self as data, CmpData, JudgeRuns, SsData, SweepData};
+pub(super) use crate::judge::{
+    change_chart, compare_table, conv_series, curve_points_attr, curve_table_view, steady_view, sweep_fold, sweep_table_view, Fold,
+};
 use crate::state::{DirMode, SteadyView, ViewState, TRACKS};
+
+/// The judge panels' view of the page's model: the loaded runs as they are now.
+struct ModelRuns(Vec<Rc<Loaded>>);
+
+impl ModelRuns {
+    fn now() -> ModelRuns {
+        ModelRuns(with_model(|m| m.runs.clone()))
+    }
+}
+
+impl JudgeRuns for ModelRuns {
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+    fn run(&self, i: usize) -> &Run {
+        &self.0[i].run
+    }
+    fn windows(&self, i: usize) -> Option<Rc<Run>> {
+        self.0[i].windows()
+    }
+    fn stats(&self, i: usize, range: Option<(f64, f64)>) -> Option<Rc<RunStats>> {
+        super::stats_of(i, range)
+    }
+    fn check(&self, run: &Run, spec: &Spec) -> RunCheck {
+        // as the QoS panel checks: a compact form by its own windows' counts
+        match self.0.iter().find(|l| std::ptr::eq(&*l.run, run)).and_then(|l| l.compact.as_ref()) {
+            Some(c) => c.form.check_whole(run, spec),
+            None => curve::whole_run(run, spec),
+        }
+    }
+}
+
+fn compare_data(st: &ViewState) -> CmpData {
+    data::compare_data(st, &ModelRuns::now())
+}
+
+fn sweep_data(st: &ViewState) -> SweepData {
+    data::sweep_data(st, &ModelRuns::now())
+}
+
+fn steady_data(st: &ViewState) -> SsData {
+    data::steady_data(st, &ModelRuns::now())
+}
 
 /// The last result of an expensive computation and the key it was made for: the canvas
 /// effect and the table of a panel both ask, only the first computes.
@@ -47,301 +89,9 @@ type CmpKey = (u64, DirMode, Vec<usize>, Vec<usize>, Option<(f64, f64)>, bool, b
 type SweepKey = (u64, DirMode, Vec<usize>, Vec<usize>, Option<String>, Option<bool>, bool, String);
 type SsKey = (u64, DirMode, SteadyView);
 
-thread_local! {
-    static CMP: Slot<CmpKey, CmpData> = const { RefCell::new(None) };
-    static SWEEP: Slot<SweepKey, SweepData> = const { RefCell::new(None) };
-    static STEADY: Slot<SsKey, SsData> = const { RefCell::new(None) };
-}
-
-fn verdict_word(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Better => "better",
-        Verdict::Worse => "worse",
-        Verdict::Same => "same",
-        Verdict::Unknown => "unknown",
-    }
-}
-
-fn pct_text(p: Option<f64>) -> String {
-    p.map_or_else(String::new, |p| format!("{p:+.1}%"))
-}
-
-// ---------------------------------------------------------------------------------------
-// Compare
-
-struct CmpRow {
-    run: usize,
-    name: String,
-    style: TraceStyle,
-    tc: TagComparison,
-}
-
-struct CmpData {
-    base_names: Vec<String>,
-    rows: Vec<CmpRow>,
-    levels: Vec<Level>,
-    /// What the comparison covers (whole runs or the brushed time range).
-    scope: String,
-    note: Option<String>,
-}
-
 fn cmp_key(st: &ViewState, version: u64) -> CmpKey {
     let time_sel = if st.x_ios { None } else { st.sel };
     (version, st.dir.clone(), st.base.iter().copied().collect(), st.hidden.iter().copied().collect(), time_sel, st.x_ios, st.cset)
-}
-
-/// Position of a level on the change chart's x axis, in nines: p50 at 0.3, p99.9 at 3.
-fn nines_x(l: &Level) -> f64 {
-    nines_core::ccdf::nines_of((l.den - l.num).max(1) as f64 / l.den as f64)
-}
-
-fn compare_data(st: &ViewState) -> CmpData {
-    let runs = with_model(|m| m.runs.clone());
-    let levels = Options::default().levels;
-    let base: Vec<usize> = st.base.iter().copied().filter(|&i| i < runs.len()).collect();
-    let mut data = CmpData {
-        base_names: base.iter().map(|&i| runs[i].run.name.clone()).collect(),
-        rows: Vec::new(),
-        levels,
-        scope: String::new(),
-        note: None,
-    };
-    if runs.len() < 2 {
-        data.note = Some("Open a second run to compare: mark one as the baseline and every other shown run is compared with it.".into());
-        return data;
-    }
-    if base.is_empty() {
-        data.note = Some("Mark one run as the baseline (or several repeats: they are then compared by their run-to-run band); every other shown run is compared with it.".into());
-        return data;
-    }
-    let time_sel = if st.x_ios { None } else { st.sel };
-    data.scope = match time_sel {
-        Some((a, b)) => format!("the brushed range {} to {}", crate::charts::format_seconds(a), crate::charts::format_seconds(b)),
-        None if st.sel.is_some() => "whole runs (a range brushed on the I/O axis maps to different times in each run)".into(),
-        None => "whole runs".into(),
-    };
-    let opts = Options { from: time_sel.map(|s| s.0), to: time_sel.map(|s| s.1), ..Options::default() };
-    // the stats the table holds already (the same options: standard levels, this range)
-    let range = time_sel;
-    let stats =
-        |idx: &[usize]| -> Option<Vec<Rc<nines_core::stats::RunStats>>> { idx.iter().map(|&i| super::stats_of(i, range)).collect() };
-    // compare's IOPS spread is over windows: a compact form's carried groups
-    let held: Vec<Option<Rc<Run>>> = runs.iter().map(|r| r.windows()).collect();
-    let waiting = held.iter().filter(|h| h.is_none()).count();
-    if waiting > 0 {
-        data.note = Some(format!("Loading the windows of {waiting} run{}.", if waiting == 1 { "" } else { "s" }));
-        return data;
-    }
-    let held: Vec<Rc<Run>> = held.into_iter().flatten().collect();
-    let base_runs: Vec<&Run> = base.iter().map(|&i| &*held[i]).collect();
-    let Some(base_stats) = stats(&base) else { return data };
-    let cands: Vec<usize> = (0..runs.len()).filter(|i| !base.contains(i) && !st.hidden.contains(i)).collect();
-    // one by one, or (`cset`) all candidates as one set, compared by their band
-    let groups: Vec<Vec<usize>> = if st.cset && cands.len() >= 2 { vec![cands] } else { cands.into_iter().map(|i| vec![i]).collect() };
-    for g in groups {
-        let cand_runs: Vec<&Run> = g.iter().map(|&i| &*held[i]).collect();
-        let Some(cand_stats) = stats(&g) else { continue };
-        let c = compare::compare_stats(&base_runs, &base_stats, &cand_runs, &cand_stats, &opts);
-        let first = g[0];
-        let name = match g.len() {
-            1 => runs[first].run.name.clone(),
-            n => format!("{n} runs: {}", cand_runs.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(", ")),
-        };
-        for (d, dir) in directions_of(&runs[first].run, &st.dir).iter().enumerate() {
-            let key = dir_key(dir);
-            if let Some(tc) = c.tags.iter().find(|t| t.tag == key) {
-                data.rows.push(CmpRow { run: first, name: name.clone(), style: trace_style(first, d, &st.dir), tc: tc.clone() });
-            }
-        }
-    }
-    if data.rows.is_empty() {
-        data.note = Some("No other shown run shares a direction with the baseline: show another run, or choose another direction.".into());
-    }
-    data
-}
-
-struct ChangeChart {
-    levels: Vec<(f64, String)>,
-    bands: Vec<Vec<(f64, f64, f64)>>,
-    series: Vec<ChangeSeries>,
-    x: Scale,
-    y: Scale,
-}
-
-fn change_chart(d: &CmpData) -> ChangeChart {
-    let xs: Vec<f64> = d.levels.iter().map(nines_x).collect();
-    // per direction: (tag, the baseline's interval per level)
-    type Band = (String, Vec<(f64, f64, f64)>);
-    let mut bands: Vec<Band> = Vec::new();
-    let mut series = Vec::new();
-    let (mut lo, mut hi) = (0.0f64, 0.0f64);
-    let mut max_x: f64 = 1.0;
-    for row in &d.rows {
-        let mut points = Vec::new();
-        for (c, &x) in row.tc.levels.iter().zip(&xs) {
-            let Some(p) = c.change_pct else { continue };
-            let interval = c.relative_pct(c.cand.interval);
-            points.push(ChangePoint { x, pct: p, interval, verdict: c.verdict });
-            lo = lo.min(p);
-            hi = hi.max(p);
-            if let Some((a, z)) = interval {
-                lo = lo.min(a);
-                hi = hi.max(z);
-            }
-            max_x = max_x.max(x);
-        }
-        if !bands.iter().any(|(t, _)| *t == row.tc.tag) {
-            let band: Vec<(f64, f64, f64)> =
-                row.tc.levels.iter().zip(&xs).filter_map(|(c, &x)| c.relative_pct(c.base.interval).map(|(a, z)| (x, a, z))).collect();
-            for &(_, a, z) in &band {
-                lo = lo.min(a);
-                hi = hi.max(z);
-            }
-            bands.push((row.tc.tag.clone(), band));
-        }
-        series.push(ChangeSeries { label: format!("{} {}", row.name, row.tc.tag), style: row.style, points });
-    }
-    let (lo, hi) = (lo.max(-100.0), hi.min(1000.0));
-    let pad = ((hi - lo) * 0.1).max(2.0);
-    ChangeChart {
-        levels: d.levels.iter().zip(&xs).map(|(l, &x)| (x, l.label.clone())).collect(),
-        bands: bands.into_iter().map(|b| b.1).collect(),
-        series,
-        x: Scale { lo: 0.0, hi: max_x + 0.5, log: false },
-        y: Scale { lo: (lo - pad).max(-100.0), hi: hi + pad, log: false },
-    }
-}
-
-fn side_text(label: &str, c: &Change, base: bool) -> String {
-    let s = if base { &c.base } else { &c.cand };
-    let f = |v: f64| if label == "IOPS" { format_rate(v) } else { format_ns(v.max(0.0).round() as u64) };
-    let v = s.value.map_or("-".to_string(), f);
-    let runs = if s.runs > 1 { format!(" (median of {} runs)", s.runs) } else { String::new() };
-    match s.interval {
-        Some((a, b)) => format!("{v}{runs}, {} {}–{}", if s.runs > 1 { "band" } else { "95% CI" }, f(a), f(b)),
-        None => format!("{v}{runs}, interval unknown"),
-    }
-}
-
-fn change_cell(c: &Change) -> Node {
-    let why = match c.verdict {
-        Verdict::Better | Verdict::Worse => "the intervals do not overlap: a real change",
-        Verdict::Same => "the intervals overlap: within what the measurement allows",
-        Verdict::Unknown => "too few I/Os (or runs) on a side to bound the interval: cannot tell",
-    };
-    let title = format!("{}\nbaseline {}\ncandidate {}\n{why}", c.label, side_text(&c.label, c, true), side_text(&c.label, c, false));
-    let word = verdict_word(c.verdict);
-    let up_is_more = c.label == "IOPS";
-    let mark = match c.verdict {
-        Verdict::Better if up_is_more => " ▲",
-        Verdict::Worse if up_is_more => " ▼",
-        Verdict::Better => " ▼",
-        Verdict::Worse => " ▲",
-        Verdict::Same => "",
-        Verdict::Unknown => " ?",
-    };
-    let pct = c.change_pct.map_or(String::new(), |p| p.to_string());
-    tx(
-        "td",
-        vec![
-            ("class", format!("num v-{word}")),
-            ("title", title),
-            ("data-testid", "change".into()),
-            ("data-col", c.label.clone()),
-            ("data-verdict", word.into()),
-            ("data-pct", pct),
-        ],
-        format!("{}{mark}", pct_text(c.change_pct)),
-    )
-}
-
-fn compare_table(d: &CmpData) -> Vec<Node> {
-    if let Some(n) = &d.note {
-        return vec![tx("p", vec![("class", "hint".into()), ("data-testid", "compare-note".into())], n.clone())];
-    }
-    // levels some row has a value for
-    let shown: Vec<usize> = (0..d.levels.len())
-        .filter(|&i| d.rows.iter().any(|r| r.tc.levels.get(i).is_some_and(|c| c.base.value.is_some() || c.cand.value.is_some())))
-        .collect();
-    let mut tags: Vec<String> = Vec::new();
-    for r in &d.rows {
-        if !tags.contains(&r.tc.tag) {
-            tags.push(r.tc.tag.clone());
-        }
-    }
-    let measures = |tc: &TagComparison| -> Vec<Change> {
-        let mut v = vec![tc.iops.clone(), tc.mean.clone()];
-        v.extend(shown.iter().map(|&i| tc.levels[i].clone()));
-        v
-    };
-    let mut head = vec![tx("th", vec![], "run"), tx("th", vec![], "dir"), tx("th", vec![], "IOPS"), tx("th", vec![], "mean")];
-    head.extend(shown.iter().map(|&i| tx("th", vec![], d.levels[i].label.clone())));
-    let base_rows: Vec<Node> = tags
-        .iter()
-        .filter_map(|t| d.rows.iter().find(|r| r.tc.tag == *t))
-        .map(|r| {
-            let mut cells = vec![
-                tx("td", vec![("class", "name".into())], format!("baseline: {}", d.base_names.join(", "))),
-                tx("td", vec![], r.tc.tag.clone()),
-            ];
-            for c in measures(&r.tc) {
-                let f = |v: f64| if c.label == "IOPS" { format_rate(v) } else { format_ns(v.max(0.0).round() as u64) };
-                let attrs = vec![
-                    ("class", "num".into()),
-                    ("title", side_text(&c.label, &c, true)),
-                    ("data-testid", "base-value".into()),
-                    ("data-col", c.label.clone()),
-                ];
-                cells.push(tx("td", attrs, c.base.value.map_or(String::new(), f)));
-            }
-            el("tr", vec![("class", "baseline".into()), ("data-testid", "compare-base-row".into()), ("data-dir", r.tc.tag.clone())], cells)
-        })
-        .collect();
-    let rows: Vec<Node> = d
-        .rows
-        .iter()
-        .map(|r| {
-            let swatch = el("i", vec![("class", "sw".into()), ("style", format!("background:{}", r.style.css()))], vec![]);
-            let mut cells =
-                vec![el("td", vec![("class", "name".into())], vec![swatch, text(r.name.clone())]), tx("td", vec![], r.tc.tag.clone())];
-            cells.extend(measures(&r.tc).iter().map(change_cell));
-            el("tr", vec![("data-testid", "compare-row".into()), ("data-run", r.run.to_string()), ("data-dir", r.tc.tag.clone())], cells)
-        })
-        .collect();
-    vec![
-        el(
-            "table",
-            vec![("data-testid", "compare-table".into())],
-            vec![el("thead", vec![], vec![el("tr", vec![], head)]), el("tbody", vec![], base_rows), el("tbody", vec![], rows)],
-        ),
-        tx("p", vec![("class", "hint".into())], format!("Change of each candidate against the baseline over {}. ▼ faster / ▲ slower (IOPS: ▲ more) only where the intervals do not overlap; ? too few I/Os to tell. Hover a cell for both values and intervals.", d.scope)),
-    ]
-}
-
-// ---------------------------------------------------------------------------------------
-// Sweep
-
-struct SweepData {
-    params: Vec<String>,
-    param: Option<String>,
-    table: Option<Result<SweepTable, String>>,
-    panels: Vec<SweepPanel>,
-    has_cand: bool,
-    /// Runs without the parameter found by itself, left out of the sweep.
-    left_out: Vec<String>,
-    /// The latency curve, when the panel shows one: its table (nines-core's, as `nines sweep
-    /// --curve` prints it) and the lines drawn from it.
-    curve: Option<CurveData>,
-}
-
-struct CurveData {
-    table: CurveTable,
-    lines: Vec<CurveLine>,
-    /// The spec's first upper limit on latency: its value (ns) and text.
-    limit: Option<(f64, String)>,
-    /// The highest load meeting it, first set: (IOPS, value of the limit's measure).
-    found: Option<(f64, f64)>,
-    log_x: bool,
 }
 
 fn sweep_key(st: &ViewState, version: u64) -> SweepKey {
@@ -357,527 +107,10 @@ fn sweep_key(st: &ViewState, version: u64) -> SweepKey {
     )
 }
 
-fn sweep_tag(dir: &DirMode) -> &str {
-    match dir {
-        DirMode::All | DirMode::Overlay => "all",
-        DirMode::Read => "read",
-        DirMode::Write => "write",
-        DirMode::Trim => "trim",
-        DirMode::Scoped(t) => t,
-    }
-}
-
-fn sweep_data(st: &ViewState) -> SweepData {
-    let runs = with_model(|m| m.runs.clone());
-    let visible: Vec<usize> = (0..runs.len()).filter(|i| !st.hidden.contains(i)).collect();
-    let all: Vec<&Run> = visible.iter().map(|&i| &*runs[i].run).collect();
-    let params = sweep_table::param_names(&all);
-    let param = st.sweep.clone().or_else(|| params.first().cloned());
-    let mut d =
-        SweepData { params, param: param.clone(), table: None, panels: Vec::new(), has_cand: false, left_out: Vec::new(), curve: None };
-    let base_set: Vec<usize> = st.base.iter().copied().filter(|&i| i < runs.len()).collect();
-    let (base, cand): (Vec<&Run>, Vec<&Run>) = if base_set.is_empty() {
-        (all.clone(), Vec::new())
-    } else {
-        (
-            base_set.iter().map(|&i| &*runs[i].run).collect(),
-            visible.iter().filter(|i| !base_set.contains(i)).map(|&i| &*runs[i].run).collect(),
-        )
-    };
-    if st.curve.unwrap_or_else(|| all.iter().any(|r| curve::Mark::of(r).is_some())) {
-        d.curve = Some(curve_data(st, base, cand));
-        return d;
-    }
-    let Some(param) = param else { return d };
-    // A parameter found by itself sweeps the runs that have it; one the user typed must be in
-    // every run, or the error names the run that lacks it.
-    let mut left_out = Vec::new();
-    let (base, cand) = if st.sweep.is_none() {
-        let has = |r: &&Run| sweep_table::param_value(r, &param).is_some();
-        left_out.extend(base.iter().chain(cand.iter()).filter(|r| !has(r)).map(|r| r.name.clone()));
-        (base.into_iter().filter(has).collect::<Vec<_>>(), cand.into_iter().filter(has).collect::<Vec<_>>())
-    } else {
-        (base, cand)
-    };
-    d.left_out = left_out;
-    if base.is_empty() {
-        return d;
-    }
-    let t = sweep_table::sweep(&base, &cand, &param, sweep_tag(&st.dir)).map_err(|e| e.to_string());
-    if let Ok(t) = &t {
-        d.has_cand = t.rows.iter().any(|r| r.cand.is_some());
-        let mut configs: Vec<String> = Vec::new();
-        for r in &t.rows {
-            if !configs.contains(&r.config) {
-                configs.push(r.config.clone());
-            }
-        }
-        let titles = ["IOPS", "mean latency", "p99", "p99.99 (hollow: thin)"];
-        for (j, title) in titles.iter().enumerate() {
-            let mut lines = Vec::new();
-            for (k, cfg) in configs.iter().enumerate() {
-                let rows: Vec<_> = t.rows.iter().filter(|r| r.config == *cfg).collect();
-                let name = if cfg.is_empty() { "runs".to_string() } else { cfg.clone() };
-                let value = |p: &sweep_table::Point| -> (Option<f64>, bool) {
-                    match j {
-                        0 => (Some(p.iops), false),
-                        1 => (Some(p.mean_ns), false),
-                        2 => (p.p99_ns.map(|v| v as f64), false),
-                        _ => (p.p99_99_ns.map(|v| v as f64), p.p99_99_thin),
-                    }
-                };
-                let style = TraceStyle::nth(k);
-                let pts = |side: &dyn Fn(&sweep_table::Row) -> Option<&sweep_table::Point>| {
-                    rows.iter().filter_map(|r| side(r).map(|p| (r.param, value(p)))).map(|(x, (v, thin))| (x, v, thin)).collect::<Vec<_>>()
-                };
-                lines.push(SweepLine {
-                    label: if d.has_cand { format!("{name} · baseline") } else { name.clone() },
-                    style,
-                    points: pts(&|r| Some(&r.base)),
-                });
-                if d.has_cand {
-                    let dashed = TraceStyle { color: style.color, dash: (9, 5) };
-                    lines.push(SweepLine { label: format!("{name} · candidate"), style: dashed, points: pts(&|r| r.cand.as_ref()) });
-                }
-            }
-            d.panels.push(SweepPanel { title: title.to_string(), unit: if j == 0 { YUnit::Count } else { YUnit::Latency }, lines });
-        }
-    }
-    d.table = Some(t);
-    d
-}
-
-/// The latency curve of the shown runs: the baseline (or every run) and the candidates as two
-/// sets, one line per level and set; the QoS spec's first upper limit on latency as the
-/// target.
-fn curve_data(st: &ViewState, base: Vec<&Run>, cand: Vec<&Run>) -> CurveData {
-    let two = !cand.is_empty();
-    let mut sets = vec![(if two { "baseline" } else { "runs" }.to_string(), base)];
-    if two {
-        sets.push(("candidate".to_string(), cand));
-    }
-    let limit = nines_core::spec::Spec::parse("spec", &st.spec)
-        .ok()
-        .and_then(|sp| sp.sections.into_iter().flat_map(|s| s.limits).find(|l| curve::target_limit(&l.text()).is_ok()));
-    // as the QoS panel checks: a compact form by its own windows' counts
-    let runs = with_model(|m| m.runs.clone());
-    let check =
-        |r: &Run, spec: &nines_core::spec::Spec| match runs.iter().find(|l| std::ptr::eq(&*l.run, r)).and_then(|l| l.compact.as_ref()) {
-            Some(c) => c.form.check_whole(r, spec),
-            None => curve::whole_run(r, spec),
-        };
-    let table = curve::table_with(&sets, sweep_tag(&st.dir), &curve::default_levels(), st.sweep.as_deref(), limit.as_ref(), &check);
-    let mut lines = Vec::new();
-    for (k, set) in table.sets.iter().enumerate() {
-        for (j, level) in table.levels.iter().enumerate() {
-            let base = TraceStyle::nth(j);
-            let style = if k == 0 { base } else { TraceStyle { color: base.color, dash: (9, 5) } };
-            let points = set
-                .points
-                .iter()
-                .filter_map(|p| {
-                    let l = p.levels.get(j)?;
-                    Some(CurvePt {
-                        iops: p.iops.value?,
-                        value: l.value?,
-                        lower: l.lower,
-                        upper: l.upper,
-                        thin: l.beyond.is_some_and(|b| b < nines_core::quantile::RELIABLE_BEYOND),
-                    })
-                })
-                .collect();
-            lines.push(CurveLine { label: format!("{level} · {}", set.label), style, points });
-        }
-    }
-    let found = table.sets.first().and_then(|s| {
-        let p = &s.points[s.decision.as_ref()?.best?];
-        Some((p.iops.value?, p.target.as_ref()?.value?))
-    });
-    CurveData { limit: limit.map(|l| (l.value, l.text())), table, lines, found, log_x: st.curve_log }
-}
-
-/// The curve's points as the chart draws them, for tests and tools: `label|iops|value|lower|upper`
-/// per point (an empty field for a missing bound), `;` between points.
-fn curve_points_attr(lines: &[CurveLine]) -> String {
-    let b = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
-    lines
-        .iter()
-        .flat_map(|l| l.points.iter().map(move |p| format!("{}|{}|{}|{}|{}", l.label, p.iops, p.value, b(p.lower), b(p.upper))))
-        .collect::<Vec<_>>()
-        .join(";")
-}
-
-fn curve_table_view(c: &CurveData) -> Vec<Node> {
-    let t = &c.table;
-    let mut out = Vec::new();
-    for set in &t.sets {
-        let mut head: Vec<Node> = ["load", "run", "I/Os", "IOPS achieved [95%]"].iter().map(|h| tx("th", vec![], h.to_string())).collect();
-        head.extend(t.levels.iter().map(|l| tx("th", vec![], format!("{l} [95%]"))));
-        let b = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
-        let rows: Vec<Node> = set
-            .points
-            .iter()
-            .map(|p| {
-                let mut cells = vec![
-                    tx("td", vec![], p.load_text(&t.load)),
-                    tx("td", vec![("class", "name".into()), ("title", p.file.clone())], p.run.clone()),
-                    tx("td", vec![("class", "num".into())], curve::count_text(p.count)),
-                    tx("td", vec![("class", "num".into()), ("data-col", "iops".into())], p.iops.text(false)),
-                ];
-                cells.extend(p.levels.iter().map(|l| {
-                    tx(
-                        "td",
-                        vec![
-                            ("class", "num".into()),
-                            ("data-col", l.label.clone()),
-                            ("data-v", b(l.value)),
-                            ("data-lo", b(l.lower)),
-                            ("data-hi", b(l.upper)),
-                        ],
-                        l.text(true),
-                    )
-                }));
-                el(
-                    "tr",
-                    vec![
-                        ("data-testid", "curve-row".into()),
-                        ("data-set", set.label.clone()),
-                        ("data-run", p.run.clone()),
-                        ("data-iops", b(p.iops.value)),
-                        ("data-load", b(p.load)),
-                    ],
-                    cells,
-                )
-            })
-            .collect();
-        out.push(tx("p", vec![("class", "glabel".into())], format!("{} ({}), by {}", set.label, t.tag, t.load)));
-        out.push(el(
-            "table",
-            vec![("data-testid", "curve-table".into())],
-            vec![el("thead", vec![], vec![el("tr", vec![], head)]), el("tbody", vec![], rows)],
-        ));
-        let said = curve::describe(set, &t.load);
-        if !said.is_empty() {
-            out.push(el("ul", vec![("data-testid", "curve-decision".into())], said.into_iter().map(|s| tx("li", vec![], s)).collect()));
-        }
-    }
-    out.push(tx(
-        "p",
-        vec![("class", "hint".into())],
-        format!(
-            "Direction: {}. Each point is one run at its achieved IOPS; [lower, upper] is the 95% interval (? too few I/Os for the bound), * thin: fewer than 100 I/Os beyond the level.{}",
-            t.tag,
-            if c.limit.is_none() { " Give an upper limit on latency in the QoS spec (read p99.99 <= 1ms) to find the highest load meeting it." } else { "" }
-        ),
-    ));
-    out
-}
-
-fn sweep_table_view(d: &SweepData) -> Vec<Node> {
-    let note = |id: &str, class: &str, s: String| vec![tx("p", vec![("class", class.into()), ("data-testid", id.to_string())], s)];
-    let Some(param) = d.param.clone() else {
-        return note("sweep-note", "hint", "No parameter to sweep: the shown runs carry none in their metadata that differs between them. Type one that their file names hold (numjobs-16.hlog) or label them with nines import --sweep.".into());
-    };
-    let t = match &d.table {
-        None => return note("sweep-note", "hint", "No runs shown.".into()),
-        Some(Err(e)) => return note("sweep-error", "error", e.clone()),
-        Some(Ok(t)) => t,
-    };
-    let lat = |v: Option<u64>| v.map_or(String::new(), format_ns);
-    let p9999 = |p: &sweep_table::Point| match p.p99_99_ns {
-        Some(v) if p.p99_99_thin => format!("{}*", format_ns(v)),
-        v => lat(v),
-    };
-    let num = |s: String| tx("td", vec![("class", "num".into())], s);
-    let col = |c: &str, v: String, s: String| tx("td", vec![("class", "num".into()), ("data-col", c.to_string()), ("data-v", v)], s);
-    let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
-    let has_cand = d.has_cand;
-    let rows: Vec<Node> = t
-        .rows
-        .iter()
-        .map(|r| {
-            let b = &r.base;
-            let mut cells = vec![
-                tx("td", vec![], if r.config.is_empty() { "-".to_string() } else { r.config.clone() }),
-                num(format!("{}", r.param)),
-                tx("td", vec![("class", "name".into()), ("title", b.run.clone())], b.run.clone()),
-                col("iops", b.iops.to_string(), format_rate(b.iops)),
-                col("mean", b.mean_ns.to_string(), format_ns(b.mean_ns.round() as u64)),
-                col("p99", opt(b.p99_ns), lat(b.p99_ns)),
-                col("p99.99", opt(b.p99_99_ns), p9999(b)),
-            ];
-            if has_cand {
-                let c = r.cand.as_ref();
-                let ch = r.change.as_ref();
-                cells.extend([
-                    num(c.map_or(String::new(), |c| format_rate(c.iops))),
-                    num(c.map_or(String::new(), |c| format_ns(c.mean_ns.round() as u64))),
-                    num(c.map_or(String::new(), |c| lat(c.p99_ns))),
-                    num(c.map_or(String::new(), p9999)),
-                    col("iops_pct", String::new(), pct_text(ch.and_then(|c| c.iops_pct))),
-                    col("mean_pct", String::new(), pct_text(ch.and_then(|c| c.mean_pct))),
-                    col("p99_pct", String::new(), pct_text(ch.and_then(|c| c.p99_pct))),
-                    col("p99_99_pct", String::new(), pct_text(ch.and_then(|c| c.p99_99_pct))),
-                ]);
-            }
-            el(
-                "tr",
-                vec![("data-testid", "sweep-row".into()), ("data-param", r.param.to_string()), ("data-config", r.config.clone())],
-                cells,
-            )
-        })
-        .collect();
-    let mut head: Vec<Node> =
-        ["configuration", param.as_str(), "run", "IOPS", "mean", "p99", "p99.99"].iter().map(|h| tx("th", vec![], h.to_string())).collect();
-    if has_cand {
-        head.extend(
-            ["cand. IOPS", "cand. mean", "cand. p99", "cand. p99.99", "IOPS Δ", "mean Δ", "p99 Δ", "p99.99 Δ"]
-                .iter()
-                .map(|h| tx("th", vec![], h.to_string())),
-        );
-    }
-    let left =
-        if d.left_out.is_empty() { String::new() } else { format!(" Left out, no {param} in their metadata: {}.", d.left_out.join(", ")) };
-    let hint = format!(
-        "Direction: {}. * thin: fewer than 100 I/Os beyond p99.99.{left} {}",
-        t.tag,
-        if has_cand {
-            "Baseline runs are the marked ones; candidates the other shown runs, paired by configuration and parameter value. Δ: candidate against baseline."
-        } else {
-            "Mark baseline runs in Compare to pair candidates with them."
-        }
-    );
-    vec![
-        el(
-            "table",
-            vec![("data-testid", "sweep-table".into())],
-            vec![el("thead", vec![], vec![el("tr", vec![], head)]), el("tbody", vec![], rows)],
-        ),
-        tx("p", vec![("class", "hint".into())], hint),
-    ]
-}
-
-// ---------------------------------------------------------------------------------------
-// Steady state
-
-struct SsSeries {
-    label: String,
-    style: TraceStyle,
-    report: Result<SteadyReport, String>,
-}
-
-struct SsData {
-    run: Option<(usize, String)>,
-    unit: ConvUnit,
-    track: String,
-    series: Vec<SsSeries>,
-    note: Option<String>,
-}
-
-/// The fio-style criteria shown beside the PTS rule (`nines steady`'s defaults).
-const CRITERIA: [&str; 2] = ["iops:10%", "iops_slope:0.1%"];
-
-fn steady_data(st: &ViewState) -> SsData {
-    let runs = with_model(|m| m.runs.clone());
-    let ss = &st.steady;
-    let track: Result<Tracked, String> = ss.track.parse();
-    let unit = match &track {
-        Ok(Tracked::Iops) => ConvUnit::Iops,
-        Ok(Tracked::Bw) => ConvUnit::Mbps,
-        _ => ConvUnit::Latency,
-    };
-    let mut d = SsData { run: None, unit, track: track.as_ref().map(|t| t.label()).unwrap_or_default(), series: Vec::new(), note: None };
-    let Some(i) = (ss.run < runs.len()).then_some(ss.run).or((!runs.is_empty()).then_some(0)) else {
-        d.note = Some("No runs loaded.".into());
-        return d;
-    };
-    // steady state is judged window by window: a compact form's carried groups
-    let Some(held) = runs[i].windows() else {
-        d.note = Some(format!("Loading the windows of {}.", runs[i].run.name));
-        return d;
-    };
-    let r = &*held;
-    d.run = Some((i, r.name.clone()));
-    let track = match track {
-        Ok(t) => t,
-        Err(e) => {
-            d.note = Some(e);
-            return d;
-        }
-    };
-    let criteria: Vec<Criterion> = CRITERIA.iter().filter_map(|c| c.parse().ok()).collect();
-    let round = ss.round_s.map_or(Grouping::Native, Grouping::Seconds);
-    let dirs = directions_of(r, &st.dir);
-    if dirs.is_empty() {
-        d.note = Some(format!("{} has no {} direction.", r.name, st.dir.label()));
-    }
-    for (k, dir) in dirs.iter().enumerate() {
-        let report = convergence::steady_report(r, dir, &track, ss.rounds, round, &criteria).map_err(|e| e.to_string());
-        d.series.push(SsSeries { label: format!("{} {}", r.name, dir_key(dir)), style: trace_style(i, k, &st.dir), report });
-    }
-    d
-}
-
-fn conv_series(d: &SsData) -> Vec<ConvSeries> {
-    d.series
-        .iter()
-        .filter_map(|s| {
-            let r = s.report.as_ref().ok()?;
-            let n = r.rounds.len();
-            let window = r.last.as_ref().map(|p| ConvWindow {
-                first: (n - r.window + 1) as f64,
-                last: n as f64,
-                average: p.average,
-                fit: p.fitted_ends(r.window),
-                holds: p.holds,
-            });
-            Some(ConvSeries {
-                label: s.label.clone(),
-                style: s.style,
-                points: r.rounds.iter().enumerate().map(|(i, q)| ((i + 1) as f64, q.value)).collect(),
-                window,
-                first_steady: r.first_steady_after.map(|v| v as f64),
-            })
-        })
-        .collect()
-}
-
-fn steady_view(d: &SsData) -> Vec<Node> {
-    if let Some(n) = &d.note {
-        return vec![tx("p", vec![("class", "hint".into()), ("data-testid", "steady-note".into())], n.clone())];
-    }
-    let unit = d.unit;
-    let fmt = move |v: f64| unit.format(v);
-    let mut out = Vec::new();
-    for s in &d.series {
-        let r = match &s.report {
-            Err(e) => {
-                out.push(el(
-                    "p",
-                    vec![("class", "error".into()), ("data-testid", "steady-error".into())],
-                    vec![tx("b", vec![], s.label.clone()), text(format!(": {e}"))],
-                ));
-                continue;
-            }
-            Ok(r) => r,
-        };
-        let n = r.rounds.len();
-        let first = n - r.window;
-        match &r.last {
-            None => out.push(tx(
-                "p",
-                vec![("data-testid", "steady-summary".into()), ("data-holds", "unknown".into())],
-                format!(
-                    "{}: the last {} rounds have a round without a value (no I/O, or none beyond the level): the rule cannot be applied.",
-                    s.label, r.window
-                ),
-            )),
-            Some(p) => {
-                let ok = |b: bool| if b { "✓" } else { "✗" };
-                let verdict = if p.holds {
-                    format!("steady state holds over rounds {}–{}", first + 1, n)
-                } else {
-                    format!("not steady over rounds {}–{}", first + 1, n)
-                };
-                let first_held = match r.first_steady_after {
-                    Some(k) => format!("The PTS rule first held after round {k}."),
-                    None => "The PTS rule never held in this run.".into(),
-                };
-                let detail = format!(
-                    " · average {} · range {} = {:.1}% of the average (limit 20%) {} · fitted line's change {} = {:.1}% (limit 10%) {} · {first_held}",
-                    fmt(p.average),
-                    fmt(p.range),
-                    p.range / p.average * 100.0,
-                    ok(p.range_ok),
-                    fmt(p.excursion),
-                    p.excursion / p.average * 100.0,
-                    ok(p.slope_ok)
-                );
-                let attrs = vec![
-                    ("data-testid", "steady-summary".into()),
-                    ("data-holds", p.holds.to_string()),
-                    ("data-average", p.average.to_string()),
-                    ("data-range", p.range.to_string()),
-                    ("data-excursion", p.excursion.to_string()),
-                    ("data-first", r.first_steady_after.map_or(String::new(), |v| v.to_string())),
-                ];
-                let class = if p.holds { "v-better" } else { "v-worse" };
-                out.push(el("p", attrs, vec![tx("b", vec![("class", class.into())], format!("{}: {verdict}", s.label)), text(detail)]));
-            }
-        }
-        let avg = r.last.as_ref().map(|p| p.average);
-        let num = |s: String| tx("td", vec![("class", "num".into())], s);
-        let rows: Vec<Node> = r.rounds[first..]
-            .iter()
-            .enumerate()
-            .map(|(j, q)| {
-                let dev = match (q.value, avg) {
-                    (Some(v), Some(a)) if a > 0.0 => format!("{:+.1}%", (v / a - 1.0) * 100.0),
-                    _ => String::new(),
-                };
-                let attrs = vec![
-                    ("data-testid", "steady-window-row".into()),
-                    ("data-round", (first + j + 1).to_string()),
-                    ("data-value", q.value.map_or(String::new(), |v| v.to_string())),
-                ];
-                el(
-                    "tr",
-                    attrs,
-                    vec![
-                        num((first + j + 1).to_string()),
-                        num(crate::charts::format_seconds(q.start_s)),
-                        num(format!("{:.3} s", q.length_s)),
-                        num(nines_core::units::group(q.count)),
-                        num(q.value.map_or("-".to_string(), fmt)),
-                        num(dev),
-                    ],
-                )
-            })
-            .collect();
-        let head: Vec<Node> =
-            ["round", "start", "length", "I/Os", r.track.as_str(), "vs average"].iter().map(|h| tx("th", vec![], h.to_string())).collect();
-        out.push(el(
-            "table",
-            vec![("data-testid", "steady-window".into())],
-            vec![el("thead", vec![], vec![el("tr", vec![], head)]), el("tbody", vec![], rows)],
-        ));
-        let crit: Vec<Node> = r
-            .criteria
-            .iter()
-            .map(|c| {
-                let pct = if c.criterion.ends_with('%') { "%" } else { "" };
-                let last = match &c.last {
-                    Some(e) => format!(
-                        "{} over the window: {:.3}{pct} (mean {:.1}) {}",
-                        if e.holds { "holds" } else { "does not hold" },
-                        e.criterion,
-                        e.mean,
-                        if e.holds { "✓" } else { "✗" }
-                    ),
-                    None => "cannot be evaluated over the window".into(),
-                };
-                let first = c.first_steady_after.map_or("never held".to_string(), |k| format!("first held after round {k}"));
-                let attrs = vec![
-                    ("data-testid", "steady-criterion".into()),
-                    ("data-criterion", c.criterion.clone()),
-                    ("data-holds", c.last.as_ref().map_or(String::new(), |e| e.holds.to_string())),
-                    ("data-first", c.first_steady_after.map_or(String::new(), |v| v.to_string())),
-                ];
-                tx("li", attrs, format!("fio {}: {last}; {first}", c.criterion))
-            })
-            .collect();
-        out.push(el("ul", vec![("class", "criteria".into())], crit));
-    }
-    vec![el("div", vec![("class", "steady-report".into())], out)]
-}
-
-/// Why a judge panel has nothing to draw, said on its tools line.
-struct Fold {
-    testid: &'static str,
-    class: &'static str,
-    text: String,
-    /// Fewer runs than the panel works with: its controls have nothing to choose from either.
-    few: bool,
+thread_local! {
+    static CMP: Slot<CmpKey, CmpData> = const { RefCell::new(None) };
+    static SWEEP: Slot<SweepKey, SweepData> = const { RefCell::new(None) };
+    static STEADY: Slot<SsKey, SsData> = const { RefCell::new(None) };
 }
 
 /// A judge panel with nothing to draw folds to its tools line, which then says what the panel
@@ -899,26 +132,6 @@ fn fold(section: &web_sys::Element, slot: &web_sys::Element, why: Option<&Fold>)
             }
             mount(slot, &[]);
         }
-    }
-}
-
-/// What the sweep panel says when it has no sweep to draw.
-fn sweep_fold(d: &SweepData, shown_runs: usize) -> Fold {
-    let note = |testid, text: String, few| Fold { testid, class: "fold-note", text, few };
-    match (&d.param, &d.table) {
-        (None, _) if shown_runs < 2 => note(
-            "sweep-note",
-            "Open runs that differ in one parameter (qd, numjobs, bs: in their metadata or file names) to plot IOPS and latency against it."
-                .into(),
-            true,
-        ),
-        (None, _) => note(
-            "sweep-note",
-            "No parameter to sweep: the shown runs carry none in their metadata that differs between them. Type one that their file names hold (numjobs-16.hlog) or label them with nines import --sweep.".into(),
-            false,
-        ),
-        (Some(_), Some(Err(e))) => Fold { testid: "sweep-error", class: "fold-note error", text: e.clone(), few: false },
-        (Some(p), _) => note("sweep-note", format!("No shown run has a value of {p} to sweep over."), false),
     }
 }
 
