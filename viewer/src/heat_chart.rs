@@ -63,7 +63,7 @@ impl ShareScale {
         (share.max(self.lo).log10() - lo) / -lo
     }
 
-    /// The colour of a share: one of [`STEPS`] + 1 steps of viridis (as rectangles, cells of
+    /// The colour of a share: one of `STEPS` + 1 steps of viridis (as rectangles, cells of
     /// one colour are then one path: a few dozen fills a row instead of one a cell).
     pub fn color(&self, share: f64) -> RGBColor {
         viridis(self.step(share) as f64 / STEPS)

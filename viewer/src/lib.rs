@@ -6,8 +6,9 @@
 //! number comes from `nines-core`; this crate lays them out.
 //!
 //! The chart code ([`charts`]), the view state ([`state`]) and what the panels show of the
-//! runs ([`panels`]: traces, scales, the stats table and legend as a [`tree`] of nodes) are
-//! plain Rust, tested natively; the app itself (`app`: one Leptos component per panel, the
+//! runs ([`panels`]: traces, scales, the stats table and legend as a [`tree`] of nodes; and
+//! [`judge`]: compare, sweep and steady state over a [`judge::JudgeRuns`]) are plain Rust,
+//! tested natively; the app itself (`app`: one Leptos component per panel, the
 //! loading, the canvases) exists only on wasm32. Raw files opened in the page are decoded in
 //! Web Workers that run a wasm module of their own (the `nines-worker` crate).
 
