@@ -69,7 +69,7 @@ impl ShareScale {
         viridis(self.step(share) as f64 / STEPS)
     }
 
-    /// The step of a share's colour, 0 to [`STEPS`] (see [`ShareScale::palette`]).
+    /// The step of a share's colour, 0 to `STEPS` (see [`ShareScale::palette`]).
     pub fn step(&self, share: f64) -> usize {
         (self.frac(share) * STEPS).round().clamp(0.0, STEPS) as usize
     }
