@@ -2,7 +2,7 @@
 //! the heatmap's columns, which a zoom step or a pan mostly revisits.
 
 /// Values computed for a (pyramid level, group) and kept: a zoom step of 20 runs looks up some
-/// 30,000 of them. They live in pages of [`PAGE`] groups a level, allocated when first
+/// 30,000 of them. They live in pages of `PAGE` groups a level, allocated when first
 /// touched, so a lookup is two indexings (a hash map, even with Fx hashing, was a third of
 /// the time spent gathering the runtime chart's data), and zooming deep into a day's run
 /// allocates only the pages around the view, not a slot for each of its 86,400 windows.
