@@ -4,7 +4,7 @@
 //! each bucket's middle. Our histogram buckets are finer than fio's, so a value read off them
 //! would look sharper than fio measured. The run therefore carries its precision in its
 //! metadata (`"precision": {"kind": "fio-buckets", "coarseness": 0, ...}`), which the archive
-//! keeps, and [`Precision::apply`] turns every derived value back into fio's bucket:
+//! keeps, and [`Precision::apply_level`] turns every derived value back into fio's bucket:
 //!
 //! - a level's `value_ns` becomes the upper edge of fio's bucket holding it (never understated)
 //!   and `bucket_ns` holds `[lower edge, upper edge]`, the level's stated precision;
