@@ -174,6 +174,16 @@ fn view_serves_the_runs_behind_its_token_only_and_stops_on_sigint() {
         let st = nines_core::stats::Options::default();
         let total = |r: &nines_core::run::Run| nines_core::stats::run_stats(r, &st).tags.get("all").map(|s| s.count);
         assert_eq!(total(&form.run), total(&run), "{compact} carries every I/O");
+        // the page fetches the bytes before the groups first, and the groups when a range
+        // needs them: two range requests that give the whole form
+        let at = e["compact_groups_at"].as_u64().unwrap() as usize;
+        assert_eq!(form.groups_at(), Some(at));
+        let head = get(&host, &t(compact), &format!("Range: bytes=0-{}\r\n", at - 1));
+        assert_eq!((head.status, &head.body[..]), (206, &c.body[..at]));
+        assert_eq!(header(&head, "content-range"), Some(format!("bytes 0-{}/{}", at - 1, c.body.len()).as_str()));
+        let groups = get(&host, &t(compact), &format!("Range: bytes={at}-\r\n"));
+        assert_eq!((groups.status, &groups.body[..]), (206, &c.body[at..]));
+        assert_eq!(header(&r, "accept-ranges"), Some("bytes"));
         paths.push(file.to_string());
         paths.push(compact.to_string());
     }

@@ -56,6 +56,9 @@ struct Served {
     name: String,
     archive: Arc<Vec<u8>>,
     compact: Option<Arc<Vec<u8>>>,
+    /// Where the compact form's groups begin: the page of a site fetches the bytes before
+    /// them first (an HTTP range request) and the groups when a range needs them.
+    groups_at: Option<usize>,
     run: Option<Arc<Run>>,
     windows: usize,
     /// What the file looked like when read (size, modification time).
@@ -98,6 +101,7 @@ impl Site {
                 name: String::new(),
                 archive: Arc::new(Vec::new()),
                 compact: None,
+                groups_at: None,
                 run: None,
                 windows: 0,
                 seen: None,
@@ -132,7 +136,10 @@ impl Site {
         }
     }
 
-    /// The site's manifest: the runs that have windows, each with its compact form.
+    /// The site's manifest: the runs that have windows, each with its compact form and, when
+    /// the runs are not followed, where its groups begin. (A followed run's form is written
+    /// again as it grows: a page that read the bytes before the groups of one version must
+    /// not be sent the groups of the next.)
     fn manifest(&self) -> serde_json::Value {
         let runs: Vec<_> = self
             .runs
@@ -142,6 +149,9 @@ impl Site {
                 let mut e = json!({ "file": r.rel, "name": r.name });
                 if r.compact.is_some() {
                     e["compact"] = json!(format!("{}.compact", r.rel));
+                    if let Some(at) = r.groups_at.filter(|_| !self.follow) {
+                        e["compact_groups_at"] = json!(at);
+                    }
                 }
                 e
             })
@@ -173,6 +183,10 @@ impl Site {
 fn set_run(s: &mut Served, run: Run, bytes: Vec<u8>) -> Result<()> {
     s.windows = windows(&run);
     s.compact = if run.windows.is_empty() { None } else { Some(Arc::new(budget::default_compact(&run, None)?.0)) };
+    s.groups_at = match &s.compact {
+        Some(c) => nines_core::compact::Compact::read(&s.rel, c)?.groups_at(),
+        None => None,
+    };
     s.given.clone_from(&run.name);
     s.run = Some(Arc::new(run));
     s.archive = Arc::new(bytes);
@@ -239,6 +253,8 @@ enum Body {
     Static(&'static [u8]),
     Owned(Vec<u8>),
     Shared(Arc<Vec<u8>>),
+    /// A range of shared bytes (a 206 answer).
+    Part(Arc<Vec<u8>>, std::ops::Range<usize>),
 }
 
 impl Body {
@@ -247,6 +263,36 @@ impl Body {
             Body::Static(b) => b,
             Body::Owned(b) => b,
             Body::Shared(b) => b,
+            Body::Part(b, r) => &b[r.clone()],
+        }
+    }
+}
+
+/// `reply` narrowed to the byte range a request's `Range` header asks for (RFC 9110 section
+/// 14), where the reply is a run's bytes: one satisfiable range gets 206 and its bytes, a range
+/// past the end 416; a header that does not parse, or asks for several ranges, is ignored (the
+/// whole body, 200), as the RFC allows a server.
+fn ranged(reply: Reply, range: Option<&str>) -> Reply {
+    let (Some(range), Body::Shared(bytes)) = (range, &reply.body) else { return reply };
+    if reply.status != 200 {
+        return reply;
+    }
+    let len = bytes.len();
+    let Ok(parsed) = http_range_header::parse_range_header(range) else { return reply };
+    match parsed.validate(len as u64).as_deref() {
+        Ok([r]) => {
+            let (a, z) = (*r.start() as usize, *r.end() as usize);
+            let mut out = Reply::new(206, reply.ctype, Body::Part(bytes.clone(), a..z + 1));
+            out.headers = reply.headers;
+            out.headers.push(("Content-Range", format!("bytes {a}-{z}/{len}")));
+            out
+        }
+        Ok(_) => reply,
+        Err(_) => {
+            let mut out = Reply::new(416, reply.ctype, Body::Static(b""));
+            out.headers = reply.headers;
+            out.headers.push(("Content-Range", format!("bytes */{len}")));
+            out
         }
     }
 }
@@ -343,6 +389,7 @@ fn route(ctx: &Ctx, method: &str, url: &str, auth: Option<&str>) -> Reply {
                 Some((bytes, windows)) => {
                     let mut r = Reply::new(200, "application/octet-stream", Body::Shared(bytes));
                     r.headers.push(("X-Nines-Windows", windows.to_string()));
+                    r.headers.push(("Accept-Ranges", "bytes".into()));
                     r
                 }
                 None => Reply::text(404, "no such run\n"),
@@ -353,9 +400,10 @@ fn route(ctx: &Ctx, method: &str, url: &str, auth: Option<&str>) -> Reply {
 }
 
 fn answer(ctx: &Ctx, req: tiny_http::Request) {
-    let auth = req.headers().iter().find(|h| h.field.equiv("Authorization")).map(|h| h.value.as_str().to_string());
+    let header = |name: &'static str| req.headers().iter().find(|h| h.field.equiv(name)).map(|h| h.value.as_str().to_string());
+    let (auth, range) = (header("Authorization"), header("Range"));
     let method = req.method().as_str().to_string();
-    let reply = route(ctx, &method, req.url(), auth.as_deref());
+    let reply = ranged(route(ctx, &method, req.url(), auth.as_deref()), range.as_deref());
     let body = reply.body.bytes();
     let mut resp = tiny_http::Response::new(
         tiny_http::StatusCode(reply.status),
@@ -504,6 +552,7 @@ fn follow_once(site: &RwLock<Site>, said: &mut Vec<Option<String>>) {
                 name: r.name.clone(),
                 archive: r.archive.clone(),
                 compact: r.compact.clone(),
+                groups_at: r.groups_at,
                 run: r.run.clone(),
                 windows: r.windows,
                 seen: r.seen,
@@ -677,6 +726,50 @@ mod tests {
         assert_eq!(a.body.bytes(), std::fs::read(data("java-rw.hlog")).unwrap());
         let k = route(&c, "GET", &format!("/{t}/runs/java-rw-2.hlog.compact"), None);
         assert!(nines_core::compact::sniff(k.body.bytes()));
+    }
+
+    #[test]
+    fn run_files_answer_one_byte_range_and_the_manifest_says_where_groups_begin() {
+        let c = ctx(&[data("java-rw.hlog")], false);
+        let t = c.token.clone();
+        let m: serde_json::Value = serde_json::from_slice(route(&c, "GET", &format!("/{t}/manifest.json"), None).body.bytes()).unwrap();
+        let at = m["runs"][0]["compact_groups_at"].as_u64().expect("groups_at in the manifest") as usize;
+        let url = format!("/{t}/runs/java-rw.hlog.compact");
+        let whole = route(&c, "GET", &url, None).body.bytes().to_vec();
+        assert_eq!(nines_core::compact::Compact::read("x", &whole).unwrap().groups_at(), Some(at));
+        assert!(0 < at && at < whole.len());
+        let get = |range: &str| ranged(route(&c, "GET", &url, None), Some(range));
+        let header = |r: &Reply, n: &str| r.headers.iter().find(|(k, _)| *k == n).map(|(_, v)| v.clone());
+        // the head, then the groups: together the whole form
+        let head = get(&format!("bytes=0-{}", at - 1));
+        assert_eq!(head.status, 206);
+        assert_eq!(head.body.bytes(), &whole[..at]);
+        assert_eq!(header(&head, "Content-Range"), Some(format!("bytes 0-{}/{}", at - 1, whole.len())));
+        let rest = get(&format!("bytes={at}-"));
+        assert_eq!((rest.status, rest.body.bytes()), (206, &whole[at..]));
+        let tail = get("bytes=-10");
+        assert_eq!((tail.status, tail.body.bytes()), (206, &whole[whole.len() - 10..]));
+        // past the end: 416 and the length
+        let past = get(&format!("bytes={}-", whole.len()));
+        assert_eq!((past.status, past.body.bytes().len()), (416, 0));
+        assert_eq!(header(&past, "Content-Range"), Some(format!("bytes */{}", whole.len())));
+        // not a range, or several: the whole form
+        for r in ["bytes=a-b", "lines=0-1", "bytes=0-1,5-9", ""] {
+            let x = get(r);
+            assert_eq!((x.status, x.body.bytes().len()), (200, whole.len()), "{r:?}");
+        }
+        // other files, and refused requests, are not narrowed
+        assert_eq!(ranged(route(&c, "GET", &format!("/{t}/index.html"), None), Some("bytes=0-1")).status, 200);
+        assert_eq!(ranged(route(&c, "GET", "/runs/java-rw.hlog.compact", None), Some("bytes=0-1")).status, 403);
+        // a followed run's form is written again as it grows: no groups_at for it
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.hlog");
+        std::fs::copy(data("java-rw.hlog"), &p).unwrap();
+        let f = ctx(std::slice::from_ref(&p), true);
+        follow_once(&f.site, &mut Vec::new());
+        let m: serde_json::Value =
+            serde_json::from_slice(route(&f, "GET", &format!("/{}/manifest.json", f.token), None).body.bytes()).unwrap();
+        assert!(m["runs"][0]["compact"].is_string() && m["runs"][0].get("compact_groups_at").is_none(), "{m}");
     }
 
     #[test]
