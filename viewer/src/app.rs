@@ -13,7 +13,7 @@
 //! and `data-nines-first-render-ms` (performance.now() when every panel first drew the loaded
 //! runs).
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 
 use leptos::prelude::*;
 use plotters::prelude::*;
@@ -26,7 +26,6 @@ use nines_core::series::Direction;
 
 use crate::backend::Backend;
 use crate::charts::Frame;
-use crate::index_set::IndexSet;
 use crate::panels::{self, dir_key, directions_of, Trace};
 use crate::state::{DirMode, ViewState};
 use chart_data::{cdf_data, focus_of, hist_data, runtime_data, runtime_extent};
@@ -90,8 +89,6 @@ pub fn start() {
 
 thread_local! {
     static IDLE_PENDING: Cell<bool> = const { Cell::new(false) };
-    /// Archives asked for (by run index) for a brushed range.
-    static FETCHING: RefCell<IndexSet> = const { RefCell::new(IndexSet::new()) };
     /// The page's list of errors, for errors found while drawing (a damaged carried group).
     static ERRORS: Cell<Option<RwSignal<Vec<LoadError>>>> = const { Cell::new(None) };
     /// The page's run version, once its first runs are loaded ([`replace_run`]).
@@ -421,7 +418,6 @@ fn App() -> impl IntoView {
 
     // Loading: embedded runs, else manifest.json beside the page (static sites).
     loading::load_first(p);
-    loading::fetch_archives(p);
 
     // URL hash mirrors the state.
     Effect::new(move |_| {

@@ -66,8 +66,8 @@ pub struct SiteArgs {
     #[arg(long)]
     pub force: bool,
     /// The compact forms of the runs added carry histograms per this much time (whole
-    /// windows), e.g. `10s`; without it, as `nines report` does by default. The page fetches
-    /// a run's archive when a brushed range needs its recorded windows.
+    /// windows), e.g. `10s`; without it, as `nines report` does by default. A brushed range
+    /// counts the groups that start in it.
     #[arg(long, value_name = "DURATION", value_parser = nines_core::units::parse_duration_s)]
     pub group: Option<f64>,
 }

@@ -1,7 +1,7 @@
 //! `nines site`: a static site (the viewer's shell and assets, the archives under `runs/`
 //! with each run's compact form beside it, `manifest.json` listing them) for any static host.
-//! The page draws from the compact forms (see [`nines_core::compact`]) and fetches an archive
-//! when a brushed range needs finer histograms. Adding runs to an existing site keeps the runs
+//! The page draws from the compact forms (see [`nines_core::compact`]); a brushed range counts
+//! the groups that start in it, as in a report. Adding runs to an existing site keeps the runs
 //! its manifest already lists, and gives those without a compact form one.
 
 use std::fs::File;

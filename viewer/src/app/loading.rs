@@ -1,7 +1,6 @@
 //! Loading runs: a site's manifest (requested before the page is built), runs embedded in the
 //! page or handed over by a report, files opened or dropped (decoded in workers when there
-//! are several), a compact form's archive fetched for a brushed range, and `replace_run` for a
-//! run being written.
+//! are several), and `replace_run` for a run being written.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -14,7 +13,7 @@ use wasm_bindgen::JsCast;
 use nines_core::compact::{self, Compact};
 use nines_core::run::distinct_names;
 
-use super::{body, busy, now_ms, split_by_default, trend, with_model, workers, CompactParts, Loaded, Model, Page, FETCHING, LIVE};
+use super::{body, busy, now_ms, split_by_default, trend, with_model, workers, CompactParts, Loaded, Model, Page, LIVE};
 use crate::state::ViewState;
 
 /// A manifest's runs, requested; an error for a manifest that is not JSON.
@@ -114,7 +113,6 @@ pub fn replace_run(file: &str, bytes: &[u8]) -> Result<bool, JsValue> {
                 m.runs[i] = Rc::new(l);
                 m.traces.retain(|k, _| k.0 != i);
                 m.stats.retain(|k, _| k.0 != i);
-                FETCHING.with(|f| f.borrow_mut().remove(&i));
             }
             None => {
                 m.runs.push(Rc::new(l));
@@ -576,54 +574,5 @@ pub(super) fn load_files(p: Page, files: web_sys::FileList) {
             items.push((name, read_file(f).await));
         }
         load_list(p, items.into_iter().map(|(n, b)| (n, Pending::Ready(b), None)).collect()).await;
-    });
-}
-
-/// A brushed range on a site's run whose compact form carries merged windows: fetch the
-/// run's archive, so that the range's histograms are of the recorded windows.
-pub(super) fn fetch_archives(p: Page) {
-    let Page { state, version, errors, .. } = p;
-    Effect::new(move |_| {
-        // again once runs are loaded (a link's range is set before they are)
-        version.track();
-        if state.with(|s| s.sel.is_none()) {
-            return;
-        }
-        let wanted: Vec<(usize, String, String)> = with_model(|m| {
-            m.runs
-                .iter()
-                .enumerate()
-                .filter_map(|(i, r)| {
-                    Some((i, r.archive.clone().filter(|_| r.compact.as_ref().is_some_and(|c| c.group > 1))?, r.file.clone()))
-                })
-                .collect()
-        });
-        for (i, url, name) in wanted {
-            if !FETCHING.with(|f| f.borrow_mut().insert(i)) {
-                continue;
-            }
-            leptos::task::spawn_local(async move {
-                let got = fetch_bytes(&url).await.and_then(|b| nines_core::import::read_any(&name, &b).map_err(|e| e.to_string()));
-                match got {
-                    Ok(mut run) => {
-                        with_model(|m| {
-                            if let Some(r) = m.runs.get_mut(i) {
-                                run.name.clone_from(&r.run.name);
-                                let given = r.given.clone();
-                                *r = Rc::new(Loaded { run: Rc::new(run), given, file: r.file.clone(), compact: None, archive: None });
-                            }
-                            m.traces.retain(|k, _| k.0 != i);
-                            m.stats.retain(|k, _| k.0 != i);
-                            m.drawn.clear();
-                            m.first_render_done = false;
-                        });
-                        version.update(|v| *v += 1);
-                    }
-                    Err(e) => errors.update(|v| {
-                        v.push(LoadError { file: name.clone(), message: format!("could not read the archive for the brushed range: {e}") })
-                    }),
-                }
-            });
-        }
     });
 }
