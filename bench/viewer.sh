@@ -4,8 +4,8 @@
 # latencies) served with a manifest.json; time from navigation start to the first complete
 # render of every panel, the time the page spends decoding the runs, the redraw of 16 wheel
 # zoom steps on the runtime chart, the wasm size raw and gzipped, and the peer: decoding the
-# same 20 logs with hdr-histogram-js (npm) in Node. Writes the section of BENCHMARKS.md between
-# the viewer markers and keeps the raw JSON in bench/results/viewer.json.
+# same 20 logs with hdr-histogram-js (npm) in Node. Writes the generated part of BENCHMARKS.md's
+# viewer section (between the viewer-generated markers) and keeps the raw JSON in bench/results/viewer.json.
 #
 # Usage: bash bench/viewer.sh [REPEATS]   (default 3; medians are reported)
 set -euo pipefail
@@ -48,16 +48,17 @@ gz=$(gzip -9 -c "$wasm" | wc -c)
 js=$(stat -c %s target/viewer/nines_viewer.js)
 chromium_v=$(chromium --version 2>/dev/null | head -1)
 section=$(node tests/browser/bench-section.mjs "$raw" "$gz" "$js" "$chromium_v" "$(date -u +%Y-%m-%d)")
-# replace the section between the markers (append it the first time)
+# replace the generated part of the viewer section (its goal table and the passes written by
+# hand around it stay); the first time, a viewer section holding only that part is appended
 touch BENCHMARKS.md
-if ! grep -q '<!-- viewer:begin -->' BENCHMARKS.md; then
-  printf '\n<!-- viewer:begin -->\n<!-- viewer:end -->\n' >> BENCHMARKS.md
+if ! grep -q '<!-- viewer-generated:begin -->' BENCHMARKS.md; then
+  printf '\n<!-- viewer:begin -->\n## Viewer\n\n<!-- viewer-generated:begin -->\n<!-- viewer-generated:end -->\n<!-- viewer:end -->\n' >> BENCHMARKS.md
 fi
 SECTION="$section" python3 - <<'PY'
 import os, re
 p = "BENCHMARKS.md"
 s = open(p).read()
-s = re.sub(r"<!-- viewer:begin -->.*?<!-- viewer:end -->", lambda m: "<!-- viewer:begin -->\n" + os.environ["SECTION"] + "\n<!-- viewer:end -->", s, flags=re.S)
+s = re.sub(r"<!-- viewer-generated:begin -->.*?<!-- viewer-generated:end -->", lambda m: "<!-- viewer-generated:begin -->\n" + os.environ["SECTION"] + "\n<!-- viewer-generated:end -->", s, flags=re.S)
 open(p, "w").write(s)
 PY
 echo "$section"
