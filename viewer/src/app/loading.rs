@@ -17,7 +17,7 @@ use super::{body, busy, now_ms, split_by_default, trend, with_model, workers, Co
 use crate::state::ViewState;
 
 /// A manifest's runs, requested; an error for a manifest that is not JSON.
-pub(super) type Preload = Result<Vec<(String, Pending, Option<String>)>, LoadError>;
+pub(super) type Preload = Result<Vec<(String, Pending)>, LoadError>;
 
 thread_local! {
     /// The runs of the site's manifest, requested before the page was built.
@@ -58,8 +58,8 @@ pub(super) async fn manifest_items() -> Preload {
         .into_iter()
         .enumerate()
         .map(|(i, e)| {
-            // the compact form when the site has one; the archive waits until a brushed range
-            // needs it. Past the first runs, only the form's bytes before its groups (half of
+            // the compact form when the site has one (its archive is there to download). Past
+            // the first runs, only the form's bytes before its groups (half of
             // a one-hour run's form): its groups come when a range needs them.
             let p = match (&e.compact, e.groups_at) {
                 (Some(c), Some(at)) if i >= WHOLE_FIRST && at > 0 => {
@@ -68,8 +68,7 @@ pub(super) async fn manifest_items() -> Preload {
                 }
                 _ => w.fetch_with_str(e.compact.as_deref().unwrap_or(&e.file)),
             };
-            let archive = e.compact.is_some().then(|| e.file.clone());
-            (e.file, Pending::Fetch(p), archive)
+            (e.file, Pending::Fetch(p))
         })
         .collect())
 }
@@ -80,8 +79,8 @@ pub(super) struct LoadError {
     pub(super) message: String,
 }
 
-pub(super) fn add_run(file: &str, bytes: &[u8], archive: Option<String>) -> Result<(), LoadError> {
-    let l = read_run(file, bytes, archive)?;
+pub(super) fn add_run(file: &str, bytes: &[u8]) -> Result<(), LoadError> {
+    let l = read_run(file, bytes)?;
     with_model(|m| {
         m.runs.push(Rc::new(l));
         name_runs(m);
@@ -97,8 +96,7 @@ pub(super) fn add_run(file: &str, bytes: &[u8], archive: Option<String>) -> Resu
 #[wasm_bindgen]
 pub fn replace_run(file: &str, bytes: &[u8]) -> Result<bool, JsValue> {
     let Some(version) = LIVE.with(Cell::get) else { return Ok(false) };
-    let archive = compact::sniff(bytes).then(|| file.to_string());
-    let mut l = read_run(file, bytes, archive).map_err(|e| JsValue::from_str(&format!("{}: {}", e.file, e.message)))?;
+    let mut l = read_run(file, bytes).map_err(|e| JsValue::from_str(&format!("{}: {}", e.file, e.message)))?;
     with_model(|m| {
         match m.runs.iter().position(|r| r.file == file) {
             Some(i) => {
@@ -127,7 +125,7 @@ pub fn replace_run(file: &str, bytes: &[u8]) -> Result<bool, JsValue> {
 }
 
 /// Decode a run's bytes (a compact form or any format nines reads).
-fn read_run(file: &str, bytes: &[u8], archive: Option<String>) -> Result<Loaded, LoadError> {
+fn read_run(file: &str, bytes: &[u8]) -> Result<Loaded, LoadError> {
     let t0 = now_ms();
     let read = if compact::sniff(bytes) {
         let groups_url = GROUPS_AT.with(|g| g.borrow().iter().find(|(f, _)| f == file).map(|(_, u)| u.clone()));
@@ -163,7 +161,7 @@ fn read_run(file: &str, bytes: &[u8], archive: Option<String>) -> Result<Loaded,
             // (decoded bucket lists are already of their exact size: nines-core copies each
             // window out of its scratch list)
             let given = run.name.clone();
-            Ok(Loaded { run: Rc::new(run), given, file: file.to_string(), compact, archive })
+            Ok(Loaded { run: Rc::new(run), given, file: file.to_string(), compact })
         }
         Err(msg) => {
             // the error names the file itself; shown after the file name, once is enough
@@ -202,13 +200,7 @@ fn name_runs(m: &mut Model) {
             Some(l) => rename(l),
             None => {
                 let old = &m.runs[i];
-                let mut l = Loaded {
-                    run: old.run.clone(),
-                    given: old.given.clone(),
-                    file: old.file.clone(),
-                    compact: old.compact.clone(),
-                    archive: old.archive.clone(),
-                };
+                let mut l = Loaded { run: old.run.clone(), given: old.given.clone(), file: old.file.clone(), compact: old.compact.clone() };
                 rename(&mut l);
                 m.runs[i] = Rc::new(l);
             }
@@ -442,13 +434,9 @@ impl workers::Sink for PageSink {
                 for (i, file, outcome, ms) in batch {
                     let name = file.name();
                     let res = match outcome {
-                        workers::Outcome::Compact(b) => {
-                            // a brushed range reads the file itself again (see the selection effect)
-                            let url = web_sys::Url::create_object_url_with_blob(&file).ok();
-                            add_run(&name, &b, url)
-                        }
+                        workers::Outcome::Compact(b) => add_run(&name, &b),
                         workers::Outcome::Raw => match read_file(file).await {
-                            Ok(b) => add_run(&name, &b, None),
+                            Ok(b) => add_run(&name, &b),
                             Err(message) => Err(LoadError { file: name.clone(), message }),
                         },
                         workers::Outcome::Error(msg) => {
@@ -493,7 +481,7 @@ impl workers::Sink for PageSink {
 
 /// Load runs one after the other (embedded, a site's manifest, files read on the page), the
 /// page painting between them, then draw them all.
-async fn load_list(p: Page, items: Vec<(String, Pending, Option<String>)>) {
+async fn load_list(p: Page, items: Vec<(String, Pending)>) {
     let Page { loading, errors, state, version, .. } = p;
     busy();
     let n = items.len();
@@ -501,7 +489,7 @@ async fn load_list(p: Page, items: Vec<(String, Pending, Option<String>)>) {
     // costs a timer's clamp and often a frame, which for a site of 100 small runs was
     // more than a second of its first render
     let mut painted = f64::NEG_INFINITY;
-    for (i, (name, pending, archive)) in items.into_iter().enumerate() {
+    for (i, (name, pending)) in items.into_iter().enumerate() {
         if now_ms() - painted > 50.0 {
             loading.set(Some(format!("loading {} of {n}: {name}", i + 1)));
             yield_now().await;
@@ -512,7 +500,7 @@ async fn load_list(p: Page, items: Vec<(String, Pending, Option<String>)>) {
             Pending::Bytes(b) => Ok(b.to_vec()),
             Pending::Fetch(p) => body_of(p).await.map_err(|e| format!("could not load it from the manifest: {e}")),
         };
-        let res = bytes.map_err(|message| LoadError { file: name.clone(), message }).and_then(|b| add_run(&name, &b, archive));
+        let res = bytes.map_err(|message| LoadError { file: name.clone(), message }).and_then(|b| add_run(&name, &b));
         if let Err(e) = res {
             errors.update(|v| v.push(e));
         }
@@ -527,7 +515,7 @@ async fn load_list(p: Page, items: Vec<(String, Pending, Option<String>)>) {
 pub(super) fn load_first(p: Page) {
     leptos::task::spawn_local(async move {
         if let Some(items) = embedded_runs() {
-            load_list(p, items.into_iter().map(|(n, b)| (n, b, None)).collect()).await;
+            load_list(p, items).await;
             return;
         }
         match PRELOAD.with(|p| p.borrow_mut().take()) {
@@ -573,6 +561,6 @@ pub(super) fn load_files(p: Page, files: web_sys::FileList) {
             let name = f.name();
             items.push((name, read_file(f).await));
         }
-        load_list(p, items.into_iter().map(|(n, b)| (n, Pending::Ready(b), None)).collect()).await;
+        load_list(p, items.into_iter().map(|(n, b)| (n, Pending::Ready(b))).collect()).await;
     });
 }

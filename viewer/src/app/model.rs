@@ -40,9 +40,6 @@ pub(super) struct Loaded {
     pub(super) file: String,
     /// The compact form's points and grouping, when the run came as one.
     pub(super) compact: Option<CompactParts>,
-    /// Where the run's archive is (a site's, or the object URL of a file a worker decoded),
-    /// when a compact form was loaded in its place.
-    pub(super) archive: Option<String>,
 }
 
 impl Loaded {

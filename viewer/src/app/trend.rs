@@ -88,11 +88,10 @@ fn open(i: usize, state: RwSignal<ViewState>, version: RwSignal<u64>, errors: Rw
     }
     leptos::task::spawn_local(async move {
         let url = r.compact.clone().unwrap_or_else(|| r.file.clone());
-        let archive = r.compact.is_some().then(|| r.file.clone());
         let added = fetch_bytes(&url)
             .await
             .map_err(|e| LoadError { file: r.file.clone(), message: format!("could not load it from the manifest: {e}") })
-            .and_then(|b| add_run(&r.file, &b, archive));
+            .and_then(|b| add_run(&r.file, &b));
         match added {
             Ok(()) => {
                 super::split_by_default(state);
