@@ -7,10 +7,22 @@ use anyhow::{Context, Result};
 use crate::cli::demo::DemoArgs;
 use crate::cli::report::ReportArgs;
 
+/// A new private directory for the demo's target: a name no other user can predict, created
+/// exclusively with mode 0700 (mkdtemp(3) semantics, the `tempfile` crate), removed with
+/// what is in it when dropped. A directory another user made in advance is never used.
+fn work_dir(base: &std::path::Path) -> Result<tempfile::TempDir> {
+    use std::os::unix::fs::PermissionsExt;
+    tempfile::Builder::new()
+        .prefix("nines-demo-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir_in(base)
+        .with_context(|| format!("could not create a directory in '{}'", base.display()))
+}
+
 pub fn run(a: &DemoArgs, out: &mut impl Write) -> Result<()> {
     let base = a.dir.clone().unwrap_or_else(std::env::temp_dir);
-    let dir = base.join(format!("nines-demo-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).with_context(|| format!("could not create '{}'", dir.display()))?;
+    let work = work_dir(&base)?;
+    let dir = work.path().to_path_buf();
     let target = dir.join("demo.dat");
     // O_DIRECT does not work on tmpfs; the demo then goes through the page cache.
     let buffered = crate::run::on_tmpfs(&dir);
@@ -19,7 +31,7 @@ pub fn run(a: &DemoArgs, out: &mut impl Write) -> Result<()> {
         eprintln!("nines demo: {}", a.command_line(&target, buffered)[1..].join(" "));
     }
     let res = crate::run::collect(&ra);
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(work);
     let o = res?;
     crate::run::finish(&o, false, out)?;
     writeln!(out, "archive: {} (try `nines stats {}`)", o.output.display(), o.output.display())?;
@@ -42,4 +54,27 @@ pub fn run(a: &DemoArgs, out: &mut impl Write) -> Result<()> {
     crate::report::run(&report, out)?;
     writeln!(out, "open {} in a browser", std::fs::canonicalize(&html).unwrap_or(html).display())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn the_work_directory_is_new_private_and_unpredictable() {
+        let base = tempfile::tempdir().unwrap();
+        // what an earlier nines used: another user could make it first
+        let planted = base.path().join(format!("nines-demo-{}", std::process::id()));
+        std::fs::create_dir(&planted).unwrap();
+        let (a, b) = (work_dir(base.path()).unwrap(), work_dir(base.path()).unwrap());
+        assert_ne!(a.path(), b.path());
+        for d in [a.path(), b.path()] {
+            assert_ne!(d, planted);
+            assert_eq!(std::fs::metadata(d).unwrap().permissions().mode() & 0o777, 0o700);
+        }
+        let gone = a.path().to_path_buf();
+        drop(a);
+        assert!(!gone.exists());
+    }
 }

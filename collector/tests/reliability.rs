@@ -510,6 +510,58 @@ fn writes_never_follow_planted_links() {
     }
 }
 
+/// A racer that, as soon as `target` appears as a regular file, renames it away and leaves a
+/// symbolic link to `victim` in its place (what another local user who can write the
+/// target's directory can do while nines lays the target out).
+fn swap_for_link(target: PathBuf, victim: PathBuf) -> std::thread::JoinHandle<bool> {
+    std::thread::spawn(move || {
+        let moved = target.with_extension("moved");
+        // bounded: about 60 s of polling at most, then the racer gives up
+        for _ in 0..60_000_000u64 {
+            if std::fs::symlink_metadata(&target).is_ok_and(|m| m.is_file()) {
+                std::fs::rename(&target, &moved).unwrap();
+                std::os::unix::fs::symlink(&victim, &target).unwrap();
+                return true;
+            }
+            std::hint::spin_loop();
+        }
+        false
+    })
+}
+
+#[test]
+fn a_target_swapped_for_a_link_during_its_layout_gets_none_of_the_runs_writes() {
+    // on the disk (O_DIRECT), not a tmpfs /tmp
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let victim = d.path().join("victim.dat");
+    let pattern: Vec<u8> = (0..64u32 << 20).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&victim, &pattern).unwrap();
+    let target = d.path().join("t.dat");
+    let racer = swap_for_link(target.clone(), victim.clone());
+    let o = nines(&[
+        "run",
+        "--target",
+        s(&target),
+        "--size",
+        "64MiB",
+        "--rw",
+        "randwrite",
+        "--qd",
+        "8",
+        "--runtime",
+        "1s",
+        "--quiet",
+        "-o",
+        s(&d.path().join("r.hlog")),
+    ]);
+    assert!(racer.join().unwrap(), "the racer never saw the target");
+    assert!(std::fs::read(&victim).unwrap() == pattern, "the run wrote through the planted link into another file");
+    let e = refused(&o);
+    assert!(e.contains("replaced by a symbolic link"), "{e}");
+    // nothing recorded, no archive left
+    assert!(!d.path().join("r.hlog").exists());
+}
+
 // ---- 11. smaller ones -------------------------------------------------------------------------
 
 #[test]

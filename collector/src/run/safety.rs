@@ -13,6 +13,16 @@
 //!   for writes (`Workload::writes` is true for them); a block device must also support
 //!   discard;
 //! - read-only runs need none of this.
+//!
+//! The target is opened once, and that descriptor is what every check looks at and what
+//! the layout writes through; the descriptors the run does its I/O with are opened again
+//! from it (`/proc/self/fd/N`, the same inode whatever has happened to the path since) and
+//! proven to be the same device and inode. The resolved path is opened with no symbolic link
+//! allowed in any component (openat2's `RESOLVE_NO_SYMLINKS`, Linux 5.6; `O_NOFOLLOW` on the
+//! last component where openat2 is missing), new files exclusively (`O_CREAT|O_EXCL`). So
+//! another local user who can write the target's directory and renames the file or plants
+//! a link in its place while nines lays it out gets nothing written through the link: the
+//! run stops with an error saying the target was replaced.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -90,15 +100,43 @@ fn open_flags(w: &Workload) -> i32 {
     f
 }
 
-fn open_for_io(real: &Path, w: &Workload, exclusive: bool) -> Result<File> {
-    let mut o = OpenOptions::new();
-    o.read(true).write(w.writes() || w.fsync_every.is_some());
-    let mut flags = open_flags(w);
-    if exclusive {
-        flags |= libc::O_EXCL;
+/// Open the resolved path `real` with `flags` (plus `O_CLOEXEC`) and `mode` for a new file,
+/// following no symbolic link in any component: `real` was resolved already, so a link met
+/// now was planted since (openat2(2) `RESOLVE_NO_SYMLINKS`; where the kernel lacks openat2,
+/// `O_NOFOLLOW`, which guards the last component).
+fn open_no_links(real: &Path, flags: i32, mode: u32) -> std::io::Result<File> {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(real.as_os_str().as_bytes()).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: open_how is plain data; zeroed is its documented initial state.
+    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+    how.flags = (flags | libc::O_CLOEXEC) as u64;
+    how.mode = if flags & libc::O_CREAT != 0 { u64::from(mode) } else { 0 };
+    how.resolve = libc::RESOLVE_NO_SYMLINKS;
+    // SAFETY: a NUL-terminated path, an open_how of the size passed.
+    let fd = unsafe {
+        libc::syscall(libc::SYS_openat2, libc::AT_FDCWD, c.as_ptr(), &how as *const libc::open_how, std::mem::size_of::<libc::open_how>())
+    };
+    if fd >= 0 {
+        // SAFETY: a descriptor the kernel just gave us, owned by nothing else.
+        return Ok(unsafe { File::from_raw_fd(fd as i32) });
     }
-    o.custom_flags(flags);
-    o.open(real).map_err(|e| match e.raw_os_error() {
+    let e = std::io::Error::last_os_error();
+    if !matches!(e.raw_os_error(), Some(libc::ENOSYS) | Some(libc::EPERM)) {
+        return Err(e);
+    }
+    // SAFETY: a NUL-terminated path.
+    let fd = unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC | libc::O_NOFOLLOW, mode as libc::c_uint) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: as above.
+    Ok(unsafe { File::from_raw_fd(fd) })
+}
+
+/// Explain an error of opening the target.
+fn open_error(e: std::io::Error, real: &Path, w: &Workload, what: &str) -> anyhow::Error {
+    match e.raw_os_error() {
         Some(libc::EINVAL) if w.direct => anyhow!(
             "could not open '{}' with O_DIRECT: the filesystem does not support it (tmpfs does not); pass --buffered",
             real.display()
@@ -107,8 +145,64 @@ fn open_for_io(real: &Path, w: &Workload, exclusive: bool) -> Result<File> {
             "'{}' is in use (mounted, used as swap, or held by another device or program); nines will not write to it and no flag overrides this",
             real.display()
         ),
-        _ => anyhow::Error::new(e).context(format!("could not open '{}'", real.display())),
-    })
+        Some(libc::ELOOP) | Some(libc::EXDEV) => anyhow!(
+            "could not {what} '{}': a symbolic link now stands in its path, which was resolved without one a moment before; \
+             another process changed it, and nines will not follow it (check who can write that directory)",
+            real.display()
+        ),
+        _ => anyhow::Error::new(e).context(format!("could not {what} '{}'", real.display())),
+    }
+}
+
+/// The device and inode of an open file.
+fn identity(f: &File) -> std::io::Result<(u64, u64)> {
+    f.metadata().map(|m| (m.dev(), m.ino()))
+}
+
+/// Open the file `f` again, with the run's flags, through `/proc/self/fd` (the same inode,
+/// whatever has happened to its path since), and prove it is the same device and inode.
+/// Where /proc is not mounted the resolved path is opened without links and checked alike.
+fn reopen(f: &File, real: &Path, w: &Workload, write: bool, exclusive: bool) -> Result<File> {
+    let want = identity(f).with_context(|| format!("could not stat '{}'", real.display()))?;
+    let mut flags = open_flags(w) | if write { libc::O_RDWR } else { libc::O_RDONLY };
+    if exclusive {
+        flags |= libc::O_EXCL;
+    }
+    let proc_path = PathBuf::from(format!("/proc/self/fd/{}", f.as_raw_fd()));
+    let mut o = OpenOptions::new();
+    o.read(true).write(write).custom_flags(flags & !(libc::O_RDWR | libc::O_RDONLY) | libc::O_CLOEXEC);
+    let g = match o.open(&proc_path) {
+        Ok(g) => g,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => open_no_links(real, flags, 0).map_err(|e| open_error(e, real, w, "open"))?,
+        Err(e) => return Err(open_error(e, real, w, "open")),
+    };
+    let got = identity(&g).with_context(|| format!("could not stat '{}'", real.display()))?;
+    if got != want {
+        bail!(
+            "'{}' is no longer the file nines checked (device and inode changed); another process replaced it, and the run stops",
+            real.display()
+        );
+    }
+    Ok(g)
+}
+
+/// An error unless `real` still names the file `f` is open on: a target renamed away, or
+/// replaced by a link or another file while nines laid it out, stops the run before its I/O.
+fn still_there(real: &Path, f: &File) -> Result<()> {
+    let want = identity(f).with_context(|| format!("could not stat '{}'", real.display()))?;
+    match std::fs::symlink_metadata(real) {
+        Ok(m) if (m.dev(), m.ino()) == want => Ok(()),
+        Ok(m) => bail!(
+            "'{}' was replaced by {} while nines prepared it; another process changed the target's directory, so nines stops \
+             before any I/O (it writes only through the file it opened, never through a link; check who can write that directory)",
+            real.display(),
+            if m.file_type().is_symlink() { "a symbolic link" } else { "another file" }
+        ),
+        Err(_) => bail!(
+            "'{}' was renamed or removed while nines prepared it; another process changed the target's directory, so nines stops before any I/O",
+            real.display()
+        ),
+    }
 }
 
 /// Check the rules, create and lay out the target if needed, and open it.
@@ -122,21 +216,26 @@ pub fn prepare(a: &RunArgs, w: &Workload, quiet: bool) -> Result<Target> {
         }
         return create_file(&real, w, quiet, &who);
     }
-    let md = std::fs::metadata(&real).with_context(|| format!("could not stat {who}"))?;
+    // One descriptor for every check: what is checked is what gets written. Non-blocking, so
+    // a FIFO planted as the target does not hang the open.
+    let probe = open_no_links(&real, libc::O_RDONLY | libc::O_NONBLOCK, 0).map_err(|e| open_error(e, &real, w, "open"))?;
+    let md = probe.metadata().with_context(|| format!("could not stat {who}"))?;
     let ft = md.file_type();
     if ft.is_dir() {
         bail!("{who} is a directory; give a file (which nines will create) or a block device");
     }
-    if ft.is_block_device() {
-        return block_device(a, w, &real, &md, writes, &who);
-    }
-    if !ft.is_file() {
+    let t = if ft.is_block_device() {
+        block_device(a, w, probe, &real, &md, writes, &who)?
+    } else if ft.is_file() {
+        if a.destroy_data.is_some() {
+            bail!("--destroy-data is for block devices and {who} is a regular file; to write to an existing file use --overwrite");
+        }
+        existing_file(a, w, probe, &real, &md, writes, quiet, &who)?
+    } else {
         bail!("{who} is neither a regular file nor a block device");
-    }
-    if a.destroy_data.is_some() {
-        bail!("--destroy-data is for block devices and {who} is a regular file; to write to an existing file use --overwrite");
-    }
-    existing_file(a, w, &real, &md, writes, quiet, &who)
+    };
+    still_there(&real, &t.file)?;
+    Ok(t)
 }
 
 fn is_ours(f: &File) -> bool {
@@ -153,17 +252,25 @@ fn mark_ours(f: &File) -> bool {
 
 fn create_file(real: &Path, w: &Workload, quiet: bool, who: &str) -> Result<Target> {
     let size = w.size.ok_or_else(|| anyhow!("{who} does not exist; give --size so nines can create it with that much data"))?;
-    let f = OpenOptions::new().read(true).write(true).create_new(true).open(real).with_context(|| format!("could not create {who}"))?;
+    // exclusively (O_EXCL: neither an existing file nor a planted link is opened), mode 0666
+    // less the umask as every Unix tool creates files
+    let f = open_no_links(real, libc::O_RDWR | libc::O_CREAT | libc::O_EXCL, 0o666).map_err(|e| open_error(e, real, w, "create"))?;
     let marked = mark_ours(&f);
     if let Err(e) = layout(&f, 0, size, quiet, who) {
         // nothing of the file is worth keeping: remove it, so a full disk is not left full
         let written = f.metadata().map_or(0, |m| m.len());
+        // only the file nines created: not whatever another process put at the path since
+        let ours = std::fs::symlink_metadata(real).is_ok_and(|m| identity(&f).is_ok_and(|id| id == (m.dev(), m.ino())));
         drop(f);
-        let _ = std::fs::remove_file(real);
-        return Err(if written > 0 { e.context(format!("{who} was removed again")) } else { e });
+        if ours {
+            let _ = std::fs::remove_file(real);
+        }
+        return Err(if written > 0 && ours { e.context(format!("{who} was removed again")) } else { e });
     }
+    let file = reopen(&f, real, w, w.writes() || w.fsync_every.is_some(), false)?;
+    still_there(real, &file)?;
+    let dev = f.metadata().map(|m| m.dev()).ok();
     drop(f);
-    let file = open_for_io(real, w, false)?;
     let meta = meta::Target {
         path: Some(real.display().to_string()),
         kind: Some("file".into()),
@@ -171,7 +278,7 @@ fn create_file(real: &Path, w: &Workload, quiet: bool, who: &str) -> Result<Targ
         region_bytes: Some(size),
         created_by_nines: Some(true),
         marked: Some(marked),
-        device: fs_device_meta(real),
+        device: dev.map(device_meta),
         ..meta::Target::default()
     };
     Ok(Target { file, region: size, meta, real: real.to_path_buf(), block: false })
@@ -225,8 +332,17 @@ fn first_hole(f: &File) -> Option<u64> {
     (r >= 0).then_some(r as u64)
 }
 
-fn existing_file(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata, writes: bool, quiet: bool, who: &str) -> Result<Target> {
-    let probe = File::open(real).with_context(|| format!("could not open {who}"))?;
+#[allow(clippy::too_many_arguments)]
+fn existing_file(
+    a: &RunArgs,
+    w: &Workload,
+    probe: File,
+    real: &Path,
+    md: &std::fs::Metadata,
+    writes: bool,
+    quiet: bool,
+    who: &str,
+) -> Result<Target> {
     let ours = is_ours(&probe);
     if writes && !ours && !a.overwrite {
         bail!(
@@ -247,8 +363,7 @@ fn existing_file(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata,
     let mut laid_out = false;
     if region > len || first_hole(&probe).is_some_and(|h| h < region) {
         if ours || a.overwrite {
-            drop(probe);
-            let f = OpenOptions::new().write(true).open(real).with_context(|| format!("could not open {who}"))?;
+            let f = reopen(&probe, real, &Workload { direct: false, sync: false, ..w.clone() }, true, false)?;
             let from = if region > len && first_hole(&f).is_some_and(|h| h >= len) { len } else { 0 };
             if let Err(e) = layout(&f, from, region, quiet, who) {
                 // give back what the failed layout added beyond the file's old end
@@ -269,7 +384,7 @@ fn existing_file(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata,
             eprintln!("nines: warning: {who} has holes within the region; reads of holes return zeros without touching the device, so they measure nothing. Fill the file first (or let nines create one)");
         }
     }
-    let file = open_for_io(real, w, false)?;
+    let file = reopen(&probe, real, w, writes, false)?;
     let meta = meta::Target {
         path: Some(real.display().to_string()),
         kind: Some("file".into()),
@@ -277,7 +392,7 @@ fn existing_file(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata,
         region_bytes: Some(region),
         created_by_nines: Some(ours),
         laid_out_now: Some(laid_out),
-        device: fs_device_meta(real),
+        device: Some(device_meta(md.dev())),
         ..meta::Target::default()
     };
     Ok(Target { file, region, meta, real: real.to_path_buf(), block: false })
@@ -397,9 +512,8 @@ pub fn signature(head: &[u8]) -> Option<&'static str> {
     None
 }
 
-fn block_device(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata, writes: bool, who: &str) -> Result<Target> {
+fn block_device(a: &RunArgs, w: &Workload, probe: File, real: &Path, md: &std::fs::Metadata, writes: bool, who: &str) -> Result<Target> {
     let rdev = md.rdev();
-    let probe = File::open(real).with_context(|| format!("could not open {who}"))?;
     let size = blk_size(&probe)?;
     let region = w.size.unwrap_or(size);
     if region > size {
@@ -427,7 +541,9 @@ fn block_device(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata, 
             ),
             Some(d) => {
                 let (dreal, _) = resolve(d)?;
-                if dreal != real {
+                // the same device node: compared by device number, as the opened target is
+                let same = std::fs::metadata(&dreal).is_ok_and(|m| m.file_type().is_block_device() && m.rdev() == rdev);
+                if dreal != real || !same {
                     bail!("--destroy-data names '{}' but the target is {who}; they must name the same device", dreal.display());
                 }
             }
@@ -461,8 +577,8 @@ fn block_device(a: &RunArgs, w: &Workload, real: &Path, md: &std::fs::Metadata, 
             );
         }
     }
+    let file = reopen(&probe, real, w, writes, writes)?;
     drop(probe);
-    let file = open_for_io(real, w, writes)?;
     // the device's facts at the top level of `target` (they describe the target itself)
     let meta = meta::Target {
         path: Some(real.display().to_string()),
@@ -508,14 +624,6 @@ pub fn device_meta(rdev: u64) -> Map<String, Value> {
         }
     }
     m
-}
-
-/// The block device a file lives on, if it is one.
-fn fs_device_meta(real: &Path) -> Option<Map<String, Value>> {
-    match std::fs::metadata(real) {
-        Ok(md) => Some(device_meta(md.dev())),
-        Err(_) => None,
-    }
 }
 
 #[cfg(test)]
