@@ -19,6 +19,7 @@ fn main() {
     let bundle = out_dir.join("viewer");
 
     println!("cargo:rerun-if-changed=build.rs");
+    version_line(&root);
     println!("cargo:rerun-if-env-changed=NINES_VIEWER_BUNDLE");
     for p in [
         "viewer/src",
@@ -67,6 +68,40 @@ fn main() {
         ),
         Ok(_) => {}
         Err(e) => fail(&format!("building the viewer bundle failed: {e:#}")),
+    }
+}
+
+/// `nines --version`: the package version, and in a git clone the commit it was built from
+/// (as ripgrep and hyperfine print theirs), so a report of a bug names exactly what ran. A
+/// build from a crate package has no git directory and prints the version alone.
+fn version_line(root: &Path) {
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
+    let line = match git(&["rev-parse", "--short=10", "HEAD"]) {
+        Some(commit) => format!("{version} (commit {commit})"),
+        None => version,
+    };
+    println!("cargo:rustc-env=NINES_VERSION_LINE={line}");
+    // a new commit or checkout changes HEAD or the ref it names
+    if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
+        let dir = PathBuf::from(dir);
+        println!("cargo:rerun-if-changed={}", dir.join("HEAD").display());
+        if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
+            let common = git(&["rev-parse", "--path-format=absolute", "--git-common-dir"]).map_or(dir.clone(), PathBuf::from);
+            println!("cargo:rerun-if-changed={}", common.join(r).display());
+            println!("cargo:rerun-if-changed={}", common.join("packed-refs").display());
+        }
     }
 }
 

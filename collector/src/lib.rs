@@ -6,6 +6,7 @@ pub mod cli;
 pub mod curve_cmd;
 pub mod demo;
 pub mod export_cmd;
+pub mod generate;
 pub mod import_cmd;
 pub mod judge_cmd;
 pub mod load;

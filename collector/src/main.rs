@@ -30,6 +30,8 @@ fn main() -> ExitCode {
         Cmd::Report(a) => nines::report::run(a, &mut out),
         Cmd::Site(a) => nines::report::site::run(a, &mut out),
         Cmd::View(a) => nines::view::run(a, &mut out),
+        Cmd::Completions(a) => nines::generate::completions(a.shell, &mut out),
+        Cmd::Man(a) => nines::generate::man(a.subcommand.as_deref(), &mut out),
     };
     let result = result.and_then(|()| out.flush().map_err(Into::into));
     match result {

@@ -16,6 +16,7 @@
 //! cli::export  ExportArgs                         -> export_cmd
 //! cli::report  ReportArgs, SiteArgs               -> report, report::site
 //! cli::view    ViewArgs, ServeFlags               -> view (and run --live)
+//! cli          CompletionsArgs, ManArgs           -> generate
 //! ```
 
 pub mod check;
@@ -35,7 +36,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Parser, Debug)]
-#[command(name = "nines", version, about = "Storage latency QoS: collect, analyse and report levels of nines.", max_term_width = 80)]
+#[command(name = "nines", version = env!("NINES_VERSION_LINE"), about = "Storage latency QoS: collect, analyse and report levels of nines.", max_term_width = 80)]
 pub struct Cli {
     #[command(subcommand)]
     pub cmd: Cmd,
@@ -84,6 +85,26 @@ pub enum Cmd {
     /// --follow watch a run being written; /metrics gives counters and the last window's
     /// levels to Prometheus.
     View(view::ViewArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish) to standard
+    /// output, e.g. `nines completions bash > /etc/bash_completion.d/nines`.
+    Completions(CompletionsArgs),
+    /// Print a manual page as roff to standard output: nines(1), or with a subcommand's name
+    /// its own page, nines-SUBCOMMAND(1) with every flag (`nines man run > nines-run.1`).
+    Man(ManArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ManArgs {
+    /// The subcommand whose page to print; without it, nines(1).
+    #[arg(value_name = "SUBCOMMAND")]
+    pub subcommand: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Args, Debug)]
