@@ -1,4 +1,13 @@
-//! HdrHistogram V2 encoding (plain and DEFLATE-compressed), as used in interval logs.
+//! HdrHistogram V2 encoding (plain and DEFLATE-compressed), as used in interval logs, and
+//! the older V0 and V1 encodings that logs of jHiccup 2.0.x and YCSB still hold (read only).
+//!
+//! The three encodings, as Java's `AbstractHistogram.decodeFromByteBuffer` reads them: V1
+//! has V2's 40-byte header (cookie, payload length, normalizing offset, digits, lowest,
+//! highest, integer-to-double ratio) and lists the counts as big-endian words of 2, 4 or 8
+//! bytes, the size given in the cookie's bits 0x60 (`(cookie & 0xf0) >> 4 & 0xe`); V0 has
+//! a 32-byte header (cookie, digits, lowest, highest, total count) and words of the cookie's
+//! size up to the end of the data. Their compressed forms wrap header and counts in one
+//! zlib stream, as V2's does. All three index the counts alike.
 //!
 //! Encoding uses the `hdrhistogram` crate's `V2DeflateSerializer`. Decoding is done here,
 //! straight into the sparse [`Hist`]: the crate's `Deserializer` allocates a dense counts array
@@ -16,6 +25,12 @@ use crate::hist::{Hist, Layout, Scratch};
 
 const V2_COOKIE: u32 = 0x1c84_9303;
 const V2_COMPRESSED_COOKIE: u32 = 0x1c84_9304;
+const V1_COOKIE: u32 = 0x1c84_9301;
+const V1_COMPRESSED_COOKIE: u32 = 0x1c84_9302;
+const V0_COOKIE: u32 = 0x1c84_9308;
+const V0_COMPRESSED_COOKIE: u32 = 0x1c84_9309;
+/// The V0 header: cookie, digits, low, high, total count.
+const V0_HEADER_LEN: usize = 32;
 /// The V2 header: cookie, payload length, offset, digits, low, high, ratio.
 const V2_HEADER_LEN: usize = 40;
 /// A decompressed histogram larger than this is refused (a full 5-digit histogram of the
@@ -28,8 +43,8 @@ pub enum DecodeError {
     /// The text is not valid base64; the log line is damaged.
     #[error("histogram is not valid base64 ({0})")]
     Base64(String),
-    /// The first four bytes are not an HdrHistogram V2 cookie.
-    #[error("histogram has cookie {0:#010x}, expected a V2 histogram (0x1c849303 or 0x1c849304)")]
+    /// The first four bytes are not an HdrHistogram cookie (V0, V1 or V2).
+    #[error("histogram has cookie {0:#010x}, expected an HdrHistogram (V2: 0x1c849303 or 0x1c849304; V1: 0x1c849301 or 0x1c849302; V0: 0x1c849308 or 0x1c849309)")]
     Cookie(u32),
     /// Fewer bytes than the encoding announces; the data is cut.
     #[error("histogram is cut: {0}")]
@@ -105,19 +120,24 @@ impl Decoder {
         result
     }
 
-    /// Decode a binary V2 histogram, compressed or not.
+    /// Decode a binary histogram (V2, V1 or V0), compressed or not.
     pub fn decode(&mut self, bytes: &[u8]) -> Result<Hist, DecodeError> {
         let cookie = be_u32(bytes, 0).ok_or(DecodeError::Truncated("fewer than 4 bytes"))?;
         // Java sets word-size bits (0x10 for 8 bytes) in the cookie; its reader masks them off.
         match cookie & !0xf0 {
-            V2_COOKIE => decode_v2(bytes, &mut self.scratch),
-            V2_COMPRESSED_COOKIE => {
+            V2_COOKIE | V1_COOKIE | V0_COOKIE => decode_plain(bytes, &mut self.scratch),
+            base @ (V2_COMPRESSED_COOKIE | V1_COMPRESSED_COOKIE | V0_COMPRESSED_COOKIE) => {
                 let len = be_u32(bytes, 4).ok_or(DecodeError::Truncated("no compressed length"))?;
                 let body = bytes.get(8..8 + len as usize).ok_or(DecodeError::Truncated("compressed length exceeds the data"))?;
                 self.inflate(body, MAX_DECOMPRESSED as usize)?;
                 let inflated = &self.inflated[..self.inflated_len];
+                let inner = match base {
+                    V2_COMPRESSED_COOKIE => V2_COOKIE,
+                    V1_COMPRESSED_COOKIE => V1_COOKIE,
+                    _ => V0_COOKIE,
+                };
                 match be_u32(inflated, 0) {
-                    Some(c) if c & !0xf0 == V2_COOKIE => decode_v2(inflated, &mut self.scratch),
+                    Some(c) if c & !0xf0 == inner => decode_plain(inflated, &mut self.scratch),
                     Some(c) => Err(DecodeError::Cookie(c)),
                     None => Err(DecodeError::Truncated("compressed body shorter than a cookie")),
                 }
@@ -222,7 +242,47 @@ impl Decoder {
     }
 }
 
-fn decode_v2(b: &[u8], out: &mut Scratch) -> Result<Hist, DecodeError> {
+/// Decode an uncompressed histogram of any of the three encodings.
+fn decode_plain(b: &[u8], out: &mut Scratch) -> Result<Hist, DecodeError> {
+    let cookie = be_u32(b, 0).ok_or(DecodeError::Truncated("fewer than 4 bytes"))?;
+    match cookie & !0xf0 {
+        V2_COOKIE => decode_v2(b, out),
+        V1_COOKIE => {
+            let (layout, payload) = v2_header(b)?;
+            decode_words(payload, word_size(cookie)?, layout, out)
+        }
+        _ => {
+            let digits = be_u32(b, 4).ok_or(DecodeError::Truncated("header"))?;
+            let low = be_u64(b, 8).ok_or(DecodeError::Truncated("header"))?;
+            let high = be_u64(b, 16).ok_or(DecodeError::Truncated("header"))?;
+            let layout = checked_layout(digits, low, high)?;
+            let payload = b.get(V0_HEADER_LEN..).ok_or(DecodeError::Truncated("header"))?;
+            decode_words(payload, word_size(cookie)?, layout, out)
+        }
+    }
+}
+
+/// The size of a V0 or V1 count word, from the cookie's word-size bits.
+fn word_size(cookie: u32) -> Result<usize, DecodeError> {
+    match ((cookie & 0xf0) >> 4) & 0xe {
+        w @ (2 | 4 | 8) => Ok(w as usize),
+        w => Err(DecodeError::Header(format!("count words of {w} bytes (2, 4 or 8 in V0 and V1 histograms)"))),
+    }
+}
+
+/// The layout of a header's digits, lowest and highest value, checked as HdrHistogram does.
+fn checked_layout(digits: u32, low: u64, high: u64) -> Result<Layout, DecodeError> {
+    if digits > 5 {
+        return Err(DecodeError::Header(format!("{digits} significant digits (at most 5)")));
+    }
+    if high < low.max(1).saturating_mul(2) {
+        return Err(DecodeError::Header(format!("highest value {high} below twice the lowest {low}")));
+    }
+    Layout::new(low.max(1), digits as u8).ok_or_else(|| DecodeError::Header(format!("lowest value {low} with {digits} digits")))
+}
+
+/// The layout and payload of a V1 or V2 histogram's 40-byte header.
+fn v2_header(b: &[u8]) -> Result<(Layout, &[u8]), DecodeError> {
     let payload_len = be_u32(b, 4).ok_or(DecodeError::Truncated("no payload length"))? as usize;
     let offset = be_u32(b, 8).ok_or(DecodeError::Truncated("header"))?;
     let digits = be_u32(b, 12).ok_or(DecodeError::Truncated("header"))?;
@@ -238,15 +298,38 @@ fn decode_v2(b: &[u8], out: &mut Scratch) -> Result<Hist, DecodeError> {
     if f64::from_bits(ratio) != 1.0 && !js_writer {
         return Err(DecodeError::Unsupported("integer-to-double ratio (a DoubleHistogram)"));
     }
-    if digits > 5 {
-        return Err(DecodeError::Header(format!("{digits} significant digits (at most 5)")));
-    }
-    if high < low.max(1).saturating_mul(2) {
-        return Err(DecodeError::Header(format!("highest value {high} below twice the lowest {low}")));
-    }
-    let layout =
-        Layout::new(low.max(1), digits as u8).ok_or_else(|| DecodeError::Header(format!("lowest value {low} with {digits} digits")))?;
+    let layout = checked_layout(digits, low, high)?;
     let payload = b.get(V2_HEADER_LEN..V2_HEADER_LEN + payload_len).ok_or(DecodeError::Truncated("payload length exceeds the data"))?;
+    Ok((layout, payload))
+}
+
+/// V0 and V1 counts: big-endian signed words of `word` bytes, one per counts-array index
+/// from 0. A word past the layout's range must be zero, and no count may be negative.
+fn decode_words(payload: &[u8], word: usize, layout: Layout, out: &mut Scratch) -> Result<Hist, DecodeError> {
+    let limit = layout.index_limit();
+    let words = payload.chunks_exact(word);
+    if !words.remainder().is_empty() {
+        return Err(DecodeError::Truncated("payload ends inside a count word"));
+    }
+    out.reset(layout, (payload.len() / word).min(limit));
+    for (index, w) in words.enumerate() {
+        let n = match word {
+            2 => i64::from(i16::from_be_bytes([w[0], w[1]])),
+            4 => i64::from(i32::from_be_bytes([w[0], w[1], w[2], w[3]])),
+            _ => i64::from_be_bytes(w.try_into().expect("8-byte chunk")),
+        };
+        match n {
+            0 => {}
+            n if n < 0 => return Err(DecodeError::Payload("negative count")),
+            _ if index >= limit => return Err(DecodeError::Payload("count past the 64-bit value range")),
+            n => out.push(index as u32, n as u64),
+        }
+    }
+    Ok(out.take())
+}
+
+fn decode_v2(b: &[u8], out: &mut Scratch) -> Result<Hist, DecodeError> {
+    let (layout, payload) = v2_header(b)?;
 
     // V2 lists counts in index order, so buckets come out sorted: no dense array needed.
     // Each varint writes (and may keep) a bucket at the next free place of the scratch list.
@@ -580,5 +663,121 @@ mod tests {
         assert!(matches!(err, DecodeError::Base64(_) | DecodeError::Truncated(_)), "{err}");
         assert!(matches!(decode(&[0, 1, 2, 3, 4]), Err(DecodeError::Cookie(0x00010203))));
         assert!(matches!(decode_base64("!!!"), Err(DecodeError::Base64(_))));
+    }
+}
+
+/// Logs in the V0 and V1 encodings, checked against what HdrHistogram's own
+/// `HistogramLogReaderWriterTest` asserts for the same files (its test resources).
+#[cfg(test)]
+mod older_encodings {
+    use crate::hist::{Accumulator, Layout};
+
+    /// (windows, total count, Java's getValueAtPercentile(99.9), Java's getMaxValue) of the
+    /// windows added into a `new Histogram(3)`, as the Java test does: Java's `add` records
+    /// each bucket's lowest equivalent value into the 3-digit layout of lowest value 1.
+    fn whole(name: &str, bytes: &[u8]) -> (usize, u64, u64, u64) {
+        let run = crate::archive::read(name, bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let layout = Layout::new(1, 3).unwrap();
+        let mut acc = Accumulator::new(layout);
+        for w in &run.windows {
+            for (value, count) in w.hist.buckets() {
+                acc.record_n(value, count);
+            }
+        }
+        let all = acc.finish();
+        // Java: the highest value equivalent to the bucket holding the ceil(0.999 * n)-th
+        // value, and to the largest recorded value
+        let rank = ((0.999 * all.count() as f64).ceil() as u64).max(1);
+        let p999 = layout.highest_equivalent(all.bucket_at_rank(rank).unwrap());
+        (run.windows.len(), all.count(), p999, layout.highest_equivalent(all.max()))
+    }
+
+    #[test]
+    fn jhiccup_2_0_1_v0() {
+        let f = include_bytes!("../../tests/data/hdrhistogram-java/jHiccup-2.0.1.logV0.hlog");
+        assert_eq!(whole("jHiccup-2.0.1.logV0.hlog", f), (81, 61256, 1510998015, 1569718271));
+    }
+
+    #[test]
+    fn jhiccup_2_0_6_v1() {
+        let f = include_bytes!("../../tests/data/hdrhistogram-java/jHiccup-2.0.6.logV1.hlog");
+        assert_eq!(whole("jHiccup-2.0.6.logV1.hlog", f), (88, 65964, 1829765119, 1888485375));
+    }
+
+    #[test]
+    fn ycsb_v1() {
+        let f = include_bytes!("../../tests/data/hdrhistogram-java/ycsb.logV1.hlog");
+        assert_eq!(whole("ycsb.logV1.hlog", f), (602, 300056, 1214463, 1546239));
+    }
+
+    /// A V1 (40-byte header) or V0 (32-byte header) histogram by hand: lowest 1, 2 digits,
+    /// highest 10^6, `counts` as words of `word` bytes.
+    fn by_hand(v0: bool, word: u32, counts: &[i64]) -> Vec<u8> {
+        let mut b = Vec::new();
+        let base: u32 = if v0 { super::V0_COOKIE } else { super::V1_COOKIE };
+        b.extend((base | (word << 4)).to_be_bytes());
+        let mut payload = Vec::new();
+        for &c in counts {
+            match word {
+                2 => payload.extend((c as i16).to_be_bytes()),
+                4 => payload.extend((c as i32).to_be_bytes()),
+                _ => payload.extend(c.to_be_bytes()),
+            }
+        }
+        if v0 {
+            b.extend(2u32.to_be_bytes());
+            b.extend(1u64.to_be_bytes());
+            b.extend(1_000_000u64.to_be_bytes());
+            b.extend((counts.iter().sum::<i64>() as u64).to_be_bytes());
+        } else {
+            b.extend((payload.len() as u32).to_be_bytes());
+            b.extend(0u32.to_be_bytes());
+            b.extend(2u32.to_be_bytes());
+            b.extend(1u64.to_be_bytes());
+            b.extend(1_000_000u64.to_be_bytes());
+            b.extend(1.0f64.to_bits().to_be_bytes());
+        }
+        b.extend(payload);
+        b
+    }
+
+    fn compressed(inner: &[u8], cookie: u32) -> Vec<u8> {
+        use std::io::Write;
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(inner).unwrap();
+        let body = z.finish().unwrap();
+        let mut b = cookie.to_be_bytes().to_vec();
+        b.extend((body.len() as u32).to_be_bytes());
+        b.extend(body);
+        b
+    }
+
+    #[test]
+    fn every_word_size_plain_and_compressed() {
+        // indexes 0..5 hold the values 0..5 at 2 digits (sub-buckets of one)
+        let counts = [0, 3, 0, 7, 1, 0];
+        for v0 in [false, true] {
+            for word in [2, 4, 8] {
+                let plain = by_hand(v0, word, &counts);
+                let cookie = if v0 { super::V0_COMPRESSED_COOKIE } else { super::V1_COMPRESSED_COOKIE };
+                for bytes in [plain.clone(), compressed(&plain, cookie | (word << 4))] {
+                    let h = super::decode(&bytes).unwrap_or_else(|e| panic!("v0 {v0} word {word}: {e}"));
+                    assert_eq!(h.buckets().collect::<Vec<_>>(), vec![(1, 3), (3, 7), (4, 1)], "v0 {v0} word {word}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn damaged_older_histograms_are_errors() {
+        let e = super::decode(&by_hand(false, 4, &[1, -2])).unwrap_err();
+        assert_eq!(e.to_string(), "histogram payload is invalid: negative count");
+        let e = super::decode(&by_hand(true, 6, &[1, 2])).unwrap_err();
+        assert!(e.to_string().contains("count words of 6 bytes"), "{e}");
+        let mut cut = by_hand(true, 4, &[1, 2]);
+        cut.pop();
+        assert!(super::decode(&cut).unwrap_err().to_string().contains("inside a count word"));
+        let e = super::decode(&[0x1c, 0x84, 0x93, 0x07]).unwrap_err();
+        assert!(e.to_string().contains("V0: 0x1c849308"), "{e}");
     }
 }
