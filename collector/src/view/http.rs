@@ -207,11 +207,15 @@ pub struct Http {
 impl Http {
     /// Listen on `bind` (the error says so when it cannot) and answer with `handler`.
     pub fn start(bind: SocketAddr, handler: Handler) -> Result<Http> {
+        Http::start_capped(bind, handler, conn_cap())
+    }
+
+    /// [`Http::start`] with at most `cap` connections open at once.
+    fn start_capped(bind: SocketAddr, handler: Handler, cap: usize) -> Result<Http> {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().context("could not start the server's runtime")?;
         let listener = rt.block_on(TcpListener::bind(bind)).with_context(|| format!("could not listen on {bind}"))?;
         let addr = listener.local_addr().with_context(|| format!("could not listen on {bind}"))?;
         let (stop, stopped) = oneshot::channel();
-        let cap = conn_cap();
         let thread = std::thread::Builder::new()
             .name("nines-http".into())
             .spawn(move || {
@@ -329,4 +333,111 @@ async fn serve(tcp: TcpStream, conn: Arc<Conn>, conns: Arc<Conns>, handler: Hand
         }
     }
     conns.remove(conn.id);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    fn hello() -> Handler {
+        Arc::new(|req: &Request<Incoming>| {
+            let mut r = Response::new(Full::new(Bytes::from_static(b"hello")));
+            r.headers_mut().insert("x-path", req.uri().path().parse().unwrap());
+            r
+        })
+    }
+
+    fn server(cap: usize) -> Http {
+        Http::start_capped(SocketAddr::from(([127, 0, 0, 1], 0)), hello(), cap).unwrap()
+    }
+
+    /// What the server sends on `s` until it closes the connection (or 10 s pass: a server
+    /// that hangs).
+    fn read_all(s: &mut std::net::TcpStream) -> String {
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut out = Vec::new();
+        let _ = s.read_to_end(&mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    fn ask(addr: SocketAddr, req: &str) -> String {
+        let mut s = std::net::TcpStream::connect(addr).unwrap();
+        s.write_all(req.as_bytes()).unwrap();
+        read_all(&mut s)
+    }
+
+    #[test]
+    fn answers_get_and_head_and_stops() {
+        let h = server(8);
+        let addr = h.addr;
+        let get = ask(addr, "GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assert!(get.starts_with("HTTP/1.1 200 OK\r\n") && get.contains("x-path: /a\r\n") && get.ends_with("\r\n\r\nhello"), "{get}");
+        // HEAD: the length of the body, and no body
+        let head = ask(addr, "HEAD /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assert!(head.contains("content-length: 5\r\n") && head.ends_with("\r\n\r\n"), "{head}");
+        h.stop();
+        assert!(std::net::TcpStream::connect(addr).is_err(), "the port is closed");
+    }
+
+    #[test]
+    fn a_head_too_large_gets_431_and_the_connection_closes() {
+        let h = server(8);
+        let mut s = std::net::TcpStream::connect(h.addr).unwrap();
+        s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nX-Long: ").unwrap();
+        // one header line without its end, past the limit (the server may close while we write)
+        let _ = s.write_all(&vec![b'a'; MAX_HEAD + 1]);
+        let got = read_all(&mut s);
+        assert!(got.starts_with("HTTP/1.1 431 "), "{got}");
+        // too many fields
+        let mut req = String::from("GET / HTTP/1.1\r\nHost: x\r\n");
+        for i in 0..MAX_HEADERS {
+            req.push_str(&format!("X-{i}: 1\r\n"));
+        }
+        req.push_str("\r\n");
+        let got = ask(h.addr, &req);
+        assert!(got.starts_with("HTTP/1.1 431 "), "{got}");
+    }
+
+    #[test]
+    fn a_new_connection_at_the_cap_closes_the_oldest_idle_one() {
+        let h = server(4);
+        let mut idle: Vec<std::net::TcpStream> = Vec::new();
+        for _ in 0..4 {
+            idle.push(std::net::TcpStream::connect(h.addr).unwrap());
+            // (accepted in this order)
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        // a kept-alive connection that was answered a moment ago: not the oldest idle one
+        let mut kept = idle.remove(3);
+        kept.write_all(b"GET /k HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut buf = [0_u8; 256];
+        kept.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        assert!(kept.read(&mut buf).unwrap() > 0);
+        let got = ask(h.addr, "GET /new HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assert!(got.starts_with("HTTP/1.1 200 OK\r\n"), "the fifth connection is served: {got}");
+        // the first connection (quiet the longest) was closed; the kept-alive one still works
+        assert_eq!(read_all(&mut idle[0]), "", "closed without a byte");
+        kept.write_all(b"GET /again HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+        assert!(read_all(&mut kept).contains("x-path: /again"));
+    }
+
+    #[test]
+    fn shedding_takes_connections_with_no_answer_blocked_first_then_the_quietest() {
+        let conns = Conns { started: Instant::now(), next: AtomicU64::new(0), open: Mutex::new(Vec::new()) };
+        let c: Vec<Arc<Conn>> = (0..4).map(|_| conns.add()).collect();
+        // when each last moved a byte (ms), and whether an answer is blocked in its socket
+        for (i, last, blocked) in [(0, 10, true), (1, 20, false), (2, 40, false), (3, 90, true)] {
+            c[i].last_ms.store(last, Ordering::Relaxed);
+            c[i].blocked.store(blocked, Ordering::Relaxed);
+        }
+        let left = |conns: &Conns| conns.list().iter().map(|c| c.id).collect::<Vec<_>>();
+        assert_eq!(conns.shed(1), 1);
+        assert!(!left(&conns).contains(&1), "{:?}", left(&conns));
+        assert_eq!(conns.shed(1), 1);
+        assert!(!left(&conns).contains(&2), "{:?}", left(&conns));
+        assert_eq!(conns.shed(1), 1);
+        assert_eq!(left(&conns), vec![3], "then the blocked one quiet the longest");
+        assert_eq!(conns.shed(5), 1);
+    }
 }

@@ -779,6 +779,30 @@ mod tests {
     }
 
     #[test]
+    fn the_page_and_its_workers_carry_a_content_security_policy() {
+        let index = bundle::viewer().index_html;
+        let scripts = inline_scripts(index);
+        assert_eq!(scripts.len(), 1, "the index's module script (its JSON data block does not run)");
+        assert!(scripts[0].contains("import init"), "{}", scripts[0]);
+        let mut c = ctx(&[data("java-rw.hlog")], false);
+        c.csp = page_csp(index);
+        let t = c.token.clone();
+        let csp = |r: &Reply| r.headers.iter().find(|(k, _)| *k == "Content-Security-Policy").map(|(_, v)| v.clone());
+        for p in ["", "index.html"] {
+            let page = csp(&route(&c, "GET", &format!("/{t}/{p}"), None)).expect("the page has a policy");
+            assert!(page.starts_with("default-src 'none'; "), "{page}");
+            let hash = crate::report::csp_hash(scripts[0]);
+            assert!(page.contains(&format!("script-src 'self' {hash} 'wasm-unsafe-eval';")), "{page}");
+            assert!(page.contains("connect-src 'self'") && page.contains("worker-src 'self'") && page.contains("frame-ancestors 'none'"));
+        }
+        assert_eq!(csp(&route(&c, "GET", &format!("/{t}/worker.js"), None)).as_deref(), Some(WORKER_CSP));
+        assert_eq!(csp(&route(&c, "GET", &format!("/{t}/runs/java-rw.hlog"), None)), None);
+        // the live page's follower is a file of the server's: no hash for it
+        let live = format!("{index}<script type=\"module\" src=\"live.js\"></script>");
+        assert_eq!(inline_scripts(&live), scripts);
+    }
+
+    #[test]
     fn manifest_lists_runs_with_compact_forms() {
         let c = ctx(&[data("java-rw.hlog"), data("java-rw.hlog")], false);
         let t = c.token.clone();
