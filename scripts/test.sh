@@ -50,6 +50,8 @@ echo "== reports: the same report from file:// in Firefox"
 node --test tests/browser/report-firefox.test.mjs 2>&1
 echo "== live: nines run --live followed by a headless Chromium page (the /metrics Prometheus test ran with cargo test)"
 node --test tests/browser/live.test.mjs 2>&1
+echo "== view: nines view of 20 runs loaded 10 times in headless Chromium, under the page's Content-Security-Policy"
+node --test tests/browser/view-many.test.mjs 2>&1
 # ---- end reports -------------------------------------------------------------------------
 
 # ---- importer fuzzing --------------------------------------------------------------------

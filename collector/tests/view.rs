@@ -3,94 +3,16 @@
 //! on SIGINT, and a real Prometheus scrapes /metrics of a live run. What the page does in a
 //! browser is tested in tests/browser/live.test.mjs.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod serving;
+
+use std::io::{BufReader, Read};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
-use nines_tests::{nines_bin, nines_ok, root};
+use nines_tests::{nines_ok, root};
 use serde_json::Value;
-
-/// A `nines` command with no browser to open.
-fn nines_cmd(args: &[&str]) -> Command {
-    let mut c = Command::new(nines_bin());
-    c.args(args).env_remove("BROWSER").env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY");
-    c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    c
-}
-
-/// Lines of a child's output until one containing `what` (that line is returned).
-fn line_with(r: &mut impl BufRead, what: &str, seen: &mut String) -> String {
-    loop {
-        let mut l = String::new();
-        let n = r.read_line(&mut l).unwrap();
-        assert!(n > 0, "the output ended without {what:?}: {seen}");
-        seen.push_str(&l);
-        if l.contains(what) {
-            return l;
-        }
-    }
-}
-
-/// The page URL `http://HOST:PORT/TOKEN/` in an announcement line.
-fn url_in(line: &str) -> (String, String) {
-    let u = line.split_whitespace().find(|w| w.starts_with("http://")).expect("a URL").to_string();
-    let rest = u.strip_prefix("http://").unwrap();
-    let (host, path) = rest.split_once('/').unwrap();
-    (host.to_string(), path.trim_end_matches('/').to_string())
-}
-
-struct Resp {
-    status: u16,
-    headers: String,
-    body: Vec<u8>,
-}
-
-/// One HTTP/1.1 request over a fresh connection (Connection: close).
-fn get(host: &str, path: &str, extra: &str) -> Resp {
-    try_get(host, path, extra).unwrap_or_else(|e| panic!("GET {path} from {host}: {e}"))
-}
-
-/// [`get`], or the connection's error (a server not listening yet).
-fn try_get(host: &str, path: &str, extra: &str) -> std::io::Result<Resp> {
-    let mut s = TcpStream::connect(host)?;
-    write!(s, "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n{extra}\r\n")?;
-    let mut all = Vec::new();
-    s.read_to_end(&mut all)?;
-    let split = all.windows(4).position(|w| w == b"\r\n\r\n").expect("a header end") + 4;
-    let headers = String::from_utf8_lossy(&all[..split]).to_string();
-    let status = headers.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let mut body = all[split..].to_vec();
-    if headers.to_ascii_lowercase().contains("transfer-encoding: chunked") {
-        body = unchunk(&body);
-    }
-    Ok(Resp { status, headers, body })
-}
-
-fn unchunk(mut b: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    loop {
-        let nl = b.windows(2).position(|w| w == b"\r\n").unwrap();
-        let n = usize::from_str_radix(std::str::from_utf8(&b[..nl]).unwrap().trim(), 16).unwrap();
-        if n == 0 {
-            return out;
-        }
-        out.extend_from_slice(&b[nl + 2..nl + 2 + n]);
-        b = &b[nl + 2 + n + 2..];
-    }
-}
-
-fn header<'a>(r: &'a Resp, name: &str) -> Option<&'a str> {
-    r.headers.lines().find_map(|l| {
-        let (n, v) = l.split_once(':')?;
-        n.eq_ignore_ascii_case(name).then(|| v.trim())
-    })
-}
-
-fn sigint(child: &Child) {
-    // SAFETY: kill(2) on our own child's pid.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
-}
+use serving::{get, header, line_with, nines_cmd, sigint, try_get, url_in, Killed};
 
 /// A short real run: io_uring on a temporary file.
 fn real_run(dir: &Path, name: &str) -> PathBuf {
@@ -210,7 +132,7 @@ fn view_serves_the_runs_behind_its_token_only_and_stops_on_sigint() {
     let mut wrong = token.clone().into_bytes();
     wrong[31] = if wrong[31] == b'0' { b'1' } else { b'0' };
     let wrong = String::from_utf8(wrong).unwrap();
-    let mut tried = vec!["/".to_string(), "/index.html".into(), "/manifest.json".into(), "/metrics".into(), "/favicon.ico".into()];
+    let mut tried = vec!["/".to_string(), "/index.html".into(), "/manifest.json".into(), "/metrics".into()];
     tried.extend(paths.iter().map(|p| format!("/{p}")));
     for p in ["", "index.html", "manifest.json", "live.json", "style.css", "nines_viewer_bg.wasm", "runs/elsewhere.hlog"]
         .into_iter()
@@ -227,6 +149,9 @@ fn view_serves_the_runs_behind_its_token_only_and_stops_on_sigint() {
         let r = get(&host, p, "");
         assert_eq!((r.status, r.body.len()), (403, 0), "{p}");
     }
+    // a browser's request for the icon, at the root: an empty answer, not a refusal it logs
+    let icon = get(&host, "/favicon.ico", "");
+    assert_eq!((icon.status, icon.body.len()), (204, 0));
     let r = get(&host, "/metrics", &format!("Authorization: Bearer {wrong}\r\n"));
     assert_eq!((r.status, r.body.len()), (403, 0));
     let r = get(&host, &format!("/{wrong}/index.html"), &format!("Authorization: Bearer {token}\r\n"));
@@ -284,14 +209,6 @@ fn bind_says_it_exposes_the_runs() {
 /// A free loopback port (bound, then let go, for Prometheus to take).
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-struct Killed(Child);
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 /// Prometheus' answer to an instant query: (labels, value) per series.

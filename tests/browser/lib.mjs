@@ -77,6 +77,18 @@ export async function launch() {
   return chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
 }
 
+/// Poll `fn(arg)` in the page until it is truthy, for at most `timeout` ms. A page with a
+/// Content-Security-Policy (a report, the page `nines view` serves) forbids evaluating
+/// strings, which playwright's waitForFunction does; evaluate() is not affected.
+export async function until(page, fn, arg, what, timeout = 120000) {
+  const t0 = Date.now();
+  for (;;) {
+    if (await page.evaluate(fn, arg)) return;
+    if (Date.now() - t0 > timeout) throw new Error(`gave up waiting ${timeout} ms for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /// A page of the viewer with its test hooks.
 export class Viewer {
   constructor(page) {
@@ -94,15 +106,15 @@ export class Viewer {
   renders() { return this.page.evaluate(() => Number(document.body.dataset.ninesRenders || 0)); }
   /// Wait until every panel has drawn the loaded runs once.
   async ready(runs, timeout = 60000) {
-    await this.page.waitForFunction((n) => document.body.dataset.ninesFirstRenderMs
+    await until(this.page, (n) => Boolean(document.body.dataset.ninesFirstRenderMs
       && document.querySelectorAll('[data-testid=legend-run]').length >= n
-      && document.body.dataset.ninesIdle === '1', runs, { timeout });
+      && document.body.dataset.ninesIdle === '1'), runs, `${runs} runs drawn`, timeout);
   }
   /// Do something, then wait until the redraws it caused are finished.
   async act(fn, timeout = 30000) {
     const before = await this.renders();
     await fn();
-    await this.page.waitForFunction((b) => Number(document.body.dataset.ninesRenders || 0) > b && document.body.dataset.ninesIdle === '1', before, { timeout });
+    await until(this.page, (b) => Number(document.body.dataset.ninesRenders || 0) > b && document.body.dataset.ninesIdle === '1', before, 'the redraws', timeout);
     // the table re-renders in the same tick; one frame for the DOM to settle
     await this.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
   }

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { spawn } from 'node:child_process';
-import { NINES, launch, Viewer, ninesStats } from './lib.mjs';
+import { NINES, launch, Viewer, ninesStats, until } from './lib.mjs';
 
 let dir, browser;
 
@@ -118,7 +118,7 @@ test('run --live: the page follows the run as windows land, then shows the final
     const text = fs.readFileSync(archive, 'utf8');
     const starts = new Set(text.split('\n').filter((l) => l.startsWith('Tag=')).map((l) => l.split(',')[1]));
     assert.equal(counts[counts.length - 1], starts.size, 'the badge counts the archive\'s windows');
-    await v.page.waitForFunction(() => document.body.dataset.ninesIdle === '1', null, { timeout: 60000 });
+    await until(v.page, () => document.body.dataset.ninesIdle === '1', null, 'the final run drawn', 60000);
     await v.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
     const names = (await v.page.locator('[data-testid=legend-run] > span:first-child').allTextContents()).map((n) => n.trim());
     assert.deepEqual(names, ['live randrw']);

@@ -210,7 +210,8 @@ fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
-fn csp_hash(text: &str) -> String {
+/// A CSP hash source of a script or style's text (CSP 3, section 2.3.1: `'sha256-BASE64'`).
+pub(crate) fn csp_hash(text: &str) -> String {
     format!("'sha256-{}'", b64(&Sha256::digest(text.as_bytes())))
 }
 

@@ -17,6 +17,7 @@
 //! file being written may end in a cut line: nines-core reads it as a warning, and the
 //! windows before it are served.
 
+mod http;
 pub mod metrics;
 
 use std::io::Write;
@@ -28,7 +29,10 @@ use std::sync::{Arc, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result};
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::header::{HeaderName, HeaderValue};
 use nines_core::run::Run;
 use rand::RngCore;
 use serde_json::json;
@@ -41,10 +45,8 @@ use crate::report::{budget, bundle, file_name, site::safe_name};
 const LIVE_JS: &str = include_str!("../../../static/live.js");
 /// How often a followed file is looked at.
 const FOLLOW_EVERY: Duration = Duration::from_millis(200);
-/// How long a server thread waits for a request before it looks at the stop flag.
+/// How often `nines view` looks whether it was asked to stop.
 const POLL: Duration = Duration::from_millis(100);
-/// Threads answering requests (a page asks for its runs side by side).
-const HANDLERS: usize = 4;
 
 /// One run served.
 struct Served {
@@ -257,13 +259,33 @@ enum Body {
     Part(Arc<Vec<u8>>, std::ops::Range<usize>),
 }
 
+/// Shared bytes as the owner of a [`Bytes`] (which then shares them instead of copying).
+struct SharedBytes(Arc<Vec<u8>>);
+
+impl AsRef<[u8]> for SharedBytes {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
 impl Body {
+    #[cfg(test)]
     fn bytes(&self) -> &[u8] {
         match self {
             Body::Static(b) => b,
             Body::Owned(b) => b,
             Body::Shared(b) => b,
             Body::Part(b, r) => &b[r.clone()],
+        }
+    }
+
+    /// The body for hyper, the served runs' bytes shared rather than copied.
+    fn into_bytes(self) -> Bytes {
+        match self {
+            Body::Static(b) => Bytes::from_static(b),
+            Body::Owned(b) => Bytes::from(b),
+            Body::Shared(b) => Bytes::from_owner(SharedBytes(b)),
+            Body::Part(b, r) => Bytes::from_owner(SharedBytes(b)).slice(r),
         }
     }
 }
@@ -326,6 +348,46 @@ struct Ctx {
     viewer: bundle::Viewer,
     /// The viewer's index page, with the follower's script when following.
     index: String,
+    /// The index page's Content-Security-Policy ([`page_csp`]).
+    csp: String,
+}
+
+/// What a worker of the page may do (a worker's policy comes with its script): load the
+/// workers' module and its wasm from the server, and compile the wasm.
+const WORKER_CSP: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'";
+
+/// The page's Content-Security-Policy, sent with it as a header (as a report's page has one in
+/// a meta tag, collector/src/report/): scripts are the server's files and the page's own
+/// inline module (by its hash), with the instantiation of WebAssembly; styles the server's
+/// style sheet and style attributes (the viewer sizes its canvases with them; one runs no
+/// script and, under this policy, loads nothing); connections and workers to the server only;
+/// no frame may embed it. (CSP 3: <https://www.w3.org/TR/CSP3/>.)
+fn page_csp(index: &str) -> String {
+    let hashes: Vec<String> = inline_scripts(index).into_iter().map(crate::report::csp_hash).collect();
+    format!(
+        "default-src 'none'; script-src 'self' {} 'wasm-unsafe-eval'; style-src 'self'; style-src-attr 'unsafe-inline'; \
+         img-src 'self' data:; connect-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        hashes.join(" ")
+    )
+}
+
+/// The text of a page's inline scripts that run (not those with `src`, nor JSON data blocks).
+/// The page is the viewer's own index.html, not input: a search for the tags suffices.
+fn inline_scripts(html: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = html;
+    while let Some(i) = rest.find("<script") {
+        let after = &rest[i..];
+        let Some(gt) = after.find('>') else { break };
+        let (tag, body) = (&after[..gt], &after[gt + 1..]);
+        let Some(end) = body.find("</script>") else { break };
+        let runs = !tag.contains(" src=") && (!tag.contains("type=") || tag.contains("type=\"module\"") || tag.contains("javascript"));
+        if runs {
+            out.push(&body[..end]);
+        }
+        rest = &body[end..];
+    }
+    out
 }
 
 /// Answer a request: `url` is the request target (path and query), `auth` its Authorization.
@@ -341,6 +403,14 @@ fn route(ctx: &Ctx, method: &str, url: &str, auth: Option<&str>) -> Reply {
         let site = ctx.site.read().unwrap_or_else(|e| e.into_inner());
         let runs: Vec<(&str, &Run)> = site.runs.iter().filter_map(|r| Some((r.name.as_str(), r.run.as_deref()?))).collect();
         return Reply::new(200, metrics::CONTENT_TYPE, Body::Owned(metrics::render(&runs).into_bytes()));
+    }
+    if path == "/favicon.ico" {
+        // a browser asks for it at the root, where the token is not: an empty answer, so
+        // that every load of the page does not log a refused request
+        if !matches!(method, "GET" | "HEAD") {
+            return Reply::text(405, "only GET and HEAD\n");
+        }
+        return Reply::new(204, "image/x-icon", Body::Static(b""));
     }
     let Some(rest) = path.strip_prefix('/') else { return Reply::forbidden() };
     let (tok, file) = match rest.split_once('/') {
@@ -361,9 +431,18 @@ fn route(ctx: &Ctx, method: &str, url: &str, auth: Option<&str>) -> Reply {
     };
     let v = &ctx.viewer;
     match file {
-        "" | "index.html" => Reply::new(200, "text/html; charset=utf-8", Body::Owned(ctx.index.clone().into_bytes())),
+        "" | "index.html" => {
+            let mut r = Reply::new(200, "text/html; charset=utf-8", Body::Owned(ctx.index.clone().into_bytes()));
+            r.headers.push(("Content-Security-Policy", ctx.csp.clone()));
+            r
+        }
         "style.css" => Reply::new(200, "text/css; charset=utf-8", Body::Static(v.style_css.as_bytes())),
-        "worker.js" => Reply::new(200, "text/javascript; charset=utf-8", Body::Static(v.worker_js.as_bytes())),
+        "worker.js" => {
+            // a worker's policy is the one its script's answer carries (CSP 3, section 4.2.2)
+            let mut r = Reply::new(200, "text/javascript; charset=utf-8", Body::Static(v.worker_js.as_bytes()));
+            r.headers.push(("Content-Security-Policy", WORKER_CSP.into()));
+            r
+        }
         "nines_viewer.js" => Reply::new(200, "text/javascript; charset=utf-8", Body::Static(v.glue_js.as_bytes())),
         "nines_viewer_bg.wasm" => Reply::new(200, "application/wasm", Body::Static(v.wasm)),
         "nines_worker.js" => Reply::new(200, "text/javascript; charset=utf-8", Body::Static(v.worker_glue_js.as_bytes())),
@@ -399,20 +478,11 @@ fn route(ctx: &Ctx, method: &str, url: &str, auth: Option<&str>) -> Reply {
     }
 }
 
-fn answer(ctx: &Ctx, req: tiny_http::Request) {
-    let header = |name: &'static str| req.headers().iter().find(|h| h.field.equiv(name)).map(|h| h.value.as_str().to_string());
-    let (auth, range) = (header("Authorization"), header("Range"));
-    let method = req.method().as_str().to_string();
-    let reply = ranged(route(ctx, &method, req.url(), auth.as_deref()), range.as_deref());
-    let body = reply.body.bytes();
-    let mut resp = tiny_http::Response::new(
-        tiny_http::StatusCode(reply.status),
-        Vec::new(),
-        // (tiny_http leaves the body out of an answer to HEAD)
-        std::io::Cursor::new(body),
-        Some(body.len()),
-        None,
-    );
+/// The answer to a request, as hyper sends it (without the body for HEAD).
+fn respond(ctx: &Ctx, req: &hyper::Request<hyper::body::Incoming>) -> hyper::Response<Full<Bytes>> {
+    let header = |name: hyper::header::HeaderName| req.headers().get(name).and_then(|v| v.to_str().ok());
+    let url = req.uri().path_and_query().map_or("/", |p| p.as_str());
+    let reply = ranged(route(ctx, req.method().as_str(), url, header(hyper::header::AUTHORIZATION)), header(hyper::header::RANGE));
     let mut headers: Vec<(&str, String)> = vec![
         ("Content-Type", reply.ctype.to_string()),
         ("Cache-Control", "no-store".into()),
@@ -420,14 +490,16 @@ fn answer(ctx: &Ctx, req: tiny_http::Request) {
         // the token is in the page's URL: never sent on to another site
         ("Referrer-Policy", "no-referrer".into()),
     ];
-    headers.extend(reply.headers.iter().map(|(n, v)| (*n, v.clone())));
+    headers.extend(reply.headers);
+    let mut resp = hyper::Response::new(Full::new(reply.body.into_bytes()));
+    *resp.status_mut() = hyper::StatusCode::from_u16(reply.status).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
     for (n, v) in headers {
-        if let Ok(h) = tiny_http::Header::from_bytes(n.as_bytes(), v.as_bytes()) {
-            resp.add_header(h);
+        // (every name and value here is ours, and valid)
+        if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(n.as_bytes()), HeaderValue::from_str(&v)) {
+            resp.headers_mut().append(n, v);
         }
     }
-    // a client that went away is no error of the server's
-    let _ = req.respond(resp);
+    resp
 }
 
 /// A running server; stops (and joins its threads) on [`Server::stop`] or when dropped.
@@ -437,6 +509,7 @@ pub struct Server {
     pub token: String,
     pub addr: SocketAddr,
     site: Arc<RwLock<Site>>,
+    http: Option<http::Http>,
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<()>>,
 }
@@ -457,15 +530,7 @@ impl Server {
         let follow = site.follow;
         let site = Arc::new(RwLock::new(site));
         let bind = flags.bind.unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 0)));
-        let http = tiny_http::Server::http(bind).map_err(|e| anyhow!("could not listen on {bind}: {e}"))?;
-        let addr = http.server_addr().to_ip().ok_or_else(|| anyhow!("the server is not listening on an IP address"))?;
         let token = token();
-        let host = match addr.ip() {
-            ip if ip.is_unspecified() && ip.is_ipv4() => format!("127.0.0.1:{}", addr.port()),
-            ip if ip.is_unspecified() => format!("[::1]:{}", addr.port()),
-            _ => addr.to_string(),
-        };
-        let url = format!("http://{host}/{token}/");
         let viewer = bundle::viewer();
         let index = if follow {
             let tag = "<script type=\"module\" src=\"live.js\"></script>\n";
@@ -476,25 +541,18 @@ impl Server {
         } else {
             viewer.index_html.to_string()
         };
-        let ctx = Arc::new(Ctx { token: token.clone(), site: site.clone(), viewer, index });
-        let http = Arc::new(http);
+        let csp = page_csp(&index);
+        let ctx = Arc::new(Ctx { token: token.clone(), site: site.clone(), viewer, index, csp });
+        let http = http::Http::start(bind, Arc::new(move |req| respond(&ctx, req)))?;
+        let addr = http.addr;
+        let host = match addr.ip() {
+            ip if ip.is_unspecified() && ip.is_ipv4() => format!("127.0.0.1:{}", addr.port()),
+            ip if ip.is_unspecified() => format!("[::1]:{}", addr.port()),
+            _ => addr.to_string(),
+        };
+        let url = format!("http://{host}/{token}/");
         let stop = Arc::new(AtomicBool::new(false));
         let mut threads = Vec::new();
-        for i in 0..HANDLERS {
-            let (http, ctx, stop) = (http.clone(), ctx.clone(), stop.clone());
-            threads.push(std::thread::Builder::new().name(format!("nines-http{i}")).spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
-                    match http.recv_timeout(POLL) {
-                        Ok(Some(req)) => answer(&ctx, req),
-                        Ok(None) => {}
-                        Err(e) => {
-                            eprintln!("nines: warning: the server could not take a request: {e}");
-                            std::thread::sleep(POLL);
-                        }
-                    }
-                }
-            })?);
-        }
         if follow {
             let (site, stop) = (site.clone(), stop.clone());
             threads.push(std::thread::Builder::new().name("nines-follow".into()).spawn(move || {
@@ -511,7 +569,7 @@ impl Server {
                 }
             })?);
         }
-        Ok(Server { url, token, addr, site, stop, threads })
+        Ok(Server { url, token, addr, site, http: Some(http), stop, threads })
     }
 
     /// Read the followed files once more (the writer has finished) and mark them done.
@@ -525,6 +583,9 @@ impl Server {
     }
 
     fn halt(&mut self) {
+        if let Some(h) = self.http.take() {
+            h.stop();
+        }
         self.stop.store(true, Ordering::Relaxed);
         for t in self.threads.drain(..) {
             let _ = t.join();
@@ -680,6 +741,7 @@ mod tests {
             site: Arc::new(RwLock::new(Site::new(files, follow, false).unwrap())),
             viewer: bundle::viewer(),
             index: "<html></html>".into(),
+            csp: page_csp("<html></html>"),
         }
     }
 
@@ -691,9 +753,13 @@ mod tests {
     fn token_guards_every_path() {
         let c = ctx(&[data("java-rw.hlog")], false);
         let t = c.token.clone();
-        for p in ["/", "/index.html", "/manifest.json", "/runs/java-rw.hlog", "/metrics", "/favicon.ico", "//", "/x/index.html"] {
+        for p in ["/", "/index.html", "/manifest.json", "/runs/java-rw.hlog", "/metrics", "//", "/x/index.html", "/favicon.ico/"] {
             assert_eq!(route(&c, "GET", p, None).status, 403, "{p}");
         }
+        // the one path answered without the token: an empty icon (a browser asks for it)
+        let icon = route(&c, "GET", "/favicon.ico", None);
+        assert_eq!((icon.status, icon.body.bytes().len()), (204, 0));
+        assert_eq!(route(&c, "POST", "/favicon.ico", None).status, 405);
         let wrong = "0123456789abcdef0123456789abcdee";
         for p in ["/", "/index.html", "/manifest.json", "/runs/java-rw.hlog", "/nope"] {
             let r = route(&c, "GET", &format!("/{wrong}{p}"), None);
@@ -710,6 +776,30 @@ mod tests {
         let m = route(&c, "GET", &format!("/metrics?token={t}"), None);
         assert_eq!((m.status, m.ctype), (200, metrics::CONTENT_TYPE));
         assert_eq!(route(&c, "GET", "/metrics", Some(&format!("Bearer {t}"))).status, 200);
+    }
+
+    #[test]
+    fn the_page_and_its_workers_carry_a_content_security_policy() {
+        let index = bundle::viewer().index_html;
+        let scripts = inline_scripts(index);
+        assert_eq!(scripts.len(), 1, "the index's module script (its JSON data block does not run)");
+        assert!(scripts[0].contains("import init"), "{}", scripts[0]);
+        let mut c = ctx(&[data("java-rw.hlog")], false);
+        c.csp = page_csp(index);
+        let t = c.token.clone();
+        let csp = |r: &Reply| r.headers.iter().find(|(k, _)| *k == "Content-Security-Policy").map(|(_, v)| v.clone());
+        for p in ["", "index.html"] {
+            let page = csp(&route(&c, "GET", &format!("/{t}/{p}"), None)).expect("the page has a policy");
+            assert!(page.starts_with("default-src 'none'; "), "{page}");
+            let hash = crate::report::csp_hash(scripts[0]);
+            assert!(page.contains(&format!("script-src 'self' {hash} 'wasm-unsafe-eval';")), "{page}");
+            assert!(page.contains("connect-src 'self'") && page.contains("worker-src 'self'") && page.contains("frame-ancestors 'none'"));
+        }
+        assert_eq!(csp(&route(&c, "GET", &format!("/{t}/worker.js"), None)).as_deref(), Some(WORKER_CSP));
+        assert_eq!(csp(&route(&c, "GET", &format!("/{t}/runs/java-rw.hlog"), None)), None);
+        // the live page's follower is a file of the server's: no hash for it
+        let live = format!("{index}<script type=\"module\" src=\"live.js\"></script>");
+        assert_eq!(inline_scripts(&live), scripts);
     }
 
     #[test]
