@@ -80,7 +80,7 @@ fn single_file_writers(a: &Path, b: &Path, out: &str) -> Vec<(&'static str, Vec<
         ("report", v(&["report", &a, "-o", out])),
         ("import", v(&["import", &fio_json(), "-o", out])),
         ("export --csv", v(&["export", &a, "--csv", out])),
-        ("merge", v(&["merge", &a, &b, "--label", "a", "--label", "b", "--regrid", "100ms", "-o", out])),
+        ("merge", v(&["merge", &a, &b, "--label", "a", "--label", "b", "--regrid", "1s", "-o", out])),
     ]
 }
 
@@ -220,7 +220,12 @@ fn a_block_device_socket_or_link_to_a_fifo_is_refused_and_kept() {
 fn dash_is_stdout_where_one_file_is_written_and_refused_elsewhere() {
     let d = tempfile::tempdir().unwrap();
     let (a, b) = (null_run(d.path(), "a"), null_run(d.path(), "b"));
-    for (what, cmd) in single_file_writers(&a, &b, "-") {
+    // a link to the process's own stdout, as /dev/stdout is (made here, not in /dev: on a
+    // nines that replaced links, a test naming /dev/stdout would replace the system's)
+    let so = d.path().join("stdout");
+    std::os::unix::fs::symlink("/proc/self/fd/1", &so).unwrap();
+    let outs = single_file_writers(&a, &b, "-").into_iter().chain(single_file_writers(&a, &b, s(&so)));
+    for (what, cmd) in outs {
         let o = ok(nines_in(d.path(), &args(&cmd)));
         let text = String::from_utf8_lossy(&o.stdout);
         let whole = match what {
@@ -228,10 +233,11 @@ fn dash_is_stdout_where_one_file_is_written_and_refused_elsewhere() {
             "import" | "merge" => text.starts_with("#[Histogram log format version 1.3]") && text.ends_with('\n'),
             _ => text.starts_with("run_id,window_index,") && text.ends_with('\n'),
         };
-        assert!(whole, "{what} -o -: stdout is not the whole output: {}", &text[..text.len().min(300)]);
+        assert!(whole, "{cmd:?}: stdout is not the whole output: {}", &text[..text.len().min(300)]);
         // what the command says goes to stderr, so stdout is the output alone
         assert!(stderr(&o).contains("stdout"), "{what}: {}", said(&o));
         assert!(!d.path().join("-").exists(), "{what}: wrote a file named '-'");
+        assert!(std::fs::symlink_metadata(&so).unwrap().file_type().is_symlink(), "{cmd:?}: replaced the link to stdout");
         // the archive written to stdout reads back
         if what == "import" || what == "merge" {
             let p = d.path().join(format!("{}.hlog", what));
@@ -272,6 +278,18 @@ fn dash_is_stdout_where_one_file_is_written_and_refused_elsewhere() {
         assert!(!d.path().join("-").exists(), "{cmd:?}: made '-'");
         assert!(!d.path().join("x.hlog").exists(), "{cmd:?}: left x.hlog");
     }
+    // a link to another open file (stdin, read from a regular file) is neither written
+    // through nor replaced
+    let si = d.path().join("stdin");
+    std::os::unix::fs::symlink("/proc/self/fd/0", &si).unwrap();
+    let o = Command::new(nines_bin())
+        .current_dir(d.path())
+        .args(["report", s(&a), "-o", s(&si)])
+        .stdin(std::fs::File::open(&b).unwrap())
+        .output()
+        .unwrap();
+    assert!(!o.status.success() && stderr(&o).contains("/proc"), "{}", said(&o));
+    assert!(std::fs::symlink_metadata(&si).unwrap().file_type().is_symlink());
 }
 
 /// `nines ARGS` under `umask U` (through sh, as a user's shell runs it).
@@ -324,7 +342,7 @@ fn files_are_created_0666_and_directories_0777_less_the_umask() {
                     "--label".into(),
                     "b".into(),
                     "--regrid".into(),
-                    "100ms".into(),
+                    "1s".into(),
                     "-o".into(),
                     out("m.hlog"),
                 ],
@@ -374,7 +392,7 @@ fn exported_ids(said: &str) -> Vec<(String, String)> {
 fn dataset_runs(ds: &Path) -> [usize; 3] {
     let script = "import duckdb, sys\n\
         ds = sys.argv[1]\n\
-        print(' '.join(str(duckdb.sql(f\"SELECT count(DISTINCT run_id) FROM read_parquet('{ds}/{t}/*.parquet')\").fetchone()[0]) for t in ['runs', 'windows', 'buckets']))\n";
+        print(' '.join(str(duckdb.sql(f\"SELECT count(DISTINCT run_id) FROM read_parquet('{ds}/{t}/*.parquet')\").fetchall()[0][0]) for t in ['runs', 'windows', 'buckets']))\n";
     let o = Command::new("python3").arg("-c").arg(script).arg(ds).output().expect("python3 runs");
     assert!(o.status.success(), "DuckDB: {}", said(&o));
     let v: Vec<usize> = String::from_utf8(o.stdout).unwrap().split_whitespace().map(|x| x.parse().unwrap()).collect();
@@ -432,9 +450,9 @@ fn concurrent_exports_into_one_dataset_keep_every_run() {
     assert_eq!(dataset_runs(&ds), [21, 21, 21]);
     no_temporary_files(&ds);
     // the same run exported twice at once: both succeed, one file per table
-    for k in 0..5 {
+    for (k, run) in runs.iter().take(5).enumerate() {
         let ds = w.join(format!("same{k}"));
-        let outs = exports_at_once(w, &ds, &[vec![runs[k].as_path()], vec![runs[k].as_path()]]);
+        let outs = exports_at_once(w, &ds, &[vec![run.as_path()], vec![run.as_path()]]);
         for o in &outs {
             assert!(o.status.success(), "{}", said(o));
         }
