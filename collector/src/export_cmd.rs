@@ -5,9 +5,13 @@
 //! Layout: `DIR/runs/ID.parquet`, `DIR/windows/ID.parquet`, `DIR/buckets/ID.parquet`, one file
 //! per run and table, where ID is a hash of the run's content (its name, start and every
 //! window's tag, times and buckets). Reading `DIR/buckets/*.parquet` reads every run exported
-//! there. Exporting a run whose ID is already there is idempotent: its files hold the same
-//! rows, so the run is skipped (only a table file missing, say after a full disk, is written).
-//! No file is ever replaced; each is written whole through [`crate::output`].
+//! there. Exporting a run whose ID is already there is idempotent: each table file is written
+//! to a temporary file and renamed into place only if no file of that name is there; one that
+//! is there (from an earlier export, or from another export running at the same moment, as
+//! when every host of a fleet exports into one shared directory) and holds the same rows is
+//! success. One holding other rows is an error unless `--force`, which replaces it; a link in
+//! place of a table file or directory is an error. Each file is written whole through
+//! [`crate::output`].
 //!
 //! Parquet is written with the `parquet` crate's column writer API (`SerializedFileWriter`),
 //! not through Arrow: the Arrow crates would add several minutes to a cold build for record
@@ -32,7 +36,7 @@ use sha2::{Digest, Sha256};
 
 use crate::cli::export::ExportArgs;
 use crate::load::load_runs;
-use crate::output::{self, Inputs, Replace};
+use crate::output::{self, Inputs, Replace, Written};
 
 /// The tables and their Parquet schemas (README, "Exporting").
 const RUNS_SCHEMA: &str = "message runs {
@@ -86,21 +90,27 @@ const BUCKETS_SCHEMA: &str = "message buckets {
 const BUCKET_ROWS_PER_GROUP: usize = 1 << 20;
 
 pub fn run(args: &ExportArgs, out: &mut impl Write) -> Result<()> {
+    if let Some(dir) = &args.parquet {
+        output::refuse_stdout(dir, "--parquet", "the dataset's directory of table files")?;
+    }
+    // with the CSV on stdout, what the command says goes to stderr
+    let mut err = std::io::stderr();
+    let out: &mut dyn Write = if args.csv.as_deref().is_some_and(output::goes_to_stdout) { &mut err } else { out };
     let runs = load_runs(&args.files)?;
     let inputs = Inputs::new(&args.files);
     let ids: Vec<String> = runs.iter().map(run_id).collect();
     if let Some(dir) = &args.parquet {
         let tables = table_dirs(dir)?;
         for (r, id) in runs.iter().zip(&ids) {
-            export_run(r, id, &tables, &inputs, out)?;
+            export_run(r, id, &tables, args.force, &inputs, out)?;
         }
     }
     if let Some(csv) = &args.csv {
         let rows: Vec<Vec<WindowRow>> = runs.iter().map(dataset::window_rows).collect();
         let text = dataset::windows_csv(ids.iter().map(String::as_str).zip(rows.iter().map(Vec::as_slice)));
         let replace = if args.force { Replace::Always } else { Replace::Never };
-        output::write_atomic(csv, text.as_bytes(), replace, &inputs)?;
-        writeln!(out, "wrote the windows of {} runs to {}", runs.len(), csv.display())?;
+        output::write_output(csv, text.as_bytes(), replace, &inputs)?;
+        writeln!(out, "wrote the windows of {} runs to {}", runs.len(), output::shown(csv))?;
     }
     Ok(())
 }
@@ -130,58 +140,67 @@ pub fn run_id(run: &Run) -> String {
     h.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// `DIR/runs`, `DIR/windows`, `DIR/buckets`, created when missing; a link in their place is
-/// refused (the files must land in the dataset, not wherever a planted link points).
+/// `DIR/runs`, `DIR/windows`, `DIR/buckets`, created when missing (by any number of exports
+/// at once: an existing directory is success); a link in their place is refused, checked
+/// after creating too (the files must land in the dataset, not wherever a planted link
+/// points).
 fn table_dirs(dir: &Path) -> Result<[PathBuf; 3]> {
     if dir.exists() && !dir.is_dir() {
         bail!("'{}' is not a directory; --parquet takes the dataset's directory", dir.display());
     }
     let tables = ["runs", "windows", "buckets"].map(|t| dir.join(t));
     for t in &tables {
+        if std::fs::symlink_metadata(t).is_err() {
+            std::fs::create_dir_all(t).with_context(|| format!("could not create directory '{}'", t.display()))?;
+        }
         match std::fs::symlink_metadata(t) {
             Ok(m) if m.is_dir() => {}
             Ok(_) => bail!("'{}' is not a directory (a file or a link); expected the dataset's table directory", t.display()),
-            Err(_) => std::fs::create_dir_all(t).with_context(|| format!("could not create directory '{}'", t.display()))?,
+            Err(e) => return Err(anyhow::Error::new(e).context(format!("could not create directory '{}'", t.display()))),
         }
     }
     Ok(tables)
 }
 
-fn export_run(run: &Run, id: &str, tables: &[PathBuf; 3], inputs: &Inputs, out: &mut impl Write) -> Result<()> {
+fn export_run(run: &Run, id: &str, tables: &[PathBuf; 3], force: bool, inputs: &Inputs, out: &mut dyn Write) -> Result<()> {
     let [runs_dir, windows_dir, buckets_dir] = tables;
     let file = |d: &Path| d.join(format!("{id}.parquet"));
-    let (runs_file, windows_file, buckets_file) = (file(runs_dir), file(windows_dir), file(buckets_dir));
-    let there = |p: &Path| std::fs::symlink_metadata(p).is_ok();
-    if there(&runs_file) && there(&windows_file) && there(&buckets_file) {
-        writeln!(out, "{}: already exported as run {id} (its files hold the same rows): skipped", run.source)?;
-        return Ok(());
-    }
     let windows = dataset::window_rows(run);
+    let buckets = dataset::bucket_rows(run).map_err(|e| anyhow::anyhow!("{}: {e}", run.source))?;
+    let row = dataset::run_row(run, id);
     // the runs table last: a run listed there has its windows and buckets
-    let mut buckets = 0;
-    if !there(&buckets_file) {
-        let rows = dataset::bucket_rows(run).map_err(|e| anyhow::anyhow!("{}: {e}", run.source))?;
-        buckets = rows.len();
-        write_parquet(&buckets_file, BUCKETS_SCHEMA, inputs, |w| write_buckets(w, id, &windows, &rows))?;
+    let written = [
+        write_parquet(&file(buckets_dir), BUCKETS_SCHEMA, force, inputs, |w| write_buckets(w, id, &windows, &buckets))?,
+        write_parquet(&file(windows_dir), WINDOWS_SCHEMA, force, inputs, |w| write_windows(w, id, &windows))?,
+        write_parquet(&file(runs_dir), RUNS_SCHEMA, force, inputs, |w| write_runs(w, &row))?,
+    ];
+    if written.iter().all(|w| *w == Written::Same) {
+        writeln!(out, "{}: already exported as run {id} (its files hold the same rows): nothing written", run.source)?;
+    } else {
+        writeln!(out, "{}: exported as run {id}: {} windows, {} buckets", run.source, windows.len(), buckets.len())?;
     }
-    if !there(&windows_file) {
-        write_parquet(&windows_file, WINDOWS_SCHEMA, inputs, |w| write_windows(w, id, &windows))?;
-    }
-    if !there(&runs_file) {
-        let row = dataset::run_row(run, id);
-        write_parquet(&runs_file, RUNS_SCHEMA, inputs, |w| write_runs(w, &row))?;
-    }
-    writeln!(out, "{}: exported as run {id}: {} windows, {buckets} buckets", run.source, windows.len())?;
     Ok(())
 }
 
 type Writer<'a, 'b> = SerializedFileWriter<&'a mut std::io::BufWriter<&'b std::fs::File>>;
 
-/// Write one Parquet file whole (never over an existing file).
-fn write_parquet(path: &Path, schema: &str, inputs: &Inputs, fill: impl FnOnce(&mut Writer) -> parquet::errors::Result<()>) -> Result<()> {
-    let schema = Arc::new(parse_message_type(schema).expect("the tables' schemas parse"));
-    let mut props =
-        WriterProperties::builder().set_compression(Compression::SNAPPY).set_created_by(format!("nines {}", env!("CARGO_PKG_VERSION")));
+/// Write one Parquet file whole: one already there with the same rows is kept; one with other
+/// rows is an error unless `force` (see [`output::write_same_or_new`]).
+fn write_parquet(
+    path: &Path,
+    schema: &str,
+    force: bool,
+    inputs: &Inputs,
+    fill: impl FnOnce(&mut Writer) -> parquet::errors::Result<()>,
+) -> Result<Written> {
+    let props = properties(&format!("nines {}", env!("CARGO_PKG_VERSION")));
+    output::write_same_or_new(path, force, inputs, &same_rows, |buf| write_table(buf, schema, props, fill))
+        .with_context(|| format!("could not write '{}'", path.display()))
+}
+
+/// The writer's settings, the footer's `created_by` naming the writer.
+fn properties(created_by: &str) -> Arc<WriterProperties> {
+    let mut props = WriterProperties::builder().set_compression(Compression::SNAPPY).set_created_by(created_by.to_string());
     // Ascending integers (a window's buckets in value order, windows in file order) as
     // deltas, bit-packed (Parquet's DELTA_BINARY_PACKED, which DuckDB and Spark read) rather
     // than a dictionary of mostly distinct values; names absent from a table are ignored.
@@ -190,14 +209,45 @@ fn write_parquet(path: &Path, schema: &str, inputs: &Inputs, fill: impl FnOnce(&
             .set_column_dictionary_enabled(ColumnPath::from(c), false)
             .set_column_encoding(ColumnPath::from(c), Encoding::DELTA_BINARY_PACKED);
     }
-    let props = Arc::new(props.build());
-    output::write_atomic_with(path, Replace::Never, inputs, |buf| {
-        let mut w = SerializedFileWriter::new(buf, schema, props).map_err(std::io::Error::other)?;
-        fill(&mut w).map_err(std::io::Error::other)?;
-        w.close().map_err(std::io::Error::other)?;
-        Ok(())
-    })
-    .with_context(|| format!("could not write '{}'", path.display()))
+    Arc::new(props.build())
+}
+
+/// One table of `schema` into `buf`, its rows from `fill`.
+fn write_table<'a, 'b>(
+    buf: &'a mut std::io::BufWriter<&'b std::fs::File>,
+    schema: &str,
+    props: Arc<WriterProperties>,
+    fill: impl FnOnce(&mut Writer<'a, 'b>) -> parquet::errors::Result<()>,
+) -> std::io::Result<()> {
+    let schema = Arc::new(parse_message_type(schema).expect("the tables' schemas parse"));
+    let mut w = SerializedFileWriter::new(buf, schema, props).map_err(std::io::Error::other)?;
+    fill(&mut w).map_err(std::io::Error::other)?;
+    w.close().map_err(std::io::Error::other)?;
+    Ok(())
+}
+
+/// Do two Parquet files hold the same schema and rows, in order? Files of one run written by
+/// the same nines are the same bytes (compared before this is asked); another version writes
+/// the same rows with another `created_by` in the footer, or other pages. A file the reader
+/// cannot read holds other content.
+fn same_rows(_path: &Path, old: &std::fs::File, new: &std::fs::File) -> Result<bool> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let open =
+        |f: &std::fs::File| -> parquet::errors::Result<SerializedFileReader<std::fs::File>> { SerializedFileReader::new(f.try_clone()?) };
+    let (Ok(a), Ok(b)) = (open(old), open(new)) else { return Ok(false) };
+    if a.metadata().file_metadata().schema() != b.metadata().file_metadata().schema()
+        || a.metadata().file_metadata().num_rows() != b.metadata().file_metadata().num_rows()
+    {
+        return Ok(false);
+    }
+    let (Ok(mut x), Ok(mut y)) = (a.get_row_iter(None), b.get_row_iter(None)) else { return Ok(false) };
+    loop {
+        match (x.next(), y.next()) {
+            (None, None) => return Ok(true),
+            (Some(Ok(r)), Some(Ok(s))) if r == s => {}
+            _ => return Ok(false),
+        }
+    }
 }
 
 /// One column's values for one row group.
@@ -321,4 +371,50 @@ fn write_buckets(w: &mut Writer, id: &str, windows: &[WindowRow], rows: &[Bucket
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `rows` of the windows table written with `created_by` into a new temporary file.
+    fn windows_file(id: &str, rows: &[WindowRow], created_by: &str) -> std::fs::File {
+        let f = tempfile::tempfile().unwrap();
+        let mut buf = std::io::BufWriter::new(&f);
+        write_table(&mut buf, WINDOWS_SCHEMA, properties(created_by), |w| write_windows(w, id, rows)).unwrap();
+        drop(buf);
+        f
+    }
+
+    fn bytes(f: &std::fs::File) -> Vec<u8> {
+        use std::io::{Read, Seek};
+        let mut f = f.try_clone().unwrap();
+        f.rewind().unwrap();
+        let mut v = Vec::new();
+        f.read_to_end(&mut v).unwrap();
+        v
+    }
+
+    #[test]
+    fn the_same_rows_by_another_version_are_the_same_content() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/java-rw.hlog");
+        let runs = load_runs(&[path]).unwrap();
+        let id = run_id(&runs[0]);
+        let rows = dataset::window_rows(&runs[0]);
+        let ours = windows_file(&id, &rows, "nines 0.1.0");
+        let other_version = windows_file(&id, &rows, "nines 9.9.9");
+        assert_ne!(bytes(&ours), bytes(&other_version));
+        let p = Path::new("w.parquet");
+        assert!(same_rows(p, &other_version, &ours).unwrap());
+        // one count changed: other rows
+        let mut changed = rows.clone();
+        changed[3].count += 1;
+        assert!(!same_rows(p, &windows_file(&id, &changed, "nines 0.1.0"), &ours).unwrap());
+        // a row fewer, another id, or no Parquet at all: other content
+        assert!(!same_rows(p, &windows_file(&id, &rows[1..], "nines 0.1.0"), &ours).unwrap());
+        assert!(!same_rows(p, &windows_file("0000000000000000", &rows, "nines 0.1.0"), &ours).unwrap());
+        let junk = tempfile::tempfile().unwrap();
+        std::io::Write::write_all(&mut &junk, b"PAR1 not a table PAR1").unwrap();
+        assert!(!same_rows(p, &junk, &ours).unwrap());
+    }
 }

@@ -13,10 +13,16 @@ use crate::load;
 use crate::output::{self, Inputs, Replace};
 
 /// Write an archive whole (through a temporary file: a failed or interrupted import leaves
-/// nothing behind), never over one of the inputs.
-fn write_archive(path: &Path, run: &Run, force: bool, inputs: &Inputs) -> Result<()> {
+/// nothing behind), never over one of the inputs. `single`: the command's one output (`-o`),
+/// which may be stdout, a character device or a FIFO; the files of `--sweep` are files.
+fn write_archive(path: &Path, run: &Run, force: bool, inputs: &Inputs, single: bool) -> Result<()> {
     let replace = if force { Replace::Always } else { Replace::Never };
-    output::write_atomic_with(path, replace, inputs, |w| nines_core::archive::write(w, run).map(|_| ()))
+    let fill = |w: &mut std::io::BufWriter<&std::fs::File>| nines_core::archive::write(w, run).map(|_| ());
+    if single {
+        output::write_output_with(path, replace, inputs, fill)
+    } else {
+        output::write_atomic_with(path, replace, inputs, fill)
+    }
 }
 
 fn summary(run: &Run) -> String {
@@ -41,6 +47,7 @@ pub fn run(args: &ImportArgs, out: &mut impl Write) -> Result<()> {
     let opts = Options { unit: args.unit, window_s: args.window };
     let inputs = Inputs::new(&args.files);
     if args.sweep {
+        output::refuse_stdout(&args.output, "-o", "the directory of a sweep's archives (--sweep)")?;
         let mut runs = Vec::new();
         for p in &args.files {
             let (name, format, bytes) = load::read_input(p)?;
@@ -61,7 +68,7 @@ pub fn run(args: &ImportArgs, out: &mut impl Write) -> Result<()> {
                 k += 1;
             }
             let path = args.output.join(format!("{stem}.hlog"));
-            write_archive(&path, r, args.force, &inputs)?;
+            write_archive(&path, r, args.force, &inputs, false)?;
             writeln!(out, "{}: {} ({})", path.display(), nines_core::table::shown(&r.name), summary(r))?;
         }
         return Ok(());
@@ -84,8 +91,11 @@ pub fn run(args: &ImportArgs, out: &mut impl Write) -> Result<()> {
     }
     let name = args.name.clone().unwrap_or_else(|| runs[0].name.clone());
     let run = import::combine(&name, &runs)?;
-    write_archive(&args.output, &run, args.force, &inputs)?;
-    writeln!(out, "{}: {}", args.output.display(), summary(&run))?;
+    write_archive(&args.output, &run, args.force, &inputs, true)?;
+    // with the archive on stdout, what the command says goes to stderr
+    let mut err = std::io::stderr();
+    let out: &mut dyn Write = if output::goes_to_stdout(&args.output) { &mut err } else { out };
+    writeln!(out, "{}: {}", output::shown(&args.output), summary(&run))?;
     Ok(())
 }
 

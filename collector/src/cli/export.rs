@@ -12,13 +12,16 @@ pub struct ExportArgs {
     pub files: Vec<PathBuf>,
     /// Add the runs to the Parquet dataset in this directory (created if missing): tables
     /// runs/, windows/ and buckets/, one file per run each, named by the run's id (a hash
-    /// of its content). A run already there is skipped; no file is ever replaced.
+    /// of its content). A run already there with the same rows is left as it is (any number
+    /// of exports may add runs at once); a table file of its id with other rows is an error
+    /// unless --force.
     #[arg(long, value_name = "DIR")]
     pub parquet: Option<PathBuf>,
-    /// Also write the windows table of every run to this CSV file.
+    /// Also write the windows table of every run to this CSV file (`-` for stdout; a
+    /// character device or FIFO is written into, never replaced).
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
-    /// Replace the CSV file if it exists (Parquet files are never replaced).
+    /// Replace the CSV file if it exists, and table files of a run's id holding other rows.
     #[arg(long)]
     pub force: bool,
 }

@@ -13,7 +13,8 @@ pub struct ImportArgs {
     /// run (e.g. every job's log of one fio run), unless --sweep is given.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// Archive to write (.hlog). With --sweep, a directory that gets one archive per run.
+    /// Archive to write (.hlog; `-` for stdout; a character device or FIFO is written into,
+    /// never replaced). With --sweep, a directory that gets one archive per run.
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
     /// Unit of the latencies in plain lists: ns, us, ms or s. Required for lists; fio

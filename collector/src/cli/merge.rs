@@ -10,7 +10,8 @@ pub struct MergeArgs {
     /// reads, each stating its start time.
     #[arg(required = true, num_args = 2.., value_name = "RUN")]
     pub files: Vec<PathBuf>,
-    /// The merged archive to write (.hlog).
+    /// The merged archive to write (.hlog; `-` for stdout; a character device or FIFO is
+    /// written into, never replaced).
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
     /// The scope each run's own tags are kept in (`LABEL/read`), one per RUN in order
@@ -18,7 +19,8 @@ pub struct MergeArgs {
     /// : - become _].
     #[arg(long, value_name = "LABEL")]
     pub label: Vec<String>,
-    /// Name of the merged run [default: OUT's file name without extension].
+    /// Name of the merged run [default: OUT's file name without extension; "merge" for
+    /// stdout].
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
     /// The largest offset between runs' windows taken as the same window [default: the

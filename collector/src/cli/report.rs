@@ -9,7 +9,8 @@ pub struct ReportArgs {
     /// Runs to put in the report: nines archives and every format `nines stats` reads.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// The HTML file to write (replaced if it exists).
+    /// The HTML file to write (replaced if it exists; `-` for stdout; a character device or
+    /// FIFO is written into, never replaced).
     #[arg(short = 'o', long = "output", value_name = "REPORT.html", default_value = "report.html")]
     pub output: PathBuf,
     /// Title of the report [default: "nines report"].

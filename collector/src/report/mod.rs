@@ -188,11 +188,14 @@ pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
         budget::fit(&mut inputs, max, args.group, |i| render(i, &opts, &viewer))?
     };
     let read = Inputs::new(files.iter().chain(&args.notes).chain(&args.spec));
-    output::write_atomic(&args.output, page.as_bytes(), Replace::Always, &read)?;
+    output::write_output(&args.output, page.as_bytes(), Replace::Always, &read)?;
+    // with the page on stdout, what the command says goes to stderr
+    let mut err = std::io::stderr();
+    let out: &mut dyn Write = if output::goes_to_stdout(&args.output) { &mut err } else { out };
     writeln!(
         out,
         "report: {} ({} run{}, {} KB)",
-        args.output.display(),
+        output::shown(&args.output),
         inputs.len(),
         if inputs.len() == 1 { "" } else { "s" },
         page.len().div_ceil(1024)

@@ -79,6 +79,7 @@ fn lock(dir: &Path) -> Result<File> {
 /// `nines site`.
 pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
     let dir = &args.output;
+    output::refuse_stdout(dir, "-o", "the site's directory")?;
     if dir.exists() && !dir.is_dir() {
         bail!("'{}' exists and is not a directory", dir.display());
     }
