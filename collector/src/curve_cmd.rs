@@ -104,7 +104,7 @@ pub fn run(args: &CurveArgs, out: &mut impl Write) -> Result<()> {
     let quiet = a.quiet;
     let say = |s: &str| {
         if !quiet {
-            eprintln!("nines: curve: {s}");
+            crate::diag!("nines: curve: {s}");
         }
     };
     let run_marks = |marks: &[Mark], total: usize, done: &mut Vec<PathBuf>, notes: &mut Vec<String>| -> Result<bool> {
@@ -178,7 +178,7 @@ pub fn run(args: &CurveArgs, out: &mut impl Write) -> Result<()> {
     }
     for n in &notes {
         if args.json {
-            eprintln!("nines: curve: {n}");
+            crate::diag!("nines: curve: {n}");
         } else {
             writeln!(out, "{n}")?;
         }

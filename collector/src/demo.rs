@@ -28,7 +28,7 @@ pub fn run(a: &DemoArgs, out: &mut impl Write) -> Result<()> {
     let buffered = crate::run::on_tmpfs(&dir);
     let ra = a.run_args(&target, buffered);
     if !a.quiet {
-        eprintln!("nines demo: {}", a.command_line(&target, buffered)[1..].join(" "));
+        crate::diag!("nines demo: {}", a.command_line(&target, buffered)[1..].join(" "));
     }
     let res = crate::run::collect(&ra);
     drop(work);

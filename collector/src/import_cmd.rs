@@ -46,10 +46,11 @@ fn file_stem(name: &str) -> String {
 pub fn run(args: &ImportArgs, out: &mut impl Write) -> Result<()> {
     let opts = Options { unit: args.unit, window_s: args.window };
     let inputs = Inputs::new(&args.files);
+    let files = load::each_file_once(&args.files);
     if args.sweep {
         output::refuse_stdout(&args.output, "-o", "the directory of a sweep's archives (--sweep)")?;
         let mut runs = Vec::new();
-        for p in &args.files {
+        for p in &files {
             let (name, format, bytes) = load::read_input(p)?;
             if format == Format::FioJson {
                 runs.extend(fio_json::read_each(&name, &bytes)?);
@@ -73,22 +74,31 @@ pub fn run(args: &ImportArgs, out: &mut impl Write) -> Result<()> {
         }
         return Ok(());
     }
-    let mut runs = Vec::with_capacity(args.files.len());
+    let mut runs = Vec::with_capacity(files.len());
     // fio writes empty slat logs for synchronous engines: with other files to import, an
     // empty file is skipped with a warning (alone, it is an error naming the file)
     let empty = |p: &PathBuf| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() == 0);
-    let all_empty = args.files.iter().all(empty);
-    for p in &args.files {
+    let all_empty = files.iter().all(empty);
+    let mut read = Vec::with_capacity(files.len());
+    for p in &files {
         if !all_empty && empty(p) {
-            eprintln!("nines: warning: {}: the file is empty; skipped", p.display());
+            crate::diag!("nines: warning: {}: the file is empty; skipped", p.display());
             continue;
         }
         let r = load::load_with(p, &opts)?;
         for w in &r.warnings {
-            eprintln!("nines: warning: {}: {w}", p.display());
+            crate::diag!("nines: warning: {}: {w}", p.display());
         }
         runs.push(r);
+        read.push(p.clone());
     }
+    // the files of one import are parts of one run, added up: one run in two forms (a fio
+    // json+ and a log of its job) would count every I/O twice
+    load::refuse_same_run(
+        &read,
+        &runs,
+        "importing both would count its I/Os twice: import one of them (nines merge adds runs up on purpose, each kept in its scope)",
+    )?;
     let name = args.name.clone().unwrap_or_else(|| runs[0].name.clone());
     let run = import::combine(&name, &runs)?;
     write_archive(&args.output, &run, args.force, &inputs, true)?;

@@ -5,6 +5,7 @@ pub mod check_cmd;
 pub mod cli;
 pub mod curve_cmd;
 pub mod demo;
+pub mod diag;
 pub mod export_cmd;
 pub mod generate;
 pub mod import_cmd;

@@ -9,7 +9,7 @@
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use nines_core::archive;
@@ -110,7 +110,7 @@ pub fn parse(name: &str, format: Format, bytes: &[u8], opts: &Options) -> Result
 
 fn warn(run: &Run) {
     for w in &run.warnings {
-        eprintln!("nines: warning: {}: {w}", run.source);
+        crate::diag!("nines: warning: {}: {w}", run.source);
     }
 }
 
@@ -158,6 +158,44 @@ pub fn read_text(path: &Path) -> std::result::Result<String, String> {
     if file.metadata().is_ok_and(|m| m.is_dir()) {
         return Err("it is a directory".into());
     }
+    read_text_from(file)
+}
+
+/// A file an fio job file includes, read as [`read_text`]: only a regular file. A job file
+/// may name any file, so the type is looked at before the file is opened (a FIFO would block
+/// the open until some writer came, a device's open may act on the device), and again on the
+/// descriptor opened, with O_NONBLOCK and O_NOCTTY (open(2)), so that a file swapped for a
+/// FIFO in between can neither block nor become the controlling terminal.
+pub fn read_included_text(path: &Path) -> std::result::Result<String, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let not_regular = |m: &std::fs::Metadata| {
+        let t = m.file_type();
+        let what = if t.is_dir() {
+            "a directory"
+        } else if t.is_file() {
+            ""
+        } else {
+            "not a regular file (a FIFO, socket or device)"
+        };
+        (!what.is_empty()).then(|| format!("{what}; an include names a file of fio options"))
+    };
+    let m = std::fs::metadata(path).map_err(|e| format!("could not open it ({e})"))?;
+    if let Some(e) = not_regular(&m) {
+        return Err(e);
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| format!("could not open it ({e})"))?;
+    let m = file.metadata().map_err(|e| format!("could not read it ({e})"))?;
+    if let Some(e) = not_regular(&m) {
+        return Err(e);
+    }
+    read_text_from(file)
+}
+
+fn read_text_from(file: File) -> std::result::Result<String, String> {
     let mut bytes = Vec::new();
     file.take(MAX_TEXT_FILE + 1).read_to_end(&mut bytes).map_err(|e| format!("could not read it ({e})"))?;
     if bytes.len() as u64 > MAX_TEXT_FILE {
@@ -169,18 +207,86 @@ pub fn read_text(path: &Path) -> std::result::Result<String, String> {
     })
 }
 
-/// Read several runs to be shown together, stopping at the first that fails; runs with the
-/// same name get distinct ones (nines-core's `distinct_names`: the file name, else a number).
+/// A file's identity: its device and inode (stat(2), links followed), so that two paths to
+/// one file are told alike. `None` when the path cannot be looked at.
+pub fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// The inputs, each file once. A path to a file given before it (the same device and inode:
+/// the same path again, another name of it, a link to it) is left out with a note on stderr,
+/// so that no command reads one file as two runs and counts it twice. A path that cannot be
+/// looked at is kept: reading it says why.
+pub fn each_file_once<P: AsRef<Path>>(paths: &[P]) -> Vec<PathBuf> {
+    let mut seen: Vec<((u64, u64), &Path)> = Vec::new();
+    let mut out = Vec::with_capacity(paths.len());
+    for p in paths {
+        let p = p.as_ref();
+        match file_id(p) {
+            Some(id) => match seen.iter().find(|(s, _)| *s == id) {
+                Some((_, first)) => {
+                    crate::diag!("nines: note: '{}' is the same file as '{}'; it is read once", p.display(), first.display())
+                }
+                None => {
+                    seen.push((id, p));
+                    out.push(p.to_path_buf());
+                }
+            },
+            None => out.push(p.to_path_buf()),
+        }
+    }
+    out
+}
+
+/// An error when two of `runs` (read from `paths`, in order) hold the same run in two forms
+/// (nines-core's `same_run`: a fio json+ and a log of its job, two logs of one job, the
+/// same windows): `doing` says what counting both would do wrong.
+pub fn refuse_same_run(paths: &[PathBuf], runs: &[Run], doing: &str) -> Result<()> {
+    for (i, a) in runs.iter().enumerate() {
+        for (j, b) in runs.iter().enumerate().skip(i + 1) {
+            if let Some(why) = nines_core::same_run::same_run(a, b) {
+                bail!("'{}' and '{}' hold the same run: {why}; {doing}", paths[i].display(), paths[j].display());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Read several runs to be shown together, each file once ([`each_file_once`]), stopping at
+/// the first that fails; runs with the same name get distinct ones (nines-core's
+/// `distinct_names`: the file name, else a number).
 pub fn load_runs(paths: &[impl AsRef<Path>]) -> Result<Vec<Run>> {
+    let mut runs = each_file_once(paths).iter().map(|p| load_run(p)).collect::<Result<Vec<_>>>()?;
+    name_distinctly(&mut runs);
+    Ok(runs)
+}
+
+/// Every run given, as [`load_runs`] but a file given twice read twice: `nines merge` adds up
+/// the runs it is given, as asked.
+pub fn load_every_run(paths: &[impl AsRef<Path>]) -> Result<Vec<Run>> {
     let mut runs = paths.iter().map(|p| load_run(p.as_ref())).collect::<Result<Vec<_>>>()?;
     name_distinctly(&mut runs);
     Ok(runs)
 }
 
-/// Two sets of runs shown side by side (a baseline and candidates), read as [`load_runs`]:
-/// the names are distinct across both sets.
+/// Two sets of runs compared (a baseline and candidates), read as [`load_runs`]: the names
+/// are distinct across both sets. A set's runs are repeats of one measurement, their spread
+/// its noise, so one run twice in a set (one file, or one run in two forms) is an error, as
+/// is a file that is both a baseline and a candidate.
 pub fn load_two_sets(a: &[impl AsRef<Path>], b: &[impl AsRef<Path>]) -> Result<(Vec<Run>, Vec<Run>)> {
-    let mut runs = a.iter().map(|p| load_run(p.as_ref())).chain(b.iter().map(|p| load_run(p.as_ref()))).collect::<Result<Vec<_>>>()?;
+    let (a, b) = (each_file_once(a), each_file_once(b));
+    for p in &b {
+        if let Some(q) = file_id(p).and_then(|id| a.iter().find(|q| file_id(q) == Some(id))) {
+            bail!("'{}' is both a baseline and a candidate (the same file as '{}'); compare a run with another", p.display(), q.display());
+        }
+    }
+    let mut runs = a.iter().chain(&b).map(|p| load_run(p)).collect::<Result<Vec<_>>>()?;
+    let second = runs.split_off(a.len());
+    let repeats = "a set's runs are repeats of a measurement, and the same run twice would narrow their spread; give each run once";
+    refuse_same_run(&a, &runs, repeats)?;
+    refuse_same_run(&b, &second, repeats)?;
+    runs.extend(second);
     name_distinctly(&mut runs);
     let second = runs.split_off(a.len());
     Ok((runs, second))

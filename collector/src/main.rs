@@ -38,7 +38,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("nines: {e:#}");
+            nines::diag!("nines: {e:#}");
             ExitCode::FAILURE
         }
     }
@@ -71,7 +71,7 @@ fn check(args: &nines::cli::check::CheckArgs, out: &mut impl Write) -> ExitCode 
     match result {
         Ok(v) => ExitCode::from(v.exit_code()),
         Err(e) => {
-            eprintln!("nines: {e:#}");
+            nines::diag!("nines: {e:#}");
             ExitCode::from(nines::check_cmd::EXIT_ERROR)
         }
     }
@@ -83,11 +83,11 @@ fn compare_gate(args: &nines::cli::judge::CompareArgs, out: &mut impl Write) -> 
     match nines::judge_cmd::compare(args, out).and_then(|f| out.flush().map(|()| f).map_err(Into::into)) {
         Ok(failing) if failing.is_empty() => ExitCode::SUCCESS,
         Ok(failing) => {
-            eprintln!("nines: compare: {} beyond noise: {}", failing.len(), failing.join(", "));
+            nines::diag!("nines: compare: {} beyond noise: {}", failing.len(), failing.join(", "));
             ExitCode::FAILURE
         }
         Err(e) => {
-            eprintln!("nines: {e:#}");
+            nines::diag!("nines: {e:#}");
             ExitCode::from(nines::check_cmd::EXIT_ERROR)
         }
     }
@@ -113,6 +113,6 @@ fn usage_error(e: clap::Error) -> ExitCode {
         e.exit();
     }
     let text = e.render().to_string();
-    eprint!("nines: {}", text.strip_prefix("error: ").unwrap_or(&text));
+    nines::diag::text(format_args!("nines: {}", text.strip_prefix("error: ").unwrap_or(&text)));
     ExitCode::from(e.exit_code() as u8)
 }

@@ -7,14 +7,14 @@ use anyhow::{bail, Result};
 use nines_core::fleet::{self, Source};
 
 use crate::cli::merge::MergeArgs;
-use crate::load::load_runs;
+use crate::load::load_every_run;
 use crate::output::{self, Inputs, Replace};
 
 pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
     if !args.label.is_empty() && args.label.len() != args.files.len() {
         bail!("--label is given {} times for {} runs: give one label per run, in order", args.label.len(), args.files.len());
     }
-    let runs = load_runs(&args.files)?;
+    let runs = load_every_run(&args.files)?;
     let sources: Vec<Source> = runs
         .iter()
         .enumerate()

@@ -5,15 +5,23 @@
 //! above it, later settings winning); from the first `;` or `#` of a line on is a comment (as
 //! fio's parser strips it, so `numjobs=2 ; two copies` is `numjobs=2`); `key=value` or a bare `key` (a flag) per line; `include FILE` pulls in a file of
 //! options (no sections, nested includes allowed, a relative name tried as given and then
-//! beside the including file); `${VAR}` in a value is the environment variable VAR (empty when
-//! unset). fio's reserved words `$pagesize`, `$mb_memory` and `$ncpus` (and the `bc`
+//! beside the including file); `${VAR}` anywhere in an option's line is the environment
+//! variable VAR, empty when unset (fio HOWTO, "Environment variables"; fio substitutes the
+//! whole line, so a line `${OPT}` with `OPT=iodepth=8` is `iodepth=8`, and one that expands to
+//! nothing is refused as fio refuses it). fio's reserved words `$pagesize`, `$mb_memory` and `$ncpus` (and the `bc`
 //! arithmetic fio runs on them) are refused. Sizes and durations use fio's units
 //! ([`crate::units`]); fio's integer options (`number_ios`, `rate_iops`) take fio's
-//! 1024-based suffixes too.
+//! 1024-based suffixes too. Every number is checked against the range the matching `nines run`
+//! flag takes, never wrapped.
 //!
 //! Every option is either mapped onto a nines setting, accepted as changing nothing nines
 //! measures (each stated in [`Job::accepted`]), or refused: [`interpret`] collects every
 //! refusal of every section, each with its file and line, into one [`JobError`].
+//!
+//! A file that is not an fio job file (a line that is not fio's syntax, or a name that is no
+//! fio option: [`FIO_OPTIONS`]) is read no further: a job file may include any file its
+//! writer names (`include /etc/shadow`), so its lines are never echoed beyond the first
+//! offending one, and any text echoed is cut to [`ECHO_CHARS`] characters ([`excerpt`]).
 //!
 //! This module reads no file: [`parse`] gets the text and a function that returns an
 //! included file's text, so the collector does the reading (`collector/src/load.rs`).
@@ -23,6 +31,10 @@ use std::fmt;
 
 use crate::distribution::Distribution;
 use crate::units::{parse_bssplit, parse_duration_ns, parse_size, MAX_BLOCK};
+
+/// The highest queue depth (`--qd`) and the most jobs (`--jobs`) `nines run` takes.
+pub const MAX_QD: u32 = 4096;
+pub const MAX_JOBS: u32 = 1024;
 
 /// Where an option was written.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,13 +57,42 @@ pub struct RawOpt {
     pub at: Loc,
 }
 
+/// The option as messages echo it: `key=value`, cut to [`ECHO_CHARS`] characters.
 impl fmt::Display for RawOpt {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.value {
-            Some(v) => write!(f, "{}={v}", self.key),
-            None => write!(f, "{}", self.key),
+            Some(v) => write!(f, "{}", excerpt(&format!("{}={v}", self.key))),
+            None => write!(f, "{}", excerpt(&self.key)),
         }
     }
+}
+
+/// The most characters of a file's text a message echoes: a job file, or a file it
+/// includes, may be one that is not meant to be shown.
+pub const ECHO_CHARS: usize = 40;
+
+/// `s` as a message echoes it: at most [`ECHO_CHARS`] characters (a cut one ends in `…`),
+/// control characters escaped (`\u{1b}`), so that a line cannot move the terminal's cursor.
+pub fn excerpt(s: &str) -> String {
+    let cut = s.chars().count() > ECHO_CHARS;
+    let keep = if cut { ECHO_CHARS - 1 } else { ECHO_CHARS };
+    let mut out: String = s.chars().take(keep).flat_map(|c| if c.is_control() { c.escape_default().collect() } else { vec![c] }).collect();
+    if cut {
+        out.push('…');
+    }
+    out
+}
+
+/// The names of fio's options, and their aliases: `.name` and `.alias` of fio's option
+/// tables (options.c, engines/*.c and *.h, profiles/*.c) at fio-3.42-135-gf5344384, one a
+/// line, sorted (made with `grep -ohE '\.(name|alias)\s*=\s*"[^"]*"'` over those files, the
+/// quoted names kept). A key that is none of these is no fio option: fio refuses it ("Bad
+/// option"), and nines reads such a file no further.
+pub const FIO_OPTIONS: &str = include_str!("fio_options.txt");
+
+/// Is `key` (lowercase) the name of an fio option?
+pub fn is_fio_option(key: &str) -> bool {
+    FIO_OPTIONS.lines().any(|n| n == key)
 }
 
 /// A `[section]` with its own lines (includes expanded).
@@ -146,6 +187,8 @@ fn collect_lines(
     out: &mut Vec<Line>,
     problems: &mut Vec<(Loc, String)>,
 ) {
+    // said of a file that is not an fio job file: none of its lines is echoed beyond this one
+    let not_read = "this is not an fio job file, and the rest of it is not read";
     for (i, raw) in text.lines().enumerate() {
         let at = Loc { file: file.to_string(), line: i + 1 };
         // as fio: everything from the first ';' or '#' on is a comment
@@ -155,63 +198,105 @@ fn collect_lines(
         }
         if let Some(rest) = l.strip_prefix('[') {
             if !top {
-                problems.push((at, "an included file may not contain [sections] (fio HOWTO, \"Job file format\")".into()));
-                continue;
+                // as fio, which stops reading the file there ("No new sections in included files")
+                problems.push((
+                    at,
+                    "an included file may not contain [sections] (fio HOWTO, \"Job file format\"); the rest of it is not read".into(),
+                ));
+                return;
             }
             match rest.strip_suffix(']') {
                 Some(name) if !name.trim().is_empty() => out.push(Line::Section(name.trim().to_string(), at)),
-                _ => problems.push((at, format!("{l:?} is not a section header; expected [name]"))),
+                _ => problems.push((at, format!("\"{}\" is not a section header; expected [name]", excerpt(l)))),
             }
             continue;
         }
         if let Some(name) = l.strip_prefix("include").filter(|r| r.starts_with([' ', '\t'])) {
             let name = substitute(name.trim(), env);
+            let shown = excerpt(&name);
             if depth >= MAX_INCLUDE_DEPTH {
-                problems.push((at, format!("include {name}: includes nest deeper than {MAX_INCLUDE_DEPTH} (does a file include itself?)")));
+                problems
+                    .push((at, format!("include {shown}: includes nest deeper than {MAX_INCLUDE_DEPTH} (does a file include itself?)")));
                 continue;
             }
             if out.len() + problems.len() >= MAX_JOB_LINES {
-                problems.push((at, format!("include {name}: the job file and its includes hold more than {MAX_JOB_LINES} lines")));
+                problems.push((at, format!("include {shown}: the job file and its includes hold more than {MAX_JOB_LINES} lines")));
                 return;
             }
             match include(&name, file) {
                 Ok((iname, itext)) => collect_lines(&iname, &itext, include, env, depth + 1, false, out, problems),
-                Err(e) => problems.push((at, format!("include {name}: {e}"))),
+                Err(e) => problems.push((at, format!("include {shown}: {e}"))),
             }
+            continue;
+        }
+        // fio substitutes ${VAR} in the option's whole line before it looks the option up
+        // (options.c, fio_option_dup_subs), so a variable may hold a whole `key=value`
+        let line = substitute(l, env);
+        let l = line.trim();
+        if l.is_empty() {
+            problems.push((
+                at,
+                format!(
+                    "{} expands to nothing (an environment variable that is unset or empty), which is no option; fio refuses it too",
+                    excerpt(raw.trim())
+                ),
+            ));
             continue;
         }
         if let Some(w) = ["$pagesize", "$mb_memory", "$ncpus"].iter().find(|w| l.contains(**w)) {
             problems.push((
                 at,
-                format!("{l}: fio's reserved word {w} (and the bc arithmetic fio applies with it) is not supported; write the number"),
+                format!(
+                    "{}: fio's reserved word {w} (and the bc arithmetic fio applies with it) is not supported; write the number",
+                    excerpt(l)
+                ),
             ));
             continue;
         }
         let (key, value) = match l.split_once('=') {
-            Some((k, v)) => (k.trim(), Some(substitute(v.trim(), env))),
+            Some((k, v)) => (k.trim(), Some(v.trim().to_string())),
             None => (l, None),
         };
-        if key.is_empty() || key.contains(char::is_whitespace) {
-            problems.push((at, format!("{l:?} is not an option; expected key=value or a bare flag")));
-            continue;
+        // fio's option names are letters, digits, '_' and '-' (hugepage-size)
+        let bad = key.char_indices().find(|(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-')));
+        if key.is_empty() || bad.is_some() {
+            let what = match bad {
+                Some((j, c)) => format!("\"{}\" then {c:?}", excerpt(&key[..j])),
+                None => "an option without a name".to_string(),
+            };
+            problems.push((
+                at,
+                format!("{what}: not a job-file line; expected [name], option=value, a bare option or include FILE; {not_read}"),
+            ));
+            return;
         }
-        out.push(Line::Opt(RawOpt { key: key.to_ascii_lowercase(), value, at }));
+        let key = key.to_ascii_lowercase();
+        if !is_fio_option(&key) {
+            // the value is not echoed: the file may hold secrets as key=value lines
+            problems.push((at, format!("{}: no fio option has this name (fio refuses it too); {not_read}", excerpt(&key))));
+            return;
+        }
+        out.push(Line::Opt(RawOpt { key, value, at }));
     }
 }
 
-/// `${VAR}` replaced by the environment variable VAR, or by nothing when it is unset (fio
-/// HOWTO, "Environment variables").
+/// `${VAR}` replaced by the environment variable VAR, or by nothing when it is unset or VAR is
+/// empty (fio HOWTO, "Environment variables"; fio's `fio_option_dup_subs` in options.c, whose
+/// rules these are: a `${` without a `}` after it is kept as it is).
 fn substitute(v: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
     let mut out = String::new();
     let mut rest = v;
     while let Some(i) = rest.find("${") {
         match rest[i + 2..].find('}') {
-            Some(j) if j > 0 => {
+            Some(j) => {
                 out.push_str(&rest[..i]);
-                out.push_str(&env(&rest[i + 2..i + 2 + j]).unwrap_or_default());
+                let name = &rest[i + 2..i + 2 + j];
+                if !name.is_empty() {
+                    out.push_str(&env(name).unwrap_or_default());
+                }
                 rest = &rest[i + 3 + j..];
             }
-            _ => break,
+            None => break,
         }
     }
     out.push_str(rest);
@@ -390,14 +475,27 @@ fn per_direction(o: &RawOpt, rw: Pattern) -> Result<Option<u64>, String> {
     }
 }
 
-/// fio's think times: a bare number is microseconds (fio HOWTO, `thinktime`).
+/// fio's think times: a bare number is microseconds (fio HOWTO, `thinktime`). At most
+/// [`MAX_DURATION_NS`], as `--thinktime` takes.
 fn think_ns(o: &RawOpt) -> Result<u64, String> {
     let v = value(o)?;
     if v.chars().all(|c| c.is_ascii_digit()) {
-        return v.parse::<u64>().ok().and_then(|us| us.checked_mul(1000)).ok_or_else(|| format!("{o}: too long"));
+        return v
+            .parse::<u64>()
+            .ok()
+            .and_then(|us| us.checked_mul(1000))
+            .filter(|&ns| ns <= MAX_DURATION_NS)
+            .ok_or_else(|| format!("{o}: expected at most {} microseconds (as --thinktime takes)", MAX_DURATION_NS / 1000));
     }
     parse_duration_ns(v).map_err(|e| format!("{o}: {e}"))
 }
+
+/// The longest duration a nines flag takes (`--runtime`, `--window`, `--thinktime`:
+/// [`crate::units::parse_duration_ns`]'s bound), in ns.
+const MAX_DURATION_NS: u64 = 1_000_000_000_000_000_000;
+
+/// The highest `--rate-iops` nines takes (I/Os per second per job).
+const MAX_RATE_IOPS: u64 = 100_000_000;
 
 /// fio's `filename=a:b`: the names separated by `:`, a `\:` being a colon of a name.
 pub fn split_filenames(v: &str) -> Vec<String> {
@@ -464,10 +562,24 @@ fn value(o: &RawOpt) -> Result<&str, String> {
     o.value.as_deref().map(str::trim).filter(|v| !v.is_empty()).ok_or_else(|| format!("{} needs a value ({}=...)", o.key, o.key))
 }
 
-/// An fio integer: a number with fio's 1024-based suffixes (fio's str_to_decimal).
+/// An fio integer: a number with fio's 1024-based suffixes (fio's str_to_decimal); plain
+/// digits are read exactly (a suffixed size goes through a float, exact up to 2^53).
 fn int_value(o: &RawOpt) -> Result<u64, String> {
     let v = value(o)?;
+    if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+        return v.parse::<u64>().map_err(|_| format!("{o}: larger than {}, the largest whole number nines takes", u64::MAX));
+    }
     parse_size(v).map_err(|_| format!("{o}: expected a whole number"))
+}
+
+/// An fio integer within `lo..=hi`, the range of the `nines run` flag named `flag` (never
+/// wrapped into a smaller type).
+fn int_in(o: &RawOpt, lo: u64, hi: u64, flag: &str) -> Result<u64, String> {
+    let n = int_value(o)?;
+    if n < lo || n > hi {
+        return Err(format!("{o}: expected {lo} to {hi} (as {flag} takes)"));
+    }
+    Ok(n)
 }
 
 fn one_for_all_directions(o: &RawOpt) -> Result<&str, String> {
@@ -542,11 +654,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                     set("thinktime_spin");
                 }
                 "thinktime_blocks" => {
-                    let n = int_value(o)?;
-                    if n == 0 || n > u64::from(u32::MAX) {
-                        return Err(format!("{o}: expected at least 1"));
-                    }
-                    thinktime_blocks = Some(n as u32);
+                    thinktime_blocks = Some(int_in(o, 1, u32::MAX.into(), "--thinktime-blocks")? as u32);
                     set("thinktime_blocks");
                 }
                 "thinktime_blocks_type" => {
@@ -580,10 +688,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                     set("rw");
                 }
                 "rwmixread" | "rwmixwrite" => {
-                    let p = int_value(o)?;
-                    if p > 100 {
-                        return Err(format!("{o}: expected a percentage from 0 to 100"));
-                    }
+                    let p = int_in(o, 0, 100, "--mix")?;
                     read_pct = Some(if o.key == "rwmixread" { p as u32 } else { 100 - p as u32 });
                     set("mix");
                 }
@@ -600,16 +705,17 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                     set("bs");
                 }
                 "iodepth" => {
-                    iodepth = int_value(o)? as u32;
+                    iodepth = int_in(o, 1, MAX_QD.into(), "--qd")? as u32;
                     set("qd");
                 }
+                // fio: 0 means the iodepth (fio HOWTO, iodepth_batch_submit), known below
                 "iodepth_batch" | "iodepth_batch_submit" => {
-                    submit_batch = Some((int_value(o)? as u32).max(1));
+                    submit_batch = Some(int_in(o, 0, u32::MAX.into(), "--submit-batch")? as u32);
                     set("submit_batch");
                 }
                 // fio: 0 means "as iodepth_batch_complete_min", which is 1 by default.
                 "iodepth_batch_complete_max" => {
-                    complete_batch = Some((int_value(o)? as u32).max(1));
+                    complete_batch = Some((int_in(o, 0, u32::MAX.into(), "--complete-batch")? as u32).max(1));
                     set("complete_batch");
                 }
                 "iodepth_batch_complete_min" | "iodepth_batch_complete" => {
@@ -623,7 +729,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                     accepted.push((o.at.clone(), o.to_string(), "fio's default, what nines does"));
                 }
                 "numjobs" => {
-                    numjobs = int_value(o)? as u32;
+                    numjobs = int_in(o, 1, MAX_JOBS.into(), "--jobs")? as u32;
                     set("jobs");
                 }
                 "size" => {
@@ -652,8 +758,9 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                     ramp_ns = parse_duration_ns(value(o)?).map_err(|e| format!("{o}: {e}"))?;
                     set("ramp");
                 }
+                // fio's default 0: no limit (options.c)
                 "number_ios" => {
-                    number_ios = Some(int_value(o)?);
+                    number_ios = Some(int_value(o)?).filter(|&n| n > 0);
                     set("ios");
                 }
                 "direct" => {
@@ -723,10 +830,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                     set("engine");
                 }
                 "log_hist_msec" => {
-                    let ms = int_value(o)?;
-                    if ms == 0 {
-                        return Err(format!("{o}: expected at least 1 ms"));
-                    }
+                    let ms = int_in(o, 1, MAX_DURATION_NS / 1_000_000, "--window, in ms,")?;
                     window_ns = Some(ms * 1_000_000);
                     set("window");
                 }
@@ -747,18 +851,15 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
             problems.push((o.at.clone(), e));
         }
     }
-    let bad = |what: String| (s.at.clone(), format!("[{}]: {what}", s.name));
-    if iodepth == 0 || iodepth > 4096 {
-        problems.push(bad(format!("iodepth {iodepth} must be between 1 and 4096")));
-    }
-    if numjobs == 0 || numjobs > 1024 {
-        problems.push(bad(format!("numjobs {numjobs} must be between 1 and 1024")));
-    }
+    let submit_batch = submit_batch.map(|b| if b == 0 { iodepth } else { b });
     // fio's rate and rate_iops hold for each direction on its own; nines' limit holds for a
     // job's I/Os of every direction together: the same only when there is one direction
     for o in &rate_opts {
         match per_direction(o, rw) {
             Ok(r) if o.key == "rate" => rate_bytes = r,
+            Ok(Some(r)) if r > MAX_RATE_IOPS => {
+                problems.push((o.at.clone(), format!("{o}: expected at most {MAX_RATE_IOPS} I/Os per second (as --rate-iops takes)")))
+            }
             Ok(r) => rate_iops = r.map(|r| r as f64),
             Err(e) => problems.push((o.at.clone(), e)),
         }
@@ -777,9 +878,17 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
     if rate_iops.is_none() && rate_bytes.is_none() && origin.contains_key("arrival") {
         accepted.push((origin["arrival"].0.clone(), origin["arrival"].1.clone(), "no rate_iops: nothing is rate-limited"));
     }
+    // number_ios (and size) count a job's I/Os; the run's --ios counts every job's
+    let mut all_jobs = |n: u64| {
+        let total = n.checked_mul(u64::from(numjobs));
+        if total.is_none() {
+            problems.push((s.at.clone(), format!("[{}]: {n} I/Os a job times numjobs {numjobs} is more than {} I/Os", s.name, u64::MAX)));
+        }
+        total
+    };
     let stop = if time_based {
         match runtime {
-            Some(r) if r > 0 => Stop::Time { runtime_ns: r, ios: number_ios.map(|n| n * u64::from(numjobs)) },
+            Some(r) if r > 0 => Stop::Time { runtime_ns: r, ios: number_ios.and_then(&mut all_jobs) },
             _ => Stop::Unknown(format!("[{}] is time_based without a runtime (fio would run until stopped)", s.name)),
         }
     } else {
@@ -796,7 +905,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
             _ => None,
         }
         .filter(|&n| n > 0)
-        .map(|n| Stop::Ios { ios: n * u64::from(numjobs), runtime_ns: runtime })
+        .map(|n| Stop::Ios { ios: all_jobs(n).unwrap_or(u64::MAX), runtime_ns: runtime })
         .unwrap_or_else(|| {
             Stop::Unknown(if bs.len() > 1 {
                 format!("[{}] is not time_based, so fio ends it after size bytes, which nines cannot count with bssplit; add time_based and runtime (or number_ios)", s.name)
@@ -917,9 +1026,20 @@ impl Plan {
         if all.iter().all(|j| j.settings == first.settings) {
             let mut j = first.clone();
             j.settings.numjobs = all.iter().map(|j| j.settings.numjobs).sum();
+            if j.settings.numjobs > MAX_JOBS {
+                return Err(format!(
+                    "the sections {} run as one workload of {} jobs in all; nines runs at most {MAX_JOBS} (--jobs)",
+                    names(&all),
+                    j.settings.numjobs
+                ));
+            }
+            let times = |n: u64| {
+                n.checked_mul(all.len() as u64)
+                    .ok_or_else(|| format!("the sections {} run {n} I/Os each, more than {} in all", names(&all), u64::MAX))
+            };
             j.settings.stop = match j.settings.stop {
-                Stop::Time { runtime_ns, ios } => Stop::Time { runtime_ns, ios: ios.map(|n| n * all.len() as u64) },
-                Stop::Ios { ios, runtime_ns } => Stop::Ios { ios: ios * all.len() as u64, runtime_ns },
+                Stop::Time { runtime_ns, ios } => Stop::Time { runtime_ns, ios: ios.map(times).transpose()? },
+                Stop::Ios { ios, runtime_ns } => Stop::Ios { ios: times(ios)?, runtime_ns },
                 s => s,
             };
             return Ok(j);
@@ -1111,5 +1231,121 @@ mod tests {
         let e = seq.concurrent(None).unwrap_err();
         assert!(e.contains("makes [b] (t.fio:4) wait") && e.contains("--section"), "{e}");
         assert_eq!(seq.concurrent(Some("b")).unwrap().len(), 1);
+    }
+
+    /// Every problem of a job file's text, as printed.
+    fn refused(text: &str) -> String {
+        let env = |v: &str| (v == "OPT").then(|| "iodepth=8".to_string());
+        match parse("t.fio", text, &mut no_include, &env) {
+            Ok(s) => interpret(&s).map(|_| String::new()).unwrap_or_else(|e| e.to_string()),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn numbers_are_checked_as_the_flags_check_them_never_wrapped() {
+        for (opt, want) in [
+            // 2^32 + 1 used to run at QD 1, 2^32 + 2 jobs as 2
+            ("iodepth=4294967297", "t.fio:3: iodepth=4294967297: expected 1 to 4096 (as --qd takes)"),
+            ("iodepth=0", "t.fio:3: iodepth=0: expected 1 to 4096"),
+            ("iodepth=5000", "t.fio:3: iodepth=5000: expected 1 to 4096"),
+            ("numjobs=4294967298", "t.fio:3: numjobs=4294967298: expected 1 to 1024 (as --jobs takes)"),
+            ("numjobs=0", "t.fio:3: numjobs=0: expected 1 to 1024"),
+            // 99999999999999 ms in ns wrapped to a 7,766,279,631 s window
+            ("log_hist_msec=99999999999999", "t.fio:3: log_hist_msec=99999999999999: expected 1 to 1000000000000"),
+            ("iodepth_batch=4294967297", "t.fio:3: iodepth_batch=4294967297: expected 0 to 4294967295 (as --submit-batch takes)"),
+            ("iodepth_batch_complete_max=4294967296", "t.fio:3: iodepth_batch_complete_max=4294967296: expected 0 to 4294967295"),
+            ("thinktime_blocks=4294967296", "t.fio:3: thinktime_blocks=4294967296: expected 1 to 4294967295"),
+            ("rwmixread=101", "t.fio:3: rwmixread=101: expected 0 to 100 (as --mix takes)"),
+            ("thinktime=18446744073709551", "t.fio:3: thinktime=18446744073709551: expected at most 1000000000000000 microseconds"),
+            ("randseed=18446744073709551616", "t.fio:3: randseed=18446744073709551616: larger than 18446744073709551615"),
+            ("rw=randread\nrate_iops=100000001", "t.fio:4: rate_iops=100000001: expected at most 100000000 I/Os per second"),
+            (
+                "numjobs=4\nnumber_ios=9223372036854775807\ntime_based\nruntime=1",
+                "t.fio:1: [a]: 9223372036854775807 I/Os a job times numjobs 4 is more than",
+            ),
+        ] {
+            let e = refused(&format!("[a]\nsize=1m\n{opt}\n"));
+            assert!(e.contains(want), "{opt}: {e}");
+        }
+        let one = |t: &str| jobs(t).unwrap().remove(0).settings;
+        // plain digits are read exactly (a float would make 2^53 + 1 of this one)
+        assert_eq!(one("[a]\nsize=1m\nrandseed=9007199254740993\n").seed, Some(9_007_199_254_740_993));
+        assert_eq!(one("[a]\nsize=1m\nrandseed=18446744073709551615\n").seed, Some(u64::MAX));
+        // fio's zeros: iodepth_batch=0 is the iodepth, number_ios=0 no limit
+        let s = one("[a]\nsize=1m\niodepth_batch=0\niodepth=32\nnumber_ios=0\n");
+        assert_eq!((s.submit_batch, s.stop), (Some(32), Stop::Ios { ios: 256, runtime_ns: None }));
+        assert_eq!(one("[a]\nsize=1m\nlog_hist_msec=1000000000000\n").window_ns, Some(1_000_000_000_000_000_000));
+        // sections that run as one add their jobs up: within --jobs too
+        let e = Plan::new(jobs("[global]\nsize=1m\nnumjobs=1000\n[a]\n[b]\n").unwrap()).single(None).unwrap_err();
+        assert!(e.contains("2000 jobs in all; nines runs at most 1024"), "{e}");
+    }
+
+    #[test]
+    fn a_bare_variable_is_a_whole_option_as_in_fio() {
+        // fio substitutes the line, then looks the option up (options.c, fio_option_dup_subs)
+        let env = |v: &str| (v == "OPT").then(|| "iodepth=8".to_string());
+        let s = parse("t.fio", "[a]\nsize=1m\n${OPT}\n", &mut no_include, &env).unwrap();
+        assert_eq!(interpret(&s).unwrap()[0].settings.iodepth, 8);
+        let e = refused("[a]\nsize=1m\n${NOPE}\n");
+        assert!(e.contains("t.fio:3: ${NOPE} expands to nothing"), "{e}");
+        // `${}` is nothing, and a `${` never closed stays as written
+        let env = |_: &str| -> Option<String> { panic!("no variable is named") };
+        assert_eq!(substitute("a${}b", &env), "ab");
+        assert_eq!(substitute("a${b", &env), "a${b");
+    }
+
+    #[test]
+    fn a_file_that_is_no_job_file_is_not_echoed() {
+        let secret = "s3cr3t-hash-that-must-not-be-printed";
+        let shadow: String = (0..30).map(|i| format!("user{i}:$y$j9T${secret}{i}:20228:0:99999:7:::\n")).collect();
+        let env_file: String = (0..30).map(|i| format!("api_token_{i}={secret}\n")).collect();
+        let ini = format!("[default]\naws_access_key_id = {secret}\n");
+        let mut inc = |name: &str, _: &str| -> Result<(String, String), String> {
+            match name {
+                "shadow" => Ok(("shadow".into(), shadow.clone())),
+                "env" => Ok(("env".into(), env_file.clone())),
+                "ini" => Ok(("ini".into(), ini.clone())),
+                _ => Err("not found".into()),
+            }
+        };
+        for (name, want) in [
+            ("shadow", "shadow:1: \"user0\" then ':': not a job-file line"),
+            ("env", "env:1: api_token_0: no fio option has this name"),
+            ("ini", "ini:1: an included file may not contain [sections]"),
+        ] {
+            let e = parse("t.fio", &format!("[a]\nsize=1m\ninclude {name}\nbs=8k\n"), &mut inc, &|_| None).unwrap_err();
+            let text = e.to_string();
+            assert!(text.contains(want), "{text}");
+            assert!(!text.contains(secret), "{text}");
+            assert_eq!(e.problems.len(), 1, "only the first offending line: {text}");
+        }
+        // the job file itself is read the same way
+        let e = parse("shadow", &shadow, &mut no_include, &|_| None).unwrap_err().to_string();
+        assert!(e.starts_with("1 problem in the job file:\n  shadow:1: \"user0\" then ':'") && !e.contains(secret), "{e}");
+        // echoed text is cut to 40 characters, its control characters escaped
+        let long = format!("[a]\nsize=1m\nrw={}\x1b[2J\n", "x".repeat(100));
+        let e = refused(&long);
+        let shown = e.lines().find(|l| l.contains("rw=")).unwrap();
+        assert!(shown.contains(&format!("rw={}…: not supported", "x".repeat(36))), "{shown}");
+        let e = refused("[a]\nsize=1m\nrw=\x1b[2Jx\n");
+        assert!(e.contains("rw=\\u{1b}[2Jx: not supported") && !e.contains('\x1b'), "{e}");
+    }
+
+    #[test]
+    fn every_option_nines_reads_is_an_fio_option() {
+        let text = include_str!("fio_job.rs");
+        let handled = text.split("match o.key.as_str() {").nth(1).unwrap().split("k => match HARMLESS").next().unwrap();
+        // the match arms' keys: the quoted names before `=>` on the arms' lines
+        let mut keys: Vec<&str> = handled
+            .lines()
+            .filter(|l| l.starts_with(&format!("{}\"", " ".repeat(16))))
+            .flat_map(|l| l.split("=>").next().unwrap_or("").split('"').skip(1).step_by(2))
+            .collect();
+        keys.extend(HARMLESS.iter().map(|h| h.0));
+        assert!(keys.len() > 50, "{keys:?}");
+        for k in keys {
+            assert!(is_fio_option(k), "{k}");
+        }
     }
 }

@@ -47,6 +47,7 @@ pub mod precision;
 pub mod pyramid;
 pub mod quantile;
 pub mod run;
+pub mod same_run;
 pub mod series;
 pub mod sort;
 pub mod spec;

@@ -441,12 +441,21 @@ fn parse_latency(s: &str) -> Result<f64, String> {
     if !lower.ends_with("ns") && !lower.ends_with("us") && !lower.ends_with("µs") && !lower.ends_with("ms") && !lower.ends_with('s') {
         return Err(format!("expected a latency with its unit (ns, us, ms or s), e.g. 1ms, found {s:?}"));
     }
-    crate::units::parse_duration_ns(s)
-        .map(|ns| ns as f64)
-        .map_err(|_| format!("expected a latency with its unit (ns, us, ms or s), e.g. 1ms, found {s:?}"))
+    crate::units::parse_duration_ns(s).map(|ns| ns as f64).map_err(|e| {
+        if e.contains("out of range") {
+            format!("{s:?} is longer than 1000000000 s, the longest latency a limit takes")
+        } else {
+            format!("expected a latency with its unit (ns, us, ms or s), e.g. 1ms, found {s:?}")
+        }
+    })
 }
 
-/// An I/O rate: `50000`, `50k`, `1.5m` (k = 1,000).
+/// The highest I/O rate a limit takes: 2^53 I/Os per second, the largest up to which every
+/// whole number is kept exactly (a limit is an `f64`). A higher one would be judged and shown
+/// as another number (`1e26` printed as 18,446,744,073,709,551,615).
+pub const MAX_RATE: f64 = 9_007_199_254_740_992.0;
+
+/// An I/O rate: `50000`, `50k`, `1.5m` (k = 1,000), at most [`MAX_RATE`].
 fn parse_rate(s: &str) -> Result<f64, String> {
     let lower = s.to_ascii_lowercase().replace('_', "");
     let (num, mult) = match lower.chars().last() {
@@ -456,7 +465,11 @@ fn parse_rate(s: &str) -> Result<f64, String> {
         _ => (&lower[..], 1.0),
     };
     match num.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v * mult),
+        Ok(v) if v.is_finite() && v >= 0.0 && v * mult <= MAX_RATE => Ok(v * mult),
+        Ok(v) if v >= 0.0 => Err(format!(
+            "{s:?} is above {} I/Os per second (2^53), the highest rate a limit keeps exactly",
+            crate::units::group(MAX_RATE as u64)
+        )),
         _ => Err(format!("expected an I/O rate, e.g. 50000 or 50k, found {s:?}")),
     }
 }
@@ -926,6 +939,23 @@ mod tests {
         assert!(err("read iops >= lots").1.contains("I/O rate"));
         assert!(err("read p99 <= ").1.contains("expected a value"));
         assert!(err("read p99 <= 1ms 2ms").1.contains("one value"));
+    }
+
+    #[test]
+    fn a_limit_beyond_what_it_keeps_exactly_is_refused_with_its_line() {
+        // 1e26 used to be judged and shown as u64::MAX, 18,446,744,073,709,551,615
+        let e = Spec::parse("qos.spec", "read p99 <= 1ms\nread iops >= 99999999999999999999999999\n").unwrap_err();
+        assert_eq!((e.line, e.column), (2, 14), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("qos.spec:2:14: \"99999999999999999999999999\" is above 9,007,199,254,740,992 I/Os per second (2^53)"),
+            "{e}"
+        );
+        assert!(parse_limit("read iops >= 9007.3t").is_err(), "t is not a rate's suffix");
+        assert!(parse_limit("read iops >= 9007200g").unwrap_err().1.contains("2^53"));
+        assert_eq!(parse_limit("read iops >= 9007199254740992").unwrap().value, MAX_RATE);
+        let e = Spec::from_limits(&["read p99 <= 99999999999999999999s".into()]).unwrap_err();
+        assert!(e.to_string().contains("--limit:1:13: \"99999999999999999999s\" is longer than 1000000000 s"), "{e}");
     }
 
     #[test]

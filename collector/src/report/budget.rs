@@ -174,7 +174,7 @@ pub fn fit(inputs: &mut [Input], limit: Limit, group_s: Option<f64>, render: imp
                     Limit::Given(_) if group_s.is_some() => bail!("--max-size: {why}; give a larger --group or --max-size, or fewer runs"),
                     Limit::Given(_) => bail!("--max-size: {why}; give a larger --max-size, fewer runs, or --full"),
                     Limit::Default => {
-                        eprintln!("nines: warning: {why}, what mail systems commonly accept; give --max-size to allow it");
+                        crate::diag!("nines: warning: {why}, what mail systems commonly accept; give --max-size to allow it");
                         return Ok(page);
                     }
                 }

@@ -123,11 +123,15 @@ pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
         }
         None => None,
     };
-    // baseline files first (the order the page shows), each file once
+    // baseline files first (the order the page shows), each file once (a baseline may be
+    // listed as FILE too; any other file given twice is noted)
     let mut files: Vec<PathBuf> = args.baseline.iter().filter(|b| !args.files.contains(b)).cloned().collect();
     files.extend(args.files.iter().cloned());
+    let files = crate::load::each_file_once(&files);
     let mut inputs = inputs(&files, args.tag.as_deref())?;
-    let base: Vec<usize> = files.iter().enumerate().filter(|(_, f)| args.baseline.contains(f)).map(|(i, _)| i).collect();
+    let base_ids: Vec<_> = args.baseline.iter().filter_map(|b| crate::load::file_id(b)).collect();
+    let is_base = |f: &PathBuf| args.baseline.contains(f) || crate::load::file_id(f).is_some_and(|id| base_ids.contains(&id));
+    let base: Vec<usize> = files.iter().enumerate().filter(|(_, f)| is_base(f)).map(|(i, _)| i).collect();
     let mut view = Vec::new();
     let mut comparison = None;
     if !base.is_empty() {

@@ -66,7 +66,7 @@ fn lock(dir: &Path) -> Result<File> {
     match f.try_lock() {
         Ok(()) => {}
         Err(std::fs::TryLockError::WouldBlock) => {
-            eprintln!("nines: waiting for another nines site writing '{}'", dir.display());
+            crate::diag!("nines: waiting for another nines site writing '{}'", dir.display());
             f.lock().with_context(|| format!("could not lock the site directory '{}'", dir.display()))?;
         }
         Err(std::fs::TryLockError::Error(e)) => {
@@ -108,7 +108,7 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
     let mut entries = read_manifest(&manifest_path)?;
     let kept = entries.len();
     let mut added = 0;
-    for f in &args.files {
+    for f in &crate::load::each_file_once(&args.files) {
         let (run, bytes) = load_with_bytes(f)?;
         let name = safe_name(&file_name(f));
         let (stem, ext) = match name.rfind('.') {

@@ -27,7 +27,7 @@ pub fn read_plan(path: &Path) -> Result<Plan> {
                 p = dir.join(inc);
             }
         }
-        let text = load::read_text(&p).map_err(|e| format!("'{}': {e}", p.display()))?;
+        let text = load::read_included_text(&p).map_err(|e| format!("'{}': {e}", fio_job::excerpt(&p.display().to_string())))?;
         Ok((p.display().to_string(), text))
     };
     let env = |v: &str| std::env::var(v).ok();
@@ -89,7 +89,7 @@ pub fn resolve_all(a: &RunArgs) -> Result<Vec<RunArgs>> {
     notes.dedup();
     if !a.quiet {
         for n in notes {
-            eprintln!("nines: job file: {n}");
+            crate::diag!("nines: job file: {n}");
         }
     }
     Ok(parts)

@@ -42,7 +42,7 @@ use nines_core::export;
 use nines_core::meta::{self, RunMeta};
 use nines_core::stats;
 use rand::{RngCore, SeedableRng};
-use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
 use crate::cli::run::{EngineKind, RunArgs};
 use crate::output;
@@ -87,14 +87,14 @@ pub fn run(a: &RunArgs, out: &mut impl Write) -> Result<()> {
 fn live(parts: &[RunArgs], out: &mut impl Write) -> Result<()> {
     let a = &parts[0];
     let server = crate::view::Server::start_live(&a.output, &a.serve)?;
-    crate::view::announce(&server, &a.serve, "live: serving the run as it is written", &mut std::io::stderr())?;
+    crate::view::announce(&server, &a.serve, "live: serving the run as it is written", &mut crate::diag::Stderr)?;
     let o = collect_all(parts)?;
     server.finish();
     let result = finish(&o, a.no_summary, out).and_then(|()| out.flush().map_err(Into::into));
     if o.stopped_by.starts_with("SIG") || o.stopped_by.starts_with("signal") {
         return result;
     }
-    eprintln!("nines: the run has ended; the page stays at {} until Ctrl-C", server.url);
+    crate::diag!("nines: the run has ended; the page stays at {} until Ctrl-C", server.url);
     STOP.store(0, Ordering::Relaxed);
     install_signals(true);
     while STOP.load(Ordering::Relaxed) == 0 {
@@ -126,17 +126,30 @@ pub fn finish(o: &Outcome, no_summary: bool, out: &mut impl Write) -> Result<()>
     Ok(())
 }
 
-/// Is a run recording? Outside one, SIGINT and SIGTERM keep their default action.
+/// Is a run recording? Outside one, SIGINT, SIGTERM and SIGHUP keep their default action.
 static RUNNING: AtomicBool = AtomicBool::new(false);
-/// Has a run had its first SIGINT / SIGTERM (one flag each, as each signal's second arrival
-/// kills, as `SA_RESETHAND` did)?
-static SIGNALLED: [AtomicBool; 2] = [AtomicBool::new(false), AtomicBool::new(false)];
-const STOP_SIGNALS: [i32; 2] = [SIGINT, SIGTERM];
+/// Has a run had its first SIGINT / SIGTERM / SIGHUP (one flag each, as each signal's second
+/// arrival kills, as `SA_RESETHAND` did)?
+static SIGNALLED: [AtomicBool; 3] = [AtomicBool::new(false), AtomicBool::new(false), AtomicBool::new(false)];
+/// SIGHUP (the terminal or ssh session gone) ends a run as SIGTERM does: with its summary
+/// and a complete archive, rather than by the default action, which lost both.
+const STOP_SIGNALS: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
 
-/// SIGINT/SIGTERM ask the run to stop and record which signal did (in [`STOP`], unless the
-/// run is already stopping for another reason); a second one of the same signal kills the
-/// process at once, with the signal's default action. With `on == false` (after the run)
-/// both have their default action again.
+/// Is `sig` ignored (SIG_IGN) as the process was started? `nohup` starts a command with
+/// SIGHUP ignored so that a hang-up does not end it; a run keeps it so (sigaction(2) with no
+/// new action only reads the current one).
+fn ignored_at_start(sig: i32) -> bool {
+    // SAFETY: a zeroed sigaction is a valid place for the old action; no action is set.
+    let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::sigaction(sig, std::ptr::null(), &mut old) };
+    r == 0 && old.sa_sigaction == libc::SIG_IGN
+}
+
+/// SIGINT/SIGTERM/SIGHUP ask the run to stop and record which signal did (in [`STOP`],
+/// unless the run is already stopping for another reason); a second one of the same signal
+/// kills the process at once, with the signal's default action. With `on == false` (after
+/// the run) they have their default action again. A SIGHUP ignored at start (`nohup`) stays
+/// ignored.
 fn install_signals(on: bool) {
     static HANDLERS: Once = Once::new();
     for flag in &SIGNALLED {
@@ -145,6 +158,9 @@ fn install_signals(on: bool) {
     RUNNING.store(on, Ordering::SeqCst);
     HANDLERS.call_once(|| {
         for (i, sig) in STOP_SIGNALS.into_iter().enumerate() {
+            if sig == SIGHUP && ignored_at_start(sig) {
+                continue;
+            }
             let action = move || {
                 if !RUNNING.load(Ordering::SeqCst) || SIGNALLED[i].swap(true, Ordering::SeqCst) {
                     let _ = signal_hook::low_level::emulate_default_handler(sig);
@@ -156,7 +172,7 @@ fn install_signals(on: bool) {
             // compare-exchange, and signal-hook's `emulate_default_handler`, documented as
             // async-signal-safe; it allocates nothing and takes no lock.
             if let Err(e) = unsafe { signal_hook::low_level::register(sig, action) } {
-                eprintln!("nines: warning: could not handle signal {sig} ({e}); it will end the run without completing the archive");
+                crate::diag!("nines: warning: could not handle signal {sig} ({e}); it will end the run without completing the archive");
             }
         }
     });
@@ -217,7 +233,7 @@ fn wait_until(epoch_s_at: f64, quiet: bool) -> Result<f64> {
         );
     }
     if !quiet && epoch_s_at > now + 1.0 {
-        eprintln!("nines: waiting {:.1} s for --start-at {}", epoch_s_at - now, nines_core::units::iso_date(epoch_s_at));
+        crate::diag!("nines: waiting {:.1} s for --start-at {}", epoch_s_at - now, nines_core::units::iso_date(epoch_s_at));
     }
     loop {
         let left = epoch_s_at - epoch_s(SystemTime::now());
@@ -328,7 +344,7 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
     let mut kind = engine0;
     if kind == EngineKind::Uring {
         if let Err(e) = engine::probe_uring() {
-            eprintln!("nines: warning: io_uring is not available ({e}); falling back to the psync engine (pread/pwrite, one I/O at a time per job)");
+            crate::diag!("nines: warning: io_uring is not available ({e}); falling back to the psync engine (pread/pwrite, one I/O at a time per job)");
             engine_meta.fallback_reason = Some(format!("io_uring unavailable: {e}"));
             kind = EngineKind::Psync;
         }
@@ -336,7 +352,7 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
     for w in &mut ws {
         if kind == EngineKind::Psync && w.qd > 1 {
             if !quiet {
-                eprintln!(
+                crate::diag!(
                     "nines: warning: the psync engine does one I/O at a time; --qd {} is run as 1 per job (use --jobs for concurrency)",
                     w.qd
                 );
@@ -709,6 +725,7 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
         STOP_ERROR => "error".to_string(),
         libc::SIGINT => "SIGINT".to_string(),
         libc::SIGTERM => "SIGTERM".to_string(),
+        libc::SIGHUP => "SIGHUP".to_string(),
         s => format!("signal {s}"),
     };
     if let Some(r) = &raw {

@@ -308,7 +308,7 @@ fn layout(f: &File, from: u64, to: u64, quiet: bool, who: &str) -> Result<()> {
         }
     }
     if !quiet {
-        eprintln!("nines: laying out {} of {who} with data", format_size(to - from));
+        crate::diag!("nines: laying out {} of {who} with data", format_size(to - from));
     }
     let mut rng = rand::rngs::SmallRng::seed_from_u64(from ^ 0x006e_696e_6573);
     let mut chunk = vec![0u8; 1 << 20];
@@ -381,7 +381,7 @@ fn existing_file(
                 format_size(len)
             );
         } else if !quiet {
-            eprintln!("nines: warning: {who} has holes within the region; reads of holes return zeros without touching the device, so they measure nothing. Fill the file first (or let nines create one)");
+            crate::diag!("nines: warning: {who} has holes within the region; reads of holes return zeros without touching the device, so they measure nothing. Fill the file first (or let nines create one)");
         }
     }
     let file = reopen(&probe, real, w, writes, false)?;

@@ -378,7 +378,7 @@ impl Progress {
 
     fn finish(&mut self) {
         if self.on && self.tty && self.printed {
-            eprintln!();
+            crate::diag!("");
         }
     }
 }

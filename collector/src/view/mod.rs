@@ -224,9 +224,26 @@ fn refresh(s: &mut Served) -> Result<bool> {
     // read within load.rs' bounds; the warnings (a cut last line) are expected while the
     // file is written, so they are not printed
     let (name, format, bytes) = load::read_input(&s.path)?;
-    let run = load::parse(&name, format, &bytes, &nines_core::import::Options::default())?;
+    let run = match load::parse(&name, format, &bytes, &nines_core::import::Options::default()) {
+        Ok(run) => run,
+        // a run's archive holds its header before its first window closes: being written,
+        // not bad, so it is waited for as quietly as a file not there yet
+        Err(e) if no_window_yet(&e) => anyhow::bail!("waiting for the first window of '{}'", s.path.display()),
+        Err(e) => return Err(e),
+    };
     set_run(s, run, bytes)?;
     Ok(true)
+}
+
+/// Is this the error of an interval log that has no window (yet)?
+fn no_window_yet(e: &anyhow::Error) -> bool {
+    use nines_core::archive::{ArchiveError, ArchiveErrorKind};
+    use nines_core::import::LoadError;
+    let empty = |a: &ArchiveError| a.kind == ArchiveErrorKind::Empty;
+    e.chain().any(|c| {
+        c.downcast_ref::<ArchiveError>().is_some_and(empty)
+            || matches!(c.downcast_ref::<LoadError>(), Some(LoadError::Archive(a)) if empty(a))
+    })
 }
 
 /// A fresh token: 128 bits from the operating system's generator, in hex.
@@ -632,7 +649,7 @@ fn follow_once(site: &RwLock<Site>, said: &mut Vec<Option<String>>) {
                 let msg = format!("{e:#}");
                 // a file not there yet is waited for quietly
                 if said[i].as_ref() != Some(&msg) && !msg.starts_with("waiting for") {
-                    eprintln!("nines: warning: {msg} (the page keeps the last windows read)");
+                    crate::diag!("nines: warning: {msg} (the page keeps the last windows read)");
                 }
                 said[i] = Some(msg.clone());
                 r.error = Some(msg);
@@ -679,7 +696,7 @@ pub fn open_browser(url: &str) -> bool {
             true
         }
         Err(e) => {
-            eprintln!("nines: could not start the browser '{cmd}' ({e})");
+            crate::diag!("nines: could not start the browser '{cmd}' ({e})");
             false
         }
     }
@@ -718,8 +735,9 @@ pub fn run(args: &ViewArgs, out: &mut impl Write) -> Result<()> {
             .and_then(|_| signal_hook::flag::register(sig, stop.clone()))
             .with_context(|| format!("could not handle signal {sig}"))?;
     }
-    let server = Server::start(&args.files, args.follow, &args.serve)?;
-    let n = args.files.len();
+    let files = load::each_file_once(&args.files);
+    let server = Server::start(&files, args.follow, &args.serve)?;
+    let n = files.len();
     let what = format!("{} {n} run{}", if args.follow { "following" } else { "serving" }, if n == 1 { "" } else { "s" });
     announce(&server, &args.serve, &what, out)?;
     while !stop.load(Ordering::Relaxed) {

@@ -212,6 +212,11 @@ pub fn combine(name: &str, runs: &[Run]) -> Result<Run, CountError> {
     if runs.len() == 1 {
         let mut r = runs[0].clone();
         r.name = name.to_string();
+        // the file it came from, as for several (a fio log's name says whose run it is:
+        // crate::same_run)
+        if r.meta.sources.is_empty() && r.meta.source_format.is_some() {
+            r.meta.sources.push(r.source.clone());
+        }
         return r.checked();
     }
     let mut out = Run::merged(name, runs)?;
