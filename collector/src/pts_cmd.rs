@@ -365,8 +365,8 @@ fn rounds(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, prep: Value, ou
     let tty = !a.quiet && std::io::stderr().is_terminal();
     for round in 1..=p.max_rounds {
         let mut pending: Vec<Window> = Vec::new();
-        let mut values = vec![f64::NAN; plan.cells.len()];
-        for ci in 0..plan.cells.len() {
+        let mut values = Vec::with_capacity(plan.cells.len());
+        for (ci, cell) in plan.cells.iter().enumerate() {
             if tty {
                 eprint!(
                     "\rnines: pts {}: round {round}/{}, cell {}/{} {}        ",
@@ -374,7 +374,7 @@ fn rounds(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, prep: Value, ou
                     p.max_rounds,
                     ci + 1,
                     plan.cells.len(),
-                    plan.cells[ci].text()
+                    cell.text()
                 );
             }
             let c = run_cell(base, plan, round, ci, work)?;
@@ -386,7 +386,7 @@ fn rounds(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, prep: Value, ou
             if round == 1 {
                 metas.push(c.meta);
             }
-            values[ci] = c.value;
+            values.push(c.value);
             pending.extend(c.windows);
         }
         if tty {

@@ -148,13 +148,13 @@ impl Cell {
     /// As the PTS writes it: `RND 4KiB 65/35`.
     pub fn text(&self) -> String {
         let kind = if self.sequential { "SEQ" } else { "RND" };
-        let bs = if self.bs % 1024 == 0 { format!("{}KiB", self.bs / 1024) } else { format!("{}KiB", self.bs as f64 / 1024.0) };
+        let bs = if self.bs.is_multiple_of(1024) { format!("{}KiB", self.bs / 1024) } else { format!("{}KiB", self.bs as f64 / 1024.0) };
         format!("{kind} {bs} {}/{}", self.read_pct, 100 - self.read_pct)
     }
 }
 
 fn block_label(bs: u32) -> String {
-    if bs % 1024 == 0 {
+    if bs.is_multiple_of(1024) {
         format!("{}k", bs / 1024)
     } else {
         format!("{bs}b")
