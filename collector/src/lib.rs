@@ -13,6 +13,7 @@ pub mod judge_cmd;
 pub mod load;
 pub mod merge_cmd;
 pub mod output;
+pub mod pts_cmd;
 pub mod report;
 pub mod run;
 pub mod stats_cmd;

@@ -24,6 +24,7 @@ fn main() -> ExitCode {
         Cmd::Compare(a) => nines::judge_cmd::compare(a, &mut out).map(drop),
         Cmd::Sweep(a) => nines::judge_cmd::sweep(a, &mut out),
         Cmd::Steady(a) => nines::judge_cmd::steady(a, &mut out),
+        Cmd::Pts(a) => nines::pts_cmd::run(a, &mut out),
         Cmd::Check(a) => return check(a, &mut out),
         Cmd::Merge(a) => nines::merge_cmd::run(a, &mut out),
         Cmd::Export(a) => nines::export_cmd::run(a, &mut out),

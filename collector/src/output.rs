@@ -125,7 +125,7 @@ pub fn refuse_stdout(path: &Path, flag: &str, holds: &str) -> Result<()> {
 }
 
 /// The directory a path is in (`.` for a bare name).
-fn parent_of(path: &Path) -> &Path {
+pub fn parent_of(path: &Path) -> &Path {
     path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."))
 }
 

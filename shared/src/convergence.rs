@@ -1,6 +1,6 @@
 //! The steady-state check of a finished run, as the SNIA PTS asks a report to show it: the
 //! tracked result per round, the measurement window of the last N rounds with its limits
-//! (range < 20% of the average, the fitted line's change across the window <= 10% of it),
+//! (range <= 20% of the average, the fitted line's change across the window <= 10% of it),
 //! when the rule first held, and fio-style criteria over the same rounds.
 
 use serde::Serialize;

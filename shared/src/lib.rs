@@ -44,6 +44,7 @@ pub mod html;
 pub mod import;
 pub mod meta;
 pub mod precision;
+pub mod pts;
 pub mod pyramid;
 pub mod quantile;
 pub mod run;

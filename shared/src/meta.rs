@@ -399,6 +399,11 @@ meta_struct! {
         /// `clock_maxerror_s`, `offset_s` each). Kept as JSON rather than typed: nothing but the
         /// merge writes it, and typed it would add its code to the viewer's wasm.
         pub merge: Map<String, Value>,
+        /// A SNIA PTS test of `nines pts`: its parameters, the purge and preconditioning done,
+        /// the cells (each a scope of the archive), the tracked results per round, the verdict
+        /// and every deviation from the specification. Kept as JSON (as `merge`): nothing but
+        /// `nines pts` writes it.
+        pub pts: Map<String, Value>,
     }
 }
 

@@ -384,7 +384,7 @@ pub fn parse_limit(text: &str) -> Result<Limit, (usize, String)> {
         }
         [_, _, (at, extra), ..] => return Err((col(*at), format!("expected the comparison after the metric, found {extra:?}"))),
     };
-    if !tag.chars().all(|c| c.is_alphanumeric() || "._-".contains(c)) {
+    if !tag.chars().all(|c| c.is_alphanumeric() || "._-:/".contains(c)) {
         return Err((col(0), format!("expected a direction (read, write, trim, all or a tag name), found {tag:?}")));
     }
     let metric = parse_metric(metric_word.1).map_err(|m| (col(metric_word.0), m))?;
@@ -893,6 +893,15 @@ mod tests {
     /// 10,000 reads a window: 100-199.99 us, and 3 per window at 5 ms.
     fn run() -> Run {
         run_of(|s| (0..10_000u64).map(|i| if i < 3 { 5_000_000 + s } else { 100_000 + i * 10 }).collect(), 10)
+    }
+
+    #[test]
+    fn a_scoped_tag_is_a_direction_of_a_limit() {
+        // a cell of `nines pts`, a host of `nines merge`: SCOPE/DIRECTION (tag.rs)
+        let l = parse_limit("rnd_0-100_4k/write p99.99 <= 2ms").unwrap();
+        assert_eq!(l.tag, "rnd_0-100_4k/write");
+        assert_eq!(parse_limit("host:7/nvme0n1/read p99 < 1ms").unwrap().tag, "host:7/nvme0n1/read");
+        assert!(parse_limit("a|b p99 < 1ms").is_err());
     }
 
     #[test]

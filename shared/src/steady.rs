@@ -14,8 +14,9 @@
 //!   percentage of the window's mean. As in fio, the comparison is strict.
 //! - **SNIA PTS** (its steady-state section, as "SSD Benchmarking 201, Part 2: Steady State
 //!   and Tail Latency" applies it): over a window of rounds (5 in the PTS) the range of the tracked
-//!   value is below 20% of its average, and the least-squares line's change across the window
-//!   (slope times the window's span) is at most 10% of the average.
+//!   value (max - min) is no more than 20% of its average, and the least-squares line's change
+//!   across the window (slope times the window's span) is no more than 10% of the average (the
+//!   PTS 2.0.2 definition of steady state: both limits are inclusive).
 //!
 //! ```
 //! use nines_core::steady::{Criterion, evaluate, pts};
@@ -208,7 +209,7 @@ pub struct PtsEvaluation {
     pub slope: f64,
     /// The fitted line's change across the window: |slope| x (rounds - 1).
     pub excursion: f64,
-    /// `range < 20%` of the average.
+    /// `range <= 20%` of the average.
     pub range_ok: bool,
     /// `excursion <= 10%` of the average.
     pub slope_ok: bool,
@@ -240,7 +241,7 @@ pub fn pts(values: &[f64]) -> Option<PtsEvaluation> {
     let range = max - min;
     let slope = slope(values)?;
     let excursion = slope.abs() * (values.len() - 1) as f64;
-    let range_ok = range < 0.2 * average;
+    let range_ok = range <= 0.2 * average;
     let slope_ok = excursion <= 0.1 * average;
     Some(PtsEvaluation { average, range, slope, excursion, range_ok, slope_ok, holds: range_ok && slope_ok })
 }
@@ -266,7 +267,7 @@ pub struct SteadyRegion {
 }
 
 /// Where a per-window value (IOPS, MB/s) is in steady state: every run of `rounds` consecutive
-/// windows for which [`pts`] holds (range < 20% of the average, fitted
+/// windows for which [`pts`] holds (range <= 20% of the average, fitted
 /// excursion <= 10%), with overlapping runs joined into regions.
 pub fn steady_regions(values: &[f64], rounds: usize) -> Vec<SteadyRegion> {
     let mut out: Vec<SteadyRegion> = Vec::new();
@@ -342,11 +343,15 @@ mod tests {
 
     #[test]
     fn pts_by_hand() {
-        // Range 20 is 20% of the average 100: the PTS needs strictly less.
+        // Range 20 is 20% of the average 100: "no more than 20%" holds at the limit...
         let p = pts(&[100.0, 110.0, 90.0, 105.0, 95.0]).unwrap();
         assert_eq!(p.range, 20.0);
         assert_eq!(p.excursion, 6.0);
-        assert!(!p.range_ok && p.slope_ok && !p.holds);
+        assert!(p.range_ok && p.slope_ok && p.holds);
+        // ...and a range of 21 does not.
+        let p = pts(&[100.0, 110.0, 89.0, 106.0, 95.0]).unwrap();
+        assert_eq!(p.range, 21.0);
+        assert!(!p.range_ok && !p.holds);
         // The lopsided window of "SSD Benchmarking 201, Part 2": 14% over the mean, 5% under.
         let v = [100.0, 95.0, 114.0, 95.5, 95.5];
         let p = pts(&v).unwrap();

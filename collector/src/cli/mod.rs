@@ -13,6 +13,7 @@
 //! cli::judge   CompareArgs, SweepArgs, SteadyArgs -> judge_cmd
 //! cli::check   CheckArgs                          -> check_cmd
 //! cli::merge   MergeArgs                          -> merge_cmd
+//! cli::pts     PtsArgs                            -> pts_cmd
 //! cli::export  ExportArgs                         -> export_cmd
 //! cli::report  ReportArgs, SiteArgs               -> report, report::site
 //! cli::view    ViewArgs, ServeFlags               -> view (and run --live)
@@ -26,6 +27,7 @@ pub mod export;
 pub mod import;
 pub mod judge;
 pub mod merge;
+pub mod pts;
 pub mod report;
 pub mod run;
 pub mod view;
@@ -66,6 +68,9 @@ pub enum Cmd {
     Sweep(judge::SweepArgs),
     /// Check steady state as the SNIA PTS defines it, with fio-style criteria alongside.
     Steady(judge::SteadyArgs),
+    /// Run a SNIA PTS test (iops, lat, tp) end to end: purge, precondition, rounds until
+    /// steady state; one archive, each cell a scope of its own.
+    Pts(Box<pts::PtsArgs>),
     /// Judge runs against a QoS spec (`read p99.99 <= 1ms`, ...): per limit the value, its
     /// 95% interval and meets, fails or cannot tell; the exit status says which.
     Check(check::CheckArgs),

@@ -31,7 +31,7 @@ pub enum OpKind {
 /// `FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE`: deallocate the range, keep the file's size.
 pub const PUNCH_HOLE: i32 = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
 /// `BLKDISCARD = _IO(0x12, 119)`, argument `[offset, len]` in bytes.
-const BLKDISCARD: libc::c_ulong = 0x1277;
+pub const BLKDISCARD: libc::c_ulong = 0x1277;
 /// `BLOCK_URING_CMD_DISCARD = _IO(0x12, 0)` (include/uapi/linux/blkdev.h): `sqe->addr` is the
 /// offset, `sqe->addr3` the length, in bytes.
 const BLOCK_URING_CMD_DISCARD: u32 = 0x1200;

@@ -190,7 +190,7 @@ pub fn steady(r: &SteadyReport) -> String {
     }
     if let Some(p) = &r.last {
         out.push_str(&format!(
-            "  range {} is {:.1}% of the average {} (limit: below 20%): {}\n",
+            "  range {} is {:.1}% of the average {} (limit: 20%): {}\n",
             steady_value(&r.track, p.range),
             p.range / p.average * 100.0,
             steady_value(&r.track, p.average),

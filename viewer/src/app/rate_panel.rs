@@ -15,7 +15,7 @@ pub(super) fn RatePanel() -> impl IntoView {
     view! {
         <section class="panel" data-testid="panel-rate">
             <div class="tools">
-                <span class="hint" title="SNIA PTS over 5 consecutive windows: range below 20% of the average and the fitted line's change at most 10%; the band spans 90% to 110% of the average">"shaded: steady state (SNIA PTS)"</span>
+                <span class="hint" title="SNIA PTS over 5 consecutive windows: range at most 20% of the average and the fitted line's change at most 10%; the band spans 90% to 110% of the average">"shaded: steady state (SNIA PTS)"</span>
                 <button data-testid="rate-iops" class:active=move || state.with(|s| s.rate == RateMode::Iops) on:click=move |_| set(Box::new(|s| s.rate = RateMode::Iops))>"IOPS"</button>
                 <button data-testid="rate-mbps" class:active=move || state.with(|s| s.rate == RateMode::Mbps) on:click=move |_| set(Box::new(|s| s.rate = RateMode::Mbps))>"MB/s"</button>
                 <button data-testid="export-rate-png" on:click=move |_| export::png(c.rate, "rate")>"PNG"</button>

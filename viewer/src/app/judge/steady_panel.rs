@@ -87,7 +87,7 @@ pub(in crate::app) fn SteadyPanel() -> impl IntoView {
     view! {
         <section class="panel judge" data-testid="panel-steady" node_ref=ss_sec>
             <div class="tools" on:change=on_change>
-                <span class="hint" title="SNIA PTS: over the measurement window of the last N rounds, the range of the tracked result stays below 20% of its average and the least-squares line changes by at most 10% of it">
+                <span class="hint" title="SNIA PTS: over the measurement window of the last N rounds, the range of the tracked result is at most 20% of its average and the least-squares line changes by at most 10% of it">
                     "Steady state: can the measurement be trusted?" <span node_ref=ss_note></span>
                 </span>
                 <span class="ctl" node_ref=ss_ctl></span>

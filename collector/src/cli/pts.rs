@@ -1,0 +1,202 @@
+//! `nines pts` flags: the SNIA PTS's parameters, each with the specification's value as its
+//! default (nines-core's `pts::Params::defaults`), and the data-safety flags of `nines run`.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use nines_core::pts::{Profile, Test};
+use nines_core::units::{parse_duration_ns, parse_size};
+
+use super::run::EngineKind;
+
+/// The PTS tests `nines pts` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PtsTest {
+    /// IOPS: each round 56 cells, seven read/write mixes by eight random block sizes.
+    Iops,
+    /// Latency: each round one thread at QD1, 8, 4 and 0.5 KiB random by 100/0, 65/35, 0/100.
+    Lat,
+    /// Throughput: each round sequential writes, then reads, of one block size (--bs).
+    Tp,
+}
+
+impl PtsTest {
+    pub fn core(self) -> Test {
+        match self {
+            PtsTest::Iops => Test::Iops,
+            PtsTest::Lat => Test::Lat,
+            PtsTest::Tp => Test::Tp,
+        }
+    }
+}
+
+/// PTS-E or PTS-C defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProfileArg {
+    /// PTS-E: the whole capacity, write cache disabled, 4 threads x QD32.
+    Enterprise,
+    /// PTS-C: 75% of the capacity, write cache enabled, 2 threads x QD16.
+    Client,
+}
+
+impl ProfileArg {
+    pub fn core(self) -> Profile {
+        match self {
+            ProfileArg::Enterprise => Profile::Enterprise,
+            ProfileArg::Client => Profile::Client,
+        }
+    }
+}
+
+/// How the device is purged before the test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Purge {
+    /// Discard the whole capacity (BLKDISCARD on a block device; a regular file is punched
+    /// whole with fallocate's PUNCH_HOLE).
+    Discard,
+    /// An NVMe format with user data erase.
+    NvmeFormat,
+    /// An NVMe sanitize.
+    Sanitize,
+    /// No purge (stated as a deviation from the specification).
+    None,
+}
+
+impl Purge {
+    pub fn name(self) -> &'static str {
+        match self {
+            Purge::Discard => "discard",
+            Purge::NvmeFormat => "nvme-format",
+            Purge::Sanitize => "sanitize",
+            Purge::None => "none",
+        }
+    }
+}
+
+#[derive(Args, Debug, Clone, PartialEq)]
+pub struct PtsArgs {
+    /// The test to run.
+    #[arg(value_enum)]
+    pub test: PtsTest,
+    /// The device (or file) under test. Its data is destroyed: a block device needs
+    /// --destroy-data naming it, an existing file nines did not create needs --overwrite.
+    #[arg(long, value_name = "PATH")]
+    pub target: PathBuf,
+    /// The test's archive: every cell a scope of its own (`rnd_65-35_4k/read`), each round's
+    /// cells one window each, at the round's offset.
+    #[arg(short = 'o', long = "output", value_name = "TEST.hlog")]
+    pub output: PathBuf,
+    /// PTS-E (enterprise) or PTS-C (client) defaults.
+    #[arg(long, value_enum, default_value = "enterprise")]
+    pub profile: ProfileArg,
+    /// How the device is purged first.
+    #[arg(long, value_enum, default_value = "discard")]
+    pub purge: Purge,
+    /// How long each cell runs in a round [default: 1m].
+    #[arg(long = "round-time", value_name = "DUR", value_parser = parse_duration_ns)]
+    pub round_time_ns: Option<u64>,
+    /// Rounds after which a test that has not reached steady state ends [default: 25].
+    #[arg(long, value_name = "N")]
+    pub max_rounds: Option<usize>,
+    /// Rounds in the steady-state measurement window [default: 5].
+    #[arg(long, value_name = "N")]
+    pub window_rounds: Option<usize>,
+    /// Threads (the PTS's thread count) [default: enterprise 4, client 2, lat 1].
+    #[arg(long, value_name = "N")]
+    pub threads: Option<u32>,
+    /// Outstanding I/Os per thread [default: enterprise 32, client 16, lat 1].
+    #[arg(long, value_name = "N")]
+    pub qd: Option<u32>,
+    /// Percent of the capacity the test's I/Os fall in, from offset 0 [default: enterprise
+    /// 100, client 75].
+    #[arg(long, value_name = "PCT", value_parser = parse_pct)]
+    pub active_range: Option<f64>,
+    /// The user capacity to test, from offset 0 [default: the whole device or file; needed
+    /// for a file that does not exist yet and for --engine null].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub capacity: Option<u64>,
+    /// The tracked results steady state is judged on: v2.0 (the default), v1.1, or cells
+    /// such as 4k:0/100,64k:65/35.
+    #[arg(long, value_name = "WHICH", default_value = "v2.0")]
+    pub track: String,
+    /// Workload-independent preconditioning: times the capacity written in 128 KiB
+    /// sequential writes [default: 2].
+    #[arg(long, value_name = "N")]
+    pub precondition: Option<f64>,
+    /// tp's block size [default: 1024k; PTS-E also runs the test at 128k].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub bs: Option<u64>,
+    /// I/O engine.
+    #[arg(long, value_enum, default_value = "uring")]
+    pub engine: EngineKind,
+    /// Go through the page cache (no O_DIRECT): a deviation.
+    #[arg(long)]
+    pub buffered: bool,
+    /// Seed of the offset and direction generators (each cell and round its own from it).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Allow the test to write over an existing file that nines did not create.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Allow the test to destroy the data of this block device; must name --target.
+    #[arg(long, value_name = "PATH")]
+    pub destroy_data: Option<PathBuf>,
+    /// With --destroy-data, write even over a partition table or filesystem signature.
+    #[arg(long, requires = "destroy_data")]
+    pub ignore_signatures: bool,
+    /// Replace an existing archive at --output.
+    #[arg(long)]
+    pub force: bool,
+    /// No progress on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+fn parse_pct(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().trim_end_matches('%').parse().map_err(|_| format!("{s:?} is not a percentage such as 75 or 75%"))?;
+    if v > 0.0 && v <= 100.0 {
+        Ok(v)
+    } else {
+        Err(format!("{s} is outside 0% (exclusive) to 100%"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cli::{Cli, Cmd};
+    use clap::Parser;
+
+    #[test]
+    fn pts_flags() {
+        let cli = Cli::try_parse_from([
+            "nines",
+            "pts",
+            "iops",
+            "--target",
+            "/dev/x",
+            "-o",
+            "a.hlog",
+            "--round-time",
+            "100ms",
+            "--active-range",
+            "75%",
+            "--profile",
+            "client",
+            "--purge",
+            "none",
+        ])
+        .unwrap();
+        let Cmd::Pts(a) = cli.cmd else { panic!("not pts") };
+        assert_eq!(a.test, super::PtsTest::Iops);
+        assert_eq!(a.round_time_ns, Some(100_000_000));
+        assert_eq!(a.active_range, Some(75.0));
+        assert_eq!((a.profile, a.purge), (super::ProfileArg::Client, super::Purge::None));
+        assert_eq!(a.track, "v2.0");
+        for (flag, bad) in [("--active-range", "0"), ("--active-range", "120%"), ("--round-time", "soon"), ("--capacity", "lots")] {
+            let e = Cli::try_parse_from(["nines", "pts", "lat", "--target", "t", "-o", "o", flag, bad]).unwrap_err().to_string();
+            assert!(e.contains(flag), "{e}");
+        }
+        assert!(Cli::try_parse_from(["nines", "pts", "iops", "-o", "o"]).is_err(), "--target is required");
+        assert!(Cli::try_parse_from(["nines", "pts", "fill", "--target", "t", "-o", "o"]).is_err());
+    }
+}

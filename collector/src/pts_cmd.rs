@@ -1,0 +1,610 @@
+//! `nines pts`: a SNIA PTS test end to end. Purge, workload-independent preconditioning, then
+//! rounds of the test's cells until the tracked results reach steady state (nines-core's
+//! `pts`) or `--max-rounds`. Every cell of every round is one run of the collector
+//! (`run::collect`, as `nines run` does it, under the same data-safety rules), into a
+//! temporary archive beside the output that is read back and removed.
+//!
+//! The test's archive holds every whole round: each cell's directions under the cell's scope
+//! (`rnd_65-35_4k/read`), one window per cell and round, at the round's offset (round `r`
+//! starts at `r x --round-time`). So all of a round's cells share its time span, as concurrent
+//! jobs do, and `nines stats --tag CELL/read` gives that cell's IOPS over the rounds selected
+//! (`--from`/`--to` pick the measurement window); the archive holds no unscoped direction,
+//! since the cells ran one after another and a sum over them would be no real number. The
+//! archive is rewritten (atomically) after every round, so a test stopped part way keeps
+//! every round it finished.
+
+use std::io::{IsTerminal, Write};
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context, Result};
+use nines_core::hist::Hist;
+use nines_core::meta::{self, RunMeta};
+use nines_core::pts::{self, Cell, Params, Rounds, Test, Verdict, WriteCache};
+use nines_core::run::{Run, Window};
+use nines_core::units::{format_size, iso_date};
+use serde_json::{json, Map, Value};
+
+use crate::cli::pts::{PtsArgs, Purge};
+use crate::cli::run::{Arrival, EngineKind, RunArgs, Rw};
+use crate::output::{self, Inputs, Replace};
+use crate::run::{engine, safety, workload::Workload};
+
+/// The block size of workload-independent preconditioning: 128 KiB sequential writes.
+const PRECONDITION_BS: u32 = 128 << 10;
+
+/// What the test is: its parameters, cells and tracked results, and the bytes it uses.
+struct Plan {
+    params: Params,
+    cells: Vec<Cell>,
+    /// Indices into `cells` of the tracked results.
+    tracked: Vec<usize>,
+    capacity: u64,
+    /// Bytes of the capacity the test's I/Os fall in (the active range, whole blocks).
+    region: u64,
+    deviations: Vec<String>,
+}
+
+/// One cell's run in one round.
+struct CellRun {
+    windows: Vec<Window>,
+    meta: RunMeta,
+    value: f64,
+    /// When its recording began, seconds since the epoch.
+    start_time: Option<f64>,
+    /// The signal that stopped it early.
+    stopped: Option<String>,
+}
+
+pub fn run(a: &PtsArgs, out: &mut impl Write) -> Result<()> {
+    let test = a.test.core();
+    let mut params = Params::defaults(test, a.profile.core());
+    apply_flags(a, &mut params)?;
+    params.check()?;
+    let cells = test.cells(&params);
+    let tracked_cells = pts::parse_track(test, &params, &a.track)?;
+    let tracked = tracked_cells.iter().map(|c| cells.iter().position(|x| x == c).unwrap_or(0)).collect();
+    check_output(a)?;
+    let work = tempfile::Builder::new()
+        .prefix(".nines-pts.")
+        .tempdir_in(output::parent_of(&a.output))
+        .with_context(|| format!("could not create a working directory beside '{}'", a.output.display()))?;
+    let mut deviations = params.deviations();
+    if a.track != "v2.0" {
+        deviations.push(format!("tracked results {} instead of version 2.0's", a.track));
+    }
+    let base = base_args(a, &params);
+    let (capacity, purged) = purge(a, &base, &mut deviations)?;
+    let align = u64::from(cells.iter().map(|c| c.bs).max().unwrap_or(4096)).max(1 << 20);
+    let region = ((capacity as f64 * params.active_range_pct / 100.0) as u64 / align * align).min(capacity);
+    if region == 0 {
+        bail!(
+            "the active range {}% of {} holds no whole block of {}; give a larger --capacity",
+            params.active_range_pct,
+            format_size(capacity),
+            format_size(align)
+        );
+    }
+    let plan = Plan { params, cells, tracked, capacity, region, deviations };
+    say(a, &format!("{}: purge: {}", test.name(), purged["done"].as_str().unwrap_or("")));
+    let pre = precondition(a, &base, &plan, work.path())?;
+    rounds(a, &base, &plan, work.path(), json!({ "purge": purged, "precondition": pre }), out)
+}
+
+fn say(a: &PtsArgs, s: &str) {
+    if !a.quiet {
+        eprintln!("nines: pts {s}");
+    }
+}
+
+/// The flags over the specification's defaults.
+fn apply_flags(a: &PtsArgs, p: &mut Params) -> Result<()> {
+    if let Some(t) = a.round_time_ns {
+        p.round_time_s = t as f64 / 1e9;
+    }
+    if let Some(n) = a.max_rounds {
+        p.max_rounds = n;
+    }
+    if let Some(n) = a.window_rounds {
+        p.window_rounds = n;
+    }
+    if let Some(n) = a.threads {
+        p.threads = n.max(1);
+    }
+    if let Some(n) = a.qd {
+        p.qd = n.max(1);
+    }
+    if let Some(r) = a.active_range {
+        p.active_range_pct = r;
+    }
+    if let Some(n) = a.precondition {
+        p.precondition_passes = n;
+    }
+    if let Some(bs) = a.bs {
+        if a.test.core() != Test::Tp {
+            bail!("--bs is tp's block size; the {} test's block sizes are the specification's", a.test.core().name());
+        }
+        p.tp_bs = u32::try_from(bs)
+            .ok()
+            .filter(|&b| b > 0 && u64::from(b) <= nines_core::units::MAX_BLOCK)
+            .ok_or_else(|| anyhow!("--bs {} must be between 1 byte and 64MiB", format_size(bs)))?;
+    }
+    Ok(())
+}
+
+/// The archive: never over an existing file without --force, never over the target.
+fn check_output(a: &PtsArgs) -> Result<()> {
+    if !a.force && std::fs::symlink_metadata(&a.output).is_ok() {
+        bail!("'{}' already exists; pass --force to replace it", a.output.display());
+    }
+    let (out_real, _) = safety::resolve(&a.output).context("the archive -o")?;
+    if a.engine != EngineKind::Null && safety::resolve(&a.target).is_ok_and(|(t, _)| t == out_real) {
+        bail!("the archive -o '{}' is the target itself; give another path", a.output.display());
+    }
+    Ok(())
+}
+
+/// `nines run`'s arguments shared by every run of the test (the purge's checks, the
+/// preconditioning, each cell).
+fn base_args(a: &PtsArgs, p: &Params) -> RunArgs {
+    RunArgs {
+        job_file: None,
+        section: None,
+        target: a.target.clone(),
+        output: PathBuf::new(),
+        rw: Rw::Write,
+        mix: None,
+        bs: 4096,
+        bssplit: None,
+        qd: p.qd,
+        submit_batch: 1,
+        jobs: p.threads,
+        size: a.capacity,
+        runtime_ns: None,
+        ios: None,
+        ramp_ns: 0,
+        start_at: None,
+        direct: false,
+        buffered: a.buffered,
+        sync: false,
+        fsync_every: None,
+        rate_iops: None,
+        arrival: Arrival::Poisson,
+        window_ns: (p.round_time_s * 1e9) as u64,
+        window_ios: None,
+        steady: None,
+        steady_window_ns: 30_000_000_000,
+        name: None,
+        notes: None,
+        random_distribution: None,
+        seed: a.seed,
+        engine: a.engine,
+        raw_log: None,
+        quiet: true,
+        no_summary: true,
+        overwrite: a.overwrite,
+        destroy_data: a.destroy_data.clone(),
+        ignore_signatures: a.ignore_signatures,
+        force: true,
+        no_record: false,
+        live: false,
+        serve: Default::default(),
+        more: Default::default(),
+        given: Vec::new(),
+        param: Map::new(),
+        meta_other: Map::new(),
+    }
+}
+
+/// Purge the capacity as asked, under `nines run`'s data-safety rules (the target is opened
+/// by `safety::prepare` for a write, or a trim for a discard, exactly as a run would open it).
+/// Returns the capacity and what was done.
+fn purge(a: &PtsArgs, base: &RunArgs, deviations: &mut Vec<String>) -> Result<(u64, Value)> {
+    if matches!(a.purge, Purge::NvmeFormat | Purge::Sanitize) {
+        bail!(
+            "--purge {} is not supported here: this nines issues no NVMe admin commands. Purge with nvme-cli ({}) and run with --purge none (stated as a deviation), or use --purge discard",
+            a.purge.name(),
+            if a.purge == Purge::NvmeFormat { "nvme format DEV --ses=1" } else { "nvme sanitize DEV --sanact=2" }
+        );
+    }
+    if a.engine == EngineKind::Null {
+        let capacity = a.capacity.ok_or_else(|| anyhow!("--engine null needs --capacity (the target is not opened)"))?;
+        deviations.push("the null engine: no I/O reached a device, and nothing was purged".into());
+        return Ok((capacity, json!({ "method": a.purge.name(), "done": "nothing (null engine)" })));
+    }
+    if a.capacity.is_none() && !safety::resolve(&a.target)?.1 {
+        bail!("'{}' does not exist: give --capacity, the size of the file to create", a.target.display());
+    }
+    let discard = a.purge == Purge::Discard;
+    let args = RunArgs { rw: if discard { Rw::Trim } else { Rw::Write }, bs: PRECONDITION_BS, ..base.clone() };
+    let w = Workload::from_args(&args)?;
+    let t = safety::prepare(&args, &w, a.quiet)?;
+    let device_size = t.meta.size_bytes.unwrap_or(t.region);
+    if t.region < device_size {
+        deviations.push(format!("a capacity of {} of the target's {}", format_size(t.region), format_size(device_size)));
+    }
+    if !t.block {
+        deviations.push("a regular file instead of a device: its filesystem stands between nines and the drive".into());
+    }
+    if a.buffered {
+        deviations.push("buffered I/O through the page cache instead of direct I/O".into());
+    }
+    let want = match Params::defaults(a.test.core(), a.profile.core()).write_cache {
+        WriteCache::Disabled => "write through",
+        WriteCache::Enabled => "write back",
+    };
+    if let Some(have) = t.meta.other.get("write_cache").and_then(Value::as_str).filter(|h| *h != want) {
+        deviations.push(format!("the write cache is '{have}' where the {} profile asks for '{want}'", a.profile.core().name()));
+    }
+    if !discard {
+        deviations.push("no purge before the test (--purge none)".into());
+        return Ok((t.region, json!({ "method": "none", "done": "nothing" })));
+    }
+    discard_all(&t.file, t.block, t.region).with_context(|| format!("could not purge '{}'", t.real.display()))?;
+    let how = if t.block { "BLKDISCARD" } else { "fallocate(PUNCH_HOLE)" };
+    let done = format!("{how} of bytes 0..{} ({})", t.region, format_size(t.region));
+    Ok((t.region, json!({ "method": "discard", "done": done, "bytes": t.region })))
+}
+
+/// Discard `len` bytes from offset 0: BLKDISCARD on a block device (linux/fs.h), a hole
+/// punched with fallocate(2)'s FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE in a regular file.
+fn discard_all(f: &std::fs::File, block: bool, len: u64) -> std::io::Result<()> {
+    let fd = f.as_raw_fd();
+    let rc = if block {
+        let range: [u64; 2] = [0, len];
+        // SAFETY: BLKDISCARD reads two u64 (offset, length) from the pointer, which lives
+        // across the call.
+        unsafe { libc::ioctl(fd, engine::BLKDISCARD as _, range.as_ptr()) }
+    } else {
+        // SAFETY: a plain system call on an open descriptor.
+        unsafe { libc::fallocate(fd, engine::PUNCH_HOLE, 0, len as libc::off_t) }
+    };
+    if rc < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Workload-independent preconditioning: `passes` x the capacity in 128 KiB sequential
+/// writes, one thread; the bytes are those the run's archive counts as written.
+fn precondition(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path) -> Result<Value> {
+    let passes = plan.params.precondition_passes;
+    let ios = (passes * plan.capacity as f64 / f64::from(PRECONDITION_BS)).ceil() as u64;
+    if ios == 0 {
+        return Ok(json!({ "passes": passes, "bytes_written": 0 }));
+    }
+    say(
+        a,
+        &format!("{}: preconditioning: {} x {} in 128 KiB sequential writes", plan.params.test.name(), passes, format_size(plan.capacity)),
+    );
+    let path = work.join("precondition.hlog");
+    let args = RunArgs {
+        rw: Rw::Write,
+        bs: PRECONDITION_BS,
+        jobs: 1,
+        size: Some(plan.capacity),
+        ios: Some(ios),
+        window_ns: 1_000_000_000,
+        output: path.clone(),
+        ..base.clone()
+    };
+    let o = crate::run::collect(&args).context("preconditioning")?;
+    crate::run::finish(&o, true, &mut std::io::sink()).context("preconditioning")?;
+    if o.stopped_by.starts_with("SIG") || o.stopped_by.starts_with("signal") {
+        bail!("stopped by {} during preconditioning; nothing of the test was recorded", o.stopped_by);
+    }
+    let run = crate::load::load_run(&path)?;
+    let s = run.meta.summary.clone().unwrap_or_default();
+    let bytes = s.bytes.get("write").unwrap_or(0);
+    let _ = std::fs::remove_file(&path);
+    Ok(json!({ "passes": passes, "bs": PRECONDITION_BS, "ios": ios, "bytes_written": bytes, "seconds": s.duration_s }))
+}
+
+/// One cell of one round through the collector; its windows moved to the round's offset
+/// under the cell's scope.
+fn run_cell(base: &RunArgs, plan: &Plan, round: usize, ci: usize, work: &Path) -> Result<CellRun> {
+    let cell = plan.cells[ci];
+    let path = work.join(format!("r{round}-{}.hlog", cell.scope()));
+    let rw = match (cell.sequential, cell.read_pct) {
+        (false, 100) => Rw::Randread,
+        (false, 0) => Rw::Randwrite,
+        (false, _) => Rw::Randrw,
+        (true, 100) => Rw::Read,
+        (true, 0) => Rw::Write,
+        (true, _) => Rw::Rw,
+    };
+    let t = plan.params.round_time_s;
+    let args = RunArgs {
+        rw,
+        mix: Some(cell.read_pct),
+        bs: cell.bs,
+        size: Some(plan.region),
+        runtime_ns: Some((t * 1e9) as u64),
+        output: path.clone(),
+        seed: base.seed.map(|s| s ^ ((round as u64) << 32) ^ (ci as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+        ..base.clone()
+    };
+    let what = || format!("round {round}, cell {}", cell.text());
+    let o = crate::run::collect(&args).with_context(what)?;
+    crate::run::finish(&o, true, &mut std::io::sink()).with_context(what)?;
+    let run = crate::load::load_run(&path)?;
+    let _ = std::fs::remove_file(&path);
+    let stopped = (o.stopped_by.starts_with("SIG") || o.stopped_by.starts_with("signal")).then(|| o.stopped_by.clone());
+    let first = run.windows.iter().map(|w| w.start_s).fold(f64::INFINITY, f64::min);
+    let offset = (round - 1) as f64 * t;
+    let windows: Vec<Window> = run
+        .windows
+        .into_iter()
+        .filter(|w| nines_core::tag::is_direction(w.tag.as_deref()))
+        .map(|w| Window {
+            start_s: offset + (w.start_s - first),
+            tag: Some(nines_core::tag::scoped(&cell.scope(), w.tag.as_deref().unwrap_or("all"))),
+            ..w
+        })
+        .collect();
+    let value = cell_value(plan.params.test, cell, &windows);
+    Ok(CellRun { windows, meta: run.meta, value, start_time: run.start_time, stopped })
+}
+
+/// The tracked measure of a cell's windows of one round (NaN when it cannot be measured).
+fn cell_value(test: Test, cell: Cell, windows: &[Window]) -> f64 {
+    let start = windows.iter().map(|w| w.start_s).fold(f64::INFINITY, f64::min);
+    let end = windows.iter().map(Window::end_s).fold(f64::NEG_INFINITY, f64::max);
+    let count: u64 = windows.iter().map(|w| w.hist.count()).sum();
+    let mean = (count > 0).then(|| Hist::merge_all(windows.iter().map(|w| &w.hist)).mean());
+    test.measure().of(count, cell.bs, end - start, mean).unwrap_or(f64::NAN)
+}
+
+/// The rounds, until steady state or --max-rounds; the archive rewritten after each.
+fn rounds(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, prep: Value, out: &mut impl Write) -> Result<()> {
+    let p = &plan.params;
+    let mut book = Rounds::new(plan.tracked.len(), p.window_rounds);
+    let mut windows: Vec<Window> = Vec::new();
+    let mut metas: Vec<RunMeta> = Vec::new();
+    let mut start_time = None;
+    let tty = !a.quiet && std::io::stderr().is_terminal();
+    for round in 1..=p.max_rounds {
+        let mut pending: Vec<Window> = Vec::new();
+        let mut values = Vec::with_capacity(plan.cells.len());
+        for (ci, cell) in plan.cells.iter().enumerate() {
+            if tty {
+                eprint!(
+                    "\rnines: pts {}: round {round}/{}, cell {}/{} {}        ",
+                    p.test.name(),
+                    p.max_rounds,
+                    ci + 1,
+                    plan.cells.len(),
+                    cell.text()
+                );
+            }
+            let c = run_cell(base, plan, round, ci, work)?;
+            if let Some(sig) = c.stopped {
+                write_archive(a, plan, &book, &windows, &metas, start_time, &prep, Some(&sig))?;
+                bail!("stopped by {sig} in round {round}; '{}' keeps the {} whole rounds before it", a.output.display(), book.len());
+            }
+            start_time = start_time.or(c.start_time);
+            if round == 1 {
+                metas.push(c.meta);
+            }
+            values.push(c.value);
+            pending.extend(c.windows);
+        }
+        if tty {
+            eprint!("\r");
+        }
+        book.push(&plan.tracked.iter().map(|&i| values[i]).collect::<Vec<_>>())?;
+        windows.extend(pending);
+        write_archive(a, plan, &book, &windows, &metas, start_time, &prep, None)?;
+        say(a, &progress(plan, &book));
+        if book.steady_at().is_some() {
+            break;
+        }
+    }
+    report(a, plan, &book, &windows, out)
+}
+
+/// The progress line of a finished round: the tracked results and how far steady state is.
+fn progress(plan: &Plan, book: &Rounds) -> String {
+    let p = &plan.params;
+    let r = book.len();
+    let vals: Vec<String> =
+        plan.tracked.iter().zip(&book.series).map(|(&i, s)| format!("{} {}", plan.cells[i].text(), show(p.test, s[r - 1]))).collect();
+    let state = if book.steady_at().is_some() {
+        "steady".to_string()
+    } else if r < p.window_rounds {
+        format!("{} to {} more rounds", p.window_rounds - r, p.max_rounds - r)
+    } else {
+        format!("not steady yet, at most {} more rounds", p.max_rounds - r)
+    };
+    format!("{}: round {r}/{}: {}; {state}", p.test.name(), p.max_rounds, vals.join(", "))
+}
+
+fn show(test: Test, v: f64) -> String {
+    match test.measure() {
+        pts::Measure::Iops => format!("{} IOPS", nines_core::units::format_rate(v)),
+        pts::Measure::MBps => format!("{v:.1} MB/s"),
+        pts::Measure::MeanNs => format!("{} mean", nines_core::units::format_ns_f(v)),
+    }
+}
+
+/// Write the archive of the whole rounds so far (atomically, replacing the last one).
+#[allow(clippy::too_many_arguments)]
+fn write_archive(
+    a: &PtsArgs,
+    plan: &Plan,
+    book: &Rounds,
+    windows: &[Window],
+    metas: &[RunMeta],
+    start_time: Option<f64>,
+    prep: &Value,
+    stopped: Option<&str>,
+) -> Result<()> {
+    if book.is_empty() {
+        return Ok(());
+    }
+    let run = assemble(a, plan, book, windows, metas, start_time, prep, stopped);
+    let replace = if a.force || book.len() > 1 || stopped.is_some() { Replace::Always } else { Replace::Never };
+    let inputs = if a.engine == EngineKind::Null { Inputs::default() } else { Inputs::new([&a.target]) };
+    output::write_atomic_with(&a.output, replace, &inputs, |w| nines_core::archive::write(w, &run).map(|_| ()))
+}
+
+/// The test's run: its windows and metadata.
+#[allow(clippy::too_many_arguments)]
+fn assemble(
+    a: &PtsArgs,
+    plan: &Plan,
+    book: &Rounds,
+    windows: &[Window],
+    metas: &[RunMeta],
+    start_time: Option<f64>,
+    prep: &Value,
+    stopped: Option<&str>,
+) -> Run {
+    let p = &plan.params;
+    let verdict = Verdict::of(book);
+    let mut meta = metas.first().cloned().unwrap_or_default();
+    meta.workload = None;
+    meta.summary = None;
+    meta.jobs = metas
+        .iter()
+        .zip(&plan.cells)
+        .filter_map(|(m, c)| m.workload.clone().map(|w| meta::Workload { scope: Some(c.scope()), ..w }))
+        .collect();
+    meta.name =
+        Some(format!("PTS {} {}", p.test.name(), a.output.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()));
+    meta.tags = Some("CELL/read, CELL/write: the latency in ns of each cell's reads and writes (CELL: rnd|seq_READ-WRITE_BS); each round's cells are at the round's offset, one window each".into());
+    let mut ios = meta::Counts::default();
+    for w in windows {
+        let t = w.tag.clone().unwrap_or_default();
+        let n = ios.get(&t).unwrap_or(0);
+        ios.insert(t, n + w.hist.count());
+    }
+    let duration_s = book.len() as f64 * p.round_time_s;
+    let stopped_by = match (stopped, verdict.steady) {
+        (Some(s), _) => s.to_string(),
+        (None, true) => "steady".into(),
+        (None, false) if book.len() >= p.max_rounds => "max-rounds".into(),
+        (None, false) => "running".into(),
+    };
+    meta.summary = Some(meta::Summary {
+        end: iso_date(start_time.unwrap_or(0.0) + duration_s),
+        duration_s,
+        windows: windows.len() as u64,
+        ios,
+        stopped_by,
+        ..meta::Summary::default()
+    });
+    meta.steady = Some(meta::SteadyMeta {
+        criterion: format!("SNIA PTS over {} rounds", p.window_rounds),
+        reached: verdict.steady,
+        windows_checked: Some(book.len() as u64),
+        ..meta::SteadyMeta::default()
+    });
+    meta.pts = pts_meta(a, plan, book, &verdict, prep, metas);
+    Run {
+        name: meta.name.clone().unwrap_or_default(),
+        source: a.output.display().to_string(),
+        start_time,
+        meta,
+        windows: windows.to_vec(),
+        warnings: Vec::new(),
+    }
+}
+
+/// The `pts` metadata key: parameters, purge, preconditioning, device, cells, rounds, verdict
+/// and deviations.
+fn pts_meta(a: &PtsArgs, plan: &Plan, book: &Rounds, verdict: &Verdict, prep: &Value, metas: &[RunMeta]) -> Map<String, Value> {
+    let p = &plan.params;
+    let device = metas.first().and_then(|m| m.target.clone()).map(|t| {
+        let mut d = t.other.clone();
+        d.insert("capacity_bytes".into(), json!(plan.capacity));
+        d.insert("size_bytes".into(), json!(t.size_bytes));
+        d.insert("path".into(), json!(t.path));
+        d
+    });
+    let rounds: Vec<Value> = (0..book.len())
+        .map(|r| json!({ "round": r + 1, "start_s": r as f64 * p.round_time_s, "tracked": book.series.iter().map(|s| s[r]).collect::<Vec<_>>() }))
+        .collect();
+    let window = verdict.window.map(
+        |(f, e)| json!({ "first_round": f + 1, "last_round": e, "from_s": f as f64 * p.round_time_s, "to_s": e as f64 * p.round_time_s }),
+    );
+    let mut deviations = plan.deviations.clone();
+    if !verdict.steady {
+        deviations.push(format!("steady state not reached in {} rounds", book.len()));
+    }
+    let v = json!({
+        "test": p.test.name(),
+        "specification": "SNIA SSS PTS 2.0.2",
+        "profile": p.profile.name(),
+        "params": p,
+        "active_range_bytes": plan.region,
+        "purge": prep["purge"],
+        "precondition": prep["precondition"],
+        "device": device,
+        "cells": plan.cells.iter().map(|c| json!({ "scope": c.scope(), "cell": c.text() })).collect::<Vec<_>>(),
+        "tracked": plan.tracked.iter().map(|&i| json!({ "scope": plan.cells[i].scope(), "cell": plan.cells[i].text(), "measure": p.test.measure().label() })).collect::<Vec<_>>(),
+        "rounds": rounds,
+        "steady": verdict.steady,
+        "verdict": verdict.text(),
+        "window": window,
+        "window_tracked": verdict.tracked,
+        "deviations": deviations,
+        "command": a.test.core().name(),
+    });
+    v.as_object().cloned().unwrap_or_default()
+}
+
+/// The end: the tracked results over the measurement window, every cell's `nines stats`
+/// rows over it, and the verdict (an error when steady state was not reached).
+fn report(a: &PtsArgs, plan: &Plan, book: &Rounds, windows: &[Window], out: &mut impl Write) -> Result<()> {
+    let p = &plan.params;
+    let verdict = Verdict::of(book);
+    writeln!(out, "SNIA PTS {} ({}), {}: {}", p.test.name(), p.profile.name(), a.output.display(), verdict.text())?;
+    for (k, &i) in plan.tracked.iter().enumerate() {
+        let vals: Vec<String> = book.series[k].iter().map(|v| show(p.test, *v)).collect();
+        writeln!(out, "  {} per round: {}", plan.cells[i].text(), vals.join(", "))?;
+        if let Some(e) = verdict.tracked.get(k).and_then(|t| t.eval) {
+            writeln!(
+                out,
+                "    window average {}, range {:.1}% (limit 20%), fitted line's excursion {:.1}% (limit 10%): {}",
+                show(p.test, e.average),
+                100.0 * e.range / e.average,
+                100.0 * e.excursion / e.average,
+                if e.holds { "holds" } else { "does not hold" }
+            )?;
+        }
+    }
+    for d in &plan.deviations {
+        writeln!(out, "  deviation: {d}")?;
+    }
+    if let Some((f, e)) = verdict.window {
+        let (from, to) = ((f as f64 - 0.5) * p.round_time_s, (e as f64 - 0.5) * p.round_time_s);
+        let name = format!("PTS {}", p.test.name());
+        let run = Run { name, windows: windows.to_vec(), source: a.output.display().to_string(), ..Run::default() };
+        let opts = nines_core::stats::Options { from: Some(from.max(0.0)), to: Some(to), ..Default::default() };
+        let s = nines_core::stats::run_stats(&run, &opts);
+        writeln!(
+            out,
+            "every cell over rounds {}..{e} (nines stats {} --from {} --to {}):",
+            f + 1,
+            a.output.display(),
+            secs(from.max(0.0)),
+            secs(to)
+        )?;
+        write!(out, "{}", nines_core::export::text::stats(&[s]))?;
+    }
+    if !verdict.steady {
+        bail!(
+            "steady state not reached in {} rounds (--max-rounds {}); '{}' keeps every round",
+            book.len(),
+            p.max_rounds,
+            a.output.display()
+        );
+    }
+    Ok(())
+}
+
+/// Seconds as `nines stats --from` takes them, exactly.
+fn secs(s: f64) -> String {
+    format!("{s}")
+}

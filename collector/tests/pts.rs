@@ -1,0 +1,281 @@
+//! `nines pts` end to end, scaled down (short rounds, small capacities): on the null engine,
+//! on a regular file and on a loop device. Each archive is read back: every cell a scope of
+//! its own, one window per cell and round, the tracked results per round in the metadata equal
+//! to what the windows hold, the verdict equal to nines-core's over those rounds and the exit
+//! status saying it; `nines stats`, `nines steady` and `nines compare` read the archive cell
+//! by cell. Whether a run this short reaches steady state depends on the machine, so the
+//! tests check that the verdict and the exit status follow the measured rounds, not which
+//! verdict it is.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use nines_core::archive;
+use nines_core::pts::Rounds;
+use nines_core::run::Run;
+use nines_tests::{nines, nines_ok};
+use serde_json::Value;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn read_run(p: &Path) -> Run {
+    archive::read(s(p), &std::fs::read(p).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn pts_meta(run: &Run) -> &serde_json::Map<String, Value> {
+    &run.meta.pts
+}
+
+fn refused(args: &[&str]) -> String {
+    let out = nines(args);
+    assert!(!out.status.success(), "expected a refusal for {args:?}:\n{}", String::from_utf8_lossy(&out.stdout));
+    let e = String::from_utf8(out.stderr).unwrap();
+    assert!(e.contains("nines: ") && !e.contains("panicked"), "{e}");
+    e
+}
+
+/// The exit status follows the verdict, which follows the rounds the metadata records.
+fn check_verdict(out: &Output, run: &Run, window: usize) {
+    let m = pts_meta(run);
+    let rounds = m["rounds"].as_array().unwrap();
+    let mut book = Rounds::new(m["tracked"].as_array().unwrap().len(), window);
+    for r in rounds {
+        let v: Vec<f64> = r["tracked"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect();
+        book.push(&v).unwrap();
+    }
+    let steady = book.steady_at().is_some();
+    assert_eq!(m["steady"].as_bool(), Some(steady));
+    assert_eq!(out.status.success(), steady, "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.contains("steady state not reached"), !steady, "{err}");
+    assert_eq!(run.meta.summary.as_ref().unwrap().stopped_by, if steady { "steady" } else { "max-rounds" });
+    if steady {
+        assert_eq!(book.steady_at(), Some(rounds.len()), "the test stops at the first steady round");
+    } else {
+        assert!(m["deviations"].as_array().unwrap().iter().any(|d| d.as_str().unwrap().contains("steady state not reached")));
+    }
+}
+
+/// The scope's windows of round `r` (0-based) and their tracked measure.
+fn round_windows<'a>(run: &'a Run, scope: &str, r: usize, round_s: f64) -> Vec<&'a nines_core::run::Window> {
+    let t0 = r as f64 * round_s;
+    run.windows
+        .iter()
+        .filter(|w| w.tag.as_deref().is_some_and(|t| t.starts_with(&format!("{scope}/"))) && (w.start_s - t0).abs() < 1e-9)
+        .collect()
+}
+
+#[test]
+fn lat_on_the_null_engine_reads_back_cell_by_cell() {
+    let d = tempfile::tempdir().unwrap();
+    let o = d.path().join("lat.hlog");
+    let args =
+        ["pts", "lat", "--engine", "null", "--target", "/dev/null", "--capacity", "64MiB", "--round-time", "30ms", "--max-rounds", "4"];
+    let out = nines(&[&args[..], &["--window-rounds", "2", "-o", s(&o)]].concat());
+    let run = read_run(&o);
+    check_verdict(&out, &run, 2);
+    let m = pts_meta(&run);
+    let rounds = m["rounds"].as_array().unwrap().len();
+    assert_eq!(m["test"], "lat");
+    assert_eq!((m["params"]["threads"].as_u64(), m["params"]["qd"].as_u64()), (Some(1), Some(1)));
+    assert!(m["deviations"].as_array().unwrap().iter().any(|d| d.as_str().unwrap().contains("null engine")));
+    // 9 cells, 12 directions, each a scope of its own; no unscoped direction
+    let mut tags: Vec<String> = run.tags().into_iter().flatten().collect();
+    tags.sort();
+    tags.dedup();
+    assert_eq!(tags.len(), 12, "{tags:?}");
+    assert!(tags.iter().all(|t| !nines_core::tag::is_direction(Some(t))));
+    assert_eq!(run.windows.len(), 12 * rounds);
+    assert_eq!(run.meta.jobs.len(), 9);
+    assert_eq!(run.meta.jobs[0].scope.as_deref(), Some("rnd_100-0_8k"));
+    // the tracked result per round is the mean of that round's window of the cell
+    for r in 0..rounds {
+        let w = round_windows(&run, "rnd_0-100_4k", r, 0.03);
+        assert_eq!(w.len(), 1);
+        let tracked = m["rounds"][r]["tracked"][0].as_f64().unwrap();
+        assert!((w[0].hist.mean() - tracked).abs() <= 1e-9 * tracked, "round {r}: {} vs {tracked}", w[0].hist.mean());
+    }
+    // `nines steady` over the cell's rounds gives the same window
+    let j: Value =
+        serde_json::from_str(&nines_ok(&["steady", s(&o), "--tag", "rnd_0-100_4k/write", "--track", "mean", "--rounds", "2", "--json"]))
+            .unwrap();
+    let ours = &m["window_tracked"][0]["eval"];
+    let theirs = &j["last"];
+    for k in ["average", "range", "excursion"] {
+        let (a, b) = (ours[k].as_f64().unwrap(), theirs[k].as_f64().unwrap());
+        assert!((a - b).abs() <= 1e-9 * a.abs().max(1.0), "{k}: {a} vs {b}");
+    }
+    assert_eq!(ours["holds"], theirs["holds"]);
+    // the per-cell rows printed are `nines stats` of the measurement window
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let cmd = stdout.lines().find_map(|l| l.split_once("(nines stats ")).map(|(_, c)| c.trim_end_matches("):").to_string()).unwrap();
+    let cmd: Vec<&str> = cmd.split(' ').collect();
+    let stats = nines_ok(&[&["stats"], &cmd[..]].concat());
+    let rows = |t: &str| t.lines().filter(|l| l.starts_with("rnd_")).map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(rows(&stdout).len(), 12, "{stdout}");
+    assert_eq!(rows(&stdout), rows(&stats));
+    // and each equals `nines stats --tag CELL/DIR` over the same rounds
+    let all: Value = serde_json::from_str(&nines_ok(&[&["stats", "--json"], &cmd[..]].concat())).unwrap();
+    let one: Value = serde_json::from_str(&nines_ok(&[&["stats", "--json", "--tag", "rnd_65-35_4k/write"], &cmd[..]].concat())).unwrap();
+    let pick = |v: &Value| v[0]["tags"]["rnd_65-35_4k/write"].clone();
+    assert_eq!(pick(&all)["count"], pick(&one)["count"]);
+    assert_eq!(pick(&all)["iops"], pick(&one)["iops"]);
+    assert_eq!(pick(&all)["levels"], pick(&one)["levels"]);
+
+    // two tests compare cell by cell
+    let o2 = d.path().join("lat2.hlog");
+    let _ = nines(&[&args[..], &["--window-rounds", "2", "-q", "-o", s(&o2)]].concat());
+    let cmp: Value = serde_json::from_str(&nines_ok(&["compare", s(&o), "--with", s(&o2), "--json"])).unwrap();
+    let cells: Vec<&str> = cmp["tags"].as_array().unwrap().iter().map(|t| t["tag"].as_str().unwrap()).collect();
+    assert_eq!(cells.len(), 12, "{cells:?}");
+    assert!(cells.contains(&"rnd_65-35_512b/read"));
+    // a spec on a cell
+    let spec = d.path().join("spec.txt");
+    std::fs::write(&spec, "rnd_0-100_4k/write p50 <= 10s\n").unwrap();
+    let out = nines(&["check", s(&o), "--spec", s(&spec)]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn iops_on_a_regular_file_purges_preconditions_and_keeps_56_cells() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, o) = (d.path().join("t.dat"), d.path().join("iops.hlog"));
+    let out = nines(&[
+        "pts",
+        "iops",
+        "--target",
+        s(&t),
+        "--capacity",
+        "8MiB",
+        "--threads",
+        "1",
+        "--qd",
+        "4",
+        "--round-time",
+        "20ms",
+        "--max-rounds",
+        "2",
+        "--window-rounds",
+        "2",
+        "--precondition",
+        "0.5",
+        "-o",
+        s(&o),
+    ]);
+    let run = read_run(&o);
+    check_verdict(&out, &run, 2);
+    let m = pts_meta(&run);
+    assert_eq!(m["cells"].as_array().unwrap().len(), 56);
+    assert_eq!(m["cells"][0]["cell"], "RND 1024KiB 100/0");
+    assert_eq!(
+        m["tracked"].as_array().unwrap().iter().map(|t| t["scope"].as_str().unwrap()).collect::<Vec<_>>(),
+        ["rnd_0-100_4k", "rnd_65-35_64k", "rnd_100-0_1024k"]
+    );
+    assert_eq!(m["purge"]["done"], "fallocate(PUNCH_HOLE) of bytes 0..8388608 (8MiB)");
+    // preconditioning: half the capacity, counted from the bytes the run wrote
+    assert_eq!(m["precondition"]["bytes_written"].as_u64(), Some(4 << 20));
+    assert_eq!(m["device"]["capacity_bytes"].as_u64(), Some(8 << 20));
+    let dev: Vec<&str> = m["deviations"].as_array().unwrap().iter().map(|d| d.as_str().unwrap()).collect();
+    assert!(dev.iter().any(|d| d.contains("regular file")), "{dev:?}");
+    assert!(dev.iter().any(|d| d.contains("preconditioning of 0.5 x")), "{dev:?}");
+    assert!(dev.iter().any(|d| d.contains("0.02 s")), "{dev:?}");
+    // each round of each cell is a window of its directions, at the round's offset
+    for r in 0..2 {
+        assert_eq!(round_windows(&run, "rnd_65-35_64k", r, 0.02).len(), 2);
+        assert_eq!(round_windows(&run, "rnd_0-100_512b", r, 0.02).len(), 1);
+    }
+    let iops = m["rounds"][0]["tracked"][0].as_f64().unwrap();
+    let w = round_windows(&run, "rnd_0-100_4k", 0, 0.02);
+    assert!((w[0].hist.count() as f64 / w[0].length_s - iops).abs() <= 1e-9 * iops);
+    // the test's own archive is never left over the target, nor temporary files beside it
+    let mut left: Vec<String> =
+        std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    left.sort();
+    assert_eq!(left, ["iops.hlog", "t.dat"]);
+}
+
+#[test]
+fn refusals_name_what_to_do() {
+    let d = tempfile::tempdir().unwrap();
+    let (t, o) = (d.path().join("mine.dat"), d.path().join("o.hlog"));
+    std::fs::write(&t, vec![7u8; 1 << 20]).unwrap();
+    let base = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> =
+            ["pts", "lat", "--target", s(&t), "-o", s(&o), "--round-time", "10ms", "--max-rounds", "2", "--window-rounds", "2"]
+                .iter()
+                .map(|x| x.to_string())
+                .collect();
+        v.extend(extra.iter().map(|x| x.to_string()));
+        v
+    };
+    let run = |v: Vec<String>| refused(&v.iter().map(String::as_str).collect::<Vec<_>>());
+    // a file nines did not create is not purged without --overwrite, and is left as it was
+    let e = run(base(&[]));
+    assert!(e.contains("--overwrite"), "{e}");
+    assert_eq!(std::fs::read(&t).unwrap(), vec![7u8; 1 << 20]);
+    assert!(!o.exists());
+    let e = run(base(&["--purge", "nvme-format"]));
+    assert!(e.contains("not supported here") && e.contains("nvme format"), "{e}");
+    let e = run(base(&["--bs", "128k"]));
+    assert!(e.contains("--bs is tp's block size"), "{e}");
+    let e = refused(&["pts", "lat", "--target", s(&t), "-o", s(&o), "--max-rounds", "1", "--window-rounds", "2"]);
+    assert!(e.contains("--max-rounds 1 is fewer than the 2 rounds"), "{e}");
+    let e = refused(&["pts", "lat", "--engine", "null", "--target", "/dev/null", "-o", s(&o)]);
+    assert!(e.contains("--capacity"), "{e}");
+    let new = d.path().join("new.dat");
+    let e = refused(&["pts", "lat", "--target", s(&new), "-o", s(&o)]);
+    assert!(e.contains("give --capacity"), "{e}");
+    std::fs::write(&o, b"keep").unwrap();
+    let e = run(base(&["--overwrite"]));
+    assert!(e.contains("already exists") && e.contains("--force"), "{e}");
+    assert_eq!(std::fs::read(&o).unwrap(), b"keep");
+}
+
+struct Loop {
+    dev: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Loop {
+    fn new(mb: usize) -> Loop {
+        let dir = tempfile::tempdir().unwrap();
+        let backing = dir.path().join("loop.img");
+        std::fs::write(&backing, vec![0u8; mb << 20]).unwrap();
+        let out = Command::new("losetup").args(["--find", "--show", s(&backing)]).output().expect("losetup runs (tests run as root)");
+        assert!(out.status.success(), "losetup: {}", String::from_utf8_lossy(&out.stderr));
+        Loop { dev: String::from_utf8(out.stdout).unwrap().trim().to_string(), _dir: dir }
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+    }
+}
+
+#[test]
+fn lat_on_a_loop_device_needs_destroy_data_and_discards_it_whole() {
+    let lp = Loop::new(16);
+    let d = tempfile::tempdir().unwrap();
+    let o = d.path().join("lat.hlog");
+    let dev = lp.dev.as_str();
+    let args =
+        ["pts", "lat", "--target", dev, "--round-time", "50ms", "--max-rounds", "2", "--window-rounds", "2", "--precondition", "0.25"];
+    let e = refused(&[&args[..], &["-o", s(&o)]].concat());
+    assert!(e.contains(&format!("--destroy-data {dev}")), "{e}");
+    assert!(!o.exists());
+    let out = nines(&[&args[..], &["--destroy-data", dev, "-o", s(&o)]].concat());
+    let run = read_run(&o);
+    check_verdict(&out, &run, 2);
+    let m = pts_meta(&run);
+    assert_eq!(m["purge"]["done"], "BLKDISCARD of bytes 0..16777216 (16MiB)");
+    assert_eq!(m["precondition"]["bytes_written"].as_u64(), Some(4 << 20));
+    let device = &m["device"];
+    assert_eq!(device["capacity_bytes"].as_u64(), Some(16 << 20));
+    assert_eq!(device["logical_block_size"], "512");
+    assert!(device["physical_block_size"].is_string());
+    let dev_list: Vec<&str> = m["deviations"].as_array().unwrap().iter().map(|d| d.as_str().unwrap()).collect();
+    assert!(!dev_list.iter().any(|d| d.contains("regular file")), "{dev_list:?}");
+}

@@ -1,0 +1,651 @@
+//! The SNIA Solid State Storage Performance Test Specification (PTS, Enterprise and Client,
+//! version 2.0.x) as data: each test's cells in the specification's loop order, the PTS-E and
+//! PTS-C defaults, the tracked results, and the round bookkeeping that says when a test has
+//! reached steady state. Pure: `nines pts` (the collector) runs the cells and feeds each
+//! round's measured values in; the steady-state arithmetic is [`crate::steady::pts`].
+//!
+//! Steady state, as PTS 2.0.2 defines it: over the measurement window of the last
+//! `window_rounds` rounds (5 in the PTS) of every tracked result, the data excursion (max -
+//! min) is no more than 20% of the window's average and the excursion of the least-squares
+//! line across the window is no more than 10% of it. With several tracked results (version
+//! 2.0's IOPS test tracks three) the test is steady at the first round that ends a window
+//! over which every one of them holds.
+//!
+//! ```
+//! use nines_core::pts::{Rounds, Test, Profile, Params};
+//! let p = Params::defaults(Test::Iops, Profile::Enterprise);
+//! assert_eq!(Test::Iops.cells(&p).len(), 56);
+//! let mut r = Rounds::new(1, 5);
+//! for v in [300.0, 200.0, 150.0, 101.0, 99.0, 100.0, 100.5, 99.5] {
+//!     r.push(&[v]).unwrap();
+//! }
+//! assert_eq!(r.steady_at(), Some(8));
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use crate::steady::{pts, PtsEvaluation};
+
+/// A test of the PTS that `nines pts` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Test {
+    /// IOPS: seven read/write mixes by eight random block sizes per round.
+    Iops,
+    /// Throughput: sequential reads and writes of one large block size per round.
+    Tp,
+    /// Latency: one thread at QD1, three random block sizes by three mixes per round.
+    Lat,
+    /// Write saturation: 4 KiB random writes from fresh out of the box.
+    Wsat,
+    /// The response-time histogram of 4 KiB random writes (the whole 1-CDF for nines).
+    Qos,
+}
+
+impl Test {
+    pub fn name(self) -> &'static str {
+        match self {
+            Test::Iops => "iops",
+            Test::Tp => "tp",
+            Test::Lat => "lat",
+            Test::Wsat => "wsat",
+            Test::Qos => "qos",
+        }
+    }
+
+    /// The cells of one round, in the specification's loop order: the outer loop over
+    /// read/write mixes, the inner over block sizes (PTS 2.0.2, the IOPS and latency tests'
+    /// test loops); tp writes, then reads its one block size; wsat and qos have one cell.
+    pub fn cells(self, p: &Params) -> Vec<Cell> {
+        let rnd = |read_pct, bs| Cell { read_pct, bs, sequential: false };
+        match self {
+            Test::Iops => IOPS_MIXES.iter().flat_map(|&m| IOPS_BLOCKS.iter().map(move |&b| rnd(m, b))).collect(),
+            Test::Lat => LAT_MIXES.iter().flat_map(|&m| LAT_BLOCKS.iter().map(move |&b| rnd(m, b))).collect(),
+            Test::Tp => [0, 100].iter().map(|&m| Cell { read_pct: m, bs: p.tp_bs, sequential: true }).collect(),
+            Test::Wsat | Test::Qos => vec![rnd(0, 4096)],
+        }
+    }
+
+    /// What each round of the test's steady-state check measures of a tracked cell.
+    pub fn measure(self) -> Measure {
+        match self {
+            Test::Iops | Test::Wsat | Test::Qos => Measure::Iops,
+            Test::Tp => Measure::MBps,
+            Test::Lat => Measure::MeanNs,
+        }
+    }
+
+    /// The tracked results of PTS version 2.0 (`v2.0`, the default) or 1.1 (`v1.1`).
+    pub fn tracked(self, version: Version, p: &Params) -> Vec<Cell> {
+        let rnd = |read_pct, bs| Cell { read_pct, bs, sequential: false };
+        match (self, version) {
+            (Test::Iops, Version::V2_0) => vec![rnd(0, 4096), rnd(65, 65536), rnd(100, 1 << 20)],
+            (Test::Iops, Version::V1_1) => vec![rnd(0, 4096)],
+            // latency: the average response time of RND 4KiB 100% writes
+            (Test::Lat, _) => vec![rnd(0, 4096)],
+            (Test::Tp, _) => self.cells(p),
+            (Test::Wsat | Test::Qos, _) => vec![rnd(0, 4096)],
+        }
+    }
+}
+
+impl FromStr for Test {
+    type Err = PtsError;
+    fn from_str(s: &str) -> Result<Test, PtsError> {
+        match s {
+            "iops" => Ok(Test::Iops),
+            "tp" => Ok(Test::Tp),
+            "lat" => Ok(Test::Lat),
+            "wsat" => Ok(Test::Wsat),
+            "qos" => Ok(Test::Qos),
+            _ => Err(PtsError::UnknownTest(s.to_string())),
+        }
+    }
+}
+
+/// The IOPS test's read/write mixes, percent reads, in loop order.
+pub const IOPS_MIXES: [u32; 7] = [100, 95, 65, 50, 35, 5, 0];
+/// The IOPS test's block sizes, bytes, in loop order (1024 KiB down to 0.5 KiB).
+pub const IOPS_BLOCKS: [u32; 8] = [1 << 20, 128 << 10, 64 << 10, 32 << 10, 16 << 10, 8 << 10, 4 << 10, 512];
+/// The latency test's mixes, percent reads.
+pub const LAT_MIXES: [u32; 3] = [100, 65, 0];
+/// The latency test's block sizes, bytes.
+pub const LAT_BLOCKS: [u32; 3] = [8 << 10, 4 << 10, 512];
+
+/// One workload of a round: a read/write mix at one block size, random or sequential.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Cell {
+    /// Percent reads (100 is all reads, 0 all writes).
+    pub read_pct: u32,
+    /// Block size, bytes.
+    pub bs: u32,
+    pub sequential: bool,
+}
+
+impl Cell {
+    /// The cell's scope name in an archive: `rnd_65-35_4k`, `rnd_100-0_512b`, `seq_0-100_1024k`
+    /// (only `[A-Za-z0-9_-]`, so a valid scope of [`crate::tag`]).
+    pub fn scope(&self) -> String {
+        let kind = if self.sequential { "seq" } else { "rnd" };
+        format!("{kind}_{}-{}_{}", self.read_pct, 100 - self.read_pct, block_label(self.bs))
+    }
+
+    /// The directions the cell issues: `read`, `write` or both.
+    pub fn directions(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        if self.read_pct > 0 {
+            v.push("read");
+        }
+        if self.read_pct < 100 {
+            v.push("write");
+        }
+        v
+    }
+
+    /// As the PTS writes it: `RND 4KiB 65/35`.
+    pub fn text(&self) -> String {
+        let kind = if self.sequential { "SEQ" } else { "RND" };
+        let bs = if self.bs.is_multiple_of(1024) { format!("{}KiB", self.bs / 1024) } else { format!("{}KiB", self.bs as f64 / 1024.0) };
+        format!("{kind} {bs} {}/{}", self.read_pct, 100 - self.read_pct)
+    }
+}
+
+fn block_label(bs: u32) -> String {
+    if bs.is_multiple_of(1024) {
+        format!("{}k", bs / 1024)
+    } else {
+        format!("{bs}b")
+    }
+}
+
+impl FromStr for Cell {
+    type Err = PtsError;
+    /// `4k:0/100`, `64KiB:65/35`, `1024k:100/0` (random), `seq:128k:0/100` (sequential).
+    fn from_str(s: &str) -> Result<Cell, PtsError> {
+        let bad = || PtsError::BadCell(s.to_string());
+        let (sequential, rest) = match s.strip_prefix("seq:") {
+            Some(r) => (true, r),
+            None => (false, s.strip_prefix("rnd:").unwrap_or(s)),
+        };
+        let (bs, mix) = rest.split_once(':').ok_or_else(bad)?;
+        let bs = crate::units::parse_size(bs).ok().and_then(|b| u32::try_from(b).ok()).filter(|&b| b > 0).ok_or_else(bad)?;
+        let (r, w) = mix.split_once('/').ok_or_else(bad)?;
+        let (r, w): (u32, u32) = (r.trim().parse().map_err(|_| bad())?, w.trim().parse().map_err(|_| bad())?);
+        if r + w != 100 {
+            return Err(bad());
+        }
+        Ok(Cell { read_pct: r, bs, sequential })
+    }
+}
+
+impl fmt::Display for Cell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = if self.sequential { "seq:" } else { "" };
+        write!(f, "{kind}{}:{}/{}", block_label(self.bs), self.read_pct, 100 - self.read_pct)
+    }
+}
+
+/// What a round measures of a tracked cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Measure {
+    /// I/Os per second of the cell's directions together.
+    Iops,
+    /// MB/s (10^6 bytes per second) of the cell's directions together.
+    MBps,
+    /// Mean response time of the cell's I/Os, ns.
+    MeanNs,
+}
+
+impl Measure {
+    pub fn label(self) -> &'static str {
+        match self {
+            Measure::Iops => "IOPS",
+            Measure::MBps => "MB/s",
+            Measure::MeanNs => "mean response time (ns)",
+        }
+    }
+
+    /// The measure of `count` I/Os of `bs` bytes over `seconds`, of latencies summing to
+    /// `sum_ns`. `None` when it cannot be measured (no time, or no I/O for a mean).
+    pub fn of(self, count: u64, bs: u32, seconds: f64, mean_ns: Option<f64>) -> Option<f64> {
+        match self {
+            Measure::Iops => (seconds > 0.0).then(|| count as f64 / seconds),
+            Measure::MBps => (seconds > 0.0).then(|| count as f64 * f64::from(bs) / seconds / 1e6),
+            Measure::MeanNs => mean_ns.filter(|_| count > 0),
+        }
+    }
+}
+
+/// The PTS version whose tracked results are used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Version {
+    /// 2.0: the IOPS test tracks RND 4KiB 0/100, 64KiB 65/35 and 1024KiB 100/0.
+    #[serde(rename = "2.0")]
+    V2_0,
+    /// 1.1: the IOPS test tracks RND 4KiB 0/100 alone.
+    #[serde(rename = "1.1")]
+    V1_1,
+}
+
+/// PTS-E (enterprise) or PTS-C (client) settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    Enterprise,
+    Client,
+}
+
+impl Profile {
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Enterprise => "enterprise",
+            Profile::Client => "client",
+        }
+    }
+}
+
+/// The write cache setting a profile asks for (nines does not change it: the archive states
+/// the device's own, as sysfs reports it, and a mismatch is a deviation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WriteCache {
+    /// PTS-E: write cache disabled ("write through" in sysfs `queue/write_cache`).
+    Disabled,
+    /// PTS-C: write cache enabled ("write back").
+    Enabled,
+}
+
+/// A test's parameters: the specification's values by default, each one a flag of `nines pts`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Params {
+    pub test: Test,
+    pub profile: Profile,
+    /// Length of one cell's run within a round, seconds (the PTS: 60).
+    pub round_time_s: f64,
+    /// Rounds after which a test that is not steady ends (the PTS: 25).
+    pub max_rounds: usize,
+    /// Rounds in the measurement window (the PTS: 5).
+    pub window_rounds: usize,
+    /// Threads (the PTS's thread count, TC).
+    pub threads: u32,
+    /// Outstanding I/Os per thread (the PTS's queue depth, QD).
+    pub qd: u32,
+    /// Percent of the user capacity the test's I/Os fall in (its ActiveRange, from LBA 0).
+    pub active_range_pct: f64,
+    /// Workload-independent preconditioning: how many times the user capacity is written in
+    /// 128 KiB sequential writes (the PTS: twice).
+    pub precondition_passes: f64,
+    pub write_cache: WriteCache,
+    /// tp's block size (PTS-E runs the test at 1024 KiB and at 128 KiB, PTS-C at 1024 KiB).
+    pub tp_bs: u32,
+}
+
+impl Params {
+    /// The specification's values for `test` under `profile`. The total outstanding I/O is
+    /// left to the test operator by the PTS (except the latency test's one thread at QD1);
+    /// nines' defaults (enterprise 4 threads x QD32, client 2 x QD16) are stated in every
+    /// archive, and `--threads` / `--qd` change them. PTS-C limits the test's I/Os to 75% of
+    /// the capacity (its ActiveRange), PTS-E uses all of it.
+    pub fn defaults(test: Test, profile: Profile) -> Params {
+        let (threads, qd) = match (test, profile) {
+            (Test::Lat, _) => (1, 1),
+            (_, Profile::Enterprise) => (4, 32),
+            (_, Profile::Client) => (2, 16),
+        };
+        let (active_range_pct, write_cache) = match profile {
+            Profile::Enterprise => (100.0, WriteCache::Disabled),
+            Profile::Client => (75.0, WriteCache::Enabled),
+        };
+        Params {
+            test,
+            profile,
+            round_time_s: 60.0,
+            max_rounds: 25,
+            window_rounds: 5,
+            threads,
+            qd,
+            active_range_pct,
+            precondition_passes: 2.0,
+            write_cache,
+            tp_bs: 1 << 20,
+        }
+    }
+
+    /// Where these parameters depart from the specification's (one sentence each).
+    pub fn deviations(&self) -> Vec<String> {
+        let spec = Params::defaults(self.test, self.profile);
+        let mut v = Vec::new();
+        if self.round_time_s != spec.round_time_s {
+            v.push(format!("rounds of {} s per cell instead of {} s", self.round_time_s, spec.round_time_s));
+        }
+        if self.max_rounds != spec.max_rounds {
+            v.push(format!("at most {} rounds instead of {}", self.max_rounds, spec.max_rounds));
+        }
+        if self.window_rounds != spec.window_rounds {
+            v.push(format!("a measurement window of {} rounds instead of {}", self.window_rounds, spec.window_rounds));
+        }
+        if self.test == Test::Lat && (self.threads, self.qd) != (1, 1) {
+            v.push(format!("{} threads x QD{} instead of the latency test's one thread at QD1", self.threads, self.qd));
+        }
+        if self.active_range_pct != spec.active_range_pct {
+            v.push(format!("an active range of {}% instead of {}%", self.active_range_pct, spec.active_range_pct));
+        }
+        if self.precondition_passes != spec.precondition_passes {
+            v.push(format!(
+                "workload-independent preconditioning of {} x the capacity instead of {} x",
+                self.precondition_passes, spec.precondition_passes
+            ));
+        }
+        v
+    }
+
+    /// Check the parameters go together.
+    pub fn check(&self) -> Result<(), PtsError> {
+        if self.window_rounds < 2 {
+            return Err(PtsError::Window(self.window_rounds));
+        }
+        if self.max_rounds < self.window_rounds {
+            return Err(PtsError::MaxRounds { max: self.max_rounds, window: self.window_rounds });
+        }
+        if !(self.active_range_pct > 0.0 && self.active_range_pct <= 100.0) {
+            return Err(PtsError::ActiveRange(self.active_range_pct));
+        }
+        if !(self.precondition_passes >= 0.0 && self.precondition_passes.is_finite()) {
+            return Err(PtsError::Passes(self.precondition_passes));
+        }
+        if !(self.round_time_s > 0.0 && self.round_time_s.is_finite()) {
+            return Err(PtsError::RoundTime(self.round_time_s));
+        }
+        Ok(())
+    }
+}
+
+/// Why a test's definition or its rounds are refused.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PtsError {
+    #[error("unknown PTS test {0:?}; expected iops, tp, lat, wsat or qos")]
+    UnknownTest(String),
+    #[error("cannot read the cell {0:?}: expected BS:R/W such as 4k:0/100 or 64KiB:65/35 (seq:128k:0/100 for sequential), the two shares adding up to 100")]
+    BadCell(String),
+    #[error("the tracked result {cell} is not a cell of the {test} test")]
+    NotACell { cell: String, test: &'static str },
+    #[error("a measurement window of {0} rounds is too short: the least-squares line needs at least 2")]
+    Window(usize),
+    #[error("--max-rounds {max} is fewer than the {window} rounds of the measurement window")]
+    MaxRounds { max: usize, window: usize },
+    #[error("--active-range {0}% is outside 0% (exclusive) to 100%")]
+    ActiveRange(f64),
+    #[error("preconditioning of {0} x the capacity is not a non-negative number")]
+    Passes(f64),
+    #[error("a round time of {0} s is not positive")]
+    RoundTime(f64),
+    #[error("round {round} has {got} tracked values, the test tracks {want}")]
+    Width { round: usize, got: usize, want: usize },
+}
+
+/// The tracked results: `v2.0` (the default), `v1.1`, or cells (`4k:0/100,64k:65/35`).
+/// Each named cell must be one of the test's.
+pub fn parse_track(test: Test, p: &Params, s: &str) -> Result<Vec<Cell>, PtsError> {
+    let cells = match s.trim() {
+        "v2.0" | "2.0" => return Ok(test.tracked(Version::V2_0, p)),
+        "v1.1" | "1.1" => return Ok(test.tracked(Version::V1_1, p)),
+        list => list.split(',').map(|c| c.trim().parse::<Cell>()).collect::<Result<Vec<_>, _>>()?,
+    };
+    let all = test.cells(p);
+    for c in &cells {
+        if !all.contains(c) {
+            return Err(PtsError::NotACell { cell: c.to_string(), test: test.name() });
+        }
+    }
+    Ok(cells)
+}
+
+/// The rounds of a test so far: per round, one value per tracked result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Rounds {
+    /// `series[t][r]`: tracked result `t` in round `r` (NaN where it could not be measured,
+    /// which no window holding it passes).
+    pub series: Vec<Vec<f64>>,
+    pub window: usize,
+}
+
+/// The steady-state check of one tracked result over a measurement window.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Tracked {
+    /// `None` when a value of the window could not be measured (or the average is not positive).
+    pub eval: Option<PtsEvaluation>,
+    /// The window's smallest and largest values.
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Rounds {
+    pub fn new(tracked: usize, window: usize) -> Rounds {
+        Rounds { series: vec![Vec::new(); tracked], window }
+    }
+
+    /// Whole rounds recorded.
+    pub fn len(&self) -> usize {
+        self.series.first().map_or(0, Vec::len)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Add a round: one value per tracked result.
+    pub fn push(&mut self, values: &[f64]) -> Result<(), PtsError> {
+        if values.len() != self.series.len() {
+            return Err(PtsError::Width { round: self.len() + 1, got: values.len(), want: self.series.len() });
+        }
+        for (s, v) in self.series.iter_mut().zip(values) {
+            s.push(*v);
+        }
+        Ok(())
+    }
+
+    /// Each tracked result over the window of rounds `[end - window, end)`; `None` before
+    /// `window` rounds.
+    pub fn window_at(&self, end: usize) -> Option<Vec<Tracked>> {
+        if end < self.window || end > self.len() || self.window < 2 {
+            return None;
+        }
+        let w = |s: &Vec<f64>| {
+            let v = &s[end - self.window..end];
+            Tracked {
+                eval: pts(v),
+                min: v.iter().copied().fold(f64::INFINITY, f64::min),
+                max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            }
+        };
+        Some(self.series.iter().map(w).collect())
+    }
+
+    /// Does every tracked result hold over the window ending at round `end`?
+    pub fn holds_at(&self, end: usize) -> bool {
+        self.window_at(end).is_some_and(|t| t.iter().all(|x| x.eval.is_some_and(|e| e.holds)))
+    }
+
+    /// The first round (1-based count of rounds) ending a window over which every tracked
+    /// result holds: the test stops there.
+    pub fn steady_at(&self) -> Option<usize> {
+        (self.window..=self.len()).find(|&e| self.holds_at(e))
+    }
+
+    /// The window the results are reported over: the steady one, else the last.
+    pub fn report_window(&self) -> Option<(usize, usize)> {
+        let end = self.steady_at().or_else(|| (self.len() >= self.window).then_some(self.len()))?;
+        Some((end - self.window, end))
+    }
+}
+
+/// How a test ended, for the archive's metadata and the terminal.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Verdict {
+    /// Steady state was reached.
+    pub steady: bool,
+    /// Rounds run.
+    pub rounds: usize,
+    /// The measurement window reported: rounds `first..end` (0-based, `end` exclusive).
+    pub window: Option<(usize, usize)>,
+    /// Per tracked result over that window.
+    pub tracked: Vec<Tracked>,
+}
+
+impl Verdict {
+    pub fn of(r: &Rounds) -> Verdict {
+        let window = r.report_window();
+        Verdict {
+            steady: r.steady_at().is_some(),
+            rounds: r.len(),
+            window,
+            tracked: window.and_then(|(_, e)| r.window_at(e)).unwrap_or_default(),
+        }
+    }
+
+    /// One line: `steady state reached over rounds 4..8` or `steady state not reached in 25 rounds`.
+    pub fn text(&self) -> String {
+        match (self.steady, self.window) {
+            (true, Some((a, e))) => format!("steady state reached over rounds {}..{e}", a + 1),
+            _ => format!("steady state not reached in {} rounds", self.rounds),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(test: Test) -> Params {
+        Params::defaults(test, Profile::Enterprise)
+    }
+
+    #[test]
+    fn iops_cells_in_loop_order() {
+        let c = Test::Iops.cells(&p(Test::Iops));
+        assert_eq!(c.len(), 56);
+        // outer loop: mixes 100/0 .. 0/100; inner loop: 1024 KiB .. 0.5 KiB
+        assert_eq!(c[0], Cell { read_pct: 100, bs: 1 << 20, sequential: false });
+        assert_eq!(c[7], Cell { read_pct: 100, bs: 512, sequential: false });
+        assert_eq!(c[8], Cell { read_pct: 95, bs: 1 << 20, sequential: false });
+        assert_eq!(c[55].scope(), "rnd_0-100_512b");
+        assert_eq!(c[2 * 8 + 2].scope(), "rnd_65-35_64k");
+        let mut scopes: Vec<String> = c.iter().map(Cell::scope).collect();
+        assert!(scopes.iter().all(|s| crate::tag::is_scope_name(s)));
+        scopes.sort();
+        scopes.dedup();
+        assert_eq!(scopes.len(), 56);
+        assert_eq!(
+            Test::Lat.cells(&p(Test::Lat)).iter().map(Cell::to_string).collect::<Vec<_>>()[..4],
+            ["8k:100/0", "4k:100/0", "512b:100/0", "8k:65/35"]
+        );
+        assert_eq!(Test::Tp.cells(&p(Test::Tp))[0].scope(), "seq_0-100_1024k");
+    }
+
+    #[test]
+    fn tracked_results_by_version() {
+        let pi = p(Test::Iops);
+        let v2: Vec<String> = Test::Iops.tracked(Version::V2_0, &pi).iter().map(Cell::text).collect();
+        assert_eq!(v2, ["RND 4KiB 0/100", "RND 64KiB 65/35", "RND 1024KiB 100/0"]);
+        assert_eq!(parse_track(Test::Iops, &pi, "v1.1").unwrap(), vec![Cell { read_pct: 0, bs: 4096, sequential: false }]);
+        assert_eq!(parse_track(Test::Iops, &pi, "64KiB:65/35, 0.5k:5/95").unwrap().len(), 2);
+        assert!(matches!(parse_track(Test::Iops, &pi, "3k:0/100"), Err(PtsError::NotACell { .. })));
+        assert!(matches!(parse_track(Test::Iops, &pi, "4k:10/100"), Err(PtsError::BadCell(_))));
+        assert!(matches!(parse_track(Test::Iops, &pi, "4k"), Err(PtsError::BadCell(_))));
+        for c in Test::Iops.cells(&pi) {
+            assert_eq!(c.to_string().parse::<Cell>().unwrap(), c);
+        }
+    }
+
+    #[test]
+    fn profiles_and_deviations() {
+        let e = p(Test::Iops);
+        assert!(e.deviations().is_empty());
+        assert_eq!((e.round_time_s, e.max_rounds, e.window_rounds, e.active_range_pct), (60.0, 25, 5, 100.0));
+        let c = Params::defaults(Test::Iops, Profile::Client);
+        assert_eq!((c.active_range_pct, c.write_cache), (75.0, WriteCache::Enabled));
+        assert_eq!((p(Test::Lat).threads, p(Test::Lat).qd), (1, 1));
+        let short = Params { round_time_s: 0.1, max_rounds: 8, threads: 2, ..p(Test::Lat) };
+        let d = short.deviations();
+        assert_eq!(d.len(), 3, "{d:?}");
+        assert!(d[0].contains("0.1 s") && d[2].contains("QD1"), "{d:?}");
+        assert_eq!(Params { window_rounds: 1, ..e.clone() }.check(), Err(PtsError::Window(1)));
+        assert_eq!(Params { max_rounds: 3, ..e.clone() }.check(), Err(PtsError::MaxRounds { max: 3, window: 5 }));
+        assert_eq!(Params { active_range_pct: 0.0, ..e }.check(), Err(PtsError::ActiveRange(0.0)));
+    }
+
+    #[test]
+    fn rounds_by_hand() {
+        // Two tracked results. The first settles at 100 from round 4; the second is lopsided
+        // (one round 14% over the mean) but within the PTS's range and line limits.
+        let a = [300.0, 200.0, 150.0, 101.0, 99.0, 100.0, 100.5, 99.5];
+        let b = [50.0, 40.0, 100.0, 95.0, 114.0, 95.5, 95.5, 100.0];
+        let mut r = Rounds::new(2, 5);
+        for i in 0..a.len() {
+            r.push(&[a[i], b[i]]).unwrap();
+        }
+        // a holds over rounds 4..8 (end 8) only; b over 3..7 and 4..8
+        assert!(!r.holds_at(7));
+        assert_eq!(r.steady_at(), Some(8));
+        let w = r.window_at(8).unwrap();
+        let e = w[0].eval.unwrap();
+        assert_eq!(e.average, 100.0);
+        assert_eq!(e.range, 2.0);
+        assert_eq!((w[0].min, w[0].max), (99.0, 101.0));
+        let v = Verdict::of(&r);
+        assert!(v.steady);
+        assert_eq!(v.window, Some((3, 8)));
+        assert_eq!(v.text(), "steady state reached over rounds 4..8");
+        assert_eq!(r.push(&[1.0]), Err(PtsError::Width { round: 9, got: 1, want: 2 }));
+    }
+
+    #[test]
+    fn range_and_line_disagree() {
+        // Lopsided: range 19 of 100 (holds, 19% <= 20%), fitted line moves 3.4 (holds).
+        let mut r = Rounds::new(1, 5);
+        for v in [100.0, 95.0, 114.0, 95.5, 95.5] {
+            r.push(&[v]).unwrap();
+        }
+        let t = r.window_at(5).unwrap()[0].eval.unwrap();
+        assert!(t.range_ok && t.slope_ok);
+        // A steady climb: range 12 of 100 passes the range test, but the least-squares line
+        // rises 12 across the window, more than 10% of the average.
+        let mut r = Rounds::new(1, 5);
+        for v in [94.0, 97.0, 100.0, 103.0, 106.0] {
+            r.push(&[v]).unwrap();
+        }
+        let t = r.window_at(5).unwrap()[0].eval.unwrap();
+        assert!(t.range_ok && !t.slope_ok && !t.holds);
+        assert_eq!(t.excursion, 12.0);
+        assert!(!Verdict::of(&r).steady);
+        assert_eq!(Verdict::of(&r).text(), "steady state not reached in 5 rounds");
+        // The opposite: one outlier round makes the range 30% of the average while the
+        // fitted line stays flat (the outlier sits in the middle of the window).
+        let mut r = Rounds::new(1, 5);
+        for v in [96.0, 96.0, 120.0, 92.0, 96.0] {
+            r.push(&[v]).unwrap();
+        }
+        let t = r.window_at(5).unwrap()[0].eval.unwrap();
+        assert_eq!((t.average, t.range), (100.0, 28.0));
+        assert!(!t.range_ok && t.slope_ok, "{t:?}");
+        // A round that could not be measured keeps its windows from holding.
+        let mut r = Rounds::new(1, 2);
+        r.push(&[f64::NAN]).unwrap();
+        r.push(&[1.0]).unwrap();
+        r.push(&[1.0]).unwrap();
+        assert_eq!(r.steady_at(), Some(3));
+        assert!(r.window_at(2).unwrap()[0].eval.is_none());
+    }
+
+    #[test]
+    fn measures() {
+        assert_eq!(Measure::Iops.of(500, 4096, 0.5, None), Some(1000.0));
+        assert_eq!(Measure::MBps.of(1000, 1 << 20, 1.0, None), Some(1048.576));
+        assert_eq!(Measure::MeanNs.of(0, 4096, 1.0, Some(5.0)), None);
+        assert_eq!(Measure::Iops.of(1, 4096, 0.0, None), None);
+    }
+}
