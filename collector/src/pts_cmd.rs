@@ -17,7 +17,7 @@ use std::io::{IsTerminal, Write};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, ensure, Context, Result};
 use nines_core::hist::Hist;
 use nines_core::meta::{self, RunMeta};
 use nines_core::pts::{self, Cell, Params, Rounds, Test, Verdict, WriteCache};
@@ -93,7 +93,7 @@ pub fn run(a: &PtsArgs, out: &mut impl Write) -> Result<()> {
 
 fn say(a: &PtsArgs, s: &str) {
     if !a.quiet {
-        eprintln!("nines: pts {s}");
+        crate::diag!("nines: pts {s}");
     }
 }
 
@@ -109,10 +109,12 @@ fn apply_flags(a: &PtsArgs, p: &mut Params) -> Result<()> {
         p.window_rounds = n;
     }
     if let Some(n) = a.threads {
-        p.threads = n.max(1);
+        ensure!(n >= 1, "--threads 0: a test needs at least one thread");
+        p.threads = n;
     }
     if let Some(n) = a.qd {
-        p.qd = n.max(1);
+        ensure!(n >= 1, "--qd 0: each thread needs at least one outstanding I/O");
+        p.qd = n;
     }
     if let Some(r) = a.active_range {
         p.active_range_pct = r;

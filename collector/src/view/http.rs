@@ -281,7 +281,7 @@ async fn accept_loop(listener: TcpListener, handler: Handler, cap: usize, mut st
                 }
                 if out_of_descriptors(&e) {
                     if !said_out {
-                        eprintln!(
+                        crate::diag!(
                             "nines: warning: the server is out of file descriptors ({e}; {} connections open); \
                              it closes idle connections and keeps accepting (this is said once)",
                             conns.list().len()
@@ -291,7 +291,7 @@ async fn accept_loop(listener: TcpListener, handler: Handler, cap: usize, mut st
                     let open = conns.list().len();
                     conns.shed((open / 4).max(1));
                 } else if !said_other {
-                    eprintln!("nines: warning: the server could not accept a connection ({e}); it keeps trying (this is said once)");
+                    crate::diag!("nines: warning: the server could not accept a connection ({e}); it keeps trying (this is said once)");
                     said_other = true;
                 }
                 tokio::select! {
