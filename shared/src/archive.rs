@@ -422,6 +422,13 @@ impl<W: Write> ArchiveWriter<W> {
     pub fn into_inner(self) -> W {
         self.out
     }
+
+    /// The writer the lines go to: to append lines written elsewhere (a merge keeps windows
+    /// it has written once in a spill file and copies them in), or to see how much was
+    /// written.
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
 }
 
 fn window_name(start_s: f64, tag: Option<&str>) -> String {

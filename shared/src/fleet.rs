@@ -93,97 +93,203 @@ fn window_length(run: &Run) -> Result<f64, String> {
     len.filter(|l| *l > 0.0).ok_or_else(|| format!("{}: no window with a length", run.source))
 }
 
-/// Merge the sources into one run (see the module documentation).
+/// What a merge needs of a run before any of its windows is summed. [`Merger::new`] plans
+/// the merge from one of these per run, so that a caller can read the runs one at a time
+/// (once for these, once more to sum them) and hold no more than one run in memory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceInfo {
+    pub label: String,
+    source: String,
+    /// the run's name (to be made distinct from the others' by the caller)
+    pub name: String,
+    start_time: Option<f64>,
+    meta: RunMeta,
+    /// the run's tags by name, in the order it lists them
+    tags: Vec<String>,
+    window_length: Result<f64, String>,
+    /// the earliest window start and the longest window, in seconds
+    first_start: f64,
+    longest: f64,
+    windows: usize,
+    layout: Option<crate::hist::Layout>,
+}
+
+impl SourceInfo {
+    /// The label a run gets when none is given ([`label_of`]).
+    pub fn default_label(&self) -> String {
+        clean_label(self.meta.host.as_ref().and_then(|h| h.hostname.as_deref()).unwrap_or(&self.name))
+    }
+
+    pub fn of(run: &Run, label: String) -> SourceInfo {
+        SourceInfo {
+            label,
+            source: run.source.clone(),
+            name: run.name.clone(),
+            start_time: run.start_time,
+            meta: run.meta.clone(),
+            tags: run.tags().iter().map(|t| tag_name(t.as_deref()).to_string()).collect(),
+            window_length: window_length(run),
+            first_start: run.windows.iter().map(|w| w.start_s).fold(f64::INFINITY, f64::min),
+            longest: run.windows.iter().map(|w| w.length_s).fold(0.0, f64::max),
+            windows: run.windows.len(),
+            layout: run.windows.first().map(|w| w.hist.layout()),
+        }
+    }
+}
+
+/// Merge the sources into one run (see the module documentation): [`Merger`] with every run
+/// in memory.
 pub fn merge(sources: &[Source], opts: &Options) -> Result<Run, MergeError> {
-    let err = |s: String| MergeError(s);
-    if sources.len() < 2 {
-        return Err(err("a merge needs at least two runs".into()));
-    }
-    let mut labels: Vec<&str> = Vec::new();
-    for s in sources {
-        if s.run.start_time.is_none() {
-            return Err(err(format!("{}: the run states no start time (StartTime): its windows cannot be placed in time", s.run.source)));
+    let infos = sources.iter().map(|s| SourceInfo::of(s.run, s.label.clone())).collect();
+    let mut merger = Merger::new(infos, opts)?;
+    let own = sources.iter().enumerate().map(|(i, s)| merger.add(i, s.run)).collect::<Result<Vec<_>, _>>()?;
+    let merged = merger.finish();
+    let (start_time, meta) = (merged.start_time, merged.meta.clone());
+    let mut windows = Vec::new();
+    merged.assemble(own, |piece| {
+        windows.push(match piece {
+            Piece::Merged(w) | Piece::Own(w) => w,
+        });
+        Ok::<(), MergeError>(())
+    })?;
+    Ok(Run { name: opts.name.clone(), source: opts.name.clone(), start_time: Some(start_time), meta, windows, warnings: Vec::new() })
+}
+
+/// A merge in steps: planned from every run's [`SourceInfo`], then fed the runs one at a
+/// time ([`Merger::add`]), which hands back each run's own windows (its tags in its scope),
+/// and keeps only the sums across runs (one histogram a window and tag, however many runs
+/// there are). [`Merged::assemble`] puts the two together in the archive's order.
+pub struct Merger {
+    infos: Vec<SourceInfo>,
+    opts: Options,
+    origin: f64,
+    grid: f64,
+    tolerance: f64,
+    one_clock: bool,
+    stated: Vec<f64>,
+    worst_clock: Option<f64>,
+    /// the sums across runs: slot, tag, (sum, longest window)
+    slots: BTreeMap<i64, BTreeMap<String, (Hist, f64)>>,
+    total: u64,
+    max_offset: f64,
+    offsets: Vec<f64>,
+}
+
+/// One run's own windows from [`Merger::add`]: (slot, position of the tag in the run's tags,
+/// window), in slot order, then tag order.
+pub type Own<T> = Vec<(i64, usize, T)>;
+
+impl Merger {
+    /// Check that the runs can be merged and plan the common windows: everything but each
+    /// window's offset from the grid, which [`Merger::add`] checks.
+    pub fn new(infos: Vec<SourceInfo>, opts: &Options) -> Result<Merger, MergeError> {
+        let err = |s: String| MergeError(s);
+        if infos.len() < 2 {
+            return Err(err("a merge needs at least two runs".into()));
         }
-        if s.run.windows.is_empty() {
-            return Err(err(format!("{}: the run has no windows", s.run.source)));
-        }
-        if labels.contains(&s.label.as_str()) {
-            return Err(err(format!("two runs are labelled {:?}: give each its own --label", s.label)));
-        }
-        labels.push(&s.label);
-    }
-    let clock = |r: &Run| r.meta.host.as_ref().and_then(|h| h.clock_maxerror_s);
-    let worst_clock = sources.iter().filter_map(|s| clock(s.run)).reduce(f64::max);
-    // Runs of one host share its clock: their windows can only be apart by how they were
-    // started. Two hosts' clocks may disagree by the sum of their stated maximum errors.
-    let host = |r: &Run| r.meta.host.as_ref().and_then(|h| h.hostname.clone());
-    let one_clock = host(sources[0].run).is_some() && sources.iter().all(|s| host(s.run) == host(sources[0].run));
-    let mut stated: Vec<f64> = sources.iter().filter_map(|s| clock(s.run)).collect();
-    crate::sort::sort_by_f64(&mut stated, |&x| -x);
-    let clocks_apart = if one_clock { 0.0 } else { stated.iter().take(2).sum::<f64>() };
-    let tolerance = opts.tolerance_s.unwrap_or_else(|| clocks_apart.max(MIN_TOLERANCE_S));
-    let lengths: Vec<Result<f64, String>> = sources.iter().map(|s| window_length(s.run)).collect();
-    let abs = |s: &Source, w: &Window| s.run.start_time.unwrap_or(0.0) + w.start_s;
-    // the grid starts at the earliest window of any source
-    let origin = sources.iter().flat_map(|s| s.run.windows.iter().map(move |w| abs(s, w))).fold(f64::INFINITY, f64::min);
-    let grid = match opts.regrid_s {
-        Some(g) => {
-            let longest = sources.iter().flat_map(|s| s.run.windows.iter().map(|w| w.length_s)).fold(0.0, f64::max);
-            if !(g.is_finite() && g > 0.0 && g >= longest * (1.0 - 1e-9)) {
-                return Err(err(format!("--regrid {g} s: the common windows must be at least the longest window ({longest} s)")));
+        let mut labels: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        for s in &infos {
+            if s.start_time.is_none() {
+                return Err(err(format!("{}: the run states no start time (StartTime): its windows cannot be placed in time", s.source)));
             }
-            g
+            if s.windows == 0 {
+                return Err(err(format!("{}: the run has no windows", s.source)));
+            }
+            if !labels.insert(&s.label) {
+                return Err(err(format!("two runs are labelled {:?}: give each its own --label", s.label)));
+            }
         }
-        None => {
-            let mut len: Option<(f64, &str)> = None;
-            for (s, l) in sources.iter().zip(&lengths) {
-                let l = l.clone().map_err(|e| err(format!("{e}; --regrid merges them onto common windows")))?;
-                match len {
-                    None => len = Some((l, &s.run.source)),
-                    Some((first, name)) if (l - first).abs() > 1e-6 * first => {
-                        return Err(err(format!(
-                            "{} has windows of {l} s, {name} of {first} s: windows of different lengths do not line up; --regrid DURATION merges them onto common windows",
-                            s.run.source
-                        )));
-                    }
-                    Some(_) => {}
+        let clock = |r: &SourceInfo| r.meta.host.as_ref().and_then(|h| h.clock_maxerror_s);
+        let worst_clock = infos.iter().filter_map(clock).reduce(f64::max);
+        // Runs of one host share its clock: their windows can only be apart by how they were
+        // started. Two hosts' clocks may disagree by the sum of their stated maximum errors.
+        let host = |r: &SourceInfo| r.meta.host.as_ref().and_then(|h| h.hostname.clone());
+        let one_clock = host(&infos[0]).is_some() && infos.iter().all(|s| host(s) == host(&infos[0]));
+        let mut stated: Vec<f64> = infos.iter().filter_map(clock).collect();
+        crate::sort::sort_by_f64(&mut stated, |&x| -x);
+        let clocks_apart = if one_clock { 0.0 } else { stated.iter().take(2).sum::<f64>() };
+        let tolerance = opts.tolerance_s.unwrap_or_else(|| clocks_apart.max(MIN_TOLERANCE_S));
+        // the grid starts at the earliest window of any source
+        let origin = infos.iter().map(|s| s.start_time.unwrap_or(0.0) + s.first_start).fold(f64::INFINITY, f64::min);
+        let grid = match opts.regrid_s {
+            Some(g) => {
+                let longest = infos.iter().map(|s| s.longest).fold(0.0, f64::max);
+                if !(g.is_finite() && g > 0.0 && g >= longest * (1.0 - 1e-9)) {
+                    return Err(err(format!("--regrid {g} s: the common windows must be at least the longest window ({longest} s)")));
                 }
+                g
             }
-            len.expect("two sources").0
+            None => {
+                let mut len: Option<(f64, &str)> = None;
+                for s in &infos {
+                    let l = s.window_length.clone().map_err(|e| err(format!("{e}; --regrid merges them onto common windows")))?;
+                    match len {
+                        None => len = Some((l, &s.source)),
+                        Some((first, name)) if (l - first).abs() > 1e-6 * first => {
+                            return Err(err(format!(
+                                "{} has windows of {l} s, {name} of {first} s: windows of different lengths do not line up; --regrid DURATION merges them onto common windows",
+                                s.source
+                            )));
+                        }
+                        Some(_) => {}
+                    }
+                }
+                len.expect("two sources").0
+            }
+        };
+        if opts.regrid_s.is_none() && tolerance >= grid / 2.0 {
+            return Err(err(format!(
+                "the runs' clocks may be {tolerance} s apart ({}), more than half a window ({grid} s): their windows cannot be matched; \
+                 synchronise the clocks (NTP, PTP), give --tolerance, or --regrid to windows longer than twice that",
+                if opts.tolerance_s.is_some() {
+                    "--tolerance".to_string()
+                } else {
+                    "the sum of the two largest maximum clock errors the runs state".to_string()
+                }
+            )));
         }
-    };
-    if opts.regrid_s.is_none() && tolerance >= grid / 2.0 {
-        return Err(err(format!(
-            "the runs' clocks may be {tolerance} s apart ({}), more than half a window ({grid} s): their windows cannot be matched; \
-             synchronise the clocks (NTP, PTP), give --tolerance, or --regrid to windows longer than twice that",
-            if opts.tolerance_s.is_some() {
-                "--tolerance".to_string()
-            } else {
-                "the sum of the two largest maximum clock errors the runs state".to_string()
-            }
-        )));
+        let n = infos.len();
+        Ok(Merger {
+            infos,
+            opts: opts.clone(),
+            origin,
+            grid,
+            tolerance,
+            one_clock,
+            stated,
+            worst_clock,
+            slots: BTreeMap::new(),
+            total: 0,
+            max_offset: 0.0,
+            offsets: vec![0.0; n],
+        })
     }
-    // every window's merged slot and its offset from it
-    let mut slots: BTreeMap<i64, BTreeMap<String, (Accumulator, f64)>> = BTreeMap::new();
-    let mut total = 0u64;
-    let mut max_offset: f64 = 0.0;
-    let mut offsets = vec![0.0f64; sources.len()];
-    for (si, s) in sources.iter().enumerate() {
-        for (wi, w) in s.run.windows.iter().enumerate() {
-            let a = abs(s, w) - origin;
-            let k = if opts.regrid_s.is_some() { ((a + w.length_s / 2.0) / grid).floor() } else { (a / grid).round() };
+
+    /// Sum run `si` (the run [`SourceInfo`] `si` was taken of) into the merge, and give back
+    /// its own windows: per slot and tag the sum of its windows there, tagged `LABEL/TAG`.
+    /// A run that is not the one planned (a file changed between two reads) is an error.
+    pub fn add(&mut self, si: usize, run: &Run) -> Result<Own<Window>, MergeError> {
+        let err = |s: String| MergeError(s);
+        let info = &self.infos[si];
+        if SourceInfo::of(run, info.label.clone()) != *info {
+            return Err(err(format!("{}: the run changed while it was being merged (it was read twice and differed)", info.source)));
+        }
+        let (grid, tolerance, regrid) = (self.grid, self.tolerance, self.opts.regrid_s.is_some());
+        let mut own: BTreeMap<(i64, usize), Vec<&Window>> = BTreeMap::new();
+        for (wi, w) in run.windows.iter().enumerate() {
+            let a = run.start_time.unwrap_or(0.0) + w.start_s - self.origin;
+            let k = if regrid { ((a + w.length_s / 2.0) / grid).floor() } else { (a / grid).round() };
             let offset = a - k * grid;
-            if opts.regrid_s.is_none() && offset.abs() > tolerance {
-                let first = &sources[0];
+            if !regrid && offset.abs() > tolerance {
                 return Err(err(format!(
                     "{}: its windows start {:+.6} s off the grid of {} ({} s windows from {}), beyond the tolerance of {} s ({}): start the runs with --start-at, give --tolerance, or --regrid DURATION",
-                    s.run.source,
+                    run.source,
                     offset,
-                    first.run.source,
+                    self.infos[0].source,
                     grid,
-                    iso_date(origin),
+                    iso_date(self.origin),
                     tolerance,
-                    match (opts.tolerance_s, one_clock, stated.is_empty()) {
+                    match (self.opts.tolerance_s, self.one_clock, self.stated.is_empty()) {
                         (Some(_), _, _) => "given".to_string(),
                         (None, true, _) => format!("runs of one host share its clock: {MIN_TOLERANCE_S} s"),
                         (None, false, true) => format!("no run states its clock error: {MIN_TOLERANCE_S} s"),
@@ -192,54 +298,146 @@ pub fn merge(sources: &[Source], opts: &Options) -> Result<Run, MergeError> {
                 )));
             }
             if wi == 0 {
-                offsets[si] = offset;
+                self.offsets[si] = offset;
             }
-            max_offset = max_offset.max(offset.abs());
-            total = add_counts(total, w.hist.count()).map_err(|_| {
-                err(format!("{}: window at {:.3} s: the merged run would hold more I/Os than a log can count", s.run.source, w.start_s))
+            self.max_offset = self.max_offset.max(offset.abs());
+            self.total = add_counts(self.total, w.hist.count()).map_err(|_| {
+                err(format!("{}: window at {:.3} s: the merged run would hold more I/Os than a log can count", run.source, w.start_s))
             })?;
-            let tag = tag_name(w.tag.as_deref()).to_string();
-            let slot = slots.entry(k as i64).or_default();
-            for t in [tag.clone(), scoped(&s.label, &tag)] {
-                let e = slot.entry(t).or_insert_with(|| (Accumulator::new(w.hist.layout()), 0.0));
-                e.0.add(&w.hist);
-                e.1 = e.1.max(w.length_s);
+            let tag = tag_name(w.tag.as_deref());
+            let e = self.slots.entry(k as i64).or_default().entry(tag.to_string()).or_insert_with(|| (Hist::empty(w.hist.layout()), 0.0));
+            e.0 = add(&e.0, &w.hist);
+            e.1 = e.1.max(w.length_s);
+            let pos = info.tags.iter().position(|t| t == tag).expect("the run's own tag");
+            own.entry((k as i64, pos)).or_default().push(w);
+        }
+        Ok(own
+            .into_iter()
+            .map(|((k, pos), ws)| {
+                let len = if regrid { grid } else { ws.iter().map(|w| w.length_s).fold(0.0, f64::max) };
+                let hist = sum(&ws.iter().map(|w| &w.hist).collect::<Vec<_>>());
+                let tag = scoped(&info.label, &info.tags[pos]);
+                (k, pos, Window { start_s: k as f64 * grid, length_s: len, tag: Some(tag), hist })
+            })
+            .collect())
+    }
+
+    /// The sums across runs, with the merged run's start and metadata.
+    pub fn finish(self) -> Merged {
+        // tags in a stable order: the merged tags as the first source lists them, then each
+        // source's parts
+        let mut merged_tags: Vec<String> = Vec::new();
+        for s in &self.infos {
+            for t in &s.tags {
+                if !merged_tags.contains(t) {
+                    merged_tags.push(t.clone());
+                }
             }
         }
+        let meta =
+            merged_meta(&self.infos, &self.opts, self.grid, self.tolerance, self.max_offset, self.worst_clock, &self.offsets, self.origin);
+        Merged {
+            start_time: self.origin,
+            meta,
+            grid: self.grid,
+            regrid: self.opts.regrid_s.is_some(),
+            merged_tags,
+            own_tags: self.infos.iter().map(|s| s.tags.iter().map(|t| scoped(&s.label, t)).collect()).collect(),
+            layout: self.infos[0].layout.unwrap_or_else(crate::hist::Layout::default_ns),
+            slots: self.slots,
+        }
     }
-    // tags in a stable order: the merged tags as the first source lists them, then each
-    // source's parts
-    let mut order: Vec<String> = Vec::new();
-    for s in sources {
-        for t in s.run.tags() {
-            let t = tag_name(t.as_deref()).to_string();
-            if !order.contains(&t) {
-                order.push(t);
+}
+
+/// A window of the merged run, from [`Merged::assemble`]: one summed across runs (or an empty
+/// one where no run has the tag at that time), or one of a run's own windows as
+/// [`Merger::add`] gave it.
+pub enum Piece<T> {
+    Merged(Window),
+    Own(T),
+}
+
+/// A merge's sums across runs ([`Merger::finish`]).
+pub struct Merged {
+    pub start_time: f64,
+    pub meta: RunMeta,
+    grid: f64,
+    regrid: bool,
+    merged_tags: Vec<String>,
+    own_tags: Vec<Vec<String>>,
+    layout: crate::hist::Layout,
+    slots: BTreeMap<i64, BTreeMap<String, (Hist, f64)>>,
+}
+
+impl Merged {
+    /// How many common windows the merged run has.
+    pub fn windows(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The merged run's windows in order, each given to `out`: per common window, every tag
+    /// (empty or not, as the collector writes them): the tags across runs, then each run's
+    /// own. `own[i]` is what [`Merger::add`] gave for run `i` (or the same list with each
+    /// window replaced by what the caller keeps of it, such as its place in a file).
+    pub fn assemble<T, E>(self, own: Vec<Own<T>>, mut out: impl FnMut(Piece<T>) -> Result<(), E>) -> Result<(), E> {
+        let mut own: Vec<std::iter::Peekable<std::vec::IntoIter<(i64, usize, T)>>> =
+            own.into_iter().map(|o| o.into_iter().peekable()).collect();
+        let grid = self.grid;
+        let empty = |k: i64, tag: &str| Window {
+            start_s: k as f64 * grid,
+            length_s: grid,
+            tag: Some(tag.to_string()),
+            hist: Hist::empty(self.layout),
+        };
+        for (k, mut sums) in self.slots {
+            for t in &self.merged_tags {
+                out(Piece::Merged(match sums.remove(t) {
+                    Some((hist, l)) => {
+                        Window { start_s: k as f64 * grid, length_s: if self.regrid { grid } else { l }, tag: Some(t.clone()), hist }
+                    }
+                    None => empty(k, t),
+                }))?;
+            }
+            for (si, tags) in self.own_tags.iter().enumerate() {
+                for (pos, t) in tags.iter().enumerate() {
+                    match own[si].next_if(|o| o.0 == k && o.1 == pos) {
+                        Some((_, _, w)) => out(Piece::Own(w))?,
+                        None => out(Piece::Merged(empty(k, t)))?,
+                    }
+                }
             }
         }
+        Ok(())
     }
-    let parts: Vec<String> =
-        sources.iter().flat_map(|s| s.run.tags().into_iter().map(|t| scoped(&s.label, tag_name(t.as_deref())))).collect();
-    order.extend(parts);
-    let first_layout = sources[0].run.windows[0].hist.layout();
-    let mut windows = Vec::new();
-    for (k, mut tags) in slots {
-        for t in &order {
-            // every tag in every window, empty or not, as the collector writes them
-            let (hist, len) = match tags.remove(t) {
-                Some((a, l)) => (a.finish(), if opts.regrid_s.is_some() { grid } else { l }),
-                None => (Hist::empty(first_layout), grid),
-            };
-            windows.push(Window { start_s: k as f64 * grid, length_s: len, tag: Some(t.clone()), hist });
+}
+
+/// The exact sum of a run's windows in one slot, in the first one's layout (as the collector's
+/// windows of one run are summed). One window is its own sum.
+fn sum(hists: &[&Hist]) -> Hist {
+    match hists {
+        [one] => (*one).clone(),
+        _ => {
+            let mut acc = Accumulator::new(hists[0].layout());
+            for h in hists {
+                acc.add(h);
+            }
+            acc.finish()
         }
     }
-    let meta = merged_meta(sources, opts, grid, tolerance, max_offset, worst_clock, &offsets, origin);
-    Ok(Run { name: opts.name.clone(), source: opts.name.clone(), start_time: Some(origin), meta, windows, warnings: Vec::new() })
+}
+
+/// `a + b`, exactly, in `a`'s layout (as [`Accumulator`] sums in its first window's layout).
+fn add(a: &Hist, b: &Hist) -> Hist {
+    if a.layout() == b.layout() {
+        a.merge(b)
+    } else {
+        sum(&[a, b])
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
 fn merged_meta(
-    sources: &[Source],
+    sources: &[SourceInfo],
     opts: &Options,
     grid: f64,
     tolerance: f64,
@@ -248,9 +446,9 @@ fn merged_meta(
     offsets: &[f64],
     origin: f64,
 ) -> RunMeta {
-    let first = &sources[0].run.meta;
+    let first = &sources[0].meta;
     // the workload when every source ran the same one (so selectors and sweeps still apply)
-    let same_workload = sources.iter().all(|s| s.run.meta.workload == first.workload);
+    let same_workload = sources.iter().all(|s| s.meta.workload == first.workload);
     RunMeta {
         version: Some(1),
         name: Some(opts.name.clone()),
@@ -258,7 +456,7 @@ fn merged_meta(
         start: Some(iso_date(origin)),
         workload: if same_workload { first.workload.clone() } else { None },
         units: first.units.clone(),
-        sources: sources.iter().map(|s| s.run.source.clone()).collect(),
+        sources: sources.iter().map(|s| s.source.clone()).collect(),
         merge: merge_json(sources, opts, grid, tolerance, max_offset, worst_clock, offsets),
         ..Default::default()
     }
@@ -266,7 +464,7 @@ fn merged_meta(
 
 /// The merge's metadata object (see [`RunMeta::merge`]).
 fn merge_json(
-    sources: &[Source],
+    sources: &[SourceInfo],
     opts: &Options,
     grid: f64,
     tolerance: f64,
@@ -278,13 +476,13 @@ fn merge_json(
         .iter()
         .zip(offsets)
         .map(|(s, &offset)| {
-            let host = s.run.meta.host.as_ref();
+            let host = s.meta.host.as_ref();
             json!({
                 "label": s.label,
-                "file": s.run.source,
-                "name": s.run.name,
+                "file": s.source,
+                "name": s.name,
                 "host": host.and_then(|h| h.hostname.clone()),
-                "start": s.run.start_time.map(iso_date),
+                "start": s.start_time.map(iso_date),
                 "clock_esterror_s": host.and_then(|h| h.clock_esterror_s),
                 "clock_maxerror_s": host.and_then(|h| h.clock_maxerror_s),
                 "offset_s": offset,

@@ -94,9 +94,11 @@ fn live(parts: &[RunArgs], out: &mut impl Write) -> Result<()> {
     if o.stopped_by.starts_with("SIG") || o.stopped_by.starts_with("signal") {
         return result;
     }
-    crate::diag!("nines: the run has ended; the page stays at {} until Ctrl-C", server.url);
+    // Ctrl-C is caught before the message that asks for it: a SIGINT sent as soon as it is
+    // read would otherwise find the default action and kill the process.
     STOP.store(0, Ordering::Relaxed);
     install_signals(true);
+    crate::diag!("nines: the run has ended; the page stays at {} until Ctrl-C", server.url);
     while STOP.load(Ordering::Relaxed) == 0 {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
