@@ -87,6 +87,10 @@ pub fn run(a: &PtsArgs, out: &mut impl Write) -> Result<()> {
     }
     let plan = Plan { params, cells, tracked, capacity, region, deviations };
     say(a, &format!("{}: purge: {}", test.name(), purged["done"].as_str().unwrap_or("")));
+    if test == Test::Wsat {
+        // WSAT starts from the purged state: its fresh-out-of-box region is what it measures
+        return wsat(a, &base, &plan, work.path(), json!({ "purge": purged, "precondition": Value::Null }), out);
+    }
     let pre = precondition(a, &base, &plan, work.path())?;
     rounds(a, &base, &plan, work.path(), json!({ "purge": purged, "precondition": pre }), out)
 }
@@ -121,6 +125,11 @@ fn apply_flags(a: &PtsArgs, p: &mut Params) -> Result<()> {
     }
     if let Some(n) = a.precondition {
         p.precondition_passes = n;
+    }
+    if let Some(n) = a.capacities {
+        ensure!(a.test.core() == Test::Wsat, "--capacities is wsat's; the {} test ends by its rounds", a.test.core().name());
+        ensure!(n.is_finite() && n > 0.0, "--capacities {n}: give a positive number of times the capacity, such as 4");
+        p.wsat_capacities = n;
     }
     if let Some(bs) = a.bs {
         if a.test.core() != Test::Tp {
@@ -227,6 +236,10 @@ fn purge(a: &PtsArgs, base: &RunArgs, deviations: &mut Vec<String>) -> Result<(u
     }
     if !t.block {
         deviations.push("a regular file instead of a device: its filesystem stands between nines and the drive".into());
+        if a.test.core() == Test::Wsat {
+            // a run lays out the holes a purge punched, so that no I/O lands in a hole
+            deviations.push("the file is laid out with data after the purge: wsat sees no fresh-out-of-box state".into());
+        }
     }
     if a.buffered {
         deviations.push("buffered I/O through the page cache instead of direct I/O".into());
@@ -405,6 +418,123 @@ fn rounds(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, prep: Value, ou
     report(a, plan, &book, &windows, out)
 }
 
+/// The write saturation test: one run of 4 KiB random writes from the purged state, one
+/// window per round, until `wsat_capacities` x the capacity is written or `max_rounds`
+/// rounds have passed. Each round's IOPS is a point against time and against the bytes
+/// written so far; the fresh, transition and steady regions and where steady state is lost
+/// are found in that series (nines-core's `pts::wsat_regions`). Not reaching steady state is
+/// a finding of this test, not a failure: the PTS runs it for its curve.
+fn wsat(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, mut prep: Value, out: &mut impl Write) -> Result<()> {
+    let p = &plan.params;
+    let cell = plan.cells[0];
+    let goal = (p.wsat_capacities * plan.capacity as f64) as u64;
+    let ios = goal.div_ceil(u64::from(cell.bs)).max(1);
+    let max_s = p.round_time_s * p.max_rounds as f64;
+    say(
+        a,
+        &format!(
+            "wsat: 4 KiB random writes until {} ({} x the capacity) are written or {} rounds of {} s have passed",
+            format_size(goal),
+            p.wsat_capacities,
+            p.max_rounds,
+            p.round_time_s
+        ),
+    );
+    let path = work.join("wsat.hlog");
+    let args = RunArgs {
+        rw: Rw::Randwrite,
+        mix: Some(0),
+        bs: cell.bs,
+        size: Some(plan.region),
+        runtime_ns: Some((max_s * 1e9) as u64),
+        ios: Some(ios),
+        output: path.clone(),
+        quiet: a.quiet,
+        ..base.clone()
+    };
+    let o = crate::run::collect(&args).context("wsat")?;
+    crate::run::finish(&o, true, &mut std::io::sink()).context("wsat")?;
+    let run = crate::load::load_run(&path)?;
+    let _ = std::fs::remove_file(&path);
+    let stopped = (o.stopped_by.starts_with("SIG") || o.stopped_by.starts_with("signal")).then(|| o.stopped_by.clone());
+    let scope = cell.scope();
+    let mut windows: Vec<Window> = run
+        .windows
+        .into_iter()
+        .filter(|w| w.tag.as_deref() == Some("write"))
+        .map(|w| Window { tag: Some(nines_core::tag::scoped(&scope, "write")), ..w })
+        .collect();
+    nines_core::sort::sort_by_f64(&mut windows, |w| w.start_s);
+    let mut book = Rounds::new(1, p.window_rounds);
+    let mut points = Vec::with_capacity(windows.len());
+    let mut written = 0u64;
+    for (r, w) in windows.iter().enumerate() {
+        let iops = if w.length_s > 0.0 { w.hist.count() as f64 / w.length_s } else { f64::NAN };
+        written = written.saturating_add(w.hist.count().saturating_mul(u64::from(cell.bs)));
+        book.push(&[iops])?;
+        points.push(json!({ "round": r + 1, "start_s": w.start_s, "seconds": w.length_s, "iops": iops, "written_bytes": written }));
+    }
+    ensure!(!book.is_empty(), "wsat recorded no window of writes (stopped by {})", o.stopped_by);
+    let regions = pts::wsat_regions(&book.series[0], p.window_rounds);
+    let ended = match &stopped {
+        Some(sig) => sig.clone(),
+        None if written >= goal => format!("{} x the capacity written", p.wsat_capacities),
+        None => format!("{} rounds", p.max_rounds),
+    };
+    prep["wsat"] = json!({
+        "goal_bytes": goal,
+        "written_bytes": written,
+        "capacity_writes": written as f64 / plan.capacity as f64,
+        "ended_by": ended,
+        "regions": regions,
+        "points": points,
+    });
+    write_archive(a, plan, &book, &windows, std::slice::from_ref(&run.meta), run.start_time, &prep, stopped.as_deref())?;
+    // the terminal: regions, then the curve against time and bytes written
+    writeln!(out, "SNIA PTS wsat ({}), {}: ended by {ended} after {} rounds", p.profile.name(), a.output.display(), book.len())?;
+    let iops = &book.series[0];
+    let span = |(f, e): (usize, usize)| {
+        let avg = iops[f..e].iter().sum::<f64>() / (e - f).max(1) as f64;
+        format!("rounds {}..{e}, average {}", f + 1, show(p.test, avg))
+    };
+    if regions.fresh.1 > regions.fresh.0 {
+        writeln!(out, "  fresh out of the box: {}", span(regions.fresh))?;
+    }
+    if let Some(t) = regions.transition {
+        writeln!(out, "  transition: {}", span(t))?;
+    }
+    match regions.steady {
+        Some(s) => writeln!(out, "  steady state: {}", span(s))?,
+        None => writeln!(out, "  steady state not reached in {} rounds", book.len())?,
+    }
+    if let Some(l) = regions.lost_at {
+        writeln!(out, "  steady state lost in round {}: {} (the window ending there no longer holds)", l + 1, show(p.test, iops[l]))?;
+    }
+    for d in &plan.deviations {
+        writeln!(out, "  deviation: {d}")?;
+    }
+    writeln!(out, "  round  time        written        IOPS")?;
+    let step = book.len().div_ceil(40).max(1);
+    for (r, pt) in points.iter().enumerate() {
+        if r % step != 0 && r + 1 != points.len() && Some(r) != regions.lost_at {
+            continue;
+        }
+        let end_s = pt["start_s"].as_f64().unwrap_or(0.0) + pt["seconds"].as_f64().unwrap_or(0.0);
+        writeln!(
+            out,
+            "  {:>5}  {:>9}  {:>10}  {:>10}",
+            r + 1,
+            format!("{end_s:.3} s"),
+            format_size(pt["written_bytes"].as_u64().unwrap_or(0)),
+            nines_core::units::format_rate(iops[r])
+        )?;
+    }
+    if let Some(sig) = stopped {
+        bail!("stopped by {sig}; '{}' keeps the {} rounds recorded before it", a.output.display(), book.len());
+    }
+    Ok(())
+}
+
 /// The progress line of a finished round: the tracked results and how far steady state is.
 fn progress(plan: &Plan, book: &Rounds) -> String {
     let p = &plan.params;
@@ -484,6 +614,8 @@ fn assemble(
     let duration_s = book.len() as f64 * p.round_time_s;
     let stopped_by = match (stopped, verdict.steady) {
         (Some(s), _) => s.to_string(),
+        // wsat ends by bytes written or rounds, whether steady or not
+        (None, _) if prep.get("wsat").is_some() => prep["wsat"]["ended_by"].as_str().unwrap_or_default().to_string(),
         (None, true) => "steady".into(),
         (None, false) if book.len() >= p.max_rounds => "max-rounds".into(),
         (None, false) => "running".into(),
@@ -531,7 +663,7 @@ fn pts_meta(a: &PtsArgs, plan: &Plan, book: &Rounds, verdict: &Verdict, prep: &V
         |(f, e)| json!({ "first_round": f + 1, "last_round": e, "from_s": f as f64 * p.round_time_s, "to_s": e as f64 * p.round_time_s }),
     );
     let mut deviations = plan.deviations.clone();
-    if !verdict.steady {
+    if !verdict.steady && p.test != Test::Wsat {
         deviations.push(format!("steady state not reached in {} rounds", book.len()));
     }
     let v = json!({
@@ -553,7 +685,11 @@ fn pts_meta(a: &PtsArgs, plan: &Plan, book: &Rounds, verdict: &Verdict, prep: &V
         "deviations": deviations,
         "command": a.test.core().name(),
     });
-    v.as_object().cloned().unwrap_or_default()
+    let mut m = v.as_object().cloned().unwrap_or_default();
+    if let Some(w) = prep.get("wsat") {
+        m.insert("wsat".into(), w.clone());
+    }
+    m
 }
 
 /// The end: the tracked results over the measurement window, every cell's `nines stats`

@@ -279,3 +279,100 @@ fn lat_on_a_loop_device_needs_destroy_data_and_discards_it_whole() {
     let dev_list: Vec<&str> = m["deviations"].as_array().unwrap().iter().map(|d| d.as_str().unwrap()).collect();
     assert!(!dev_list.iter().any(|d| d.contains("regular file")), "{dev_list:?}");
 }
+
+/// A wsat archive read back: one write window per round under `rnd_0-100_4k/`, its IOPS and
+/// running bytes written in the metadata equal to the windows', and the regions equal to
+/// nines-core's over that series.
+fn check_wsat(run: &Run, window: usize) -> (u64, u64) {
+    let m = pts_meta(run);
+    let w = &m["wsat"];
+    let points = w["points"].as_array().unwrap();
+    let mut ws: Vec<&nines_core::run::Window> = run.windows.iter().collect();
+    ws.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+    assert!(ws.iter().all(|w| w.tag.as_deref() == Some("rnd_0-100_4k/write")), "one cell, writes only");
+    assert_eq!(points.len(), ws.len());
+    let mut written = 0u64;
+    let mut iops = Vec::new();
+    for (p, win) in points.iter().zip(&ws) {
+        written += win.hist.count() * 4096;
+        assert_eq!(p["written_bytes"].as_u64(), Some(written));
+        let v = win.hist.count() as f64 / win.length_s;
+        assert!((p["iops"].as_f64().unwrap() - v).abs() <= 1e-9 * v, "{p} against {v}");
+        iops.push(v);
+    }
+    assert_eq!(w["written_bytes"].as_u64(), Some(written));
+    let regions = serde_json::to_value(nines_core::pts::wsat_regions(&iops, window)).unwrap();
+    assert_eq!(w["regions"], regions);
+    // the regions follow one another from the first round
+    assert_eq!(regions["fresh"][0], 0);
+    let deviations: Vec<&str> = m["deviations"].as_array().unwrap().iter().map(|d| d.as_str().unwrap()).collect();
+    assert!(!deviations.iter().any(|d| d.contains("steady state not reached")), "not a deviation for wsat: {deviations:?}");
+    (written, w["goal_bytes"].as_u64().unwrap())
+}
+
+#[test]
+fn wsat_on_a_loop_device_writes_four_capacities_from_the_discarded_state() {
+    let lp = Loop::new(16);
+    let d = tempfile::tempdir().unwrap();
+    let o = d.path().join("wsat.hlog");
+    let dev = lp.dev.as_str();
+    let args = ["pts", "wsat", "--target", dev, "--round-time", "50ms", "--max-rounds", "2000", "--window-rounds", "3"];
+    let e = refused(&[&args[..], &["-o", s(&o)]].concat());
+    assert!(e.contains(&format!("--destroy-data {dev}")), "{e}");
+    let out = nines(&[&args[..], &["--destroy-data", dev, "-o", s(&o)]].concat());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let run = read_run(&o);
+    let (written, goal) = check_wsat(&run, 3);
+    assert_eq!(goal, 4 * (16 << 20));
+    assert!(written >= goal, "{written} of {goal}");
+    assert!(stdout.contains("ended by 4 x the capacity written"), "{stdout}");
+    let m = pts_meta(&run);
+    assert_eq!(m["purge"]["done"], "BLKDISCARD of bytes 0..16777216 (16MiB)");
+    assert!(m["precondition"].is_null(), "wsat starts from the purged state");
+    assert_eq!(run.meta.summary.as_ref().unwrap().stopped_by, "4 x the capacity written");
+    // every command reads it: the cell's writes over the whole test
+    let stats = nines_ok(&["stats", s(&o), "--tag", "rnd_0-100_4k/write", "--json"]);
+    let v: Value = serde_json::from_str(&stats).unwrap();
+    assert_eq!(v["runs"][0]["tags"]["rnd_0-100_4k/write"]["count"].as_u64(), Some(written / 4096), "{stats}");
+}
+
+#[test]
+fn wsat_ends_by_its_rounds_on_the_null_engine_and_states_its_deviations() {
+    let d = tempfile::tempdir().unwrap();
+    let o = d.path().join("wsat.hlog");
+    let out = nines(&[
+        "pts",
+        "wsat",
+        "--engine",
+        "null",
+        "--target",
+        "/dev/null",
+        "--capacity",
+        "1t",
+        "--round-time",
+        "40ms",
+        "--max-rounds",
+        "4",
+        "--window-rounds",
+        "2",
+        "--capacities",
+        "2",
+        "-o",
+        s(&o),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("ended by 4 rounds"), "{stdout}");
+    let run = read_run(&o);
+    let (written, goal) = check_wsat(&run, 2);
+    assert_eq!(goal, 2 << 40);
+    assert!(written < goal);
+    let m = pts_meta(&run);
+    let deviations: Vec<&str> = m["deviations"].as_array().unwrap().iter().map(|d| d.as_str().unwrap()).collect();
+    for want in ["ending at 2 x the capacity written instead of 4 x", "at most 4 rounds instead of 1440", "the null engine"] {
+        assert!(deviations.iter().any(|d| d.contains(want)), "{want}: {deviations:?}");
+    }
+    let e = refused(&["pts", "lat", "--engine", "null", "--target", "/dev/null", "--capacity", "1g", "--capacities", "2", "-o", s(&o)]);
+    assert!(e.contains("--capacities is wsat's"), "{e}");
+}

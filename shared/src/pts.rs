@@ -282,6 +282,9 @@ pub struct Params {
     pub write_cache: WriteCache,
     /// tp's block size (PTS-E runs the test at 1024 KiB and at 128 KiB, PTS-C at 1024 KiB).
     pub tp_bs: u32,
+    /// wsat ends when this many times the user capacity is written (the PTS: 4), or after
+    /// `max_rounds` rounds, whichever comes first.
+    pub wsat_capacities: f64,
 }
 
 impl Params {
@@ -304,7 +307,9 @@ impl Params {
             test,
             profile,
             round_time_s: 60.0,
-            max_rounds: 25,
+            // wsat: 24 hours of one-minute rounds (the PTS ends it at 4x the capacity written
+            // or 24 hours, whichever is first)
+            max_rounds: if test == Test::Wsat { 1440 } else { 25 },
             window_rounds: 5,
             threads,
             qd,
@@ -312,6 +317,7 @@ impl Params {
             precondition_passes: 2.0,
             write_cache,
             tp_bs: 1 << 20,
+            wsat_capacities: 4.0,
         }
     }
 
@@ -334,7 +340,10 @@ impl Params {
         if self.active_range_pct != spec.active_range_pct {
             v.push(format!("an active range of {}% instead of {}%", self.active_range_pct, spec.active_range_pct));
         }
-        if self.precondition_passes != spec.precondition_passes {
+        if self.test == Test::Wsat && self.wsat_capacities != spec.wsat_capacities {
+            v.push(format!("ending at {} x the capacity written instead of {} x", self.wsat_capacities, spec.wsat_capacities));
+        }
+        if self.test != Test::Wsat && self.precondition_passes != spec.precondition_passes {
             v.push(format!(
                 "workload-independent preconditioning of {} x the capacity instead of {} x",
                 self.precondition_passes, spec.precondition_passes
@@ -483,6 +492,52 @@ impl Rounds {
     }
 }
 
+/// The regions of a write saturation test's IOPS, one value per round (PTS 2.0.2's WSAT plots
+/// them against time and against bytes written). Each is a range of rounds, 0-based, end
+/// exclusive, and they follow one another:
+///
+/// - `fresh`: fresh out of the box, the rounds from the first while IOPS stay at or above 90%
+///   of the first round's (before the drive runs out of erased blocks);
+/// - `transition`: from there to the steady region;
+/// - `steady`: the first window of `window` rounds over which the PTS's steady-state criteria
+///   hold (range at most 20% and the fitted line's excursion at most 10% of the average), and
+///   every later round while the window ending there still holds;
+/// - `lost_at`: the round whose window no longer holds after steady state was reached (a
+///   cache cliff, burst credits used up, garbage collection falling behind): steady state
+///   lost, which a test that stops at the first steady window never sees.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WsatRegions {
+    pub fresh: (usize, usize),
+    pub transition: Option<(usize, usize)>,
+    pub steady: Option<(usize, usize)>,
+    pub lost_at: Option<usize>,
+}
+
+/// The regions of a write saturation test's per-round IOPS (see [`WsatRegions`]).
+pub fn wsat_regions(iops: &[f64], window: usize) -> WsatRegions {
+    let n = iops.len();
+    let first = iops.first().copied().unwrap_or(f64::NAN);
+    // (a NaN round, which could not be measured, ends the fresh region too)
+    let mut fresh_end = iops.iter().position(|&v| v.partial_cmp(&(0.9 * first)).is_none_or(|o| o.is_lt())).unwrap_or(n);
+    let mut book = Rounds::new(1, window);
+    for &v in iops {
+        book.series[0].push(v);
+    }
+    let Some(end) = book.steady_at() else {
+        return WsatRegions { fresh: (0, fresh_end), transition: (fresh_end < n).then_some((fresh_end, n)), steady: None, lost_at: None };
+    };
+    let start = end - window;
+    fresh_end = fresh_end.min(start);
+    let broken = (end + 1..=n).find(|&e| !book.holds_at(e));
+    let steady_end = broken.map_or(n, |e| e - 1);
+    WsatRegions {
+        fresh: (0, fresh_end),
+        transition: (fresh_end < start).then_some((fresh_end, start)),
+        steady: Some((start, steady_end)),
+        lost_at: broken.map(|e| e - 1),
+    }
+}
+
 /// How a test ended, for the archive's metadata and the terminal.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Verdict {
@@ -522,6 +577,25 @@ mod tests {
 
     fn p(test: Test) -> Params {
         Params::defaults(test, Profile::Enterprise)
+    }
+
+    #[test]
+    fn wsat_regions_fresh_transition_steady_and_lost() {
+        // 3 fresh rounds, a fall, 6 steady rounds, then a cliff
+        let v = [100.0, 98.0, 95.0, 60.0, 40.0, 30.0, 30.5, 29.5, 30.0, 30.2, 29.8, 12.0, 11.0];
+        let r = wsat_regions(&v, 5);
+        assert_eq!(r.fresh, (0, 3));
+        // the first window that holds is rounds 5..10 (30.0 .. 30.2, 0-based)
+        assert_eq!(r.steady, Some((5, 11)));
+        assert_eq!(r.transition, Some((3, 5)));
+        // the window ending at round 12 (0-based 11, IOPS 12) no longer holds
+        assert_eq!(r.lost_at, Some(11));
+        // never steady: fresh, then transition to the end
+        let r = wsat_regions(&[100.0, 95.0, 70.0, 50.0, 20.0, 90.0, 10.0], 5);
+        assert_eq!((r.fresh, r.transition, r.steady, r.lost_at), ((0, 2), Some((2, 7)), None, None));
+        // steady from the first round: no fresh region, no transition
+        let r = wsat_regions(&[50.0; 8], 5);
+        assert_eq!((r.fresh, r.transition, r.steady, r.lost_at), ((0, 0), None, Some((0, 8)), None));
     }
 
     #[test]

@@ -18,6 +18,10 @@ pub enum PtsTest {
     Lat,
     /// Throughput: each round sequential writes, then reads, of one block size (--bs).
     Tp,
+    /// Write saturation: 4 KiB random writes from the purged state until 4x the capacity is
+    /// written (--capacities) or 24 hours; IOPS per round against time and bytes written,
+    /// with the fresh, transition and steady regions and where steady state is lost.
+    Wsat,
 }
 
 impl PtsTest {
@@ -26,6 +30,7 @@ impl PtsTest {
             PtsTest::Iops => Test::Iops,
             PtsTest::Lat => Test::Lat,
             PtsTest::Tp => Test::Tp,
+            PtsTest::Wsat => Test::Wsat,
         }
     }
 }
@@ -95,7 +100,8 @@ pub struct PtsArgs {
     /// How long each cell runs in a round [default: 1m].
     #[arg(long = "round-time", value_name = "DUR", value_parser = parse_duration_ns)]
     pub round_time_ns: Option<u64>,
-    /// Rounds after which a test that has not reached steady state ends [default: 25].
+    /// Rounds after which a test that has not reached steady state ends [default: 25; wsat:
+    /// 1440, 24 hours of one-minute rounds].
     #[arg(long, value_name = "N")]
     pub max_rounds: Option<usize>,
     /// Rounds in the steady-state measurement window [default: 5].
@@ -123,6 +129,9 @@ pub struct PtsArgs {
     /// sequential writes [default: 2].
     #[arg(long, value_name = "N")]
     pub precondition: Option<f64>,
+    /// wsat: stop when this many times the capacity is written [default: 4].
+    #[arg(long, value_name = "N")]
+    pub capacities: Option<f64>,
     /// tp's block size [default: 1024k; PTS-E also runs the test at 128k].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub bs: Option<u64>,

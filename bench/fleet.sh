@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Fleet-scale memory benchmark: `nines merge` and `nines stats` of 10, 100 (and, when asked,
+# 1,000) one-hour runs recorded at the same time, as a fleet's hosts record them. Each run is
+# one of the viewer benchmark's seeded synthetic archives (3,600 one-second windows x read and
+# write, 2,000 I/Os a window, about 4.3 MB), its StartTime and BaseTime set to one instant so
+# that all windows line up; beyond 100 runs the 100 archives are copied again under new
+# names. Measures wall time and peak resident memory (GNU time's maximum RSS) of each
+# command, once per size (the sizes are the curve). Writes the table into BENCHMARKS.md
+# (between the fleet markers) and the raw numbers into bench/results/fleet.csv.
+#
+# Usage: bash bench/fleet.sh [SIZES...]   (default: 10 100)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(10 100)
+archives=target/bench-viewer-runs-100
+if [ "$(ls "$archives"/*.hlog 2>/dev/null | wc -l)" != 100 ]; then
+  echo "bench: writing 100 one-hour runs into $archives (the viewer benchmark's generator)" >&2
+  cargo run -q --release -p nines-viewer --example runs -- synth "$archives" 100 3600 2000
+fi
+cargo build -q --release -p nines
+nines=target/release/nines
+# the work folder beside the target folder: the copies, the merged archive and the merge's
+# spill file take about three times the runs' size
+work=$(mktemp -d -p target)
+trap 'rm -rf "$work"' EXIT
+src=("$archives"/*.hlog)
+per_run=$(stat -c %s "${src[0]}")
+
+# peak RSS in MB and wall seconds of a command
+measure() {
+  /usr/bin/time -o "$work/time" -f '%e %M' "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+  awk '{printf "%.1f %.0f\n", $1, $2 / 1024}' "$work/time"
+}
+
+mkdir -p bench/results
+echo "runs,command,wall_s,peak_rss_mb" > bench/results/fleet.csv
+rows=""
+for n in "${sizes[@]}"; do
+  dir=$work/runs-$n
+  mkdir -p "$dir"
+  for i in $(seq 0 $((n - 1))); do
+    # every run starts at the same instant (a fleet's runs started together with --start-at)
+    sed -e '1,6s/^#\[StartTime: [0-9.]*/#[StartTime: 1764489600.000/' -e '1,6s/^#\[BaseTime: [0-9.]*/#[BaseTime: 1764489600.000/' \
+      "${src[$((i % 100))]}" > "$dir/host-$(printf %04d "$i").hlog"
+  done
+  echo "bench: $n runs: merge" >&2
+  read -r mw mm < <(measure "$nines" merge "$dir"/*.hlog -o "$work/merged.hlog")
+  merged_mb=$(( $(stat -c %s "$work/merged.hlog") / 1000000 ))
+  rm -f "$work/merged.hlog"
+  echo "bench: $n runs: stats" >&2
+  read -r sw sm < <(measure "$nines" stats --json "$dir"/*.hlog)
+  echo "$n,merge,$mw,$mm" >> bench/results/fleet.csv
+  echo "$n,stats,$sw,$sm" >> bench/results/fleet.csv
+  rows+="| $n | $((n * per_run / 1000000)) MB | $mw s | $mm MB | $merged_mb MB | $sw s | $sm MB |"$'\n'
+  rm -rf "$dir"
+done
+
+table=$(cat <<TABLE
+## At fleet scale: \`nines merge\` and \`nines stats\` of many runs
+
+One-hour runs recorded at the same time (the viewer benchmark's synthetic archives, 3,600
+one-second windows x read and write, 2,000 I/Os a window, $((per_run / 1000)) KB each, their start
+set to one instant), on this project's 2-core machine ($(date -u +%Y-%m-%d)). Whole process, once
+per size; peak memory is the maximum resident set (GNU time).
+
+| runs | archives | \`nines merge\` wall | merge peak memory | merged archive | \`nines stats --json\` wall | stats peak memory |
+|---|---|---|---|---|---|---|
+${rows}
+Command: \`bash bench/fleet.sh [SIZES...]\` (raw numbers: bench/results/fleet.csv).
+TABLE
+)
+python3 - "$table" <<'PY'
+import re, sys
+table = sys.argv[1]
+text = open("BENCHMARKS.md").read()
+block = "<!-- fleet:begin -->\n" + table + "\n<!-- fleet:end -->"
+if "<!-- fleet:begin -->" in text:
+    text = re.sub(r"<!-- fleet:begin -->.*?<!-- fleet:end -->", lambda m: block, text, flags=re.S)
+else:
+    text = text.replace("<!-- trend:begin -->", block + "\n\n<!-- trend:begin -->", 1)
+open("BENCHMARKS.md", "w").write(text)
+PY
+echo "bench: table written to BENCHMARKS.md" >&2
