@@ -126,6 +126,10 @@ fn apply_flags(a: &PtsArgs, p: &mut Params) -> Result<()> {
     if let Some(n) = a.precondition {
         p.precondition_passes = n;
     }
+    if let Some(t) = a.qos_time_ns {
+        ensure!(a.test.core() == Test::Qos, "--qos-time is qos's; the {} test records its rounds", a.test.core().name());
+        p.qos_time_s = t as f64 / 1e9;
+    }
     if let Some(n) = a.capacities {
         ensure!(a.test.core() == Test::Wsat, "--capacities is wsat's; the {} test ends by its rounds", a.test.core().name());
         ensure!(n.is_finite() && n > 0.0, "--capacities {n}: give a positive number of times the capacity, such as 4");
@@ -415,7 +419,83 @@ fn rounds(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, prep: Value, ou
             break;
         }
     }
-    report(a, plan, &book, &windows, out)
+    let after = if p.test == Test::Qos { qos(a, base, plan, work, &book, &mut windows, &metas, start_time, prep)? } else { String::new() };
+    report(a, plan, &book, &windows, &after, out)
+}
+
+/// The response-time histogram of PTS 2.0.2's QoS test: after the rounds of 4 KiB random
+/// writes (steady or not: a test that did not reach steady state still says so, and exits
+/// non-zero, after this), `qos_time_s` of the same writes recorded as the scope `qos`,
+/// windows of a second (a twentieth of the time when it is shorter than 20 s), after the
+/// last round. Where the PTS plots a histogram with its average, 99%, 99.99% and maximum,
+/// nines keeps every window, so the whole 1-CDF and every level of nines with its support
+/// are read from it (`nines stats --tag qos/write`, `nines report --tag qos/write`).
+#[allow(clippy::too_many_arguments)]
+fn qos(
+    a: &PtsArgs,
+    base: &RunArgs,
+    plan: &Plan,
+    work: &Path,
+    book: &Rounds,
+    windows: &mut Vec<Window>,
+    metas: &[RunMeta],
+    start_time: Option<f64>,
+    mut prep: Value,
+) -> Result<String> {
+    let p = &plan.params;
+    let cell = plan.cells[0];
+    let t = p.qos_time_s;
+    let window_s = if t >= 20.0 { 1.0 } else { t / 20.0 };
+    say(a, &format!("qos: recording {} s of 4 KiB random writes for the response-time histogram", t));
+    let path = work.join("qos.hlog");
+    let args = RunArgs {
+        rw: Rw::Randwrite,
+        mix: Some(0),
+        bs: cell.bs,
+        size: Some(plan.region),
+        runtime_ns: Some((t * 1e9) as u64),
+        window_ns: (window_s * 1e9) as u64,
+        output: path.clone(),
+        seed: base.seed.map(|s| s ^ 0x0051_0053),
+        ..base.clone()
+    };
+    let o = crate::run::collect(&args).context("qos")?;
+    crate::run::finish(&o, true, &mut std::io::sink()).context("qos")?;
+    let run = crate::load::load_run(&path)?;
+    let _ = std::fs::remove_file(&path);
+    let stopped = (o.stopped_by.starts_with("SIG") || o.stopped_by.starts_with("signal")).then(|| o.stopped_by.clone());
+    let first = run.windows.iter().map(|w| w.start_s).fold(f64::INFINITY, f64::min);
+    // after the last round's windows (a cell's run can outlast its round by a few ms)
+    let offset = windows.iter().map(Window::end_s).fold(book.len() as f64 * p.round_time_s, f64::max);
+    let measured: Vec<Window> = run
+        .windows
+        .into_iter()
+        .filter(|w| w.tag.as_deref() == Some("write"))
+        .map(|w| Window { start_s: offset + (w.start_s - first), tag: Some(nines_core::tag::scoped("qos", "write")), ..w })
+        .collect();
+    let ios: u64 = measured.iter().map(|w| w.hist.count()).sum();
+    prep["qos"] = json!({
+        "scope": "qos",
+        "seconds": t,
+        "window_s": window_s,
+        "from_s": offset,
+        "ios": ios,
+        "after_round": book.len(),
+        "steady_before": book.steady_at().is_some(),
+    });
+    let run = Run { name: format!("PTS qos {t} s"), windows: measured.clone(), source: a.output.display().to_string(), ..Run::default() };
+    windows.extend(measured);
+    write_archive(a, plan, book, windows, metas, start_time, &prep, stopped.as_deref())?;
+    if let Some(sig) = stopped {
+        bail!("stopped by {sig} while recording the response-time histogram; '{}' keeps what was recorded", a.output.display());
+    }
+    let s = nines_core::stats::run_stats(&run, &nines_core::stats::Options::default());
+    Ok(format!(
+        "the response-time histogram: {t} s of 4 KiB random writes after round {} (nines stats {} --tag qos/write):\n{}",
+        book.len(),
+        a.output.display(),
+        nines_core::export::text::stats(&[s])
+    ))
 }
 
 /// The write saturation test: one run of 4 KiB random writes from the purged state, one
@@ -611,7 +691,8 @@ fn assemble(
         let n = ios.get(&t).unwrap_or(0);
         ios.insert(t, n + w.hist.count());
     }
-    let duration_s = book.len() as f64 * p.round_time_s;
+    // the rounds, and what follows them (qos's recording)
+    let duration_s = windows.iter().map(Window::end_s).fold(book.len() as f64 * p.round_time_s, f64::max);
     let stopped_by = match (stopped, verdict.steady) {
         (Some(s), _) => s.to_string(),
         // wsat ends by bytes written or rounds, whether steady or not
@@ -686,15 +767,17 @@ fn pts_meta(a: &PtsArgs, plan: &Plan, book: &Rounds, verdict: &Verdict, prep: &V
         "command": a.test.core().name(),
     });
     let mut m = v.as_object().cloned().unwrap_or_default();
-    if let Some(w) = prep.get("wsat") {
-        m.insert("wsat".into(), w.clone());
+    for key in ["wsat", "qos"] {
+        if let Some(w) = prep.get(key) {
+            m.insert(key.into(), w.clone());
+        }
     }
     m
 }
 
 /// The end: the tracked results over the measurement window, every cell's `nines stats`
 /// rows over it, and the verdict (an error when steady state was not reached).
-fn report(a: &PtsArgs, plan: &Plan, book: &Rounds, windows: &[Window], out: &mut impl Write) -> Result<()> {
+fn report(a: &PtsArgs, plan: &Plan, book: &Rounds, windows: &[Window], after: &str, out: &mut impl Write) -> Result<()> {
     let p = &plan.params;
     let verdict = Verdict::of(book);
     writeln!(out, "SNIA PTS {} ({}), {}: {}", p.test.name(), p.profile.name(), a.output.display(), verdict.text())?;
@@ -731,6 +814,7 @@ fn report(a: &PtsArgs, plan: &Plan, book: &Rounds, windows: &[Window], out: &mut
         )?;
         write!(out, "{}", nines_core::export::text::stats(&[s]))?;
     }
+    write!(out, "{after}")?;
     if !verdict.steady {
         bail!(
             "steady state not reached in {} rounds (--max-rounds {}); '{}' keeps every round",

@@ -376,3 +376,61 @@ fn wsat_ends_by_its_rounds_on_the_null_engine_and_states_its_deviations() {
     let e = refused(&["pts", "lat", "--engine", "null", "--target", "/dev/null", "--capacity", "1g", "--capacities", "2", "-o", s(&o)]);
     assert!(e.contains("--capacities is wsat's"), "{e}");
 }
+
+/// qos: the rounds of 4 KiB random writes, then the recording under the scope `qos` after the
+/// last round, which `nines stats --tag qos/write` reads as the response-time histogram.
+fn check_qos(out: &Output, run: &Run, window: usize, seconds: f64) {
+    check_verdict(out, run, window);
+    let m = pts_meta(run);
+    let q = &m["qos"];
+    let rounds = m["rounds"].as_array().unwrap().len();
+    assert_eq!(q["after_round"].as_u64(), Some(rounds as u64));
+    assert_eq!(q["seconds"].as_f64(), Some(seconds));
+    let from = q["from_s"].as_f64().unwrap();
+    let measured: Vec<_> = run.windows.iter().filter(|w| w.tag.as_deref() == Some("qos/write")).collect();
+    assert!(!measured.is_empty());
+    assert!(measured.iter().all(|w| w.start_s >= from - 1e-9), "the recording follows the rounds");
+    let rounds_end = run.windows.iter().filter(|w| w.tag.as_deref() != Some("qos/write")).map(|w| w.end_s()).fold(0.0, f64::max);
+    assert!(rounds_end <= from + 1e-9, "{rounds_end} > {from}");
+    let ios: u64 = measured.iter().map(|w| w.hist.count()).sum();
+    assert_eq!(q["ios"].as_u64(), Some(ios));
+    assert!(run.windows.iter().all(|w| w.tag.as_deref().is_some_and(|t| t == "qos/write" || t == "rnd_0-100_4k/write")));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("the response-time histogram") && stdout.contains("qos/write"), "{stdout}");
+}
+
+#[test]
+fn qos_records_its_histogram_after_the_rounds_on_the_null_engine_and_a_loop_device() {
+    let d = tempfile::tempdir().unwrap();
+    let o = d.path().join("qos.hlog");
+    let args = [
+        "pts",
+        "qos",
+        "--round-time",
+        "50ms",
+        "--max-rounds",
+        "4",
+        "--window-rounds",
+        "2",
+        "--qos-time",
+        "400ms",
+        "--precondition",
+        "0.25",
+    ];
+    let out = nines(&[&args[..], &["--engine", "null", "--target", "/dev/null", "--capacity", "1g", "-o", s(&o)]].concat());
+    let run = read_run(&o);
+    check_qos(&out, &run, 2, 0.4);
+    let deviations: Vec<&str> = pts_meta(&run)["deviations"].as_array().unwrap().iter().map(|d| d.as_str().unwrap()).collect();
+    assert!(deviations.iter().any(|d| d.contains("a response-time histogram of 0.4 s instead of 1200 s")), "{deviations:?}");
+    // nines stats reads the same histogram as the terminal showed
+    let stats: Value = serde_json::from_str(&nines_ok(&["stats", s(&o), "--tag", "qos/write", "--json"])).unwrap();
+    assert_eq!(stats["runs"][0]["tags"]["qos/write"]["count"], pts_meta(&run)["qos"]["ios"]);
+    // on a loop device, through io_uring
+    let lp = Loop::new(16);
+    let dev = lp.dev.as_str();
+    let o2 = d.path().join("qos-loop.hlog");
+    let out = nines(&[&args[..], &["--target", dev, "--destroy-data", dev, "-o", s(&o2)]].concat());
+    check_qos(&out, &read_run(&o2), 2, 0.4);
+    let e = refused(&["pts", "lat", "--engine", "null", "--target", "/dev/null", "--capacity", "1g", "--qos-time", "1s", "-o", s(&o)]);
+    assert!(e.contains("--qos-time is qos's"), "{e}");
+}

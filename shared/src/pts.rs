@@ -285,6 +285,9 @@ pub struct Params {
     /// wsat ends when this many times the user capacity is written (the PTS: 4), or after
     /// `max_rounds` rounds, whichever comes first.
     pub wsat_capacities: f64,
+    /// qos: how long the response-time histogram is recorded after steady state (the PTS:
+    /// 20 minutes), seconds.
+    pub qos_time_s: f64,
 }
 
 impl Params {
@@ -318,6 +321,7 @@ impl Params {
             write_cache,
             tp_bs: 1 << 20,
             wsat_capacities: 4.0,
+            qos_time_s: 1200.0,
         }
     }
 
@@ -342,6 +346,9 @@ impl Params {
         }
         if self.test == Test::Wsat && self.wsat_capacities != spec.wsat_capacities {
             v.push(format!("ending at {} x the capacity written instead of {} x", self.wsat_capacities, spec.wsat_capacities));
+        }
+        if self.test == Test::Qos && self.qos_time_s != spec.qos_time_s {
+            v.push(format!("a response-time histogram of {} s instead of {} s", self.qos_time_s, spec.qos_time_s));
         }
         if self.test != Test::Wsat && self.precondition_passes != spec.precondition_passes {
             v.push(format!(
@@ -369,6 +376,9 @@ impl Params {
         if !(self.round_time_s > 0.0 && self.round_time_s.is_finite()) {
             return Err(PtsError::RoundTime(self.round_time_s));
         }
+        if !(self.qos_time_s > 0.0 && self.qos_time_s.is_finite()) {
+            return Err(PtsError::QosTime(self.qos_time_s));
+        }
         Ok(())
     }
 }
@@ -392,6 +402,8 @@ pub enum PtsError {
     Passes(f64),
     #[error("a round time of {0} s is not positive")]
     RoundTime(f64),
+    #[error("--qos-time of {0} s is not positive")]
+    QosTime(f64),
     #[error("round {round} has {got} tracked values, the test tracks {want}")]
     Width { round: usize, got: usize, want: usize },
 }

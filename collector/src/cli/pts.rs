@@ -22,6 +22,9 @@ pub enum PtsTest {
     /// written (--capacities) or 24 hours; IOPS per round against time and bytes written,
     /// with the fresh, transition and steady regions and where steady state is lost.
     Wsat,
+    /// Response-time histogram: 4 KiB random writes to steady state, then 20 minutes of them
+    /// recorded (--qos-time) as the scope `qos`: the whole 1-CDF and every level of nines.
+    Qos,
 }
 
 impl PtsTest {
@@ -31,6 +34,7 @@ impl PtsTest {
             PtsTest::Lat => Test::Lat,
             PtsTest::Tp => Test::Tp,
             PtsTest::Wsat => Test::Wsat,
+            PtsTest::Qos => Test::Qos,
         }
     }
 }
@@ -129,6 +133,10 @@ pub struct PtsArgs {
     /// sequential writes [default: 2].
     #[arg(long, value_name = "N")]
     pub precondition: Option<f64>,
+    /// qos: how long the response-time histogram is recorded after steady state [default:
+    /// 20m].
+    #[arg(long = "qos-time", value_name = "DUR", value_parser = parse_duration_ns)]
+    pub qos_time_ns: Option<u64>,
     /// wsat: stop when this many times the capacity is written [default: 4].
     #[arg(long, value_name = "N")]
     pub capacities: Option<f64>,

@@ -84,6 +84,26 @@ pub fn file_name(p: &Path) -> String {
     p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
+/// The scoped direction a report opens on, when its runs have nothing the viewer's `all`
+/// would show: `--tag` naming a scoped direction (`qos/write`), or, where every run's tags are
+/// scoped (an archive of `nines pts`, whose cells ran one after another), the first run's
+/// first scoped direction. Otherwise `None`: the page opens on `all` as always.
+fn opening_direction(inputs: &[Input], tag: Option<&str>) -> Option<String> {
+    let scoped_direction = |t: &str| {
+        let p = nines_core::tag::Tag::parse(t);
+        p.scope.is_some_and(|s| !s.is_empty()) && !p.direction.is_empty() && p.measure.is_none()
+    };
+    if let Some(t) = tag {
+        return scoped_direction(t).then(|| t.to_string());
+    }
+    let shows_all = |r: &Run| r.windows.iter().any(|w| nines_core::tag::is_direction(w.tag.as_deref()));
+    if inputs.iter().any(|i| shows_all(&i.run)) {
+        return None;
+    }
+    let first = inputs.first()?;
+    first.run.tags().into_iter().flatten().find(|t| scoped_direction(t))
+}
+
 /// Read runs for a report: the file's own bytes, or with a tag only that tag's windows
 /// re-written as a nines archive.
 pub fn inputs(files: &[PathBuf], tag: Option<&str>) -> Result<Vec<Input>> {
@@ -147,6 +167,9 @@ pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
         }
         let st_opts = stats::Options { tag: args.tag.clone(), ..stats::Options::default() };
         comparison = Some(nines_core::export::text::comparison(&nines_core::compare::compare(&b, &c, &st_opts)));
+    }
+    if let Some(dir) = opening_direction(&inputs, args.tag.as_deref()) {
+        view.push(format!("dir={}", percent_encoding::utf8_percent_encode(&dir, SPEC_KEEP)));
     }
     if let Some(p) = &args.sweep {
         if !p.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c)) || p.is_empty() || p.len() > 64 {
@@ -297,6 +320,22 @@ mod tests {
     use nines_core::hist::{Hist, Layout};
     use nines_core::meta::{self, RunMeta};
     use nines_core::run::Window;
+
+    #[test]
+    fn a_report_of_scoped_runs_opens_on_a_scoped_direction() {
+        let plain = input("a.hlog", "a");
+        assert_eq!(opening_direction(std::slice::from_ref(&plain), None), None, "runs with directions open on all");
+        assert_eq!(opening_direction(std::slice::from_ref(&plain), Some("read")), None);
+        assert_eq!(opening_direction(std::slice::from_ref(&plain), Some("qos/write")).as_deref(), Some("qos/write"));
+        assert_eq!(opening_direction(std::slice::from_ref(&plain), Some("qos/read.svc")), None, "a measure is no direction");
+        // a PTS archive: every tag scoped
+        let mut pts = input("p.hlog", "p");
+        for w in &mut pts.run.windows {
+            w.tag = w.tag.as_deref().map(|t| nines_core::tag::scoped("rnd_65-35_4k", t));
+        }
+        assert_eq!(opening_direction(std::slice::from_ref(&pts), None).as_deref(), Some("rnd_65-35_4k/read"));
+        assert_eq!(opening_direction(&[pts, plain], None), None, "another run shows all");
+    }
 
     fn input(name: &str, meta_name: &str) -> Input {
         let l = Layout::default_ns();
