@@ -74,7 +74,24 @@ pub fn run(a: &PtsArgs, out: &mut impl Write) -> Result<()> {
         deviations.push(format!("tracked results {} instead of version 2.0's", a.track));
     }
     let base = base_args(a, &params);
+    if a.resume {
+        return resume(a, &base, params, cells, tracked, work.path(), out);
+    }
     let (capacity, purged) = purge(a, &base, &mut deviations)?;
+    let region = active_region(&params, &cells, capacity)?;
+    let plan = Plan { params, cells, tracked, capacity, region, deviations };
+    say(a, &format!("{}: purge: {}", test.name(), purged["done"].as_str().unwrap_or("")));
+    if test == Test::Wsat {
+        // WSAT starts from the purged state: its fresh-out-of-box region is what it measures
+        return wsat(a, &base, &plan, work.path(), json!({ "purge": purged, "precondition": Value::Null }), out);
+    }
+    let pre = precondition(a, &base, &plan, work.path())?;
+    rounds(a, &base, &plan, work.path(), json!({ "purge": purged, "precondition": pre }), out)
+}
+
+/// The bytes of the capacity the test's I/Os fall in: the active range, in whole blocks of
+/// the largest cell (at least 1 MiB).
+fn active_region(params: &Params, cells: &[Cell], capacity: u64) -> Result<u64> {
     let align = u64::from(cells.iter().map(|c| c.bs).max().unwrap_or(4096)).max(1 << 20);
     let region = ((capacity as f64 * params.active_range_pct / 100.0) as u64 / align * align).min(capacity);
     if region == 0 {
@@ -85,14 +102,98 @@ pub fn run(a: &PtsArgs, out: &mut impl Write) -> Result<()> {
             format_size(align)
         );
     }
-    let plan = Plan { params, cells, tracked, capacity, region, deviations };
-    say(a, &format!("{}: purge: {}", test.name(), purged["done"].as_str().unwrap_or("")));
-    if test == Test::Wsat {
-        // WSAT starts from the purged state: its fresh-out-of-box region is what it measures
-        return wsat(a, &base, &plan, work.path(), json!({ "purge": purged, "precondition": Value::Null }), out);
+    Ok(region)
+}
+
+/// `--resume`: the archive at --output is read back (its rounds, their tracked results, the
+/// purge and preconditioning it records, its device and deviations), checked to be this
+/// test with these parameters on this target, and the rounds go on from the next one, each
+/// with the seed an uninterrupted test would have given it. Nothing is purged or written
+/// before the next round, and the rounds already recorded stay as they are.
+fn resume(
+    a: &PtsArgs,
+    base: &RunArgs,
+    params: Params,
+    cells: Vec<Cell>,
+    tracked: Vec<usize>,
+    work: &Path,
+    out: &mut impl Write,
+) -> Result<()> {
+    let shown = a.output.display();
+    let run = crate::load::load_run(&a.output).with_context(|| format!("--resume: the test's archive '{shown}'"))?;
+    let m = &run.meta.pts;
+    let test = params.test;
+    if m.get("test").and_then(Value::as_str) != Some(test.name()) {
+        bail!(
+            "--resume: '{shown}' is not the archive of a pts {} test (it records {})",
+            test.name(),
+            m.get("test").map_or("no pts test".into(), Value::to_string)
+        );
     }
-    let pre = precondition(a, &base, &plan, work.path())?;
-    rounds(a, &base, &plan, work.path(), json!({ "purge": purged, "precondition": pre }), out)
+    if test == Test::Wsat {
+        bail!("--resume: a wsat test is one run from the purged state; it cannot go on after a stop (start it again, with its purge)");
+    }
+    let had = m.get("params").cloned().unwrap_or(Value::Null);
+    let want = serde_json::to_value(&params)?;
+    if had != want {
+        let differ: Vec<String> = want
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(k, v)| had.get(k.as_str()) != Some(v))
+            .map(|(k, v)| format!("{k} {} (the archive: {})", v, had.get(k.as_str()).map_or("none".into(), Value::to_string)))
+            .collect();
+        bail!("--resume: '{shown}' was recorded with other parameters: {}; give the flags it was started with", differ.join(", "));
+    }
+    let path = m.get("device").and_then(|d| d.get("path")).and_then(Value::as_str);
+    if a.engine != EngineKind::Null {
+        let (real, _) = safety::resolve(&a.target)?;
+        if path.is_some_and(|p| Path::new(p) != real) {
+            bail!("--resume: '{shown}' is a test of '{}', not of '{}'", path.unwrap_or_default(), real.display());
+        }
+    }
+    let capacity = m.get("device").and_then(|d| d.get("capacity_bytes")).and_then(Value::as_u64).or(a.capacity);
+    let capacity = capacity.ok_or_else(|| anyhow!("--resume: '{shown}' records no capacity; give --capacity"))?;
+    let region = active_region(&params, &cells, capacity)?;
+    if m.get("active_range_bytes").and_then(Value::as_u64) != Some(region) {
+        bail!(
+            "--resume: '{shown}' tested {} bytes of the capacity, this test would test {region}",
+            m.get("active_range_bytes").map_or("an unknown number of".into(), Value::to_string)
+        );
+    }
+    // the rounds so far, from the metadata the windows were checked against when written
+    let mut book = Rounds::new(tracked.len(), params.window_rounds);
+    for r in m.get("rounds").and_then(Value::as_array).into_iter().flatten() {
+        let v: Vec<f64> = r["tracked"].as_array().into_iter().flatten().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect();
+        book.push(&v).map_err(|e| anyhow!("--resume: '{shown}': {e}"))?;
+    }
+    if book.is_empty() {
+        bail!("--resume: '{shown}' holds no whole round; start the test again");
+    }
+    if let Some(end) = book.steady_at() {
+        bail!("--resume: the test in '{shown}' has ended: steady state was reached at round {end}");
+    }
+    if book.len() >= params.max_rounds {
+        bail!("--resume: the test in '{shown}' has ended: it ran its {} rounds (--max-rounds)", params.max_rounds);
+    }
+    let mut deviations: Vec<String> = m
+        .get("deviations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|d| !d.starts_with("steady state not reached") && !d.starts_with("resumed after round"))
+        .map(str::to_string)
+        .collect();
+    deviations.push(format!("resumed after round {}", book.len()));
+    // each cell's workload as the first round recorded it, over the archive's target and host
+    let metas: Vec<RunMeta> =
+        run.meta.jobs.iter().map(|j| RunMeta { workload: Some(meta::Workload { scope: None, ..j.clone() }), ..run.meta.clone() }).collect();
+    let prep = json!({ "purge": m.get("purge").cloned().unwrap_or(Value::Null), "precondition": m.get("precondition").cloned().unwrap_or(Value::Null) });
+    let plan = Plan { params, cells, tracked, capacity, region, deviations };
+    say(a, &format!("{}: resuming after round {} of at most {}", test.name(), book.len(), plan.params.max_rounds));
+    let state = State { book, windows: run.windows, metas, start_time: run.start_time };
+    rounds_from(a, base, &plan, work, prep, state, out)
 }
 
 fn say(a: &PtsArgs, s: &str) {
@@ -149,7 +250,10 @@ fn apply_flags(a: &PtsArgs, p: &mut Params) -> Result<()> {
 
 /// The archive: never over an existing file without --force, never over the target.
 fn check_output(a: &PtsArgs) -> Result<()> {
-    if !a.force && std::fs::symlink_metadata(&a.output).is_ok() {
+    if a.resume && std::fs::symlink_metadata(&a.output).is_err() {
+        bail!("--resume: '{}' does not exist; --resume goes on with the test whose archive is --output", a.output.display());
+    }
+    if !a.force && !a.resume && std::fs::symlink_metadata(&a.output).is_ok() {
         bail!("'{}' already exists; pass --force to replace it", a.output.display());
     }
     let (out_real, _) = safety::resolve(&a.output).context("the archive -o")?;
@@ -376,13 +480,30 @@ fn cell_value(test: Test, cell: Cell, windows: &[Window]) -> f64 {
 
 /// The rounds, until steady state or --max-rounds; the archive rewritten after each.
 fn rounds(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, prep: Value, out: &mut impl Write) -> Result<()> {
+    let state = State {
+        book: Rounds::new(plan.tracked.len(), plan.params.window_rounds),
+        windows: Vec::new(),
+        metas: Vec::new(),
+        start_time: None,
+    };
+    rounds_from(a, base, plan, work, prep, state, out)
+}
+
+/// What the rounds so far left: their results, windows, each cell's metadata from its first
+/// round, and when the first began.
+struct State {
+    book: Rounds,
+    windows: Vec<Window>,
+    metas: Vec<RunMeta>,
+    start_time: Option<f64>,
+}
+
+/// The rounds after those in `state`.
+fn rounds_from(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, prep: Value, state: State, out: &mut impl Write) -> Result<()> {
     let p = &plan.params;
-    let mut book = Rounds::new(plan.tracked.len(), p.window_rounds);
-    let mut windows: Vec<Window> = Vec::new();
-    let mut metas: Vec<RunMeta> = Vec::new();
-    let mut start_time = None;
+    let State { mut book, mut windows, mut metas, mut start_time } = state;
     let tty = !a.quiet && std::io::stderr().is_terminal();
-    for round in 1..=p.max_rounds {
+    for round in book.len() + 1..=p.max_rounds {
         let mut pending: Vec<Window> = Vec::new();
         let mut values = Vec::with_capacity(plan.cells.len());
         for (ci, cell) in plan.cells.iter().enumerate() {
@@ -399,10 +520,14 @@ fn rounds(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, prep: Value, ou
             let c = run_cell(base, plan, round, ci, work)?;
             if let Some(sig) = c.stopped {
                 write_archive(a, plan, &book, &windows, &metas, start_time, &prep, Some(&sig))?;
-                bail!("stopped by {sig} in round {round}; '{}' keeps the {} whole rounds before it", a.output.display(), book.len());
+                bail!(
+                    "stopped by {sig} in round {round}; '{}' keeps the {} whole rounds before it (the same command with --resume goes on from there)",
+                    a.output.display(),
+                    book.len()
+                );
             }
             start_time = start_time.or(c.start_time);
-            if round == 1 {
+            if metas.len() < plan.cells.len() {
                 metas.push(c.meta);
             }
             values.push(c.value);

@@ -434,3 +434,96 @@ fn qos_records_its_histogram_after_the_rounds_on_the_null_engine_and_a_loop_devi
     let e = refused(&["pts", "lat", "--engine", "null", "--target", "/dev/null", "--capacity", "1g", "--qos-time", "1s", "-o", s(&o)]);
     assert!(e.contains("--qos-time is qos's"), "{e}");
 }
+
+#[test]
+fn a_test_killed_between_rounds_resumes_from_its_last_whole_round() {
+    let d = tempfile::tempdir().unwrap();
+    let o = d.path().join("lat.hlog");
+    let args = [
+        "pts",
+        "lat",
+        "--engine",
+        "null",
+        "--target",
+        "/dev/null",
+        "--capacity",
+        "1g",
+        "--round-time",
+        "100ms",
+        "--max-rounds",
+        "7",
+        "--window-rounds",
+        "5",
+        "--seed",
+        "7",
+        "--precondition",
+        "0.01",
+        "--quiet",
+        "-o",
+        s(&o),
+    ];
+    let mut child = Command::new(nines_tests::nines_bin()).args(args).stdout(std::process::Stdio::null()).spawn().unwrap();
+    // SIGKILL once two whole rounds are in the archive (it is replaced whole after each)
+    let killed = loop {
+        if let Ok(bytes) = std::fs::read(&o) {
+            let run = archive::read(s(&o), &bytes).unwrap();
+            if pts_meta(&run)["rounds"].as_array().unwrap().len() >= 2 {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                break run;
+            }
+        }
+        assert!(child.try_wait().unwrap().is_none(), "the test ended before it could be killed");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    // the archive as it is after the kill (a round may have been written since it was read)
+    let killed = {
+        let r = read_run(&o);
+        if pts_meta(&r)["rounds"] == pts_meta(&killed)["rounds"] {
+            killed
+        } else {
+            r
+        }
+    };
+    let done = pts_meta(&killed)["rounds"].as_array().unwrap().len();
+    // other flags than the test was started with, and no archive: refused, nothing written
+    let before = std::fs::read(&o).unwrap();
+    let mut other = args.to_vec();
+    other[9] = "50ms";
+    let e = refused(&[&other[..], &["--resume"]].concat());
+    assert!(e.contains("round_time_s 0.05 (the archive: 0.1)"), "{e}");
+    assert_eq!(std::fs::read(&o).unwrap(), before);
+    let mut missing = args.to_vec();
+    let gone = d.path().join("none.hlog");
+    *missing.last_mut().unwrap() = s(&gone);
+    assert!(refused(&[&missing[..], &["--resume"]].concat()).contains("does not exist"));
+    // resumed: the rounds before the kill stay as they were, the next ones follow
+    let out = nines(&[&args[..], &["--resume"]].concat());
+    let run = read_run(&o);
+    check_verdict(&out, &run, 5);
+    let (m, k) = (pts_meta(&run), pts_meta(&killed));
+    let rounds = m["rounds"].as_array().unwrap();
+    assert!(rounds.len() > done, "{} rounds after resuming, {done} before", rounds.len());
+    assert_eq!(rounds[..done], k["rounds"].as_array().unwrap()[..], "the recorded rounds are kept");
+    for r in 0..done {
+        for c in m["cells"].as_array().unwrap() {
+            let scope = c["scope"].as_str().unwrap();
+            let (a, b) = (round_windows(&run, scope, r, 0.1), round_windows(&killed, scope, r, 0.1));
+            assert_eq!(a.len(), b.len());
+            for (x, y) in a.iter().zip(&b) {
+                assert_eq!((&x.tag, x.start_s, x.length_s, &x.hist), (&y.tag, y.start_s, y.length_s, &y.hist));
+            }
+        }
+    }
+    // each later round has its windows at its own offset
+    for r in done..rounds.len() {
+        assert!(!round_windows(&run, "rnd_0-100_4k", r, 0.1).is_empty(), "round {}", r + 1);
+    }
+    assert_eq!(m["purge"], k["purge"]);
+    assert_eq!(m["precondition"], k["precondition"]);
+    let deviations: Vec<&str> = m["deviations"].as_array().unwrap().iter().map(|d| d.as_str().unwrap()).collect();
+    assert!(deviations.contains(&format!("resumed after round {done}").as_str()), "{deviations:?}");
+    // a test that has ended is not resumed
+    let e = refused(&[&args[..], &["--resume"]].concat());
+    assert!(e.contains("has ended"), "{e}");
+}

@@ -164,6 +164,11 @@ pub struct PtsArgs {
     /// Replace an existing archive at --output.
     #[arg(long)]
     pub force: bool,
+    /// Go on with the test whose archive is --output, from its last whole round (after Ctrl-C,
+    /// a crash or a reboot), with the same test, flags and target; no purge or preconditioning
+    /// again. Every round already in the archive is kept as it is.
+    #[arg(long, conflicts_with = "force")]
+    pub resume: bool,
     /// No progress on stderr.
     #[arg(long, short)]
     pub quiet: bool,
