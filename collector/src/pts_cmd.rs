@@ -684,7 +684,7 @@ fn wsat(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, mut prep: Value, 
     let ended = match &stopped {
         Some(sig) => sig.clone(),
         None if written >= goal => format!("{} x the capacity written", p.wsat_capacities),
-        None => format!("{} rounds", p.max_rounds),
+        None => format!("the round limit (--max-rounds {})", p.max_rounds),
     };
     prep["wsat"] = json!({
         "goal_bytes": goal,
@@ -696,7 +696,7 @@ fn wsat(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, mut prep: Value, 
     });
     write_archive(a, plan, &book, &windows, std::slice::from_ref(&run.meta), run.start_time, &prep, stopped.as_deref())?;
     // the terminal: regions, then the curve against time and bytes written
-    writeln!(out, "SNIA PTS wsat ({}), {}: ended by {ended} after {} rounds", p.profile.name(), a.output.display(), book.len())?;
+    writeln!(out, "SNIA PTS wsat ({}), {}: {} rounds, ended by {ended}", p.profile.name(), a.output.display(), book.len())?;
     let iops = &book.series[0];
     let span = |(f, e): (usize, usize)| {
         let avg = iops[f..e].iter().sum::<f64>() / (e - f).max(1) as f64;
@@ -713,12 +713,17 @@ fn wsat(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, mut prep: Value, 
         None => writeln!(out, "  steady state not reached in {} rounds", book.len())?,
     }
     if let Some(l) = regions.lost_at {
-        writeln!(out, "  steady state lost in round {}: {} (the window ending there no longer holds)", l + 1, show(p.test, iops[l]))?;
+        writeln!(
+            out,
+            "  steady state lost in round {}: {}, more than 20% off the steady average, and it stays off",
+            l + 1,
+            show(p.test, iops[l])
+        )?;
     }
     for d in &plan.deviations {
         writeln!(out, "  deviation: {d}")?;
     }
-    writeln!(out, "  round  time        written        IOPS")?;
+    writeln!(out, "  round       time       written        IOPS")?;
     let step = book.len().div_ceil(40).max(1);
     for (r, pt) in points.iter().enumerate() {
         if r % step != 0 && r + 1 != points.len() && Some(r) != regions.lost_at {
@@ -730,7 +735,7 @@ fn wsat(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, mut prep: Value, 
             "  {:>5}  {:>9}  {:>10}  {:>10}",
             r + 1,
             format!("{end_s:.3} s"),
-            format_size(pt["written_bytes"].as_u64().unwrap_or(0)),
+            format!("{:.3} GB", pt["written_bytes"].as_f64().unwrap_or(0.0) / 1e9),
             nines_core::units::format_rate(iops[r])
         )?;
     }

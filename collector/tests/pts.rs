@@ -119,10 +119,33 @@ fn lat_on_the_null_engine_reads_back_cell_by_cell() {
     // and each equals `nines stats --tag CELL/DIR` over the same rounds
     let all: Value = serde_json::from_str(&nines_ok(&[&["stats", "--json"], &cmd[..]].concat())).unwrap();
     let one: Value = serde_json::from_str(&nines_ok(&[&["stats", "--json", "--tag", "rnd_65-35_4k/write"], &cmd[..]].concat())).unwrap();
-    let pick = |v: &Value| v[0]["tags"]["rnd_65-35_4k/write"].clone();
+    let pick = |v: &Value| v["runs"][0]["tags"]["rnd_65-35_4k/write"].clone();
+    assert!(pick(&all)["count"].as_u64().is_some_and(|n| n > 0), "{all}");
     assert_eq!(pick(&all)["count"], pick(&one)["count"]);
     assert_eq!(pick(&all)["iops"], pick(&one)["iops"]);
     assert_eq!(pick(&all)["levels"], pick(&one)["levels"]);
+
+    // the report's PTS section: conditions, every deviation, the charts, and the results
+    // over the window as nines stats counts them
+    let html = d.path().join("lat.html");
+    nines_ok(&["report", s(&o), "-o", s(&html)]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    let section = &page[page.find("data-testid=\"report-pts\"").expect("a PTS section")..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert!(section.contains("data-testid=\"pts-conditions\"") && section.contains("1 thread x QD1"), "{section}");
+    for d in m["deviations"].as_array().unwrap() {
+        assert!(section.contains(&format!("<li>{}</li>", d.as_str().unwrap())), "{d}");
+    }
+    assert!(section.matches("data-testid=\"pts-chart\"").count() >= 1);
+    let window = m["window"]["first_round"].as_u64().is_some();
+    assert_eq!(section.matches("data-testid=\"pts-row\"").count(), if window { 12 } else { 0 });
+    if window {
+        let row_start = section.find("data-dir=\"rnd_65-35_4k/write\"").unwrap();
+        let row = &section[row_start..row_start + section[row_start..].find("</tr>").unwrap()];
+        let count = pick(&all)["count"].as_u64().unwrap();
+        let grouped = count.to_string().as_bytes().rchunks(3).rev().map(|c| std::str::from_utf8(c).unwrap()).collect::<Vec<_>>().join(",");
+        assert!(row.contains(&format!(">{grouped}<")), "{row} against {count}");
+    }
 
     // two tests compare cell by cell
     let o2 = d.path().join("lat2.hlog");
@@ -363,7 +386,7 @@ fn wsat_ends_by_its_rounds_on_the_null_engine_and_states_its_deviations() {
     ]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("ended by 4 rounds"), "{stdout}");
+    assert!(stdout.contains("ended by the round limit (--max-rounds 4)"), "{stdout}");
     let run = read_run(&o);
     let (written, goal) = check_wsat(&run, 2);
     assert_eq!(goal, 2 << 40);

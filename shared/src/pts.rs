@@ -511,12 +511,13 @@ impl Rounds {
 /// - `fresh`: fresh out of the box, the rounds from the first while IOPS stay at or above 90%
 ///   of the first round's (before the drive runs out of erased blocks);
 /// - `transition`: from there to the steady region;
-/// - `steady`: the first window of `window` rounds over which the PTS's steady-state criteria
-///   hold (range at most 20% and the fitted line's excursion at most 10% of the average), and
-///   every later round while the window ending there still holds;
-/// - `lost_at`: the round whose window no longer holds after steady state was reached (a
-///   cache cliff, burst credits used up, garbage collection falling behind): steady state
-///   lost, which a test that stops at the first steady window never sees.
+/// - `steady`: from the first window of `window` rounds over which the PTS's steady-state
+///   criteria hold (range at most 20% and the fitted line's excursion at most 10% of the
+///   average) until steady state is lost, or to the end;
+/// - `lost_at`: after steady state was reached, the first round more than 20% off the steady
+///   window's average where most of the next `window` rounds are off too (a cache cliff,
+///   burst credits used up, garbage collection falling behind): steady state lost, which a
+///   test that stops at the first steady window never sees.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WsatRegions {
     pub fresh: (usize, usize),
@@ -540,13 +541,20 @@ pub fn wsat_regions(iops: &[f64], window: usize) -> WsatRegions {
     };
     let start = end - window;
     fresh_end = fresh_end.min(start);
-    let broken = (end + 1..=n).find(|&e| !book.holds_at(e));
-    let steady_end = broken.map_or(n, |e| e - 1);
+    // Lost: a round more than 20% off the steady window's average (the most a window's range
+    // may span) where most of the `window` rounds from it are off too, so that a single
+    // outlier, which would only fail one window, is not taken for a lasting change.
+    let average = iops[start..end].iter().sum::<f64>() / window as f64;
+    let off = |v: f64| !(v >= 0.8 * average && v <= 1.2 * average);
+    let lost = (end..n).find(|&r| {
+        let next = &iops[r..(r + window).min(n)];
+        off(iops[r]) && 2 * next.iter().filter(|&&v| off(v)).count() > next.len()
+    });
     WsatRegions {
         fresh: (0, fresh_end),
         transition: (fresh_end < start).then_some((fresh_end, start)),
-        steady: Some((start, steady_end)),
-        lost_at: broken.map(|e| e - 1),
+        steady: Some((start, lost.unwrap_or(n))),
+        lost_at: lost,
     }
 }
 
@@ -600,8 +608,11 @@ mod tests {
         // the first window that holds is rounds 5..10 (30.0 .. 30.2, 0-based)
         assert_eq!(r.steady, Some((5, 11)));
         assert_eq!(r.transition, Some((3, 5)));
-        // the window ending at round 12 (0-based 11, IOPS 12) no longer holds
+        // round 12 (0-based 11) falls to 12 IOPS and the rounds after it stay there
         assert_eq!(r.lost_at, Some(11));
+        // one outlier is not a loss
+        let r = wsat_regions(&[50.0, 50.0, 50.0, 50.0, 50.0, 50.0, 20.0, 50.0, 50.0, 50.0], 3);
+        assert_eq!((r.steady, r.lost_at), (Some((0, 10)), None));
         // never steady: fresh, then transition to the end
         let r = wsat_regions(&[100.0, 95.0, 70.0, 50.0, 20.0, 90.0, 10.0], 5);
         assert_eq!((r.fresh, r.transition, r.steady, r.lost_at), ((0, 2), Some((2, 7)), None, None));

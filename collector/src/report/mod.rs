@@ -24,6 +24,7 @@
 pub mod budget;
 pub mod bundle;
 pub mod html;
+pub mod pts;
 pub mod site;
 pub mod summary;
 

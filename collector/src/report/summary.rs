@@ -49,6 +49,11 @@ pub fn render(
     if let Some(q) = qos {
         h.push_str(&qos_section(q));
     }
+    for e in entries {
+        if let Some(p) = super::pts::section(e.run) {
+            h.push_str(&p);
+        }
+    }
     h.push_str("</header>\n");
 
     h.push_str("<section class=\"ns-summary\" id=\"nines-summary\" data-testid=\"summary\">\n");
