@@ -714,7 +714,23 @@ pub struct RuntimeSpec<'a> {
 pub fn time_ticks(lo: f64, hi: f64, target: usize) -> Vec<(f64, String)> {
     let raw = (hi - lo) / target.max(1) as f64;
     if raw <= 30.0 {
-        return linear_ticks(lo, hi, target, format_seconds);
+        let mut t = linear_ticks(lo, hi, target, format_seconds);
+        // below whole seconds, as many decimals as the step has (0.025 s steps read 0.025,
+        // 0.05, 0.075, not 0 s, 0.1 s, 0.1 s)
+        if let [(a, _), (b, _), ..] = t[..] {
+            let step = b - a;
+            if step < 1.0 && hi < 120.0 {
+                let d = (0..=6).find(|&d| {
+                    let x = step * 10f64.powi(d);
+                    (x - x.round()).abs() < 1e-6 * x.max(1.0)
+                });
+                let d = d.unwrap_or(6) as usize;
+                for (v, label) in &mut t {
+                    *label = format!("{:.*} s", d, *v);
+                }
+            }
+        }
+        return t;
     }
     let step = [60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0, 10800.0, 21600.0, 43200.0, 86400.0]
         .into_iter()
@@ -1097,6 +1113,12 @@ mod tests {
         assert_eq!(latency_ticks(2e4, 3e5).len(), 8, "{:?}", latency_ticks(2e4, 3e5));
         let lt = time_ticks(0.0, 3600.0, 8);
         assert_eq!(lt[1].1, "10:00");
+        // a run of a fifth of a second: every label distinct, none rounded to another
+        let short: Vec<String> = time_ticks(0.0, 0.2, 8).into_iter().map(|(_, l)| l).collect();
+        assert_eq!(short, ["0.000 s", "0.025 s", "0.050 s", "0.075 s", "0.100 s", "0.125 s", "0.150 s", "0.175 s", "0.200 s"]);
+        let half: Vec<String> = time_ticks(0.0, 3.0, 8).into_iter().map(|(_, l)| l).collect();
+        assert_eq!(half, ["0.0 s", "0.5 s", "1.0 s", "1.5 s", "2.0 s", "2.5 s", "3.0 s"]);
+        assert_eq!(time_ticks(0.0, 60.0, 8)[1].1, "10 s");
         assert_eq!(format_seconds(30.0), "30 s");
         assert_eq!(format_seconds(3725.0), "1:02:05");
         assert_eq!(format_count(1_500_000.0), "1.5M");
