@@ -4,9 +4,11 @@
 # one of the viewer benchmark's seeded synthetic archives (3,600 one-second windows x read and
 # write, 2,000 I/Os a window, about 4.3 MB), its StartTime and BaseTime set to one instant so
 # that all windows line up; beyond 100 runs the 100 archives are copied again under new
-# names. Measures wall time and peak resident memory (GNU time's maximum RSS) of each
-# command, once per size (the sizes are the curve). Writes the table into BENCHMARKS.md
-# (between the fleet markers) and the raw numbers into bench/results/fleet.csv.
+# names and a start one second later per hundred (so that no two runs are the same run, which
+# `nines compare` refuses in a set). Measures wall time and peak resident memory (GNU time's
+# maximum RSS) of each command, once per size (the sizes are the curve): `merge` and `stats`
+# of all the runs, `compare` of the first half against the second. Writes the table into
+# BENCHMARKS.md (between the fleet markers) and the raw numbers into bench/results/fleet.csv.
 #
 # Usage: bash bench/fleet.sh [SIZES...]   (default: 10 100)
 set -euo pipefail
@@ -40,8 +42,10 @@ for n in "${sizes[@]}"; do
   dir=$work/runs-$n
   mkdir -p "$dir"
   for i in $(seq 0 $((n - 1))); do
-    # every run starts at the same instant (a fleet's runs started together with --start-at)
-    sed -e '1,6s/^#\[StartTime: [0-9.]*/#[StartTime: 1764489600.000/' -e '1,6s/^#\[BaseTime: [0-9.]*/#[BaseTime: 1764489600.000/' \
+    # the runs start together (a fleet's runs started with --start-at), each hundred one
+    # second after the one before
+    t0=$((1764489600 + i / 100))
+    sed -e "1,6s/^#\[StartTime: [0-9.]*/#[StartTime: $t0.000/" -e "1,6s/^#\[BaseTime: [0-9.]*/#[BaseTime: $t0.000/" \
       "${src[$((i % 100))]}" > "$dir/host-$(printf %04d "$i").hlog"
   done
   echo "bench: $n runs: merge" >&2
@@ -50,22 +54,27 @@ for n in "${sizes[@]}"; do
   rm -f "$work/merged.hlog"
   echo "bench: $n runs: stats" >&2
   read -r sw sm < <(measure "$nines" stats --json "$dir"/*.hlog)
+  echo "bench: $n runs: compare, $((n / 2)) against $((n / 2))" >&2
+  files=("$dir"/*.hlog)
+  half=$((n / 2))
+  read -r cw cm < <(measure "$nines" compare "${files[@]:0:$half}" --with "${files[@]:$half}")
   echo "$n,merge,$mw,$mm" >> bench/results/fleet.csv
   echo "$n,stats,$sw,$sm" >> bench/results/fleet.csv
-  rows+="| $n | $((n * per_run / 1000000)) MB | $mw s | $mm MB | $merged_mb MB | $sw s | $sm MB |"$'\n'
+  echo "$n,compare,$cw,$cm" >> bench/results/fleet.csv
+  rows+="| $n | $((n * per_run / 1000000)) MB | $mw s | $mm MB | $merged_mb MB | $sw s | $sm MB | $cw s | $cm MB |"$'\n'
   rm -rf "$dir"
 done
 
 table=$(cat <<TABLE
-## At fleet scale: \`nines merge\` and \`nines stats\` of many runs
+## At fleet scale: \`nines merge\`, \`stats\` and \`compare\` of many runs
 
 One-hour runs recorded at the same time (the viewer benchmark's synthetic archives, 3,600
 one-second windows x read and write, 2,000 I/Os a window, $((per_run / 1000)) KB each, their start
-set to one instant), on this project's 2-core machine ($(date -u +%Y-%m-%d)). Whole process, once
+set to one instant, a second later per hundred), on this project's 2-core machine ($(date -u +%Y-%m-%d)). Whole process, once
 per size; peak memory is the maximum resident set (GNU time).
 
-| runs | archives | \`nines merge\` wall | merge peak memory | merged archive | \`nines stats --json\` wall | stats peak memory |
-|---|---|---|---|---|---|---|
+| runs | archives | \`nines merge\` wall | merge peak memory | merged archive | \`nines stats --json\` wall | stats peak memory | \`nines compare\` (half against half) wall | compare peak memory |
+|---|---|---|---|---|---|---|---|---|
 ${rows}
 Command: \`bash bench/fleet.sh [SIZES...]\` (raw numbers: bench/results/fleet.csv).
 TABLE

@@ -12,14 +12,24 @@ use nines_core::sweep_table;
 use std::io::Write;
 
 use crate::cli::judge::{CompareArgs, FailOn, SteadyArgs, SweepArgs};
-use crate::load::load_two_sets;
+use crate::load::{load_two_sets, summarize_two_sets};
 
 /// Print the comparison; the changes `--fail-on` fails on (`DIRECTION MEASURE +N%`), empty
 /// without it.
 pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<Vec<String>> {
     let opts = args.sel.options()?;
-    let (base, cand) = load_two_sets(&args.base, &args.with)?;
-    let c = compare::compare(&base, &cand, &opts);
+    // one run in memory at a time: what a comparison needs of each is its summary
+    let summary = |r: &Run| compare::Summary::of(r, nines_core::stats::run_stats(r, &opts));
+    let (base, cand) = summarize_two_sets(&args.base, &args.with, summary)?;
+    let named = |set: Vec<(String, compare::Summary)>| -> Vec<compare::Summary> {
+        set.into_iter()
+            .map(|(name, mut s)| {
+                s.name = name;
+                s
+            })
+            .collect()
+    };
+    let c = compare::compare_summaries(&named(base), &named(cand), &opts);
     if c.tags.is_empty() {
         bail!(
             "the baseline and candidate runs have no direction in common{}",

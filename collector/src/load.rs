@@ -292,6 +292,46 @@ pub fn load_two_sets(a: &[impl AsRef<Path>], b: &[impl AsRef<Path>]) -> Result<(
     Ok((runs, second))
 }
 
+/// [`load_two_sets`] one run at a time: each run is read, given to `f`, and dropped before
+/// the next, so that comparing a hundred runs a side takes the memory of one run and of what
+/// `f` keeps. The same refusals (a file in both sets, one run twice in a set, by what
+/// nines-core's `same_run::Identity` keeps of each run) and the same distinct names, given
+/// beside what `f` returned.
+pub fn summarize_two_sets<T>(
+    a: &[impl AsRef<Path>],
+    b: &[impl AsRef<Path>],
+    mut f: impl FnMut(&Run) -> T,
+) -> Result<(Vec<(String, T)>, Vec<(String, T)>)> {
+    let (a, b) = (each_file_once(a), each_file_once(b));
+    for p in &b {
+        if let Some(q) = file_id(p).and_then(|id| a.iter().find(|q| file_id(q) == Some(id))) {
+            bail!("'{}' is both a baseline and a candidate (the same file as '{}'); compare a run with another", p.display(), q.display());
+        }
+    }
+    let repeats = "a set's runs are repeats of a measurement, and the same run twice would narrow their spread; give each run once";
+    let mut names = Vec::new();
+    let mut sets = (Vec::new(), Vec::new());
+    for (paths, set) in [(&a, &mut sets.0), (&b, &mut sets.1)] {
+        let mut ids: Vec<nines_core::same_run::Identity> = Vec::new();
+        for (i, p) in paths.iter().enumerate() {
+            let run = load_run(p)?;
+            let id = nines_core::same_run::Identity::of(&run);
+            if let Some((j, why)) = ids.iter().enumerate().find_map(|(j, x)| nines_core::same_run::same_identity(x, &id).map(|w| (j, w))) {
+                bail!("'{}' and '{}' hold the same run: {why}; {repeats}", paths[j].display(), p.display());
+            }
+            debug_assert_eq!(ids.len(), i);
+            ids.push(id);
+            names.push((run.name.clone(), run.source.clone()));
+            set.push(f(&run));
+        }
+    }
+    let mut names = nines_core::run::distinct_names(&names.iter().map(|(n, s)| (n.as_str(), s.as_str())).collect::<Vec<_>>()).into_iter();
+    let (x, y) = sets;
+    let x = x.into_iter().map(|t| (names.next().unwrap_or_default(), t)).collect();
+    let y = y.into_iter().map(|t| (names.next().unwrap_or_default(), t)).collect();
+    Ok((x, y))
+}
+
 /// Stream a fio latency log: in parts on several threads when it is a large regular file
 /// (which can be opened again at an offset), else in one pass over the open file.
 fn stream_lat_log(o: Opened, path: &Path, opts: &Options) -> Result<Run> {

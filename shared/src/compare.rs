@@ -200,12 +200,35 @@ pub fn compare_stats<B: std::borrow::Borrow<RunStats>, C: std::borrow::Borrow<Ru
     cs: &[C],
     opts: &Options,
 ) -> Comparison {
-    let bs: Vec<&RunStats> = bs.iter().map(|s| s.borrow()).collect();
-    let cs: Vec<&RunStats> = cs.iter().map(|s| s.borrow()).collect();
+    let b: Vec<Summary> = base.iter().zip(bs).map(|(r, s)| Summary::of(r, s.borrow().clone())).collect();
+    let c: Vec<Summary> = cand.iter().zip(cs).map(|(r, s)| Summary::of(r, s.borrow().clone())).collect();
+    compare_summaries(&b, &c, opts)
+}
+
+/// What a comparison needs of a run: its name, its stats and, per tag, its IOPS with the 95%
+/// interval of its windows' rates. A few kilobytes whatever the run's length, so a caller
+/// comparing many runs can read them one at a time and keep only these.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub name: String,
+    pub stats: RunStats,
+    iops: Vec<(String, Measured)>,
+}
+
+impl Summary {
+    /// The summary of `run`, whose stats are `stats` (`run_stats(run, opts)`).
+    pub fn of(run: &Run, stats: RunStats) -> Summary {
+        let iops = stats.tags.iter().map(|(t, s)| (t.clone(), iops_of(run, t, s))).collect();
+        Summary { name: run.name.clone(), stats, iops }
+    }
+}
+
+/// [`compare`] of runs' [`Summary`]s.
+pub fn compare_summaries(base: &[Summary], cand: &[Summary], opts: &Options) -> Comparison {
     let mut tags: Vec<String> = Vec::new();
-    for s in bs.iter().chain(cs.iter()) {
-        for (t, _) in s.tags.iter() {
-            let on_both = bs.iter().all(|r| r.tags.get(t).is_some()) && cs.iter().all(|r| r.tags.get(t).is_some());
+    for s in base.iter().chain(cand.iter()) {
+        for (t, _) in s.stats.tags.iter() {
+            let on_both = base.iter().all(|r| r.stats.tags.get(t).is_some()) && cand.iter().all(|r| r.stats.tags.get(t).is_some());
             if on_both && !tags.contains(t) {
                 tags.push(t.clone());
             }
@@ -216,15 +239,14 @@ pub fn compare_stats<B: std::borrow::Borrow<RunStats>, C: std::borrow::Borrow<Ru
         let key = |t: &String| (t == crate::run::ALL, !is_direction(Some(t)));
         key(a).cmp(&key(b))
     });
-    let per_side = |runs: &[&Run], stats: &[&RunStats], tag: &str| {
-        let iops: Vec<_> = runs.iter().zip(stats).map(|(r, s)| iops_of(r, tag, &s.tags[tag])).collect();
-        let mean: Vec<_> = stats.iter().map(|s| mean_of(&s.tags[tag])).collect();
+    let per_side = |runs: &[Summary], tag: &str| {
+        let iops: Vec<Measured> = runs.iter().map(|r| r.iops.iter().find(|(t, _)| t == tag).map_or((None, None), |(_, m)| *m)).collect();
+        let mean: Vec<_> = runs.iter().map(|r| mean_of(&r.stats.tags[tag])).collect();
         let levels: Vec<Vec<_>> = (0..opts.levels.len())
             .map(|i| {
-                stats
-                    .iter()
-                    .map(|s| {
-                        let l = &s.tags[tag].levels[i];
+                runs.iter()
+                    .map(|r| {
+                        let l = &r.stats.tags[tag].levels[i];
                         let v = if l.support == Support::None { None } else { l.value_ns.map(|v| v as f64) };
                         (v, l.ci95_ns.map(|(a, b)| (a as f64, b as f64)))
                     })
@@ -236,8 +258,8 @@ pub fn compare_stats<B: std::borrow::Borrow<RunStats>, C: std::borrow::Borrow<Ru
     let tags = tags
         .into_iter()
         .map(|tag| {
-            let (bi, bm, bl) = per_side(base, &bs, &tag);
-            let (ci, cm, cl) = per_side(cand, &cs, &tag);
+            let (bi, bm, bl) = per_side(base, &tag);
+            let (ci, cm, cl) = per_side(cand, &tag);
             TagComparison {
                 iops: change("IOPS", side(&bi), side(&ci), true),
                 mean: change("mean", side(&bm), side(&cm), false),

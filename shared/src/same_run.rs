@@ -126,11 +126,60 @@ fn logs(run: &Run) -> Vec<LogName> {
     sources.into_iter().filter_map(log_name).collect()
 }
 
+/// What [`same_run`] compares of a run, small enough to keep for many runs while each run is
+/// read and dropped in turn: its fio documents and log names, its tags, its start, and a
+/// 128-bit digest of its windows (tag, start, length, layout and every bucket) in place of
+/// the windows themselves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Identity {
+    docs: Vec<Doc>,
+    logs: Vec<LogName>,
+    tags: Vec<Option<String>>,
+    start_time: Option<f64>,
+    windows: usize,
+    digest: (u64, u64),
+}
+
+impl Identity {
+    pub fn of(run: &Run) -> Identity {
+        use std::hash::{Hash, Hasher};
+        // two SipHash digests with different keys (std's DefaultHasher keys are fixed, so a
+        // leading salt makes the second): 128 bits, so that two different runs are taken for
+        // one by chance about once in 2^64 comparisons, and then refused loudly, never merged
+        let mut h = (std::collections::hash_map::DefaultHasher::new(), std::collections::hash_map::DefaultHasher::new());
+        0x6e69_6e65_735f_7275u64.hash(&mut h.1);
+        for w in &run.windows {
+            for hasher in [&mut h.0, &mut h.1] {
+                w.tag.hash(hasher);
+                w.start_s.to_bits().hash(hasher);
+                w.length_s.to_bits().hash(hasher);
+                w.hist.layout().hash(hasher);
+                for b in w.hist.buckets() {
+                    b.hash(hasher);
+                }
+            }
+        }
+        Identity {
+            docs: docs(run),
+            logs: logs(run),
+            tags: run.tags(),
+            start_time: run.start_time,
+            windows: run.windows.len(),
+            digest: (h.0.finish(), h.1.finish()),
+        }
+    }
+}
+
 /// Why `a` and `b` hold the same run (a sentence), or `None` when nothing says they do.
 pub fn same_run(a: &Run, b: &Run) -> Option<String> {
-    let (da, db) = (docs(a), docs(b));
-    for x in &da {
-        for y in &db {
+    same_identity(&Identity::of(a), &Identity::of(b))
+}
+
+/// [`same_run`] of two runs' [`Identity`].
+pub fn same_identity(a: &Identity, b: &Identity) -> Option<String> {
+    let (da, db) = (&a.docs, &b.docs);
+    for x in da {
+        for y in db {
             if x.timestamp_ms.is_some() && x.timestamp_ms == y.timestamp_ms && !x.jobs.is_empty() && x.jobs == y.jobs {
                 let names: Vec<&str> = x.jobs.iter().map(|j| j.0.as_str()).collect();
                 return Some(format!(
@@ -141,13 +190,13 @@ pub fn same_run(a: &Run, b: &Run) -> Option<String> {
             }
         }
     }
-    let (la, lb) = (logs(a), logs(b));
-    for (docs, doc_run, logs) in [(&da, a, &lb), (&db, b, &la)] {
+    let (la, lb) = (&a.logs, &b.logs);
+    for (docs, doc_run, logs) in [(da, a, lb), (db, b, la)] {
         for l in logs.iter() {
             let wrote = |(name, hist, lat): &(String, Option<String>, Option<String>)| {
                 *name == l.prefix || (if l.file.contains("_hist.") { hist } else { lat }).as_deref() == Some(l.prefix.as_str())
             };
-            if docs.iter().any(|d| d.jobs.iter().any(wrote)) && l.measure.in_tags(&doc_run.tags()) {
+            if docs.iter().any(|d| d.jobs.iter().any(wrote)) && l.measure.in_tags(&doc_run.tags) {
                 return Some(format!(
                     "'{}' is the {} log of fio job {} (fio names its logs after the job), whose json+ results hold the same I/Os",
                     l.file,
@@ -157,8 +206,8 @@ pub fn same_run(a: &Run, b: &Run) -> Option<String> {
             }
         }
     }
-    for x in &la {
-        for y in &lb {
+    for x in la {
+        for y in lb {
             let one_job = x.job.is_none() || y.job.is_none() || x.job == y.job;
             if x.prefix == y.prefix && x.measure == y.measure && one_job {
                 return Some(format!(
@@ -170,8 +219,8 @@ pub fn same_run(a: &Run, b: &Run) -> Option<String> {
             }
         }
     }
-    if !a.windows.is_empty() && a.start_time == b.start_time && a.windows == b.windows {
-        return Some(format!("they hold the same {} windows (every tag, start, length and bucket alike)", a.windows.len()));
+    if a.windows > 0 && a.start_time == b.start_time && a.windows == b.windows && a.digest == b.digest {
+        return Some(format!("they hold the same {} windows (every tag, start, length and bucket alike)", a.windows));
     }
     None
 }
