@@ -292,16 +292,15 @@ pub fn load_two_sets(a: &[impl AsRef<Path>], b: &[impl AsRef<Path>]) -> Result<(
     Ok((runs, second))
 }
 
+/// What [`summarize_two_sets`] keeps of each run of a set, beside the run's distinct name.
+pub type Named<T> = Vec<(String, T)>;
+
 /// [`load_two_sets`] one run at a time: each run is read, given to `f`, and dropped before
 /// the next, so that comparing a hundred runs a side takes the memory of one run and of what
 /// `f` keeps. The same refusals (a file in both sets, one run twice in a set, by what
 /// nines-core's `same_run::Identity` keeps of each run) and the same distinct names, given
 /// beside what `f` returned.
-pub fn summarize_two_sets<T>(
-    a: &[impl AsRef<Path>],
-    b: &[impl AsRef<Path>],
-    mut f: impl FnMut(&Run) -> T,
-) -> Result<(Vec<(String, T)>, Vec<(String, T)>)> {
+pub fn summarize_two_sets<T>(a: &[impl AsRef<Path>], b: &[impl AsRef<Path>], mut f: impl FnMut(&Run) -> T) -> Result<(Named<T>, Named<T>)> {
     let (a, b) = (each_file_once(a), each_file_once(b));
     for p in &b {
         if let Some(q) = file_id(p).and_then(|id| a.iter().find(|q| file_id(q) == Some(id))) {
