@@ -243,6 +243,31 @@ mod tests {
     }
 
     #[test]
+    fn the_identity_tells_copies_from_runs_that_differ_in_one_bucket() {
+        use crate::hist::{Hist, Layout};
+        use crate::run::Window;
+        let run = |last: u64| Run {
+            name: "r".into(),
+            source: "r.hlog".into(),
+            start_time: Some(1e9),
+            windows: (0..3)
+                .map(|s| Window {
+                    start_s: s as f64,
+                    length_s: 1.0,
+                    tag: Some("read".into()),
+                    hist: Hist::from_values(Layout::default_ns(), (1..=100).map(|i| i * 1000).chain([if s == 2 { last } else { 5 }])),
+                })
+                .collect(),
+            ..Run::default()
+        };
+        let (a, copy, other) = (run(7_000_000), run(7_000_000), run(9_000_000));
+        assert!(same_identity(&Identity::of(&a), &Identity::of(&copy)).is_some_and(|w| w.contains("same 3 windows")));
+        assert_eq!(same_identity(&Identity::of(&a), &Identity::of(&other)), None);
+        let later = Run { start_time: Some(1e9 + 1.0), ..copy };
+        assert_eq!(same_run(&a, &later), None, "the same windows at another time are another run");
+    }
+
+    #[test]
     fn log_names_are_taken_apart_as_fio_makes_them() {
         let l = log_name("/d/mix_clat_hist.2.log").unwrap();
         assert_eq!((l.prefix.as_str(), l.measure, l.job), ("mix", Measure::Clat, Some(2)));
