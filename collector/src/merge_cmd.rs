@@ -50,7 +50,11 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
     let mut merger = Merger::new(infos.clone(), &opts)?;
     // second reading: each run summed, its own windows written to the spill file
     let mut spill = spill_file(&args.output)?;
+    // per run: where its windows begin in the spill file, and each one's length (they lie
+    // there in the order the archive takes them: 12 bytes a window kept, for any number of
+    // runs)
     let mut own = Vec::with_capacity(args.files.len());
+    let mut begins = Vec::with_capacity(args.files.len());
     let mut lines = ArchiveWriter::new(Vec::new(), &Header::default())?;
     for (i, p) in args.files.iter().enumerate() {
         // (its warnings were printed at the first reading)
@@ -58,13 +62,16 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
         run.name.clone_from(&infos[i].name);
         let windows = merger.add(i, &run)?;
         drop(run);
-        let at = spill.stream_position()?;
+        begins.push(spill.stream_position()?);
         lines.get_mut().clear();
         let mut placed = Vec::with_capacity(windows.len());
         for (k, pos, w) in windows {
             let from = lines.get_mut().len();
             lines.write_window(&w).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
-            placed.push((k, pos, (at + from as u64, lines.get_mut().len() - from)));
+            let len = u32::try_from(lines.get_mut().len() - from).map_err(|_| {
+                anyhow::anyhow!("{}: a window of {} bytes as an archive line, beyond 4 GiB", p.display(), lines.get_mut().len() - from)
+            })?;
+            placed.push((k, pos, len));
         }
         spill.write_all(lines.get_mut()).context("could not write the merge's spill file")?;
         own.push(placed);
@@ -78,11 +85,13 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
     output::write_output_with(&args.output, replace, &Inputs::new(&args.files), |w| {
         let mut aw = ArchiveWriter::new(w, &header)?;
         let mut buf = Vec::new();
+        let mut at = begins;
         merged.assemble(own, |piece| match piece {
             Piece::Merged(win) => aw.write_window(&win),
-            Piece::Own((at, len)) => {
-                buf.resize(len, 0);
-                spill.read_exact_at(&mut buf, at)?;
+            Piece::Own(run, len) => {
+                buf.resize(len as usize, 0);
+                spill.read_exact_at(&mut buf, at[run])?;
+                at[run] += u64::from(len);
                 aw.get_mut().write_all(&buf)
             }
         })?;

@@ -148,7 +148,7 @@ pub fn merge(sources: &[Source], opts: &Options) -> Result<Run, MergeError> {
     let mut windows = Vec::new();
     merged.assemble(own, |piece| {
         windows.push(match piece {
-            Piece::Merged(w) | Piece::Own(w) => w,
+            Piece::Merged(w) | Piece::Own(_, w) => w,
         });
         Ok::<(), MergeError>(())
     })?;
@@ -176,8 +176,9 @@ pub struct Merger {
 }
 
 /// One run's own windows from [`Merger::add`]: (slot, position of the tag in the run's tags,
-/// window), in slot order, then tag order.
-pub type Own<T> = Vec<(i64, usize, T)>;
+/// window), in slot order, then tag order. The slot and position are 32-bit: a caller keeping
+/// these for a thousand runs of thousands of windows keeps 8 bytes a window besides `T`.
+pub type Own<T> = Vec<(u32, u32, T)>;
 
 impl Merger {
     /// Check that the runs can be merged and plan the common windows: everything but each
@@ -275,7 +276,7 @@ impl Merger {
             return Err(err(format!("{}: the run changed while it was being merged (it was read twice and differed)", info.source)));
         }
         let (grid, tolerance, regrid) = (self.grid, self.tolerance, self.opts.regrid_s.is_some());
-        let mut own: BTreeMap<(i64, usize), Vec<&Window>> = BTreeMap::new();
+        let mut own: BTreeMap<(u32, u32), Vec<&Window>> = BTreeMap::new();
         for (wi, w) in run.windows.iter().enumerate() {
             let a = run.start_time.unwrap_or(0.0) + w.start_s - self.origin;
             let k = if regrid { ((a + w.length_s / 2.0) / grid).floor() } else { (a / grid).round() };
@@ -309,15 +310,18 @@ impl Merger {
             e.0 = add(&e.0, &w.hist);
             e.1 = e.1.max(w.length_s);
             let pos = info.tags.iter().position(|t| t == tag).expect("the run's own tag");
-            own.entry((k as i64, pos)).or_default().push(w);
+            // the origin is the earliest window, so no slot is below 0
+            let slot = u32::try_from(k as i64)
+                .map_err(|_| err(format!("{}: window at {:.3} s is beyond 2^32 common windows from the first", run.source, w.start_s)))?;
+            own.entry((slot, pos as u32)).or_default().push(w);
         }
         Ok(own
             .into_iter()
             .map(|((k, pos), ws)| {
                 let len = if regrid { grid } else { ws.iter().map(|w| w.length_s).fold(0.0, f64::max) };
                 let hist = sum(&ws.iter().map(|w| &w.hist).collect::<Vec<_>>());
-                let tag = scoped(&info.label, &info.tags[pos]);
-                (k, pos, Window { start_s: k as f64 * grid, length_s: len, tag: Some(tag), hist })
+                let tag = scoped(&info.label, &info.tags[pos as usize]);
+                (k, pos, Window { start_s: f64::from(k) * grid, length_s: len, tag: Some(tag), hist })
             })
             .collect())
     }
@@ -354,7 +358,8 @@ impl Merger {
 /// [`Merger::add`] gave it.
 pub enum Piece<T> {
     Merged(Window),
-    Own(T),
+    /// Run `i`'s window, as it was given for it.
+    Own(usize, T),
 }
 
 /// A merge's sums across runs ([`Merger::finish`]).
@@ -380,7 +385,7 @@ impl Merged {
     /// own. `own[i]` is what [`Merger::add`] gave for run `i` (or the same list with each
     /// window replaced by what the caller keeps of it, such as its place in a file).
     pub fn assemble<T, E>(self, own: Vec<Own<T>>, mut out: impl FnMut(Piece<T>) -> Result<(), E>) -> Result<(), E> {
-        let mut own: Vec<std::iter::Peekable<std::vec::IntoIter<(i64, usize, T)>>> =
+        let mut own: Vec<std::iter::Peekable<std::vec::IntoIter<(u32, u32, T)>>> =
             own.into_iter().map(|o| o.into_iter().peekable()).collect();
         let grid = self.grid;
         let empty = |k: i64, tag: &str| Window {
@@ -400,8 +405,8 @@ impl Merged {
             }
             for (si, tags) in self.own_tags.iter().enumerate() {
                 for (pos, t) in tags.iter().enumerate() {
-                    match own[si].next_if(|o| o.0 == k && o.1 == pos) {
-                        Some((_, _, w)) => out(Piece::Own(w))?,
+                    match own[si].next_if(|o| i64::from(o.0) == k && o.1 as usize == pos) {
+                        Some((_, _, w)) => out(Piece::Own(si, w))?,
                         None => out(Piece::Merged(empty(k, t)))?,
                     }
                 }
