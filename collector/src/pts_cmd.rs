@@ -423,6 +423,17 @@ fn precondition(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path) -> Result
     Ok(json!({ "passes": passes, "bs": PRECONDITION_BS, "ios": ios, "bytes_written": bytes, "seconds": s.duration_s }))
 }
 
+/// One run of the collector into its temporary archive (`args.output`), read back and
+/// removed: the run, and the signal that stopped it early, if one did.
+fn collect_once(args: &RunArgs, what: &str) -> Result<(Run, Option<String>)> {
+    let o = crate::run::collect(args).with_context(|| what.to_string())?;
+    crate::run::finish(&o, true, &mut std::io::sink()).with_context(|| what.to_string())?;
+    let run = crate::load::load_run(&args.output)?;
+    let _ = std::fs::remove_file(&args.output);
+    let stopped = (o.stopped_by.starts_with("SIG") || o.stopped_by.starts_with("signal")).then_some(o.stopped_by);
+    Ok((run, stopped))
+}
+
 /// One cell of one round through the collector; its windows moved to the round's offset
 /// under the cell's scope.
 fn run_cell(base: &RunArgs, plan: &Plan, round: usize, ci: usize, work: &Path) -> Result<CellRun> {
@@ -447,12 +458,7 @@ fn run_cell(base: &RunArgs, plan: &Plan, round: usize, ci: usize, work: &Path) -
         seed: base.seed.map(|s| s ^ ((round as u64) << 32) ^ (ci as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
         ..base.clone()
     };
-    let what = || format!("round {round}, cell {}", cell.text());
-    let o = crate::run::collect(&args).with_context(what)?;
-    crate::run::finish(&o, true, &mut std::io::sink()).with_context(what)?;
-    let run = crate::load::load_run(&path)?;
-    let _ = std::fs::remove_file(&path);
-    let stopped = (o.stopped_by.starts_with("SIG") || o.stopped_by.starts_with("signal")).then(|| o.stopped_by.clone());
+    let (run, stopped) = collect_once(&args, &format!("round {round}, cell {}", cell.text()))?;
     let first = run.windows.iter().map(|w| w.start_s).fold(f64::INFINITY, f64::min);
     let offset = (round - 1) as f64 * t;
     let windows: Vec<Window> = run
@@ -584,11 +590,7 @@ fn qos(
         seed: base.seed.map(|s| s ^ 0x0051_0053),
         ..base.clone()
     };
-    let o = crate::run::collect(&args).context("qos")?;
-    crate::run::finish(&o, true, &mut std::io::sink()).context("qos")?;
-    let run = crate::load::load_run(&path)?;
-    let _ = std::fs::remove_file(&path);
-    let stopped = (o.stopped_by.starts_with("SIG") || o.stopped_by.starts_with("signal")).then(|| o.stopped_by.clone());
+    let (run, stopped) = collect_once(&args, "qos")?;
     let first = run.windows.iter().map(|w| w.start_s).fold(f64::INFINITY, f64::min);
     // after the last round's windows (a cell's run can outlast its round by a few ms)
     let offset = windows.iter().map(Window::end_s).fold(book.len() as f64 * p.round_time_s, f64::max);
@@ -657,11 +659,7 @@ fn wsat(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, mut prep: Value, 
         quiet: a.quiet,
         ..base.clone()
     };
-    let o = crate::run::collect(&args).context("wsat")?;
-    crate::run::finish(&o, true, &mut std::io::sink()).context("wsat")?;
-    let run = crate::load::load_run(&path)?;
-    let _ = std::fs::remove_file(&path);
-    let stopped = (o.stopped_by.starts_with("SIG") || o.stopped_by.starts_with("signal")).then(|| o.stopped_by.clone());
+    let (run, stopped) = collect_once(&args, "wsat")?;
     let scope = cell.scope();
     let mut windows: Vec<Window> = run
         .windows
@@ -679,7 +677,11 @@ fn wsat(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, mut prep: Value, 
         book.push(&[iops])?;
         points.push(json!({ "round": r + 1, "start_s": w.start_s, "seconds": w.length_s, "iops": iops, "written_bytes": written }));
     }
-    ensure!(!book.is_empty(), "wsat recorded no window of writes (stopped by {})", o.stopped_by);
+    ensure!(
+        !book.is_empty(),
+        "wsat recorded no window of writes{}",
+        stopped.as_deref().map(|s| format!(" (stopped by {s})")).unwrap_or_default()
+    );
     let regions = pts::wsat_regions(&book.series[0], p.window_rounds);
     let ended = match &stopped {
         Some(sig) => sig.clone(),
