@@ -21,6 +21,7 @@ use anyhow::{anyhow, bail, ensure, Context, Result};
 use nines_core::hist::Hist;
 use nines_core::meta::{self, RunMeta};
 use nines_core::pts::{self, Cell, Params, Rounds, Test, Verdict, WriteCache};
+
 use nines_core::run::{Run, Window};
 use nines_core::units::{format_size, iso_date};
 use serde_json::{json, Map, Value};
@@ -29,6 +30,10 @@ use crate::cli::pts::{PtsArgs, Purge};
 use crate::cli::run::{Arrival, EngineKind, RunArgs, Rw};
 use crate::output::{self, Inputs, Replace};
 use crate::run::{engine, safety, workload::Workload};
+
+mod di;
+mod fill;
+mod recovery;
 
 /// The block size of workload-independent preconditioning: 128 KiB sequential writes.
 const PRECONDITION_BS: u32 = 128 << 10;
@@ -75,15 +80,25 @@ pub fn run(a: &PtsArgs, out: &mut impl Write) -> Result<()> {
     }
     let base = base_args(a, &params);
     if a.resume {
+        ensure!(
+            matches!(test, Test::Iops | Test::Lat | Test::Tp | Test::Qos),
+            "--resume goes on with the rounds of iops, lat, tp and qos; a {} test cannot go on after a stop yet (start it again)",
+            test.name()
+        );
         return resume(a, &base, params, cells, tracked, work.path(), out);
     }
     let (capacity, purged) = purge(a, &base, &mut deviations)?;
     let region = active_region(&params, &cells, capacity)?;
     let plan = Plan { params, cells, tracked, capacity, region, deviations };
     say(a, &format!("{}: purge: {}", test.name(), purged["done"].as_str().unwrap_or("")));
-    if test == Test::Wsat {
+    let prep = json!({ "purge": purged, "precondition": Value::Null });
+    match test {
         // WSAT starts from the purged state: its fresh-out-of-box region is what it measures
-        return wsat(a, &base, &plan, work.path(), json!({ "purge": purged, "precondition": Value::Null }), out);
+        Test::Wsat => return wsat(a, &base, &plan, work.path(), prep, out),
+        // so does XSR, whose first segment of sequential writes fills the drive
+        Test::Xsr => return recovery::xsr(a, &base, &plan, work.path(), prep, out),
+        Test::Fill => return fill::fill(a, &base, &plan, work.path(), prep["purge"].clone(), out),
+        _ => {}
     }
     let pre = precondition(a, &base, &plan, work.path())?;
     rounds(a, &base, &plan, work.path(), json!({ "purge": purged, "precondition": pre }), out)
@@ -236,14 +251,78 @@ fn apply_flags(a: &PtsArgs, p: &mut Params) -> Result<()> {
         ensure!(n.is_finite() && n > 0.0, "--capacities {n}: give a positive number of times the capacity, such as 4");
         p.wsat_capacities = n;
     }
+    let test = a.test.core();
+    let only = |flag: &str, given: bool, tests: &[Test]| {
+        ensure!(
+            !given || tests.contains(&test),
+            "{flag} is a flag of the {} test{}; not of {}",
+            tests.iter().map(|t| t.name()).collect::<Vec<_>>().join(" and "),
+            if tests.len() > 1 { "s" } else { "" },
+            test.name()
+        );
+        Ok(())
+    };
+    only("--bs", a.bs.is_some(), &[Test::Tp, Test::Dirth])?;
+    only("--mix", a.mix.is_some(), &[Test::Dirth])?;
+    only("--hist-time", a.hist_time_ns.is_some(), &[Test::Dirth, Test::Cbw])?;
+    for (flag, given) in [
+        ("--burst", a.burst_ns.is_some()),
+        ("--waits", a.waits.is_some()),
+        ("--bursts", a.bursts.is_some()),
+        ("--baseline-time", a.baseline_ns.is_some()),
+    ] {
+        only(flag, given, &[Test::Hir])?;
+    }
+    only("--segments", a.segments.is_some(), &[Test::Xsr])?;
+    only("--fills", a.fills.is_some(), &[Test::Fill])?;
+    ensure!(
+        a.active_range.is_none() || test != Test::Fill,
+        "--active-range is one range; the fill test runs at several: give them with --fills"
+    );
     if let Some(bs) = a.bs {
-        if a.test.core() != Test::Tp {
-            bail!("--bs is tp's block size; the {} test's block sizes are the specification's", a.test.core().name());
-        }
-        p.tp_bs = u32::try_from(bs)
+        let bs = u32::try_from(bs)
             .ok()
             .filter(|&b| b > 0 && u64::from(b) <= nines_core::units::MAX_BLOCK)
             .ok_or_else(|| anyhow!("--bs {} must be between 1 byte and 64MiB", format_size(bs)))?;
+        match &mut p.di {
+            Some(d) => d.bs = bs,
+            None => p.tp_bs = bs,
+        }
+    }
+    if let Some(d) = &mut p.di {
+        if let Some(m) = &a.mix {
+            let c: pts::Cell =
+                format!("4k:{m}").parse().map_err(|_| anyhow!("--mix {m:?}: expected R/W such as 65/35, the two adding up to 100"))?;
+            d.read_pct = c.read_pct;
+        }
+        if let Some(t) = a.hist_time_ns {
+            d.hist_time_s = t as f64 / 1e9;
+        }
+        // --threads and --qd cap the matrix (its first cell is the rounds' outstanding I/O)
+        *d = d.capped(a.threads.unwrap_or(d.threads[0]), a.qd.unwrap_or(d.qds[0]));
+        p.threads = d.threads[0];
+        p.qd = d.qds[0];
+    }
+    if let Some(h) = &mut p.hir {
+        if let Some(t) = a.burst_ns {
+            h.burst_s = t as f64 / 1e9;
+        }
+        if let Some(w) = &a.waits {
+            h.waits_s = w.0.iter().map(|&t| t as f64 / 1e9).collect();
+        }
+        if let Some(n) = a.bursts {
+            h.bursts = n;
+        }
+        if let Some(t) = a.baseline_ns {
+            h.baseline_s = t as f64 / 1e9;
+        }
+    }
+    if let Some(seg) = &a.segments {
+        ensure!(seg.0.len() == 3, "--segments takes the three segments' lengths (sequential, random, sequential), such as 8h,6h,8h");
+        p.xsr_segments_s = Some([seg.0[0] as f64 / 1e9, seg.0[1] as f64 / 1e9, seg.0[2] as f64 / 1e9]);
+    }
+    if let Some(f) = &a.fills {
+        p.fills = Some(f.0.clone());
     }
     Ok(())
 }
@@ -438,7 +517,29 @@ fn collect_once(args: &RunArgs, what: &str) -> Result<(Run, Option<String>)> {
 /// under the cell's scope.
 fn run_cell(base: &RunArgs, plan: &Plan, round: usize, ci: usize, work: &Path) -> Result<CellRun> {
     let cell = plan.cells[ci];
-    let path = work.join(format!("r{round}-{}.hlog", cell.scope()));
+    let t = plan.params.round_time_s;
+    let seed = base.seed.map(|s| s ^ ((round as u64) << 32) ^ (ci as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let at = Stimulus { cell, scope: cell.scope(), offset: (round - 1) as f64 * t, seconds: t, window_s: t, seed, region: plan.region };
+    run_stimulus(base, plan.params.test, &at, &format!("round {round}, cell {}", cell.text()), work)
+}
+
+/// A run of one cell's workload: where its windows go and how long it runs.
+struct Stimulus {
+    cell: Cell,
+    /// The scope its directions are recorded under.
+    scope: String,
+    /// Its first window's start in the test's archive, seconds.
+    offset: f64,
+    seconds: f64,
+    window_s: f64,
+    seed: Option<u64>,
+    /// The bytes its I/Os fall in, from offset 0.
+    region: u64,
+}
+
+/// `nines run`'s arguments for a cell: its mix, block size (or the composite workload's block
+/// sizes and access range) and outstanding I/O.
+fn cell_args(base: &RunArgs, cell: Cell) -> Result<RunArgs> {
     let rw = match (cell.sequential, cell.read_pct) {
         (false, 100) => Rw::Randread,
         (false, 0) => Rw::Randwrite,
@@ -447,31 +548,40 @@ fn run_cell(base: &RunArgs, plan: &Plan, round: usize, ci: usize, work: &Path) -
         (true, 0) => Rw::Write,
         (true, _) => Rw::Rw,
     };
-    let t = plan.params.round_time_s;
+    let (jobs, qd) = cell.oio.unwrap_or((base.jobs, base.qd));
+    let mut args = RunArgs { rw, mix: Some(cell.read_pct), bs: cell.bs, jobs, qd, ..base.clone() };
+    if cell.composite {
+        args.bssplit = Some(crate::cli::run::BlockSplit(nines_core::units::parse_bssplit(pts::CBW_BSSPLIT).map_err(|e| anyhow!(e))?));
+        args.random_distribution = Some(pts::CBW_ZONES.parse().map_err(|e: String| anyhow!(e))?);
+    }
+    Ok(args)
+}
+
+/// One run of a stimulus through the collector; its windows moved to its offset under its
+/// scope.
+fn run_stimulus(base: &RunArgs, test: Test, at: &Stimulus, what: &str, work: &Path) -> Result<CellRun> {
+    let path = work.join(format!("{}-{}.hlog", at.scope, at.offset.to_bits()));
     let args = RunArgs {
-        rw,
-        mix: Some(cell.read_pct),
-        bs: cell.bs,
-        size: Some(plan.region),
-        runtime_ns: Some((t * 1e9) as u64),
-        output: path.clone(),
-        seed: base.seed.map(|s| s ^ ((round as u64) << 32) ^ (ci as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
-        ..base.clone()
+        size: Some(at.region),
+        runtime_ns: Some((at.seconds * 1e9) as u64),
+        window_ns: (at.window_s * 1e9) as u64,
+        output: path,
+        seed: at.seed,
+        ..cell_args(base, at.cell)?
     };
-    let (run, stopped) = collect_once(&args, &format!("round {round}, cell {}", cell.text()))?;
+    let (run, stopped) = collect_once(&args, what)?;
     let first = run.windows.iter().map(|w| w.start_s).fold(f64::INFINITY, f64::min);
-    let offset = (round - 1) as f64 * t;
     let windows: Vec<Window> = run
         .windows
         .into_iter()
         .filter(|w| nines_core::tag::is_direction(w.tag.as_deref()))
         .map(|w| Window {
-            start_s: offset + (w.start_s - first),
-            tag: Some(nines_core::tag::scoped(&cell.scope(), w.tag.as_deref().unwrap_or("all"))),
+            start_s: at.offset + (w.start_s - first),
+            tag: Some(nines_core::tag::scoped(&at.scope, w.tag.as_deref().unwrap_or("all"))),
             ..w
         })
         .collect();
-    let value = cell_value(plan.params.test, cell, &windows);
+    let value = cell_value(test, at.cell, &windows);
     Ok(CellRun { windows, meta: run.meta, value, start_time: run.start_time, stopped })
 }
 
@@ -550,7 +660,12 @@ fn rounds_from(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, prep: Valu
             break;
         }
     }
-    let after = if p.test == Test::Qos { qos(a, base, plan, work, &book, &mut windows, &metas, start_time, prep)? } else { String::new() };
+    let after = match p.test {
+        Test::Qos => qos(a, base, plan, work, &book, &mut windows, &metas, start_time, prep)?,
+        Test::Dirth | Test::Cbw => di::demand_intensity(a, base, plan, work, &book, &mut windows, &metas, start_time, prep)?,
+        Test::Hir => recovery::hir(a, base, plan, work, &book, &mut windows, &metas, start_time, prep)?,
+        _ => String::new(),
+    };
     report(a, plan, &book, &windows, &after, out)
 }
 
@@ -829,6 +944,8 @@ fn assemble(
         (Some(s), _) => s.to_string(),
         // wsat ends by bytes written or rounds, whether steady or not
         (None, _) if prep.get("wsat").is_some() => prep["wsat"]["ended_by"].as_str().unwrap_or_default().to_string(),
+        (None, _) if prep.get("xsr").is_some() => "its three segments".into(),
+        (None, _) if prep.get("fill").is_some() => "its active ranges".into(),
         (None, true) => "steady".into(),
         (None, false) if book.len() >= p.max_rounds => "max-rounds".into(),
         (None, false) => "running".into(),
@@ -848,6 +965,9 @@ fn assemble(
         ..meta::SteadyMeta::default()
     });
     meta.pts = pts_meta(a, plan, book, &verdict, prep, metas);
+    if let (Some(s), Some(st)) = (meta.pts.get("steady").and_then(Value::as_bool), meta.steady.as_mut()) {
+        st.reached = s;
+    }
     Run {
         name: meta.name.clone().unwrap_or_default(),
         source: a.output.display().to_string(),
@@ -876,7 +996,30 @@ fn pts_meta(a: &PtsArgs, plan: &Plan, book: &Rounds, verdict: &Verdict, prep: &V
         |(f, e)| json!({ "first_round": f + 1, "last_round": e, "from_s": f as f64 * p.round_time_s, "to_s": e as f64 * p.round_time_s }),
     );
     let mut deviations = plan.deviations.clone();
-    if !verdict.steady && p.test != Test::Wsat {
+    let fill: Vec<&Value> = prep.get("fill").and_then(Value::as_array).into_iter().flatten().collect();
+    let (steady, verdict_text) = if p.test == Test::Fill {
+        let missed: Vec<String> = fill
+            .iter()
+            .filter(|l| l["steady"] != json!(true))
+            .map(|l| format!("{}%", l["active_range_pct"].as_f64().unwrap_or(0.0)))
+            .collect();
+        if missed.is_empty() {
+            (true, format!("steady state reached at every active range ({})", fill.len()))
+        } else {
+            deviations.push(format!("steady state not reached at {}", missed.join(", ")));
+            (false, format!("steady state not reached at {}", missed.join(", ")))
+        }
+    } else if p.test == Test::Xsr {
+        let text = match prep["xsr"]["recovered_after_s"].as_f64() {
+            Some(t) => format!("recovered {t} s into the last segment"),
+            None if prep["xsr"].get("reference_mbps").is_some() => "not recovered in the last segment".into(),
+            None => "segments not all run".into(),
+        };
+        (false, text)
+    } else {
+        (verdict.steady, verdict.text())
+    };
+    if !verdict.steady && !matches!(p.test, Test::Wsat | Test::Xsr | Test::Fill) {
         deviations.push(format!("steady state not reached in {} rounds", book.len()));
     }
     let v = json!({
@@ -891,15 +1034,15 @@ fn pts_meta(a: &PtsArgs, plan: &Plan, book: &Rounds, verdict: &Verdict, prep: &V
         "cells": plan.cells.iter().map(|c| json!({ "scope": c.scope(), "cell": c.text() })).collect::<Vec<_>>(),
         "tracked": plan.tracked.iter().map(|&i| json!({ "scope": plan.cells[i].scope(), "cell": plan.cells[i].text(), "measure": p.test.measure().label() })).collect::<Vec<_>>(),
         "rounds": rounds,
-        "steady": verdict.steady,
-        "verdict": verdict.text(),
+        "steady": steady,
+        "verdict": verdict_text,
         "window": window,
         "window_tracked": verdict.tracked,
         "deviations": deviations,
         "command": a.test.core().name(),
     });
     let mut m = v.as_object().cloned().unwrap_or_default();
-    for key in ["wsat", "qos"] {
+    for key in ["wsat", "qos", "di", "hir", "xsr", "fill"] {
         if let Some(w) = prep.get(key) {
             m.insert(key.into(), w.clone());
         }

@@ -242,7 +242,7 @@ fn refusals_name_what_to_do() {
     let e = run(base(&["--purge", "nvme-format"]));
     assert!(e.contains("not supported here") && e.contains("nvme format"), "{e}");
     let e = run(base(&["--bs", "128k"]));
-    assert!(e.contains("--bs is tp's block size"), "{e}");
+    assert!(e.contains("--bs is a flag of the tp and dirth tests"), "{e}");
     let e = refused(&["pts", "lat", "--target", s(&t), "-o", s(&o), "--max-rounds", "1", "--window-rounds", "2"]);
     assert!(e.contains("--max-rounds 1 is fewer than the 2 rounds"), "{e}");
     let e = refused(&["pts", "lat", "--engine", "null", "--target", "/dev/null", "-o", s(&o)]);
@@ -549,4 +549,323 @@ fn a_test_killed_between_rounds_resumes_from_its_last_whole_round() {
     // a test that has ended is not resumed
     let e = refused(&[&args[..], &["--resume"]].concat());
     assert!(e.contains("has ended"), "{e}");
+}
+
+/// The counts `nines stats --json --tag TAG` gives, or 0 where the tag has no I/O.
+fn stats_count(o: &Path, tag: &str) -> u64 {
+    let v: Value = serde_json::from_str(&nines_ok(&["stats", s(o), "--tag", tag, "--json"])).unwrap();
+    v["runs"][0]["tags"][tag]["count"].as_u64().unwrap_or(0)
+}
+
+/// The PTS section of a report of `o`.
+fn report_section(o: &Path) -> String {
+    let html = o.with_extension("html");
+    nines_ok(&["report", s(o), "-o", s(&html)]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    let section = &page[page.find("data-testid=\"report-pts\"").expect("a PTS section")..];
+    section[..section.find("</section>").unwrap()].to_string()
+}
+
+#[test]
+fn dirth_runs_its_matrix_from_high_to_low_then_four_histograms() {
+    let d = tempfile::tempdir().unwrap();
+    let o = d.path().join("dirth.hlog");
+    let args = [
+        "pts",
+        "dirth",
+        "--engine",
+        "null",
+        "--target",
+        "/dev/null",
+        "--capacity",
+        "1g",
+        "--round-time",
+        "30ms",
+        "--max-rounds",
+        "4",
+        "--window-rounds",
+        "2",
+        "--precondition",
+        "0.01",
+        "--threads",
+        "4",
+        "--qd",
+        "3",
+        "--hist-time",
+        "100ms",
+        "--seed",
+        "7",
+    ];
+    let out = nines(&[&args[..], &["-o", s(&o)]].concat());
+    let run = read_run(&o);
+    let m = pts_meta(&run);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // the rounds ran at the matrix's top, T4Q3, as the tracked result
+    assert_eq!(m["tracked"][0]["scope"], "rnd_65-35_8k_t4q3");
+    check_verdict(&out, &run, 2);
+    // the matrix: thread counts 4, 2, 1 by queue depths 3, 2, 1, from high to low
+    let points = m["di"]["points"].as_array().unwrap();
+    let order: Vec<(u64, u64)> = points.iter().map(|p| (p["tc"].as_u64().unwrap(), p["qd"].as_u64().unwrap())).collect();
+    assert_eq!(order, [(4, 3), (4, 2), (4, 1), (2, 3), (2, 2), (2, 1), (1, 3), (1, 2), (1, 1)]);
+    let mut last_from = 0.0;
+    for p in points {
+        // each cell's I/Os are the archive's under its scope, and no earlier than the one before
+        let scope = p["scope"].as_str().unwrap();
+        assert_eq!(scope, format!("di_rnd_65-35_8k_t{}q{}", p["tc"], p["qd"]));
+        assert_eq!(p["ios"].as_u64().unwrap(), stats_count(&o, &format!("{scope}/read")) + stats_count(&o, &format!("{scope}/write")));
+        assert!(p["ios"].as_u64().unwrap() > 0 && p["iops"].as_f64().unwrap() > 0.0);
+        let from = p["from_s"].as_f64().unwrap();
+        assert!(from >= last_from);
+        last_from = from;
+        assert!(stdout.contains(&nines_core::units::format_rate(p["iops"].as_f64().unwrap())), "{stdout}");
+    }
+    // the histograms: the maximum IOPS point, the middle ones, and one thread at QD1
+    let hists = m["di"]["histograms"].as_array().unwrap();
+    let names: Vec<&str> = hists.iter().map(|h| h["point"].as_str().unwrap()).collect();
+    assert_eq!(names, ["max", "mid1", "mid2", "min"]);
+    let iops: Vec<f64> = points.iter().map(|p| p["iops"].as_f64().unwrap()).collect();
+    let picks = nines_core::pts::di_points(&iops).unwrap();
+    assert_eq!((hists[0]["tc"].clone(), hists[0]["qd"].clone()), (points[picks.max]["tc"].clone(), points[picks.max]["qd"].clone()));
+    assert_eq!((hists[3]["tc"].as_u64(), hists[3]["qd"].as_u64()), (Some(1), Some(1)));
+    for h in hists {
+        let scope = h["scope"].as_str().unwrap();
+        let n = stats_count(&o, &format!("{scope}/read")) + stats_count(&o, &format!("{scope}/write"));
+        assert_eq!(h["ios"].as_u64(), Some(n), "{scope}");
+        assert!(h["from_s"].as_f64().unwrap() >= last_from);
+    }
+    // the report: the matrix's table, demand variation and intensity, the histograms' levels
+    let section = report_section(&o);
+    assert_eq!(section.matches("data-testid=\"pts-di-row\"").count(), 9);
+    assert!(
+        section.contains("Demand variation")
+            && section.contains("Demand intensity")
+            && section.contains("p99.99 response time against IOPS")
+    );
+    for name in ["hist_max/read", "hist_min/write"] {
+        assert!(section.contains(&format!("data-dir=\"{name}\"")), "{name}");
+    }
+    // two drives' tests compare cell by cell, the matrix included
+    let o2 = d.path().join("dirth2.hlog");
+    let _ = nines(&[&args[..], &["-q", "-o", s(&o2)]].concat());
+    let cmp: Value = serde_json::from_str(&nines_ok(&["compare", s(&o), "--with", s(&o2), "--json"])).unwrap();
+    let cells: Vec<&str> = cmp["tags"].as_array().unwrap().iter().map(|t| t["tag"].as_str().unwrap()).collect();
+    assert!(cells.contains(&"di_rnd_65-35_8k_t2q2/read") && cells.contains(&"hist_max/write"), "{cells:?}");
+}
+
+#[test]
+fn cbw_issues_its_composite_workload_through_io_uring_on_a_loop_device() {
+    let lp = Loop::new(16);
+    let dev = lp.dev.as_str();
+    let d = tempfile::tempdir().unwrap();
+    let o = d.path().join("cbw.hlog");
+    let out = nines(&[
+        "pts",
+        "cbw",
+        "--target",
+        dev,
+        "--destroy-data",
+        dev,
+        "--round-time",
+        "40ms",
+        "--max-rounds",
+        "3",
+        "--window-rounds",
+        "2",
+        "--precondition",
+        "0.25",
+        "--threads",
+        "2",
+        "--qd",
+        "2",
+        "--hist-time",
+        "60ms",
+        "-o",
+        s(&o),
+    ]);
+    let run = read_run(&o);
+    check_verdict(&out, &run, 2);
+    let m = pts_meta(&run);
+    assert_eq!(m["tracked"][0]["scope"], "rnd_40-60_cbw_t2q2");
+    // the workload recorded: twelve block sizes and the skewed access range
+    let job = run.meta.jobs.iter().find(|j| j.scope.as_deref() == Some("rnd_40-60_cbw_t2q2")).expect("the rounds' workload");
+    assert_eq!(job.bs_bytes.len(), 12, "{:?}", job.bs_bytes);
+    assert_eq!(job.bs_bytes.iter().find(|b| b.0 == 4096).map(|b| b.1), Some(67));
+    assert_eq!(m["di"]["points"].as_array().unwrap().len(), 4);
+    assert!(stats_count(&o, "di_rnd_40-60_cbw_t1q1/write") > 0);
+    assert!(stats_count(&o, "hist_max/read") > 0);
+}
+
+#[test]
+fn hir_bursts_between_idle_waits_and_returns_to_baseline() {
+    let d = tempfile::tempdir().unwrap();
+    let o = d.path().join("hir.hlog");
+    let out = nines(&[
+        "pts",
+        "hir",
+        "--engine",
+        "null",
+        "--target",
+        "/dev/null",
+        "--capacity",
+        "1g",
+        "--round-time",
+        "30ms",
+        "--max-rounds",
+        "4",
+        "--window-rounds",
+        "2",
+        "--precondition",
+        "0.01",
+        "--burst",
+        "40ms",
+        "--waits",
+        "0s,150ms",
+        "--bursts",
+        "3",
+        "--baseline-time",
+        "90ms",
+        "--seed",
+        "3",
+        "-o",
+        s(&o),
+    ]);
+    let run = read_run(&o);
+    check_verdict(&out, &run, 2);
+    let m = pts_meta(&run);
+    let bursts = m["hir"]["bursts"].as_array().unwrap();
+    assert_eq!(bursts.len(), 6);
+    // within a segment the bursts lie a burst and a wait apart, on the archive's clock
+    let from: Vec<f64> = bursts.iter().map(|b| b["from_s"].as_f64().unwrap()).collect();
+    assert!(from[4] - from[3] >= 0.04 + 0.15 - 1e-9 && from[1] - from[0] >= 0.04 - 1e-9, "{from:?}");
+    let segments = m["hir"]["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 2);
+    for (seg, scope) in segments.iter().zip(["hir_wait0s", "hir_wait150ms"]) {
+        assert_eq!(seg["scope"], scope);
+        let n = stats_count(&o, &format!("{scope}/write"));
+        assert!(n > 0, "{scope}");
+        // each burst is one window of the scope
+        assert_eq!(run.windows.iter().filter(|w| w.tag.as_deref() == Some(&format!("{scope}/write"))).count(), 3);
+        assert!(stats_count(&o, &format!("{}/write", seg["baseline_scope"].as_str().unwrap())) > 0);
+        let mean: f64 = bursts.iter().filter(|b| b["segment"] == seg["segment"]).map(|b| b["iops"].as_f64().unwrap()).sum::<f64>() / 3.0;
+        assert!((seg["burst_iops"].as_f64().unwrap() - mean).abs() <= 1e-6 * mean);
+    }
+    let section = report_section(&o);
+    assert!(section.contains("data-testid=\"pts-hir\"") && section.contains("burst IOPS after idle waits"), "{section}");
+    let e = refused(&["pts", "iops", "--engine", "null", "--target", "/dev/null", "--capacity", "1g", "--waits", "1s", "-o", s(&o)]);
+    assert!(e.contains("--waits is a flag of the hir test"), "{e}");
+}
+
+#[test]
+fn xsr_writes_its_three_segments_on_a_loop_device_and_finds_the_recovery() {
+    let lp = Loop::new(16);
+    let dev = lp.dev.as_str();
+    let d = tempfile::tempdir().unwrap();
+    let o = d.path().join("xsr.hlog");
+    let out = nines(&[
+        "pts",
+        "xsr",
+        "--target",
+        dev,
+        "--destroy-data",
+        dev,
+        "--round-time",
+        "50ms",
+        "--window-rounds",
+        "2",
+        "--threads",
+        "1",
+        "--qd",
+        "4",
+        "--segments",
+        "300ms,200ms,300ms",
+        "-o",
+        s(&o),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let run = read_run(&o);
+    let m = pts_meta(&run);
+    assert_eq!(m["purge"]["done"], "BLKDISCARD of bytes 0..16777216 (16MiB)");
+    assert!(m["precondition"].is_null(), "xsr starts from the purged state");
+    let segments = m["xsr"]["segments"].as_array().unwrap();
+    let scopes: Vec<&str> = segments.iter().map(|s| s["scope"].as_str().unwrap()).collect();
+    assert_eq!(scopes, ["xsr1_seq_0-100_1024k", "xsr2_rnd_0-100_8k", "xsr3_seq_0-100_1024k"]);
+    let points = m["xsr"]["points"].as_array().unwrap();
+    for (k, scope) in scopes.iter().enumerate() {
+        // every window's MB/s from its I/Os (1024 KiB or 8 KiB each)
+        let bs = if k == 1 { 8192.0 } else { 1048576.0 };
+        let ws: Vec<_> = run.windows.iter().filter(|w| w.tag.as_deref() == Some(&format!("{scope}/write"))).collect();
+        let mine: Vec<&Value> = points.iter().filter(|p| p["segment"] == k + 1).collect();
+        assert_eq!(ws.len(), mine.len(), "{scope}");
+        for (w, p) in ws.iter().zip(&mine) {
+            let mbps = w.hist.count() as f64 * bs / w.length_s / 1e6;
+            assert!((p["mbps"].as_f64().unwrap() - mbps).abs() <= 1e-9 * mbps.max(1.0), "{scope}");
+        }
+    }
+    // the recovery is nines-core's over the first segment's last window and the third's
+    let seg = |k: u64| -> Vec<f64> { points.iter().filter(|p| p["segment"] == k).map(|p| p["mbps"].as_f64().unwrap()).collect() };
+    let first = seg(1);
+    let tail = &first[first.len() - 2..];
+    let reference = tail.iter().sum::<f64>() / 2.0;
+    let rec = nines_core::pts::recovered_at(&seg(3), reference, 0.9, 2);
+    assert_eq!(m["xsr"]["recovered_window"].as_u64(), rec.map(|r| r as u64 + 1));
+    let section = report_section(&o);
+    assert!(section.contains("data-testid=\"pts-xsr\"") && section.contains("data-testid=\"pts-recovery\""), "{section}");
+}
+
+#[test]
+fn fill_purges_and_tests_each_active_range_on_a_loop_device() {
+    let lp = Loop::new(16);
+    let dev = lp.dev.as_str();
+    let d = tempfile::tempdir().unwrap();
+    let o = d.path().join("fill.hlog");
+    let out = nines(&[
+        "pts",
+        "fill",
+        "--target",
+        dev,
+        "--destroy-data",
+        dev,
+        "--round-time",
+        "40ms",
+        "--max-rounds",
+        "3",
+        "--window-rounds",
+        "2",
+        "--threads",
+        "1",
+        "--qd",
+        "4",
+        "--fills",
+        "50,100",
+        "-o",
+        s(&o),
+    ]);
+    let run = read_run(&o);
+    let m = pts_meta(&run);
+    let levels = m["fill"].as_array().unwrap();
+    assert_eq!(levels.len(), 2);
+    let mut all_steady = true;
+    for (l, (pct, bytes)) in levels.iter().zip([(50.0, 8u64 << 20), (100.0, 16 << 20)]) {
+        assert_eq!(l["active_range_pct"].as_f64(), Some(pct));
+        assert_eq!(l["region_bytes"].as_u64(), Some(bytes));
+        // each range purged whole and preconditioned twice over itself
+        assert_eq!(l["purge"]["done"], "BLKDISCARD of bytes 0..16777216 (16MiB)");
+        assert_eq!(l["precondition"]["bytes_written"].as_u64(), Some(2 * bytes));
+        // its verdict is nines-core's over its own rounds
+        let mut book = Rounds::new(1, 2);
+        for v in l["iops"].as_array().unwrap() {
+            book.push(&[v.as_f64().unwrap()]).unwrap();
+        }
+        assert_eq!(l["steady"].as_bool(), Some(book.steady_at().is_some()));
+        all_steady &= book.steady_at().is_some();
+        let scope = l["scope"].as_str().unwrap();
+        assert_eq!(scope, format!("fill{pct}_rnd_0-100_4k"));
+        assert_eq!(run.windows.iter().filter(|w| w.tag.as_deref() == Some(&format!("{scope}/write"))).count(), book.len());
+    }
+    assert_eq!(out.status.success(), all_steady, "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(m["steady"].as_bool(), Some(all_steady));
+    let section = report_section(&o);
+    assert!(section.contains("data-testid=\"pts-fill\"") && section.contains("50%, 100%, one after another"), "{section}");
+    let e = refused(&["pts", "fill", "--engine", "null", "--target", "/dev/null", "--capacity", "1g", "--active-range", "50", "-o", s(&o)]);
+    assert!(e.contains("--fills"), "{e}");
 }

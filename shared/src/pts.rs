@@ -43,6 +43,22 @@ pub enum Test {
     Wsat,
     /// The response-time histogram of 4 KiB random writes (the whole 1-CDF for nines).
     Qos,
+    /// Demand intensity / response-time histogram: to steady state at the most outstanding
+    /// I/O, then the thread-count by queue-depth matrix from high to low, then response-time
+    /// histograms at the maximum, two middle and the minimum IOPS points.
+    Dirth,
+    /// The composite block-size workload: a mix of twelve random block sizes over a skewed
+    /// access range, 40/60 reads to writes, run as the demand-intensity test.
+    Cbw,
+    /// Host idle recovery: 4 KiB random writes to steady state, then bursts of writes between
+    /// idle waits of growing length, each wait segment followed by a return to baseline.
+    Hir,
+    /// Cross-stimulus recovery: sequential, random, then sequential writes from the purged
+    /// state, and how long the second sequential segment takes to recover.
+    Xsr,
+    /// Steady state at several active ranges (how full the drive is): 4 KiB random writes to
+    /// steady state at 25%, 50%, 75% and 100% of the capacity, each after its own purge.
+    Fill,
 }
 
 impl Test {
@@ -53,41 +69,75 @@ impl Test {
             Test::Lat => "lat",
             Test::Wsat => "wsat",
             Test::Qos => "qos",
+            Test::Dirth => "dirth",
+            Test::Cbw => "cbw",
+            Test::Hir => "hir",
+            Test::Xsr => "xsr",
+            Test::Fill => "fill",
         }
+    }
+
+    /// Tests that run the demand-intensity matrix after their rounds.
+    pub fn is_demand_intensity(self) -> bool {
+        matches!(self, Test::Dirth | Test::Cbw)
+    }
+
+    /// The demand-intensity matrix of `dirth` and `cbw` in the specification's order, from the
+    /// most outstanding I/O to the least: the outer loop over thread counts, the inner over
+    /// queue depths, both from high to low (empty for the other tests).
+    pub fn di_cells(self, p: &Params) -> Vec<Cell> {
+        let Some(di) = &p.di else { return Vec::new() };
+        let base = self.cells(p)[0];
+        di.threads.iter().flat_map(|&t| di.qds.iter().map(move |&q| Cell { oio: Some((t, q)), ..base })).collect()
     }
 
     /// The cells of one round, in the specification's loop order: the outer loop over
     /// read/write mixes, the inner over block sizes (PTS 2.0.2, the IOPS and latency tests'
     /// test loops); tp writes, then reads its one block size; wsat and qos have one cell.
     pub fn cells(self, p: &Params) -> Vec<Cell> {
-        let rnd = |read_pct, bs| Cell { read_pct, bs, sequential: false };
+        let rnd = Cell::rnd;
+        let top = p.di.as_ref().map(|d| (d.threads[0], d.qds[0]));
         match self {
             Test::Iops => IOPS_MIXES.iter().flat_map(|&m| IOPS_BLOCKS.iter().map(move |&b| rnd(m, b))).collect(),
             Test::Lat => LAT_MIXES.iter().flat_map(|&m| LAT_BLOCKS.iter().map(move |&b| rnd(m, b))).collect(),
-            Test::Tp => [0, 100].iter().map(|&m| Cell { read_pct: m, bs: p.tp_bs, sequential: true }).collect(),
-            Test::Wsat | Test::Qos => vec![rnd(0, 4096)],
+            Test::Tp => [0, 100].iter().map(|&m| Cell { sequential: true, ..rnd(m, p.tp_bs) }).collect(),
+            Test::Wsat | Test::Qos | Test::Hir | Test::Fill => vec![rnd(0, 4096)],
+            Test::Dirth => {
+                let d = p.di.as_ref();
+                vec![Cell { oio: top, ..rnd(d.map_or(65, |d| d.read_pct), d.map_or(8192, |d| d.bs)) }]
+            }
+            Test::Cbw => vec![Cell { oio: top, composite: true, ..rnd(CBW_READ_PCT, 4096) }],
+            // the three segments: sequential 1024 KiB, random 8 KiB, sequential 1024 KiB writes
+            Test::Xsr => {
+                let seq = Cell { sequential: true, ..rnd(0, 1 << 20) };
+                vec![seq, rnd(0, 8192), seq]
+            }
         }
     }
 
     /// What each round of the test's steady-state check measures of a tracked cell.
     pub fn measure(self) -> Measure {
         match self {
-            Test::Iops | Test::Wsat | Test::Qos => Measure::Iops,
-            Test::Tp => Measure::MBps,
+            Test::Iops | Test::Wsat | Test::Qos | Test::Dirth | Test::Cbw | Test::Hir | Test::Fill => Measure::Iops,
+            Test::Tp | Test::Xsr => Measure::MBps,
             Test::Lat => Measure::MeanNs,
         }
     }
 
     /// The tracked results of PTS version 2.0 (`v2.0`, the default) or 1.1 (`v1.1`).
     pub fn tracked(self, version: Version, p: &Params) -> Vec<Cell> {
-        let rnd = |read_pct, bs| Cell { read_pct, bs, sequential: false };
+        let rnd = Cell::rnd;
         match (self, version) {
             (Test::Iops, Version::V2_0) => vec![rnd(0, 4096), rnd(65, 65536), rnd(100, 1 << 20)],
             (Test::Iops, Version::V1_1) => vec![rnd(0, 4096)],
             // latency: the average response time of RND 4KiB 100% writes
             (Test::Lat, _) => vec![rnd(0, 4096)],
             (Test::Tp, _) => self.cells(p),
-            (Test::Wsat | Test::Qos, _) => vec![rnd(0, 4096)],
+            (Test::Wsat | Test::Qos | Test::Hir | Test::Fill, _) => vec![rnd(0, 4096)],
+            // the demand-intensity tests track the most outstanding I/O's IOPS
+            (Test::Dirth | Test::Cbw, _) => self.cells(p),
+            // xsr has no rounds: its segments run for their time
+            (Test::Xsr, _) => Vec::new(),
         }
     }
 }
@@ -101,6 +151,11 @@ impl FromStr for Test {
             "lat" => Ok(Test::Lat),
             "wsat" => Ok(Test::Wsat),
             "qos" => Ok(Test::Qos),
+            "dirth" => Ok(Test::Dirth),
+            "cbw" => Ok(Test::Cbw),
+            "hir" => Ok(Test::Hir),
+            "xsr" => Ok(Test::Xsr),
+            "fill" => Ok(Test::Fill),
             _ => Err(PtsError::UnknownTest(s.to_string())),
         }
     }
@@ -114,23 +169,47 @@ pub const IOPS_BLOCKS: [u32; 8] = [1 << 20, 128 << 10, 64 << 10, 32 << 10, 16 <<
 pub const LAT_MIXES: [u32; 3] = [100, 65, 0];
 /// The latency test's block sizes, bytes.
 pub const LAT_BLOCKS: [u32; 3] = [8 << 10, 4 << 10, 512];
+/// The demand-intensity tests' thread counts and queue depths, from high to low.
+pub const DI_LEVELS: [u32; 7] = [32, 16, 8, 6, 4, 2, 1];
+/// The composite block-size workload's read share, percent (40/60 reads to writes).
+pub const CBW_READ_PCT: u32 = 40;
+/// The composite workload's block sizes and their share of the I/Os in percent (fio's
+/// `bssplit`), as the Enterprise Composite Workload of the PTS-E defines them: 4 KiB for two
+/// thirds, then 8 KiB, 16 KiB, 0.5 KiB and the rest.
+pub const CBW_BSSPLIT: &str = "512/4:1k/1:1536/1:2k/1:2560/1:3k/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3";
+/// The composite workload's access range (fio's `random_distribution=zoned`): half the I/Os
+/// in the first 5% of the active range, 30% in the next 15%, 20% in the last 80%.
+pub const CBW_ZONES: &str = "zoned:50/5:30/15:20/80";
 
 /// One workload of a round: a read/write mix at one block size, random or sequential.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Cell {
     /// Percent reads (100 is all reads, 0 all writes).
     pub read_pct: u32,
-    /// Block size, bytes.
+    /// Block size, bytes (a composite cell's most common one).
     pub bs: u32,
     pub sequential: bool,
+    /// The thread count and queue depth of a demand-intensity cell (`None`: the test's own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oio: Option<(u32, u32)>,
+    /// The composite block-size workload ([`CBW_BSSPLIT`] over [`CBW_ZONES`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub composite: bool,
 }
 
 impl Cell {
+    /// A random cell of one block size at the test's outstanding I/O.
+    pub const fn rnd(read_pct: u32, bs: u32) -> Cell {
+        Cell { read_pct, bs, sequential: false, oio: None, composite: false }
+    }
+
     /// The cell's scope name in an archive: `rnd_65-35_4k`, `rnd_100-0_512b`, `seq_0-100_1024k`
     /// (only `[A-Za-z0-9_-]`, so a valid scope of [`crate::tag`]).
     pub fn scope(&self) -> String {
         let kind = if self.sequential { "seq" } else { "rnd" };
-        format!("{kind}_{}-{}_{}", self.read_pct, 100 - self.read_pct, block_label(self.bs))
+        let bs = if self.composite { "cbw".to_string() } else { block_label(self.bs) };
+        let oio = self.oio.map(|(t, q)| format!("_t{t}q{q}")).unwrap_or_default();
+        format!("{kind}_{}-{}_{bs}{oio}", self.read_pct, 100 - self.read_pct)
     }
 
     /// The directions the cell issues: `read`, `write` or both.
@@ -148,8 +227,15 @@ impl Cell {
     /// As the PTS writes it: `RND 4KiB 65/35`.
     pub fn text(&self) -> String {
         let kind = if self.sequential { "SEQ" } else { "RND" };
-        let bs = if self.bs.is_multiple_of(1024) { format!("{}KiB", self.bs / 1024) } else { format!("{}KiB", self.bs as f64 / 1024.0) };
-        format!("{kind} {bs} {}/{}", self.read_pct, 100 - self.read_pct)
+        let bs = if self.composite {
+            "CBW".to_string()
+        } else if self.bs.is_multiple_of(1024) {
+            format!("{}KiB", self.bs / 1024)
+        } else {
+            format!("{}KiB", self.bs as f64 / 1024.0)
+        };
+        let oio = self.oio.map(|(t, q)| format!(" T{t}Q{q}")).unwrap_or_default();
+        format!("{kind} {bs} {}/{}{oio}", self.read_pct, 100 - self.read_pct)
     }
 }
 
@@ -177,7 +263,7 @@ impl FromStr for Cell {
         if r + w != 100 {
             return Err(bad());
         }
-        Ok(Cell { read_pct: r, bs, sequential })
+        Ok(Cell { sequential, ..Cell::rnd(r, bs) })
     }
 }
 
@@ -288,6 +374,104 @@ pub struct Params {
     /// qos: how long the response-time histogram is recorded after steady state (the PTS:
     /// 20 minutes), seconds.
     pub qos_time_s: f64,
+    /// dirth and cbw: the demand-intensity matrix and its histograms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub di: Option<DiParams>,
+    /// hir: the bursts and waits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hir: Option<HirParams>,
+    /// xsr: the three segments' lengths, seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub xsr_segments_s: Option<[f64; 3]>,
+    /// fill: the active ranges, percent of the capacity, in the order they run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fills: Option<Vec<f64>>,
+}
+
+/// The demand-intensity tests' parameters.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DiParams {
+    /// Thread counts, from high to low (the PTS: 32, 16, 8, 6, 4, 2, 1).
+    pub threads: Vec<u32>,
+    /// Queue depths per thread, from high to low (the PTS: the same).
+    pub qds: Vec<u32>,
+    /// dirth's block size and read share (cbw's are its composite workload's).
+    pub bs: u32,
+    pub read_pct: u32,
+    /// How long each response-time histogram (maximum, two middle and minimum IOPS points)
+    /// is recorded, seconds (the PTS: 10 minutes).
+    pub hist_time_s: f64,
+}
+
+impl DiParams {
+    /// The matrix at most `threads` by `qd`: the specification's levels up to them, the
+    /// maximum itself first when it is not one of them (`--threads 4 --qd 4`: 4, 2, 1).
+    pub fn capped(&self, threads: u32, qd: u32) -> DiParams {
+        let cap = |levels: &[u32], max: u32| {
+            let mut v: Vec<u32> = levels.iter().copied().filter(|&l| l <= max).collect();
+            if v.first() != Some(&max) {
+                v.insert(0, max);
+            }
+            v
+        };
+        DiParams { threads: cap(&self.threads, threads), qds: cap(&self.qds, qd), ..self.clone() }
+    }
+}
+
+/// The demand-intensity points whose response-time histograms are recorded, as indices into
+/// the matrix's cells: the maximum IOPS, two middle points (the cells whose IOPS are nearest
+/// a third and two thirds of the way from the minimum to the maximum) and the minimum
+/// outstanding I/O (one thread at QD1, the matrix's last cell). A middle point is left out
+/// when no cell other than the ends is near it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DiPoints {
+    pub max: usize,
+    pub mid: Vec<usize>,
+    pub min: usize,
+}
+
+/// Pick the histogram points of a demand-intensity matrix from each cell's IOPS (in the
+/// matrix's order, whose last cell is the least outstanding I/O); `None` for an empty
+/// matrix. A cell whose IOPS could not be measured (NaN) is never picked as the maximum.
+pub fn di_points(iops: &[f64]) -> Option<DiPoints> {
+    let min = iops.len().checked_sub(1)?;
+    let max = (0..iops.len()).filter(|&i| !iops[i].is_nan()).max_by(|&a, &b| iops[a].total_cmp(&iops[b])).unwrap_or(0);
+    let (lo, hi) = (iops[min], iops[max]);
+    let mut mid = Vec::new();
+    for frac in [1.0 / 3.0, 2.0 / 3.0] {
+        let goal = lo + frac * (hi - lo);
+        let near = (0..iops.len())
+            .filter(|&i| i != max && i != min && !mid.contains(&i) && !iops[i].is_nan())
+            .min_by(|&a, &b| (iops[a] - goal).abs().total_cmp(&(iops[b] - goal).abs()));
+        if let Some(i) = near {
+            mid.push(i);
+        }
+    }
+    Some(DiPoints { max, mid, min })
+}
+
+/// Cross-stimulus recovery: the first of `series` (one value a window) at or above `frac` of
+/// `reference` after which most of the next `hold` windows are too, so that one good window
+/// in a slump is not taken for a recovery. `None`: it did not recover.
+pub fn recovered_at(series: &[f64], reference: f64, frac: f64, hold: usize) -> Option<usize> {
+    let ok = |v: f64| v >= frac * reference;
+    (0..series.len()).find(|&i| {
+        let next = &series[i..(i + hold.max(1)).min(series.len())];
+        ok(series[i]) && 2 * next.iter().filter(|&&v| ok(v)).count() > next.len()
+    })
+}
+
+/// Host idle recovery's parameters.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HirParams {
+    /// Each burst of 4 KiB random writes, seconds (the PTS: 5).
+    pub burst_s: f64,
+    /// The idle waits between bursts, one segment each, seconds (the PTS: 5, 10, 15, 25, 50).
+    pub waits_s: Vec<f64>,
+    /// Bursts in each wait segment (the PTS: 360).
+    pub bursts: usize,
+    /// The return to baseline after each segment: continuous writes, seconds (the PTS: 1800).
+    pub baseline_s: f64,
 }
 
 impl Params {
@@ -299,6 +483,8 @@ impl Params {
     pub fn defaults(test: Test, profile: Profile) -> Params {
         let (threads, qd) = match (test, profile) {
             (Test::Lat, _) => (1, 1),
+            // the demand-intensity matrix starts at its most outstanding I/O
+            (Test::Dirth | Test::Cbw, _) => (DI_LEVELS[0], DI_LEVELS[0]),
             (_, Profile::Enterprise) => (4, 32),
             (_, Profile::Client) => (2, 16),
         };
@@ -322,6 +508,21 @@ impl Params {
             tp_bs: 1 << 20,
             wsat_capacities: 4.0,
             qos_time_s: 1200.0,
+            di: test.is_demand_intensity().then(|| DiParams {
+                threads: DI_LEVELS.to_vec(),
+                qds: DI_LEVELS.to_vec(),
+                bs: 8192,
+                read_pct: 65,
+                hist_time_s: 600.0,
+            }),
+            hir: (test == Test::Hir).then(|| HirParams {
+                burst_s: 5.0,
+                waits_s: vec![5.0, 10.0, 15.0, 25.0, 50.0],
+                bursts: 360,
+                baseline_s: 1800.0,
+            }),
+            xsr_segments_s: (test == Test::Xsr).then_some([8.0 * 3600.0, 6.0 * 3600.0, 8.0 * 3600.0]),
+            fills: (test == Test::Fill).then(|| vec![25.0, 50.0, 75.0, 100.0]),
         }
     }
 
@@ -350,7 +551,36 @@ impl Params {
         if self.test == Test::Qos && self.qos_time_s != spec.qos_time_s {
             v.push(format!("a response-time histogram of {} s instead of {} s", self.qos_time_s, spec.qos_time_s));
         }
-        if self.test != Test::Wsat && self.precondition_passes != spec.precondition_passes {
+        if let (Some(d), Some(s)) = (&self.di, &spec.di) {
+            if (&d.threads, &d.qds) != (&s.threads, &s.qds) {
+                v.push(format!(
+                    "a demand-intensity matrix of thread counts {:?} by queue depths {:?} instead of {:?} by {:?}",
+                    d.threads, d.qds, s.threads, s.qds
+                ));
+            }
+            if d.hist_time_s != s.hist_time_s {
+                v.push(format!("response-time histograms of {} s instead of {} s", d.hist_time_s, s.hist_time_s));
+            }
+        }
+        if let (Some(h), Some(s)) = (&self.hir, &spec.hir) {
+            if h != s {
+                v.push(format!(
+                    "bursts of {} s, {} per wait segment, waits of {:?} s and {} s back to baseline instead of {} s, {}, {:?} s and {} s",
+                    h.burst_s, h.bursts, h.waits_s, h.baseline_s, s.burst_s, s.bursts, s.waits_s, s.baseline_s
+                ));
+            }
+        }
+        if let (Some(x), Some(s)) = (self.xsr_segments_s, spec.xsr_segments_s) {
+            if x != s {
+                v.push(format!("segments of {:?} s instead of {:?} s", x, s));
+            }
+        }
+        if let (Some(f), Some(s)) = (&self.fills, &spec.fills) {
+            if f != s {
+                v.push(format!("active ranges of {f:?}% instead of {s:?}%"));
+            }
+        }
+        if !matches!(self.test, Test::Wsat | Test::Xsr) && self.precondition_passes != spec.precondition_passes {
             v.push(format!(
                 "workload-independent preconditioning of {} x the capacity instead of {} x",
                 self.precondition_passes, spec.precondition_passes
@@ -379,6 +609,36 @@ impl Params {
         if !(self.qos_time_s > 0.0 && self.qos_time_s.is_finite()) {
             return Err(PtsError::QosTime(self.qos_time_s));
         }
+        let positive = |v: f64| v > 0.0 && v.is_finite();
+        if let Some(d) = &self.di {
+            if d.threads.is_empty() || d.qds.is_empty() || d.threads.contains(&0) || d.qds.contains(&0) {
+                return Err(PtsError::Matrix);
+            }
+            if !positive(d.hist_time_s) {
+                return Err(PtsError::Time("--hist-time", d.hist_time_s));
+            }
+        }
+        if let Some(h) = &self.hir {
+            if !positive(h.burst_s) || h.bursts == 0 || h.waits_s.is_empty() || !h.waits_s.iter().all(|&w| w >= 0.0 && w.is_finite()) {
+                return Err(PtsError::Hir);
+            }
+            if !(h.baseline_s >= 0.0 && h.baseline_s.is_finite()) {
+                return Err(PtsError::Time("--baseline-time", h.baseline_s));
+            }
+        }
+        if let Some(x) = self.xsr_segments_s {
+            if let Some(&t) = x.iter().find(|&&t| !positive(t)) {
+                return Err(PtsError::Time("--segments", t));
+            }
+        }
+        if let Some(f) = &self.fills {
+            if f.is_empty() {
+                return Err(PtsError::ActiveRange(0.0));
+            }
+            if let Some(&r) = f.iter().find(|&&r| !(r > 0.0 && r <= 100.0)) {
+                return Err(PtsError::ActiveRange(r));
+            }
+        }
         Ok(())
     }
 }
@@ -386,7 +646,7 @@ impl Params {
 /// Why a test's definition or its rounds are refused.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum PtsError {
-    #[error("unknown PTS test {0:?}; expected iops, tp, lat, wsat or qos")]
+    #[error("unknown PTS test {0:?}; expected iops, tp, lat, wsat, qos, dirth, cbw, hir, xsr or fill")]
     UnknownTest(String),
     #[error("cannot read the cell {0:?}: expected BS:R/W such as 4k:0/100 or 64KiB:65/35 (seq:128k:0/100 for sequential), the two shares adding up to 100")]
     BadCell(String),
@@ -404,6 +664,12 @@ pub enum PtsError {
     RoundTime(f64),
     #[error("--qos-time of {0} s is not positive")]
     QosTime(f64),
+    #[error("{0} of {1} s is not positive")]
+    Time(&'static str, f64),
+    #[error("the demand-intensity matrix needs at least one thread count and one queue depth, none of them 0")]
+    Matrix,
+    #[error("host idle recovery needs a positive burst time, at least one burst and at least one wait (of 0 s or more)")]
+    Hir,
     #[error("round {round} has {got} tracked values, the test tracks {want}")]
     Width { round: usize, got: usize, want: usize },
 }
@@ -600,6 +866,38 @@ mod tests {
     }
 
     #[test]
+    fn demand_intensity_matrix_and_points() {
+        let p = p(Test::Dirth);
+        let cells = Test::Dirth.di_cells(&p);
+        assert_eq!(cells.len(), 49);
+        assert_eq!(cells[0].scope(), "rnd_65-35_8k_t32q32");
+        assert_eq!(cells[1].text(), "RND 8KiB 65/35 T32Q16");
+        assert_eq!(cells[48].oio, Some((1, 1)));
+        assert_eq!(Test::Cbw.cells(&Params::defaults(Test::Cbw, Profile::Enterprise))[0].scope(), "rnd_40-60_cbw_t32q32");
+        let d = p.di.clone().unwrap().capped(4, 3);
+        assert_eq!((d.threads, d.qds), (vec![4, 2, 1], vec![3, 2, 1]));
+        // the composite block sizes add up to 100%
+        let split = crate::units::parse_bssplit(CBW_BSSPLIT).unwrap();
+        assert_eq!(split.iter().map(|s| s.1).sum::<u32>(), 100);
+        // a hockey stick: IOPS rise, then flatten; the last cell is T1Q1
+        let iops = [900.0, 1000.0, 950.0, 700.0, 400.0, 250.0, 100.0];
+        let pts = di_points(&iops).unwrap();
+        assert_eq!((pts.max, pts.min), (1, 6));
+        // a third of the way: 100 + 300 = 400 (cell 4); two thirds: 700 (cell 3)
+        assert_eq!(pts.mid, vec![4, 3]);
+        assert_eq!(di_points(&[]), None);
+        assert_eq!(di_points(&[5.0, 7.0]).unwrap(), DiPoints { max: 1, mid: vec![0], min: 1 });
+    }
+
+    #[test]
+    fn recovery_holds() {
+        let s = [20.0, 30.0, 95.0, 40.0, 45.0, 92.0, 99.0, 97.0, 98.0];
+        // window 2 reaches 90 but the next two do not: not recovered until window 5
+        assert_eq!(recovered_at(&s, 100.0, 0.9, 3), Some(5));
+        assert_eq!(recovered_at(&s[..5], 100.0, 0.9, 3), None);
+    }
+
+    #[test]
     fn wsat_regions_fresh_transition_steady_and_lost() {
         // 3 fresh rounds, a fall, 6 steady rounds, then a cliff
         let v = [100.0, 98.0, 95.0, 60.0, 40.0, 30.0, 30.5, 29.5, 30.0, 30.2, 29.8, 12.0, 11.0];
@@ -626,9 +924,9 @@ mod tests {
         let c = Test::Iops.cells(&p(Test::Iops));
         assert_eq!(c.len(), 56);
         // outer loop: mixes 100/0 .. 0/100; inner loop: 1024 KiB .. 0.5 KiB
-        assert_eq!(c[0], Cell { read_pct: 100, bs: 1 << 20, sequential: false });
-        assert_eq!(c[7], Cell { read_pct: 100, bs: 512, sequential: false });
-        assert_eq!(c[8], Cell { read_pct: 95, bs: 1 << 20, sequential: false });
+        assert_eq!(c[0], Cell::rnd(100, 1 << 20));
+        assert_eq!(c[7], Cell::rnd(100, 512));
+        assert_eq!(c[8], Cell::rnd(95, 1 << 20));
         assert_eq!(c[55].scope(), "rnd_0-100_512b");
         assert_eq!(c[2 * 8 + 2].scope(), "rnd_65-35_64k");
         let mut scopes: Vec<String> = c.iter().map(Cell::scope).collect();
@@ -648,7 +946,7 @@ mod tests {
         let pi = p(Test::Iops);
         let v2: Vec<String> = Test::Iops.tracked(Version::V2_0, &pi).iter().map(Cell::text).collect();
         assert_eq!(v2, ["RND 4KiB 0/100", "RND 64KiB 65/35", "RND 1024KiB 100/0"]);
-        assert_eq!(parse_track(Test::Iops, &pi, "v1.1").unwrap(), vec![Cell { read_pct: 0, bs: 4096, sequential: false }]);
+        assert_eq!(parse_track(Test::Iops, &pi, "v1.1").unwrap(), vec![Cell::rnd(0, 4096)]);
         assert_eq!(parse_track(Test::Iops, &pi, "64KiB:65/35, 0.5k:5/95").unwrap().len(), 2);
         assert!(matches!(parse_track(Test::Iops, &pi, "3k:0/100"), Err(PtsError::NotACell { .. })));
         assert!(matches!(parse_track(Test::Iops, &pi, "4k:10/100"), Err(PtsError::BadCell(_))));

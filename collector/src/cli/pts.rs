@@ -25,6 +25,23 @@ pub enum PtsTest {
     /// Response-time histogram: 4 KiB random writes to steady state, then 20 minutes of them
     /// recorded (--qos-time) as the scope `qos`: the whole 1-CDF and every level of nines.
     Qos,
+    /// Demand intensity / response-time histogram: rounds at the most outstanding I/O to
+    /// steady state, then the thread-count by queue-depth matrix from high to low (IOPS and
+    /// response time against outstanding I/O: the hockey stick), then response-time
+    /// histograms (--hist-time) at the maximum, two middle and the minimum IOPS points.
+    Dirth,
+    /// The composite block-size workload (twelve block sizes, 40/60, a skewed access range),
+    /// run as dirth is.
+    Cbw,
+    /// Host idle recovery: 4 KiB random writes to steady state, then bursts (--burst) between
+    /// idle waits (--waits), each wait segment followed by a return to baseline.
+    Hir,
+    /// Cross-stimulus recovery: sequential 1024 KiB, random 8 KiB, then sequential 1024 KiB
+    /// writes from the purged state (--segments), and when the last recovers.
+    Xsr,
+    /// The steady-state test at several active ranges (--fills 25,50,75,100), each after its
+    /// own purge and preconditioning: how write performance depends on how full the drive is.
+    Fill,
 }
 
 impl PtsTest {
@@ -35,6 +52,11 @@ impl PtsTest {
             PtsTest::Tp => Test::Tp,
             PtsTest::Wsat => Test::Wsat,
             PtsTest::Qos => Test::Qos,
+            PtsTest::Dirth => Test::Dirth,
+            PtsTest::Cbw => Test::Cbw,
+            PtsTest::Hir => Test::Hir,
+            PtsTest::Xsr => Test::Xsr,
+            PtsTest::Fill => Test::Fill,
         }
     }
 }
@@ -140,9 +162,34 @@ pub struct PtsArgs {
     /// wsat: stop when this many times the capacity is written [default: 4].
     #[arg(long, value_name = "N")]
     pub capacities: Option<f64>,
-    /// tp's block size [default: 1024k; PTS-E also runs the test at 128k].
+    /// tp's block size [default: 1024k; PTS-E also runs the test at 128k]; dirth's [default:
+    /// 8k].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub bs: Option<u64>,
+    /// dirth's read/write mix, percent reads/writes [default: 65/35].
+    #[arg(long, value_name = "R/W")]
+    pub mix: Option<String>,
+    /// dirth, cbw: how long each response-time histogram is recorded [default: 10m].
+    #[arg(long = "hist-time", value_name = "DUR", value_parser = parse_duration_ns)]
+    pub hist_time_ns: Option<u64>,
+    /// hir: each burst of writes [default: 5s].
+    #[arg(long = "burst", value_name = "DUR", value_parser = parse_duration_ns)]
+    pub burst_ns: Option<u64>,
+    /// hir: the idle waits, one segment each [default: 5s,10s,15s,25s,50s].
+    #[arg(long, value_name = "DUR,...", value_parser = parse_durations)]
+    pub waits: Option<Durations>,
+    /// hir: bursts in each wait segment [default: 360].
+    #[arg(long, value_name = "N")]
+    pub bursts: Option<usize>,
+    /// hir: the return to baseline after each wait segment [default: 30m].
+    #[arg(long = "baseline-time", value_name = "DUR", value_parser = parse_duration_ns)]
+    pub baseline_ns: Option<u64>,
+    /// xsr: the lengths of its three segments [default: 8h,6h,8h].
+    #[arg(long, value_name = "DUR,DUR,DUR", value_parser = parse_durations)]
+    pub segments: Option<Durations>,
+    /// fill: the active ranges, percent of the capacity [default: 25,50,75,100].
+    #[arg(long, value_name = "PCT,...", value_parser = parse_pcts)]
+    pub fills: Option<Percents>,
     /// I/O engine.
     #[arg(long, value_enum, default_value = "uring")]
     pub engine: EngineKind,
@@ -172,6 +219,22 @@ pub struct PtsArgs {
     /// No progress on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// Durations in ns, as `--waits 5s,10s` gives them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Durations(pub Vec<u64>);
+
+/// Percentages, as `--fills 25,50` gives them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Percents(pub Vec<f64>);
+
+fn parse_durations(s: &str) -> Result<Durations, String> {
+    s.split(',').map(|d| parse_duration_ns(d.trim())).collect::<Result<Vec<_>, _>>().map(Durations)
+}
+
+fn parse_pcts(s: &str) -> Result<Percents, String> {
+    s.split(',').map(parse_pct).collect::<Result<Vec<_>, _>>().map(Percents)
 }
 
 fn parse_pct(s: &str) -> Result<f64, String> {
@@ -219,6 +282,12 @@ mod tests {
             assert!(e.contains(flag), "{e}");
         }
         assert!(Cli::try_parse_from(["nines", "pts", "iops", "-o", "o"]).is_err(), "--target is required");
-        assert!(Cli::try_parse_from(["nines", "pts", "fill", "--target", "t", "-o", "o"]).is_err());
+        assert!(Cli::try_parse_from(["nines", "pts", "fil", "--target", "t", "-o", "o"]).is_err());
+        let cli =
+            Cli::try_parse_from(["nines", "pts", "hir", "--target", "t", "-o", "o", "--waits", "1s, 2s", "--fills", "25,50%"]).unwrap();
+        let Cmd::Pts(a) = cli.cmd else { panic!("not pts") };
+        assert_eq!(a.waits, Some(super::Durations(vec![1_000_000_000, 2_000_000_000])));
+        assert_eq!(a.fills, Some(super::Percents(vec![25.0, 50.0])));
+        assert!(Cli::try_parse_from(["nines", "pts", "fill", "--target", "t", "-o", "o", "--fills", "25,0"]).is_err());
     }
 }

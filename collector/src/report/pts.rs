@@ -53,9 +53,17 @@ pub fn section(run: &Run) -> Option<String> {
         }
         h.push_str("</ul>\n");
     }
-    match wsat {
-        Some(w) => wsat_part(&mut h, w),
-        None => rounds_part(&mut h, run, m, round_s),
+    match (wsat, m.get("xsr"), m.get("fill")) {
+        (Some(w), _, _) => wsat_part(&mut h, w),
+        (_, Some(x), _) => xsr_part(&mut h, run, x),
+        (_, _, Some(f)) => fill_part(&mut h, run, f),
+        _ => rounds_part(&mut h, run, m, round_s),
+    }
+    if let Some(d) = m.get("di") {
+        di_part(&mut h, run, d);
+    }
+    if let Some(x) = m.get("hir") {
+        hir_part(&mut h, run, x);
     }
     if let Some(q) = m.get("qos") {
         let from = q["from_s"].as_f64().unwrap_or(0.0);
@@ -101,6 +109,42 @@ fn conditions(h: &mut String, m: &serde_json::Map<String, Value>, p: &Value) {
         ),
         ("purge", s(&m.get("purge").map(|x| x["done"].clone()).unwrap_or(Value::Null))),
     ];
+    if let Some(f) = p["fills"].as_array() {
+        let list: Vec<String> = f.iter().map(|v| format!("{}%", s(v))).collect();
+        rows[3].1 = format!("{}, one after another, each after its own purge and preconditioning", list.join(", "));
+    }
+    if let Some(x) = p["xsr_segments_s"].as_array() {
+        let list: Vec<String> = x.iter().map(|v| format!("{} s", s(v))).collect();
+        rows[5] = ("segments", format!("{} (windows of {} s)", list.join(", "), s(&p["round_time_s"])));
+    }
+    if let Some(d) = p["di"].as_object() {
+        let l = |k: &str| d.get(k).and_then(Value::as_array).map(|a| a.iter().map(s).collect::<Vec<_>>().join(", ")).unwrap_or_default();
+        rows.push((
+            "demand intensity",
+            format!(
+                "thread counts {} by queue depths {}; histograms of {} s",
+                l("threads"),
+                l("qds"),
+                d.get("hist_time_s").map(s).unwrap_or_default()
+            ),
+        ));
+    }
+    if let Some(hp) = p["hir"].as_object() {
+        let waits = hp
+            .get("waits_s")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(|v| format!("{} s", s(v))).collect::<Vec<_>>().join(", "))
+            .unwrap_or_default();
+        rows.push((
+            "bursts",
+            format!(
+                "{} bursts of {} s per wait segment, waits of {waits}, {} s back to baseline after each",
+                hp.get("bursts").map(s).unwrap_or_default(),
+                hp.get("burst_s").map(s).unwrap_or_default(),
+                hp.get("baseline_s").map(s).unwrap_or_default()
+            ),
+        ));
+    }
     if let Some(pre) = m.get("precondition").filter(|x| !x.is_null()) {
         rows.push((
             "preconditioning",
@@ -331,6 +375,277 @@ fn wsat_part(h: &mut String, w: &Value) {
     );
 }
 
+/// Distinct colours for the lines of one chart (a colour-blind-safe set).
+const PALETTE: [&str; 8] = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#222222", "#999933"];
+
+/// The windows of `scope` (either direction) from `from_s` for `seconds`, as `nines stats
+/// --tag SCOPE/DIR --from --to` would select them.
+fn scope_stats(run: &Run, scope: &str, from_s: f64, to_s: f64) -> Vec<(String, TagStats)> {
+    let mut rows = Vec::new();
+    for dir in ["read", "write"] {
+        let tag = format!("{scope}/{dir}");
+        let opts = stats::Options { tag: Some(tag.clone()), from: Some(from_s), to: Some(to_s), ..Default::default() };
+        let s = stats::run_stats(run, &opts);
+        rows.extend(s.tags.0.into_iter().filter(|(_, t)| t.count > 0));
+    }
+    rows
+}
+
+/// dirth and cbw: demand variation (IOPS against queue depth, one line a thread count), demand
+/// intensity (mean response time against IOPS, the hockey stick) and nines' p99.99 against
+/// IOPS, the matrix's table and the response-time histograms' levels.
+fn di_part(h: &mut String, run: &Run, d: &Value) {
+    let points: Vec<&Value> = d["points"].as_array().into_iter().flatten().collect();
+    if points.is_empty() {
+        return;
+    }
+    let mut tcs: Vec<u64> = points.iter().filter_map(|p| p["tc"].as_u64()).collect();
+    tcs.dedup();
+    let by_tc = |tc: u64, x: &dyn Fn(&Value) -> f64, y: &dyn Fn(&Value) -> f64| -> Vec<(f64, f64)> {
+        // joined in the order of the queue depth, as the PTS draws them
+        let mut v: Vec<(u64, f64, f64)> =
+            points.iter().filter(|p| p["tc"].as_u64() == Some(tc)).map(|p| (p["qd"].as_u64().unwrap_or(0), x(p), y(p))).collect();
+        v.sort_by_key(|p| p.0);
+        v.into_iter().map(|p| (p.1, p.2)).collect()
+    };
+    let names: Vec<String> = tcs.iter().map(|t| format!("T{t}")).collect();
+    let f = |k: &'static str| move |p: &Value| p[k].as_f64().unwrap_or(f64::NAN);
+    let lines = |x: &dyn Fn(&Value) -> f64, y: &dyn Fn(&Value) -> f64| -> Vec<(usize, Vec<(f64, f64)>)> {
+        tcs.iter().enumerate().map(|(i, &tc)| (i, by_tc(tc, x, y))).collect()
+    };
+    let draw = |series: Vec<(usize, Vec<(f64, f64)>)>| -> Vec<Line<'_>> {
+        series
+            .into_iter()
+            .map(|(i, pts)| Line { name: &names[i], color: PALETTE[i % PALETTE.len()], points: pts, dash: false, marks: true })
+            .collect()
+    };
+    h.push_str("<h3>Demand variation: IOPS against queue depth, a line per thread count</h3>\n");
+    h.push_str(&chart_xy(
+        "IOPS by queue depth (TnQm: n threads, m I/Os each)",
+        "queue depth per thread",
+        &draw(lines(&f("qd"), &f("iops"))),
+        None,
+        &tick_text,
+        &|v| format_rate(v),
+    ));
+    h.push_str("<h3>Demand intensity: response time against IOPS</h3>\n");
+    h.push_str(&chart_xy(
+        "mean response time against IOPS, a line per thread count",
+        "IOPS",
+        &draw(lines(&f("iops"), &f("mean_ns"))),
+        None,
+        &|v| format_rate(v),
+        &|v| format_ns_f(v),
+    ));
+    h.push_str(&chart_xy(
+        "p99.99 response time against IOPS (nines): the tail's hockey stick",
+        "IOPS",
+        &draw(lines(&f("iops"), &f("p9999_ns"))),
+        None,
+        &|v| format_rate(v),
+        &|v| format_ns_f(v),
+    ));
+    h.push_str("<table class=\"ns-stats\" data-testid=\"pts-di\">\n<tr><th>TC</th><th>QD</th><th>outstanding</th><th>IOPS</th><th>mean</th><th>p99</th><th>p99.99</th><th>max</th></tr>\n");
+    let ns = |v: &Value| v.as_f64().map_or("-".to_string(), |x| format_ns(x as u64));
+    for p in &points {
+        let _ = writeln!(
+            h,
+            "<tr data-testid=\"pts-di-row\"><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            p["tc"],
+            p["qd"],
+            p["oio"],
+            p["iops"].as_f64().map_or("-".into(), format_rate),
+            ns(&p["mean_ns"]),
+            ns(&p["p99_ns"]),
+            ns(&p["p9999_ns"]),
+            ns(&p["max_ns"])
+        );
+    }
+    h.push_str("</table>\n");
+    let hists: Vec<&Value> = d["histograms"].as_array().into_iter().flatten().collect();
+    if !hists.is_empty() {
+        h.push_str("<h3>Response-time histograms at the maximum, middle and minimum IOPS points</h3>\n<ul class=\"ns-meta\">\n");
+        let mut rows = Vec::new();
+        for x in &hists {
+            let from = x["from_s"].as_f64().unwrap_or(0.0);
+            let to = from + x["seconds"].as_f64().unwrap_or(0.0) + 1.0;
+            let _ = writeln!(
+                h,
+                "<li>{}: {} ({} s)</li>",
+                esc(x["point"].as_str().unwrap_or("")),
+                esc(x["cell"].as_str().unwrap_or("")),
+                x["seconds"]
+            );
+            rows.extend(scope_stats(run, x["scope"].as_str().unwrap_or(""), from, to));
+        }
+        h.push_str("</ul>\n");
+        results_table(h, &rows, &|tag| block_size(run, tag));
+    }
+}
+
+/// hir: burst IOPS against time (each segment a line, baseline windows their own), the
+/// segments' table and each segment's levels.
+fn hir_part(h: &mut String, run: &Run, x: &Value) {
+    let bursts: Vec<&Value> = x["bursts"].as_array().into_iter().flatten().collect();
+    let segments: Vec<&Value> = x["segments"].as_array().into_iter().flatten().collect();
+    let names: Vec<String> = segments.iter().map(|s| format!("wait {} s", s["wait_s"])).collect();
+    let mut lines: Vec<Line> = segments
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Line {
+            name: &names[i],
+            color: PALETTE[i % PALETTE.len()],
+            points: bursts
+                .iter()
+                .filter(|b| b["segment"] == s["segment"])
+                .map(|b| (b["from_s"].as_f64().unwrap_or(f64::NAN), b["iops"].as_f64().unwrap_or(f64::NAN)))
+                .collect(),
+            dash: false,
+            marks: true,
+        })
+        .collect();
+    let steady = x["steady_iops"].as_f64();
+    let t0 = bursts.first().and_then(|b| b["from_s"].as_f64()).unwrap_or(0.0);
+    let t1 = bursts.last().and_then(|b| b["from_s"].as_f64()).unwrap_or(0.0);
+    if let Some(s) = steady {
+        lines.push(Line { name: "steady baseline", color: "#222", points: vec![(t0, s), (t1, s)], dash: true, marks: false });
+    }
+    h.push_str("<h3>Host idle recovery: IOPS of each burst against time</h3>\n");
+    h.push_str(&chart_xy("burst IOPS after idle waits", "time (s)", &lines, None, &tick_text, &|v| format_rate(v)));
+    h.push_str("<table class=\"ns-check\" data-testid=\"pts-hir\"><tr><th>wait</th><th>bursts</th><th>burst IOPS</th><th>against steady</th><th>back to baseline</th></tr>\n");
+    for s in &segments {
+        let _ = writeln!(
+            h,
+            "<tr><td>{} s</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            s["wait_s"],
+            s["bursts"],
+            s["burst_iops"].as_f64().map_or("-".into(), format_rate),
+            s["over_steady"].as_f64().map_or("-".into(), |r| format!("{r:.2} x")),
+            s["baseline_iops"].as_f64().map_or("-".into(), format_rate)
+        );
+    }
+    h.push_str("</table>\n");
+    let mut rows = Vec::new();
+    for s in &segments {
+        rows.extend(scope_stats(run, s["scope"].as_str().unwrap_or(""), 0.0, f64::MAX));
+    }
+    h.push_str("<h3>Every burst of each wait segment: the levels of nines</h3>\n<p class=\"ns-note\">IOPS here is <code>nines stats</code>' over each segment's span, idle waits included; the table above gives the bursts' own.</p>\n");
+    results_table(h, &rows, &|tag| block_size(run, tag));
+}
+
+/// xsr: MB/s against time over the three segments, their table, recovery, and each
+/// segment's levels.
+fn xsr_part(h: &mut String, run: &Run, x: &Value) {
+    let points: Vec<&Value> = x["points"].as_array().into_iter().flatten().collect();
+    let segments: Vec<&Value> = x["segments"].as_array().into_iter().flatten().collect();
+    let names: Vec<String> = segments.iter().map(|s| format!("{}: {}", s["segment"], s["cell"].as_str().unwrap_or(""))).collect();
+    let lines: Vec<Line> = segments
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Line {
+            name: &names[i],
+            color: PALETTE[i % PALETTE.len()],
+            points: points
+                .iter()
+                .filter(|p| p["segment"] == s["segment"])
+                .map(|p| {
+                    (
+                        p["start_s"].as_f64().unwrap_or(f64::NAN) + p["seconds"].as_f64().unwrap_or(0.0),
+                        p["mbps"].as_f64().unwrap_or(f64::NAN),
+                    )
+                })
+                .collect(),
+            dash: false,
+            marks: points.len() <= 200,
+        })
+        .collect();
+    h.push_str("<h3>Cross-stimulus recovery: throughput against time</h3>\n");
+    h.push_str(&chart_xy("MB/s per window: sequential, random, sequential writes", "time (s)", &lines, None, &tick_text, &|v| {
+        format_rate(v)
+    }));
+    h.push_str("<table class=\"ns-check\" data-testid=\"pts-xsr\"><tr><th>segment</th><th>workload</th><th>seconds</th><th>average MB/s</th></tr>\n");
+    for s in &segments {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.1}</td></tr>",
+            s["segment"],
+            esc(s["cell"].as_str().unwrap_or("")),
+            s["seconds"],
+            s["mbps"].as_f64().unwrap_or(f64::NAN)
+        );
+    }
+    h.push_str("</table>\n");
+    let reference = x["reference_mbps"].as_f64().unwrap_or(f64::NAN);
+    let _ = match x["recovered_after_s"].as_f64() {
+        Some(t) => writeln!(h, "<p class=\"ns-meta\" data-testid=\"pts-recovery\">Recovered: the last segment held 90% of the first segment's final {reference:.1} MB/s from {t} s after it began (window {}).</p>", x["recovered_window"]),
+        None => writeln!(h, "<p class=\"ns-meta\" data-testid=\"pts-recovery\">Not recovered: the last segment never held 90% of the first segment's final {reference:.1} MB/s.</p>"),
+    };
+    let mut rows = Vec::new();
+    for s in &segments {
+        rows.extend(scope_stats(run, s["scope"].as_str().unwrap_or(""), 0.0, f64::MAX));
+    }
+    h.push_str("<h3>Each segment: the levels of nines</h3>\n");
+    results_table(h, &rows, &|tag| block_size(run, tag));
+}
+
+/// fill: IOPS per round of each active range (their convergence), steady IOPS against the
+/// range, and the levels over each range's measurement window.
+fn fill_part(h: &mut String, run: &Run, f: &Value) {
+    let levels: Vec<&Value> = f.as_array().into_iter().flatten().collect();
+    let names: Vec<String> = levels.iter().map(|l| format!("{}%", l["active_range_pct"].as_f64().unwrap_or(0.0))).collect();
+    let lines: Vec<Line> = levels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| Line {
+            name: &names[i],
+            color: PALETTE[i % PALETTE.len()],
+            points: l["iops"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .map(|(r, v)| ((r + 1) as f64, v.as_f64().unwrap_or(f64::NAN)))
+                .collect(),
+            dash: false,
+            marks: true,
+        })
+        .collect();
+    h.push_str("<h3>Convergence at each active range: IOPS per round</h3>\n");
+    h.push_str(&chart("4 KiB random writes: IOPS per round, a line per active range", "round", &lines, None, &|v| format_rate(v)));
+    let steady: Vec<(f64, f64)> =
+        levels.iter().filter_map(|l| Some((l["active_range_pct"].as_f64()?, l["average_iops"].as_f64()?))).collect();
+    h.push_str("<h3>Steady-state IOPS against the active range</h3>\n");
+    h.push_str(&chart_xy(
+        "steady 4 KiB random write IOPS by how much of the drive is written",
+        "active range (% of the capacity)",
+        &[Line { name: "IOPS over the measurement window", color: PALETTE[0], points: steady, dash: false, marks: true }],
+        None,
+        &tick_text,
+        &|v| format_rate(v),
+    ));
+    h.push_str("<table class=\"ns-check\" data-testid=\"pts-fill\"><tr><th>active range</th><th>bytes</th><th>rounds</th><th>verdict</th><th>average IOPS</th></tr>\n");
+    let mut rows = Vec::new();
+    for l in &levels {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}%</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"ns-v-{}\">{}</td><td class=\"num\">{}</td></tr>",
+            l["active_range_pct"].as_f64().unwrap_or(0.0),
+            format_size(l["region_bytes"].as_u64().unwrap_or(0)),
+            l["iops"].as_array().map_or(0, Vec::len),
+            if l["steady"] == true { "meets" } else { "fails" },
+            esc(l["verdict"].as_str().unwrap_or("")),
+            l["average_iops"].as_f64().map_or("-".into(), format_rate)
+        );
+        let w = &l["window"];
+        if let (Some(from), Some(to)) = (w["from_s"].as_f64(), w["to_s"].as_f64()) {
+            // the window's rounds: from the first's start to just before the next round's
+            rows.extend(scope_stats(run, l["scope"].as_str().unwrap_or(""), from, to - 1e-9));
+        }
+    }
+    h.push_str("</table>\n<h3>Over each range's measurement window: the levels of nines</h3>\n");
+    results_table(h, &rows, &|tag| block_size(run, tag));
+}
+
 /// One line of a chart.
 struct Line<'a> {
     name: &'a str,
@@ -343,6 +658,18 @@ struct Line<'a> {
 /// A line chart as inline SVG: y from 0 (rates and latencies are read against zero), x over
 /// the points, a shaded x range, a legend, ticks at 1, 2 or 5 times a power of ten.
 fn chart(title: &str, x_label: &str, lines: &[Line], shade: Option<(f64, f64)>, y_fmt: &dyn Fn(f64) -> String) -> String {
+    chart_xy(title, x_label, lines, shade, &tick_text, y_fmt)
+}
+
+/// [`chart`] with the x ticks' text written by `x_fmt`.
+fn chart_xy(
+    title: &str,
+    x_label: &str,
+    lines: &[Line],
+    shade: Option<(f64, f64)>,
+    x_fmt: &dyn Fn(f64) -> String,
+    y_fmt: &dyn Fn(f64) -> String,
+) -> String {
     let (w, hgt, left, right, top, bottom) = (640.0, 240.0, 70.0, 16.0, 28.0, 62.0);
     let finite = |p: &&(f64, f64)| p.0.is_finite() && p.1.is_finite();
     let all: Vec<(f64, f64)> = lines.iter().flat_map(|l| l.points.iter().filter(finite).copied()).collect();
@@ -379,7 +706,7 @@ fn chart(title: &str, x_label: &str, lines: &[Line], shade: Option<(f64, f64)>, 
     // rounds are whole numbers
     for t in ticks(x0, x1).into_iter().filter(|t| x_label != "round" || t.fract() == 0.0) {
         let x = px(t);
-        let _ = writeln!(s, "<line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{}\" y2=\"{}\" stroke=\"#999\"/><text x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>", hgt - bottom, hgt - bottom + 4.0, hgt - bottom + 16.0, tick_text(t));
+        let _ = writeln!(s, "<line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{}\" y2=\"{}\" stroke=\"#999\"/><text x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>", hgt - bottom, hgt - bottom + 4.0, hgt - bottom + 16.0, esc(&x_fmt(t)));
     }
     let _ = writeln!(s, "<line x1=\"{left}\" x2=\"{left}\" y1=\"{top}\" y2=\"{}\" stroke=\"#555\"/><line x1=\"{left}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#555\"/>", hgt - bottom, w - right, hgt - bottom, hgt - bottom);
     let _ = writeln!(
