@@ -80,11 +80,6 @@ pub fn run(a: &PtsArgs, out: &mut impl Write) -> Result<()> {
     }
     let base = base_args(a, &params);
     if a.resume {
-        ensure!(
-            matches!(test, Test::Iops | Test::Lat | Test::Tp | Test::Qos),
-            "--resume goes on with the rounds of iops, lat, tp and qos; a {} test cannot go on after a stop yet (start it again)",
-            test.name()
-        );
         return resume(a, &base, params, cells, tracked, work.path(), out);
     }
     let (capacity, purged) = purge(a, &base, &mut deviations)?;
@@ -96,8 +91,14 @@ pub fn run(a: &PtsArgs, out: &mut impl Write) -> Result<()> {
         // WSAT starts from the purged state: its fresh-out-of-box region is what it measures
         Test::Wsat => return wsat(a, &base, &plan, work.path(), prep, out),
         // so does XSR, whose first segment of sequential writes fills the drive
-        Test::Xsr => return recovery::xsr(a, &base, &plan, work.path(), prep, out),
-        Test::Fill => return fill::fill(a, &base, &plan, work.path(), prep["purge"].clone(), out),
+        Test::Xsr | Test::Fill => {
+            let state = Resumed { windows: Vec::new(), metas: Vec::new(), start_time: None, prep };
+            return if test == Test::Xsr {
+                recovery::xsr(a, &base, &plan, work.path(), state, out)
+            } else {
+                fill::fill(a, &base, &plan, work.path(), state, out)
+            };
+        }
         _ => {}
     }
     let pre = precondition(a, &base, &plan, work.path())?;
@@ -176,6 +177,38 @@ fn resume(
             m.get("active_range_bytes").map_or("an unknown number of".into(), Value::to_string)
         );
     }
+    let mut deviations: Vec<String> = m
+        .get("deviations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|d| !d.starts_with("steady state not reached") && !d.starts_with("resumed after") && !d.starts_with("resumed in"))
+        .map(str::to_string)
+        .collect();
+    let metas: Vec<RunMeta> =
+        run.meta.jobs.iter().map(|j| RunMeta { workload: Some(meta::Workload { scope: None, ..j.clone() }), ..run.meta.clone() }).collect();
+    let mut prep = json!({ "purge": m.get("purge").cloned().unwrap_or(Value::Null), "precondition": m.get("precondition").cloned().unwrap_or(Value::Null) });
+    for key in ["qos", "di", "hir", "xsr", "fill"] {
+        if let Some(v) = m.get(key) {
+            prep[key] = v.clone();
+        }
+    }
+    let mut windows = run.windows;
+    // xsr and fill keep their own state in the metadata: each goes on from its last whole
+    // segment or round
+    if matches!(test, Test::Xsr | Test::Fill) {
+        if prep.get(if test == Test::Xsr { "xsr" } else { "fill" }).is_some_and(|x| x["done"] == true) {
+            bail!("--resume: the {} test in '{shown}' has ended", test.name());
+        }
+        deviations.push(format!("resumed after a stop, from its last whole {}", if test == Test::Xsr { "segment" } else { "round" }));
+        let plan = Plan { params, cells, tracked, capacity, region, deviations };
+        let state = Resumed { windows, metas, start_time: run.start_time, prep };
+        return match test {
+            Test::Xsr => recovery::xsr(a, base, &plan, work, state, out),
+            _ => fill::fill(a, base, &plan, work, state, out),
+        };
+    }
     // the rounds so far, from the metadata the windows were checked against when written
     let mut book = Rounds::new(tracked.len(), params.window_rounds);
     for r in m.get("rounds").and_then(Value::as_array).into_iter().flatten() {
@@ -185,30 +218,63 @@ fn resume(
     if book.is_empty() {
         bail!("--resume: '{shown}' holds no whole round; start the test again");
     }
-    if let Some(end) = book.steady_at() {
-        bail!("--resume: the test in '{shown}' has ended: steady state was reached at round {end}");
+    let rounds_over = book.steady_at().is_some() || book.len() >= params.max_rounds;
+    // what follows the rounds (qos's recording, dirth's matrix, hir's segments) goes on too
+    let after = match test {
+        Test::Qos => Some("qos"),
+        Test::Dirth | Test::Cbw => Some("di"),
+        Test::Hir => Some("hir"),
+        _ => None,
+    };
+    let after_done = after.is_some_and(|k| prep.get(k).is_some_and(|x| x["done"] == true));
+    if rounds_over && (after.is_none() || after_done) {
+        match book.steady_at() {
+            Some(end) => bail!("--resume: the test in '{shown}' has ended: steady state was reached at round {end}"),
+            None => bail!("--resume: the test in '{shown}' has ended: it ran its {} rounds (--max-rounds)", params.max_rounds),
+        }
     }
-    if book.len() >= params.max_rounds {
-        bail!("--resume: the test in '{shown}' has ended: it ran its {} rounds (--max-rounds)", params.max_rounds);
+    if rounds_over {
+        let what = match test {
+            Test::Qos => {
+                // the response-time histogram is recorded again whole
+                windows.retain(|w| !w.tag.as_deref().is_some_and(|t| t.starts_with("qos/")));
+                prep.as_object_mut().map(|o| o.remove("qos"));
+                "its response-time histogram, recorded again".to_string()
+            }
+            Test::Hir => {
+                // the segment under way is run again from its first burst
+                let whole = prep["hir"]["segments"].as_array().map_or(0, Vec::len);
+                let waits = params.hir.as_ref().map(|h| h.waits_s.clone()).unwrap_or_default();
+                if let Some(&w) = waits.get(whole) {
+                    let (burst, base_scope) = (format!("hir_wait{}/", recovery::label(w)), format!("hir_base{}/", whole + 1));
+                    windows.retain(|x| !x.tag.as_deref().is_some_and(|t| t.starts_with(&burst) || t.starts_with(&base_scope)));
+                    if let Some(b) = prep["hir"]["bursts"].as_array_mut() {
+                        b.retain(|x| x["segment"].as_u64().is_some_and(|s| s as usize <= whole));
+                    }
+                }
+                format!("its wait segment {}", whole + 1)
+            }
+            _ => {
+                let cells = prep["di"]["points"].as_array().map_or(0, Vec::len);
+                format!("its demand-intensity matrix after cell {cells}")
+            }
+        };
+        deviations.push(format!("resumed in {what}"));
+    } else {
+        deviations.push(format!("resumed after round {}", book.len()));
     }
-    let mut deviations: Vec<String> = m
-        .get("deviations")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .filter(|d| !d.starts_with("steady state not reached") && !d.starts_with("resumed after round"))
-        .map(str::to_string)
-        .collect();
-    deviations.push(format!("resumed after round {}", book.len()));
-    // each cell's workload as the first round recorded it, over the archive's target and host
-    let metas: Vec<RunMeta> =
-        run.meta.jobs.iter().map(|j| RunMeta { workload: Some(meta::Workload { scope: None, ..j.clone() }), ..run.meta.clone() }).collect();
-    let prep = json!({ "purge": m.get("purge").cloned().unwrap_or(Value::Null), "precondition": m.get("precondition").cloned().unwrap_or(Value::Null) });
     let plan = Plan { params, cells, tracked, capacity, region, deviations };
     say(a, &format!("{}: resuming after round {} of at most {}", test.name(), book.len(), plan.params.max_rounds));
-    let state = State { book, windows: run.windows, metas, start_time: run.start_time };
+    let state = State { book, windows, metas, start_time: run.start_time };
     rounds_from(a, base, &plan, work, prep, state, out)
+}
+
+/// What a stopped test's archive holds, for the tests that keep their own state (xsr, fill).
+struct Resumed {
+    windows: Vec<Window>,
+    metas: Vec<RunMeta>,
+    start_time: Option<f64>,
+    prep: Value,
 }
 
 fn say(a: &PtsArgs, s: &str) {
@@ -619,7 +685,9 @@ fn rounds_from(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, prep: Valu
     let p = &plan.params;
     let State { mut book, mut windows, mut metas, mut start_time } = state;
     let tty = !a.quiet && std::io::stderr().is_terminal();
-    for round in book.len() + 1..=p.max_rounds {
+    // (a resumed test whose rounds are over goes on with what follows them)
+    let first = if book.steady_at().is_some() { p.max_rounds + 1 } else { book.len() + 1 };
+    for round in first..=p.max_rounds {
         let mut pending: Vec<Window> = Vec::new();
         let mut values = Vec::with_capacity(plan.cells.len());
         for (ci, cell) in plan.cells.iter().enumerate() {
@@ -724,6 +792,7 @@ fn qos(
         "ios": ios,
         "after_round": book.len(),
         "steady_before": book.steady_at().is_some(),
+        "done": stopped.is_none(),
     });
     let run = Run { name: format!("PTS qos {t} s"), windows: measured.clone(), source: a.output.display().to_string(), ..Run::default() };
     windows.extend(measured);

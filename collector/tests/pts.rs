@@ -869,3 +869,126 @@ fn fill_purges_and_tests_each_active_range_on_a_loop_device() {
     let e = refused(&["pts", "fill", "--engine", "null", "--target", "/dev/null", "--capacity", "1g", "--active-range", "50", "-o", s(&o)]);
     assert!(e.contains("--fills"), "{e}");
 }
+
+/// Start `nines ARGS` and SIGKILL it once its archive `o` satisfies `ready`; the archive as it
+/// is after the kill.
+fn kill_when(args: &[&str], o: &Path, ready: impl Fn(&serde_json::Map<String, Value>) -> bool) -> Run {
+    let mut child = Command::new(nines_tests::nines_bin()).args(args).stdout(std::process::Stdio::null()).spawn().unwrap();
+    loop {
+        if let Ok(bytes) = std::fs::read(o) {
+            if archive::read(s(o), &bytes).is_ok_and(|run| ready(pts_meta(&run))) {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                break;
+            }
+        }
+        assert!(child.try_wait().unwrap().is_none(), "the test ended before it could be killed");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    read_run(o)
+}
+
+/// The windows of scopes starting with `prefix`, as (tag, start, length, count).
+fn windows_of(run: &Run, prefix: &str) -> Vec<(String, u64, u64, u64)> {
+    let mut v: Vec<_> = run
+        .windows
+        .iter()
+        .filter(|w| w.tag.as_deref().is_some_and(|t| t.starts_with(prefix)))
+        .map(|w| (w.tag.clone().unwrap(), w.start_s.to_bits(), w.length_s.to_bits(), w.hist.count()))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn dirth_hir_xsr_and_fill_killed_part_way_resume_and_keep_what_they_finished() {
+    let d = tempfile::tempdir().unwrap();
+    let common = ["--engine", "null", "--target", "/dev/null", "--capacity", "1g", "--seed", "5", "--quiet"];
+    // dirth, killed in its matrix after three cells: those three stay, the rest follow
+    let o = d.path().join("dirth.hlog");
+    let args = [
+        &["pts", "dirth", "--round-time", "60ms", "--max-rounds", "3", "--window-rounds", "2", "--precondition", "0.01"][..],
+        &["--threads", "2", "--qd", "2", "--hist-time", "120ms", "-o", s(&o)],
+        &common,
+    ]
+    .concat();
+    let killed = kill_when(&args, &o, |m| m.get("di").and_then(|d| d["points"].as_array()).is_some_and(|p| (1..4).contains(&p.len())));
+    let k = pts_meta(&killed);
+    let had = k["di"]["points"].as_array().unwrap().clone();
+    let _ = nines(&[&args[..], &["--resume"]].concat());
+    let run = read_run(&o);
+    let m = pts_meta(&run);
+    let points = m["di"]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 4);
+    assert_eq!(points[..had.len()], had[..], "the finished cells are kept as they were");
+    for p in &had {
+        let scope = p["scope"].as_str().unwrap();
+        assert_eq!(windows_of(&run, scope), windows_of(&killed, scope), "{scope}");
+    }
+    assert_eq!(m["di"]["histograms"].as_array().unwrap().len(), 4);
+    assert_eq!(m["di"]["done"], true);
+    assert_eq!(m["rounds"], k["rounds"], "the rounds are not run again");
+    let deviations: Vec<&str> = m["deviations"].as_array().unwrap().iter().map(|d| d.as_str().unwrap()).collect();
+    assert!(deviations.contains(&format!("resumed in its demand-intensity matrix after cell {}", had.len()).as_str()), "{deviations:?}");
+    assert!(refused(&[&args[..], &["--resume"]].concat()).contains("has ended"));
+
+    // hir, killed in its second wait segment: the first stays, the second runs again whole
+    let o = d.path().join("hir.hlog");
+    let args = [
+        &["pts", "hir", "--round-time", "40ms", "--max-rounds", "3", "--window-rounds", "2", "--precondition", "0.01"][..],
+        &["--burst", "30ms", "--waits", "10ms,20ms", "--bursts", "4", "--baseline-time", "40ms", "-o", s(&o)],
+        &common,
+    ]
+    .concat();
+    let killed = kill_when(&args, &o, |m| m.get("hir").and_then(|h| h["segments"].as_array()).is_some_and(|s| s.len() == 1));
+    let _ = nines(&[&args[..], &["--resume"]].concat());
+    let run = read_run(&o);
+    let m = pts_meta(&run);
+    assert_eq!(m["hir"]["segments"].as_array().unwrap().len(), 2);
+    assert_eq!(m["hir"]["segments"][0], pts_meta(&killed)["hir"]["segments"][0]);
+    assert_eq!(windows_of(&run, "hir_wait10ms/"), windows_of(&killed, "hir_wait10ms/"));
+    assert_eq!(windows_of(&run, "hir_wait20ms/").len(), 4, "the segment under way runs again whole");
+    assert_eq!(m["hir"]["bursts"].as_array().unwrap().len(), 8);
+
+    // xsr, killed in its second segment: the first stays
+    let o = d.path().join("xsr.hlog");
+    let args = [
+        &["pts", "xsr", "--round-time", "50ms", "--window-rounds", "2", "--threads", "1", "--qd", "2"][..],
+        &["--segments", "300ms,400ms,300ms", "-o", s(&o)],
+        &common,
+    ]
+    .concat();
+    let killed = kill_when(&args, &o, |m| m.get("xsr").and_then(|x| x["segments"].as_array()).is_some_and(|s| s.len() == 1));
+    let out = nines(&[&args[..], &["--resume"]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let run = read_run(&o);
+    let m = pts_meta(&run);
+    assert_eq!(m["xsr"]["segments"].as_array().unwrap().len(), 3);
+    assert_eq!(windows_of(&run, "xsr1_"), windows_of(&killed, "xsr1_"));
+    assert!(!windows_of(&run, "xsr3_").is_empty());
+    assert!(refused(&[&args[..], &["--resume"]].concat()).contains("has ended"));
+
+    // fill, killed in its second range's rounds: the first range stays, the second goes on
+    let o = d.path().join("fill.hlog");
+    let args = [
+        &["pts", "fill", "--round-time", "40ms", "--max-rounds", "6", "--window-rounds", "3", "--precondition", "0.01"][..],
+        &["--fills", "50,100", "-o", s(&o)],
+        &common,
+    ]
+    .concat();
+    let killed = kill_when(&args, &o, |m| {
+        m.get("fill").and_then(Value::as_array).is_some_and(|l| l.len() == 2 && l[1]["iops"].as_array().is_some_and(|r| r.len() == 1))
+    });
+    let out = nines(&[&args[..], &["--resume"]].concat());
+    let run = read_run(&o);
+    let m = pts_meta(&run);
+    let (levels, before) = (m["fill"].as_array().unwrap(), pts_meta(&killed)["fill"].as_array().unwrap());
+    assert_eq!(levels.len(), 2);
+    assert_eq!(levels[0], before[0]);
+    assert_eq!(windows_of(&run, "fill50_"), windows_of(&killed, "fill50_"));
+    // the second range's rounds before the kill are kept, and it was not purged again
+    let r = before[1]["iops"].as_array().unwrap().len();
+    assert_eq!(levels[1]["iops"].as_array().unwrap()[..r], before[1]["iops"].as_array().unwrap()[..]);
+    assert_eq!(levels[1]["purge"], before[1]["purge"]);
+    assert_eq!(out.status.success(), levels.iter().all(|l| l["steady"] == true));
+}

@@ -72,8 +72,10 @@ pub(super) fn demand_intensity(
         ),
     );
     let mut offset = windows.iter().map(Window::end_s).fold(book.len() as f64 * t, f64::max);
-    let mut points: Vec<Value> = Vec::with_capacity(cells.len());
-    for (i, cell) in cells.iter().enumerate() {
+    // a resumed test keeps the cells and histograms it finished
+    let mut points: Vec<Value> = prep["di"]["points"].as_array().cloned().unwrap_or_default();
+    let mut hists: Vec<Value> = prep["di"]["histograms"].as_array().cloned().unwrap_or_default();
+    for (i, cell) in cells.iter().enumerate().skip(points.len()) {
         if tty {
             eprint!("\rnines: pts {}: demand intensity {}/{} {}        ", p.test.name(), i + 1, cells.len(), cell.text());
         }
@@ -98,7 +100,7 @@ pub(super) fn demand_intensity(
         points.push(pt);
         offset = c.windows.iter().map(Window::end_s).fold(offset + t, f64::max);
         windows.extend(c.windows);
-        prep["di"] = json!({ "points": points });
+        prep["di"] = json!({ "points": points, "histograms": hists });
         if let Some(sig) = c.stopped {
             write_archive(a, plan, book, windows, metas, start_time, &prep, Some(&sig))?;
             bail!("stopped by {sig} in the demand-intensity matrix; '{}' keeps what was recorded", a.output.display());
@@ -115,8 +117,7 @@ pub(super) fn demand_intensity(
         chosen.push((if k == 0 { "mid1" } else { "mid2" }, m));
     }
     chosen.push(("min", picks.min));
-    let mut hists: Vec<Value> = Vec::new();
-    for (k, (name, i)) in chosen.iter().enumerate() {
+    for (k, (name, i)) in chosen.iter().enumerate().skip(hists.len()) {
         let cell = cells[*i];
         say(a, &format!("{}: response-time histogram at the {name} IOPS point, {} for {} s", p.test.name(), cell.text(), di.hist_time_s));
         let window_s = if di.hist_time_s >= 20.0 { 1.0 } else { di.hist_time_s / 20.0 };
@@ -148,6 +149,8 @@ pub(super) fn demand_intensity(
         }
         write_archive(a, plan, book, windows, metas, start_time, &prep, None)?;
     }
+    prep["di"]["done"] = json!(true);
+    write_archive(a, plan, book, windows, metas, start_time, &prep, None)?;
     let mut out = Vec::new();
     writeln!(out, "demand intensity (nines stats {} --tag di_CELL/read):", a.output.display())?;
     writeln!(out, "  {:>4} {:>4} {:>10} {:>10} {:>10} {:>10} {:>10}", "TC", "QD", "IOPS", "mean", "p99", "p99.99", "max")?;

@@ -10,14 +10,13 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{bail, Result};
-use nines_core::meta::RunMeta;
 use nines_core::pts::{Params, Rounds, Verdict};
 use nines_core::run::Window;
 use nines_core::units::{format_ns, format_rate, format_size};
 use serde_json::{json, Value};
 
 use super::di::point;
-use super::{active_region, precondition, purge, run_stimulus, say, write_archive, Plan, Stimulus};
+use super::{active_region, precondition, purge, run_stimulus, say, write_archive, Plan, Resumed, Stimulus};
 use crate::cli::pts::PtsArgs;
 use crate::cli::run::RunArgs;
 
@@ -26,34 +25,62 @@ fn label(pct: f64) -> String {
     format!("{pct}").replace('.', "p")
 }
 
-pub(super) fn fill(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, first_purge: Value, out: &mut impl Write) -> Result<()> {
+pub(super) fn fill(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, state: Resumed, out: &mut impl Write) -> Result<()> {
     let p = &plan.params;
     let fills = p.fills.clone().unwrap_or_else(|| vec![25.0, 50.0, 75.0, 100.0]);
     let t = p.round_time_s;
     let cell = plan.cells[0];
+    let Resumed { mut windows, mut metas, mut start_time, mut prep } = state;
+    // a resumed test keeps its ranges; the last goes on with its rounds unless it is over
+    let mut levels: Vec<Value> = prep["fill"].as_array().cloned().unwrap_or_default();
+    let over = |l: &Value| l["steady"] == true || l["iops"].as_array().map_or(0, Vec::len) >= p.max_rounds;
+    let mut going_on = levels.last().filter(|l| !over(l)).cloned();
+    if going_on.is_some() {
+        levels.pop();
+    } else if a.resume && levels.len() >= fills.len() {
+        bail!("--resume: the fill test in '{}' has ended: it tested its {} active ranges", a.output.display(), fills.len());
+    }
     let mut all = Rounds::new(1, p.window_rounds);
-    let mut windows: Vec<Window> = Vec::new();
-    let mut metas: Vec<RunMeta> = Vec::new();
-    let mut start_time = None;
-    let mut levels: Vec<Value> = Vec::new();
-    let mut offset = 0.0;
-    let mut prep = json!({ "purge": first_purge, "precondition": Value::Null });
-    for (k, &pct) in fills.iter().enumerate() {
-        let purged = if k == 0 {
-            prep["purge"].clone()
-        } else {
-            // each range starts from a purged drive; the deviations were named the first time
-            purge(a, base, &mut Vec::new())?.1
-        };
+    for l in levels.iter().chain(going_on.iter()) {
+        for v in l["iops"].as_array().into_iter().flatten() {
+            all.push(&[v.as_f64().unwrap_or(f64::NAN)])?;
+        }
+    }
+    let mut offset = windows.iter().map(Window::end_s).fold(0.0, f64::max);
+    for (k, &pct) in fills.iter().enumerate().skip(levels.len()) {
         let params = Params { active_range_pct: pct, ..p.clone() };
         let region = active_region(&params, &plan.cells, plan.capacity)?;
-        let level =
-            Plan { params, cells: plan.cells.clone(), tracked: plan.tracked.clone(), capacity: region, region, deviations: Vec::new() };
-        say(a, &format!("fill: {pct}% of the capacity ({}): purged, preconditioning", format_size(region)));
-        let pre = precondition(a, base, &level, work)?;
-        let scope = format!("fill{}_{}", label(pct), cell.scope());
         let mut book = Rounds::new(1, p.window_rounds);
         let mut starts: Vec<f64> = Vec::new();
+        let (purged, pre) = match going_on.take() {
+            // its rounds so far: no purge or preconditioning again
+            Some(l) => {
+                for (v, st) in l["iops"].as_array().into_iter().flatten().zip(l["round_starts_s"].as_array().into_iter().flatten()) {
+                    book.push(&[v.as_f64().unwrap_or(f64::NAN)])?;
+                    starts.push(st.as_f64().unwrap_or(0.0));
+                }
+                (l["purge"].clone(), l["precondition"].clone())
+            }
+            None => {
+                let purged = if k == 0 && !a.resume {
+                    prep["purge"].clone()
+                } else {
+                    // each range starts from a purged drive; the deviations were named the first time
+                    purge(a, base, &mut Vec::new())?.1
+                };
+                let level = Plan {
+                    params: params.clone(),
+                    cells: plan.cells.clone(),
+                    tracked: plan.tracked.clone(),
+                    capacity: region,
+                    region,
+                    deviations: Vec::new(),
+                };
+                say(a, &format!("fill: {pct}% of the capacity ({}): purged, preconditioning", format_size(region)));
+                (purged, precondition(a, base, &level, work)?)
+            }
+        };
+        let scope = format!("fill{}_{}", label(pct), cell.scope());
         let record = |book: &Rounds, starts: &[f64], levels: &[Value]| {
             let v = Verdict::of(book);
             let window =
@@ -75,7 +102,10 @@ pub(super) fn fill(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, first_
             }));
             all_levels
         };
-        for round in 1..=p.max_rounds {
+        for round in book.len() + 1..=p.max_rounds {
+            if book.steady_at().is_some() {
+                break;
+            }
             let at = Stimulus {
                 cell,
                 scope: scope.clone(),

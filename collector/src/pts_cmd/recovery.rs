@@ -19,12 +19,12 @@ use nines_core::units::format_rate;
 use serde_json::{json, Value};
 
 use super::di::point;
-use super::{run_stimulus, say, write_archive, Plan, Stimulus};
+use super::{run_stimulus, say, write_archive, Plan, Resumed, Stimulus};
 use crate::cli::pts::PtsArgs;
 use crate::cli::run::RunArgs;
 
 /// Seconds as a scope's name takes them: whole milliseconds (`5000ms`) or seconds (`5s`).
-fn label(s: f64) -> String {
+pub(super) fn label(s: f64) -> String {
     let ms = (s * 1000.0).round() as u64;
     if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
@@ -54,8 +54,15 @@ pub(super) fn hir(
     let t = p.round_time_s;
     let steady = book.report_window().map(|(f, e)| book.series[0][f..e].iter().sum::<f64>() / (e - f) as f64);
     let mut offset = windows.iter().map(Window::end_s).fold(book.len() as f64 * t, f64::max);
-    let mut bursts: Vec<Value> = Vec::new();
-    let mut segments: Vec<Value> = Vec::new();
+    // a resumed test keeps its whole segments (and runs the one under way again)
+    let mut segments: Vec<Value> = prep["hir"]["segments"].as_array().cloned().unwrap_or_default();
+    let mut bursts: Vec<Value> = prep["hir"]["bursts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|b| b["segment"].as_u64().is_some_and(|s| s as usize <= segments.len()))
+        .cloned()
+        .collect();
     let mut out = Vec::new();
     writeln!(
         out,
@@ -64,7 +71,7 @@ pub(super) fn hir(
         h.bursts,
         steady.map_or("not reached".into(), |v| format!("{} IOPS", format_rate(v)))
     )?;
-    for (si, &wait) in h.waits_s.iter().enumerate() {
+    for (si, &wait) in h.waits_s.iter().enumerate().skip(segments.len()) {
         let scope = format!("hir_wait{}", label(wait));
         say(a, &format!("hir: segment {}: {} bursts of {} s, {} s idle after each", si + 1, h.bursts, h.burst_s, wait));
         let mut seg_iops = Vec::with_capacity(h.bursts);
@@ -126,17 +133,21 @@ pub(super) fn hir(
                 bail!("stopped by {sig} in hir's return to baseline; '{}' keeps what was recorded", a.output.display());
             }
         }
-        writeln!(
-            out,
-            "  wait {:>7}: burst average {} IOPS{}{}",
-            label(wait),
-            format_rate(mean),
-            seg["over_steady"].as_f64().map(|r| format!(", {:.2} x steady", r)).unwrap_or_default(),
-            seg["baseline_iops"].as_f64().map(|b| format!("; back to baseline at {} IOPS", format_rate(b))).unwrap_or_default()
-        )?;
         segments.push(seg);
         prep["hir"] = json!({ "bursts": bursts, "segments": segments, "steady_iops": steady });
         write_archive(a, plan, book, windows, metas, start_time, &prep, None)?;
+    }
+    prep["hir"]["done"] = json!(true);
+    write_archive(a, plan, book, windows, metas, start_time, &prep, None)?;
+    for seg in &segments {
+        writeln!(
+            out,
+            "  wait {:>7}: burst average {} IOPS{}{}",
+            label(seg["wait_s"].as_f64().unwrap_or(0.0)),
+            seg["burst_iops"].as_f64().map_or("-".into(), format_rate),
+            seg["over_steady"].as_f64().map(|r| format!(", {:.2} x steady", r)).unwrap_or_default(),
+            seg["baseline_iops"].as_f64().map(|b| format!("; back to baseline at {} IOPS", format_rate(b))).unwrap_or_default()
+        )?;
     }
     writeln!(out, "  (nines stats {} --tag hir_waitW/write: each segment's bursts, every level of nines)", a.output.display())?;
     Ok(String::from_utf8(out)?)
@@ -145,18 +156,31 @@ pub(super) fn hir(
 /// The cross-stimulus recovery test after the purge: its three segments one after another,
 /// windows of a round time, one tracked value (MB/s) a window; the archive rewritten after
 /// each segment.
-pub(super) fn xsr(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, mut prep: Value, out: &mut impl Write) -> Result<()> {
+pub(super) fn xsr(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, state: Resumed, out: &mut impl Write) -> Result<()> {
     let p = &plan.params;
     let segs = p.xsr_segments_s.unwrap_or([8.0 * 3600.0; 3]);
     let t = p.round_time_s;
+    let Resumed { mut windows, mut metas, mut start_time, mut prep } = state;
+    // a resumed test keeps its whole segments and runs the one under way again
+    let mut segments: Vec<Value> =
+        prep["xsr"]["segments"].as_array().into_iter().flatten().take_while(|s| s["complete"] == true).cloned().collect();
+    let whole = segments.len();
+    let mut points: Vec<Value> = prep["xsr"]["points"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| p["segment"].as_u64().is_some_and(|k| k as usize <= whole))
+        .cloned()
+        .collect();
+    let later: Vec<String> = (whole..3).map(|k| format!("xsr{}_", k + 1)).collect();
+    windows.retain(|w| !w.tag.as_deref().is_some_and(|tag| later.iter().any(|l| tag.starts_with(l.as_str()))));
+    metas.truncate(whole);
     let mut book = Rounds::new(1, p.window_rounds);
-    let mut windows: Vec<Window> = Vec::new();
-    let mut metas: Vec<RunMeta> = Vec::new();
-    let mut start_time = None;
-    let mut points: Vec<Value> = Vec::new();
-    let mut segments: Vec<Value> = Vec::new();
-    let mut offset = 0.0;
-    for (k, cell) in plan.cells.iter().enumerate() {
+    for pt in &points {
+        book.push(&[pt["mbps"].as_f64().unwrap_or(f64::NAN)])?;
+    }
+    let mut offset = windows.iter().map(Window::end_s).fold(0.0, f64::max);
+    for (k, cell) in plan.cells.iter().enumerate().skip(whole) {
         let scope = format!("xsr{}_{}", k + 1, cell.scope());
         say(a, &format!("xsr: segment {} of 3: {} for {} s", k + 1, cell.text(), segs[k]));
         let at = Stimulus {
@@ -191,7 +215,7 @@ pub(super) fn xsr(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, mut pre
             windows.extend(ws);
         }
         let avg = mbps.iter().sum::<f64>() / mbps.len().max(1) as f64;
-        segments.push(json!({ "segment": k + 1, "scope": scope, "cell": cell.text(), "seconds": segs[k], "from_s": offset, "mbps": avg, "windows": mbps.len() }));
+        segments.push(json!({ "segment": k + 1, "scope": scope, "cell": cell.text(), "seconds": segs[k], "from_s": offset, "mbps": avg, "windows": mbps.len(), "complete": c.stopped.is_none() }));
         offset = windows.iter().map(Window::end_s).fold(offset + segs[k], f64::max);
         prep["xsr"] = json!({ "segments": segments, "points": points });
         if let Some(sig) = c.stopped {
@@ -214,6 +238,7 @@ pub(super) fn xsr(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, mut pre
     prep["xsr"]["recovered_window"] = json!(rec.map(|r| r + 1));
     prep["xsr"]["recovered_after_s"] = json!(rec.map(|r| r as f64 * t));
     prep["xsr"]["ended_by"] = json!("its three segments");
+    prep["xsr"]["done"] = json!(true);
     write_archive(a, plan, &book, &windows, &metas, start_time, &prep, None)?;
     writeln!(out, "SNIA PTS xsr ({}), {}: three segments written", p.profile.name(), a.output.display())?;
     for s in &segments {

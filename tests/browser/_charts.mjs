@@ -1,0 +1,10 @@
+import { launch } from './lib.mjs';
+const browser = await launch();
+const [t, ...idx] = process.argv.slice(2);
+const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+await page.goto('file:///tmp/ptst/' + t + '.html');
+await page.waitForTimeout(1000);
+const els = await page.$$('[data-testid=report-pts] [data-testid=pts-chart]');
+console.log('charts', els.length);
+for (const i of idx) await els[+i].screenshot({ path: `/tmp/ptst/${t}-c${i}.png` });
+await browser.close();
