@@ -144,7 +144,7 @@ pub struct PtsArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub bs: Option<u64>,
     /// I/O engine.
-    #[arg(long, value_enum, default_value = "uring")]
+    #[arg(long, value_enum, default_value = super::run::DEFAULT_ENGINE)]
     pub engine: EngineKind,
     /// Go through the page cache (no O_DIRECT): a deviation.
     #[arg(long)]
