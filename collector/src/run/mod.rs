@@ -956,7 +956,8 @@ pub fn on_tmpfs(path: &Path) -> bool {
     // SAFETY: valid C string and out-pointer.
     unsafe {
         let mut s: libc::statfs = std::mem::zeroed();
-        libc::statfs(c.as_ptr(), &mut s) == 0 && s.f_type == libc::TMPFS_MAGIC
+        // f_type is signed on glibc and unsigned on musl: compared as i128, which holds both
+        libc::statfs(c.as_ptr(), &mut s) == 0 && i128::from(s.f_type) == i128::from(libc::TMPFS_MAGIC)
     }
 }
 
