@@ -58,8 +58,16 @@ fn main() {
     for v in ["RUSTC_WORKSPACE_WRAPPER", "CLIPPY_ARGS", "CLIPPY_CONF_DIR"] {
         std::env::remove_var(v);
     }
-    // <target>/<profile>/build/nines-<hash>/out -> <target>
-    let target_dir = out_dir.ancestors().nth(4).map_or_else(|| out_dir.join("wasm"), |t| t.join("nines-viewer-wasm"));
+    // <target>/<profile>/build/nines-<hash>/out -> <target>, and with --target TRIPLE (a
+    // static musl build, `cargo check --target x86_64-apple-darwin`) <target>/TRIPLE/<profile>/...
+    // -> <target> too: the bundle is WebAssembly whatever the binary's target, so every target's
+    // build shares one viewer build instead of starting its own.
+    let triple = std::env::var_os("TARGET").unwrap_or_default();
+    let mut target_root = out_dir.ancestors().nth(4);
+    if target_root.is_some_and(|t| t.file_name() == Some(triple.as_os_str())) {
+        target_root = target_root.and_then(Path::parent);
+    }
+    let target_dir = target_root.map_or_else(|| out_dir.join("wasm"), |t| t.join("nines-viewer-wasm"));
     let opts = xtask::Options { root: root.clone(), out: bundle, target_dir, release: true, wasm_opt: true };
     match xtask::build_viewer(&opts) {
         Ok(b) if !b.optimised => println!(

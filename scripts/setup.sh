@@ -22,6 +22,8 @@ command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
 command -v losetup >/dev/null || need_apt+=(mount)
 command -v mkfs.ext4 >/dev/null || need_apt+=(e2fsprogs)
 command -v fsfreeze >/dev/null || need_apt+=(util-linux)
+# the test command checks that the musl build of nines is a static binary
+command -v file >/dev/null || need_apt+=(file)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     say "missing Debian packages: ${need_apt[*]}; run as root or install them"

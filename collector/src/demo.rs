@@ -11,12 +11,12 @@ use crate::cli::report::ReportArgs;
 /// exclusively with mode 0700 (mkdtemp(3) semantics, the `tempfile` crate), removed with
 /// what is in it when dropped. A directory another user made in advance is never used.
 fn work_dir(base: &std::path::Path) -> Result<tempfile::TempDir> {
-    use std::os::unix::fs::PermissionsExt;
-    tempfile::Builder::new()
-        .prefix("nines-demo-")
-        .permissions(std::fs::Permissions::from_mode(0o700))
-        .tempdir_in(base)
-        .with_context(|| format!("could not create a directory in '{}'", base.display()))
+    let mut b = tempfile::Builder::new();
+    b.prefix("nines-demo-");
+    if let Some(p) = crate::sys::mode(0o700) {
+        b.permissions(p);
+    }
+    b.tempdir_in(base).with_context(|| format!("could not create a directory in '{}'", base.display()))
 }
 
 pub fn run(a: &DemoArgs, out: &mut impl Write) -> Result<()> {

@@ -17,4 +17,5 @@ pub mod pts_cmd;
 pub mod report;
 pub mod run;
 pub mod stats_cmd;
+pub mod sys;
 pub mod view;

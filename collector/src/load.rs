@@ -167,7 +167,6 @@ pub fn read_text(path: &Path) -> std::result::Result<String, String> {
 /// descriptor opened, with O_NONBLOCK and O_NOCTTY (open(2)), so that a file swapped for a
 /// FIFO in between can neither block nor become the controlling terminal.
 pub fn read_included_text(path: &Path) -> std::result::Result<String, String> {
-    use std::os::unix::fs::OpenOptionsExt;
     let not_regular = |m: &std::fs::Metadata| {
         let t = m.file_type();
         let what = if t.is_dir() {
@@ -183,11 +182,11 @@ pub fn read_included_text(path: &Path) -> std::result::Result<String, String> {
     if let Some(e) = not_regular(&m) {
         return Err(e);
     }
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| format!("could not open it ({e})"))?;
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut o, libc::O_NONBLOCK | libc::O_NOCTTY);
+    let file = o.open(path).map_err(|e| format!("could not open it ({e})"))?;
     let m = file.metadata().map_err(|e| format!("could not read it ({e})"))?;
     if let Some(e) = not_regular(&m) {
         return Err(e);
@@ -210,8 +209,7 @@ fn read_text_from(file: File) -> std::result::Result<String, String> {
 /// A file's identity: its device and inode (stat(2), links followed), so that two paths to
 /// one file are told alike. `None` when the path cannot be looked at.
 pub fn file_id(path: &Path) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    crate::sys::id_of_path(path).ok()
 }
 
 /// The inputs, each file once. A path to a file given before it (the same device and inode:

@@ -8,9 +8,9 @@
 //! soon as it is summed, and copied from there into the merged archive in its order. So a
 //! merge of a thousand runs needs the memory of about one run, not of a thousand.
 
+use crate::sys::FileExt;
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};

@@ -29,13 +29,14 @@
 //! apply it (POSIX `creat`, `mkdir`): what the shell's `>`, `cp` and `mkdir` give, so a site
 //! served by a web server running as another user is readable under the usual umask 022.
 
-use std::fs::{File, FileType, OpenOptions, Permissions};
+use std::fs::{File, FileType, OpenOptions};
 use std::io::Write;
-use std::os::fd::AsFd;
-use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+
+use crate::sys::{self, FileExt, FileId, FileTypeExt};
 
 /// The mode a new file is created with, before the kernel clears the umask's bits from it
 /// (open(2), "O_CREAT": "the effective mode is modified by the process's umask"): 0666, as
@@ -56,7 +57,7 @@ pub enum Replace {
 /// path for inputs that are gone.
 #[derive(Clone, Debug, Default)]
 pub struct Inputs {
-    ids: Vec<(u64, u64, PathBuf)>,
+    ids: Vec<(FileId, PathBuf)>,
 }
 
 impl Inputs {
@@ -64,8 +65,8 @@ impl Inputs {
         let mut ids = Vec::new();
         for p in paths {
             let p = p.as_ref();
-            if let Ok(m) = std::fs::metadata(p) {
-                ids.push((m.dev(), m.ino(), p.to_path_buf()));
+            if let Ok(id) = sys::id_of_path(p) {
+                ids.push((id, p.to_path_buf()));
             }
         }
         Inputs { ids }
@@ -75,20 +76,25 @@ impl Inputs {
     pub fn check(&self, dest: &Path) -> Result<()> {
         // the destination as it stands (a link is looked through: rename would replace the
         // link, but a link to an input named as output is still almost surely a mistake)
-        for m in [std::fs::metadata(dest).ok(), std::fs::symlink_metadata(dest).ok()].into_iter().flatten() {
-            self.check_file(&m, &dest.display().to_string())?;
+        let shown = dest.display().to_string();
+        if let Ok(m) = std::fs::metadata(dest) {
+            self.check_file(&m, sys::id_of_path(dest).ok(), &shown)?;
+        }
+        if let Ok(m) = std::fs::symlink_metadata(dest) {
+            self.check_file(&m, sys::id_of_link(dest).ok(), &shown)?;
         }
         Ok(())
     }
 
-    /// An error if the open file `m` describes (stdout's, say) is one of the inputs.
-    fn check_file(&self, m: &std::fs::Metadata, dest: &str) -> Result<()> {
+    /// An error if the open file `m` describes, of identity `id` (stdout's, say), is one of
+    /// the inputs.
+    fn check_file(&self, m: &std::fs::Metadata, id: Option<FileId>, dest: &str) -> Result<()> {
         // a character device or FIFO read as input (`/dev/stdin`) is not written over by a
         // write to it: only files are compared
         if !m.is_file() {
             return Ok(());
         }
-        if let Some((_, _, p)) = self.ids.iter().find(|(d, i, _)| *d == m.dev() && *i == m.ino()) {
+        if let Some((_, p)) = self.ids.iter().find(|(i, _)| Some(*i) == id) {
             bail!(
                 "'{dest}' is one of this command's inputs ('{}'); nines never writes over its input: give another output path",
                 p.display()
@@ -160,12 +166,18 @@ fn kind(t: FileType) -> &'static str {
 /// A temporary file beside the destination `name` in `dir`, created exclusively with mode
 /// [`FILE_MODE`] (less the umask).
 fn temp_in(dir: &Path, name: &str) -> std::io::Result<tempfile::NamedTempFile> {
-    tempfile::Builder::new().prefix(&format!(".{name}.")).suffix(".tmp").permissions(Permissions::from_mode(FILE_MODE)).tempfile_in(dir)
+    let prefix = format!(".{name}.");
+    let mut b = tempfile::Builder::new();
+    b.prefix(&prefix).suffix(".tmp");
+    if let Some(p) = sys::mode(FILE_MODE) {
+        b.permissions(p);
+    }
+    b.tempfile_in(dir)
 }
 
 /// Explain a write error, naming the file; a full disk says so and what was kept.
 pub fn write_error(e: &std::io::Error, path: &Path, kept: &str) -> anyhow::Error {
-    let full = matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT));
+    let full = sys::disk_full(e);
     let why = if full { format!("the disk is full ({e}); {kept}") } else { format!("{e}; {kept}") };
     anyhow::anyhow!("could not write '{}': {why}", shown(path))
 }
@@ -212,20 +224,19 @@ pub fn write_output_with(
         }
         if t.is_char_device() || t.is_fifo() {
             inputs.check(path)?;
+            let before_id = sys::id_of_link(path).ok();
             // Written where it is, as the shell's `>` does, but without O_CREAT (nothing is
             // created), without O_TRUNC (nothing to truncate on a device; a regular file
             // swapped in meanwhile is not emptied), with O_NOFOLLOW (a link swapped in fails
             // with ELOOP instead of being followed) and O_NOCTTY (a terminal does not become
             // the controlling one). A FIFO's open waits for a reader, as `>` does (fifo(7)).
-            let file = OpenOptions::new()
-                .write(true)
-                .custom_flags(libc::O_NOFOLLOW | libc::O_NOCTTY)
+            let file = sys::no_follow(OpenOptions::new().write(true), sys::O_NOCTTY)
                 .open(path)
                 .with_context(|| format!("could not open the {} '{}' for writing", kind(t), path.display()))?;
             // the type of what was opened, from the descriptor (fstat), not the path
             let now = file.metadata().with_context(|| format!("could not stat '{}'", path.display()))?;
             let nt = now.file_type();
-            if !(nt.is_char_device() || nt.is_fifo()) || (now.dev(), now.ino()) != (before.dev(), before.ino()) {
+            if !(nt.is_char_device() || nt.is_fifo()) || sys::id_of(&file).ok() != before_id {
                 bail!("'{}' was a {} and changed while nines opened it (now a {}); nothing was written", path.display(), kind(t), kind(nt));
             }
             return stream(&file, path, fill);
@@ -247,8 +258,8 @@ fn link_to_std(path: &Path) -> Option<Std> {
     if !std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
         return None;
     }
-    let to = std::fs::metadata(path).ok()?;
-    [Std::Out, Std::Err].into_iter().find(|s| s.file().and_then(|f| f.metadata()).is_ok_and(|m| (m.dev(), m.ino()) == (to.dev(), to.ino())))
+    let to = sys::id_of_path(path).ok()?;
+    [Std::Out, Std::Err].into_iter().find(|s| s.file().and_then(|f| sys::id_of(&f)).is_ok_and(|id| id == to))
 }
 
 /// This process's stdout or stderr.
@@ -261,11 +272,7 @@ enum Std {
 impl Std {
     /// A duplicate of the descriptor, written past std's buffer.
     fn file(self) -> std::io::Result<File> {
-        let fd = match self {
-            Std::Out => std::io::stdout().as_fd().try_clone_to_owned()?,
-            Std::Err => std::io::stderr().as_fd().try_clone_to_owned()?,
-        };
-        Ok(File::from(fd))
+        sys::std_stream(self == Std::Err)
     }
 }
 
@@ -281,7 +288,7 @@ fn std_stream(
     std::io::stderr().flush().map_err(|e| write_error(&e, path, "nothing was written"))?;
     let file = s.file().with_context(|| format!("could not use '{}'", shown(path)))?;
     if let Ok(m) = file.metadata() {
-        inputs.check_file(&m, &shown(path))?;
+        inputs.check_file(&m, sys::id_of(&file).ok(), &shown(path))?;
     }
     stream(&file, path, fill)
 }
@@ -430,7 +437,7 @@ fn replaceable(path: &Path, t: FileType, links: bool) -> Result<()> {
 fn same_content(path: &Path, new: &File, same: SameContent) -> Result<bool> {
     // O_NOFOLLOW: a link planted meanwhile is not followed; O_NONBLOCK: a FIFO planted
     // meanwhile does not hold the open (fifo(7))
-    let old = OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path).map_err(|e| {
+    let old = sys::no_follow(OpenOptions::new().read(true), sys::O_NONBLOCK).open(path).map_err(|e| {
         if e.raw_os_error() == Some(libc::ELOOP) {
             anyhow::anyhow!("'{}' is a symbolic link; nines does not write through links: remove it", path.display())
         } else {
@@ -474,7 +481,7 @@ fn sync_dir(dir: &Path) {
 pub struct Created {
     pub file: File,
     path: PathBuf,
-    id: (u64, u64),
+    id: FileId,
     keep: bool,
 }
 
@@ -500,7 +507,7 @@ impl Drop for Created {
             return;
         }
         // remove it only if the path still names the file this command created
-        if std::fs::symlink_metadata(&self.path).is_ok_and(|m| (m.dev(), m.ino()) == self.id) {
+        if sys::id_of_link(&self.path).is_ok_and(|id| id == self.id) {
             let _ = std::fs::remove_file(&self.path);
         }
     }
@@ -536,7 +543,7 @@ pub fn create_streaming(path: &Path, force: bool, inputs: &Inputs, what: &str) -
         let tmp = temp_in(dir, &name).with_context(|| format!("could not create {what} '{}'", path.display()))?;
         tmp.persist(path).map_err(|e| anyhow::Error::new(e.error).context(format!("could not create {what} '{}'", path.display())))?
     } else {
-        OpenOptions::new().write(true).create_new(true).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(path).map_err(|e| {
+        sys::no_follow(OpenOptions::new().write(true).create_new(true), sys::O_CLOEXEC).open(path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::AlreadyExists {
                 anyhow::anyhow!(
                     "{what} '{}' was created by another process meanwhile (is another nines writing it?); give another path",
@@ -547,8 +554,8 @@ pub fn create_streaming(path: &Path, force: bool, inputs: &Inputs, what: &str) -
             }
         })?
     };
-    let m = file.metadata().with_context(|| format!("could not stat {what} '{}'", path.display()))?;
-    Ok(Created { file, path: path.to_path_buf(), id: (m.dev(), m.ino()), keep: false })
+    let id = sys::id_of(&file).with_context(|| format!("could not stat {what} '{}'", path.display()))?;
+    Ok(Created { file, path: path.to_path_buf(), id, keep: false })
 }
 
 /// Make `dir` ready to receive new files (`nines curve -o DIR`): created when missing, never

@@ -14,7 +14,6 @@
 //! every round it finished.
 
 use std::io::{IsTerminal, Write};
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, ensure, Context, Result};
@@ -516,21 +515,9 @@ fn purge(a: &PtsArgs, base: &RunArgs, deviations: &mut Vec<String>) -> Result<(u
 
 /// Discard `len` bytes from offset 0: BLKDISCARD on a block device (linux/fs.h), a hole
 /// punched with fallocate(2)'s FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE in a regular file.
+/// (Linux only: elsewhere an error saying so.)
 fn discard_all(f: &std::fs::File, block: bool, len: u64) -> std::io::Result<()> {
-    let fd = f.as_raw_fd();
-    let rc = if block {
-        let range: [u64; 2] = [0, len];
-        // SAFETY: BLKDISCARD reads two u64 (offset, length) from the pointer, which lives
-        // across the call.
-        unsafe { libc::ioctl(fd, engine::BLKDISCARD as _, range.as_ptr()) }
-    } else {
-        // SAFETY: a plain system call on an open descriptor.
-        unsafe { libc::fallocate(fd, engine::PUNCH_HOLE, 0, len as libc::off_t) }
-    };
-    if rc < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
+    engine::discard(f, block, 0, len)
 }
 
 /// Workload-independent preconditioning: `passes` x the capacity in 128 KiB sequential

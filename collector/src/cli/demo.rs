@@ -61,7 +61,7 @@ impl DemoArgs {
             name: Some("demo".into()),
             notes: Some(NOTES.into()),
             seed: None,
-            engine: EngineKind::Uring,
+            engine: if cfg!(target_os = "linux") { EngineKind::Uring } else { EngineKind::Psync },
             raw_log: None,
             quiet: self.quiet,
             no_summary: false,

@@ -191,7 +191,7 @@ pub struct PtsArgs {
     #[arg(long, value_name = "PCT,...", value_parser = parse_pcts)]
     pub fills: Option<Percents>,
     /// I/O engine.
-    #[arg(long, value_enum, default_value = "uring")]
+    #[arg(long, value_enum, default_value = super::run::DEFAULT_ENGINE)]
     pub engine: EngineKind,
     /// Go through the page cache (no O_DIRECT): a deviation.
     #[arg(long)]

@@ -84,15 +84,19 @@ impl Arrival {
 /// Which I/O engine drives the target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum EngineKind {
-    /// io_uring: one ring per job, batched submission and reaping (the default; falls back to
-    /// psync with a warning when the kernel refuses io_uring).
+    /// io_uring: one ring per job, batched submission and reaping (Linux only; the default
+    /// there, falling back to psync with a warning when the kernel refuses io_uring).
     Uring,
-    /// pread/pwrite, one I/O at a time per job (queue depth 1).
+    /// pread/pwrite, one I/O at a time per job (queue depth 1), as fio's psync ioengine: runs
+    /// on every OS (the default on macOS and Windows).
     Psync,
     /// No I/O at all: every I/O completes at once. Measures nines' own overhead; the target
     /// is not opened.
     Null,
 }
+
+/// The engine `--engine` defaults to: io_uring on Linux, psync elsewhere.
+pub const DEFAULT_ENGINE: &str = if cfg!(target_os = "linux") { "uring" } else { "psync" };
 
 impl EngineKind {
     /// The name as the command line and the archive's metadata write it.
@@ -220,7 +224,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// I/O engine.
-    #[arg(long, value_enum, default_value = "uring")]
+    #[arg(long, value_enum, default_value = DEFAULT_ENGINE)]
     pub engine: EngineKind,
     /// Also write every I/O's latency to this CSV file (window,tag,latency_ns); for checking
     /// the archive's accuracy.

@@ -1,4 +1,11 @@
-//! I/O engines behind one trait: io_uring, pread/pwrite and null.
+//! I/O engines behind one trait: io_uring (Linux), psync (positioned reads and writes, every
+//! OS) and null.
+//!
+//! The psync engine is fio's `psync` ioengine ("Basic pread(2) or pwrite(2) I/O", fio's
+//! HOWTO, `ioengine`): one I/O at a time per job, through std's positioned I/O: `read_at`/
+//! `write_at` (pread(2)/pwrite(2)) on Unix, `seek_read`/`seek_write` (ReadFile/WriteFile with
+//! an OVERLAPPED offset) on Windows; a sync is `File::sync_data` (fdatasync(2) on Linux,
+//! `fcntl(F_FULLFSYNC)` on macOS, FlushFileBuffers on Windows). Trims are Linux-only.
 //!
 //! Trims (discards) of a regular file punch a hole (`fallocate(PUNCH_HOLE | KEEP_SIZE)`, with
 //! `IORING_OP_FALLOCATE` under io_uring); of a block device they are a real discard: the
@@ -9,10 +16,14 @@
 //! and reaping happen in one system call for io_uring. Timing is done by the job loop, not
 //! here, so every engine is timed the same way.
 
+use std::fs::File;
 use std::io;
-use std::os::fd::RawFd;
+#[cfg(target_os = "linux")]
+use std::os::fd::{AsRawFd, RawFd};
+use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg(target_os = "linux")]
 use io_uring::{opcode, types, IoUring};
 
 use crate::cli::run::EngineKind;
@@ -29,14 +40,18 @@ pub enum OpKind {
 }
 
 /// `FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE`: deallocate the range, keep the file's size.
+#[cfg(target_os = "linux")]
 pub const PUNCH_HOLE: i32 = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
 /// `BLKDISCARD = _IO(0x12, 119)`, argument `[offset, len]` in bytes.
+#[cfg(target_os = "linux")]
 pub const BLKDISCARD: libc::c_ulong = 0x1277;
 /// `BLOCK_URING_CMD_DISCARD = _IO(0x12, 0)` (include/uapi/linux/blkdev.h): `sqe->addr` is the
 /// offset, `sqe->addr3` the length, in bytes.
+#[cfg(target_os = "linux")]
 const BLOCK_URING_CMD_DISCARD: u32 = 0x1200;
 
 /// Does the running kernel have the block layer's io_uring discard command (Linux 6.12+)?
+#[cfg(target_os = "linux")]
 pub fn kernel_has_uring_discard() -> bool {
     let rel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
     let mut it = rel.trim().split(|c: char| !c.is_ascii_digit()).map(|p| p.parse::<u32>().unwrap_or(0));
@@ -126,25 +141,55 @@ impl Engine for NullEngine {
     }
 }
 
-/// pread/pwrite/fdatasync/trim, one at a time.
+/// Each target of a job: the open file, and whether it is a block device (trims are
+/// discards, not hole punching).
+pub type Files = [(Arc<File>, bool)];
+
+/// Discard `len` bytes at `offset`: BLKDISCARD on a block device (linux/fs.h), a hole punched
+/// with fallocate(2)'s FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE in a regular file.
+#[cfg(target_os = "linux")]
+pub fn discard(f: &File, block: bool, offset: u64, len: u64) -> io::Result<()> {
+    let fd = f.as_raw_fd();
+    let rc = if block {
+        let range: [u64; 2] = [offset, len];
+        // SAFETY: BLKDISCARD reads two u64 (offset, length) from the pointer, which lives
+        // across the call.
+        unsafe { libc::ioctl(fd, BLKDISCARD as _, range.as_ptr()) }
+    } else {
+        // SAFETY: a plain system call on an open descriptor.
+        unsafe { libc::fallocate(fd, PUNCH_HOLE, offset as libc::off_t, len as libc::off_t) }
+    };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Trims are Linux-only (hole punching and device discards have no portable call): a
+/// workload with trims is refused before the run, and this is never reached.
+#[cfg(not(target_os = "linux"))]
+pub fn discard(_f: &File, _block: bool, _offset: u64, _len: u64) -> io::Result<()> {
+    Err(io::Error::new(io::ErrorKind::Unsupported, "trims (discards, hole punching) are only supported on Linux"))
+}
+
+/// fio's `psync`: positioned read/write, sync and trim, one at a time.
 pub struct PsyncEngine {
-    /// Each target's fd, and whether it is a block device (trims are BLKDISCARD, not hole
-    /// punching).
-    files: Vec<(RawFd, bool)>,
+    files: Vec<(Arc<File>, bool)>,
     pending: Vec<Op>,
 }
 
 impl PsyncEngine {
-    pub fn new(files: &[(RawFd, bool)]) -> PsyncEngine {
+    pub fn new(files: &Files) -> PsyncEngine {
         PsyncEngine { files: files.to_vec(), pending: Vec::with_capacity(1) }
     }
 }
 
-fn ret(r: isize) -> i32 {
-    if r < 0 {
-        -io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)
-    } else {
-        r as i32
+/// A completion's result: the bytes transferred, or the negative OS error code.
+fn ret(r: io::Result<usize>) -> i32 {
+    match r {
+        Ok(n) => i32::try_from(n).unwrap_or(i32::MAX),
+        // an error without an OS code (std's Unsupported) is reported as EIO
+        Err(e) => -e.raw_os_error().unwrap_or(libc::EIO),
     }
 }
 
@@ -161,21 +206,23 @@ impl Engine for PsyncEngine {
         // are simply not started yet.
         let n = self.pending.len().min(max);
         for op in self.pending.drain(..n) {
-            let (fd, block) = self.files[op.file as usize];
-            // SAFETY: `push`'s caller guarantees that the op's buffer holds `len` bytes that
-            // nothing else touches until this completion is reaped, which is below; fsync and
-            // trims pass no buffer, and `range` lives across the ioctl.
-            let res = unsafe {
-                match op.kind {
-                    OpKind::Read => ret(libc::pread(fd, op.buf.cast(), op.len as usize, op.offset as libc::off_t)),
-                    OpKind::Write => ret(libc::pwrite(fd, op.buf.cast(), op.len as usize, op.offset as libc::off_t)),
-                    OpKind::Fsync => ret(libc::fdatasync(fd) as isize),
-                    OpKind::Trim if block => {
-                        let range: [u64; 2] = [op.offset, op.len as u64];
-                        ret(libc::ioctl(fd, BLKDISCARD as _, range.as_ptr()) as isize)
-                    }
-                    OpKind::Trim => ret(libc::fallocate(fd, PUNCH_HOLE, op.offset as libc::off_t, op.len as libc::off_t) as isize),
+            use crate::sys::FileExt;
+            let (f, block) = &self.files[op.file as usize];
+            let res = match op.kind {
+                OpKind::Read => {
+                    // SAFETY: `push`'s caller guarantees that the op's buffer holds `len` bytes
+                    // that nothing else reads or writes until this completion is reaped, which
+                    // is below.
+                    let buf = unsafe { std::slice::from_raw_parts_mut(op.buf, op.len as usize) };
+                    ret(f.read_at(buf, op.offset))
                 }
+                OpKind::Write => {
+                    // SAFETY: as for a read.
+                    let buf = unsafe { std::slice::from_raw_parts(op.buf, op.len as usize) };
+                    ret(f.write_at(buf, op.offset))
+                }
+                OpKind::Fsync => ret(f.sync_data().map(|()| 0)),
+                OpKind::Trim => ret(discard(f, *block, op.offset, u64::from(op.len)).map(|()| 0)),
             };
             out.push(Completion { slot: op.slot, res });
         }
@@ -185,6 +232,7 @@ impl Engine for PsyncEngine {
 
 /// io_uring with the target registered as a fixed file and the job's buffer area registered
 /// as one fixed buffer (so O_DIRECT does not pin pages on every I/O), when the kernel allows.
+#[cfg(target_os = "linux")]
 pub struct UringEngine {
     ring: IoUring,
     /// Each target's fd (registered as fixed file number = its index when `fixed_file`), and
@@ -195,6 +243,7 @@ pub struct UringEngine {
     ext_arg: bool,
 }
 
+#[cfg(target_os = "linux")]
 impl UringEngine {
     /// A ring for `qd` I/Os in flight, over `files` (each an fd and whether it is a block
     /// device), with the buffer area `buf`..`buf+buf_len` registered with the kernel as a
@@ -205,16 +254,17 @@ impl UringEngine {
     /// `buf` must point to `buf_len` bytes that stay allocated, and are not freed or moved,
     /// until the engine is dropped: the kernel reads and writes the registered area directly
     /// whenever an I/O on it is in flight.
-    pub unsafe fn new(files: &[(RawFd, bool)], qd: u32, buf: *mut u8, buf_len: usize) -> io::Result<UringEngine> {
+    pub unsafe fn new(files: &Files, qd: u32, buf: *mut u8, buf_len: usize) -> io::Result<UringEngine> {
         let entries = qd.next_power_of_two().max(8);
         let ring = IoUring::builder().setup_cqsize(entries * 2).build(entries)?;
-        let fds: Vec<RawFd> = files.iter().map(|f| f.0).collect();
+        let fds: Vec<RawFd> = files.iter().map(|f| f.0.as_raw_fd()).collect();
         let fixed_file = ring.submitter().register_files(&fds).is_ok();
         let iov = libc::iovec { iov_base: buf.cast(), iov_len: buf_len };
         // SAFETY: the caller keeps the area allocated until the engine (and its ring) is dropped.
         let fixed_buf = unsafe { ring.submitter().register_buffers(&[iov]) }.is_ok();
         let ext_arg = ring.params().is_feature_ext_arg();
-        Ok(UringEngine { ring, files: files.to_vec(), fixed_file, fixed_buf, ext_arg })
+        let files = files.iter().map(|(f, block)| (f.as_raw_fd(), *block)).collect();
+        Ok(UringEngine { ring, files, fixed_file, fixed_buf, ext_arg })
     }
 
     /// What the engine could use, for the metadata.
@@ -247,6 +297,7 @@ impl UringEngine {
     }
 }
 
+#[cfg(target_os = "linux")]
 impl Engine for UringEngine {
     #[inline]
     unsafe fn push(&mut self, op: Op) -> io::Result<()> {
@@ -298,6 +349,7 @@ impl Engine for UringEngine {
     }
 }
 
+#[cfg(target_os = "linux")]
 impl Drop for UringEngine {
     fn drop(&mut self) {
         // A ring is torn down asynchronously after its fd is closed, and registered files
@@ -313,6 +365,7 @@ impl Drop for UringEngine {
 }
 
 /// Can this process use io_uring at all? `Err` says why not (old kernel, seccomp, sysctl).
+#[cfg(target_os = "linux")]
 pub fn probe_uring() -> io::Result<()> {
     if std::env::var_os("NINES_TEST_NO_URING").is_some() {
         return Err(io::Error::new(io::ErrorKind::Unsupported, "NINES_TEST_NO_URING is set"));
@@ -320,7 +373,18 @@ pub fn probe_uring() -> io::Result<()> {
     IoUring::new(2).map(drop)
 }
 
-#[cfg(test)]
+/// io_uring is a Linux interface (io_uring(7)): elsewhere it never is available.
+#[cfg(not(target_os = "linux"))]
+pub fn probe_uring() -> io::Result<()> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        format!("io_uring is a Linux kernel interface and this is {}; the psync engine runs here", std::env::consts::OS),
+    ))
+}
+
+// the io_uring tests and hole punching are Linux-only; the psync engine's positioned I/O is
+// tested the same way on every OS by these and collector/tests/collector.rs
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 
@@ -354,12 +418,11 @@ mod tests {
         assert_eq!(out, [Completion { slot: 0, res: 0 }]);
     }
 
-    fn file() -> (tempfile::NamedTempFile, RawFd) {
-        use std::os::fd::AsRawFd;
+    fn file() -> (tempfile::NamedTempFile, Arc<File>) {
         let f = tempfile::NamedTempFile::new().unwrap();
         f.as_file().set_len(16384).unwrap();
-        let fd = f.as_file().as_raw_fd();
-        (f, fd)
+        let h = Arc::new(f.as_file().try_clone().unwrap());
+        (f, h)
     }
 
     #[test]
@@ -445,19 +508,19 @@ mod tests {
 
     #[test]
     fn uring_trim_punches_a_hole() {
-        use std::os::fd::AsRawFd;
         let f = tempfile::NamedTempFile::new_in(std::env::temp_dir()).unwrap();
         let mut buf = vec![0u8; 4096];
+        let h = Arc::new(f.as_file().try_clone().unwrap());
         // SAFETY: `buf` outlives `e`, dropped first at the end of the test.
-        let mut e = unsafe { UringEngine::new(&[(f.as_file().as_raw_fd(), false)], 4, buf.as_mut_ptr(), buf.len()) }.unwrap();
+        let mut e = unsafe { UringEngine::new(&[(h, false)], 4, buf.as_mut_ptr(), buf.len()) }.unwrap();
         punches_a_hole(&mut e, f.as_file());
     }
 
     #[test]
     fn psync_trim_punches_a_hole() {
-        use std::os::fd::AsRawFd;
         let f = tempfile::NamedTempFile::new().unwrap();
-        punches_a_hole(&mut PsyncEngine::new(&[(f.as_file().as_raw_fd(), false)]), f.as_file());
+        let h = Arc::new(f.as_file().try_clone().unwrap());
+        punches_a_hole(&mut PsyncEngine::new(&[(h, false)]), f.as_file());
     }
 
     #[test]

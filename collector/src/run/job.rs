@@ -19,12 +19,23 @@ use super::engine::{Completion, Engine, Op, OpKind};
 use super::workload::{OpGen, Think, WindowRule, Workload, NT, READ, READ_SVC, SYNC, TAGS, TRIM, WRITE};
 
 /// Monotonic clock in nanoseconds (`CLOCK_MONOTONIC`, the clock io_uring timeouts use).
+#[cfg(unix)]
 #[inline]
 pub fn clock() -> u64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: a valid timespec pointer; CLOCK_MONOTONIC always exists on Linux.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Monotonic clock in nanoseconds: std's `Instant` (QueryPerformanceCounter on Windows), from
+/// the first call in this process.
+#[cfg(not(unix))]
+#[inline]
+pub fn clock() -> u64 {
+    static BASE: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    // from 1 s, so that no instant reads as 0
+    1_000_000_000 + BASE.get_or_init(std::time::Instant::now).elapsed().as_nanos() as u64
 }
 
 /// Why the run stopped early, shared by every thread (0: it did not).

@@ -30,7 +30,6 @@ pub mod workload;
 pub mod writer;
 
 use std::io::{BufWriter, Write};
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex, Once};
@@ -42,11 +41,15 @@ use nines_core::export;
 use nines_core::meta::{self, RunMeta};
 use nines_core::stats;
 use rand::{RngCore, SeedableRng};
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+#[cfg(unix)]
+use signal_hook::consts::SIGHUP;
+use signal_hook::consts::{SIGINT, SIGTERM};
 
 use crate::cli::run::{EngineKind, RunArgs};
 use crate::output;
-use engine::{NullEngine, PsyncEngine, UringEngine};
+#[cfg(target_os = "linux")]
+use engine::UringEngine;
+use engine::{NullEngine, PsyncEngine};
 use job::{clock, AlignedBuf, JobCtx, Msg, STOP, STOP_ERROR, STOP_STEADY};
 use workload::{WindowRule, Workload, NT, TAGS};
 pub use writer::SteadyOutcome;
@@ -135,11 +138,17 @@ static RUNNING: AtomicBool = AtomicBool::new(false);
 static SIGNALLED: [AtomicBool; 3] = [AtomicBool::new(false), AtomicBool::new(false), AtomicBool::new(false)];
 /// SIGHUP (the terminal or ssh session gone) ends a run as SIGTERM does: with its summary
 /// and a complete archive, rather than by the default action, which lost both.
+#[cfg(unix)]
 const STOP_SIGNALS: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
+/// Windows has no SIGHUP (signal-hook's Windows signals are SIGINT and SIGTERM; the C
+/// runtime raises SIGINT for Ctrl-C).
+#[cfg(not(unix))]
+const STOP_SIGNALS: [i32; 2] = [SIGINT, SIGTERM];
 
 /// Is `sig` ignored (SIG_IGN) as the process was started? `nohup` starts a command with
 /// SIGHUP ignored so that a hang-up does not end it; a run keeps it so (sigaction(2) with no
 /// new action only reads the current one).
+#[cfg(unix)]
 fn ignored_at_start(sig: i32) -> bool {
     // SAFETY: a zeroed sigaction is a valid place for the old action; no action is set.
     let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
@@ -160,6 +169,7 @@ fn install_signals(on: bool) {
     RUNNING.store(on, Ordering::SeqCst);
     HANDLERS.call_once(|| {
         for (i, sig) in STOP_SIGNALS.into_iter().enumerate() {
+            #[cfg(unix)]
             if sig == SIGHUP && ignored_at_start(sig) {
                 continue;
             }
@@ -195,7 +205,7 @@ fn host_meta() -> meta::Host {
     meta::Host {
         hostname: read("/proc/sys/kernel/hostname"),
         kernel: read("/proc/sys/kernel/osrelease"),
-        os: Some("linux".into()),
+        os: Some(std::env::consts::OS.into()),
         cpu,
         cpus: std::thread::available_parallelism().map(|n| n.get() as u64).ok(),
         memory_bytes: mem,
@@ -205,6 +215,7 @@ fn host_meta() -> meta::Host {
 
 /// The system clock's stated errors (adjtimex(2) with no modes set only reads them), so a
 /// merge of several hosts' runs knows how far their windows may be apart.
+#[cfg(target_os = "linux")]
 fn clock_meta() -> meta::Host {
     // SAFETY: a zeroed timex is a valid argument; with `modes` 0 the call only fills it in.
     let mut t: libc::timex = unsafe { std::mem::zeroed() };
@@ -218,6 +229,12 @@ fn clock_meta() -> meta::Host {
         clock_synced: Some(state != libc::TIME_ERROR),
         ..meta::Host::default()
     }
+}
+
+/// adjtimex(2) is Linux's: elsewhere the clock's errors are not recorded.
+#[cfg(not(target_os = "linux"))]
+fn clock_meta() -> meta::Host {
+    meta::Host::default()
 }
 
 /// `--start-at`: sleep until the wall clock reads `epoch_s` (in steps short enough to notice
@@ -344,6 +361,19 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
     // The engine.
     let mut engine_meta = meta::Engine { requested: Some(engine0.name().into()), ..meta::Engine::default() };
     let mut kind = engine0;
+    #[cfg(not(target_os = "linux"))]
+    if kind == EngineKind::Uring {
+        // asked for explicitly (here the default is psync): no silent fallback
+        let e = engine::probe_uring().err().map(|e| e.to_string()).unwrap_or_default();
+        bail!("--engine uring (ioengine=io_uring) cannot run here: {e}. Use --engine psync (ioengine=psync)");
+    }
+    #[cfg(not(target_os = "linux"))]
+    if ws.iter().any(|w| w.trim) {
+        bail!(
+            "trims (--rw trim, randtrim) punch holes or discard, which nines does only on Linux (fallocate(2), BLKDISCARD); this is {}",
+            std::env::consts::OS
+        );
+    }
     if kind == EngineKind::Uring {
         if let Err(e) = engine::probe_uring() {
             crate::diag!("nines: warning: io_uring is not available ({e}); falling back to the psync engine (pread/pwrite, one I/O at a time per job)");
@@ -444,7 +474,7 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
             if !p.more.destroy_all.is_empty() {
                 let mine = p.more.destroy_all.iter().find(|d| safety::resolve(d).is_ok_and(|(r, _)| r == real)).cloned();
                 let is_block = std::fs::metadata(&real).is_ok_and(|m| {
-                    use std::os::unix::fs::FileTypeExt;
+                    use crate::sys::FileTypeExt;
                     m.file_type().is_block_device()
                 });
                 pa.destroy_data = mine.or_else(|| if is_block { p.more.destroy_all.first().cloned() } else { None });
@@ -467,6 +497,7 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
         if w.trim {
             for &(i, _) in targets {
                 let o = &opened[i];
+                #[cfg(target_os = "linux")]
                 if kind == EngineKind::Uring && o.block && !engine::kernel_has_uring_discard() {
                     bail!(
                         "trims of the block device {} with io_uring need the kernel's io_uring discard command (Linux 6.12 or later); \
@@ -667,8 +698,16 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
     let mut job_no = 0u32;
     for r in &runs {
         let pw = &r.w;
-        let files: Vec<(i32, bool)> =
-            r.targets.iter().map(|&(i, _)| (opened[i].file.as_ref().map_or(-1, |f| f.as_raw_fd()), opened[i].block)).collect();
+        // each target's file, shared by the run's jobs (none under the null engine, which
+        // opens nothing)
+        let mut files: Vec<(Arc<std::fs::File>, bool)> = Vec::new();
+        for &(i, _) in &r.targets {
+            if let Some(f) = &opened[i].file {
+                let f = f.try_clone().with_context(|| format!("could not reopen {}", opened[i].name))?;
+                files.push((Arc::new(f), opened[i].block));
+            }
+        }
+        let files: Arc<[(Arc<std::fs::File>, bool)]> = files.into();
         for j in 0..pw.jobs {
             let ios_quota = pw.ios.map(|n| n / pw.jobs as u64 + u64::from((j as u64) < n % pw.jobs as u64));
             let window_quota = match pw.window {
@@ -727,6 +766,7 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
         STOP_ERROR => "error".to_string(),
         libc::SIGINT => "SIGINT".to_string(),
         libc::SIGTERM => "SIGTERM".to_string(),
+        #[cfg(unix)]
         libc::SIGHUP => "SIGHUP".to_string(),
         s => format!("signal {s}"),
     };
@@ -823,6 +863,7 @@ fn memory_limit() -> Option<(u64, &'static str)> {
             take(max.saturating_sub(cur), "the cgroup's memory.max");
         }
     }
+    #[cfg(unix)]
     for (res, from) in [(libc::RLIMIT_AS, "the address-space limit, ulimit -v"), (libc::RLIMIT_DATA, "the data limit, ulimit -d")] {
         // SAFETY: rlimit is plain integers, for which all-zero bytes are a valid value.
         let mut rl: libc::rlimit = unsafe { std::mem::zeroed() };
@@ -838,7 +879,7 @@ fn memory_limit() -> Option<(u64, &'static str)> {
 /// its real path. (Whether it may replace an existing file is `output::create_streaming`'s
 /// check, made when the file is created exclusively.)
 fn check_output(p: &Path, what: &str, targets: &[PathBuf], engine: EngineKind) -> Result<PathBuf> {
-    use std::os::unix::fs::FileTypeExt;
+    use crate::sys::FileTypeExt;
     let (real, exists) = safety::resolve(p).with_context(|| what.to_string())?;
     if engine != EngineKind::Null && targets.contains(&real) {
         bail!("{what} '{}' is the target itself; give another path", p.display());
@@ -860,7 +901,7 @@ fn kind_name(k: EngineKind) -> String {
     }
 }
 
-fn job_thread(ctx: JobCtx, kind: EngineKind, files: &[(i32, bool)], features: Arc<Mutex<Option<(bool, bool)>>>) {
+fn job_thread(ctx: JobCtx, kind: EngineKind, files: &engine::Files, features: Arc<Mutex<Option<(bool, bool)>>>) {
     let w = ctx.w.clone();
     let mut buf = match AlignedBuf::new(ctx.qd * w.max_bs as usize) {
         Ok(b) => b,
@@ -877,7 +918,14 @@ fn job_thread(ctx: JobCtx, kind: EngineKind, files: &[(i32, bool)], features: Ar
     let _ = match kind {
         EngineKind::Null => job::run_job(&mut NullEngine::default(), &ctx, &buf),
         EngineKind::Psync => job::run_job(&mut PsyncEngine::new(files), &ctx, &buf),
+        // refused before the run where io_uring is not (`run` above)
+        #[cfg(not(target_os = "linux"))]
+        EngineKind::Uring => {
+            drop(features);
+            Ok(())
+        }
         // SAFETY: `buf` lives to the end of this function, after the engine is dropped.
+        #[cfg(target_os = "linux")]
         EngineKind::Uring => match unsafe { UringEngine::new(files, ctx.qd as u32, buf.ptr(), buf.len()) } {
             Ok(mut e) => {
                 if ctx.job == 0 {
@@ -901,12 +949,20 @@ fn job_thread(ctx: JobCtx, kind: EngineKind, files: &[(i32, bool)], features: Ar
 }
 
 /// Is `path` on a tmpfs (where O_DIRECT is not supported)?
+#[cfg(target_os = "linux")]
 pub fn on_tmpfs(path: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
     let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return false };
     // SAFETY: valid C string and out-pointer.
     unsafe {
         let mut s: libc::statfs = std::mem::zeroed();
-        libc::statfs(c.as_ptr(), &mut s) == 0 && s.f_type == libc::TMPFS_MAGIC
+        // f_type is signed on glibc and unsigned on musl: compared as i128, which holds both
+        libc::statfs(c.as_ptr(), &mut s) == 0 && i128::from(s.f_type) == i128::from(libc::TMPFS_MAGIC)
     }
+}
+
+/// Only Linux's tmpfs refuses O_DIRECT this way; elsewhere the answer is no.
+#[cfg(not(target_os = "linux"))]
+pub fn on_tmpfs(_path: &Path) -> bool {
+    false
 }

@@ -65,11 +65,20 @@ pub type Handler = Arc<dyn Fn(&Request<Incoming>) -> Response<Full<Bytes>> + Sen
 
 /// The most connections open at once: half the process' descriptor limit (the other half is
 /// the rest of nines': a run's files, the follower's reads), at least 8 and at most 1024.
+#[cfg(unix)]
 pub fn conn_cap() -> usize {
     let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit(2) writes the limit into the struct we pass, nothing else.
     let soft = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0 { lim.rlim_cur } else { 1024 };
     usize::try_from(soft / 2).unwrap_or(usize::MAX).clamp(8, 1024)
+}
+
+/// The most connections open at once where there is no descriptor limit to read (Windows'
+/// handles are limited by memory, not by a per-process soft limit): the cap of [`conn_cap`]
+/// on Unix.
+#[cfg(not(unix))]
+pub fn conn_cap() -> usize {
+    1024
 }
 
 /// One open connection, as the accept loop sees it.

@@ -22,7 +22,6 @@ pub mod metrics;
 
 use std::io::Write;
 use std::net::SocketAddr;
-use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
@@ -111,7 +110,7 @@ impl Site {
                 stale: None,
             };
             if fresh {
-                s.stale = std::fs::symlink_metadata(f).ok().map(|m| (m.dev(), m.ino()));
+                s.stale = crate::sys::id_of_link(f).ok();
             }
             if follow {
                 // a file another process has yet to create or fill is waited for
@@ -208,7 +207,7 @@ fn windows(run: &Run) -> usize {
 fn refresh(s: &mut Served) -> Result<bool> {
     let m = std::fs::metadata(&s.path).with_context(|| format!("waiting for '{}'", s.path.display()))?;
     if s.stale.is_some() {
-        if s.stale == Some((m.dev(), m.ino())) {
+        if s.stale == crate::sys::id_of_path(&s.path).ok() {
             anyhow::bail!("waiting for '{}' to be written", s.path.display());
         }
         s.stale = None;
