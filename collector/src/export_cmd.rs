@@ -105,12 +105,39 @@ pub fn run(args: &ExportArgs, out: &mut impl Write) -> Result<()> {
             export_run(r, id, &tables, args.force, &inputs, out)?;
         }
     }
+    if let (Some(sql), Some(dataset)) = (&args.sql, &args.parquet) {
+        write_sql(sql, dataset, args.force, &inputs)?;
+        writeln!(out, "wrote the levels' SQL (DuckDB macro nines_levels, Spark view nines_levels) to {}", sql.display())?;
+    }
     if let Some(csv) = &args.csv {
         let rows: Vec<Vec<WindowRow>> = runs.iter().map(dataset::window_rows).collect();
         let text = dataset::windows_csv(ids.iter().map(String::as_str).zip(rows.iter().map(Vec::as_slice)));
         let replace = if args.force { Replace::Always } else { Replace::Never };
         output::write_output(csv, text.as_bytes(), replace, &inputs)?;
         writeln!(out, "wrote the windows of {} runs to {}", runs.len(), output::shown(csv))?;
+    }
+    Ok(())
+}
+
+/// The one definition of a level for SQL engines, shipped in the repository's `sql/` and
+/// tested verbatim against `nines stats` (collector/tests/export.rs).
+const LEVELS_DUCKDB: &str = include_str!("../../sql/levels.duckdb.sql");
+const LEVELS_SPARK: &str = include_str!("../../sql/levels.spark.sql");
+
+/// `--sql DIR`: the DuckDB macro as it is, the Spark view over `dataset`'s absolute path. A
+/// file already holding the same text is left alone.
+fn write_sql(dir: &Path, dataset: &Path, force: bool, inputs: &Inputs) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("could not create the directory '{}' (--sql)", dir.display()))?;
+    let abs = std::fs::canonicalize(dataset).with_context(|| format!("the dataset '{}'", dataset.display()))?;
+    let abs =
+        abs.to_str().ok_or_else(|| anyhow::anyhow!("the dataset's path '{}' is not UTF-8, which SQL text cannot hold", abs.display()))?;
+    anyhow::ensure!(!abs.contains('`'), "the dataset's path '{abs}' holds a backquote, which Spark SQL cannot quote");
+    for (name, text) in [("levels.duckdb.sql", LEVELS_DUCKDB.to_string()), ("levels.spark.sql", LEVELS_SPARK.replace("DATASET", abs))] {
+        let path = dir.join(name);
+        if std::fs::read(&path).is_ok_and(|b| b == text.as_bytes()) {
+            continue;
+        }
+        output::write_output(&path, text.as_bytes(), if force { Replace::Always } else { Replace::Never }, inputs)?;
     }
     Ok(())
 }

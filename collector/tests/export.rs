@@ -21,6 +21,8 @@ const LOGS: [&str; 4] = ["tests/data/java-rw.hlog", "tests/data/python-rw.hlog",
 struct Fixture {
     _dir: tempfile::TempDir,
     dataset: PathBuf,
+    /// The directory `nines export --sql` wrote the levels' SQL into.
+    sql: PathBuf,
     /// (file, run id) of every exported run.
     ids: Vec<(String, String)>,
     /// The three runs merged, and the merge.
@@ -63,26 +65,43 @@ fn fixture() -> Fixture {
     nines_ok(&args);
     let dataset = d.path().join("ds");
     let logs: Vec<String> = LOGS.iter().map(|l| s(&root().join(l)).to_string()).collect();
-    let mut args = vec!["export", "--parquet", s(&dataset)];
+    let sql = d.path().join("sql");
+    let mut args = vec!["export", "--parquet", s(&dataset), "--sql", s(&sql)];
     args.extend(logs.iter().map(String::as_str));
     args.extend(parts.iter().map(String::as_str));
     args.push(&merged);
     let ids = exported_ids(&nines_ok(&args));
     assert_eq!(ids.len(), LOGS.len() + 4, "{ids:?}");
-    Fixture { _dir: d, dataset, ids, parts, merged }
+    Fixture { _dir: d, dataset, sql, ids, parts, merged }
 }
 
-/// The README's SQL for `engine` (its text is checked against the README below) over the
-/// dataset.
+/// The shipped definition of a level for `engine` (sql/levels.ENGINE.sql), as `nines export
+/// --sql` wrote it beside the dataset: checked to be the repository's file (the DuckDB macro
+/// verbatim, the Spark view with the dataset's path filled in), and run as the session's setup.
+fn shipped_sql(engine: &str, f: &Fixture) -> String {
+    let shipped = std::fs::read_to_string(root().join(format!("sql/levels.{engine}.sql"))).unwrap();
+    let written = std::fs::read_to_string(f.sql.join(format!("levels.{engine}.sql"))).unwrap();
+    let ds = std::fs::canonicalize(&f.dataset).unwrap();
+    assert_eq!(written, if engine == "spark" { shipped.replace("DATASET", s(&ds)) } else { shipped });
+    written
+}
+
+/// The levels per run: the macro or view called as README shows.
 fn levels_sql(engine: &str, dataset: &Path) -> String {
-    let sql = std::fs::read_to_string(root().join(format!("collector/tests/sql/levels.{engine}.sql"))).unwrap();
-    sql.replace("DATASET", s(dataset))
+    match engine {
+        "duckdb" => format!("SELECT * FROM nines_levels('{}')", s(dataset)),
+        _ => "SELECT * FROM nines_levels".to_string(),
+    }
 }
 
-/// The same, over some runs taken together (a fleet) rather than per run.
-fn fleet_sql(engine: &str, dataset: &Path, ids: &[&str]) -> String {
-    let sql = levels_sql(engine, dataset);
+/// The same, over some runs taken together (a fleet) rather than per run: the DuckDB macro's
+/// `runs`; for Spark, the view's query edited to group those runs as one.
+fn fleet_sql(engine: &str, setup: &str, dataset: &Path, ids: &[&str]) -> String {
     let list = ids.iter().map(|i| format!("'{i}'")).collect::<Vec<_>>().join(", ");
+    if engine == "duckdb" {
+        return format!("SELECT * FROM nines_levels('{}', runs := [{list}])", s(dataset));
+    }
+    let sql = &setup[setup.find(" AS\n").expect("CREATE ... VIEW nines_levels AS") + 4..];
     let sql = sql.replacen("SELECT b.run_id AS grp,", "SELECT 'fleet' AS grp,", 1);
     let sql = sql.replacen("USING (run_id, window_index)", &format!("USING (run_id, window_index) WHERE b.run_id IN ({list})"), 1);
     assert!(sql.contains("'fleet' AS grp") && sql.contains("WHERE b.run_id IN"), "the SQL's shape changed:\n{sql}");
@@ -93,11 +112,11 @@ fn fleet_sql(engine: &str, dataset: &Path, ids: &[&str]) -> String {
 type Levels = BTreeMap<(String, String), BTreeMap<String, Value>>;
 
 /// Run the jobs in one engine session; rows grouped as {job: Levels}.
-fn query(engine: &str, jobs: &[(String, String)]) -> BTreeMap<String, Levels> {
+fn query(engine: &str, setup: &[String], jobs: &[(String, String)]) -> BTreeMap<String, Levels> {
     let d = tempfile::tempdir().unwrap();
     let file = d.path().join("jobs.json");
     let list: Vec<Value> = jobs.iter().map(|(n, q)| json!({"name": n, "sql": q})).collect();
-    std::fs::write(&file, serde_json::to_string(&list).unwrap()).unwrap();
+    std::fs::write(&file, serde_json::to_string(&json!({"setup": setup, "jobs": list})).unwrap()).unwrap();
     let script = root().join("tests/interop/sql_levels.py");
     let out = run_ok(Command::new("python3").arg(script).arg(engine).arg(&file));
     let v: Value = serde_json::from_str(out.lines().last().expect("the engine's JSON")).unwrap();
@@ -158,9 +177,12 @@ fn engine_reproduces_nines_stats(engine: &str) {
     let f = fixture();
     let id_of = |file: &str| f.ids.iter().find(|(p, _)| p == file).map(|(_, i)| i.as_str()).unwrap_or_else(|| panic!("no id for {file}"));
     let part_ids: Vec<&str> = f.parts.iter().map(|p| id_of(p)).collect();
-    let jobs =
-        vec![("per_run".to_string(), levels_sql(engine, &f.dataset)), ("fleet".to_string(), fleet_sql(engine, &f.dataset, &part_ids))];
-    let res = query(engine, &jobs);
+    let setup = shipped_sql(engine, &f);
+    let jobs = vec![
+        ("per_run".to_string(), levels_sql(engine, &f.dataset)),
+        ("fleet".to_string(), fleet_sql(engine, &setup, &f.dataset, &part_ids)),
+    ];
+    let res = query(engine, &[setup], &jobs);
     // every run, every tag, every level
     let files: Vec<&str> = f.ids.iter().map(|(p, _)| p.as_str()).collect();
     let st = stats(&files);
@@ -195,12 +217,12 @@ fn spark_sql_reproduces_nines_stats_levels() {
 }
 
 #[test]
-fn readme_gives_the_tested_sql() {
+fn readme_shows_how_to_call_the_shipped_sql() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    for engine in ["duckdb", "spark"] {
-        let sql = std::fs::read_to_string(root().join(format!("collector/tests/sql/levels.{engine}.sql"))).unwrap();
-        assert!(readme.contains(sql.trim_end()), "README.md lacks collector/tests/sql/levels.{engine}.sql verbatim");
+    for call in ["--sql", "SELECT * FROM nines_levels('", "runs := [", "SELECT * FROM nines_levels"] {
+        assert!(readme.contains(call), "README.md lacks {call:?}");
     }
+    assert!(!readme.contains("cum >= r.rnk"), "README.md shows how to call the macro, not its text");
 }
 
 #[test]

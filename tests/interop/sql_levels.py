@@ -2,7 +2,8 @@
 
 Usage: sql_levels.py duckdb|spark JOBS.json
 
-JOBS.json is a list of {"name": ..., "sql": ...}; every job runs in one engine session (one
+JOBS.json is {"setup": [statement, ...], "jobs": [{"name": ..., "sql": ...}, ...]}: the setup
+statements (the shipped macro or view) run first, then every job, in one engine session (one
 Spark start-up for all) and the result is printed as JSON: {name: [row, ...]}, each row an
 object of the query's columns. A missing module is an error, never a skip.
 """
@@ -11,10 +12,12 @@ import json
 import sys
 
 
-def duckdb_rows(jobs):
+def duckdb_rows(setup, jobs):
     import duckdb
 
     con = duckdb.connect()
+    for stmt in setup:
+        con.execute(stmt)
     out = {}
     for job in jobs:
         cur = con.execute(job["sql"])
@@ -23,7 +26,7 @@ def duckdb_rows(jobs):
     return out
 
 
-def spark_rows(jobs):
+def spark_rows(setup, jobs):
     from pyspark.sql import SparkSession
 
     spark = (
@@ -36,6 +39,8 @@ def spark_rows(jobs):
     )
     spark.sparkContext.setLogLevel("ERROR")
     try:
+        for stmt in setup:
+            spark.sql(stmt)
         return {job["name"]: [r.asDict() for r in spark.sql(job["sql"]).collect()] for job in jobs}
     finally:
         spark.stop()
@@ -53,8 +58,8 @@ def plain(v):
 def main():
     engine, jobs_file = sys.argv[1], sys.argv[2]
     with open(jobs_file) as f:
-        jobs = json.load(f)
-    rows = {"duckdb": duckdb_rows, "spark": spark_rows}[engine](jobs)
+        spec = json.load(f)
+    rows = {"duckdb": duckdb_rows, "spark": spark_rows}[engine](spec["setup"], spec["jobs"])
     print(json.dumps({k: [{c: plain(v) for c, v in r.items()} for r in rs] for k, rs in rows.items()}))
 
 

@@ -21,6 +21,13 @@ pub struct ExportArgs {
     /// character device or FIFO is written into, never replaced).
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+    /// With --parquet: write the levels of nines as engines read them into this directory
+    /// (created if missing): levels.duckdb.sql, the DuckDB table macro
+    /// `nines_levels(dataset [, runs := [...]])`, and levels.spark.sql, the Spark SQL view
+    /// `nines_levels` over this dataset. An existing file with other content is replaced only
+    /// with --force.
+    #[arg(long, value_name = "DIR", requires = "parquet")]
+    pub sql: Option<PathBuf>,
     /// Replace the CSV file if it exists, and table files of a run's id holding other rows.
     #[arg(long)]
     pub force: bool,
