@@ -35,7 +35,6 @@ use parquet::schema::types::ColumnPath;
 use sha2::{Digest, Sha256};
 
 use crate::cli::export::ExportArgs;
-use crate::load::load_runs;
 use crate::output::{self, Inputs, Replace, Written};
 
 /// The tables and their Parquet schemas (README, "Exporting").
@@ -96,25 +95,74 @@ pub fn run(args: &ExportArgs, out: &mut impl Write) -> Result<()> {
     // with the CSV on stdout, what the command says goes to stderr
     let mut err = std::io::stderr();
     let out: &mut dyn Write = if args.csv.as_deref().is_some_and(output::goes_to_stdout) { &mut err } else { out };
-    let runs = load_runs(&args.files)?;
+    // One run in memory at a time, so that exporting a thousand run-hours takes the memory of
+    // one: the runs' names are read first (each run read and dropped) so that runs sharing a
+    // name get the distinct names the whole set would give them, then each run is read again,
+    // exported and dropped.
+    let paths = crate::load::each_file_once(&args.files);
+    let names = if paths.len() > 1 {
+        let mut named = Vec::with_capacity(paths.len());
+        for p in &paths {
+            let r = crate::load::load_run(p)?;
+            named.push((r.name, r.source));
+        }
+        nines_core::run::distinct_names(&named.iter().map(|(n, s)| (n.as_str(), s.as_str())).collect::<Vec<_>>())
+    } else {
+        Vec::new()
+    };
     let inputs = Inputs::new(&args.files);
-    let ids: Vec<String> = runs.iter().map(run_id).collect();
-    if let Some(dir) = &args.parquet {
-        let tables = table_dirs(dir)?;
-        for (r, id) in runs.iter().zip(&ids) {
-            export_run(r, id, &tables, args.force, &inputs, out)?;
+    // (the dataset's directories are made once the first run has been read: a damaged only
+    // input leaves nothing behind)
+    let mut tables: Option<[PathBuf; 3]> = None;
+    let mut each = |i: usize, p: &Path, out: &mut dyn Write| -> Result<(String, Run)> {
+        let mut run = crate::load::load_run(p)?;
+        if let Some(n) = names.get(i) {
+            run.name = n.clone();
+        }
+        let id = run_id(&run);
+        if let Some(dir) = &args.parquet {
+            if tables.is_none() {
+                tables = Some(table_dirs(dir)?);
+            }
+            if let Some(t) = &tables {
+                export_run(&run, &id, t, args.force, &inputs, out)?;
+            }
+        }
+        Ok((id, run))
+    };
+    match &args.csv {
+        None => {
+            for (i, p) in paths.iter().enumerate() {
+                each(i, p, out)?;
+            }
+        }
+        Some(csv) => {
+            let replace = if args.force { Replace::Always } else { Replace::Never };
+            // the CSV is written as the runs go; an error exporting one stops the command
+            let mut failed: Option<anyhow::Error> = None;
+            output::write_output_with(csv, replace, &inputs, |w| {
+                w.write_all(dataset::WINDOWS_CSV_HEADER.as_bytes())?;
+                for (i, p) in paths.iter().enumerate() {
+                    match each(i, p, out) {
+                        Ok((id, run)) => {
+                            let rows = dataset::window_rows(&run);
+                            w.write_all(dataset::windows_csv_rows(&id, &rows).as_bytes())?;
+                        }
+                        Err(e) => {
+                            failed = Some(e);
+                            return Err(std::io::Error::other("stopped"));
+                        }
+                    }
+                }
+                Ok(())
+            })
+            .or_else(|e| failed.take().map_or(Err(e), Err))?;
+            writeln!(out, "wrote the windows of {} runs to {}", paths.len(), output::shown(csv))?;
         }
     }
     if let (Some(sql), Some(dataset)) = (&args.sql, &args.parquet) {
         write_sql(sql, dataset, args.force, &inputs)?;
         writeln!(out, "wrote the levels' SQL (DuckDB macro nines_levels, Spark view nines_levels) to {}", sql.display())?;
-    }
-    if let Some(csv) = &args.csv {
-        let rows: Vec<Vec<WindowRow>> = runs.iter().map(dataset::window_rows).collect();
-        let text = dataset::windows_csv(ids.iter().map(String::as_str).zip(rows.iter().map(Vec::as_slice)));
-        let replace = if args.force { Replace::Always } else { Replace::Never };
-        output::write_output(csv, text.as_bytes(), replace, &inputs)?;
-        writeln!(out, "wrote the windows of {} runs to {}", runs.len(), output::shown(csv))?;
     }
     Ok(())
 }
@@ -425,7 +473,7 @@ mod tests {
     #[test]
     fn the_same_rows_by_another_version_are_the_same_content() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/java-rw.hlog");
-        let runs = load_runs(&[path]).unwrap();
+        let runs = crate::load::load_runs(&[path]).unwrap();
         let id = run_id(&runs[0]);
         let rows = dataset::window_rows(&runs[0]);
         let ours = windows_file(&id, &rows, "nines 0.1.0");

@@ -165,30 +165,40 @@ pub fn bucket_rows(run: &Run) -> Result<Vec<BucketRow>, ValueTooLarge> {
     Ok(out)
 }
 
+/// The windows table's CSV header line.
+pub const WINDOWS_CSV_HEADER: &str = "run_id,window_index,tag,scope,direction,measure,start_s,offset_s,length_s,count,min_ns,max_ns\n";
+
 /// The windows table as CSV, one header line then one line per window of every run given as
 /// `(run id, rows)`; text fields quoted and defused as [`super::csv::field`] does.
 pub fn windows_csv<'a>(runs: impl IntoIterator<Item = (&'a str, &'a [WindowRow<'a>])>) -> String {
-    use super::csv::field;
-    let mut out = String::from("run_id,window_index,tag,scope,direction,measure,start_s,offset_s,length_s,count,min_ns,max_ns\n");
-    let opt = |v: Option<&str>| v.map(field).unwrap_or_default();
+    let mut out = String::from(WINDOWS_CSV_HEADER);
     for (id, rows) in runs {
-        for r in rows {
-            out.push_str(&format!(
-                "{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                field(id),
-                r.window,
-                field(r.tag),
-                opt(r.scope),
-                field(r.direction),
-                opt(r.measure),
-                r.start_s.map(|s| format!("{s:.6}")).unwrap_or_default(),
-                r.offset_s,
-                r.length_s,
-                r.count,
-                r.min_ns,
-                r.max_ns
-            ));
-        }
+        out.push_str(&windows_csv_rows(id, rows));
+    }
+    out
+}
+
+/// One run's lines of the windows CSV (no header).
+pub fn windows_csv_rows(id: &str, rows: &[WindowRow<'_>]) -> String {
+    use super::csv::field;
+    let mut out = String::new();
+    let opt = |v: Option<&str>| v.map(field).unwrap_or_default();
+    for r in rows {
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            field(id),
+            r.window,
+            field(r.tag),
+            opt(r.scope),
+            field(r.direction),
+            opt(r.measure),
+            r.start_s.map(|s| format!("{s:.6}")).unwrap_or_default(),
+            r.offset_s,
+            r.length_s,
+            r.count,
+            r.min_ns,
+            r.max_ns
+        ));
     }
     out
 }
