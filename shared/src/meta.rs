@@ -36,7 +36,7 @@ macro_rules! meta_struct {
 
         impl $name {
             /// From a JSON object; a listed key of the wrong kind is an error naming it.
-            pub fn from_object(mut m: Map<String, Value>) -> Result<$name, String> {
+            pub fn from_object(mut m: Map<String, Value>) -> Result<$name, MetaError> {
                 // field by field into a default (one drop on an error, not one per field)
                 let mut x = $name::default();
                 $( x.$field = take(&mut m, stringify!($field))?; )*
@@ -63,7 +63,7 @@ macro_rules! meta_struct {
         }
 
         impl Field for $name {
-            fn from_json(v: Value) -> Result<$name, String> {
+            fn from_json(v: Value) -> Result<$name, MetaError> {
                 $name::from_object(Map::from_json(v)?)
             }
             fn to_json(&self) -> Value {
@@ -82,10 +82,10 @@ macro_rules! meta_struct {
 /// A field's value from its key (its default when absent), the key taken out of the map.
 /// (Not inlined: one copy per field type, called from every struct, keeps the wasm small.)
 #[inline(never)]
-fn take<T: Field + Default>(m: &mut Map<String, Value>, key: &str) -> Result<T, String> {
+fn take<T: Field + Default>(m: &mut Map<String, Value>, key: &str) -> Result<T, MetaError> {
     match m.remove(key) {
         None => Ok(T::default()),
-        Some(v) => T::from_json(v).map_err(|e| format!("'{key}': {e}")),
+        Some(v) => T::from_json(v).map_err(|e| MetaError::Key { key: key.to_string(), error: Box::new(e) }),
     }
 }
 
@@ -100,7 +100,7 @@ fn put<T: Field>(m: &mut Map<String, Value>, key: &str, v: &T) {
 /// A value a metadata field can hold, to and from JSON. (serde's generic conversions through
 /// `serde_json::Value` cost the wasm a copy per type; these are a few lines each.)
 pub trait Field: Sized {
-    fn from_json(v: Value) -> Result<Self, String>;
+    fn from_json(v: Value) -> Result<Self, MetaError>;
     fn to_json(&self) -> Value;
     /// Whether the field states something (is written).
     fn stated(&self) -> bool {
@@ -108,7 +108,27 @@ pub trait Field: Sized {
     }
 }
 
-fn expected(what: &str, v: &Value) -> String {
+/// Why a metadata value could not be read: what is wrong, and the keys and items it is under.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum MetaError {
+    /// A value of another kind than its field holds.
+    #[error("invalid type: {got}, expected {expected}")]
+    Kind { got: String, expected: &'static str },
+    /// An error in the value under a key.
+    #[error("'{key}': {error}")]
+    Key { key: String, error: Box<MetaError> },
+    /// An error in item `item` (from 1) of a list.
+    #[error("item {item}: {error}")]
+    Item { item: usize, error: Box<MetaError> },
+    /// A precision nines cannot read ([`Precision::from_value`]).
+    #[error("{0}")]
+    Precision(String),
+    /// An error in a key of a run's metadata ([`RunMeta::from_map`]).
+    #[error("metadata key {0}")]
+    Run(Box<MetaError>),
+}
+
+fn expected(what: &'static str, v: &Value) -> MetaError {
     let got = match v {
         Value::Null => "null".to_string(),
         Value::Bool(b) => format!("boolean `{b}`"),
@@ -117,11 +137,11 @@ fn expected(what: &str, v: &Value) -> String {
         Value::Array(_) => "a list".to_string(),
         Value::Object(_) => "an object".to_string(),
     };
-    format!("invalid type: {got}, expected {what}")
+    MetaError::Kind { got, expected: what }
 }
 
 impl Field for String {
-    fn from_json(v: Value) -> Result<Self, String> {
+    fn from_json(v: Value) -> Result<Self, MetaError> {
         match v {
             Value::String(s) => Ok(s),
             v => Err(expected("a string", &v)),
@@ -133,7 +153,7 @@ impl Field for String {
 }
 
 impl Field for bool {
-    fn from_json(v: Value) -> Result<Self, String> {
+    fn from_json(v: Value) -> Result<Self, MetaError> {
         v.as_bool().ok_or_else(|| expected("a boolean", &v))
     }
     fn to_json(&self) -> Value {
@@ -142,7 +162,7 @@ impl Field for bool {
 }
 
 impl Field for u64 {
-    fn from_json(v: Value) -> Result<Self, String> {
+    fn from_json(v: Value) -> Result<Self, MetaError> {
         v.as_u64().ok_or_else(|| expected("a whole number >= 0", &v))
     }
     fn to_json(&self) -> Value {
@@ -151,7 +171,7 @@ impl Field for u64 {
 }
 
 impl Field for u32 {
-    fn from_json(v: Value) -> Result<Self, String> {
+    fn from_json(v: Value) -> Result<Self, MetaError> {
         v.as_u64().and_then(|n| u32::try_from(n).ok()).ok_or_else(|| expected("a whole number from 0 to 2^32-1", &v))
     }
     fn to_json(&self) -> Value {
@@ -160,7 +180,7 @@ impl Field for u32 {
 }
 
 impl Field for u8 {
-    fn from_json(v: Value) -> Result<Self, String> {
+    fn from_json(v: Value) -> Result<Self, MetaError> {
         v.as_u64().and_then(|n| u8::try_from(n).ok()).ok_or_else(|| expected("a whole number from 0 to 255", &v))
     }
     fn to_json(&self) -> Value {
@@ -169,7 +189,7 @@ impl Field for u8 {
 }
 
 impl Field for f64 {
-    fn from_json(v: Value) -> Result<Self, String> {
+    fn from_json(v: Value) -> Result<Self, MetaError> {
         v.as_f64().ok_or_else(|| expected("a number", &v))
     }
     fn to_json(&self) -> Value {
@@ -178,7 +198,7 @@ impl Field for f64 {
 }
 
 impl Field for Value {
-    fn from_json(v: Value) -> Result<Self, String> {
+    fn from_json(v: Value) -> Result<Self, MetaError> {
         Ok(v)
     }
     fn to_json(&self) -> Value {
@@ -187,7 +207,7 @@ impl Field for Value {
 }
 
 impl Field for Map<String, Value> {
-    fn from_json(v: Value) -> Result<Self, String> {
+    fn from_json(v: Value) -> Result<Self, MetaError> {
         match v {
             Value::Object(m) => Ok(m),
             v => Err(expected("an object", &v)),
@@ -202,7 +222,7 @@ impl Field for Map<String, Value> {
 }
 
 impl<T: Field> Field for Option<T> {
-    fn from_json(v: Value) -> Result<Self, String> {
+    fn from_json(v: Value) -> Result<Self, MetaError> {
         match v {
             Value::Null => Ok(None),
             v => T::from_json(v).map(Some),
@@ -217,11 +237,13 @@ impl<T: Field> Field for Option<T> {
 }
 
 impl<T: Field> Field for Vec<T> {
-    fn from_json(v: Value) -> Result<Self, String> {
+    fn from_json(v: Value) -> Result<Self, MetaError> {
         match v {
-            Value::Array(a) => {
-                a.into_iter().enumerate().map(|(i, x)| T::from_json(x).map_err(|e| format!("item {}: {e}", i + 1))).collect()
-            }
+            Value::Array(a) => a
+                .into_iter()
+                .enumerate()
+                .map(|(i, x)| T::from_json(x).map_err(|e| MetaError::Item { item: i + 1, error: Box::new(e) }))
+                .collect(),
             v => Err(expected("a list", &v)),
         }
     }
@@ -267,10 +289,10 @@ impl Counts {
 }
 
 impl Field for Counts {
-    fn from_json(v: Value) -> Result<Self, String> {
+    fn from_json(v: Value) -> Result<Self, MetaError> {
         let mut out = Counts::default();
         for (k, x) in Map::from_json(v)? {
-            let n = u64::from_json(x).map_err(|e| format!("'{k}': {e}"))?;
+            let n = u64::from_json(x).map_err(|e| MetaError::Key { key: k.clone(), error: Box::new(e) })?;
             // serde_json's map gives its keys in order: each is pushed at the end
             out.insert(k, n);
         }
@@ -287,7 +309,7 @@ impl Field for Counts {
 
 /// `[bytes, percent]`.
 impl Field for (u64, u32) {
-    fn from_json(v: Value) -> Result<Self, String> {
+    fn from_json(v: Value) -> Result<Self, MetaError> {
         match v.as_array().map(Vec::as_slice) {
             Some([a, b]) => Ok((u64::from_json(a.clone())?, u32::from_json(b.clone())?)),
             _ => Err(expected("a pair [bytes, percent]", &v)),
@@ -299,7 +321,7 @@ impl Field for (u64, u32) {
 }
 
 impl Field for Size {
-    fn from_json(v: Value) -> Result<Self, String> {
+    fn from_json(v: Value) -> Result<Self, MetaError> {
         match v {
             Value::String(s) => Ok(Size::Text(s)),
             v => v.as_u64().map(Size::Bytes).ok_or_else(|| expected("bytes or a size such as \"4KiB\"", &v)),
@@ -314,7 +336,7 @@ impl Field for Size {
 }
 
 impl Field for SourceFormat {
-    fn from_json(v: Value) -> Result<Self, String> {
+    fn from_json(v: Value) -> Result<Self, MetaError> {
         match v {
             Value::String(s) => Ok(SourceFormat::One(s)),
             v @ Value::Array(_) => Vec::<String>::from_json(v).map(SourceFormat::Many),
@@ -330,8 +352,8 @@ impl Field for SourceFormat {
 }
 
 impl Field for Precision {
-    fn from_json(v: Value) -> Result<Self, String> {
-        Precision::from_value(&v)
+    fn from_json(v: Value) -> Result<Self, MetaError> {
+        Precision::from_value(&v).map_err(MetaError::Precision)
     }
     fn to_json(&self) -> Value {
         self.to_meta()
@@ -652,8 +674,8 @@ meta_struct! {
 impl RunMeta {
     /// Read metadata from a JSON object. A key nines knows that holds the wrong kind of value
     /// is an error naming it ("metadata key 'workload': 'qd': invalid type: string ...").
-    pub fn from_map(map: Map<String, Value>) -> Result<RunMeta, String> {
-        RunMeta::from_object(map).map_err(|e| format!("metadata key {e}"))
+    pub fn from_map(map: Map<String, Value>) -> Result<RunMeta, MetaError> {
+        RunMeta::from_object(map).map_err(|e| MetaError::Run(Box::new(e)))
     }
 
     /// The metadata as a JSON object (known keys first, then the others).
@@ -701,7 +723,7 @@ pub(crate) mod tests {
         assert_eq!(c.iter().collect::<Vec<_>>(), [("read", 6), ("trim", 1), ("write", 7)]);
         assert_eq!((c.get("write"), c.get("nope"), c.values().sum::<u64>()), (Some(7), None, 14));
         assert_eq!(Counts::from_json(c.to_json()).unwrap(), c);
-        let e = Counts::from_json(json!({"read": "many"})).unwrap_err();
+        let e = Counts::from_json(json!({"read": "many"})).unwrap_err().to_string();
         assert!(e.contains("'read'"), "{e}");
     }
 
@@ -731,11 +753,11 @@ pub(crate) mod tests {
     #[test]
     fn a_known_key_of_the_wrong_kind_is_an_error_naming_it() {
         let Value::Object(map) = json!({"name": "x", "workload": {"qd": "deep"}}) else { unreachable!() };
-        let e = RunMeta::from_map(map).unwrap_err();
+        let e = RunMeta::from_map(map).unwrap_err().to_string();
         assert!(e.starts_with("metadata key 'workload': "), "{e}");
         assert!(e.contains("invalid type: string \"deep\""), "{e}");
         let Value::Object(map) = json!({"summary": {"windows": -1}}) else { unreachable!() };
-        assert!(RunMeta::from_map(map).unwrap_err().starts_with("metadata key 'summary': "));
+        assert!(RunMeta::from_map(map).unwrap_err().to_string().starts_with("metadata key 'summary': "));
     }
 
     #[test]

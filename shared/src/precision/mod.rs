@@ -209,7 +209,7 @@ mod tests {
         ] {
             let mut map = serde_json::Map::new();
             map.insert("precision".into(), bad);
-            let e = RunMeta::from_map(map).unwrap_err();
+            let e = RunMeta::from_map(map).unwrap_err().to_string();
             assert!(e.starts_with("metadata key 'precision': "), "{e}");
         }
     }
