@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::varint::Reader;
-use super::{Encodings, Store, TagGroups, WriteError};
+use super::{Encodings, FormError, Store, TagGroups, WriteError};
 use crate::codec::{Decoder, Encoder};
 use crate::hist::{Accumulator, Hist};
 use crate::run::Window;
@@ -23,55 +23,54 @@ impl TagGroups {
     }
 
     /// The whole-run window of the tag: every group merged.
-    pub(super) fn whole(&self, layout: Option<crate::hist::Layout>) -> Result<Option<Window>, String> {
+    pub(super) fn whole(&self, layout: Option<crate::hist::Layout>) -> Result<Option<Window>, FormError> {
         let (Some(first), Some(last)) = (self.spans.first(), self.spans.last()) else { return Ok(None) };
         let mut acc: Option<Accumulator> = None;
         for i in 0..self.spans.len() {
             let h = self.hist(i)?;
             acc.get_or_insert_with(|| Accumulator::new(layout.unwrap_or(h.layout()))).add(&h);
         }
-        let hist = acc.map(Accumulator::finish).ok_or("no groups")?;
+        let hist = acc.map(Accumulator::finish).ok_or(FormError::NoGroups)?;
         Ok(Some(Window { start_s: first.0, length_s: last.0 + last.1 - first.0, tag: self.tag.clone(), hist }))
     }
 
     /// Group `i`, decoded; its count checked against its slots'.
-    pub(super) fn hist(&self, i: usize) -> Result<Cow<'_, Hist>, String> {
+    pub(super) fn hist(&self, i: usize) -> Result<Cow<'_, Hist>, FormError> {
         let h = match &self.store {
             Store::Decoded(h) => Cow::Borrowed(&h[i]),
             Store::Encoded(_) | Store::Packed { .. } => {
                 let e = self.encoded_groups()?;
-                Cow::Owned(
-                    Decoder::new()
-                        .decode(e.get(i))
-                        .map_err(|e| format!("group {} of tag {}: {e}", i + 1, tag_name(self.tag.as_deref())))?,
-                )
+                Cow::Owned(Decoder::new().decode(e.get(i)).map_err(|error| FormError::GroupDecode {
+                    group: i + 1,
+                    tag: tag_name(self.tag.as_deref()).to_string(),
+                    error,
+                })?)
             }
         };
         if h.count() != self.spans[i].2 {
-            return Err(format!(
-                "group {} of tag {} holds {} I/Os; its slots hold {}",
-                i + 1,
-                tag_name(self.tag.as_deref()),
-                h.count(),
-                self.spans[i].2
-            ));
+            return Err(FormError::GroupCountOfIos {
+                group: i + 1,
+                tag: tag_name(self.tag.as_deref()).to_string(),
+                got: h.count(),
+                slots: self.spans[i].2,
+            });
         }
         Ok(h)
     }
 
     /// The encoded groups and where each is: `body[at[i].0..at[i].1]`.
-    fn encoded_groups(&self) -> Result<&Encodings, String> {
+    fn encoded_groups(&self) -> Result<&Encodings, FormError> {
         match &self.store {
-            Store::Decoded(_) => Err("the groups are decoded".into()),
+            Store::Decoded(_) => Err(FormError::GroupsDecoded),
             Store::Encoded(e) => Ok(e),
             Store::Packed { packed, encoded } => {
-                let packed = packed.get().ok_or_else(|| format!("the groups of tag {} are not loaded", tag_name(self.tag.as_deref())))?;
+                let packed = packed.get().ok_or_else(|| FormError::GroupsNotLoaded(tag_name(self.tag.as_deref()).to_string()))?;
                 let got = encoded.get_or_init(|| {
                     let body = packed.inflate()?;
                     let mut r = Reader { b: &body, at: 0 };
                     let n = r.len()?;
                     if n != self.spans.len() {
-                        return Err(format!("{n} groups; its slots make {}", self.spans.len()));
+                        return Err(FormError::GroupsInSection { groups: n, expected: self.spans.len() });
                     }
                     let mut at = Vec::with_capacity(n);
                     for _ in 0..n {
@@ -80,11 +79,12 @@ impl TagGroups {
                         r.take(len)?;
                     }
                     if r.at != body.len() {
-                        return Err(format!("{} bytes follow the last group", body.len() - r.at));
+                        return Err(FormError::AfterGroups(body.len() - r.at));
                     }
                     Ok(Encodings { body: Arc::new(body), at })
                 });
-                got.as_ref().map_err(|e| format!("the groups of tag {}: {e}", tag_name(self.tag.as_deref())))
+                got.as_ref()
+                    .map_err(|e| FormError::Groups { dir: format!("tag {}", tag_name(self.tag.as_deref())), error: Box::new(e.clone()) })
             }
         }
     }
@@ -95,7 +95,7 @@ impl TagGroups {
             Store::Decoded(h) => {
                 enc.encode_plain(&h[i]).map(Cow::Owned).map_err(|e| WriteError(format!("group at {:.3} s: {e}", self.spans[i].0)))
             }
-            _ => Ok(Cow::Borrowed(self.encoded_groups().map_err(WriteError)?.get(i))),
+            _ => Ok(Cow::Borrowed(self.encoded_groups().map_err(|e| WriteError(e.to_string()))?.get(i))),
         }
     }
 }

@@ -72,6 +72,7 @@
 //! the first time they are asked for; `varint.rs` holds the numbers' encodings.
 
 mod builder;
+mod error;
 mod groups;
 mod points;
 mod read;
@@ -91,6 +92,7 @@ use crate::stats::tag_name;
 
 use builder::group_text;
 pub use builder::Builder;
+pub use error::{CompactError, FormError, WriteError};
 
 /// The first bytes of a compact form.
 pub const MAGIC: &[u8; 14] = b"nines-compact\n";
@@ -137,7 +139,7 @@ impl PartialEq for Trace {
 /// the coarse levels it draws, not the per-window points of every direction.
 #[derive(Clone, Debug)]
 struct LevelPoints {
-    decoded: OnceLock<Result<Vec<u32>, String>>,
+    decoded: OnceLock<Result<Vec<u32>, FormError>>,
     packed: Option<Packed>,
 }
 
@@ -207,7 +209,7 @@ enum Store {
     /// asked for; not there yet when only the bytes before the groups were read.
     Packed {
         packed: OnceLock<Packed>,
-        encoded: OnceLock<Result<Encodings, String>>,
+        encoded: OnceLock<Result<Encodings, FormError>>,
     },
 }
 
@@ -230,20 +232,6 @@ impl PartialEq for TagGroups {
             })
     }
 }
-
-/// Why a compact form could not be read.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{source_name}: compact form: {}{message}", .offset.map(|o| format!("byte {o} of the inflated body: ")).unwrap_or_default())]
-pub struct CompactError {
-    pub source_name: String,
-    pub offset: Option<usize>,
-    pub message: String,
-}
-
-/// Why a compact form could not be written.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{0}")]
-pub struct WriteError(String);
 
 fn levels_for(n: usize) -> usize {
     if n == 0 {
@@ -316,7 +304,11 @@ impl Compact {
             let mut ws = Vec::new();
             for (i, &(start_s, length_s, _)) in g.spans.iter().enumerate() {
                 if start_s >= lo && start_s < hi {
-                    let hist = g.hist(i).map_err(|message| CompactError { source_name: self.run.source.clone(), offset: None, message })?;
+                    let hist = g.hist(i).map_err(|e| CompactError {
+                        source_name: self.run.source.clone(),
+                        offset: None,
+                        message: e.to_string(),
+                    })?;
                     ws.push(Window { start_s, length_s, tag: g.tag.clone(), hist: hist.into_owned() });
                 }
             }

@@ -2,7 +2,7 @@
 
 use super::read::read_level;
 use super::varint::Reader;
-use super::{dir_name, LevelPoints, Trace, METRICS};
+use super::{dir_name, FormError, LevelPoints, Trace, METRICS};
 use crate::pyramid::{Axis, Pyramid, Slot};
 use crate::quantile::{Level, Support};
 use crate::series::{Direction, SeriesPoint};
@@ -44,24 +44,25 @@ impl Trace {
 
     /// Level `k`'s points (METRICS indices into `values` a point), decoded the first time
     /// they are asked for; an error names the level and what is wrong with it.
-    pub(super) fn level(&self, k: usize) -> Result<&[u32], String> {
+    pub(super) fn level(&self, k: usize) -> Result<&[u32], FormError> {
         let l = &self.levels[k];
         let got = l.decoded.get_or_init(|| {
-            let packed = l.packed.as_ref().ok_or("a level without points")?;
+            let packed = l.packed.as_ref().ok_or(FormError::LevelWithoutPoints)?;
             let body = packed.inflate()?;
             let mut r = Reader { b: &body, at: 0 };
-            let points = read_level(&mut r, &self.slots, self.values.len(), k).map_err(|m| format!("byte {} of its section: {m}", r.at))?;
+            let points =
+                read_level(&mut r, &self.slots, self.values.len(), k).map_err(|e| FormError::InSection { at: r.at, error: Box::new(e) })?;
             if r.at != body.len() {
-                return Err(format!("{} bytes follow its last point", body.len() - r.at));
+                return Err(FormError::AfterPoints(body.len() - r.at));
             }
             Ok(points)
         });
-        got.as_deref().map_err(|e| format!("level {k} of {}: {e}", dir_name(&self.dir)))
+        got.as_deref().map_err(|e| FormError::Level { k, dir: dir_name(&self.dir), error: Box::new(e.clone()) })
     }
 
     /// Decode level `k`'s points now, if it has not been (a viewer reads the next finer level
     /// ahead of a zoom step in idle time); past the last level, nothing.
-    pub fn read_level(&self, k: u32) -> Result<(), String> {
+    pub fn read_level(&self, k: u32) -> Result<(), FormError> {
         if (k as usize) < self.levels.len() {
             self.level(k as usize)?;
         }
@@ -71,7 +72,7 @@ impl Trace {
     /// Point `index` of level `k` with the given levels of nines (1 to 9), and the I/Os
     /// before it; the same numbers as [`crate::pyramid::series_points`] of the exact merge.
     /// `None` past the last point; an error when the level's section is damaged.
-    pub fn point(&self, k: u32, index: usize, nines: &[u32]) -> Result<Option<(SeriesPoint, u64)>, String> {
+    pub fn point(&self, k: u32, index: usize, nines: &[u32]) -> Result<Option<(SeriesPoint, u64)>, FormError> {
         if k as usize >= self.levels.len() {
             return Ok(None);
         }

@@ -1,6 +1,8 @@
 //! LEB128 varints, ZigZag deltas and columns of times: written into a buffer, read back by
 //! [`Reader`], whose every check is an error, never a panic.
 
+use super::FormError;
+
 pub(super) fn put(b: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         b.push((v as u8) | 0x80);
@@ -45,40 +47,40 @@ pub(super) struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    pub(super) fn varint(&mut self) -> Result<u64, String> {
+    pub(super) fn varint(&mut self) -> Result<u64, FormError> {
         let mut v = 0u64;
         for i in 0..10 {
-            let byte = *self.b.get(self.at).ok_or("the body ends inside a number")?;
+            let byte = *self.b.get(self.at).ok_or(FormError::EndsInNumber)?;
             self.at += 1;
             if i == 9 && byte > 1 {
-                return Err("a number is longer than 64 bits".into());
+                return Err(FormError::NumberTooLong);
             }
             v |= u64::from(byte & 0x7f) << (7 * i);
             if byte & 0x80 == 0 {
                 return Ok(v);
             }
         }
-        Err("a number is longer than 64 bits".into())
+        Err(FormError::NumberTooLong)
     }
 
     /// A length or count: at most the bytes left (every listed item takes at least a byte),
     /// so a damaged number cannot ask for more memory than the body has.
-    pub(super) fn len(&mut self) -> Result<usize, String> {
+    pub(super) fn len(&mut self) -> Result<usize, FormError> {
         let v = self.varint()?;
         let left = self.b.len() - self.at;
         if v > left as u64 {
-            return Err(format!("a length of {v} with {left} bytes left"));
+            return Err(FormError::LengthPastEnd { len: v, left });
         }
         Ok(v as usize)
     }
 
-    pub(super) fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let s = self.b.get(self.at..self.at + n).ok_or("the body ends inside a field")?;
+    pub(super) fn take(&mut self, n: usize) -> Result<&'a [u8], FormError> {
+        let s = self.b.get(self.at..self.at + n).ok_or(FormError::EndsInField)?;
         self.at += n;
         Ok(s)
     }
 
-    pub(super) fn column(&mut self, n: usize) -> Result<Vec<f64>, String> {
+    pub(super) fn column(&mut self, n: usize) -> Result<Vec<f64>, FormError> {
         match self.varint()? {
             0 => {
                 // a plain loop into a list of its size (`n` is at most the bytes left)
@@ -87,14 +89,14 @@ impl<'a> Reader<'a> {
                 for _ in 0..n {
                     prev = prev.wrapping_add(unzigzag(self.varint()?));
                     if prev.unsigned_abs() >= 1 << 53 {
-                        return Err("a time is out of range".to_string());
+                        return Err(FormError::TimeOutOfRange);
                     }
                     out.push(prev as f64 / 1e6);
                 }
                 Ok(out)
             }
             1 => (0..n).map(|_| Ok(f64::from_bits(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes"))))).collect(),
-            k => Err(format!("column kind {k}; expected 0 or 1")),
+            k => Err(FormError::ColumnKind(k)),
         }
     }
 }

@@ -6,12 +6,12 @@ use std::sync::Arc;
 use super::{finish, group_spans, read_direction, read_header, read_level, read_whole};
 use crate::codec::Decoder;
 use crate::compact::varint::Reader;
-use crate::compact::{levels_for, Compact, Encodings, LevelPoints, Store, TagGroups, Trace};
+use crate::compact::{levels_for, Compact, Encodings, FormError, LevelPoints, Store, TagGroups, Trace};
 use crate::run::Window;
 use crate::series::Direction;
 
 /// Versions 1 and 2: one inflated body holding everything.
-pub(super) fn read_body(r: &mut Reader, body: &Arc<Vec<u8>>, version: u64) -> Result<Compact, String> {
+pub(super) fn read_body(r: &mut Reader, body: &Arc<Vec<u8>>, version: u64) -> Result<Compact, FormError> {
     let h = read_header(r)?;
     let ndirs = r.len()?;
     let mut traces = Vec::with_capacity(ndirs);
@@ -28,7 +28,7 @@ pub(super) fn read_body(r: &mut Reader, body: &Arc<Vec<u8>>, version: u64) -> Re
             let ng = r.varint()?;
             let g = h.group;
             if ng != n.div_ceil(g) as u64 {
-                return Err(format!("{ng} groups for {n} slots; expected {} in groups of {g}", n.div_ceil(g)));
+                return Err(FormError::GroupCount { groups: ng, slots: n, expected: n.div_ceil(g), group: g });
             }
             let mut at = Vec::with_capacity(n.div_ceil(g));
             for _ in 0..n.div_ceil(g) {
@@ -51,7 +51,7 @@ pub(super) fn read_body(r: &mut Reader, body: &Arc<Vec<u8>>, version: u64) -> Re
         traces.push(Trace { dir, slots, values, levels });
     }
     if r.at != r.b.len() {
-        return Err(format!("{} bytes follow the last direction", r.b.len() - r.at));
+        return Err(FormError::AfterDirections(r.b.len() - r.at));
     }
     finish(h, traces, groups, whole)
 }

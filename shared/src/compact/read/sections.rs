@@ -6,21 +6,18 @@ use std::sync::{Arc, OnceLock};
 use super::{finish, group_spans, read_direction, read_header, read_whole};
 use crate::codec::Decoder;
 use crate::compact::varint::Reader;
-use crate::compact::{dir_name, levels_for, sniff, Compact, CompactError, LevelPoints, Packed, Store, TagGroups, Trace, MAX_BODY};
+use crate::compact::{
+    dir_name, levels_for, sniff, Compact, CompactError, FormError, LevelPoints, Packed, Store, TagGroups, Trace, MAX_BODY,
+};
 use crate::series::Direction;
 
 impl Packed {
-    pub(in crate::compact) fn inflate(&self) -> Result<Vec<u8>, String> {
+    pub(in crate::compact) fn inflate(&self) -> Result<Vec<u8>, FormError> {
         let body = Decoder::new()
             .inflate_to_vec(&self.file[self.at..self.at + self.len], MAX_BODY, Some(self.size))
-            .map_err(|e| format!("its compressed section (byte {} of the form) is damaged or cut ({e})", self.base + self.at))?;
+            .map_err(|error| FormError::SectionDamaged { at: self.base + self.at, error })?;
         if body.len() != self.size {
-            return Err(format!(
-                "its section (byte {} of the form) inflates to {} bytes; the form states {}",
-                self.base + self.at,
-                body.len(),
-                self.size
-            ));
+            return Err(FormError::SectionSize { at: self.base + self.at, got: body.len(), stated: self.size });
         }
         Ok(body)
     }
@@ -43,11 +40,12 @@ impl Compact {
         let mut budget = MAX_BODY;
         for g in &self.groups {
             let name = dir_name(&Direction::Tag(g.tag.clone()));
-            let p = section(&mut f, &file, at, &mut budget).map_err(|m| err(None, format!("the groups of {name}: {m}")))?;
+            let p = section(&mut f, &file, at, &mut budget)
+                .map_err(|e| err(None, FormError::Groups { dir: name, error: Box::new(e) }.to_string()))?;
             packs.push(p);
         }
         if f.at != file.len() {
-            return Err(err(None, format!("{} bytes follow the last section", file.len() - f.at)));
+            return Err(err(None, FormError::AfterSections(file.len() - f.at).to_string()));
         }
         for (g, p) in self.groups.iter().zip(packs) {
             if let Store::Packed { packed, .. } = &g.store {
@@ -62,14 +60,14 @@ impl Compact {
 /// histogram), then a section per level of each direction and one of each tag's groups,
 /// each its own zlib stream, inflated when first needed. Errors carry the byte offset in the
 /// inflated head, or none when the sections' framing is what is wrong.
-pub(super) fn read_sections(bytes: &[u8], start: usize, version: u64, head_only: bool) -> Result<Compact, (Option<usize>, String)> {
+pub(super) fn read_sections(bytes: &[u8], start: usize, version: u64, head_only: bool) -> Result<Compact, (Option<usize>, FormError)> {
     let file = Arc::new(bytes.to_vec());
     let mut f = Reader { b: &file, at: start };
     let mut budget = MAX_BODY;
     let mut section = |f: &mut Reader| section(f, &file, 0, &mut budget);
-    let head = section(&mut f).and_then(|p| p.inflate()).map_err(|m| (None, format!("head: {m}")))?;
+    let head = section(&mut f).and_then(|p| p.inflate()).map_err(|e| (None, FormError::Head(Box::new(e))))?;
     let mut r = Reader { b: &head, at: 0 };
-    let mut read_head = || -> Result<_, String> {
+    let mut read_head = || -> Result<_, FormError> {
         let h = read_header(&mut r)?;
         let ndirs = r.len()?;
         let mut traces: Vec<Trace> = Vec::with_capacity(ndirs);
@@ -84,7 +82,7 @@ pub(super) fn read_sections(bytes: &[u8], start: usize, version: u64, head_only:
             traces.push(Trace { dir, slots, values, levels: Vec::new() });
         }
         if r.at != r.b.len() {
-            return Err(format!("{} bytes follow the last direction", r.b.len() - r.at));
+            return Err(FormError::AfterDirections(r.b.len() - r.at));
         }
         Ok((h, traces, whole))
     };
@@ -103,7 +101,7 @@ pub(super) fn read_sections(bytes: &[u8], start: usize, version: u64, head_only:
             let name = dir_name(&t.dir);
             if pass == 0 {
                 for k in 0..levels_for(t.slots.len()) {
-                    let packed = section(&mut f).map_err(|m| (None, format!("level {k} of {name}: {m}")))?;
+                    let packed = section(&mut f).map_err(|e| (None, FormError::Level { k, dir: name.clone(), error: Box::new(e) }))?;
                     t.levels.push(LevelPoints { decoded: OnceLock::new(), packed: Some(packed) });
                 }
             }
@@ -111,7 +109,8 @@ pub(super) fn read_sections(bytes: &[u8], start: usize, version: u64, head_only:
                 if (pass == 0) == (version == 3) {
                     let packed = OnceLock::new();
                     if !cut {
-                        let _ = packed.set(section(&mut f).map_err(|m| (None, format!("the groups of {name}: {m}")))?);
+                        let _ =
+                            packed.set(section(&mut f).map_err(|e| (None, FormError::Groups { dir: name.clone(), error: Box::new(e) }))?);
                     }
                     groups.push(TagGroups {
                         tag: tag.clone(),
@@ -123,7 +122,7 @@ pub(super) fn read_sections(bytes: &[u8], start: usize, version: u64, head_only:
         }
     }
     if f.at != f.b.len() {
-        return Err((None, format!("{} bytes follow the last section", f.b.len() - f.at)));
+        return Err((None, FormError::AfterSections(f.b.len() - f.at)));
     }
     let mut c = finish(h, traces, groups, whole).map_err(|m| (None, m))?;
     c.groups_at = groups_at;
@@ -133,10 +132,10 @@ pub(super) fn read_sections(bytes: &[u8], start: usize, version: u64, head_only:
 /// The next section's framing at `f`, its stream taken (not inflated): the inflated size
 /// (within what is left of `budget`), the compressed length and the stream. `file[0]` is byte
 /// `base` of the form.
-fn section(f: &mut Reader, file: &Arc<Vec<u8>>, base: usize, budget: &mut usize) -> Result<Packed, String> {
+fn section(f: &mut Reader, file: &Arc<Vec<u8>>, base: usize, budget: &mut usize) -> Result<Packed, FormError> {
     let size = f.varint()?;
     if size > *budget as u64 {
-        return Err(format!("its sections inflate to more than {} MiB", MAX_BODY >> 20));
+        return Err(FormError::SectionsTooLarge);
     }
     *budget -= size as usize;
     let len = f.len()?;
