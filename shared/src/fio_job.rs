@@ -128,6 +128,77 @@ impl fmt::Display for JobError {
 
 impl std::error::Error for JobError {}
 
+/// Why an option of a job section is refused (a problem of a [`JobError`]). `opt` is the
+/// option as messages echo it (`key=value`, cut: see [`RawOpt`]'s `Display`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    #[error("{key} needs a value ({key}=...)")]
+    NoValue { key: String },
+    #[error("{opt}: expected 0 or 1")]
+    NotBool { opt: String },
+    #[error("{opt}: expected a whole number")]
+    NotWhole { opt: String },
+    #[error("{opt}: larger than {}, the largest whole number nines takes", u64::MAX)]
+    TooLarge { opt: String },
+    /// Outside the range of the `nines run` flag `flag`.
+    #[error("{opt}: expected {lo} to {hi} (as {flag} takes)")]
+    OutOfRange { opt: String, lo: u64, hi: u64, flag: &'static str },
+    #[error("{opt}: separate values for reads, writes and trims are not supported; nines uses one for every direction")]
+    PerDirection { opt: String },
+    #[error("{opt}: expected at most {} microseconds (as --thinktime takes)", MAX_DURATION_NS / 1000)]
+    ThinkTooLong { opt: String },
+    #[error("{opt}: expected a rate above 0")]
+    ZeroRate { opt: String },
+    /// A rate limit of each direction, for a job with two.
+    #[error(
+        "{opt}: fio limits reads and writes to this rate each, nines limits a job's reads and writes together; not supported with rw={rw}"
+    )]
+    RateOfEachDirection { opt: String, rw: &'static str },
+    #[error("{opt}: expected at most {MAX_RATE_IOPS} I/Os per second (as --rate-iops takes)")]
+    RateTooHigh { opt: String },
+    #[error("{opt}: longer than thinktime; the spin is part of the think time")]
+    SpinLongerThanThink { opt: String },
+    #[error("ioengine={0}: not supported; nines has io_uring, psync (also for pvsync) and null")]
+    Engine(String),
+    /// A job's I/Os times its numjobs overflow.
+    #[error("[{section}]: {n} I/Os a job times numjobs {numjobs} is more than {} I/Os", u64::MAX)]
+    TooManyIos { section: String, n: u64, numjobs: u32 },
+    /// A value that does not read (a size, a duration, a distribution), with why.
+    #[error("{opt}: {error}")]
+    Invalid { opt: String, error: String },
+    /// A value or option nines does not support, with why.
+    #[error("{opt}: {why}")]
+    Refused { opt: String, why: &'static str },
+}
+
+/// [`OptionError::Refused`].
+fn refuse(o: &RawOpt, why: &'static str) -> OptionError {
+    OptionError::Refused { opt: o.to_string(), why }
+}
+
+/// [`OptionError::Invalid`].
+fn invalid(o: &RawOpt, error: impl fmt::Display) -> OptionError {
+    OptionError::Invalid { opt: o.to_string(), error: error.to_string() }
+}
+
+/// Why a plan's jobs are not one workload, or not jobs nines runs together.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    /// `starts` lists each later group's first section and where it is.
+    #[error("stonewall (or wait_for_previous) makes {starts} wait for the sections before it; nines runs the sections of one group at the same time, not groups one after another: run each group's sections with --section NAME, or remove stonewall")]
+    Stonewall { starts: String },
+    #[error("no section [{pick}] in the job file; its job sections are {sections}")]
+    NoSection { pick: String, sections: String },
+    #[error("the job file runs {groups} groups one after another (stonewall): {sections}; nines runs one workload: pick a section with --section NAME")]
+    Groups { groups: usize, sections: String },
+    #[error("the sections {sections} run as one workload of {jobs} jobs in all; nines runs at most {MAX_JOBS} (--jobs)")]
+    TooManyJobs { sections: String, jobs: u32 },
+    #[error("the sections {sections} run {n} I/Os each, more than {} in all", u64::MAX)]
+    TooManyIos { sections: String, n: u64 },
+    #[error("the sections {sections} run at the same time with different workloads, and nines runs one workload at a time: pick one with --section NAME")]
+    DifferentWorkloads { sections: String },
+}
+
 /// Reads an included file: its name as written and the including file's name in, the included
 /// file's display name and text out.
 pub type Include<'a> = dyn FnMut(&str, &str) -> Result<(String, String), String> + 'a;
@@ -450,18 +521,18 @@ const HARMLESS: &[(&str, &str)] = &[
 /// in that order, one value for all, an empty one for no limit. `None` when the job's
 /// direction has no value; an error when the job mixes reads and writes and limits them (fio
 /// limits each direction on its own, nines a job's I/Os together).
-fn per_direction(o: &RawOpt, rw: Pattern) -> Result<Option<u64>, String> {
+fn per_direction(o: &RawOpt, rw: Pattern) -> Result<Option<u64>, OptionError> {
     let v = value(o)?;
     let parts: Vec<&str> = v.split(',').map(str::trim).collect();
-    let at = |i: usize| -> Result<Option<u64>, String> {
+    let at = |i: usize| -> Result<Option<u64>, OptionError> {
         let p = if parts.len() == 1 { parts[0] } else { parts.get(i).copied().unwrap_or("") };
         if p.is_empty() {
             return Ok(None);
         }
         match parse_size(p) {
-            Ok(0) => Err(format!("{o}: expected a rate above 0")),
+            Ok(0) => Err(OptionError::ZeroRate { opt: o.to_string() }),
             Ok(r) => Ok(Some(r)),
-            Err(e) => Err(format!("{o}: {e}")),
+            Err(e) => Err(invalid(o, e)),
         }
     };
     match rw {
@@ -470,14 +541,14 @@ fn per_direction(o: &RawOpt, rw: Pattern) -> Result<Option<u64>, String> {
         Pattern::Trim | Pattern::Randtrim => at(2),
         Pattern::Rw | Pattern::Randrw => match (at(0)?, at(1)?) {
             (None, None) => Ok(None),
-            _ => Err(format!("{o}: fio limits reads and writes to this rate each, nines limits a job's reads and writes together; not supported with rw={}", rw.name())),
+            _ => Err(OptionError::RateOfEachDirection { opt: o.to_string(), rw: rw.name() }),
         },
     }
 }
 
 /// fio's think times: a bare number is microseconds (fio HOWTO, `thinktime`). At most
 /// [`MAX_DURATION_NS`], as `--thinktime` takes.
-fn think_ns(o: &RawOpt) -> Result<u64, String> {
+fn think_ns(o: &RawOpt) -> Result<u64, OptionError> {
     let v = value(o)?;
     if v.chars().all(|c| c.is_ascii_digit()) {
         return v
@@ -485,9 +556,9 @@ fn think_ns(o: &RawOpt) -> Result<u64, String> {
             .ok()
             .and_then(|us| us.checked_mul(1000))
             .filter(|&ns| ns <= MAX_DURATION_NS)
-            .ok_or_else(|| format!("{o}: expected at most {} microseconds (as --thinktime takes)", MAX_DURATION_NS / 1000));
+            .ok_or_else(|| OptionError::ThinkTooLong { opt: o.to_string() });
     }
-    parse_duration_ns(v).map_err(|e| format!("{o}: {e}"))
+    parse_duration_ns(v).map_err(|e| invalid(o, e))
 }
 
 /// The longest duration a nines flag takes (`--runtime`, `--window`, `--thinktime`:
@@ -547,46 +618,46 @@ pub fn interpret(sections: &[RawSection]) -> Result<Vec<Job>, JobError> {
     }
 }
 
-fn bool_value(o: &RawOpt) -> Result<bool, String> {
+fn bool_value(o: &RawOpt) -> Result<bool, OptionError> {
     match o.value.as_deref().map(|v| v.trim().to_ascii_lowercase()) {
         None => Ok(true),
         Some(v) => match v.as_str() {
             "1" | "true" | "yes" | "on" => Ok(true),
             "0" | "false" | "no" | "off" => Ok(false),
-            _ => Err(format!("{o}: expected 0 or 1")),
+            _ => Err(OptionError::NotBool { opt: o.to_string() }),
         },
     }
 }
 
-fn value(o: &RawOpt) -> Result<&str, String> {
-    o.value.as_deref().map(str::trim).filter(|v| !v.is_empty()).ok_or_else(|| format!("{} needs a value ({}=...)", o.key, o.key))
+fn value(o: &RawOpt) -> Result<&str, OptionError> {
+    o.value.as_deref().map(str::trim).filter(|v| !v.is_empty()).ok_or_else(|| OptionError::NoValue { key: o.key.clone() })
 }
 
 /// An fio integer: a number with fio's 1024-based suffixes (fio's str_to_decimal); plain
 /// digits are read exactly (a suffixed size goes through a float, exact up to 2^53).
-fn int_value(o: &RawOpt) -> Result<u64, String> {
+fn int_value(o: &RawOpt) -> Result<u64, OptionError> {
     let v = value(o)?;
     if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
-        return v.parse::<u64>().map_err(|_| format!("{o}: larger than {}, the largest whole number nines takes", u64::MAX));
+        return v.parse::<u64>().map_err(|_| OptionError::TooLarge { opt: o.to_string() });
     }
-    parse_size(v).map_err(|_| format!("{o}: expected a whole number"))
+    parse_size(v).map_err(|_| OptionError::NotWhole { opt: o.to_string() })
 }
 
 /// An fio integer within `lo..=hi`, the range of the `nines run` flag named `flag` (never
 /// wrapped into a smaller type).
-fn int_in(o: &RawOpt, lo: u64, hi: u64, flag: &str) -> Result<u64, String> {
+fn int_in(o: &RawOpt, lo: u64, hi: u64, flag: &'static str) -> Result<u64, OptionError> {
     let n = int_value(o)?;
     if n < lo || n > hi {
-        return Err(format!("{o}: expected {lo} to {hi} (as {flag} takes)"));
+        return Err(OptionError::OutOfRange { opt: o.to_string(), lo, hi, flag });
     }
     Ok(n)
 }
 
-fn one_for_all_directions(o: &RawOpt) -> Result<&str, String> {
+fn one_for_all_directions(o: &RawOpt) -> Result<&str, OptionError> {
     let v = value(o)?;
     let parts: Vec<&str> = v.split(',').map(str::trim).collect();
     if parts.len() > 1 && parts.iter().any(|p| !p.is_empty() && *p != parts[0]) {
-        return Err(format!("{o}: separate values for reads, writes and trims are not supported; nines uses one for every direction"));
+        return Err(OptionError::PerDirection { opt: o.to_string() });
     }
     Ok(parts[0])
 }
@@ -628,20 +699,20 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
         let mut set = |what: &'static str| {
             origin.insert(what, (o.at.clone(), o.to_string()));
         };
-        let r: Result<(), String> = (|| {
+        let r: Result<(), OptionError> = (|| {
             match o.key.as_str() {
                 "name" => name = value(o)?.to_string(),
                 "filename" => {
                     filenames = split_filenames(value(o)?);
                     if filenames.is_empty() {
-                        return Err(format!("{o}: expected a file name"));
+                        return Err(refuse(o, "expected a file name"));
                     }
                     set("target");
                 }
                 "file_service_type" => {
                     let v = value(o)?.to_ascii_lowercase();
                     if v != "roundrobin" && v != "roundrobin:1" {
-                        return Err(format!("{o}: nines spreads a job's I/Os over its files round robin, one I/O each (fio's default roundrobin); other types are not supported"));
+                        return Err(refuse(o, "nines spreads a job's I/Os over its files round robin, one I/O each (fio's default roundrobin); other types are not supported"));
                     }
                     accepted.push((o.at.clone(), o.to_string(), "fio's default, what nines does"));
                 }
@@ -659,8 +730,9 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                 }
                 "thinktime_blocks_type" => {
                     if !value(o)?.eq_ignore_ascii_case("complete") {
-                        return Err(format!(
-                            "{o}: nines thinks after the blocks have completed (fio's default, complete); issue is not supported"
+                        return Err(refuse(
+                            o,
+                            "nines thinks after the blocks have completed (fio's default, complete); issue is not supported",
                         ));
                     }
                     accepted.push((o.at.clone(), o.to_string(), "fio's default, what nines does"));
@@ -668,7 +740,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                 "rw" | "readwrite" => {
                     let v = value(o)?;
                     if v.contains(':') {
-                        return Err(format!("{o}: the offset modifier ':N' is not supported"));
+                        return Err(refuse(o, "the offset modifier ':N' is not supported"));
                     }
                     rw = match v.to_ascii_lowercase().as_str() {
                         "read" => Pattern::Read,
@@ -680,8 +752,9 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                         "rw" | "readwrite" => Pattern::Rw,
                         "randrw" => Pattern::Randrw,
                         _ => {
-                            return Err(format!(
-                                "{o}: not supported; nines runs read, write, trim, randread, randwrite, randtrim, rw and randrw"
+                            return Err(refuse(
+                                o,
+                                "not supported; nines runs read, write, trim, randread, randwrite, randtrim, rw and randrw",
                             ))
                         }
                     };
@@ -693,15 +766,15 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                     set("mix");
                 }
                 "bs" | "blocksize" => {
-                    let b = parse_size(one_for_all_directions(o)?).map_err(|e| format!("{o}: {e}"))?;
+                    let b = parse_size(one_for_all_directions(o)?).map_err(|e| invalid(o, e))?;
                     if b == 0 || b > MAX_BLOCK {
-                        return Err(format!("{o}: a block must be between 1 byte and 64MiB"));
+                        return Err(refuse(o, "a block must be between 1 byte and 64MiB"));
                     }
                     bs = vec![(b as u32, 100)];
                     set("bs");
                 }
                 "bssplit" => {
-                    bs = parse_bssplit(one_for_all_directions(o)?).map_err(|e| format!("{o}: {e}"))?;
+                    bs = parse_bssplit(one_for_all_directions(o)?).map_err(|e| invalid(o, e))?;
                     set("bs");
                 }
                 "iodepth" => {
@@ -722,9 +795,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                     // nines always waits for at least one completion when I/Os are in
                     // flight: fio's default of 1. 0 (polling without waiting) is not done.
                     if int_value(o)? != 1 {
-                        return Err(format!(
-                            "{o}: nines waits for at least one completion (fio's default 1); other values are not supported"
-                        ));
+                        return Err(refuse(o, "nines waits for at least one completion (fio's default 1); other values are not supported"));
                     }
                     accepted.push((o.at.clone(), o.to_string(), "fio's default, what nines does"));
                 }
@@ -735,19 +806,19 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                 "size" => {
                     let v = value(o)?;
                     if v.ends_with('%') {
-                        return Err(format!("{o}: a size in percent of the file is not supported; give bytes"));
+                        return Err(refuse(o, "a size in percent of the file is not supported; give bytes"));
                     }
-                    size = Some(parse_size(v).map_err(|e| format!("{o}: {e}"))?);
+                    size = Some(parse_size(v).map_err(|e| invalid(o, e))?);
                     set("size");
                 }
                 "offset" => {
-                    if parse_size(value(o)?).map_err(|e| format!("{o}: {e}"))? != 0 {
-                        return Err(format!("{o}: a region that does not start at offset 0 is not supported"));
+                    if parse_size(value(o)?).map_err(|e| invalid(o, e))? != 0 {
+                        return Err(refuse(o, "a region that does not start at offset 0 is not supported"));
                     }
                     accepted.push((o.at.clone(), o.to_string(), "the region starts at 0, as nines' does"));
                 }
                 "runtime" | "timeout" => {
-                    runtime = Some(parse_duration_ns(value(o)?).map_err(|e| format!("{o}: {e}"))?);
+                    runtime = Some(parse_duration_ns(value(o)?).map_err(|e| invalid(o, e))?);
                     set("runtime");
                 }
                 "time_based" => {
@@ -755,7 +826,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                     set("runtime");
                 }
                 "ramp_time" => {
-                    ramp_ns = parse_duration_ns(value(o)?).map_err(|e| format!("{o}: {e}"))?;
+                    ramp_ns = parse_duration_ns(value(o)?).map_err(|e| invalid(o, e))?;
                     set("ramp");
                 }
                 // fio's default 0: no limit (options.c)
@@ -775,7 +846,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                     sync = match o.value.as_deref().map(|v| v.trim().to_ascii_lowercase()).as_deref() {
                         None | Some("1" | "sync" | "true") => true,
                         Some("0" | "none" | "false") => false,
-                        Some(_) => return Err(format!("{o}: not supported; nines opens with O_SYNC (sync=1) or without (sync=0)")),
+                        Some(_) => return Err(refuse(o, "not supported; nines opens with O_SYNC (sync=1) or without (sync=0)")),
                     };
                     set("sync");
                 }
@@ -786,7 +857,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                 }
                 "fsync" => {
                     if int_value(o)? != 0 {
-                        return Err(format!("{o}: nines issues fdatasync, not fsync, after every N writes; write fdatasync=N"));
+                        return Err(refuse(o, "nines issues fdatasync, not fsync, after every N writes; write fdatasync=N"));
                     }
                     accepted.push((o.at.clone(), o.to_string(), "no fsync"));
                 }
@@ -802,7 +873,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                     poisson = match value(o)?.to_ascii_lowercase().as_str() {
                         "poisson" => true,
                         "linear" => false,
-                        _ => return Err(format!("{o}: expected linear or poisson")),
+                        _ => return Err(refuse(o, "expected linear or poisson")),
                     };
                     set("arrival");
                 }
@@ -816,7 +887,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                 }
                 "norandommap" => {
                     if !bool_value(o)? {
-                        return Err(format!("{o}: nines keeps no random map; offsets are drawn with repeats as with norandommap"));
+                        return Err(refuse(o, "nines keeps no random map; offsets are drawn with repeats as with norandommap"));
                     }
                     accepted.push((o.at.clone(), o.to_string(), "nines keeps no random map"));
                 }
@@ -825,7 +896,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                         "io_uring" => Engine::Uring,
                         "psync" | "pvsync" => Engine::Psync,
                         "null" => Engine::Null,
-                        v => return Err(format!("ioengine={v}: not supported; nines has io_uring, psync (also for pvsync) and null")),
+                        v => return Err(OptionError::Engine(v.to_string())),
                     };
                     set("engine");
                 }
@@ -835,20 +906,20 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
                     set("window");
                 }
                 "random_distribution" => {
-                    distribution = value(o)?.parse::<Distribution>().map_err(|e| format!("{o}: {e}"))?;
+                    distribution = value(o)?.parse::<Distribution>().map_err(|e| invalid(o, e))?;
                     set("random_distribution");
                 }
                 k => match HARMLESS.iter().find(|(h, _)| *h == k) {
-                    Some(&("kb_base", why)) if int_value(o)? != 1024 => return Err(format!("{o}: {why}")),
-                    Some(&("loops", why)) if int_value(o)? != 1 => return Err(format!("{o}: {why}")),
+                    Some(&("kb_base", why)) if int_value(o)? != 1024 => return Err(refuse(o, why)),
+                    Some(&("loops", why)) if int_value(o)? != 1 => return Err(refuse(o, why)),
                     Some(&(_, why)) => accepted.push((o.at.clone(), o.to_string(), why)),
-                    None => return Err(format!("{o}: not supported by nines")),
+                    None => return Err(refuse(o, "not supported by nines")),
                 },
             }
             Ok(())
         })();
         if let Err(e) = r {
-            problems.push((o.at.clone(), e));
+            problems.push((o.at.clone(), e.to_string()));
         }
     }
     let submit_batch = submit_batch.map(|b| if b == 0 { iodepth } else { b });
@@ -857,17 +928,15 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
     for o in &rate_opts {
         match per_direction(o, rw) {
             Ok(r) if o.key == "rate" => rate_bytes = r,
-            Ok(Some(r)) if r > MAX_RATE_IOPS => {
-                problems.push((o.at.clone(), format!("{o}: expected at most {MAX_RATE_IOPS} I/Os per second (as --rate-iops takes)")))
-            }
+            Ok(Some(r)) if r > MAX_RATE_IOPS => problems.push((o.at.clone(), OptionError::RateTooHigh { opt: o.to_string() }.to_string())),
             Ok(r) => rate_iops = r.map(|r| r as f64),
-            Err(e) => problems.push((o.at.clone(), e)),
+            Err(e) => problems.push((o.at.clone(), e.to_string())),
         }
     }
     if let (Some(spin), Some(t)) = (thinktime_spin_ns, thinktime_ns) {
         if spin > t {
             let (at, opt) = origin["thinktime_spin"].clone();
-            problems.push((at, format!("{opt}: longer than thinktime; the spin is part of the think time")));
+            problems.push((at, OptionError::SpinLongerThanThink { opt }.to_string()));
         }
     }
     for k in ["thinktime_spin", "thinktime_blocks"] {
@@ -882,7 +951,7 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
     let mut all_jobs = |n: u64| {
         let total = n.checked_mul(u64::from(numjobs));
         if total.is_none() {
-            problems.push((s.at.clone(), format!("[{}]: {n} I/Os a job times numjobs {numjobs} is more than {} I/Os", s.name, u64::MAX)));
+            problems.push((s.at.clone(), OptionError::TooManyIos { section: s.name.clone(), n, numjobs }.to_string()));
         }
         total
     };
@@ -983,14 +1052,11 @@ impl Plan {
     /// runs at the same time (sections identical but for their name as one workload, their
     /// `numjobs` added up). Groups run one after another (`stonewall`) are an error naming
     /// where each later group starts.
-    pub fn concurrent(&self, pick: Option<&str>) -> Result<Vec<Job>, String> {
+    pub fn concurrent(&self, pick: Option<&str>) -> Result<Vec<Job>, PlanError> {
         if pick.is_some() || self.groups.len() > 1 {
             if pick.is_none() {
                 let starts: Vec<String> = self.groups[1..].iter().map(|g| format!("[{}] ({})", g[0].section, g[0].at)).collect();
-                return Err(format!(
-                    "stonewall (or wait_for_previous) makes {} wait for the sections before it; nines runs the sections of one group at the same time, not groups one after another: run each group's sections with --section NAME, or remove stonewall",
-                    starts.join(", ")
-                ));
+                return Err(PlanError::Stonewall { starts: starts.join(", ") });
             }
             return self.single(pick).map(|j| vec![j]);
         }
@@ -1004,39 +1070,26 @@ impl Plan {
     /// The one workload nines runs: the section `pick`, or the file's only job, or jobs run
     /// together that differ only in name (their `numjobs` added up). Otherwise an error
     /// naming the sections.
-    pub fn single(&self, pick: Option<&str>) -> Result<Job, String> {
+    pub fn single(&self, pick: Option<&str>) -> Result<Job, PlanError> {
         let all: Vec<&Job> = self.groups.iter().flatten().collect();
         if let Some(p) = pick {
-            return all.iter().find(|j| j.section == p).map(|j| (*j).clone()).ok_or_else(|| {
-                format!(
-                    "no section [{p}] in the job file; its job sections are {}",
-                    all.iter().map(|j| format!("[{}]", j.section)).collect::<Vec<_>>().join(", ")
-                )
+            return all.iter().find(|j| j.section == p).map(|j| (*j).clone()).ok_or_else(|| PlanError::NoSection {
+                pick: p.to_string(),
+                sections: all.iter().map(|j| format!("[{}]", j.section)).collect::<Vec<_>>().join(", "),
             });
         }
         let names = |js: &[&Job]| js.iter().map(|j| format!("[{}] ({})", j.section, j.at)).collect::<Vec<_>>().join(", ");
         if self.groups.len() > 1 {
-            return Err(format!(
-                "the job file runs {} groups one after another (stonewall): {}; nines runs one workload: pick a section with --section NAME",
-                self.groups.len(),
-                names(&all)
-            ));
+            return Err(PlanError::Groups { groups: self.groups.len(), sections: names(&all) });
         }
         let first = all[0];
         if all.iter().all(|j| j.settings == first.settings) {
             let mut j = first.clone();
             j.settings.numjobs = all.iter().map(|j| j.settings.numjobs).sum();
             if j.settings.numjobs > MAX_JOBS {
-                return Err(format!(
-                    "the sections {} run as one workload of {} jobs in all; nines runs at most {MAX_JOBS} (--jobs)",
-                    names(&all),
-                    j.settings.numjobs
-                ));
+                return Err(PlanError::TooManyJobs { sections: names(&all), jobs: j.settings.numjobs });
             }
-            let times = |n: u64| {
-                n.checked_mul(all.len() as u64)
-                    .ok_or_else(|| format!("the sections {} run {n} I/Os each, more than {} in all", names(&all), u64::MAX))
-            };
+            let times = |n: u64| n.checked_mul(all.len() as u64).ok_or_else(|| PlanError::TooManyIos { sections: names(&all), n });
             j.settings.stop = match j.settings.stop {
                 Stop::Time { runtime_ns, ios } => Stop::Time { runtime_ns, ios: ios.map(times).transpose()? },
                 Stop::Ios { ios, runtime_ns } => Stop::Ios { ios: times(ios)?, runtime_ns },
@@ -1044,10 +1097,7 @@ impl Plan {
             };
             return Ok(j);
         }
-        Err(format!(
-            "the sections {} run at the same time with different workloads, and nines runs one workload at a time: pick one with --section NAME",
-            names(&all)
-        ))
+        Err(PlanError::DifferentWorkloads { sections: names(&all) })
     }
 }
 
@@ -1216,19 +1266,19 @@ mod tests {
         let j = same.single(None).unwrap();
         assert_eq!((j.section.as_str(), j.settings.numjobs), ("a", 4), "sections differing only by name run as one");
         let diff = plan("[global]\nsize=1m\n[a]\nrw=read\n[b]\nrw=write\n");
-        let e = diff.single(None).unwrap_err();
+        let e = diff.single(None).unwrap_err().to_string();
         assert!(e.contains("[a] (t.fio:3), [b] (t.fio:5) run at the same time") && e.contains("--section"), "{e}");
         assert_eq!(diff.single(Some("b")).unwrap().settings.rw, Pattern::Write);
-        assert!(diff.single(Some("c")).unwrap_err().contains("no section [c]"));
+        assert!(diff.single(Some("c")).unwrap_err().to_string().contains("no section [c]"));
         let seq = plan("[global]\nsize=1m\n[a]\n[b]\nstonewall\n");
         assert_eq!(seq.groups.len(), 2);
-        assert!(seq.single(None).unwrap_err().contains("one after another"));
+        assert!(seq.single(None).unwrap_err().to_string().contains("one after another"));
         // run together: different sections side by side, identical ones as one
         let both = diff.concurrent(None).unwrap();
         assert_eq!(both.iter().map(|j| j.section.as_str()).collect::<Vec<_>>(), ["a", "b"]);
         assert_eq!(same.concurrent(None).unwrap().len(), 1);
         assert_eq!(diff.concurrent(Some("b")).unwrap()[0].section, "b");
-        let e = seq.concurrent(None).unwrap_err();
+        let e = seq.concurrent(None).unwrap_err().to_string();
         assert!(e.contains("makes [b] (t.fio:4) wait") && e.contains("--section"), "{e}");
         assert_eq!(seq.concurrent(Some("b")).unwrap().len(), 1);
     }
@@ -1277,7 +1327,7 @@ mod tests {
         assert_eq!((s.submit_batch, s.stop), (Some(32), Stop::Ios { ios: 256, runtime_ns: None }));
         assert_eq!(one("[a]\nsize=1m\nlog_hist_msec=1000000000000\n").window_ns, Some(1_000_000_000_000_000_000));
         // sections that run as one add their jobs up: within --jobs too
-        let e = Plan::new(jobs("[global]\nsize=1m\nnumjobs=1000\n[a]\n[b]\n").unwrap()).single(None).unwrap_err();
+        let e = Plan::new(jobs("[global]\nsize=1m\nnumjobs=1000\n[a]\n[b]\n").unwrap()).single(None).unwrap_err().to_string();
         assert!(e.contains("2000 jobs in all; nines runs at most 1024"), "{e}");
     }
 
