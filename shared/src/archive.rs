@@ -286,7 +286,7 @@ fn header_line(
             // (str, slice) is a separate compiled copy of its parser
             match serde_json::from_slice::<Value>(json.as_bytes()) {
                 Ok(Value::Object(m)) => {
-                    RunMeta::from_map(m.clone()).map_err(|e| ArchiveErrorKind::Meta(e.to_string()))?;
+                    RunMeta::from_map(m.clone()).map_err(|e| ArchiveErrorKind::Meta(e.0))?;
                     meta.extend(m)
                 }
                 Ok(_) => return Err(ArchiveErrorKind::Meta("expected a JSON object".into())),

@@ -85,7 +85,7 @@ macro_rules! meta_struct {
 fn take<T: Field + Default>(m: &mut Map<String, Value>, key: &str) -> Result<T, MetaError> {
     match m.remove(key) {
         None => Ok(T::default()),
-        Some(v) => T::from_json(v).map_err(|e| MetaError::Key { key: key.to_string(), error: Box::new(e) }),
+        Some(v) => T::from_json(v).map_err(|e| MetaError(format!("'{key}': {e}"))),
     }
 }
 
@@ -108,27 +108,19 @@ pub trait Field: Sized {
     }
 }
 
-/// Why a metadata value could not be read: what is wrong, and the keys and items it is under.
+/// Why metadata could not be read, in words: what is wrong, after the keys and list items
+/// it is under ("metadata key 'workload': 'qd': invalid type: string \"deep\", expected a
+/// whole number >= 0").
+///
+/// A message rather than an enum of kinds and places: the viewer's page reads metadata, and
+/// such an enum (boxed, cloned, compared) made the page's wasm 0.8 KB larger gzipped
+/// (measured before wasm-opt), where the page is within a few hundred bytes of its budget
+/// (BENCHMARKS.md).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum MetaError {
-    /// A value of another kind than its field holds.
-    #[error("invalid type: {got}, expected {expected}")]
-    Kind { got: String, expected: &'static str },
-    /// An error in the value under a key.
-    #[error("'{key}': {error}")]
-    Key { key: String, error: Box<MetaError> },
-    /// An error in item `item` (from 1) of a list.
-    #[error("item {item}: {error}")]
-    Item { item: usize, error: Box<MetaError> },
-    /// A precision nines cannot read ([`Precision::from_value`]).
-    #[error("{0}")]
-    Precision(String),
-    /// An error in a key of a run's metadata ([`RunMeta::from_map`]).
-    #[error("metadata key {0}")]
-    Run(Box<MetaError>),
-}
+#[error("{0}")]
+pub struct MetaError(pub String);
 
-fn expected(what: &'static str, v: &Value) -> MetaError {
+fn expected(what: &str, v: &Value) -> MetaError {
     let got = match v {
         Value::Null => "null".to_string(),
         Value::Bool(b) => format!("boolean `{b}`"),
@@ -137,7 +129,7 @@ fn expected(what: &'static str, v: &Value) -> MetaError {
         Value::Array(_) => "a list".to_string(),
         Value::Object(_) => "an object".to_string(),
     };
-    MetaError::Kind { got, expected: what }
+    MetaError(format!("invalid type: {got}, expected {what}"))
 }
 
 impl Field for String {
@@ -239,11 +231,9 @@ impl<T: Field> Field for Option<T> {
 impl<T: Field> Field for Vec<T> {
     fn from_json(v: Value) -> Result<Self, MetaError> {
         match v {
-            Value::Array(a) => a
-                .into_iter()
-                .enumerate()
-                .map(|(i, x)| T::from_json(x).map_err(|e| MetaError::Item { item: i + 1, error: Box::new(e) }))
-                .collect(),
+            Value::Array(a) => {
+                a.into_iter().enumerate().map(|(i, x)| T::from_json(x).map_err(|e| MetaError(format!("item {}: {e}", i + 1)))).collect()
+            }
             v => Err(expected("a list", &v)),
         }
     }
@@ -292,7 +282,7 @@ impl Field for Counts {
     fn from_json(v: Value) -> Result<Self, MetaError> {
         let mut out = Counts::default();
         for (k, x) in Map::from_json(v)? {
-            let n = u64::from_json(x).map_err(|e| MetaError::Key { key: k.clone(), error: Box::new(e) })?;
+            let n = u64::from_json(x).map_err(|e| MetaError(format!("'{k}': {e}")))?;
             // serde_json's map gives its keys in order: each is pushed at the end
             out.insert(k, n);
         }
@@ -353,7 +343,7 @@ impl Field for SourceFormat {
 
 impl Field for Precision {
     fn from_json(v: Value) -> Result<Self, MetaError> {
-        Precision::from_value(&v).map_err(MetaError::Precision)
+        Precision::from_value(&v).map_err(MetaError)
     }
     fn to_json(&self) -> Value {
         self.to_meta()
@@ -675,7 +665,7 @@ impl RunMeta {
     /// Read metadata from a JSON object. A key nines knows that holds the wrong kind of value
     /// is an error naming it ("metadata key 'workload': 'qd': invalid type: string ...").
     pub fn from_map(map: Map<String, Value>) -> Result<RunMeta, MetaError> {
-        RunMeta::from_object(map).map_err(|e| MetaError::Run(Box::new(e)))
+        RunMeta::from_object(map).map_err(|e| MetaError(format!("metadata key {e}")))
     }
 
     /// The metadata as a JSON object (known keys first, then the others).

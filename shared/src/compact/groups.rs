@@ -4,7 +4,8 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::varint::Reader;
-use super::{Encodings, FormError, Store, TagGroups, WriteError};
+use super::FormError;
+use super::{Encodings, Store, TagGroups, WriteError};
 use crate::codec::{Decoder, Encoder};
 use crate::hist::{Accumulator, Hist};
 use crate::run::Window;
@@ -30,7 +31,7 @@ impl TagGroups {
             let h = self.hist(i)?;
             acc.get_or_insert_with(|| Accumulator::new(layout.unwrap_or(h.layout()))).add(&h);
         }
-        let hist = acc.map(Accumulator::finish).ok_or(FormError::NoGroups)?;
+        let hist = acc.map(Accumulator::finish).ok_or("no groups")?;
         Ok(Some(Window { start_s: first.0, length_s: last.0 + last.1 - first.0, tag: self.tag.clone(), hist }))
     }
 
@@ -40,20 +41,22 @@ impl TagGroups {
             Store::Decoded(h) => Cow::Borrowed(&h[i]),
             Store::Encoded(_) | Store::Packed { .. } => {
                 let e = self.encoded_groups()?;
-                Cow::Owned(Decoder::new().decode(e.get(i)).map_err(|error| FormError::GroupDecode {
-                    group: i + 1,
-                    tag: tag_name(self.tag.as_deref()).to_string(),
-                    error,
-                })?)
+                Cow::Owned(
+                    Decoder::new()
+                        .decode(e.get(i))
+                        .map_err(|e| format!("group {} of tag {}: {e}", i + 1, tag_name(self.tag.as_deref())))?,
+                )
             }
         };
         if h.count() != self.spans[i].2 {
-            return Err(FormError::GroupCountOfIos {
-                group: i + 1,
-                tag: tag_name(self.tag.as_deref()).to_string(),
-                got: h.count(),
-                slots: self.spans[i].2,
-            });
+            return Err(format!(
+                "group {} of tag {} holds {} I/Os; its slots hold {}",
+                i + 1,
+                tag_name(self.tag.as_deref()),
+                h.count(),
+                self.spans[i].2
+            )
+            .into());
         }
         Ok(h)
     }
@@ -61,16 +64,16 @@ impl TagGroups {
     /// The encoded groups and where each is: `body[at[i].0..at[i].1]`.
     fn encoded_groups(&self) -> Result<&Encodings, FormError> {
         match &self.store {
-            Store::Decoded(_) => Err(FormError::GroupsDecoded),
+            Store::Decoded(_) => Err("the groups are decoded".into()),
             Store::Encoded(e) => Ok(e),
             Store::Packed { packed, encoded } => {
-                let packed = packed.get().ok_or_else(|| FormError::GroupsNotLoaded(tag_name(self.tag.as_deref()).to_string()))?;
+                let packed = packed.get().ok_or_else(|| format!("the groups of tag {} are not loaded", tag_name(self.tag.as_deref())))?;
                 let got = encoded.get_or_init(|| {
                     let body = packed.inflate()?;
                     let mut r = Reader { b: &body, at: 0 };
                     let n = r.len()?;
                     if n != self.spans.len() {
-                        return Err(FormError::GroupsInSection { groups: n, expected: self.spans.len() });
+                        return Err(format!("{n} groups; its slots make {}", self.spans.len()).into());
                     }
                     let mut at = Vec::with_capacity(n);
                     for _ in 0..n {
@@ -79,12 +82,11 @@ impl TagGroups {
                         r.take(len)?;
                     }
                     if r.at != body.len() {
-                        return Err(FormError::AfterGroups(body.len() - r.at));
+                        return Err(format!("{} bytes follow the last group", body.len() - r.at).into());
                     }
                     Ok(Encodings { body: Arc::new(body), at })
                 });
-                got.as_ref()
-                    .map_err(|e| FormError::Groups { dir: format!("tag {}", tag_name(self.tag.as_deref())), error: Box::new(e.clone()) })
+                got.as_ref().map_err(|e| format!("the groups of tag {}: {e}", tag_name(self.tag.as_deref())).into())
             }
         }
     }
@@ -95,7 +97,7 @@ impl TagGroups {
             Store::Decoded(h) => {
                 enc.encode_plain(&h[i]).map(Cow::Owned).map_err(|e| WriteError(format!("group at {:.3} s: {e}", self.spans[i].0)))
             }
-            _ => Ok(Cow::Borrowed(self.encoded_groups().map_err(|e| WriteError(e.to_string()))?.get(i))),
+            _ => Ok(Cow::Borrowed(self.encoded_groups().map_err(|e| WriteError(e.0))?.get(i))),
         }
     }
 }

@@ -304,11 +304,7 @@ impl Compact {
             let mut ws = Vec::new();
             for (i, &(start_s, length_s, _)) in g.spans.iter().enumerate() {
                 if start_s >= lo && start_s < hi {
-                    let hist = g.hist(i).map_err(|e| CompactError {
-                        source_name: self.run.source.clone(),
-                        offset: None,
-                        message: e.to_string(),
-                    })?;
+                    let hist = g.hist(i).map_err(|e| CompactError { source_name: self.run.source.clone(), offset: None, message: e.0 })?;
                     ws.push(Window { start_s, length_s, tag: g.tag.clone(), hist: hist.into_owned() });
                 }
             }

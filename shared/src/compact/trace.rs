@@ -2,7 +2,8 @@
 
 use super::read::read_level;
 use super::varint::Reader;
-use super::{dir_name, FormError, LevelPoints, Trace, METRICS};
+use super::FormError;
+use super::{dir_name, LevelPoints, Trace, METRICS};
 use crate::pyramid::{Axis, Pyramid, Slot};
 use crate::quantile::{Level, Support};
 use crate::series::{Direction, SeriesPoint};
@@ -47,17 +48,16 @@ impl Trace {
     pub(super) fn level(&self, k: usize) -> Result<&[u32], FormError> {
         let l = &self.levels[k];
         let got = l.decoded.get_or_init(|| {
-            let packed = l.packed.as_ref().ok_or(FormError::LevelWithoutPoints)?;
+            let packed = l.packed.as_ref().ok_or("a level without points")?;
             let body = packed.inflate()?;
             let mut r = Reader { b: &body, at: 0 };
-            let points =
-                read_level(&mut r, &self.slots, self.values.len(), k).map_err(|e| FormError::InSection { at: r.at, error: Box::new(e) })?;
+            let points = read_level(&mut r, &self.slots, self.values.len(), k).map_err(|m| format!("byte {} of its section: {m}", r.at))?;
             if r.at != body.len() {
-                return Err(FormError::AfterPoints(body.len() - r.at));
+                return Err(format!("{} bytes follow its last point", body.len() - r.at).into());
             }
             Ok(points)
         });
-        got.as_deref().map_err(|e| FormError::Level { k, dir: dir_name(&self.dir), error: Box::new(e.clone()) })
+        got.as_deref().map_err(|e| format!("level {k} of {}: {e}", dir_name(&self.dir)).into())
     }
 
     /// Decode level `k`'s points now, if it has not been (a viewer reads the next finer level

@@ -50,17 +50,17 @@ impl<'a> Reader<'a> {
     pub(super) fn varint(&mut self) -> Result<u64, FormError> {
         let mut v = 0u64;
         for i in 0..10 {
-            let byte = *self.b.get(self.at).ok_or(FormError::EndsInNumber)?;
+            let byte = *self.b.get(self.at).ok_or("the body ends inside a number")?;
             self.at += 1;
             if i == 9 && byte > 1 {
-                return Err(FormError::NumberTooLong);
+                return Err("a number is longer than 64 bits".into());
             }
             v |= u64::from(byte & 0x7f) << (7 * i);
             if byte & 0x80 == 0 {
                 return Ok(v);
             }
         }
-        Err(FormError::NumberTooLong)
+        Err("a number is longer than 64 bits".into())
     }
 
     /// A length or count: at most the bytes left (every listed item takes at least a byte),
@@ -69,13 +69,13 @@ impl<'a> Reader<'a> {
         let v = self.varint()?;
         let left = self.b.len() - self.at;
         if v > left as u64 {
-            return Err(FormError::LengthPastEnd { len: v, left });
+            return Err(format!("a length of {v} with {left} bytes left").into());
         }
         Ok(v as usize)
     }
 
     pub(super) fn take(&mut self, n: usize) -> Result<&'a [u8], FormError> {
-        let s = self.b.get(self.at..self.at + n).ok_or(FormError::EndsInField)?;
+        let s = self.b.get(self.at..self.at + n).ok_or("the body ends inside a field")?;
         self.at += n;
         Ok(s)
     }
@@ -89,14 +89,14 @@ impl<'a> Reader<'a> {
                 for _ in 0..n {
                     prev = prev.wrapping_add(unzigzag(self.varint()?));
                     if prev.unsigned_abs() >= 1 << 53 {
-                        return Err(FormError::TimeOutOfRange);
+                        return Err("a time is out of range".into());
                     }
                     out.push(prev as f64 / 1e6);
                 }
                 Ok(out)
             }
             1 => (0..n).map(|_| Ok(f64::from_bits(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes"))))).collect(),
-            k => Err(FormError::ColumnKind(k)),
+            k => Err(format!("column kind {k}; expected 0 or 1").into()),
         }
     }
 }

@@ -71,7 +71,7 @@ impl Compact {
             }
             put(&mut head, t.levels.len() as u64);
             for k in 0..t.levels.len() {
-                let level = t.level(k).map_err(|e| WriteError(e.to_string()))?;
+                let level = t.level(k).map_err(|e| WriteError(e.0))?;
                 let mut b = Vec::new();
                 let mut prev = [0u32; METRICS];
                 for (i, m) in level.chunks_exact(METRICS).enumerate() {

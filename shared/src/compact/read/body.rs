@@ -6,7 +6,8 @@ use std::sync::Arc;
 use super::{finish, group_spans, read_direction, read_header, read_level, read_whole};
 use crate::codec::Decoder;
 use crate::compact::varint::Reader;
-use crate::compact::{levels_for, Compact, Encodings, FormError, LevelPoints, Store, TagGroups, Trace};
+use crate::compact::FormError;
+use crate::compact::{levels_for, Compact, Encodings, LevelPoints, Store, TagGroups, Trace};
 use crate::run::Window;
 use crate::series::Direction;
 
@@ -28,7 +29,7 @@ pub(super) fn read_body(r: &mut Reader, body: &Arc<Vec<u8>>, version: u64) -> Re
             let ng = r.varint()?;
             let g = h.group;
             if ng != n.div_ceil(g) as u64 {
-                return Err(FormError::GroupCount { groups: ng, slots: n, expected: n.div_ceil(g), group: g });
+                return Err(format!("{ng} groups for {n} slots; expected {} in groups of {g}", n.div_ceil(g)).into());
             }
             let mut at = Vec::with_capacity(n.div_ceil(g));
             for _ in 0..n.div_ceil(g) {
@@ -51,7 +52,7 @@ pub(super) fn read_body(r: &mut Reader, body: &Arc<Vec<u8>>, version: u64) -> Re
         traces.push(Trace { dir, slots, values, levels });
     }
     if r.at != r.b.len() {
-        return Err(FormError::AfterDirections(r.b.len() - r.at));
+        return Err(format!("{} bytes follow the last direction", r.b.len() - r.at).into());
     }
     finish(h, traces, groups, whole)
 }

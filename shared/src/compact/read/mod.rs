@@ -13,8 +13,9 @@ use sections::read_sections;
 use serde_json::Value;
 
 use super::varint::{unzigzag, Reader};
-use super::{levels_for, point_has_ios, sniff, Compact, CompactError, FormError, TagGroups, Trace, MAGIC, MAX_BODY, METRICS, VERSION};
+use super::{levels_for, point_has_ios, sniff, Compact, CompactError, TagGroups, Trace, MAGIC, MAX_BODY, METRICS, VERSION};
 use crate::codec::Decoder;
+use crate::compact::FormError;
 use crate::meta::RunMeta;
 use crate::pyramid::Slot;
 use crate::run::{is_direction, Run, Warning, Window};
@@ -42,17 +43,17 @@ fn read_form(source_name: &str, bytes: &[u8], head_only: bool) -> Result<Compact
         return Err(err(None, "does not start with \"nines-compact\"; expected a compact form written by nines".into()));
     }
     let mut head = Reader { b: &bytes[MAGIC.len()..], at: 0 };
-    let version = head.varint().map_err(|e| err(None, e.to_string()))?;
+    let version = head.varint().map_err(|m| err(None, m.0))?;
     if !(1..=VERSION).contains(&version) {
         return Err(err(None, format!("version {version}; this nines reads versions 1 to {VERSION}: use a newer nines")));
     }
     if version >= 3 {
-        return read_sections(bytes, MAGIC.len() + head.at, version, head_only).map_err(|(offset, e)| err(offset, e.to_string()));
+        return read_sections(bytes, MAGIC.len() + head.at, version, head_only).map_err(|(offset, m)| err(offset, m.0));
     }
     // version 2 states the inflated size: the body is inflated into a buffer of that size
     let size = match version {
         1 => None,
-        _ => Some(head.varint().map_err(|e| err(None, e.to_string()))?).filter(|&n| n <= MAX_BODY as u64).map(|n| n as usize),
+        _ => Some(head.varint().map_err(|m| err(None, m.0))?).filter(|&n| n <= MAX_BODY as u64).map(|n| n as usize),
     };
     if version >= 2 && size.is_none() {
         return Err(err(None, format!("states a body of more than {} MiB", MAX_BODY >> 20)));
@@ -65,7 +66,7 @@ fn read_form(source_name: &str, bytes: &[u8], head_only: bool) -> Result<Compact
     }
     let body = Arc::new(body);
     let mut r = Reader { b: &body, at: 0 };
-    read_body(&mut r, &body, version).map_err(|e| err(Some(r.at), e.to_string()))
+    read_body(&mut r, &body, version).map_err(|m| err(Some(r.at), m.0))
 }
 
 /// The header's fields: name, source, start time, metadata, warnings, group, windows.
@@ -81,34 +82,33 @@ struct Header {
 
 fn read_header(r: &mut Reader) -> Result<Header, FormError> {
     let hlen = r.len()?;
-    let header: Value = serde_json::from_slice(r.take(hlen)?).map_err(|e| FormError::HeaderNotJson(e.to_string()))?;
-    let field = |k: &'static str| header.get(k).ok_or(FormError::HeaderMissing(k));
-    let not = |key: &'static str, expected: &'static str| FormError::HeaderField { key, expected };
-    let text = |k: &'static str| field(k)?.as_str().map(str::to_string).ok_or(not(k, "text"));
+    let header: Value = serde_json::from_slice(r.take(hlen)?).map_err(|e| format!("header is not JSON ({e})"))?;
+    let field = |k: &str| header.get(k).ok_or_else(|| format!("header has no \"{k}\""));
+    let text = |k: &str| field(k)?.as_str().map(str::to_string).ok_or_else(|| format!("header \"{k}\" is not text"));
     let name = text("name")?;
     let source = text("source")?;
     let start_time = match field("start_time")? {
         Value::Null => None,
-        v => Some(v.as_f64().filter(|t| t.is_finite()).ok_or(not("start_time", "a number"))?),
+        v => Some(v.as_f64().filter(|t| t.is_finite()).ok_or("header \"start_time\" is not a number")?),
     };
-    let meta = field("meta")?.as_object().cloned().ok_or(not("meta", "an object"))?;
-    let meta = RunMeta::from_map(meta).map_err(FormError::HeaderMeta)?;
+    let meta = field("meta")?.as_object().cloned().ok_or("header \"meta\" is not an object")?;
+    let meta = RunMeta::from_map(meta).map_err(|e| format!("header \"meta\": {}", e.0))?;
     let warnings = field("warnings")?
         .as_array()
-        .ok_or(not("warnings", "a list"))?
+        .ok_or("header \"warnings\" is not a list")?
         .iter()
         .map(|w| match w.as_array().map(Vec::as_slice) {
             Some([l, Value::String(m)]) if l.is_null() || l.is_u64() => {
                 Ok(Warning { line: l.as_u64().map(|l| l as usize), message: m.clone() })
             }
-            _ => Err(FormError::HeaderWarning),
+            _ => Err("header \"warnings\" has an entry that is not [line, text]".to_string()),
         })
         .collect::<Result<Vec<_>, _>>()?;
     let group = field("group")?
         .as_u64()
         .filter(|&g| g >= 1 && g <= u64::from(u32::MAX))
-        .ok_or(not("group", "a count of windows from 1 to 2^32-1"))? as usize;
-    let windows = field("windows")?.as_u64().ok_or(not("windows", "a count"))? as usize;
+        .ok_or("header \"group\" is not a count of windows from 1 to 2^32-1")? as usize;
+    let windows = field("windows")?.as_u64().ok_or("header \"windows\" is not a count")? as usize;
     Ok(Header { name, source, start_time, meta, warnings, group, windows })
 }
 
@@ -119,16 +119,16 @@ fn read_direction(r: &mut Reader, traces: &[Trace], total: &mut u64) -> Result<(
         1 => Direction::Tag(None),
         2 => {
             let n = r.len()?;
-            let s = std::str::from_utf8(r.take(n)?).map_err(|_| FormError::TagNotUtf8)?;
+            let s = std::str::from_utf8(r.take(n)?).map_err(|_| "a tag is not UTF-8".to_string())?;
             if !crate::archive::valid_tag(s) {
-                return Err(FormError::InvalidTag(s.to_string()));
+                return Err(format!("tag {s:?} is not a valid tag").into());
             }
             Direction::Tag(Some(s.to_string()))
         }
-        k => return Err(FormError::DirectionKind(k)),
+        k => return Err(format!("direction kind {k}; expected 0, 1 or 2").into()),
     };
     if traces.iter().any(|t: &Trace| t.dir == dir) {
-        return Err(FormError::DirectionTwice);
+        return Err("a direction is listed twice".into());
     }
     let n = r.len()?;
     let starts = r.column(n)?;
@@ -138,16 +138,16 @@ fn read_direction(r: &mut Reader, traces: &[Trace], total: &mut u64) -> Result<(
     for (i, (s, l)) in starts.into_iter().zip(lengths).enumerate() {
         let count = r.varint()?;
         if !s.is_finite() || !l.is_finite() || l < 0.0 {
-            return Err(FormError::SlotSpan { slot: i + 1, start: s, length: l });
+            return Err(format!("slot {} has start {s} and length {l}; expected finite numbers, length >= 0", i + 1).into());
         }
         if slots.last().is_some_and(|p: &Slot| p.start_s > s) {
-            return Err(FormError::SlotOrder(i + 1));
+            return Err(format!("slot {} starts before the one before it", i + 1).into());
         }
         slots.push(Slot { start_s: s, length_s: l, ios_before: cum, count, windows: Vec::new() });
-        cum = crate::hist::add_counts(cum, count).map_err(|_| FormError::SlotCounts)?;
+        cum = crate::hist::add_counts(cum, count).map_err(|_| "the slots' I/O counts add up to more than 2^63-1".to_string())?;
     }
     if matches!(dir, Direction::Tag(_)) {
-        *total = crate::hist::add_counts(*total, cum).map_err(|_| FormError::RunCounts)?;
+        *total = crate::hist::add_counts(*total, cum).map_err(|_| "the run's I/O counts add up to more than 2^63-1".to_string())?;
     }
     let nv = r.len()?;
     let mut values = Vec::with_capacity(nv);
@@ -155,14 +155,14 @@ fn read_direction(r: &mut Reader, traces: &[Trace], total: &mut u64) -> Result<(
     for _ in 0..nv {
         let d = r.varint()?;
         if !values.is_empty() && d == 0 {
-            return Err(FormError::ValuesRepeat);
+            return Err("latency values repeat; expected them ascending".into());
         }
-        prev = prev.checked_add(d).ok_or(FormError::ValuePast64)?;
+        prev = prev.checked_add(d).ok_or("a latency value is past 2^64")?;
         values.push(prev);
     }
     let nl = r.varint()?;
     if nl != levels_for(n) as u64 {
-        return Err(FormError::LevelCount { levels: nl, slots: n, expected: levels_for(n) });
+        return Err(format!("{nl} levels for {n} slots; expected {}", levels_for(n)).into());
     }
     Ok((dir, slots, values))
 }
@@ -180,16 +180,15 @@ pub(super) fn read_level(r: &mut Reader, slots: &[Slot], nv: usize, k: usize) ->
         let m = &mut level[i * METRICS..(i + 1) * METRICS];
         for j in 0..METRICS {
             let d = unzigzag(r.varint()?);
-            let v = prev[j].checked_add(d).filter(|v| (0..nv as i64).contains(v)).ok_or(FormError::IndexOutside {
-                k,
-                point: i + 1,
-                values: nv,
-            })?;
+            let v = prev[j]
+                .checked_add(d)
+                .filter(|v| (0..nv as i64).contains(v))
+                .ok_or_else(|| format!("level {k} point {}: a latency index outside the {nv} values", i + 1))?;
             prev[j] = v;
             m[j] = v as u32;
         }
         if m.windows(2).any(|p| p[0] > p[1]) {
-            return Err(FormError::PointOrder { k, point: i + 1 });
+            return Err(format!("level {k} point {}: median, levels and max are not in ascending order", i + 1).into());
         }
     }
     Ok(level)
@@ -210,10 +209,10 @@ fn group_spans(slots: &[Slot], g: usize) -> Vec<(f64, f64, u64)> {
 fn read_whole(r: &mut Reader, dec: &mut Decoder, tag: &Option<String>, slots: &[Slot]) -> Result<Option<Window>, FormError> {
     let len = r.len()?;
     let at = r.at;
-    let hist = dec.decode(r.take(len)?).map_err(|error| FormError::WholeDecode { tag: tag_name(tag.as_deref()).to_string(), at, error })?;
+    let hist = dec.decode(r.take(len)?).map_err(|e| format!("the whole run of tag {} (byte {at}): {e}", tag_name(tag.as_deref())))?;
     let cum: u64 = slots.iter().map(|s| s.count).sum();
     if hist.count() != cum {
-        return Err(FormError::WholeCount { tag: tag_name(tag.as_deref()).to_string(), got: hist.count(), slots: cum });
+        return Err(format!("the whole run of tag {} holds {} I/Os; its slots hold {cum}", tag_name(tag.as_deref()), hist.count()).into());
     }
     Ok(match (slots.first(), slots.last()) {
         (Some(a), Some(b)) => Some(Window { start_s: a.start_s, length_s: b.start_s + b.length_s - a.start_s, tag: tag.clone(), hist }),
@@ -231,7 +230,7 @@ fn finish(h: Header, traces: Vec<Trace>, groups: Vec<TagGroups>, whole: Vec<Wind
             .sum();
         let n: u64 = all.slots.iter().map(|s| s.count).sum();
         if n != dirs {
-            return Err(FormError::AllCount { all: n, dirs });
+            return Err(format!("\"all\" holds {n} I/Os; its directions hold {dirs}").into());
         }
     }
     let run = Run { name: h.name, source: h.source, start_time: h.start_time, meta: h.meta, windows: whole, warnings: h.warnings };

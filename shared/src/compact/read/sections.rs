@@ -6,18 +6,23 @@ use std::sync::{Arc, OnceLock};
 use super::{finish, group_spans, read_direction, read_header, read_whole};
 use crate::codec::Decoder;
 use crate::compact::varint::Reader;
-use crate::compact::{
-    dir_name, levels_for, sniff, Compact, CompactError, FormError, LevelPoints, Packed, Store, TagGroups, Trace, MAX_BODY,
-};
+use crate::compact::FormError;
+use crate::compact::{dir_name, levels_for, sniff, Compact, CompactError, LevelPoints, Packed, Store, TagGroups, Trace, MAX_BODY};
 use crate::series::Direction;
 
 impl Packed {
     pub(in crate::compact) fn inflate(&self) -> Result<Vec<u8>, FormError> {
         let body = Decoder::new()
             .inflate_to_vec(&self.file[self.at..self.at + self.len], MAX_BODY, Some(self.size))
-            .map_err(|error| FormError::SectionDamaged { at: self.base + self.at, error })?;
+            .map_err(|e| format!("its compressed section (byte {} of the form) is damaged or cut ({e})", self.base + self.at))?;
         if body.len() != self.size {
-            return Err(FormError::SectionSize { at: self.base + self.at, got: body.len(), stated: self.size });
+            return Err(format!(
+                "its section (byte {} of the form) inflates to {} bytes; the form states {}",
+                self.base + self.at,
+                body.len(),
+                self.size
+            )
+            .into());
         }
         Ok(body)
     }
@@ -40,12 +45,11 @@ impl Compact {
         let mut budget = MAX_BODY;
         for g in &self.groups {
             let name = dir_name(&Direction::Tag(g.tag.clone()));
-            let p = section(&mut f, &file, at, &mut budget)
-                .map_err(|e| err(None, FormError::Groups { dir: name, error: Box::new(e) }.to_string()))?;
+            let p = section(&mut f, &file, at, &mut budget).map_err(|m| err(None, format!("the groups of {name}: {m}")))?;
             packs.push(p);
         }
         if f.at != file.len() {
-            return Err(err(None, FormError::AfterSections(file.len() - f.at).to_string()));
+            return Err(err(None, format!("{} bytes follow the last section", file.len() - f.at)));
         }
         for (g, p) in self.groups.iter().zip(packs) {
             if let Store::Packed { packed, .. } = &g.store {
@@ -65,7 +69,7 @@ pub(super) fn read_sections(bytes: &[u8], start: usize, version: u64, head_only:
     let mut f = Reader { b: &file, at: start };
     let mut budget = MAX_BODY;
     let mut section = |f: &mut Reader| section(f, &file, 0, &mut budget);
-    let head = section(&mut f).and_then(|p| p.inflate()).map_err(|e| (None, FormError::Head(Box::new(e))))?;
+    let head = section(&mut f).and_then(|p| p.inflate()).map_err(|m| (None, format!("head: {m}").into()))?;
     let mut r = Reader { b: &head, at: 0 };
     let mut read_head = || -> Result<_, FormError> {
         let h = read_header(&mut r)?;
@@ -82,7 +86,7 @@ pub(super) fn read_sections(bytes: &[u8], start: usize, version: u64, head_only:
             traces.push(Trace { dir, slots, values, levels: Vec::new() });
         }
         if r.at != r.b.len() {
-            return Err(FormError::AfterDirections(r.b.len() - r.at));
+            return Err(format!("{} bytes follow the last direction", r.b.len() - r.at).into());
         }
         Ok((h, traces, whole))
     };
@@ -101,7 +105,7 @@ pub(super) fn read_sections(bytes: &[u8], start: usize, version: u64, head_only:
             let name = dir_name(&t.dir);
             if pass == 0 {
                 for k in 0..levels_for(t.slots.len()) {
-                    let packed = section(&mut f).map_err(|e| (None, FormError::Level { k, dir: name.clone(), error: Box::new(e) }))?;
+                    let packed = section(&mut f).map_err(|m| (None, format!("level {k} of {name}: {m}").into()))?;
                     t.levels.push(LevelPoints { decoded: OnceLock::new(), packed: Some(packed) });
                 }
             }
@@ -109,8 +113,7 @@ pub(super) fn read_sections(bytes: &[u8], start: usize, version: u64, head_only:
                 if (pass == 0) == (version == 3) {
                     let packed = OnceLock::new();
                     if !cut {
-                        let _ =
-                            packed.set(section(&mut f).map_err(|e| (None, FormError::Groups { dir: name.clone(), error: Box::new(e) }))?);
+                        let _ = packed.set(section(&mut f).map_err(|m| (None, format!("the groups of {name}: {m}").into()))?);
                     }
                     groups.push(TagGroups {
                         tag: tag.clone(),
@@ -122,7 +125,7 @@ pub(super) fn read_sections(bytes: &[u8], start: usize, version: u64, head_only:
         }
     }
     if f.at != f.b.len() {
-        return Err((None, FormError::AfterSections(f.b.len() - f.at)));
+        return Err((None, format!("{} bytes follow the last section", f.b.len() - f.at).into()));
     }
     let mut c = finish(h, traces, groups, whole).map_err(|m| (None, m))?;
     c.groups_at = groups_at;
@@ -135,7 +138,7 @@ pub(super) fn read_sections(bytes: &[u8], start: usize, version: u64, head_only:
 fn section(f: &mut Reader, file: &Arc<Vec<u8>>, base: usize, budget: &mut usize) -> Result<Packed, FormError> {
     let size = f.varint()?;
     if size > *budget as u64 {
-        return Err(FormError::SectionsTooLarge);
+        return Err(format!("its sections inflate to more than {} MiB", MAX_BODY >> 20).into());
     }
     *budget -= size as usize;
     let len = f.len()?;
