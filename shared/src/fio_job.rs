@@ -664,255 +664,52 @@ fn one_for_all_directions(o: &RawOpt) -> Result<&str, OptionError> {
 
 fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Job, Vec<(Loc, String)>> {
     let mut problems: Vec<(Loc, String)> = Vec::new();
-    let mut origin: BTreeMap<&'static str, (Loc, String)> = BTreeMap::new();
-    let mut accepted = Vec::new();
-    let mut name = s.name.clone();
-    let mut filenames: Vec<String> = Vec::new();
-    let mut rw = Pattern::Read;
-    let mut read_pct: Option<u32> = None;
-    let mut bs: Vec<(u32, u32)> = vec![(4096, 100)];
-    let mut iodepth = 1;
-    let mut submit_batch = None;
-    let mut complete_batch = None;
-    let mut numjobs = 1;
-    let mut size = None;
-    let mut runtime = None;
-    let mut time_based = false;
-    let mut ramp_ns = 0;
-    let mut number_ios = None;
-    let mut direct = false;
-    let mut sync = false;
-    let mut fdatasync = None;
-    let mut rate_iops: Option<f64> = None;
-    let mut rate_bytes: Option<u64> = None;
-    let mut rate_opts: Vec<&RawOpt> = Vec::new();
-    let mut thinktime_ns = None;
-    let mut thinktime_blocks = None;
-    let mut thinktime_spin_ns = None;
-    let mut poisson = false;
-    let mut randrepeat = true;
-    let mut randseed = None;
-    let mut engine = Engine::Psync;
-    let mut window_ns = None;
-    let mut distribution = Distribution::Random;
+    let mut d = Draft::new(s.name.clone());
     for o in opts {
-        let mut set = |what: &'static str| {
-            origin.insert(what, (o.at.clone(), o.to_string()));
-        };
         let r: Result<(), OptionError> = (|| {
             match o.key.as_str() {
-                "name" => name = value(o)?.to_string(),
-                "filename" => {
-                    filenames = split_filenames(value(o)?);
-                    if filenames.is_empty() {
-                        return Err(refuse(o, "expected a file name"));
-                    }
-                    set("target");
-                }
-                "file_service_type" => {
-                    let v = value(o)?.to_ascii_lowercase();
-                    if v != "roundrobin" && v != "roundrobin:1" {
-                        return Err(refuse(o, "nines spreads a job's I/Os over its files round robin, one I/O each (fio's default roundrobin); other types are not supported"));
-                    }
-                    accepted.push((o.at.clone(), o.to_string(), "fio's default, what nines does"));
-                }
-                "thinktime" => {
-                    thinktime_ns = Some(think_ns(o)?);
-                    set("thinktime");
-                }
-                "thinktime_spin" => {
-                    thinktime_spin_ns = Some(think_ns(o)?);
-                    set("thinktime_spin");
-                }
-                "thinktime_blocks" => {
-                    thinktime_blocks = Some(int_in(o, 1, u32::MAX.into(), "--thinktime-blocks")? as u32);
-                    set("thinktime_blocks");
-                }
-                "thinktime_blocks_type" => {
-                    if !value(o)?.eq_ignore_ascii_case("complete") {
-                        return Err(refuse(
-                            o,
-                            "nines thinks after the blocks have completed (fio's default, complete); issue is not supported",
-                        ));
-                    }
-                    accepted.push((o.at.clone(), o.to_string(), "fio's default, what nines does"));
-                }
-                "rw" | "readwrite" => {
-                    let v = value(o)?;
-                    if v.contains(':') {
-                        return Err(refuse(o, "the offset modifier ':N' is not supported"));
-                    }
-                    rw = match v.to_ascii_lowercase().as_str() {
-                        "read" => Pattern::Read,
-                        "write" => Pattern::Write,
-                        "trim" => Pattern::Trim,
-                        "randread" => Pattern::Randread,
-                        "randwrite" => Pattern::Randwrite,
-                        "randtrim" => Pattern::Randtrim,
-                        "rw" | "readwrite" => Pattern::Rw,
-                        "randrw" => Pattern::Randrw,
-                        _ => {
-                            return Err(refuse(
-                                o,
-                                "not supported; nines runs read, write, trim, randread, randwrite, randtrim, rw and randrw",
-                            ))
-                        }
-                    };
-                    set("rw");
-                }
-                "rwmixread" | "rwmixwrite" => {
-                    let p = int_in(o, 0, 100, "--mix")?;
-                    read_pct = Some(if o.key == "rwmixread" { p as u32 } else { 100 - p as u32 });
-                    set("mix");
-                }
-                "bs" | "blocksize" => {
-                    let b = parse_size(one_for_all_directions(o)?).map_err(|e| invalid(o, e))?;
-                    if b == 0 || b > MAX_BLOCK {
-                        return Err(refuse(o, "a block must be between 1 byte and 64MiB"));
-                    }
-                    bs = vec![(b as u32, 100)];
-                    set("bs");
-                }
-                "bssplit" => {
-                    bs = parse_bssplit(one_for_all_directions(o)?).map_err(|e| invalid(o, e))?;
-                    set("bs");
-                }
-                "iodepth" => {
-                    iodepth = int_in(o, 1, MAX_QD.into(), "--qd")? as u32;
-                    set("qd");
-                }
-                // fio: 0 means the iodepth (fio HOWTO, iodepth_batch_submit), known below
-                "iodepth_batch" | "iodepth_batch_submit" => {
-                    submit_batch = Some(int_in(o, 0, u32::MAX.into(), "--submit-batch")? as u32);
-                    set("submit_batch");
-                }
+                "name" => d.opt_name(o)?,
+                "filename" => d.opt_filename(o)?,
+                "file_service_type" => d.opt_file_service_type(o)?,
+                "thinktime" => d.opt_thinktime(o)?,
+                "thinktime_spin" => d.opt_thinktime_spin(o)?,
+                "thinktime_blocks" => d.opt_thinktime_blocks(o)?,
+                "thinktime_blocks_type" => d.opt_thinktime_blocks_type(o)?,
+                "rw" | "readwrite" => d.opt_rw(o)?,
+                "rwmixread" | "rwmixwrite" => d.opt_rwmixread(o)?,
+                "bs" | "blocksize" => d.opt_bs(o)?,
+                "bssplit" => d.opt_bssplit(o)?,
+                "iodepth" => d.opt_iodepth(o)?,
+                // fio: 0 means the iodepth (fio HOWTO, iodepth_batch_submit), known in Draft::finish
+                "iodepth_batch" | "iodepth_batch_submit" => d.opt_iodepth_batch(o)?,
                 // fio: 0 means "as iodepth_batch_complete_min", which is 1 by default.
-                "iodepth_batch_complete_max" => {
-                    complete_batch = Some((int_in(o, 0, u32::MAX.into(), "--complete-batch")? as u32).max(1));
-                    set("complete_batch");
-                }
-                "iodepth_batch_complete_min" | "iodepth_batch_complete" => {
-                    // nines always waits for at least one completion when I/Os are in
-                    // flight: fio's default of 1. 0 (polling without waiting) is not done.
-                    if int_value(o)? != 1 {
-                        return Err(refuse(o, "nines waits for at least one completion (fio's default 1); other values are not supported"));
-                    }
-                    accepted.push((o.at.clone(), o.to_string(), "fio's default, what nines does"));
-                }
-                "numjobs" => {
-                    numjobs = int_in(o, 1, MAX_JOBS.into(), "--jobs")? as u32;
-                    set("jobs");
-                }
-                "size" => {
-                    let v = value(o)?;
-                    if v.ends_with('%') {
-                        return Err(refuse(o, "a size in percent of the file is not supported; give bytes"));
-                    }
-                    size = Some(parse_size(v).map_err(|e| invalid(o, e))?);
-                    set("size");
-                }
-                "offset" => {
-                    if parse_size(value(o)?).map_err(|e| invalid(o, e))? != 0 {
-                        return Err(refuse(o, "a region that does not start at offset 0 is not supported"));
-                    }
-                    accepted.push((o.at.clone(), o.to_string(), "the region starts at 0, as nines' does"));
-                }
-                "runtime" | "timeout" => {
-                    runtime = Some(parse_duration_ns(value(o)?).map_err(|e| invalid(o, e))?);
-                    set("runtime");
-                }
-                "time_based" => {
-                    time_based = bool_value(o)?;
-                    set("runtime");
-                }
-                "ramp_time" => {
-                    ramp_ns = parse_duration_ns(value(o)?).map_err(|e| invalid(o, e))?;
-                    set("ramp");
-                }
+                "iodepth_batch_complete_max" => d.opt_iodepth_batch_complete_max(o)?,
+                "iodepth_batch_complete_min" | "iodepth_batch_complete" => d.opt_iodepth_batch_complete_min(o)?,
+                "numjobs" => d.opt_numjobs(o)?,
+                "size" => d.opt_size(o)?,
+                "offset" => d.opt_offset(o)?,
+                "runtime" | "timeout" => d.opt_runtime(o)?,
+                "time_based" => d.opt_time_based(o)?,
+                "ramp_time" => d.opt_ramp_time(o)?,
                 // fio's default 0: no limit (options.c)
-                "number_ios" => {
-                    number_ios = Some(int_value(o)?).filter(|&n| n > 0);
-                    set("ios");
-                }
-                "direct" => {
-                    direct = bool_value(o)?;
-                    set("direct");
-                }
-                "buffered" => {
-                    direct = !bool_value(o)?;
-                    set("direct");
-                }
-                "sync" => {
-                    sync = match o.value.as_deref().map(|v| v.trim().to_ascii_lowercase()).as_deref() {
-                        None | Some("1" | "sync" | "true") => true,
-                        Some("0" | "none" | "false") => false,
-                        Some(_) => return Err(refuse(o, "not supported; nines opens with O_SYNC (sync=1) or without (sync=0)")),
-                    };
-                    set("sync");
-                }
-                "fdatasync" => {
-                    let n = int_value(o)?;
-                    fdatasync = (n > 0).then_some(n);
-                    set("fsync_every");
-                }
-                "fsync" => {
-                    if int_value(o)? != 0 {
-                        return Err(refuse(o, "nines issues fdatasync, not fsync, after every N writes; write fdatasync=N"));
-                    }
-                    accepted.push((o.at.clone(), o.to_string(), "no fsync"));
-                }
-                "rate_iops" | "rate" => {
-                    // per direction: interpreted once rw is known (below)
-                    value(o)?;
-                    // the last of rate and rate_iops wins, as a later setting of one option does
-                    rate_opts.clear();
-                    rate_opts.push(o);
-                    set("rate_iops");
-                }
-                "rate_process" => {
-                    poisson = match value(o)?.to_ascii_lowercase().as_str() {
-                        "poisson" => true,
-                        "linear" => false,
-                        _ => return Err(refuse(o, "expected linear or poisson")),
-                    };
-                    set("arrival");
-                }
-                "randrepeat" | "allrandrepeat" => {
-                    randrepeat = bool_value(o)?;
-                    set("seed");
-                }
-                "randseed" => {
-                    randseed = Some(int_value(o)?);
-                    set("seed");
-                }
-                "norandommap" => {
-                    if !bool_value(o)? {
-                        return Err(refuse(o, "nines keeps no random map; offsets are drawn with repeats as with norandommap"));
-                    }
-                    accepted.push((o.at.clone(), o.to_string(), "nines keeps no random map"));
-                }
-                "ioengine" => {
-                    engine = match value(o)?.to_ascii_lowercase().as_str() {
-                        "io_uring" => Engine::Uring,
-                        "psync" | "pvsync" => Engine::Psync,
-                        "null" => Engine::Null,
-                        v => return Err(OptionError::Engine(v.to_string())),
-                    };
-                    set("engine");
-                }
-                "log_hist_msec" => {
-                    let ms = int_in(o, 1, MAX_DURATION_NS / 1_000_000, "--window, in ms,")?;
-                    window_ns = Some(ms * 1_000_000);
-                    set("window");
-                }
-                "random_distribution" => {
-                    distribution = value(o)?.parse::<Distribution>().map_err(|e| invalid(o, e))?;
-                    set("random_distribution");
-                }
+                "number_ios" => d.opt_number_ios(o)?,
+                "direct" => d.opt_direct(o)?,
+                "buffered" => d.opt_buffered(o)?,
+                "sync" => d.opt_sync(o)?,
+                "fdatasync" => d.opt_fdatasync(o)?,
+                "fsync" => d.opt_fsync(o)?,
+                "rate_iops" | "rate" => d.opt_rate_iops(o)?,
+                "rate_process" => d.opt_rate_process(o)?,
+                "randrepeat" | "allrandrepeat" => d.opt_randrepeat(o)?,
+                "randseed" => d.opt_randseed(o)?,
+                "norandommap" => d.opt_norandommap(o)?,
+                "ioengine" => d.opt_ioengine(o)?,
+                "log_hist_msec" => d.opt_log_hist_msec(o)?,
+                "random_distribution" => d.opt_random_distribution(o)?,
                 k => match HARMLESS.iter().find(|(h, _)| *h == k) {
                     Some(&("kb_base", why)) if int_value(o)? != 1024 => return Err(refuse(o, why)),
                     Some(&("loops", why)) if int_value(o)? != 1 => return Err(refuse(o, why)),
-                    Some(&(_, why)) => accepted.push((o.at.clone(), o.to_string(), why)),
+                    Some(&(_, why)) => d.accepted.push((o.at.clone(), o.to_string(), why)),
                     None => return Err(refuse(o, "not supported by nines")),
                 },
             }
@@ -922,111 +719,528 @@ fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Jo
             problems.push((o.at.clone(), e.to_string()));
         }
     }
-    let submit_batch = submit_batch.map(|b| if b == 0 { iodepth } else { b });
-    // fio's rate and rate_iops hold for each direction on its own; nines' limit holds for a
-    // job's I/Os of every direction together: the same only when there is one direction
-    for o in &rate_opts {
-        match per_direction(o, rw) {
-            Ok(r) if o.key == "rate" => rate_bytes = r,
-            Ok(Some(r)) if r > MAX_RATE_IOPS => problems.push((o.at.clone(), OptionError::RateTooHigh { opt: o.to_string() }.to_string())),
-            Ok(r) => rate_iops = r.map(|r| r as f64),
-            Err(e) => problems.push((o.at.clone(), e.to_string())),
+    d.finish(s, stonewall, problems)
+}
+
+/// A job section's settings while its options are read, each at fio's default until an
+/// option sets it; [`Draft::finish`] checks them together and makes the [`Job`].
+struct Draft<'a> {
+    /// Where each nines setting came from (see [`Job::origin`]).
+    origin: BTreeMap<&'static str, (Loc, String)>,
+    accepted: Vec<(Loc, String, &'static str)>,
+    name: String,
+    filenames: Vec<String>,
+    rw: Pattern,
+    read_pct: Option<u32>,
+    bs: Vec<(u32, u32)>,
+    iodepth: u32,
+    submit_batch: Option<u32>,
+    complete_batch: Option<u32>,
+    numjobs: u32,
+    size: Option<u64>,
+    runtime: Option<u64>,
+    time_based: bool,
+    ramp_ns: u64,
+    number_ios: Option<u64>,
+    direct: bool,
+    sync: bool,
+    fdatasync: Option<u64>,
+    rate_iops: Option<f64>,
+    rate_bytes: Option<u64>,
+    /// The last `rate` or `rate_iops`, read once the pattern is known.
+    rate_opts: Vec<&'a RawOpt>,
+    thinktime_ns: Option<u64>,
+    thinktime_blocks: Option<u32>,
+    thinktime_spin_ns: Option<u64>,
+    poisson: bool,
+    randrepeat: bool,
+    randseed: Option<u64>,
+    engine: Engine,
+    window_ns: Option<u64>,
+    distribution: Distribution,
+}
+
+impl<'a> Draft<'a> {
+    fn new(name: String) -> Draft<'a> {
+        Draft {
+            origin: BTreeMap::new(),
+            accepted: Vec::new(),
+            name,
+            filenames: Vec::new(),
+            rw: Pattern::Read,
+            read_pct: None,
+            bs: vec![(4096, 100)],
+            iodepth: 1,
+            submit_batch: None,
+            complete_batch: None,
+            numjobs: 1,
+            size: None,
+            runtime: None,
+            time_based: false,
+            ramp_ns: 0,
+            number_ios: None,
+            direct: false,
+            sync: false,
+            fdatasync: None,
+            rate_iops: None,
+            rate_bytes: None,
+            rate_opts: Vec::new(),
+            thinktime_ns: None,
+            thinktime_blocks: None,
+            thinktime_spin_ns: None,
+            poisson: false,
+            randrepeat: true,
+            randseed: None,
+            engine: Engine::Psync,
+            window_ns: None,
+            distribution: Distribution::Random,
         }
     }
-    if let (Some(spin), Some(t)) = (thinktime_spin_ns, thinktime_ns) {
-        if spin > t {
-            let (at, opt) = origin["thinktime_spin"].clone();
-            problems.push((at, OptionError::SpinLongerThanThink { opt }.to_string()));
-        }
+
+    /// Note that option `o` set the nines setting `what`.
+    fn set(&mut self, what: &'static str, o: &RawOpt) {
+        self.origin.insert(what, (o.at.clone(), o.to_string()));
     }
-    for k in ["thinktime_spin", "thinktime_blocks"] {
-        if thinktime_ns.is_none() && origin.contains_key(k) {
-            accepted.push((origin[k].0.clone(), origin[k].1.clone(), "no thinktime: nothing to think"));
+
+    /// The checks across options, then the job; `problems` are the options' refusals.
+    fn finish(mut self, s: &RawSection, stonewall: bool, mut problems: Vec<(Loc, String)>) -> Result<Job, Vec<(Loc, String)>> {
+        self.submit_batch = self.submit_batch.map(|b| if b == 0 { self.iodepth } else { b });
+        self.rates(&mut problems);
+        self.thinktime_and_arrival(&mut problems);
+        let stop = self.stop(s, &mut problems);
+        if !self.rw.random() && !self.distribution.is_uniform() {
+            self.accepted.push((
+                self.origin["random_distribution"].0.clone(),
+                self.origin["random_distribution"].1.clone(),
+                "applies to random patterns only",
+            ));
         }
-    }
-    if rate_iops.is_none() && rate_bytes.is_none() && origin.contains_key("arrival") {
-        accepted.push((origin["arrival"].0.clone(), origin["arrival"].1.clone(), "no rate_iops: nothing is rate-limited"));
-    }
-    // number_ios (and size) count a job's I/Os; the run's --ios counts every job's
-    let mut all_jobs = |n: u64| {
-        let total = n.checked_mul(u64::from(numjobs));
-        if total.is_none() {
-            problems.push((s.at.clone(), OptionError::TooManyIos { section: s.name.clone(), n, numjobs }.to_string()));
+        if !problems.is_empty() {
+            return Err(problems);
         }
-        total
-    };
-    let stop = if time_based {
-        match runtime {
-            Some(r) if r > 0 => Stop::Time { runtime_ns: r, ios: number_ios.and_then(&mut all_jobs) },
-            _ => Stop::Unknown(format!("[{}] is time_based without a runtime (fio would run until stopped)", s.name)),
-        }
-    } else {
-        // fio ends a job after `size` bytes (or number_ios, or runtime, whichever first)
-        let by_size = match (size, &bs[..]) {
-            (Some(sz), [(b, _)]) => Some(sz / u64::from(*b)),
-            _ => None,
-        };
-        match (number_ios, by_size) {
-            (Some(n), Some(b)) => Some(n.min(b)),
-            // with bssplit, number_ios comes first for sure when even the largest blocks fit
-            (Some(n), None) if size.is_none_or(|sz| n.saturating_mul(u64::from(bs.iter().map(|b| b.0).max().unwrap_or(1))) <= sz) => Some(n),
-            (None, Some(b)) => Some(b),
-            _ => None,
-        }
-        .filter(|&n| n > 0)
-        .map(|n| Stop::Ios { ios: all_jobs(n).unwrap_or(u64::MAX), runtime_ns: runtime })
-        .unwrap_or_else(|| {
-            Stop::Unknown(if bs.len() > 1 {
-                format!("[{}] is not time_based, so fio ends it after size bytes, which nines cannot count with bssplit; add time_based and runtime (or number_ios)", s.name)
-            } else {
-                format!("[{}] is not time_based, so fio ends it after size bytes, and it gives no size (fio would cover the whole file); give size, or time_based with a runtime, or number_ios", s.name)
-            })
-        })
-    };
-    if !rw.random() && !distribution.is_uniform() {
-        accepted.push((
-            origin["random_distribution"].0.clone(),
-            origin["random_distribution"].1.clone(),
-            "applies to random patterns only",
-        ));
-    }
-    if !problems.is_empty() {
-        return Err(problems);
-    }
-    Ok(Job {
-        name,
-        section: s.name.clone(),
-        at: s.at.clone(),
-        settings: Settings {
-            filenames,
-            rw,
-            read_pct,
-            bs,
-            iodepth,
-            submit_batch,
-            complete_batch,
-            numjobs,
-            size,
+        let settings = Settings {
+            filenames: self.filenames,
+            rw: self.rw,
+            read_pct: self.read_pct,
+            bs: self.bs,
+            iodepth: self.iodepth,
+            submit_batch: self.submit_batch,
+            complete_batch: self.complete_batch,
+            numjobs: self.numjobs,
+            size: self.size,
             stop,
-            ramp_ns,
-            direct,
-            sync,
-            fdatasync,
-            rate_iops,
-            rate_bytes,
-            thinktime_ns: thinktime_ns.filter(|&t| t > 0),
-            thinktime_blocks: thinktime_blocks.filter(|_| thinktime_ns.is_some()),
-            thinktime_spin_ns: thinktime_spin_ns.filter(|_| thinktime_ns.is_some()),
-            poisson,
-            seed: randseed.or(randrepeat.then_some(DEFAULT_SEED)),
-            engine,
-            window_ns,
-            distribution,
-        },
-        origin,
-        accepted,
-        stonewall,
-    })
+            ramp_ns: self.ramp_ns,
+            direct: self.direct,
+            sync: self.sync,
+            fdatasync: self.fdatasync,
+            rate_iops: self.rate_iops,
+            rate_bytes: self.rate_bytes,
+            thinktime_ns: self.thinktime_ns.filter(|&t| t > 0),
+            thinktime_blocks: self.thinktime_blocks.filter(|_| self.thinktime_ns.is_some()),
+            thinktime_spin_ns: self.thinktime_spin_ns.filter(|_| self.thinktime_ns.is_some()),
+            poisson: self.poisson,
+            seed: self.randseed.or(self.randrepeat.then_some(DEFAULT_SEED)),
+            engine: self.engine,
+            window_ns: self.window_ns,
+            distribution: self.distribution,
+        };
+        Ok(Job {
+            name: self.name,
+            section: s.name.clone(),
+            at: s.at.clone(),
+            settings,
+            origin: self.origin,
+            accepted: self.accepted,
+            stonewall,
+        })
+    }
+
+    /// `rate` and `rate_iops`, now that the pattern is known. fio's rate and rate_iops hold
+    /// for each direction on its own; nines' limit holds for a job's I/Os of every direction
+    /// together: the same only when there is one direction.
+    fn rates(&mut self, problems: &mut Vec<(Loc, String)>) {
+        for o in &self.rate_opts {
+            match per_direction(o, self.rw) {
+                Ok(r) if o.key == "rate" => self.rate_bytes = r,
+                Ok(Some(r)) if r > MAX_RATE_IOPS => {
+                    problems.push((o.at.clone(), OptionError::RateTooHigh { opt: o.to_string() }.to_string()))
+                }
+                Ok(r) => self.rate_iops = r.map(|r| r as f64),
+                Err(e) => problems.push((o.at.clone(), e.to_string())),
+            }
+        }
+    }
+
+    /// A spin longer than the think time is refused; think and arrival options that have
+    /// nothing to act on are accepted, saying so.
+    fn thinktime_and_arrival(&mut self, problems: &mut Vec<(Loc, String)>) {
+        if let (Some(spin), Some(t)) = (self.thinktime_spin_ns, self.thinktime_ns) {
+            if spin > t {
+                let (at, opt) = self.origin["thinktime_spin"].clone();
+                problems.push((at, OptionError::SpinLongerThanThink { opt }.to_string()));
+            }
+        }
+        for k in ["thinktime_spin", "thinktime_blocks"] {
+            if self.thinktime_ns.is_none() && self.origin.contains_key(k) {
+                self.accepted.push((self.origin[k].0.clone(), self.origin[k].1.clone(), "no thinktime: nothing to think"));
+            }
+        }
+        if self.rate_iops.is_none() && self.rate_bytes.is_none() && self.origin.contains_key("arrival") {
+            self.accepted.push((
+                self.origin["arrival"].0.clone(),
+                self.origin["arrival"].1.clone(),
+                "no rate_iops: nothing is rate-limited",
+            ));
+        }
+    }
+
+    /// How the job ends: a runtime, a count of I/Os, or why neither is known.
+    fn stop(&self, s: &RawSection, problems: &mut Vec<(Loc, String)>) -> Stop {
+        let (bs, numjobs, size, runtime, number_ios) = (&self.bs, self.numjobs, self.size, self.runtime, self.number_ios);
+        // number_ios (and size) count a job's I/Os; the run's --ios counts every job's
+        let mut all_jobs = |n: u64| {
+            let total = n.checked_mul(u64::from(numjobs));
+            if total.is_none() {
+                problems.push((s.at.clone(), OptionError::TooManyIos { section: s.name.clone(), n, numjobs }.to_string()));
+            }
+            total
+        };
+        if self.time_based {
+            match runtime {
+                Some(r) if r > 0 => Stop::Time { runtime_ns: r, ios: number_ios.and_then(&mut all_jobs) },
+                _ => Stop::Unknown(format!("[{}] is time_based without a runtime (fio would run until stopped)", s.name)),
+            }
+        } else {
+            // fio ends a job after `size` bytes (or number_ios, or runtime, whichever first)
+            let by_size = match (size, &bs[..]) {
+                (Some(sz), [(b, _)]) => Some(sz / u64::from(*b)),
+                _ => None,
+            };
+            match (number_ios, by_size) {
+                (Some(n), Some(b)) => Some(n.min(b)),
+                // with bssplit, number_ios comes first for sure when even the largest blocks fit
+                (Some(n), None) if size.is_none_or(|sz| n.saturating_mul(u64::from(bs.iter().map(|b| b.0).max().unwrap_or(1))) <= sz) => Some(n),
+                (None, Some(b)) => Some(b),
+                _ => None,
+        }
+            .filter(|&n| n > 0)
+            .map(|n| Stop::Ios { ios: all_jobs(n).unwrap_or(u64::MAX), runtime_ns: runtime })
+            .unwrap_or_else(|| {
+                Stop::Unknown(if bs.len() > 1 {
+                    format!("[{}] is not time_based, so fio ends it after size bytes, which nines cannot count with bssplit; add time_based and runtime (or number_ios)", s.name)
+                } else {
+                    format!("[{}] is not time_based, so fio ends it after size bytes, and it gives no size (fio would cover the whole file); give size, or time_based with a runtime, or number_ios", s.name)
+                })
+            })
+        }
+    }
+}
+
+/// Each option the job section reads, at fio's meaning (fio HOWTO for each).
+impl<'a> Draft<'a> {
+    /// `name`.
+    fn opt_name(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.name = value(o)?.to_string();
+        Ok(())
+    }
+
+    /// `filename`.
+    fn opt_filename(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.filenames = split_filenames(value(o)?);
+        if self.filenames.is_empty() {
+            return Err(refuse(o, "expected a file name"));
+        }
+        self.set("target", o);
+        Ok(())
+    }
+
+    /// `file_service_type`.
+    fn opt_file_service_type(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        let v = value(o)?.to_ascii_lowercase();
+        if v != "roundrobin" && v != "roundrobin:1" {
+            return Err(refuse(o, "nines spreads a job's I/Os over its files round robin, one I/O each (fio's default roundrobin); other types are not supported"));
+        }
+        self.accepted.push((o.at.clone(), o.to_string(), "fio's default, what nines does"));
+        Ok(())
+    }
+
+    /// `thinktime`.
+    fn opt_thinktime(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.thinktime_ns = Some(think_ns(o)?);
+        self.set("thinktime", o);
+        Ok(())
+    }
+
+    /// `thinktime_spin`.
+    fn opt_thinktime_spin(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.thinktime_spin_ns = Some(think_ns(o)?);
+        self.set("thinktime_spin", o);
+        Ok(())
+    }
+
+    /// `thinktime_blocks`.
+    fn opt_thinktime_blocks(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.thinktime_blocks = Some(int_in(o, 1, u32::MAX.into(), "--thinktime-blocks")? as u32);
+        self.set("thinktime_blocks", o);
+        Ok(())
+    }
+
+    /// `thinktime_blocks_type`.
+    fn opt_thinktime_blocks_type(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        if !value(o)?.eq_ignore_ascii_case("complete") {
+            return Err(refuse(o, "nines thinks after the blocks have completed (fio's default, complete); issue is not supported"));
+        }
+        self.accepted.push((o.at.clone(), o.to_string(), "fio's default, what nines does"));
+        Ok(())
+    }
+
+    /// `rw` or `readwrite`.
+    fn opt_rw(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        let v = value(o)?;
+        if v.contains(':') {
+            return Err(refuse(o, "the offset modifier ':N' is not supported"));
+        }
+        self.rw = match v.to_ascii_lowercase().as_str() {
+            "read" => Pattern::Read,
+            "write" => Pattern::Write,
+            "trim" => Pattern::Trim,
+            "randread" => Pattern::Randread,
+            "randwrite" => Pattern::Randwrite,
+            "randtrim" => Pattern::Randtrim,
+            "rw" | "readwrite" => Pattern::Rw,
+            "randrw" => Pattern::Randrw,
+            _ => return Err(refuse(o, "not supported; nines runs read, write, trim, randread, randwrite, randtrim, rw and randrw")),
+        };
+        self.set("rw", o);
+        Ok(())
+    }
+
+    /// `rwmixread` or `rwmixwrite`.
+    fn opt_rwmixread(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        let p = int_in(o, 0, 100, "--mix")?;
+        self.read_pct = Some(if o.key == "rwmixread" { p as u32 } else { 100 - p as u32 });
+        self.set("mix", o);
+        Ok(())
+    }
+
+    /// `bs` or `blocksize`.
+    fn opt_bs(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        let b = parse_size(one_for_all_directions(o)?).map_err(|e| invalid(o, e))?;
+        if b == 0 || b > MAX_BLOCK {
+            return Err(refuse(o, "a block must be between 1 byte and 64MiB"));
+        }
+        self.bs = vec![(b as u32, 100)];
+        self.set("bs", o);
+        Ok(())
+    }
+
+    /// `bssplit`.
+    fn opt_bssplit(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.bs = parse_bssplit(one_for_all_directions(o)?).map_err(|e| invalid(o, e))?;
+        self.set("bs", o);
+        Ok(())
+    }
+
+    /// `iodepth`.
+    fn opt_iodepth(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.iodepth = int_in(o, 1, MAX_QD.into(), "--qd")? as u32;
+        self.set("qd", o);
+        Ok(())
+    }
+
+    /// `iodepth_batch` or `iodepth_batch_submit`.
+    fn opt_iodepth_batch(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.submit_batch = Some(int_in(o, 0, u32::MAX.into(), "--submit-batch")? as u32);
+        self.set("submit_batch", o);
+        Ok(())
+    }
+
+    /// `iodepth_batch_complete_max`.
+    fn opt_iodepth_batch_complete_max(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.complete_batch = Some((int_in(o, 0, u32::MAX.into(), "--complete-batch")? as u32).max(1));
+        self.set("complete_batch", o);
+        Ok(())
+    }
+
+    /// `iodepth_batch_complete_min` or `iodepth_batch_complete`.
+    fn opt_iodepth_batch_complete_min(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        // nines always waits for at least one completion when I/Os are in
+        // flight: fio's default of 1. 0 (polling without waiting) is not done.
+        if int_value(o)? != 1 {
+            return Err(refuse(o, "nines waits for at least one completion (fio's default 1); other values are not supported"));
+        }
+        self.accepted.push((o.at.clone(), o.to_string(), "fio's default, what nines does"));
+        Ok(())
+    }
+
+    /// `numjobs`.
+    fn opt_numjobs(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.numjobs = int_in(o, 1, MAX_JOBS.into(), "--jobs")? as u32;
+        self.set("jobs", o);
+        Ok(())
+    }
+
+    /// `size`.
+    fn opt_size(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        let v = value(o)?;
+        if v.ends_with('%') {
+            return Err(refuse(o, "a size in percent of the file is not supported; give bytes"));
+        }
+        self.size = Some(parse_size(v).map_err(|e| invalid(o, e))?);
+        self.set("size", o);
+        Ok(())
+    }
+
+    /// `offset`.
+    fn opt_offset(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        if parse_size(value(o)?).map_err(|e| invalid(o, e))? != 0 {
+            return Err(refuse(o, "a region that does not start at offset 0 is not supported"));
+        }
+        self.accepted.push((o.at.clone(), o.to_string(), "the region starts at 0, as nines' does"));
+        Ok(())
+    }
+
+    /// `runtime` or `timeout`.
+    fn opt_runtime(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.runtime = Some(parse_duration_ns(value(o)?).map_err(|e| invalid(o, e))?);
+        self.set("runtime", o);
+        Ok(())
+    }
+
+    /// `time_based`.
+    fn opt_time_based(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.time_based = bool_value(o)?;
+        self.set("runtime", o);
+        Ok(())
+    }
+
+    /// `ramp_time`.
+    fn opt_ramp_time(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.ramp_ns = parse_duration_ns(value(o)?).map_err(|e| invalid(o, e))?;
+        self.set("ramp", o);
+        Ok(())
+    }
+
+    /// `number_ios`.
+    fn opt_number_ios(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.number_ios = Some(int_value(o)?).filter(|&n| n > 0);
+        self.set("ios", o);
+        Ok(())
+    }
+
+    /// `direct`.
+    fn opt_direct(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.direct = bool_value(o)?;
+        self.set("direct", o);
+        Ok(())
+    }
+
+    /// `buffered`.
+    fn opt_buffered(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.direct = !bool_value(o)?;
+        self.set("direct", o);
+        Ok(())
+    }
+
+    /// `sync`.
+    fn opt_sync(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.sync = match o.value.as_deref().map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+            None | Some("1" | "sync" | "true") => true,
+            Some("0" | "none" | "false") => false,
+            Some(_) => return Err(refuse(o, "not supported; nines opens with O_SYNC (sync=1) or without (sync=0)")),
+        };
+        self.set("sync", o);
+        Ok(())
+    }
+
+    /// `fdatasync`.
+    fn opt_fdatasync(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        let n = int_value(o)?;
+        self.fdatasync = (n > 0).then_some(n);
+        self.set("fsync_every", o);
+        Ok(())
+    }
+
+    /// `fsync`.
+    fn opt_fsync(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        if int_value(o)? != 0 {
+            return Err(refuse(o, "nines issues fdatasync, not fsync, after every N writes; write fdatasync=N"));
+        }
+        self.accepted.push((o.at.clone(), o.to_string(), "no fsync"));
+        Ok(())
+    }
+
+    /// `rate_iops` or `rate`.
+    fn opt_rate_iops(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        // per direction: interpreted once rw is known (Draft::rates)
+        value(o)?;
+        // the last of rate and rate_iops wins, as a later setting of one option does
+        self.rate_opts.clear();
+        self.rate_opts.push(o);
+        self.set("rate_iops", o);
+        Ok(())
+    }
+
+    /// `rate_process`.
+    fn opt_rate_process(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.poisson = match value(o)?.to_ascii_lowercase().as_str() {
+            "poisson" => true,
+            "linear" => false,
+            _ => return Err(refuse(o, "expected linear or poisson")),
+        };
+        self.set("arrival", o);
+        Ok(())
+    }
+
+    /// `randrepeat` or `allrandrepeat`.
+    fn opt_randrepeat(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.randrepeat = bool_value(o)?;
+        self.set("seed", o);
+        Ok(())
+    }
+
+    /// fio's option for the random generator's starting value.
+    fn opt_randseed(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.randseed = Some(int_value(o)?);
+        self.set("seed", o);
+        Ok(())
+    }
+
+    /// `norandommap`.
+    fn opt_norandommap(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        if !bool_value(o)? {
+            return Err(refuse(o, "nines keeps no random map; offsets are drawn with repeats as with norandommap"));
+        }
+        self.accepted.push((o.at.clone(), o.to_string(), "nines keeps no random map"));
+        Ok(())
+    }
+
+    /// `ioengine`.
+    fn opt_ioengine(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.engine = match value(o)?.to_ascii_lowercase().as_str() {
+            "io_uring" => Engine::Uring,
+            "psync" | "pvsync" => Engine::Psync,
+            "null" => Engine::Null,
+            v => return Err(OptionError::Engine(v.to_string())),
+        };
+        self.set("engine", o);
+        Ok(())
+    }
+
+    /// `log_hist_msec`.
+    fn opt_log_hist_msec(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        let ms = int_in(o, 1, MAX_DURATION_NS / 1_000_000, "--window, in ms,")?;
+        self.window_ns = Some(ms * 1_000_000);
+        self.set("window", o);
+        Ok(())
+    }
+
+    /// `random_distribution`.
+    fn opt_random_distribution(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        self.distribution = value(o)?.parse::<Distribution>().map_err(|e| invalid(o, e))?;
+        self.set("random_distribution", o);
+        Ok(())
+    }
 }
 
 /// The workloads a file asks for, run together or one group after another.
