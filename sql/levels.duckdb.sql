@@ -3,29 +3,34 @@
 -- (DuckDB table macro). With `runs`, those runs' buckets are summed into one group `fleet`:
 -- the levels of their merge. Install it with `.read levels.duckdb.sql` (or execute the file),
 -- then: SELECT * FROM nines_levels('DATASET');
+-- It reads the hours table (each tag's buckets summed per hour; whole runs are sums of
+-- hours) and the layouts table (each bucket index's value range).
 CREATE OR REPLACE MACRO nines_levels(dataset, runs := NULL) AS TABLE
   WITH src AS (
-    SELECT CASE WHEN runs IS NULL THEN b.run_id ELSE 'fleet' END AS grp, b.tag, b.lower_ns, b.upper_ns, b.count,
-           w.scope, w.measure
-    FROM read_parquet(dataset || '/buckets/*.parquet') b
-    JOIN read_parquet(dataset || '/windows/*.parquet') w USING (run_id, window_index)
-    WHERE runs IS NULL OR list_contains(runs, b.run_id)
+    SELECT CASE WHEN runs IS NULL THEN h.run_id ELSE 'fleet' END AS grp, h.tag, h.scope, h.measure,
+           h.layout, h.bucket_index, h.count
+    FROM read_parquet(dataset || '/hours/*.parquet') h
+    WHERE runs IS NULL OR list_contains(runs, h.run_id)
   ),
   -- every tag, and `all`: the unscoped directions (no scope, no measure) merged
   tagged AS (
-    SELECT grp, tag, lower_ns, upper_ns, count FROM src
+    SELECT grp, tag, layout, bucket_index, count FROM src
     UNION ALL
-    SELECT grp, 'all', lower_ns, upper_ns, count FROM src WHERE scope IS NULL AND measure IS NULL
+    SELECT grp, 'all', layout, bucket_index, count FROM src WHERE scope IS NULL AND measure IS NULL
   ),
   -- histograms merge exactly by adding the counts of equal buckets
   merged AS (
-    SELECT grp, tag, lower_ns, upper_ns, sum(count) AS n FROM tagged GROUP BY grp, tag, lower_ns, upper_ns
+    SELECT grp, tag, layout, bucket_index, sum(count) AS n FROM tagged GROUP BY grp, tag, layout, bucket_index
+  ),
+  -- each bucket's value range (every run's layouts file lists the indexes it uses)
+  edges AS (
+    SELECT DISTINCT layout, bucket_index, lower_ns, upper_ns FROM read_parquet(dataset || '/layouts/*.parquet')
   ),
   running AS (
     SELECT grp, tag, upper_ns,
            sum(n) OVER (PARTITION BY grp, tag ORDER BY lower_ns) AS cum,
            sum(n) OVER (PARTITION BY grp, tag) AS total
-    FROM merged
+    FROM merged JOIN edges USING (layout, bucket_index)
   ),
   -- the levels nines stats prints, as 1 - 1/den
   levels AS (

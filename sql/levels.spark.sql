@@ -2,27 +2,32 @@
 -- --parquet`, exactly as `nines stats` computes them (a Spark SQL temporary view). `nines
 -- export --parquet DIR --sql SQLDIR` writes this file with the dataset's path in its FROM
 -- clauses. Run the file with spark.sql(...), then: SELECT * FROM nines_levels
+-- It reads the hours table (each tag's buckets summed per hour; whole runs are sums of
+-- hours) and the layouts table (each bucket index's value range).
 CREATE OR REPLACE TEMPORARY VIEW nines_levels AS
   WITH src AS (
-    SELECT b.run_id AS grp, b.tag, b.lower_ns, b.upper_ns, b.count, w.scope, w.measure
-    FROM parquet.`DATASET/buckets` b
-    JOIN parquet.`DATASET/windows` w USING (run_id, window_index)
+    SELECT h.run_id AS grp, h.tag, h.scope, h.measure, h.layout, h.bucket_index, h.count
+    FROM parquet.`DATASET/hours` h
   ),
   -- every tag, and `all`: the unscoped directions (no scope, no measure) merged
   tagged AS (
-    SELECT grp, tag, lower_ns, upper_ns, count FROM src
+    SELECT grp, tag, layout, bucket_index, count FROM src
     UNION ALL
-    SELECT grp, 'all', lower_ns, upper_ns, count FROM src WHERE scope IS NULL AND measure IS NULL
+    SELECT grp, 'all', layout, bucket_index, count FROM src WHERE scope IS NULL AND measure IS NULL
   ),
   -- histograms merge exactly by adding the counts of equal buckets
   merged AS (
-    SELECT grp, tag, lower_ns, upper_ns, sum(count) AS n FROM tagged GROUP BY grp, tag, lower_ns, upper_ns
+    SELECT grp, tag, layout, bucket_index, sum(count) AS n FROM tagged GROUP BY grp, tag, layout, bucket_index
+  ),
+  -- each bucket's value range (every run's layouts file lists the indexes it uses)
+  edges AS (
+    SELECT DISTINCT layout, bucket_index, lower_ns, upper_ns FROM parquet.`DATASET/layouts`
   ),
   running AS (
     SELECT grp, tag, upper_ns,
            sum(n) OVER (PARTITION BY grp, tag ORDER BY lower_ns) AS cum,
            sum(n) OVER (PARTITION BY grp, tag) AS total
-    FROM merged
+    FROM merged JOIN edges USING (layout, bucket_index)
   ),
   -- the levels nines stats prints, as 1 - 1/den
   levels AS (

@@ -1,9 +1,9 @@
-//! `nines export`: runs as Parquet tables (runs, windows, buckets) that a fleet's exports add
-//! up to one dataset, and the windows table as CSV. The rows are nines-core's
-//! ([`nines_core::export::dataset`]); this module only writes them.
+//! `nines export`: runs as Parquet tables (runs, windows, buckets, hours, layouts) that a
+//! fleet's exports add up to one dataset, and the windows table as CSV. The rows are
+//! nines-core's ([`nines_core::export::dataset`]); this module only writes them.
 //!
-//! Layout: `DIR/runs/ID.parquet`, `DIR/windows/ID.parquet`, `DIR/buckets/ID.parquet`, one file
-//! per run and table, where ID is a hash of the run's content (its name, start and every
+//! Layout: `DIR/runs/ID.parquet`, `DIR/windows/ID.parquet`, `DIR/buckets/ID.parquet`,
+//! `DIR/hours/ID.parquet`, `DIR/layouts/ID.parquet`, one file per run and table, where ID is a hash of the run's content (its name, start and every
 //! window's tag, times and buckets). Reading `DIR/buckets/*.parquet` reads every run exported
 //! there. Exporting a run whose ID is already there is idempotent: each table file is written
 //! to a temporary file and renamed into place only if no file of that name is there; one that
@@ -15,19 +15,19 @@
 //!
 //! Parquet is written with the `parquet` crate's column writer API (`SerializedFileWriter`),
 //! not through Arrow: the Arrow crates would add several minutes to a cold build for record
-//! batches these three fixed schemas do not need. Pages are Snappy-compressed (pure Rust
-//! `snap`, the codec every Parquet reader has), strings dictionary-encoded (the run id and tag
-//! repeat on every row).
+//! batches these five fixed schemas do not need. Pages are GZIP-compressed (see
+//! [`properties`]), strings dictionary-encoded (the run id and tag repeat on every row).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use nines_core::export::dataset::{self, BucketRow, RunRow, WindowRow};
+use nines_core::export::dataset::{self, BucketRow, HourHist, LayoutRow, RunRow, WindowRow};
 use nines_core::run::Run;
+use nines_core::tag::Tag;
 use parquet::basic::{Compression, Encoding};
-use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
+use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int32Type, Int64Type};
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
@@ -73,15 +73,34 @@ const WINDOWS_SCHEMA: &str = "message windows {
   REQUIRED INT64 count;
   REQUIRED INT64 min_ns;
   REQUIRED INT64 max_ns;
+  REQUIRED BYTE_ARRAY layout (UTF8);
 }";
 
 const BUCKETS_SCHEMA: &str = "message buckets {
   REQUIRED BYTE_ARRAY run_id (UTF8);
-  REQUIRED BYTE_ARRAY tag (UTF8);
   REQUIRED INT64 window_index;
+  REQUIRED INT32 bucket_index;
+  REQUIRED INT64 count;
+}";
+
+const HOURS_SCHEMA: &str = "message hours {
+  REQUIRED BYTE_ARRAY run_id (UTF8);
+  REQUIRED BYTE_ARRAY tag (UTF8);
+  OPTIONAL BYTE_ARRAY scope (UTF8);
+  REQUIRED BYTE_ARRAY direction (UTF8);
+  OPTIONAL BYTE_ARRAY measure (UTF8);
+  OPTIONAL DOUBLE hour_start_s;
+  REQUIRED INT64 run_hour;
+  REQUIRED BYTE_ARRAY layout (UTF8);
+  REQUIRED INT32 bucket_index;
+  REQUIRED INT64 count;
+}";
+
+const LAYOUTS_SCHEMA: &str = "message layouts {
+  REQUIRED BYTE_ARRAY layout (UTF8);
+  REQUIRED INT32 bucket_index;
   REQUIRED INT64 lower_ns;
   REQUIRED INT64 upper_ns;
-  REQUIRED INT64 count;
 }";
 
 /// Rows of a row group of the buckets table (an hour of 1 s windows of two directions holds
@@ -113,7 +132,7 @@ pub fn run(args: &ExportArgs, out: &mut impl Write) -> Result<()> {
     let inputs = Inputs::new(&args.files);
     // (the dataset's directories are made once the first run has been read: a damaged only
     // input leaves nothing behind)
-    let mut tables: Option<[PathBuf; 3]> = None;
+    let mut tables: Option<[PathBuf; 5]> = None;
     let mut each = |i: usize, p: &Path, out: &mut dyn Write| -> Result<(String, Run)> {
         let mut run = crate::load::load_run(p)?;
         if let Some(n) = names.get(i) {
@@ -219,11 +238,11 @@ pub fn run_id(run: &Run) -> String {
 /// at once: an existing directory is success); a link in their place is refused, checked
 /// after creating too (the files must land in the dataset, not wherever a planted link
 /// points).
-fn table_dirs(dir: &Path) -> Result<[PathBuf; 3]> {
+fn table_dirs(dir: &Path) -> Result<[PathBuf; 5]> {
     if dir.exists() && !dir.is_dir() {
         bail!("'{}' is not a directory; --parquet takes the dataset's directory", dir.display());
     }
-    let tables = ["runs", "windows", "buckets"].map(|t| dir.join(t));
+    let tables = ["runs", "windows", "buckets", "hours", "layouts"].map(|t| dir.join(t));
     for t in &tables {
         if std::fs::symlink_metadata(t).is_err() {
             std::fs::create_dir_all(t).with_context(|| format!("could not create directory '{}'", t.display()))?;
@@ -237,22 +256,33 @@ fn table_dirs(dir: &Path) -> Result<[PathBuf; 3]> {
     Ok(tables)
 }
 
-fn export_run(run: &Run, id: &str, tables: &[PathBuf; 3], force: bool, inputs: &Inputs, out: &mut dyn Write) -> Result<()> {
-    let [runs_dir, windows_dir, buckets_dir] = tables;
+fn export_run(run: &Run, id: &str, tables: &[PathBuf; 5], force: bool, inputs: &Inputs, out: &mut dyn Write) -> Result<()> {
+    let [runs_dir, windows_dir, buckets_dir, hours_dir, layouts_dir] = tables;
     let file = |d: &Path| d.join(format!("{id}.parquet"));
+    let layouts = dataset::layout_rows(run).map_err(|e| anyhow::anyhow!("{}: {e}", run.source))?;
     let windows = dataset::window_rows(run);
-    let buckets = dataset::bucket_rows(run).map_err(|e| anyhow::anyhow!("{}: {e}", run.source))?;
+    let buckets = dataset::bucket_rows(run);
+    let hours = dataset::hour_hists(run);
     let row = dataset::run_row(run, id);
-    // the runs table last: a run listed there has its windows and buckets
+    // the runs table last: a run listed there has its windows, buckets and layouts
     let written = [
-        write_parquet(&file(buckets_dir), BUCKETS_SCHEMA, force, inputs, |w| write_buckets(w, id, &windows, &buckets))?,
+        write_parquet(&file(layouts_dir), LAYOUTS_SCHEMA, force, inputs, |w| write_layouts(w, &layouts))?,
+        write_parquet(&file(buckets_dir), BUCKETS_SCHEMA, force, inputs, |w| write_buckets(w, id, &buckets))?,
+        write_parquet(&file(hours_dir), HOURS_SCHEMA, force, inputs, |w| write_hours(w, id, &hours))?,
         write_parquet(&file(windows_dir), WINDOWS_SCHEMA, force, inputs, |w| write_windows(w, id, &windows))?,
         write_parquet(&file(runs_dir), RUNS_SCHEMA, force, inputs, |w| write_runs(w, &row))?,
     ];
     if written.iter().all(|w| *w == Written::Same) {
         writeln!(out, "{}: already exported as run {id} (its files hold the same rows): nothing written", run.source)?;
     } else {
-        writeln!(out, "{}: exported as run {id}: {} windows, {} buckets", run.source, windows.len(), buckets.len())?;
+        writeln!(
+            out,
+            "{}: exported as run {id}: {} windows, {} buckets, {} hour sums",
+            run.source,
+            windows.len(),
+            buckets.len(),
+            hours.len()
+        )?;
     }
     Ok(())
 }
@@ -275,11 +305,16 @@ fn write_parquet(
 
 /// The writer's settings, the footer's `created_by` naming the writer.
 fn properties(created_by: &str) -> Arc<WriterProperties> {
-    let mut props = WriterProperties::builder().set_compression(Compression::SNAPPY).set_created_by(created_by.to_string());
-    // Ascending integers (a window's buckets in value order, windows in file order) as
-    // deltas, bit-packed (Parquet's DELTA_BINARY_PACKED, which DuckDB and Spark read) rather
-    // than a dictionary of mostly distinct values; names absent from a table are ignored.
-    for c in ["window_index", "lower_ns", "upper_ns"] {
+    // GZIP (DEFLATE, pure Rust through flate2's miniz_oxide, read by every Parquet reader;
+    // zstd would need a C library in the static build): 3.2 MB a run-hour of the benchmark's
+    // runs against 4.3 MB with Snappy (BENCHMARKS.md, export)
+    let mut props =
+        WriterProperties::builder().set_compression(Compression::GZIP(Default::default())).set_created_by(created_by.to_string());
+    // Ascending integers (a window's bucket indexes, windows in file order) as deltas,
+    // bit-packed (Parquet's DELTA_BINARY_PACKED, which DuckDB and Spark read) rather than a
+    // dictionary of mostly distinct values; names absent from a table are ignored. Counts,
+    // mostly 1 to 3, stay dictionary-coded: their deltas would take more bits.
+    for c in ["window_index", "bucket_index"] {
         props = props
             .set_column_dictionary_enabled(ColumnPath::from(c), false)
             .set_column_encoding(ColumnPath::from(c), Encoding::DELTA_BINARY_PACKED);
@@ -327,6 +362,7 @@ fn same_rows(_path: &Path, old: &std::fs::File, new: &std::fs::File) -> Result<b
 
 /// One column's values for one row group.
 enum Col {
+    I32(Vec<i32>),
     I64(Vec<i64>),
     OptI64(Vec<Option<i64>>),
     F64(Vec<f64>),
@@ -346,6 +382,7 @@ fn row_group(w: &mut Writer, cols: Vec<Col>) -> parquet::errors::Result<()> {
     while let Some(mut c) = rg.next_column()? {
         let col = cols.next().ok_or_else(|| parquet::errors::ParquetError::General("a column without values".into()))?;
         match col {
+            Col::I32(v) => c.typed::<Int32Type>().write_batch(&v, None, None)?,
             Col::I64(v) => c.typed::<Int64Type>().write_batch(&v, None, None)?,
             Col::OptI64(v) => {
                 let (v, d) = split(&v);
@@ -375,7 +412,7 @@ fn os(v: Option<&str>) -> Option<ByteArray> {
     v.map(ByteArray::from)
 }
 /// A count or value as INT64: every count of a run is at most 2^63-1 (nines-core's invariant)
-/// and every value was checked against it ([`dataset::bucket_rows`]).
+/// and every value was checked against it ([`dataset::layout_rows`]).
 fn i(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
@@ -424,28 +461,62 @@ fn write_windows(w: &mut Writer, id: &str, rows: &[WindowRow]) -> parquet::error
             Col::I64(rows.iter().map(|r| i(r.count)).collect()),
             Col::I64(rows.iter().map(|r| i(r.min_ns)).collect()),
             Col::I64(rows.iter().map(|r| i(r.max_ns)).collect()),
+            Col::Str(rows.iter().map(|r| s(&dataset::layout_key(&r.layout))).collect()),
         ],
     )
 }
 
-fn write_buckets(w: &mut Writer, id: &str, windows: &[WindowRow], rows: &[BucketRow]) -> parquet::errors::Result<()> {
+fn write_buckets(w: &mut Writer, id: &str, rows: &[BucketRow]) -> parquet::errors::Result<()> {
     let id = s(id);
-    // one ByteArray per tag, shared by its rows (a reference count, not a copy)
-    let tags: Vec<ByteArray> = windows.iter().map(|r| s(r.tag)).collect();
     for chunk in rows.chunks(BUCKET_ROWS_PER_GROUP) {
         row_group(
             w,
             vec![
                 Col::Str(vec![id.clone(); chunk.len()]),
-                Col::Str(chunk.iter().map(|b| tags[b.window as usize].clone()).collect()),
                 Col::I64(chunk.iter().map(|b| b.window).collect()),
-                Col::I64(chunk.iter().map(|b| i(b.lower_ns)).collect()),
-                Col::I64(chunk.iter().map(|b| i(b.upper_ns)).collect()),
+                Col::I32(chunk.iter().map(|b| b.index as i32).collect()),
                 Col::I64(chunk.iter().map(|b| i(b.count)).collect()),
             ],
         )?;
     }
     Ok(())
+}
+
+fn write_hours(w: &mut Writer, id: &str, hours: &[HourHist]) -> parquet::errors::Result<()> {
+    // one row per bucket of each sum, its sum's columns repeated (dictionary- and
+    // run-length-coded, they cost next to nothing)
+    let mut rows: Vec<(&HourHist, Tag<'_>, u32, u64)> = Vec::new();
+    for h in hours {
+        let t = Tag::parse(&h.tag);
+        rows.extend(h.hist.indexed().map(|(index, count)| (h, t, index, count)));
+    }
+    row_group(
+        w,
+        vec![
+            Col::Str(vec![s(id); rows.len()]),
+            Col::Str(rows.iter().map(|r| s(&r.0.tag)).collect()),
+            Col::OptStr(rows.iter().map(|r| os(r.1.scope)).collect()),
+            Col::Str(rows.iter().map(|r| s(r.1.direction)).collect()),
+            Col::OptStr(rows.iter().map(|r| os(r.1.measure)).collect()),
+            Col::OptF64(rows.iter().map(|r| r.0.hour_start_s).collect()),
+            Col::I64(rows.iter().map(|r| r.0.run_hour).collect()),
+            Col::Str(rows.iter().map(|r| s(&dataset::layout_key(&r.0.hist.layout()))).collect()),
+            Col::I32(rows.iter().map(|r| r.2 as i32).collect()),
+            Col::I64(rows.iter().map(|r| i(r.3)).collect()),
+        ],
+    )
+}
+
+fn write_layouts(w: &mut Writer, rows: &[LayoutRow]) -> parquet::errors::Result<()> {
+    row_group(
+        w,
+        vec![
+            Col::Str(rows.iter().map(|r| s(&r.layout)).collect()),
+            Col::I32(rows.iter().map(|r| r.index as i32).collect()),
+            Col::I64(rows.iter().map(|r| i(r.lower_ns)).collect()),
+            Col::I64(rows.iter().map(|r| i(r.upper_ns)).collect()),
+        ],
+    )
 }
 
 #[cfg(test)]

@@ -102,10 +102,45 @@ fn fleet_sql(engine: &str, setup: &str, dataset: &Path, ids: &[&str]) -> String 
         return format!("SELECT * FROM nines_levels('{}', runs := [{list}])", s(dataset));
     }
     let sql = &setup[setup.find(" AS\n").expect("CREATE ... VIEW nines_levels AS") + 4..];
-    let sql = sql.replacen("SELECT b.run_id AS grp,", "SELECT 'fleet' AS grp,", 1);
-    let sql = sql.replacen("USING (run_id, window_index)", &format!("USING (run_id, window_index) WHERE b.run_id IN ({list})"), 1);
-    assert!(sql.contains("'fleet' AS grp") && sql.contains("WHERE b.run_id IN"), "the SQL's shape changed:\n{sql}");
+    let sql = sql.replacen("SELECT h.run_id AS grp,", "SELECT 'fleet' AS grp,", 1);
+    let sql = sql.replacen("/hours` h\n", &format!("/hours` h WHERE h.run_id IN ({list})\n"), 1);
+    assert!(sql.contains("'fleet' AS grp") && sql.contains("WHERE h.run_id IN"), "the SQL's shape changed:\n{sql}");
     sql
+}
+
+/// The shipped definition with its source swapped from the hours table to the window-level
+/// tables (buckets joined to windows for the tag): a view or macro `nines_levels_windows`
+/// that must give the same levels, so that queries over windows (a time range, a runtime
+/// level) rank the same buckets.
+fn windows_setup(engine: &str, setup: &str) -> String {
+    let from = setup.find("  WITH src AS (").expect("WITH src AS (");
+    let to = setup.find("  -- every tag, and `all`").expect("the tagged CTE");
+    let src = if engine == "duckdb" {
+        "  WITH src AS (
+    SELECT CASE WHEN runs IS NULL THEN b.run_id ELSE 'fleet' END AS grp, w.tag, w.scope, w.measure,
+           w.layout, b.bucket_index, b.count
+    FROM read_parquet(dataset || '/buckets/*.parquet') b
+    JOIN read_parquet(dataset || '/windows/*.parquet') w USING (run_id, window_index)
+    WHERE runs IS NULL OR list_contains(runs, b.run_id)
+  ),\n"
+            .to_string()
+    } else {
+        let ds = &setup[setup.find("parquet.`").unwrap() + 9..setup.find("/hours`").unwrap()];
+        format!(
+            "  WITH src AS (
+    SELECT b.run_id AS grp, w.tag, w.scope, w.measure, w.layout, b.bucket_index, b.count
+    FROM parquet.`{ds}/buckets` b JOIN parquet.`{ds}/windows` w USING (run_id, window_index)
+  ),\n"
+        )
+    };
+    let out = format!("{}{src}{}", &setup[..from], &setup[to..]);
+    let out = out.replacen("MACRO nines_levels(", "MACRO nines_levels_windows(", 1).replacen(
+        "VIEW nines_levels ",
+        "VIEW nines_levels_windows ",
+        1,
+    );
+    assert!(out.contains("nines_levels_windows"), "the SQL's shape changed:\n{out}");
+    out
 }
 
 /// One query's rows: {(grp, tag): {label: row}}.
@@ -181,8 +216,11 @@ fn engine_reproduces_nines_stats(engine: &str) {
     let jobs = vec![
         ("per_run".to_string(), levels_sql(engine, &f.dataset)),
         ("fleet".to_string(), fleet_sql(engine, &setup, &f.dataset, &part_ids)),
+        ("windows".to_string(), levels_sql(engine, &f.dataset).replacen("nines_levels", "nines_levels_windows", 1)),
     ];
-    let res = query(engine, &[setup], &jobs);
+    let res = query(engine, &[setup.clone(), windows_setup(engine, &setup)], &jobs);
+    // the window-level tables rank the same buckets as the hours table
+    assert_eq!(res["windows"], res["per_run"], "{engine}: levels from the windows' buckets");
     // every run, every tag, every level
     let files: Vec<&str> = f.ids.iter().map(|(p, _)| p.as_str()).collect();
     let st = stats(&files);
@@ -241,7 +279,7 @@ fn exports_are_added_never_replaced_and_bad_inputs_say_where() {
     let again = nines_ok(&["export", &java, &py, "--parquet", s(&ds)]);
     assert!(again.contains(&format!("already exported as run {id}")), "{again}");
     assert_eq!(exported_ids(&again).len(), 2);
-    for t in ["runs", "windows", "buckets"] {
+    for t in ["runs", "windows", "buckets", "hours", "layouts"] {
         assert_eq!(files(t).len(), 2, "{t}");
     }
     assert_eq!(std::fs::read(ds.join("buckets").join(format!("{id}.parquet"))).unwrap(), before);

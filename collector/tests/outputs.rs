@@ -388,15 +388,16 @@ fn exported_ids(said: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The distinct run ids of each table of the dataset, read back by DuckDB.
-fn dataset_runs(ds: &Path) -> [usize; 3] {
+/// The distinct run ids of each table of the dataset holding them, read back by DuckDB, and
+/// the layouts table's files.
+fn dataset_runs(ds: &Path) -> [usize; 5] {
     let script = "import duckdb, sys\n\
         ds = sys.argv[1]\n\
-        print(' '.join(str(duckdb.sql(f\"SELECT count(DISTINCT run_id) FROM read_parquet('{ds}/{t}/*.parquet')\").fetchall()[0][0]) for t in ['runs', 'windows', 'buckets']))\n";
+        print(' '.join(str(duckdb.sql(f\"SELECT count(DISTINCT run_id) FROM read_parquet('{ds}/{t}/*.parquet')\").fetchall()[0][0]) for t in ['runs', 'windows', 'buckets', 'hours']))\n";
     let o = Command::new("python3").arg("-c").arg(script).arg(ds).output().expect("python3 runs");
     assert!(o.status.success(), "DuckDB: {}", said(&o));
     let v: Vec<usize> = String::from_utf8(o.stdout).unwrap().split_whitespace().map(|x| x.parse().unwrap()).collect();
-    [v[0], v[1], v[2]]
+    [v[0], v[1], v[2], v[3], std::fs::read_dir(ds.join("layouts")).unwrap().count()]
 }
 
 /// No temporary file is left in the dataset.
@@ -439,7 +440,7 @@ fn concurrent_exports_into_one_dataset_keep_every_run() {
         assert!(o.status.success(), "{}", said(o));
         assert_eq!(exported_ids(&String::from_utf8_lossy(&o.stdout)).len(), 2, "{}", said(o));
     }
-    assert_eq!(dataset_runs(&ds), [21, 21, 21]);
+    assert_eq!(dataset_runs(&ds), [21; 5]);
     no_temporary_files(&ds);
     // 21 exports of one run each, at once, into a new dataset
     let ds = w.join("ds2");
@@ -447,7 +448,7 @@ fn concurrent_exports_into_one_dataset_keep_every_run() {
     for o in exports_at_once(w, &ds, &lists) {
         assert!(o.status.success(), "{}", said(&o));
     }
-    assert_eq!(dataset_runs(&ds), [21, 21, 21]);
+    assert_eq!(dataset_runs(&ds), [21; 5]);
     no_temporary_files(&ds);
     // the same run exported twice at once: both succeed, one file per table
     for (k, run) in runs.iter().take(5).enumerate() {
@@ -456,7 +457,7 @@ fn concurrent_exports_into_one_dataset_keep_every_run() {
         for o in &outs {
             assert!(o.status.success(), "{}", said(o));
         }
-        for t in ["runs", "windows", "buckets"] {
+        for t in ["runs", "windows", "buckets", "hours", "layouts"] {
             assert_eq!(std::fs::read_dir(ds.join(t)).unwrap().count(), 1, "{t}");
         }
     }

@@ -473,8 +473,9 @@ impl Hist {
         self.big.is_empty().then(|| self.buckets.iter().map(|b| (b.index, u64::from(b.count))))
     }
 
-    /// `(index, count)` of each bucket, ascending.
-    fn indexed(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
+    /// `(counts-array index, count)` of each bucket, ascending (the index is the layout's, see
+    /// [`Layout::index_of`]).
+    pub fn indexed(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
         let mut big = self.big.iter();
         self.buckets.iter().map(move |b| {
             let c = if b.count == SPILL { *big.next().expect("one big count per spilled bucket") } else { u64::from(b.count) };

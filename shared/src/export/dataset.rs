@@ -1,20 +1,30 @@
-//! The rows of `nines export`: a run as three tables a query engine (DuckDB, Spark SQL) can
-//! merge and rank exactly as `nines stats` does.
+//! The rows of `nines export`: a run as tables a query engine (DuckDB, Spark SQL) can merge
+//! and rank exactly as `nines stats` does.
 //!
 //! - runs: one row per run, its id, name, file, start and the simple metadata fields
 //!   ([`RunRow`]);
 //! - windows: one row per window and tag, with the tag's parsed scope, direction and measure
-//!   ([`crate::tag`]) and the window's absolute start ([`WindowRow`]);
-//! - buckets: one row per non-empty histogram bucket of a window, its value range as
-//!   nines-core defines it (the lowest and highest value the bucket holds:
+//!   ([`crate::tag`]), the window's absolute start and its histogram's layout ([`WindowRow`]);
+//! - buckets: one row per non-empty histogram bucket of a window: the bucket's index in its
+//!   layout's counts array ([`Layout::index_of`](crate::hist::Layout::index_of)) and its
+//!   count ([`BucketRow`]), in window then index order, so that an engine stores the index as
+//!   small deltas and the window as runs;
+//! - hours: the buckets of every tag summed per hour of the clock (UTC, the hour each window
+//!   starts in) and hour of the run ([`HourHist`]): what per-hour, per-day and whole-run
+//!   levels read, a thousandth of the buckets' rows, exact as every sum of histograms is;
+//! - layouts: the value range of every bucket index a run uses, per layout, as nines-core
+//!   defines it (the lowest and highest value the bucket holds:
 //!   [`Layout::lowest_equivalent`](crate::hist::Layout::lowest_equivalent) and
-//!   [`Layout::highest_equivalent`](crate::hist::Layout::highest_equivalent)) and its count
-//!   ([`BucketRow`]).
+//!   [`Layout::highest_equivalent`](crate::hist::Layout::highest_equivalent)) ([`LayoutRow`]).
 //!
-//! A level of nines is then the `upper_ns` of the first bucket, in value order, at which the
-//! running count reaches the rank ceil(q*N) (see [`crate::quantile`]); the SQL is in the
-//! README. The writers (Parquet in the collector, CSV here) only format these rows.
+//! Within a layout the index orders buckets as their values do, so a level of nines is the
+//! `upper_ns` of the first bucket, in index order, at which the running count reaches the
+//! rank ceil(q*N) (see [`crate::quantile`]); the repository's `sql/` holds that query. The
+//! writers (Parquet in the collector, CSV here) only format these rows.
 
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::hist::{Hist, Layout};
 use crate::meta::RunMeta;
 use crate::run::Run;
 use crate::stats::tag_name;
@@ -69,15 +79,32 @@ pub struct WindowRow<'a> {
     /// Lowest and highest value recorded, at bucket precision (as `nines stats`' min and max).
     pub min_ns: u64,
     pub max_ns: u64,
+    /// The histogram's bucket layout (its key in the layouts table: [`layout_key`]).
+    pub layout: Layout,
 }
 
 /// One non-empty bucket of one window.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BucketRow {
     pub window: i64,
+    /// The bucket's counts-array index in the window's layout.
+    pub index: u32,
+    pub count: u64,
+}
+
+/// The value range of one bucket index of one layout.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayoutRow {
+    pub layout: String,
+    pub index: u32,
     pub lower_ns: u64,
     pub upper_ns: u64,
-    pub count: u64,
+}
+
+/// A layout's key in the tables: its lowest discernible value and significant digits, as
+/// `low1_sig3` for nines' own 1 ns, 3-digit layout.
+pub fn layout_key(l: &Layout) -> String {
+    format!("low{}_sig{}", l.low, l.sigfig)
 }
 
 fn opt_i64(v: Option<impl Into<u64>>) -> Option<i64> {
@@ -133,6 +160,7 @@ pub fn window_rows(run: &Run) -> Vec<WindowRow<'_>> {
                 count: w.hist.count(),
                 min_ns: w.hist.min(),
                 max_ns: w.hist.max(),
+                layout: w.hist.layout(),
             }
         })
         .collect()
@@ -148,21 +176,82 @@ pub struct ValueTooLarge {
     pub upper_ns: u64,
 }
 
-/// The non-empty buckets of every window, in window then value order; an error for a value
-/// beyond [`MAX_VALUE`].
-pub fn bucket_rows(run: &Run) -> Result<Vec<BucketRow>, ValueTooLarge> {
+/// The non-empty buckets of every window, in window then index order.
+pub fn bucket_rows(run: &Run) -> Vec<BucketRow> {
     let mut out = Vec::with_capacity(run.windows.iter().map(|w| w.hist.bucket_count()).sum());
     for (i, w) in run.windows.iter().enumerate() {
-        let l = w.hist.layout();
-        for (lo, count) in w.hist.buckets() {
-            let upper_ns = l.highest_equivalent(lo);
-            if upper_ns > MAX_VALUE {
-                return Err(ValueTooLarge { window: i + 1, tag: tag_name(w.tag.as_deref()).into(), upper_ns });
-            }
-            out.push(BucketRow { window: i as i64, lower_ns: lo, upper_ns, count });
-        }
+        out.extend(w.hist.indexed().map(|(index, count)| BucketRow { window: i as i64, index, count }));
     }
-    Ok(out)
+    out
+}
+
+/// The value range of every bucket index the run's windows use, by layout key then index; an
+/// error for a value beyond [`MAX_VALUE`].
+pub fn layout_rows(run: &Run) -> Result<Vec<LayoutRow>, ValueTooLarge> {
+    // each layout's indexes (a run has one layout, seldom two)
+    let mut used: Vec<(Layout, BTreeSet<u32>)> = Vec::new();
+    for (i, w) in run.windows.iter().enumerate() {
+        if w.hist.max() > MAX_VALUE {
+            return Err(ValueTooLarge { window: i + 1, tag: tag_name(w.tag.as_deref()).into(), upper_ns: w.hist.max() });
+        }
+        let l = w.hist.layout();
+        let at = match used.iter().position(|(k, _)| *k == l) {
+            Some(at) => at,
+            None => {
+                used.push((l, BTreeSet::new()));
+                used.len() - 1
+            }
+        };
+        used[at].1.extend(w.hist.indexed().map(|(index, _)| index));
+    }
+    let mut rows: Vec<LayoutRow> = used
+        .into_iter()
+        .flat_map(|(l, indexes)| {
+            let key = layout_key(&l);
+            indexes.into_iter().map(move |index| {
+                let lower_ns = l.value_of_index(index as usize).expect("stored indexes are below the layout's limit");
+                LayoutRow { layout: key.clone(), index, lower_ns, upper_ns: l.highest_equivalent(lower_ns) }
+            })
+        })
+        .collect();
+    rows.sort_by(|a, b| (&a.layout, a.index).cmp(&(&b.layout, b.index)));
+    Ok(rows)
+}
+
+/// The windows of one tag that start in one hour of the clock and one hour of the run,
+/// summed (histograms add exactly); windows of another layout make another sum.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HourHist {
+    pub tag: String,
+    /// Start of the clock hour (UTC), seconds since the epoch: a multiple of 3,600; `None`
+    /// when the run states no start time.
+    pub hour_start_s: Option<f64>,
+    /// The hour of the run the windows start in: 0 for the first 3,600 s.
+    pub run_hour: i64,
+    pub hist: Hist,
+}
+
+/// The run's windows summed per tag, clock hour and run hour (a window counts in the hour it
+/// starts in), by tag then hour; two kinds of hour so that a query can group by either, a
+/// run that does not start on the hour giving two sums an hour.
+pub fn hour_hists(run: &Run) -> Vec<HourHist> {
+    type Key<'a> = (&'a str, Option<i64>, i64, String);
+    let mut groups: BTreeMap<Key<'_>, Vec<&Hist>> = BTreeMap::new();
+    for w in &run.windows {
+        let clock = run.start_time.map(|s| ((s + w.start_s) / 3600.0).floor() as i64);
+        let run_hour = (w.start_s / 3600.0).floor() as i64;
+        groups.entry((tag_name(w.tag.as_deref()), clock, run_hour, layout_key(&w.hist.layout()))).or_default().push(&w.hist);
+    }
+    groups
+        .into_iter()
+        .map(|((tag, clock, run_hour, _), hists)| HourHist {
+            tag: tag.to_string(),
+            hour_start_s: clock.map(|h| h as f64 * 3600.0),
+            run_hour,
+            // one layout, and the windows of one run: the sum is exact
+            hist: Hist::merge_all(hists),
+        })
+        .collect()
 }
 
 /// The windows table's CSV header line.
@@ -229,17 +318,46 @@ mod tests {
         assert_eq!((ws[1].scope, ws[1].direction, ws[1].measure), (Some("h1"), "read", Some("svc")));
         assert_eq!((ws[2].window, ws[2].start_s, ws[2].offset_s), (2, Some(1001.0), 1.0));
         assert_eq!((ws[0].count, ws[0].min_ns, ws[0].max_ns), (3, 1000, 5003));
-        let bs = bucket_rows(&run).unwrap();
-        // every bucket's count, at its nines-core edges; 2047 and 2048 are buckets of widths 1 and 2
+        let bs = bucket_rows(&run);
+        // every bucket's count at its index; 2047 and 2048 are buckets of widths 1 and 2
+        let (i2047, i2048) = (l.index_of(2047) as u32, l.index_of(2048) as u32);
         assert_eq!(
-            bs.iter().map(|b| (b.window, b.lower_ns, b.upper_ns, b.count)).collect::<Vec<_>>(),
-            [(0, 1000, 1000, 2), (0, 5000, 5003, 1), (1, 2047, 2047, 1), (1, 2048, 2049, 1), (2, 3, 3, 1)]
+            bs.iter().map(|b| (b.window, b.index, b.count)).collect::<Vec<_>>(),
+            [(0, l.index_of(1000) as u32, 2), (0, l.index_of(5000) as u32, 1), (1, i2047, 1), (1, i2048, 1), (2, 3, 1)]
+        );
+        assert_eq!(i2048, i2047 + 1);
+        // the index's value range, at nines-core's edges
+        let ls = layout_rows(&run).unwrap();
+        assert_eq!(
+            ls.iter().map(|r| (r.layout.as_str(), r.lower_ns, r.upper_ns)).collect::<Vec<_>>(),
+            [
+                ("low1_sig3", 3, 3),
+                ("low1_sig3", 1000, 1000),
+                ("low1_sig3", 2047, 2047),
+                ("low1_sig3", 2048, 2049),
+                ("low1_sig3", 5000, 5003)
+            ]
+        );
+        assert_eq!(ws[0].layout, l);
+        // per tag and hour: `read` has two windows in the hour that starts at 0 s (clock) and
+        // in hour 0 of the run
+        let hs = hour_hists(&run);
+        assert_eq!(
+            hs.iter().map(|h| (h.tag.as_str(), h.hour_start_s, h.run_hour, h.hist.count())).collect::<Vec<_>>(),
+            [("h1/read.svc", Some(0.0), 0, 2), ("read", Some(0.0), 0, 4)]
+        );
+        // a run crossing a clock hour: the windows split by the hour they start in
+        let late = Run { start_time: Some(3599.5), ..run.clone() };
+        let hs = hour_hists(&late);
+        assert_eq!(
+            hs.iter().map(|h| (h.hour_start_s, h.hist.count())).collect::<Vec<_>>(),
+            [(Some(0.0), 2), (Some(0.0), 3), (Some(3600.0), 1)]
         );
         let csv = windows_csv([("id1", &ws[..])]);
         assert_eq!(csv.lines().nth(2).unwrap(), "id1,1,h1/read.svc,h1,read,svc,1000.000000,0,1,2,2047,2049");
         // a latency beyond 2^63-1 ns is refused, naming the window
         let big = Run { windows: vec![w(0.0, "read", &[u64::MAX / 2 + 10])], ..Run::default() };
-        assert!(bucket_rows(&big).unwrap_err().to_string().starts_with("window 1 (tag read) holds a latency of"));
+        assert!(layout_rows(&big).unwrap_err().to_string().starts_with("window 1 (tag read) holds a latency of"));
         let row = run_row(&run, "id1");
         assert_eq!((row.windows, row.start_s, row.duration_s), (3, Some(1000.0), 2.0));
     }
