@@ -3,7 +3,8 @@
 //! nines-core's ([`nines_core::export::dataset`]); this module only writes them.
 //!
 //! Layout: `DIR/runs/ID.parquet`, `DIR/windows/ID.parquet`, `DIR/buckets/ID.parquet`,
-//! `DIR/hours/ID.parquet`, `DIR/layouts/ID.parquet`, one file per run and table, where ID is a hash of the run's content (its name, start and every
+//! `DIR/hours/ID.parquet`, `DIR/layouts/ID.parquet`, one file per run and table, where ID
+//! is a hash of the run's content (its name, start and every
 //! window's tag, times and buckets). Reading `DIR/buckets/*.parquet` reads every run exported
 //! there. Exporting a run whose ID is already there is idempotent: each table file is written
 //! to a temporary file and renamed into place only if no file of that name is there; one that
@@ -485,10 +486,11 @@ fn write_buckets(w: &mut Writer, id: &str, rows: &[BucketRow]) -> parquet::error
 fn write_hours(w: &mut Writer, id: &str, hours: &[HourHist]) -> parquet::errors::Result<()> {
     // one row per bucket of each sum, its sum's columns repeated (dictionary- and
     // run-length-coded, they cost next to nothing)
-    let mut rows: Vec<(&HourHist, Tag<'_>, u32, u64)> = Vec::new();
-    for h in hours {
+    let keys: Vec<ByteArray> = hours.iter().map(|h| s(&dataset::layout_key(&h.hist.layout()))).collect();
+    let mut rows: Vec<(&HourHist, Tag<'_>, &ByteArray, u32, u64)> = Vec::new();
+    for (h, key) in hours.iter().zip(&keys) {
         let t = Tag::parse(&h.tag);
-        rows.extend(h.hist.indexed().map(|(index, count)| (h, t, index, count)));
+        rows.extend(h.hist.indexed().map(|(index, count)| (h, t, key, index, count)));
     }
     row_group(
         w,
@@ -500,9 +502,9 @@ fn write_hours(w: &mut Writer, id: &str, hours: &[HourHist]) -> parquet::errors:
             Col::OptStr(rows.iter().map(|r| os(r.1.measure)).collect()),
             Col::OptF64(rows.iter().map(|r| r.0.hour_start_s).collect()),
             Col::I64(rows.iter().map(|r| r.0.run_hour).collect()),
-            Col::Str(rows.iter().map(|r| s(&dataset::layout_key(&r.0.hist.layout()))).collect()),
-            Col::I32(rows.iter().map(|r| r.2 as i32).collect()),
-            Col::I64(rows.iter().map(|r| i(r.3)).collect()),
+            Col::Str(rows.iter().map(|r| r.2.clone()).collect()),
+            Col::I32(rows.iter().map(|r| r.3 as i32).collect()),
+            Col::I64(rows.iter().map(|r| i(r.4)).collect()),
         ],
     )
 }

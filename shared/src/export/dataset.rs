@@ -11,7 +11,8 @@
 //!   small deltas and the window as runs;
 //! - hours: the buckets of every tag summed per hour of the clock (UTC, the hour each window
 //!   starts in) and hour of the run ([`HourHist`]): what per-hour, per-day and whole-run
-//!   levels read, a thousandth of the buckets' rows, exact as every sum of histograms is;
+//!   levels read, about 1/500 of the buckets' rows for runs of 1 s windows, exact as every
+//!   sum of histograms is;
 //! - layouts: the value range of every bucket index a run uses, per layout, as nines-core
 //!   defines it (the lowest and highest value the bucket holds:
 //!   [`Layout::lowest_equivalent`](crate::hist::Layout::lowest_equivalent) and
