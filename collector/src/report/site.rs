@@ -4,6 +4,7 @@
 //! the groups that start in it, as in a report. Adding runs to an existing site keeps the runs
 //! its manifest already lists, and gives those without a compact form one.
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
@@ -27,28 +28,102 @@ pub fn safe_name(name: &str) -> String {
     }
 }
 
-/// The largest manifest.json read.
-const MAX_MANIFEST: u64 = 64 << 20;
+/// The largest manifest.json read. Its entries are read one at a time (a site of 10,000
+/// runs has a manifest of about 50 MB: about 5 KB a run, most of it the trend summary).
+const MAX_MANIFEST: u64 = 1 << 30;
 /// The viewer's files in a site's directory, replaced by each `nines site`.
 const VIEWER_FILES: [&str; 7] =
     ["index.html", "style.css", "worker.js", "nines_viewer.js", "nines_viewer_bg.wasm", "nines_worker.js", "nines_worker_bg.wasm"];
 
-/// The manifest's entries (`{"runs":[{"file":"runs/a.hlog","name":"a"}]}`), or none.
-fn read_manifest(path: &Path) -> Result<Vec<Value>> {
-    if std::fs::symlink_metadata(path).is_err() {
-        return Ok(Vec::new());
+/// Call `each` with every entry of the manifest at `path`, in order and one at a time, so
+/// that a site's memory does not grow with its runs (`{"runs":[{"file":"runs/a.hlog",
+/// "name":"a"}, ...]}`; a plain list of file names, as early sites wrote, gives
+/// `{"file": NAME}` entries). No manifest there calls it for none.
+///
+/// serde_json reads a whole document into one value; a visitor over the `runs` list takes
+/// its elements as they are parsed instead.
+fn each_entry(path: &Path, mut each: impl FnMut(Value) -> Result<()>) -> Result<()> {
+    use serde::de::{Deserializer as _, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use std::io::Read;
+
+    struct Entries<'f> {
+        each: &'f mut dyn FnMut(Value) -> Result<()>,
+        failed: &'f mut Option<anyhow::Error>,
     }
-    let bytes = output::read_bounded(path, MAX_MANIFEST, "the manifest")?;
-    let v: Value = serde_json::from_slice(&bytes).with_context(|| format!("'{}' is not valid JSON; fix or remove it", path.display()))?;
-    let list = v.get("runs").and_then(Value::as_array).or_else(|| v.as_array());
-    let Some(list) = list else { bail!("'{}' has no \"runs\" list; fix or remove it", path.display()) };
-    Ok(list
-        .iter()
-        .map(|e| match e {
-            Value::String(f) => json!({ "file": f }),
-            e => e.clone(),
-        })
-        .collect())
+    impl<'de> Visitor<'de> for Entries<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a list of runs")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            while let Some(e) = seq.next_element::<Value>()? {
+                let e = match e {
+                    Value::String(f) => json!({ "file": f }),
+                    e => e,
+                };
+                if let Err(e) = (self.each)(e) {
+                    *self.failed = Some(e);
+                    return Err(A::Error::custom("stopped"));
+                }
+            }
+            Ok(())
+        }
+    }
+    impl<'de> serde::de::DeserializeSeed<'de> for Entries<'_> {
+        type Value = ();
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_seq(self)
+        }
+    }
+    /// The document: an object holding `runs` (other keys are skipped), or the list itself.
+    struct Manifest<'f>(Entries<'f>);
+    impl<'de> Visitor<'de> for Manifest<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object with a \"runs\" list")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let mut entries = Some(self.0);
+            while let Some(key) = map.next_key::<String>()? {
+                match entries.take_if(|_| key == "runs") {
+                    Some(e) => map.next_value_seed(e)?,
+                    None => drop(map.next_value::<IgnoredAny>()?),
+                }
+            }
+            match entries {
+                Some(_) => Err(A::Error::custom(NO_RUNS)),
+                None => Ok(()),
+            }
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+            self.0.visit_seq(seq)
+        }
+    }
+    const NO_RUNS: &str = "no \"runs\" list";
+
+    if std::fs::symlink_metadata(path).is_err() {
+        return Ok(());
+    }
+    let f = File::open(path).with_context(|| format!("could not read the manifest '{}'", path.display()))?;
+    let mut failed = None;
+    let mut read = std::io::BufReader::new(f.take(MAX_MANIFEST + 1));
+    let mut de = serde_json::Deserializer::from_reader(&mut read);
+    let parsed = de.deserialize_any(Manifest(Entries { each: &mut each, failed: &mut failed })).and_then(|()| de.end());
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    if read.into_inner().limit() == 0 {
+        bail!(
+            "the manifest '{}' is larger than {}, the most nines reads for it",
+            path.display(),
+            nines_core::units::format_size(MAX_MANIFEST)
+        );
+    }
+    match parsed {
+        Err(e) if e.to_string().starts_with(NO_RUNS) => bail!("'{}' has no \"runs\" list; fix or remove it", path.display()),
+        Err(e) => Err(anyhow::Error::new(e).context(format!("'{}' is not valid JSON; fix or remove it", path.display()))),
+        Ok(()) => Ok(()),
+    }
 }
 
 /// Is the site's `index.html` nines' own (so the viewer's files may be replaced)?
@@ -103,11 +178,18 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
     }
     let read = Inputs::new(&args.files);
     let group_s = args.group;
-    let mut new_files: Vec<String> = Vec::new();
     let manifest_path = dir.join("manifest.json");
-    let mut entries = read_manifest(&manifest_path)?;
-    let kept = entries.len();
-    let mut added = 0;
+    // The runs the manifest lists, read through once before anything is written (a manifest
+    // that cannot be read stops the command here and stays as it is); only their names stay.
+    let mut listed: HashSet<String> = HashSet::new();
+    let mut kept = 0;
+    each_entry(&manifest_path, |e| {
+        kept += 1;
+        listed.extend(e.get("file").and_then(Value::as_str).map(str::to_string));
+        Ok(())
+    })?;
+    let mut new_files: Vec<String> = Vec::new();
+    let mut new_entries: Vec<Value> = Vec::new();
     for f in &crate::load::each_file_once(&args.files) {
         let (run, bytes) = load_with_bytes(f)?;
         let name = safe_name(&file_name(f));
@@ -132,53 +214,12 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
             n += 1;
             rel = format!("runs/{stem}-{n}{ext}");
         }
-        if !entries.iter().any(|e| e.get("file").and_then(Value::as_str) == Some(rel.as_str())) {
-            entries.push(json!({ "file": rel, "name": run.name }));
-            added += 1;
+        if !listed.contains(&rel) && !new_entries.iter().any(|e| e.get("file").and_then(Value::as_str) == Some(rel.as_str())) {
+            new_entries.push(json!({ "file": rel, "name": run.name }));
         }
         new_files.push(rel);
     }
-    // every run gets its compact form and its trend summary (those of older sites too)
-    let mut upgraded = 0;
-    for (idx, e) in entries.iter_mut().enumerate() {
-        let Some(rel) = e.get("file").and_then(Value::as_str).map(str::to_string) else { continue };
-        let compact = format!("{rel}.compact");
-        let has = e.get("compact").and_then(Value::as_str) == Some(compact.as_str());
-        // runs given now take this command's --group; the others keep theirs
-        let given = group_s.is_some() && new_files.contains(&rel);
-        // a form of an older version is written again: from version 4 on the page fetches only
-        // the bytes before its groups (an HTTP range request) until a range needs them
-        let groups_at = (has && !given).then(|| groups_at(&dir.join(&compact))).flatten();
-        let has_compact = groups_at.is_some();
-        if let Some(at) = groups_at {
-            e["compact_groups_at"] = json!(at);
-        }
-        let has_trend = e.get("trend").is_some() && !new_files.contains(&rel);
-        if has_compact && has_trend {
-            continue;
-        }
-        // only runs nines keeps in runs/ (a manifest may list other paths: left as they are)
-        if !rel.starts_with("runs/") || rel[5..].contains('/') || !std::fs::symlink_metadata(dir.join(&rel)).is_ok_and(|m| m.is_file()) {
-            continue;
-        }
-        let (run, _) = load_with_bytes(&dir.join(&rel))?;
-        if !has_trend {
-            // the trend view draws every run's whole-run levels without loading any run
-            let stats = nines_core::stats::run_stats(&run, &nines_core::stats::Options::default());
-            e["trend"] = nines_core::trend::Summary::of(&run, &stats).to_json();
-        }
-        if has_compact {
-            continue;
-        }
-        let (bytes, _) = super::budget::default_compact(&run, if given { group_s } else { None })?;
-        let at = nines_core::compact::Compact::read(&compact, &bytes)?.groups_at();
-        output::write_atomic(&dir.join(&compact), &bytes, Replace::Always, &read)?;
-        e["compact"] = json!(compact);
-        e["compact_groups_at"] = json!(at);
-        if idx < kept && (!has || !given) {
-            upgraded += 1;
-        }
-    }
+    let added = new_entries.len();
     let v = bundle::viewer();
     let files: [(&str, &[u8]); 7] = [
         ("index.html", v.index_html.as_bytes()),
@@ -192,24 +233,123 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
     for (name, bytes) in files {
         output::write_atomic(&dir.join(name), bytes, Replace::Always, &read)?;
     }
-    let manifest = serde_json::to_string_pretty(&json!({ "runs": entries })).expect("JSON serialises");
-    output::write_atomic(&manifest_path, format!("{manifest}\n").as_bytes(), Replace::Always, &read)?;
+    // The manifest again, entry by entry into its new version (one line a run): every run
+    // gets its compact form and its trend summary (those of older sites too).
+    let site = Completing { dir, new_files: &new_files, group_s, inputs: &read };
+    let (mut upgraded, mut runs, mut failed) = (0, 0, None);
+    let written = output::write_atomic_with(&manifest_path, Replace::Always, &read, |w| {
+        w.write_all(b"{\"runs\": [")?;
+        let mut put = |e: &Value| -> Result<()> {
+            w.write_all(if runs == 0 { b"\n" } else { b",\n" })?;
+            serde_json::to_writer(&mut *w, e)?;
+            runs += 1;
+            Ok(())
+        };
+        let mut listed_now = 0;
+        let streamed = each_entry(&manifest_path, |mut e| {
+            // a manifest changed since it was read (only another user can: the lock is ours)
+            listed_now += 1;
+            if listed_now > kept {
+                bail!("'{}' changed while nines site read it; run it again", manifest_path.display());
+            }
+            upgraded += usize::from(site.complete(&mut e, true)?);
+            put(&e)
+        })
+        .and_then(|()| {
+            for mut e in std::mem::take(&mut new_entries) {
+                site.complete(&mut e, false)?;
+                put(&e)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = streamed {
+            failed = Some(e);
+            return Err(std::io::Error::other("stopped"));
+        }
+        w.write_all(b"\n]}\n")
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    written?;
     writeln!(
         out,
         "site: {} ({} run{} listed, {added} added, {kept} kept{}); serve the directory and open index.html",
         dir.display(),
-        entries.len(),
-        if entries.len() == 1 { "" } else { "s" },
+        runs,
+        if runs == 1 { "" } else { "s" },
         if upgraded > 0 { format!(", {upgraded} given a compact form") } else { String::new() }
     )?;
     Ok(())
 }
 
+/// A site being written: what [`Completing::complete`] needs of it.
+struct Completing<'a> {
+    dir: &'a Path,
+    /// The runs given to this command (`runs/NAME` as listed).
+    new_files: &'a [String],
+    group_s: Option<f64>,
+    inputs: &'a Inputs,
+}
+
+impl Completing<'_> {
+    /// Give a manifest entry the compact form and trend summary it lacks (runs of older
+    /// sites, runs added now), and a new compact form to a run given again with `--group`;
+    /// whether a run listed before (`kept`) was given a compact form.
+    fn complete(&self, e: &mut Value, kept: bool) -> Result<bool> {
+        let Some(rel) = e.get("file").and_then(Value::as_str).map(str::to_string) else { return Ok(false) };
+        let compact = format!("{rel}.compact");
+        let has = e.get("compact").and_then(Value::as_str) == Some(compact.as_str());
+        // runs given now take this command's --group; the others keep theirs
+        let given = self.group_s.is_some() && self.new_files.contains(&rel);
+        // a form of an older version is written again: from version 4 on the page fetches only
+        // the bytes before its groups (an HTTP range request) until a range needs them
+        let listed_at = e.get("compact_groups_at").and_then(Value::as_u64);
+        let groups_at = (has && !given).then(|| groups_at(&self.dir.join(&compact), listed_at)).flatten();
+        let has_compact = groups_at.is_some();
+        if let Some(at) = groups_at {
+            e["compact_groups_at"] = json!(at);
+        }
+        let has_trend = e.get("trend").is_some() && !self.new_files.contains(&rel);
+        if has_compact && has_trend {
+            return Ok(false);
+        }
+        // only runs nines keeps in runs/ (a manifest may list other paths: left as they are)
+        if !rel.starts_with("runs/") || rel[5..].contains('/') || !std::fs::symlink_metadata(self.dir.join(&rel)).is_ok_and(|m| m.is_file())
+        {
+            return Ok(false);
+        }
+        let (run, _) = load_with_bytes(&self.dir.join(&rel))?;
+        if !has_trend {
+            // the trend view draws every run's whole-run levels without loading any run
+            let stats = nines_core::stats::run_stats(&run, &nines_core::stats::Options::default());
+            e["trend"] = nines_core::trend::Summary::of(&run, &stats).to_json();
+        }
+        if has_compact {
+            return Ok(false);
+        }
+        let (bytes, _) = super::budget::default_compact(&run, if given { self.group_s } else { None })?;
+        let at = nines_core::compact::Compact::read(&compact, &bytes)?.groups_at();
+        output::write_atomic(&self.dir.join(&compact), &bytes, Replace::Always, self.inputs)?;
+        e["compact"] = json!(compact);
+        e["compact_groups_at"] = json!(at);
+        Ok(kept && (!has || !given))
+    }
+}
+
 /// Where the groups of the compact form at `path` begin, when it is a regular file holding a
-/// form of version 4 on that reads; None for anything else (it is written again).
-fn groups_at(path: &Path) -> Option<usize> {
-    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
-        return None;
+/// form of version 4 on; None for anything else (it is written again). Where the manifest
+/// already states it (`listed`), only the form's first bytes are read to check its version,
+/// so that adding a run to a site of thousands does not read every run's form.
+fn groups_at(path: &Path, listed: Option<u64>) -> Option<usize> {
+    use nines_core::compact::{MAGIC, VERSION};
+    use std::io::Read;
+    let meta = std::fs::symlink_metadata(path).ok().filter(|m| m.is_file())?;
+    if let Some(at) = listed.filter(|&at| at < meta.len()) {
+        // the version is a varint, one byte while it is below 128
+        let mut head = [0u8; MAGIC.len() + 1];
+        File::open(path).ok()?.read_exact(&mut head).ok()?;
+        return (head.starts_with(MAGIC) && (4..=VERSION).contains(&u64::from(head[MAGIC.len()]))).then_some(at as usize);
     }
     let bytes = std::fs::read(path).ok()?;
     nines_core::compact::Compact::read(&path.display().to_string(), &bytes).ok()?.groups_at()
@@ -225,5 +365,49 @@ mod tests {
         assert_eq!(safe_name("../../x.hlog"), "_.._x.hlog");
         assert_eq!(safe_name("<script>.hlog"), "_script_.hlog");
         assert_eq!(safe_name("..."), "run");
+    }
+
+    fn entries(text: &str) -> Result<Vec<Value>> {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("manifest.json");
+        std::fs::write(&p, text).unwrap();
+        let mut all = Vec::new();
+        each_entry(&p, |e| {
+            all.push(e);
+            Ok(())
+        })?;
+        Ok(all)
+    }
+
+    #[test]
+    fn manifest_entries_are_read_one_at_a_time_in_every_form() {
+        // other keys before and after the list are skipped; early sites' plain lists of names
+        let e = entries(r#"{"title": {"a": [1]}, "runs": [{"file": "runs/a.hlog", "name": "a"}, "runs/b.hlog"], "x": 1}"#).unwrap();
+        assert_eq!(e, vec![json!({"file": "runs/a.hlog", "name": "a"}), json!({"file": "runs/b.hlog"})]);
+        assert_eq!(entries(r#"["runs/c.hlog"]"#).unwrap(), vec![json!({"file": "runs/c.hlog"})]);
+        assert!(entries("{\"runs\": []}").unwrap().is_empty());
+        // no manifest: no entries
+        assert!(each_entry(Path::new("/nonexistent/manifest.json"), |_| bail!("called")).is_ok());
+        // what is wrong names the file, and the line where the JSON breaks
+        let e = format!("{:#}", entries(r#"{"title": "t"}"#).unwrap_err());
+        assert!(e.contains("manifest.json' has no \"runs\" list; fix or remove it"), "{e}");
+        let e = format!("{:#}", entries("{\"runs\": [\n{\"file\": 1},\n{oops}]}").unwrap_err());
+        assert!(e.contains("manifest.json' is not valid JSON; fix or remove it") && e.contains("line 3"), "{e}");
+        let e = format!("{:#}", entries(r#"{"runs": [{}, {}]} trailing"#).unwrap_err());
+        assert!(e.contains("is not valid JSON"), "{e}");
+        // an error of the caller's stops the reading and is the one returned
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("manifest.json");
+        std::fs::write(&p, r#"{"runs": [{"file": "a"}, {"file": "b"}, {"file": "c"}]}"#).unwrap();
+        let mut seen = 0;
+        let e = each_entry(&p, |_| {
+            seen += 1;
+            if seen == 2 {
+                bail!("second entry refused")
+            }
+            Ok(())
+        })
+        .unwrap_err();
+        assert_eq!((e.to_string(), seen), ("second entry refused".to_string(), 2));
     }
 }
