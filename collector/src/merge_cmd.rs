@@ -5,7 +5,8 @@
 //! lengths and tags), once to sum them. What stays in memory is the sums across runs (one
 //! histogram a common window and tag, however many runs there are) and, per run, where its
 //! own windows lie in a spill file: each run's windows are written out as archive lines as
-//! soon as it is summed, and copied from there into the merged archive in its order. So a
+//! soon as it is summed, and read back from there one at a time into the merged archive in
+//! its order (only where each run's windows begin and end stays in memory). So a
 //! merge of a thousand runs needs the memory of about one run, not of a thousand.
 
 use crate::sys::FileExt;
@@ -48,13 +49,11 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
     });
     let opts = fleet::Options { name, tolerance_s: args.tolerance, regrid_s: args.regrid };
     let mut merger = Merger::new(infos.clone(), &opts)?;
-    // second reading: each run summed, its own windows written to the spill file
+    // second reading: each run summed, its own windows written to the spill file, each as
+    // its slot, its tag's position and its length (12 bytes) before its archive line
     let mut spill = spill_file(&args.output)?;
-    // per run: where its windows begin in the spill file, and each one's length (they lie
-    // there in the order the archive takes them: 12 bytes a window kept, for any number of
-    // runs)
-    let mut own = Vec::with_capacity(args.files.len());
-    let mut begins = Vec::with_capacity(args.files.len());
+    // per run, where its windows begin and end in the spill file: 16 bytes a run
+    let mut spans = Vec::with_capacity(args.files.len());
     let mut lines = ArchiveWriter::new(Vec::new(), &Header::default())?;
     for (i, p) in args.files.iter().enumerate() {
         // (its warnings were printed at the first reading)
@@ -62,19 +61,22 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
         run.name.clone_from(&infos[i].name);
         let windows = merger.add(i, &run)?;
         drop(run);
-        begins.push(spill.stream_position()?);
+        let begin = spill.stream_position()?;
         lines.get_mut().clear();
-        let mut placed = Vec::with_capacity(windows.len());
         for (k, pos, w) in windows {
-            let from = lines.get_mut().len();
+            let at = lines.get_mut().len();
+            lines.get_mut().extend_from_slice(&[0; SPILL_HEAD]);
             lines.write_window(&w).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
-            let len = u32::try_from(lines.get_mut().len() - from).map_err(|_| {
-                anyhow::anyhow!("{}: a window of {} bytes as an archive line, beyond 4 GiB", p.display(), lines.get_mut().len() - from)
-            })?;
-            placed.push((k, pos, len));
+            let line = lines.get_mut().len() - at - SPILL_HEAD;
+            let len = u32::try_from(line)
+                .map_err(|_| anyhow::anyhow!("{}: a window of {line} bytes as an archive line, beyond 4 GiB", p.display()))?;
+            let head = &mut lines.get_mut()[at..at + SPILL_HEAD];
+            for (i, v) in [k, pos, len].into_iter().enumerate() {
+                head[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+            }
         }
         spill.write_all(lines.get_mut()).context("could not write the merge's spill file")?;
-        own.push(placed);
+        spans.push((begin, spill.stream_position()?));
     }
     drop(lines);
     let merged = merger.finish();
@@ -82,19 +84,23 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
     let merge_meta = merged.meta.merge.clone();
     let header = Header { start_time: merged.start_time, meta: merged.meta.clone() };
     let replace = if args.force { Replace::Always } else { Replace::Never };
+    let failed = std::cell::Cell::new(None);
     output::write_output_with(&args.output, replace, &Inputs::new(&args.files), |w| {
         let mut aw = ArchiveWriter::new(w, &header)?;
         let mut buf = Vec::new();
-        let mut at = begins;
+        let own = spans.iter().map(|&(at, end)| Spilled { file: &spill, at, end, failed: &failed }).collect();
         merged.assemble(own, |piece| match piece {
             Piece::Merged(win) => aw.write_window(&win),
-            Piece::Own(run, len) => {
+            Piece::Own(_, (at, len)) => {
                 buf.resize(len as usize, 0);
-                spill.read_exact_at(&mut buf, at[run])?;
-                at[run] += u64::from(len);
+                spill.read_exact_at(&mut buf, at)?;
                 aw.get_mut().write_all(&buf)
             }
         })?;
+        // a record that could not be read back ended its run's windows early
+        if let Some(e) = failed.take() {
+            return Err(e);
+        }
         aw.get_mut().flush()
     })?;
     // with the archive on stdout, what the command says goes to stderr
@@ -114,6 +120,41 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
         labels.join("/TAG, ")
     )?;
     Ok(())
+}
+
+/// The bytes before each window in the spill file: its slot, its tag's position in its run's
+/// tags and the length of its archive line, each a little-endian u32.
+const SPILL_HEAD: usize = 12;
+
+/// One run's own windows in the spill file, read back one at a time as the merged archive
+/// takes them (slot, tag position, and where its archive line lies), so that no list of a
+/// thousand runs' windows is kept in memory. A read that fails ends the run's windows and is
+/// kept in `failed` for the caller.
+struct Spilled<'a> {
+    file: &'a File,
+    at: u64,
+    end: u64,
+    failed: &'a std::cell::Cell<Option<std::io::Error>>,
+}
+
+impl Iterator for Spilled<'_> {
+    type Item = (u32, u32, (u64, u32));
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.at >= self.end {
+            return None;
+        }
+        let mut head = [0u8; SPILL_HEAD];
+        if let Err(e) = self.file.read_exact_at(&mut head, self.at) {
+            self.failed.set(Some(e));
+            self.at = self.end;
+            return None;
+        }
+        let word = |i: usize| u32::from_le_bytes([head[4 * i], head[4 * i + 1], head[4 * i + 2], head[4 * i + 3]]);
+        let line = self.at + SPILL_HEAD as u64;
+        self.at = line + u64::from(word(2));
+        Some((word(0), word(1), (line, word(2))))
+    }
 }
 
 /// An unnamed temporary file for the runs' own windows (as large as the merged archive): in

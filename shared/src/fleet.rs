@@ -146,7 +146,7 @@ pub fn merge(sources: &[Source], opts: &Options) -> Result<Run, MergeError> {
     let merged = merger.finish();
     let (start_time, meta) = (merged.start_time, merged.meta.clone());
     let mut windows = Vec::new();
-    merged.assemble(own, |piece| {
+    merged.assemble(own.into_iter().map(Vec::into_iter).collect(), |piece| {
         windows.push(match piece {
             Piece::Merged(w) | Piece::Own(_, w) => w,
         });
@@ -382,11 +382,14 @@ impl Merged {
 
     /// The merged run's windows in order, each given to `out`: per common window, every tag
     /// (empty or not, as the collector writes them): the tags across runs, then each run's
-    /// own. `own[i]` is what [`Merger::add`] gave for run `i` (or the same list with each
-    /// window replaced by what the caller keeps of it, such as its place in a file).
-    pub fn assemble<T, E>(self, own: Vec<Own<T>>, mut out: impl FnMut(Piece<T>) -> Result<(), E>) -> Result<(), E> {
-        let mut own: Vec<std::iter::Peekable<std::vec::IntoIter<(u32, u32, T)>>> =
-            own.into_iter().map(|o| o.into_iter().peekable()).collect();
+    /// own. `own[i]` gives, in order, what [`Merger::add`] gave for run `i` (or the same
+    /// list with each window replaced by what the caller keeps of it, such as its place in a
+    /// file, which the caller may read back as it goes instead of keeping a list).
+    pub fn assemble<T, E, I>(self, own: Vec<I>, mut out: impl FnMut(Piece<T>) -> Result<(), E>) -> Result<(), E>
+    where
+        I: Iterator<Item = (u32, u32, T)>,
+    {
+        let mut own: Vec<std::iter::Peekable<I>> = own.into_iter().map(Iterator::peekable).collect();
         let grid = self.grid;
         let empty = |k: i64, tag: &str| Window {
             start_s: k as f64 * grid,
