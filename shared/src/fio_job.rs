@@ -158,7 +158,7 @@ pub enum OptionError {
     RateTooHigh { opt: String },
     #[error("{opt}: longer than thinktime; the spin is part of the think time")]
     SpinLongerThanThink { opt: String },
-    #[error("ioengine={0}: not supported; nines has io_uring, psync (also for pvsync) and null")]
+    #[error("ioengine={0}: not supported; nines has io_uring (also for libaio), psync (also for pvsync, sync and vsync) and null")]
     Engine(String),
     /// A job's I/Os times its numjobs overflow.
     #[error("[{section}]: {n} I/Os a job times numjobs {numjobs} is more than {} I/Os", u64::MAX)]
@@ -408,9 +408,10 @@ impl Pattern {
 /// The engines nines has, as fio names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
-    /// fio's `io_uring`.
+    /// fio's `io_uring`, and `libaio` (the same reads and writes, submitted with io_uring).
     Uring,
-    /// fio's `psync` (pread/pwrite) and `pvsync` (preadv/pwritev of one buffer: the same I/O).
+    /// fio's `psync` (pread/pwrite) and `pvsync` (preadv/pwritev of one buffer: the same I/O),
+    /// and `sync` and `vsync` (the same I/O at a position set by lseek).
     Psync,
     /// fio's `null`.
     Null,
@@ -1217,10 +1218,32 @@ impl<'a> Draft<'a> {
 
     /// `ioengine`.
     fn opt_ioengine(&mut self, o: &'a RawOpt) -> Result<(), OptionError> {
+        // fio's HOWTO, "I/O engine": libaio is Linux native asynchronous I/O (io_submit), sync
+        // and vsync read and write at the file position set by lseek (vsync with readv and
+        // writev). nines submits the same reads and writes with io_uring and with pread/pwrite.
         self.engine = match value(o)?.to_ascii_lowercase().as_str() {
             "io_uring" => Engine::Uring,
             "psync" | "pvsync" => Engine::Psync,
             "null" => Engine::Null,
+            "libaio" => {
+                self.accepted.push((
+                    o.at.clone(),
+                    o.to_string(),
+                    "run with io_uring, which submits the same reads and writes as libaio's io_submit; \
+                     libaio queues them asynchronously only with direct=1, io_uring also when buffered, \
+                     and iodepth_batch_* act on io_uring's submissions and completions",
+                ));
+                Engine::Uring
+            }
+            "sync" | "vsync" => {
+                self.accepted.push((
+                    o.at.clone(),
+                    o.to_string(),
+                    "run with psync: the same reads and writes, at each offset with pread/pwrite \
+                     instead of lseek then read/write (one system call an I/O instead of two)",
+                ));
+                Engine::Psync
+            }
             v => return Err(OptionError::Engine(v.to_string())),
         };
         self.set("engine", o);
@@ -1348,12 +1371,27 @@ mod tests {
     }
 
     #[test]
+    fn libaio_and_sync_job_files_run_with_the_engines_nines_has_and_say_so() {
+        for (engine, want, note) in [
+            ("libaio", Engine::Uring, "run with io_uring"),
+            ("sync", Engine::Psync, "run with psync"),
+            ("vsync", Engine::Psync, "run with psync"),
+        ] {
+            let j = &jobs(&format!("[global]\nioengine={engine}\n[a]\nrw=randread\nsize=1g\nruntime=1s\ntime_based\n")).unwrap()[0];
+            assert_eq!(j.settings.engine, want, "{engine}");
+            let (at, opt, why) = j.accepted.iter().find(|a| a.1.starts_with("ioengine")).expect("a note");
+            assert_eq!((at.to_string(), opt.as_str()), ("t.fio:2".to_string(), format!("ioengine={engine}").as_str()));
+            assert!(why.starts_with(note), "{why}");
+        }
+    }
+
+    #[test]
     fn every_refusal_at_once_with_its_line() {
-        let e = jobs("[global]\nioengine=libaio\nverify=crc32c\n[a]\nrw=randread:8\nsize=1g\nbsrange=4k-16k\n[b]\nsize=1g\nfsync=4\n")
+        let e = jobs("[global]\nioengine=posixaio\nverify=crc32c\n[a]\nrw=randread:8\nsize=1g\nbsrange=4k-16k\n[b]\nsize=1g\nfsync=4\n")
             .unwrap_err();
         let s = e.to_string();
         for want in [
-            "t.fio:2: ioengine=libaio: not supported",
+            "t.fio:2: ioengine=posixaio: not supported",
             "t.fio:3: verify=crc32c: not supported by nines",
             "t.fio:5: rw=randread:8: the offset modifier",
             "t.fio:7: bsrange=4k-16k: not supported by nines",
