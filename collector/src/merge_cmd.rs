@@ -38,9 +38,13 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
     }
     // the names runs shown together get ([`nines_core::run::name_distinctly`])
     let names = distinct_names(&infos.iter().zip(&sources).map(|(i, s)| (i.name.as_str(), s.as_str())).collect::<Vec<_>>());
-    for (i, (info, name)) in infos.iter_mut().zip(names).enumerate() {
+    for (info, name) in infos.iter_mut().zip(names) {
         info.name = name;
-        info.label = args.label.get(i).map_or_else(|| info.default_label(), |l| fleet::clean_label(l));
+    }
+    // the hosts' names, or the runs' names where runs of one host are merged
+    let defaults = fleet::default_labels(&infos);
+    for (i, (info, default)) in infos.iter_mut().zip(defaults).enumerate() {
+        info.label = args.label.get(i).map_or(default, |l| fleet::clean_label(l));
     }
     let labels: Vec<String> = infos.iter().map(|i| i.label.clone()).collect();
     let name = args.name.clone().unwrap_or_else(|| match args.output.file_stem() {

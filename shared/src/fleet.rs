@@ -114,8 +114,19 @@ pub struct SourceInfo {
     layout: Option<crate::hist::Layout>,
 }
 
+/// The labels runs get when none is given: each one's host name ([`label_of`]), but the run's
+/// own name where two runs name the same host (two devices of one host merged).
+pub fn default_labels(infos: &[SourceInfo]) -> Vec<String> {
+    let hosts: Vec<String> = infos.iter().map(SourceInfo::default_label).collect();
+    hosts
+        .iter()
+        .zip(infos)
+        .map(|(h, info)| if hosts.iter().filter(|o| *o == h).count() > 1 { clean_label(&info.name) } else { h.clone() })
+        .collect()
+}
+
 impl SourceInfo {
-    /// The label a run gets when none is given ([`label_of`]).
+    /// The label a run gets alone when none is given ([`label_of`]); see [`default_labels`].
     pub fn default_label(&self) -> String {
         clean_label(self.meta.host.as_ref().and_then(|h| h.hostname.as_deref()).unwrap_or(&self.name))
     }
@@ -616,5 +627,20 @@ mod tests {
         assert_eq!(clean_label("node 1,rack@2/x"), "node_1_rack_2_x");
         assert_eq!(clean_label("h1.example.org"), "h1.example.org");
         assert_eq!(clean_label(""), "run");
+    }
+
+    #[test]
+    fn runs_of_one_host_are_labelled_by_their_names() {
+        let (mut a, mut b, c) =
+            (run("nvme0", 1000.0, 2, 1.0, 10_000), run("nvme1", 1000.0, 2, 1.0, 20_000), run("c", 1000.0, 2, 1.0, 30_000));
+        for r in [&mut a, &mut b] {
+            r.meta.host.as_mut().unwrap().hostname = Some("vm".into());
+        }
+        let infos: Vec<SourceInfo> = [&a, &b, &c].iter().map(|r| SourceInfo::of(r, String::new())).collect();
+        assert_eq!(default_labels(&infos), ["nvme0", "nvme1", "c-host"]);
+        // and they merge, each run's tags in its own scope
+        let sources: Vec<Source> = [&a, &b, &c].iter().zip(default_labels(&infos)).map(|(r, label)| Source { run: r, label }).collect();
+        let m = merge(&sources, &Options::default()).unwrap();
+        assert!(m.windows.iter().any(|w| w.tag.as_deref() == Some("nvme1/read")));
     }
 }

@@ -15,8 +15,8 @@ pub struct MergeArgs {
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
     /// The scope each run's own tags are kept in (`LABEL/read`), one per RUN in order
-    /// [default: each run's host name, else its name; characters other than A-Z a-z 0-9 _ .
-    /// : - become _].
+    /// [default: each run's host name (its name where runs of one host are merged), else its
+    /// name; characters other than A-Z a-z 0-9 _ . : - become _].
     #[arg(long, value_name = "LABEL")]
     pub label: Vec<String>,
     /// Name of the merged run [default: OUT's file name without extension; "merge" for
