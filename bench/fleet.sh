@@ -7,8 +7,9 @@
 # names and a start one second later per hundred (so that no two runs are the same run, which
 # `nines compare` refuses in a set). Measures wall time and peak resident memory (GNU time's
 # maximum RSS) of each command, once per size (the sizes are the curve): `merge` and `stats`
-# of all the runs, `compare` of the first half against the second. Writes the table into
-# BENCHMARKS.md (between the fleet markers) and the raw numbers into bench/results/fleet.csv.
+# of all the runs, `compare` of the first half against the second, `export --parquet` of all.
+# Writes the table into BENCHMARKS.md (between the fleet markers) and the raw numbers into
+# bench/results/fleet.csv.
 #
 # Usage: bash bench/fleet.sh [SIZES...]   (default: 10 100)
 set -euo pipefail
@@ -60,21 +61,26 @@ for n in "${sizes[@]}"; do
   read -r cw cm < <(measure "$nines" compare "${files[@]:0:$half}" --with "${files[@]:$half}")
   echo "$n,merge,$mw,$mm" >> bench/results/fleet.csv
   echo "$n,stats,$sw,$sm" >> bench/results/fleet.csv
+  echo "bench: $n runs: export --parquet" >&2
+  read -r ew em < <(measure "$nines" export --parquet "$work/ds" "$dir"/*.hlog)
+  ds_mb=$(( $(du -sb "$work/ds" | cut -f1) / 1000000 ))
+  rm -rf "$work/ds"
   echo "$n,compare,$cw,$cm" >> bench/results/fleet.csv
-  rows+="| $n | $((n * per_run / 1000000)) MB | $mw s | $mm MB | $merged_mb MB | $sw s | $sm MB | $cw s | $cm MB |"$'\n'
+  echo "$n,export,$ew,$em" >> bench/results/fleet.csv
+  rows+="| $n | $((n * per_run / 1000000)) MB | $mw s | $mm MB | $merged_mb MB | $sw s | $sm MB | $cw s | $cm MB | $ew s | $em MB | $ds_mb MB |"$'\n'
   rm -rf "$dir"
 done
 
 table=$(cat <<TABLE
-## At fleet scale: \`nines merge\`, \`stats\` and \`compare\` of many runs
+## At fleet scale: \`nines merge\`, \`stats\`, \`compare\` and \`export\` of many runs
 
 One-hour runs recorded at the same time (the viewer benchmark's synthetic archives, 3,600
 one-second windows x read and write, 2,000 I/Os a window, $((per_run / 1000)) KB each, their start
 set to one instant, a second later per hundred), on this project's 2-core machine ($(date -u +%Y-%m-%d)). Whole process, once
 per size; peak memory is the maximum resident set (GNU time).
 
-| runs | archives | \`nines merge\` wall | merge peak memory | merged archive | \`nines stats --json\` wall | stats peak memory | \`nines compare\` (half against half) wall | compare peak memory |
-|---|---|---|---|---|---|---|---|---|
+| runs | archives | \`nines merge\` wall | merge peak memory | merged archive | \`nines stats --json\` wall | stats peak memory | \`nines compare\` (half against half) wall | compare peak memory | \`nines export --parquet\` wall | export peak memory | dataset |
+|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows}
 Command: \`bash bench/fleet.sh [SIZES...]\` (raw numbers: bench/results/fleet.csv).
 TABLE

@@ -141,7 +141,8 @@ fn a_job_file_runs_with_include_env_and_overrides() {
     assert!(s.ios.get("read") > Some(0) && s.ios.get("write") > Some(0), "{:?}", s.ios);
 
     // every refusal of a file at once, with its line, before anything runs
-    std::fs::write(d.join("bad.fio"), "[global]\nioengine=posixaio\n[a]\nfilename=x\nsize=1m\nverify=md5\nbsrange=4k-8k\n").expect("written");
+    std::fs::write(d.join("bad.fio"), "[global]\nioengine=posixaio\n[a]\nfilename=x\nsize=1m\nverify=md5\nbsrange=4k-8k\n")
+        .expect("written");
     let out = Command::new(nines_tests::nines_bin()).current_dir(d).args(["run", "bad.fio"]).output().expect("nines runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
