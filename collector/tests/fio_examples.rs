@@ -152,3 +152,40 @@ fn a_job_file_runs_with_include_env_and_overrides() {
     }
     assert!(!d.join("x").exists() && !d.join("a.hlog").exists(), "nothing ran");
 }
+
+/// The job file most people have: libaio and direct I/O. It runs on io_uring, saying so where
+/// the other notes are; `--engine` beside it wins over any `ioengine`, even one nines does
+/// not have.
+#[test]
+fn a_libaio_job_file_runs_on_io_uring_and_engine_wins_over_any_ioengine() {
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let d = tmp.path();
+    let job = format!(
+        "[global]\nioengine=libaio\ndirect=1\nbs=4k\niodepth=8\n\n[randread]\nfilename={}\nrw=randread\nsize=4m\ntime_based\nruntime=200ms\n",
+        d.join("target.dat").display()
+    );
+    let run = |text: &str, extra: &[&str]| {
+        std::fs::write(d.join("aio.fio"), text).expect("written");
+        let out = Command::new(nines_tests::nines_bin())
+            .current_dir(d)
+            .args(["run", "aio.fio", "--no-summary"])
+            .args(extra)
+            .output()
+            .expect("nines runs");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        let bytes = std::fs::read(d.join("randread.hlog")).expect("the archive is named after the job");
+        std::fs::remove_file(d.join("randread.hlog")).expect("removed");
+        (stderr, nines_core::archive::read("randread.hlog", &bytes).expect("readable"))
+    };
+    let (stderr, r) = run(&job, &[]);
+    assert!(stderr.contains("ioengine=libaio (aio.fio:2) accepted: run with io_uring"), "{stderr}");
+    assert_eq!(r.meta.engine.as_ref().and_then(|e| e.requested.as_deref()), Some("uring"));
+    let w = r.meta.workload.clone().expect("a workload");
+    assert_eq!((w.rw.as_deref(), w.qd, w.direct), (Some("randread"), Some(8), Some(true)));
+    assert!(r.meta.summary.clone().expect("a summary").ios.get("read") > Some(0));
+    // an engine nines does not have, with --engine beside the file
+    let (stderr, r) = run(&job.replace("libaio", "posixaio"), &["--engine", "psync"]);
+    assert!(stderr.contains("--engine overrides ioengine=posixaio (aio.fio:2)"), "{stderr}");
+    assert_eq!(r.meta.engine.as_ref().and_then(|e| e.requested.as_deref()), Some("psync"));
+}

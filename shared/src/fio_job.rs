@@ -158,7 +158,10 @@ pub enum OptionError {
     RateTooHigh { opt: String },
     #[error("{opt}: longer than thinktime; the spin is part of the think time")]
     SpinLongerThanThink { opt: String },
-    #[error("ioengine={0}: not supported; nines has io_uring (also for libaio), psync (also for pvsync, sync and vsync) and null")]
+    #[error(
+        "ioengine={0}: not supported; nines has io_uring (also for libaio), psync (also for pvsync, sync and vsync) and null; \
+         --engine given beside the file runs the job on that one instead"
+    )]
     Engine(String),
     /// A job's I/Os times its numjobs overflow.
     #[error("[{section}]: {n} I/Os a job times numjobs {numjobs} is more than {} I/Os", u64::MAX)]
@@ -588,6 +591,15 @@ pub fn split_filenames(v: &str) -> Vec<String> {
 
 /// Interpret parsed sections: one [`Job`] per job section, or every refusal at once.
 pub fn interpret(sections: &[RawSection]) -> Result<Vec<Job>, JobError> {
+    interpret_overridden(sections, &[])
+}
+
+/// [`interpret`] for a caller that sets the nines settings named in `overridden` (keys of
+/// [`Job::origin`]) itself, as a command-line flag beside the file does: the file's options
+/// for them are still read and their origin kept (for the note that the flag overrides them),
+/// but a value nines has no use for is not refused. Only `"engine"` is looked at: with it,
+/// any `ioengine` is accepted, the flag's engine running the job.
+pub fn interpret_overridden(sections: &[RawSection], overridden: &[&str]) -> Result<Vec<Job>, JobError> {
     let mut problems = Vec::new();
     let mut jobs = Vec::new();
     let mut globals: Vec<&RawOpt> = Vec::new();
@@ -598,7 +610,7 @@ pub fn interpret(sections: &[RawSection]) -> Result<Vec<Job>, JobError> {
         }
         let opts: Vec<&RawOpt> = globals.iter().copied().chain(s.opts.iter()).collect();
         let stonewall = opts.iter().any(|o| matches!(o.key.as_str(), "stonewall" | "wait_for_previous") && bool_value(o).unwrap_or(true));
-        match interpret_job(s, &opts, stonewall) {
+        match interpret_job(s, &opts, stonewall, overridden) {
             Ok(j) => jobs.push(j),
             Err(mut p) => problems.append(&mut p),
         }
@@ -663,9 +675,10 @@ fn one_for_all_directions(o: &RawOpt) -> Result<&str, OptionError> {
     Ok(parts[0])
 }
 
-fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool) -> Result<Job, Vec<(Loc, String)>> {
+fn interpret_job(s: &RawSection, opts: &[&RawOpt], stonewall: bool, overridden: &[&str]) -> Result<Job, Vec<(Loc, String)>> {
     let mut problems: Vec<(Loc, String)> = Vec::new();
     let mut d = Draft::new(s.name.clone());
+    d.engine_overridden = overridden.contains(&"engine");
     for o in opts {
         let r: Result<(), OptionError> = (|| {
             match o.key.as_str() {
@@ -757,6 +770,8 @@ struct Draft<'a> {
     randrepeat: bool,
     randseed: Option<u64>,
     engine: Engine,
+    /// The caller runs an engine of its own: an `ioengine` nines does not have is not refused.
+    engine_overridden: bool,
     window_ns: Option<u64>,
     distribution: Distribution,
 }
@@ -793,6 +808,7 @@ impl<'a> Draft<'a> {
             randrepeat: true,
             randseed: None,
             engine: Engine::Psync,
+            engine_overridden: false,
             window_ns: None,
             distribution: Distribution::Random,
         }
@@ -1244,6 +1260,8 @@ impl<'a> Draft<'a> {
                 ));
                 Engine::Psync
             }
+            // the flag's engine runs the job (its note names this option)
+            _ if self.engine_overridden => self.engine,
             v => return Err(OptionError::Engine(v.to_string())),
         };
         self.set("engine", o);
@@ -1383,6 +1401,21 @@ mod tests {
             assert_eq!((at.to_string(), opt.as_str()), ("t.fio:2".to_string(), format!("ioengine={engine}").as_str()));
             assert!(why.starts_with(note), "{why}");
         }
+    }
+
+    #[test]
+    fn an_engine_set_by_the_caller_wins_over_any_ioengine() {
+        let sections = parse("t.fio", "[global]\nioengine=posixaio\n[a]\nsize=1m\n", &mut no_include, &|_| None).unwrap();
+        let e = interpret(&sections).unwrap_err().to_string();
+        assert!(e.contains("t.fio:2: ioengine=posixaio: not supported") && e.contains("--engine given beside the file"), "{e}");
+        let j = &interpret_overridden(&sections, &["engine"]).unwrap()[0];
+        // the option is kept as what the flag overrides
+        assert_eq!(j.origin["engine"], (Loc { file: "t.fio".into(), line: 2 }, "ioengine=posixaio".to_string()));
+        // the file's other refusals stand
+        let sections = parse("t.fio", "[a]\nioengine=mmap\nbsrange=4k-8k\nsize=1m\n", &mut no_include, &|_| None).unwrap();
+        let e = interpret_overridden(&sections, &["engine"]).unwrap_err();
+        assert_eq!(e.problems.len(), 1, "{e}");
+        assert!(e.to_string().contains("t.fio:3: bsrange=4k-8k"), "{e}");
     }
 
     #[test]

@@ -15,8 +15,10 @@ use nines_core::fio_job::{self, Engine, Job, Pattern, Plan, Stop};
 use crate::cli::run::{Arrival, BlockSplit, EngineKind, RunArgs, Rw};
 use crate::load;
 
-/// Read and interpret a job file: every section's workload, or every problem at once.
-pub fn read_plan(path: &Path) -> Result<Plan> {
+/// Read and interpret a job file: every section's workload, or every problem at once. With
+/// `--engine` among the flags `given` (clap ids) the file's `ioengine` is not refused, whatever
+/// it names: the flag wins over it, as every flag beside the file wins over the file.
+pub fn read_plan(path: &Path, given: &[String]) -> Result<Plan> {
     let name = path.display().to_string();
     let text = load::read_text(path).map_err(|e| anyhow!("{name}: {e}"))?;
     let mut include = |inc: &str, from: &str| -> Result<(String, String), String> {
@@ -32,7 +34,8 @@ pub fn read_plan(path: &Path) -> Result<Plan> {
     };
     let env = |v: &str| std::env::var(v).ok();
     let sections = fio_job::parse(&name, &text, &mut include, &env)?;
-    Ok(Plan::new(fio_job::interpret(&sections)?))
+    let overridden: &[&str] = if given.iter().any(|g| g == "engine") { &["engine"] } else { &[] };
+    Ok(Plan::new(fio_job::interpret_overridden(&sections, overridden)?))
 }
 
 /// `a` itself without a job file; with one, the arguments it gives (notes on stderr unless
@@ -65,7 +68,7 @@ pub fn resolve_all(a: &RunArgs) -> Result<Vec<RunArgs>> {
         }
         return Ok(vec![a.clone()]);
     };
-    let plan = read_plan(path)?;
+    let plan = read_plan(path, &a.given)?;
     let jobs = plan.concurrent(a.section.as_deref()).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     let mut notes = Vec::new();
     let mut parts = Vec::new();
@@ -133,7 +136,7 @@ const FLAGS: &[(&str, &[&str])] = &[
 /// Notes (overrides, options accepted without effect) go to `notes`.
 pub fn args(a: &RunArgs, notes: &mut Vec<String>) -> Result<RunArgs> {
     let path = a.job_file.as_ref().ok_or_else(|| anyhow!("no job file"))?;
-    let plan = read_plan(path)?;
+    let plan = read_plan(path, &a.given)?;
     let job = plan.single(a.section.as_deref()).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     apply(&job, a, notes)
 }
@@ -330,6 +333,24 @@ mod tests {
         // a flag the file does not set is simply used
         let r = apply(&j, &cli(&["j.fio", "-o", "x.hlog", "--target", "/dev/null"]), &mut Vec::new()).unwrap();
         assert_eq!((r.output, r.target, r.qd), (PathBuf::from("x.hlog"), PathBuf::from("/dev/null"), 16));
+    }
+
+    #[test]
+    fn engine_overrides_any_ioengine_even_one_nines_does_not_have() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.fio");
+        std::fs::write(&path, "[a]\nfilename=f\nsize=1m\nioengine=posixaio\n").unwrap();
+        let e = read_plan(&path, &[]).unwrap_err().to_string();
+        assert!(e.contains(":4: ioengine=posixaio: not supported"), "{e}");
+        let mut notes = Vec::new();
+        let r = args(&cli(&[path.to_str().unwrap(), "--engine", "null"]), &mut notes).unwrap();
+        assert_eq!(r.engine, EngineKind::Null);
+        assert!(notes.iter().any(|n| n.starts_with("--engine overrides ioengine=posixaio (") && n.ends_with("j.fio:4)")), "{notes:?}");
+        // and over an engine nines has
+        let j = job("[a]\nfilename=f\nsize=1m\nioengine=libaio\n");
+        let mut notes = Vec::new();
+        assert_eq!(apply(&j, &cli(&["j.fio", "--engine", "psync"]), &mut notes).unwrap().engine, EngineKind::Psync);
+        assert!(notes.iter().any(|n| n == "--engine overrides ioengine=libaio (t.fio:4)"), "{notes:?}");
     }
 
     #[test]
