@@ -18,7 +18,7 @@ DIR=${DIR:-/var/tmp/nines-bench}
 NULL_IOS=${NULL_IOS:-20000000}
 
 command -v fio >/dev/null || { echo "fio is missing: apt-get install -y fio (scripts/setup.sh)"; exit 1; }
-cargo build -q --release -p nines
+cargo build -q --release -p nines-qos
 NINES=$ROOT/target/release/nines
 mkdir -p "$DIR" bench/results
 FILE=$DIR/target.dat

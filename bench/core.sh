@@ -18,7 +18,7 @@ pcts="50 90 99 99.9 99.99 99.999 99.9999 99.99999 99.999999 99.9999999"
 echo "bench: writing a 1 h log with Java's HistogramLogWriter (3600 x 2 windows, 2,000 I/Os each)" >&2
 java -cp "$jar" tests/interop/JavaWrite.java "$log" 1 3600 2000 50 >/dev/null
 size=$(stat -c %s "$log")
-cargo build -q --release -p nines
+cargo build -q --release -p nines-qos
 nines=target/release/nines
 
 # shellcheck source=bench/lib.sh

@@ -24,7 +24,7 @@ if [ "$(ls "$archives"/*.hlog 2>/dev/null | wc -l)" != 100 ]; then
   echo "bench: writing 100 one-hour runs into $archives (the viewer benchmark's generator)" >&2
   cargo run -q --release -p nines-viewer --example runs -- synth "$archives" 100 3600 2000
 fi
-cargo build -q --release -p nines
+cargo build -q --release -p nines-qos
 nines=target/release/nines
 
 # shellcheck source=bench/lib.sh

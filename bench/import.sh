@@ -29,7 +29,7 @@ echo "bench: fio null engine, ${secs} s of 4k randrw 70/30 with a per-I/O latenc
 log=$work/big_clat.1.log
 lines=$(wc -l < "$log")
 size=$(stat -c %s "$log")
-cargo build -q --release -p nines
+cargo build -q --release -p nines-qos
 nines=target/release/nines
 
 # shellcheck source=bench/lib.sh

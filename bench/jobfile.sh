@@ -20,7 +20,7 @@ JOB=bench/jobfile.fio
 
 command -v fio >/dev/null || { echo "fio is missing: apt-get install -y fio (scripts/setup.sh)"; exit 1; }
 [[ $REPEATS =~ ^[1-9][0-9]*$ ]] || { echo "REPEATS must be a whole number >= 1, not '$REPEATS'"; exit 1; }
-cargo build -q --release -p nines
+cargo build -q --release -p nines-qos
 NINES=$ROOT/target/release/nines
 mkdir -p "$DIR" bench/results
 export NINES_BENCH_FILE=$DIR/target.dat

@@ -13,7 +13,7 @@
 # without runs = R1 - (R2 - R1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build -q --release -p nines
+cargo build -q --release -p nines-qos
 N=target/release/nines
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -10,7 +10,7 @@
 # Usage: bash bench/site.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build -q --release -p nines
+cargo build -q --release -p nines-qos
 N=$PWD/target/release/nines
 tmp=$(mktemp -d -p target)
 trap 'rm -rf "$tmp"' EXIT

@@ -7,7 +7,7 @@
 # into 1,000 nights a day apart (tests/browser/nightly.mjs), the QD16 run from night 500 on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build -q --release -p nines
+cargo build -q --release -p nines-qos
 N=$PWD/target/release/nines
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

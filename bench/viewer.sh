@@ -25,7 +25,7 @@ node tests/browser/bench.mjs "$runs" "$repeats" > bench/results/viewer.json
 # the same archives given to the file input: decoded in the page's workers
 NINES_BENCH_MODE=drop node tests/browser/bench.mjs "$runs" "$repeats" > bench/results/viewer-drop.json
 # the same runs as a site (each with its compact form) and as one report
-cargo build -q --release -p nines
+cargo build -q --release -p nines-qos
 site=target/bench-viewer-site
 rm -rf "$site"
 target/release/nines site "$runs"/*.hlog -o "$site" >/dev/null

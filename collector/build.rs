@@ -1,38 +1,51 @@
-//! Builds the viewer bundle (nines-viewer for wasm32, wasm-bindgen in-process, wasm-opt when
-//! present) so that the `nines` binary carries it: `nines report` and `nines site` write it
-//! out. A plain `cargo build` / `cargo install --path collector` is all a newcomer runs.
+//! Puts the viewer bundle where the `nines` binary embeds it from (`OUT_DIR/viewer`):
+//! `nines report` and `nines site` write it out. A plain `cargo build` / `cargo install` is
+//! all a user runs; nothing here installs anything or changes the toolchain.
 //!
-//! The wasm build uses its own target directory (`target/nines-viewer-wasm`): a nested cargo
-//! sharing the outer build's directory would wait forever on the outer build's lock.
+//! Where the bundle comes from, first match wins:
+//!
+//! 1. `NINES_VIEWER_BUNDLE=DIR`: an already built bundle (e.g. `target/viewer` from
+//!    `scripts/build-viewer.sh`).
+//! 2. `viewer-dist/`, the bundle `cargo run -p xtask -- dist` built (optimised with wasm-opt)
+//!    and recorded the digest of its sources in ([`viewer_sources`]). A package
+//!    (`cargo install nines-qos`) carries it and always takes it; a clone takes it while its
+//!    sources still have that digest, so a clone's first build compiles no WebAssembly.
+//! 3. In a clone whose viewer sources changed: the viewer is built from them by
+//!    `cargo run -p xtask -- viewer` in a cargo of its own (own target directory,
+//!    `target/nines-viewer-wasm`: a nested cargo sharing the outer build's directory would
+//!    wait forever on the outer build's lock). That needs the wasm32-unknown-unknown target,
+//!    which rustup installs from `rust-toolchain.toml`; without it the build stops and says
+//!    how to add it.
+//!
 //! It reruns only when the viewer's, the shell's or the analysis core's sources change (or the
 //! workspace manifest and lock file, which decide how they build).
-//!
-//! `NINES_VIEWER_BUNDLE=DIR` takes an already built bundle (e.g. `target/viewer` from
-//! `scripts/build-viewer.sh`) instead of building one.
 
 use std::path::{Path, PathBuf};
 
+#[path = "viewer_sources.rs"]
+mod viewer_sources;
+
+/// Files of a built bundle (as xtask writes them).
+const FILES: &[&str] =
+    &["index.html", "style.css", "worker.js", "nines_viewer.js", "nines_viewer_bg.wasm", "nines_worker.js", "nines_worker_bg.wasm"];
+
 fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-    let root = manifest.parent().expect("collector/ lives in the workspace").to_path_buf();
+    let root = manifest.parent().expect("the package has a parent folder").to_path_buf();
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let bundle = out_dir.join("viewer");
+    let shipped = manifest.join("viewer-dist");
+    // a clone has the workspace around the package; an unpacked package has not
+    let clone = root.join("xtask/Cargo.toml").is_file() && root.join("viewer/Cargo.toml").is_file();
 
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=viewer-dist");
     version_line(&root);
     println!("cargo:rerun-if-env-changed=NINES_VIEWER_BUNDLE");
-    for p in [
-        "viewer/src",
-        "viewer/Cargo.toml",
-        "worker/src",
-        "worker/Cargo.toml",
-        "static",
-        "shared/src",
-        "shared/Cargo.toml",
-        "Cargo.toml",
-        "Cargo.lock",
-    ] {
-        println!("cargo:rerun-if-changed={}", root.join(p).display());
+    if clone {
+        for p in viewer_sources::INPUTS {
+            println!("cargo:rerun-if-changed={}", root.join(p).display());
+        }
     }
 
     if let Some(dir) = std::env::var_os("NINES_VIEWER_BUNDLE").filter(|d| !d.is_empty()) {
@@ -44,20 +57,38 @@ fn main() {
         return;
     }
 
-    // rustup installs a rust-toolchain.toml's targets on demand only where auto-install is
-    // on (it is off with RUSTUP_AUTO_INSTALL=0): add the target here, saying so.
-    if let Err(e) = xtask::ensure_wasm_target(|line| println!("cargo:warning={line}")) {
-        fail(&format!(
-            "the nines binary carries the viewer, which is built for WebAssembly, and the \
-             wasm32-unknown-unknown target could not be made ready: {e:#}\n\nRun:\n\n    {}\n\nthen build again.",
-            xtask::ADD_TARGET
-        ));
+    let recorded = viewer_sources::recorded(&shipped).filter(|_| FILES.iter().all(|f| shipped.join(f).is_file()));
+    if !clone {
+        match recorded {
+            Some(_) => {
+                if let Err(e) = copy_bundle(&shipped, &bundle) {
+                    fail(&format!("the package's viewer bundle '{}': {e:#}", shipped.display()));
+                }
+            }
+            None => fail(&format!(
+                "this package carries no viewer bundle ('{}' is missing or incomplete); packages are made with \
+                 `cargo run -p xtask -- dist` before `cargo package`",
+                shipped.display()
+            )),
+        }
+        return;
     }
-    // A wrapper the outer cargo runs rustc through (clippy's driver under `cargo clippy`) is
-    // for the outer build: the viewer is built plainly, so lints do not fail the binary.
-    for v in ["RUSTC_WORKSPACE_WRAPPER", "CLIPPY_ARGS", "CLIPPY_CONF_DIR"] {
-        std::env::remove_var(v);
+    let digest = viewer_sources::digest(&root).unwrap_or_else(|e| fail(&format!("reading the viewer's sources: {e}")));
+    if recorded.as_deref() == Some(digest.as_str()) {
+        if let Err(e) = copy_bundle(&shipped, &bundle) {
+            fail(&format!("the viewer bundle '{}': {e:#}", shipped.display()));
+        }
+        return;
     }
+    println!(
+        "cargo:warning=the viewer's sources differ from those collector/viewer-dist was built from: building the viewer \
+         (`cargo run -p xtask -- dist` refreshes viewer-dist)"
+    );
+    build_from_source(&root, &out_dir, &bundle);
+}
+
+/// `cargo run -p xtask -- viewer` into `bundle`, in a cargo of its own.
+fn build_from_source(root: &Path, out_dir: &Path, bundle: &Path) {
     // <target>/<profile>/build/nines-<hash>/out -> <target>, and with --target TRIPLE (a
     // static musl build, `cargo check --target x86_64-apple-darwin`) <target>/TRIPLE/<profile>/...
     // -> <target> too: the bundle is WebAssembly whatever the binary's target, so every target's
@@ -68,14 +99,39 @@ fn main() {
         target_root = target_root.and_then(Path::parent);
     }
     let target_dir = target_root.map_or_else(|| out_dir.join("wasm"), |t| t.join("nines-viewer-wasm"));
-    let opts = xtask::Options { root: root.clone(), out: bundle, target_dir, release: true, wasm_opt: true };
-    match xtask::build_viewer(&opts) {
-        Ok(b) if !b.optimised => println!(
-            "cargo:warning=viewer wasm not shrunk by wasm-opt ({} bytes); `npm install` in tests/browser (or wasm-opt on PATH) makes reports smaller",
-            b.wasm_bytes
-        ),
-        Ok(_) => {}
-        Err(e) => fail(&format!("building the viewer bundle failed: {e:#}")),
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = std::process::Command::new(cargo);
+    cmd.current_dir(root)
+        .args(["run", "-q", "-p", "xtask", "--target-dir"])
+        .arg(&target_dir)
+        .args(["--", "viewer", "--out"])
+        .arg(bundle)
+        .arg("--target-dir")
+        .arg(&target_dir);
+    // A wrapper the outer cargo runs rustc through (clippy's driver under `cargo clippy`) and
+    // flags for the outer build's target are for the outer build: the viewer is built plainly,
+    // so lints do not fail the binary.
+    for v in [
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CLIPPY_ARGS",
+        "CLIPPY_CONF_DIR",
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_BUILD_TARGET",
+        "CARGO_TARGET_DIR",
+    ] {
+        cmd.env_remove(v);
+    }
+    // (its summary line on stdout; cargo shows a build script's stderr when it fails)
+    cmd.stderr(std::process::Stdio::inherit());
+    match cmd.output() {
+        Ok(o) if o.status.success() => {
+            for line in String::from_utf8_lossy(&o.stdout).lines().filter(|l| l.contains("not optimised")) {
+                println!("cargo:warning={line}");
+            }
+        }
+        Ok(o) => fail(&format!("building the viewer bundle failed ({}); its output is above", o.status)),
+        Err(e) => fail(&format!("could not run cargo to build the viewer bundle: {e}")),
     }
 }
 
@@ -115,7 +171,7 @@ fn version_line(root: &Path) {
 
 fn copy_bundle(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
-    for f in xtask::FILES {
+    for f in FILES {
         std::fs::copy(from.join(f), to.join(f))?;
     }
     Ok(())

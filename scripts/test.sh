@@ -14,6 +14,11 @@ cargo build -q -p nines-core --target wasm32-unknown-unknown
 echo "== viewer bundle"
 bash scripts/build-viewer.sh
 export NINES_VIEWER_BUNDLE="$PWD/target/viewer"
+# What a package and a clone's first build embed: the bundle shipped in collector/viewer-dist,
+# which must be the one these sources build (the digest of the sources recorded beside it, and
+# byte for byte the bundle just built, when built by the same rustc and wasm-opt).
+echo "== the shipped viewer bundle is what these sources build"
+cargo run -q -p xtask -- dist --check --built target/viewer
 
 # (after the bundle: the collector's build script then embeds it instead of building it again)
 echo "== gates: rustfmt and clippy (workspace natively, the viewer for wasm32 too)"
@@ -32,12 +37,12 @@ for t in "${foreign_targets[@]}" x86_64-unknown-linux-musl; do
   rustup target list --installed | grep -qx "$t" || rustup target add "$t"
 done
 for t in "${foreign_targets[@]}"; do
-  cargo clippy -q -p nines -p nines-core --target "$t" -- -D warnings
+  cargo clippy -q -p nines-qos -p nines-core --target "$t" -- -D warnings
 done
 # One static binary for Linux (musl; pure Rust, so no musl-gcc is needed), then a smoke test
 # of that binary: a one-second run on a new file and nines stats of its archive.
 echo "== static Linux binary (x86_64-unknown-linux-musl) and a smoke test of it"
-cargo build -q --release -p nines --target x86_64-unknown-linux-musl
+cargo build -q --release -p nines-qos --target x86_64-unknown-linux-musl
 static_bin=target/x86_64-unknown-linux-musl/release/nines
 file "$static_bin" | grep -q "statically linked\|static-pie linked" || { file "$static_bin"; echo "not a static binary" >&2; exit 1; }
 smoke=$(mktemp -d)
@@ -49,6 +54,11 @@ grep -q "engine psync, stopped by runtime" "$smoke/psync.txt"
 rm -rf "$smoke"
 # ---- end other operating systems ---------------------------------------------------------
 
+# The crates as crates.io would take them; nines-qos is built from its package alone, which
+# carries the shipped viewer (no WebAssembly is built: the package is not a clone).
+echo "== packages: cargo publish --dry-run of nines-core and nines-qos"
+env -u NINES_VIEWER_BUNDLE cargo publish -q --dry-run --allow-dirty -p nines-core -p nines-qos
+
 
 echo "== cargo test (workspace)"
 cargo test --workspace --exclude nines-viewer 2>&1
@@ -57,7 +67,7 @@ cargo test --workspace --exclude nines-viewer 2>&1
 echo "== viewer: chart and state unit tests (native)"
 cargo test -q -p nines-viewer 2>&1
 echo "== viewer: browser tests in headless Chromium (screenshots in tests/artifacts/)"
-cargo build -q -p nines
+cargo build -q -p nines-qos
 node --test tests/browser/viewer.test.mjs 2>&1
 echo "== viewer: compare mode, sweep plot and steady state against nines compare/sweep/steady"
 node --test tests/browser/judge.test.mjs 2>&1
@@ -71,7 +81,7 @@ node --test tests/browser/curve.test.mjs 2>&1
 # Screenshots: tests/artifacts/report-*.png.
 # (their CLI tests, collector/tests/report_cli.rs, ran with cargo test above)
 echo "== reports: browser tests in headless Chromium (file://, no network, hostile runs, site)"
-cargo build -q -p nines
+cargo build -q -p nines-qos
 node --test tests/browser/report.test.mjs 2>&1
 echo "== reports: the same report from file:// in Firefox"
 node --test tests/browser/report-firefox.test.mjs 2>&1

@@ -189,8 +189,8 @@ pub fn run(args: &ExportArgs, out: &mut impl Write) -> Result<()> {
 
 /// The one definition of a level for SQL engines, shipped in the repository's `sql/` and
 /// tested verbatim against `nines stats` (collector/tests/export.rs).
-const LEVELS_DUCKDB: &str = include_str!("../../sql/levels.duckdb.sql");
-const LEVELS_SPARK: &str = include_str!("../../sql/levels.spark.sql");
+const LEVELS_DUCKDB: &str = include_str!("../sql/levels.duckdb.sql");
+const LEVELS_SPARK: &str = include_str!("../sql/levels.spark.sql");
 
 /// `--sql DIR`: the DuckDB macro as it is, the Spark view over `dataset`'s absolute path. A
 /// file already holding the same text is left alone.

@@ -79,7 +79,7 @@ fn fixture() -> Fixture {
 /// --sql` wrote it beside the dataset: checked to be the repository's file (the DuckDB macro
 /// verbatim, the Spark view with the dataset's path filled in), and run as the session's setup.
 fn shipped_sql(engine: &str, f: &Fixture) -> String {
-    let shipped = std::fs::read_to_string(root().join(format!("sql/levels.{engine}.sql"))).unwrap();
+    let shipped = std::fs::read_to_string(root().join(format!("collector/sql/levels.{engine}.sql"))).unwrap();
     let written = std::fs::read_to_string(f.sql.join(format!("levels.{engine}.sql"))).unwrap();
     let ds = std::fs::canonicalize(&f.dataset).unwrap();
     assert_eq!(written, if engine == "spark" { shipped.replace("DATASET", s(&ds)) } else { shipped });

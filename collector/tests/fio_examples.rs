@@ -4,7 +4,7 @@
 //! unsupported options named. A file whose sections differ is tried section by section with
 //! `--section`. The outcome of each is an `insta` snapshot
 //! (`snapshots/fio_examples__fio-examples.snap`), so any change of behaviour shows; after an
-//! intended change, `INSTA_UPDATE=always cargo test -p nines --test fio_examples`.
+//! intended change, `INSTA_UPDATE=always cargo test -p nines-qos --test fio_examples`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -4,7 +4,7 @@
 // `nines sweep --curve --json`; with a QoS spec its first upper latency limit is the target,
 // decided as nines decides it. Screenshot: tests/artifacts/curve.png.
 //
-//   node --test tests/browser/curve.test.mjs     (after scripts/build-viewer.sh and cargo build -p nines)
+//   node --test tests/browser/curve.test.mjs     (after scripts/build-viewer.sh and cargo build -p nines-qos)
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,7 +28,7 @@ const LIMIT = 'all p50 <= 10s';
 
 before(async () => {
   assert.ok(fs.existsSync(path.join(BUNDLE, 'nines_viewer_bg.wasm')), `no viewer bundle in ${BUNDLE}: run scripts/build-viewer.sh`);
-  assert.ok(fs.existsSync(NINES), `no ${NINES}: run cargo build -p nines`);
+  assert.ok(fs.existsSync(NINES), `no ${NINES}: run cargo build -p nines-qos`);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nines-curve-'));
   const out = path.join(dir, 'curve');
   nines(['curve', '--quiet', '--target', path.join(dir, 't.dat'), '--size', '32M', '--rw', 'randread', '--qd-ladder', '1,4,16',

@@ -4,7 +4,7 @@
 // `nines steady --json`, and the URL hash that reopens all three. Screenshots go to
 // tests/artifacts/ (judge-*.png).
 //
-//   node --test tests/browser/judge.test.mjs     (after scripts/build-viewer.sh and cargo build -p nines)
+//   node --test tests/browser/judge.test.mjs     (after scripts/build-viewer.sh and cargo build -p nines-qos)
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,7 +26,7 @@ function close(a, b, what) {
 
 before(async () => {
   assert.ok(fs.existsSync(path.join(BUNDLE, 'nines_viewer_bg.wasm')), `no viewer bundle in ${BUNDLE}: run scripts/build-viewer.sh`);
-  assert.ok(fs.existsSync(NINES), `no ${NINES}: run cargo build -p nines`);
+  assert.ok(fs.existsSync(NINES), `no ${NINES}: run cargo build -p nines-qos`);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nines-judge-'));
   const target = path.join(dir, 'target.dat');
   // A sweep over the queue depth, O_DIRECT (the baseline) and through the page cache (the

@@ -3,7 +3,7 @@
 // without a reload, then the run ends and the page shows the final run, whose stats table
 // equals `nines stats --json` of the archive. Screenshots: tests/artifacts/live-*.png.
 //
-//   node --test tests/browser/live.test.mjs     (after cargo build -p nines)
+//   node --test tests/browser/live.test.mjs     (after cargo build -p nines-qos)
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,7 +17,7 @@ import { NINES, launch, Viewer, ninesStats, until } from './lib.mjs';
 let dir, browser;
 
 before(async () => {
-  assert.ok(fs.existsSync(NINES), `no ${NINES}: run cargo build -p nines`);
+  assert.ok(fs.existsSync(NINES), `no ${NINES}: run cargo build -p nines-qos`);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nines-live-'));
   browser = await launch();
 });

@@ -2,7 +2,7 @@
 // Firefox ESR driven over WebDriver BiDi by puppeteer-core (playwright drives only its own
 // Firefox builds); scripts/setup.sh installs both. Screenshots: tests/artifacts/report-firefox*.png.
 //
-//   node --test tests/browser/report-firefox.test.mjs     (after cargo build -p nines)
+//   node --test tests/browser/report-firefox.test.mjs     (after cargo build -p nines-qos)
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,7 +20,7 @@ const FIREFOX = process.env.FIREFOX || ['/usr/bin/firefox-esr', '/usr/bin/firefo
 let dir, browser;
 
 before(async () => {
-  assert.ok(fs.existsSync(NINES), `no ${NINES}: run cargo build -p nines`);
+  assert.ok(fs.existsSync(NINES), `no ${NINES}: run cargo build -p nines-qos`);
   assert.ok(FIREFOX, 'no Firefox: run scripts/setup.sh (installs firefox-esr)');
   assert.ok(fs.existsSync(path.join(TOOLS, 'node_modules/puppeteer-core')), `no puppeteer-core in ${TOOLS}: run scripts/setup.sh`);
   const puppeteer = createRequire(path.join(TOOLS, 'package.json'))('puppeteer-core');

@@ -4,7 +4,7 @@
 // carrying script payloads run nothing, and `nines site` served from loopback (runs added
 // later, permalinks). Screenshots go to tests/artifacts/report-*.png.
 //
-//   node --test tests/browser/report.test.mjs     (after cargo build -p nines)
+//   node --test tests/browser/report.test.mjs     (after cargo build -p nines-qos)
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,7 +31,7 @@ const P = {
 };
 
 before(async () => {
-  assert.ok(fs.existsSync(NINES), `no ${NINES}: run cargo build -p nines`);
+  assert.ok(fs.existsSync(NINES), `no ${NINES}: run cargo build -p nines-qos`);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nines-report-'));
   const target = path.join(dir, 'target.dat');
   const a = path.join(dir, 'uring-qd16.hlog');

@@ -5,7 +5,7 @@
 // each load (navigation to the complete first render). A load that never ends fails after a
 // generous minute: that tells a hung page from a slow one, it is no claim about speed.
 //
-//   node --test tests/browser/view-many.test.mjs     (after cargo build -p nines)
+//   node --test tests/browser/view-many.test.mjs     (after cargo build -p nines-qos)
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,7 +23,7 @@ const HUNG_MS = 60000;
 let dir, browser;
 
 before(async () => {
-  assert.ok(fs.existsSync(NINES), `no ${NINES}: run cargo build -p nines`);
+  assert.ok(fs.existsSync(NINES), `no ${NINES}: run cargo build -p nines-qos`);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nines-view-many-'));
   browser = await launch();
 });

@@ -3,7 +3,7 @@
 // URL-hash state, file picker errors, embedded runs with hostile names and the exports.
 // Screenshots go to tests/artifacts/.
 //
-//   node --test tests/browser/viewer.test.mjs     (after scripts/build-viewer.sh and cargo build -p nines)
+//   node --test tests/browser/viewer.test.mjs     (after scripts/build-viewer.sh and cargo build -p nines-qos)
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,7 +22,7 @@ function run(args) {
 
 before(async () => {
   assert.ok(fs.existsSync(path.join(BUNDLE, 'nines_viewer_bg.wasm')), `no viewer bundle in ${BUNDLE}: run scripts/build-viewer.sh`);
-  assert.ok(fs.existsSync(NINES), `no ${NINES}: run cargo build -p nines`);
+  assert.ok(fs.existsSync(NINES), `no ${NINES}: run cargo build -p nines-qos`);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nines-browser-'));
   const target = path.join(dir, 'target.dat');
   // Real runs: the nines collector at two queue depths (100 ms windows, 70/30 mix) and fio.

@@ -24,7 +24,7 @@ pub fn nines_bin() -> PathBuf {
             let profile = if deps.ends_with("deps") { deps.parent().expect("deps/ has a parent") } else { deps };
             profile.join(format!("nines{}", std::env::consts::EXE_SUFFIX))
         });
-        assert!(bin.exists(), "{} is missing: these are tests of the nines package (cargo test -p nines)", bin.display());
+        assert!(bin.exists(), "{} is missing: these are tests of the nines package (cargo test -p nines-qos)", bin.display());
         bin
     })
     .clone()

@@ -12,7 +12,7 @@
 //! Following (`--follow`, `--live`): a thread looks at each file's size and modification
 //! time five times a second and reads it again when it changed (less often when a large file
 //! takes long to read: it waits four times as long as the last read took); `live.json` says how many
-//! windows and bytes each run has, and the page's `live.js` (static/live.js) fetches a run's
+//! windows and bytes each run has, and the page's `live.js` (collector/src/view/live.js) fetches a run's
 //! compact form again when its count grows and hands it to the viewer (`replace_run`). A
 //! file being written may end in a cut line: nines-core reads it as a warning, and the
 //! windows before it are served.
@@ -41,7 +41,7 @@ use crate::load;
 use crate::report::{budget, bundle, file_name, site::safe_name};
 
 /// The page's follower, a part of the viewer shell kept beside the others in static/.
-const LIVE_JS: &str = include_str!("../../../static/live.js");
+const LIVE_JS: &str = include_str!("live.js");
 /// How often a followed file is looked at.
 const FOLLOW_EVERY: Duration = Duration::from_millis(200);
 /// How often `nines view` looks whether it was asked to stop.

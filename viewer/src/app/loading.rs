@@ -91,7 +91,7 @@ pub(super) fn add_run(file: &str, bytes: &[u8]) -> Result<(), LoadError> {
 }
 
 /// Replace the run the page loaded from `file` with these bytes (a compact form or any run's
-/// file), or add it: `static/live.js` follows a run being written this way. False (nothing
+/// file), or add it: `live.js` (collector/src/view/) follows a run being written this way. False (nothing
 /// done) until the page's first runs are loaded; an error when the bytes are not a run.
 #[wasm_bindgen]
 pub fn replace_run(file: &str, bytes: &[u8]) -> Result<bool, JsValue> {
