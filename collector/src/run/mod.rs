@@ -1,7 +1,7 @@
 //! `nines run`: the collector.
 //!
 //! ```text
-//!  main: flags -> Workload, safety checks, target laid out, archive header
+//!  main: RunConfig (flags, job file) -> Workload, safety checks, target laid out, archive header
 //!    |-- job thread x N: OpGen -> Engine (io_uring | psync | null) -> Recorder (per-tag
 //!    |     hdrhistogram, exact max) -> closed windows --mpsc--> writer
 //!    '-- writer thread: merges jobs per tag, appends + flushes each window, progress line,
@@ -22,6 +22,7 @@
 //! BLKDISCARD inside the timed wait, io_uring hands every I/O (trims too) to the kernel
 //! asynchronously, so trims are timed exactly like reads and writes.
 
+pub mod config;
 pub mod engine;
 pub mod job;
 pub mod job_file;
@@ -45,8 +46,8 @@ use rand::{RngCore, SeedableRng};
 use signal_hook::consts::SIGHUP;
 use signal_hook::consts::{SIGINT, SIGTERM};
 
-use crate::cli::run::{EngineKind, RunArgs};
 use crate::output;
+use config::{EngineKind, RunConfig};
 #[cfg(target_os = "linux")]
 use engine::UringEngine;
 use engine::{NullEngine, PsyncEngine};
@@ -70,46 +71,6 @@ pub struct Outcome {
     pub errors: Vec<String>,
 }
 
-/// `nines run`: collect, then print the summary table.
-pub fn run(a: &RunArgs, out: &mut impl Write) -> Result<()> {
-    let parts = job_file::resolve_all(a)?;
-    let a = &parts[0];
-    if a.live {
-        return live(&parts, out);
-    }
-    if a.serve.bind.is_some() || a.serve.no_open {
-        bail!("--bind and --no-open say how the run is served: they need --live");
-    }
-    let o = collect_all(&parts)?;
-    finish(&o, a.no_summary, out)
-}
-
-/// `nines run --live`: the archive served as it is written (`nines view --follow`'s server),
-/// and after a run that ends by itself, until Ctrl-C (a run stopped by a signal stops the
-/// server with it).
-fn live(parts: &[RunArgs], out: &mut impl Write) -> Result<()> {
-    let a = &parts[0];
-    let server = crate::view::Server::start_live(&a.output, &a.serve)?;
-    crate::view::announce(&server, &a.serve, "live: serving the run as it is written", &mut crate::diag::Stderr)?;
-    let o = collect_all(parts)?;
-    server.finish();
-    let result = finish(&o, a.no_summary, out).and_then(|()| out.flush().map_err(Into::into));
-    if o.stopped_by.starts_with("SIG") || o.stopped_by.starts_with("signal") {
-        return result;
-    }
-    // Ctrl-C is caught before the message that asks for it: a SIGINT sent as soon as it is
-    // read would otherwise find the default action and kill the process.
-    STOP.store(0, Ordering::Relaxed);
-    install_signals(true);
-    crate::diag!("nines: the run has ended; the page stays at {} until Ctrl-C", server.url);
-    while STOP.load(Ordering::Relaxed) == 0 {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    install_signals(false);
-    server.stop();
-    result
-}
-
 /// Print the end summary (the `nines stats` table of the archive) and turn job errors into
 /// the command's error.
 pub fn finish(o: &Outcome, no_summary: bool, out: &mut impl Write) -> Result<()> {
@@ -129,6 +90,19 @@ pub fn finish(o: &Outcome, no_summary: bool, out: &mut impl Write) -> Result<()>
         bail!("{e} (the archive '{}' keeps every window recorded before the error)", o.output.display());
     }
     Ok(())
+}
+
+/// After a run: wait until SIGINT, SIGTERM or SIGHUP (as `nines run --live` keeps its page
+/// served), calling `announce` once they are caught, so that a signal sent as soon as the
+/// announcement is read never finds the default action and kills the process.
+pub fn wait_for_signal(announce: impl FnOnce()) {
+    STOP.store(0, Ordering::Relaxed);
+    install_signals(true);
+    announce();
+    while STOP.load(Ordering::Relaxed) == 0 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    install_signals(false);
 }
 
 /// Is a run recording? Outside one, SIGINT, SIGTERM and SIGHUP keep their default action.
@@ -276,7 +250,7 @@ fn wait_until(epoch_s_at: f64, quiet: bool) -> Result<f64> {
 /// Run the workload and write the archive. Errors before the first window (bad flags,
 /// safety refusals) are returned; errors during the run end the run and are reported in
 /// [`Outcome::errors`] after the archive has been completed.
-pub fn collect(a: &RunArgs) -> Result<Outcome> {
+pub fn collect(a: &RunConfig) -> Result<Outcome> {
     collect_all(std::slice::from_ref(a))
 }
 
@@ -309,11 +283,11 @@ struct Part {
 /// (`probe/read`), with several targets each target's (`a.dat/read`). The first of `parts`
 /// gives the archive, its name and the run-wide settings (window, ramp, engine, steady state,
 /// --start-at); the workloads must agree on the window, the ramp and the engine.
-pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
+pub fn collect_all(parts: &[RunConfig]) -> Result<Outcome> {
     let a = parts.first().ok_or_else(|| anyhow!("no workload to run"))?;
-    let mut ws: Vec<Workload> = parts.iter().map(Workload::from_args).collect::<Result<_>>()?;
+    let mut ws: Vec<Workload> = parts.iter().map(Workload::from_config).collect::<Result<_>>()?;
     let quiet = a.quiet;
-    let label = |p: &RunArgs| match (&p.job_file, &p.section) {
+    let label = |p: &RunConfig| match (&p.job_file, &p.section) {
         (Some(f), Some(s)) => format!("{} [{s}]", f.display()),
         _ => p.name.clone().unwrap_or_else(|| "the workload".into()),
     };
@@ -337,7 +311,7 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
         }
     }
     let engine0 = ws[0].engine;
-    let all_targets: Vec<PathBuf> = parts.iter().flat_map(|p| p.all_targets()).collect();
+    let all_targets: Vec<PathBuf> = parts.iter().flat_map(|p| p.targets.iter().cloned()).collect();
 
     // The archive and the raw log: never over an existing file by accident, never onto a
     // target, a device or each other.
@@ -404,7 +378,7 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
     order.sort_by_key(|&i| !(ws[i].writes() || ws[i].fsync_every.is_some()));
     for &pi in &order {
         let (p, w) = (&parts[pi], &ws[pi]);
-        let targets = p.all_targets();
+        let targets = &p.targets;
         let n = targets.len() as u64;
         // fio divides a job's size between its files
         let each = w.size.map(|s| s / n / u64::from(w.align) * u64::from(w.align));
@@ -417,7 +391,7 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
             );
         }
         let wt = Workload { size: each, ..w.clone() };
-        for t in &targets {
+        for t in targets {
             if kind == EngineKind::Null {
                 let region = each.ok_or_else(|| anyhow!("--engine null needs --size (the target is not opened)"))?;
                 let idx = match opened.iter().position(|o| o.real == *t) {
@@ -470,16 +444,16 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
                 }
             }
             // this target's own --destroy-data, when several are given
-            let mut pa = RunArgs { target: t.clone(), ..p.clone() };
-            if !p.more.destroy_all.is_empty() {
-                let mine = p.more.destroy_all.iter().find(|d| safety::resolve(d).is_ok_and(|(r, _)| r == real)).cloned();
+            let mut pa = p.clone();
+            if !p.destroy_all.is_empty() {
+                let mine = p.destroy_all.iter().find(|d| safety::resolve(d).is_ok_and(|(r, _)| r == real)).cloned();
                 let is_block = std::fs::metadata(&real).is_ok_and(|m| {
                     use crate::sys::FileTypeExt;
                     m.file_type().is_block_device()
                 });
-                pa.destroy_data = mine.or_else(|| if is_block { p.more.destroy_all.first().cloned() } else { None });
+                pa.destroy_data = mine.or_else(|| if is_block { p.destroy_all.first().cloned() } else { None });
             }
-            let tg = safety::prepare(&pa, &wt, quiet)?;
+            let tg = safety::prepare(t, &pa, &wt, quiet)?;
             opened.push(Opened {
                 name: format!("'{}'", tg.real.display()),
                 real: tg.real,
@@ -529,7 +503,7 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let label = p.more.scope.clone().or_else(|| p.name.clone()).unwrap_or_else(|| format!("job{i}"));
+            let label = p.scope.clone().or_else(|| p.name.clone()).unwrap_or_else(|| format!("job{i}"));
             if multi_job {
                 distinct(nines_core::tag::scope_name(&label))
             } else {

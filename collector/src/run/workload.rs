@@ -1,4 +1,4 @@
-//! The checked workload (from the flags) and the per-job generator of I/Os: direction, offset,
+//! The checked workload (from the run's configuration) and the per-job generator of I/Os: direction, offset,
 //! length and, in rate-limited runs, when each I/O is due.
 
 use anyhow::{bail, Result};
@@ -8,7 +8,7 @@ use nines_core::steady::Criterion;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::cli::run::{Arrival, EngineKind, RunArgs, Rw};
+use super::config::{Arrival, EngineKind, RunConfig, Rw};
 use nines_core::units::{format_duration, format_size};
 
 /// Tags recorded by the collector, by index. Directions are merged into `all` by readers;
@@ -83,14 +83,15 @@ pub struct Workload {
 }
 
 impl Workload {
-    pub fn from_args(a: &RunArgs) -> Result<Workload> {
+    /// The workload of a run's configuration, every number checked, alone and together.
+    pub fn from_config(a: &RunConfig) -> Result<Workload> {
         let bs = match &a.bssplit {
             Some(split) => split.0.clone(),
             None => vec![(a.bs, 100)],
         };
         let align = bs.iter().map(|b| b.0).min().unwrap_or(4096);
         let max_bs = bs.iter().map(|b| b.0).max().unwrap_or(4096);
-        let direct = !a.buffered;
+        let direct = a.direct;
         if direct && a.engine != EngineKind::Null {
             if let Some((b, _)) = bs.iter().find(|(b, _)| b % 512 != 0) {
                 bail!("block size {b} is not a multiple of 512 bytes, which O_DIRECT needs; use a multiple of 512 or pass --buffered");
@@ -118,7 +119,7 @@ impl Workload {
         if a.submit_batch == 0 {
             bail!("--submit-batch must be at least 1");
         }
-        if a.more.complete_batch == Some(0) {
+        if a.complete_batch == Some(0) {
             bail!("--complete-batch must be at least 1");
         }
         if a.jobs == 0 || a.jobs > 1024 {
@@ -154,16 +155,16 @@ impl Workload {
                 bail!("--rate-iops {r} must be a positive number of I/Os per second (per job)");
             }
         }
-        if a.rate_iops.is_some() && a.more.rate_bytes.is_some() {
+        if a.rate_iops.is_some() && a.rate_bytes.is_some() {
             bail!("--rate-iops and --rate both limit the job; give one");
         }
-        let think = match a.more.thinktime_ns {
+        let think = match a.thinktime_ns {
             Some(ns) => {
-                let blocks = a.more.thinktime_blocks.unwrap_or(1);
+                let blocks = a.thinktime_blocks.unwrap_or(1);
                 if blocks == 0 {
                     bail!("--thinktime-blocks must be at least 1");
                 }
-                let spin_ns = a.more.thinktime_spin_ns.unwrap_or(0);
+                let spin_ns = a.thinktime_spin_ns.unwrap_or(0);
                 if spin_ns > ns {
                     bail!(
                         "--thinktime-spin {} is longer than --thinktime {}; the spin is part of the think time",
@@ -175,7 +176,7 @@ impl Workload {
             }
             None => None,
         };
-        let targets = a.all_targets().len() as u32;
+        let targets = a.targets.len() as u32;
         if targets > 1 && a.fsync_every.is_some() {
             bail!("--fsync-every with several targets is not supported: nines would have to choose which file to fdatasync; give one --target");
         }
@@ -236,7 +237,7 @@ impl Workload {
             sync: a.sync,
             fsync_every: a.fsync_every,
             rate_iops: a.rate_iops,
-            rate_bytes: a.more.rate_bytes,
+            rate_bytes: a.rate_bytes,
             think,
             targets,
             arrival: a.arrival,
@@ -246,7 +247,7 @@ impl Workload {
             engine: a.engine,
             record: !a.no_record,
             submit_batch: a.submit_batch,
-            complete_batch: a.more.complete_batch.unwrap_or(1),
+            complete_batch: a.complete_batch.unwrap_or(1),
             distribution,
             job_file,
         })
@@ -511,6 +512,7 @@ impl OpGen {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::run::Given;
     use crate::cli::{Cli, Cmd};
     use clap::Parser;
 
@@ -518,7 +520,7 @@ mod tests {
         let mut v = vec!["nines", "run", "--target", "t", "-o", "o.hlog", "--seed", "7"];
         v.extend_from_slice(extra);
         let Cmd::Run(a) = Cli::try_parse_from(v).unwrap().cmd else { panic!() };
-        Workload::from_args(&a)
+        Workload::from_config(&a.config(&Given::default()))
     }
 
     #[test]
