@@ -145,9 +145,22 @@ pub fn config(a: &RunConfig, given: &[String], notes: &mut Vec<String>) -> Resul
 /// `a` with `job`'s settings wherever no flag was given (`given` holds the clap ids of the
 /// flags given).
 pub fn apply(job: &Job, a: &RunConfig, given: &[String], notes: &mut Vec<String>) -> Result<RunConfig> {
-    let given = |ids: &[&str]| ids.iter().any(|id| given.iter().any(|g| g == id));
+    note_overrides(job, given, notes);
     let mut r = a.clone();
-    let s = &job.settings;
+    apply_names(job, given, &mut r)?;
+    apply_shape(job, given, &mut r)?;
+    apply_io(job, given, &mut r);
+    Ok(r)
+}
+
+/// Was any of the flags `ids` among those `given`?
+fn any_given(given: &[String], ids: &[&str]) -> bool {
+    ids.iter().any(|id| given.iter().any(|g| g == id))
+}
+
+/// Note each of the job's settings a flag overrides, and each option accepted without effect.
+fn note_overrides(job: &Job, given: &[String], notes: &mut Vec<String>) {
+    let given = |ids: &[&str]| any_given(given, ids);
     for (key, ids) in FLAGS {
         if given(ids) {
             if let Some((at, opt)) = job.origin.get(key) {
@@ -159,6 +172,12 @@ pub fn apply(job: &Job, a: &RunConfig, given: &[String], notes: &mut Vec<String>
     for (at, opt, why) in &job.accepted {
         notes.push(format!("{opt} ({at}) accepted: {why}"));
     }
+}
+
+/// The job's targets (its filename=), archive and name.
+fn apply_names(job: &Job, given: &[String], r: &mut RunConfig) -> Result<()> {
+    let given = |ids: &[&str]| any_given(given, ids);
+    let s = &job.settings;
     if !given(&["target"]) {
         match s.filenames.first() {
             Some(_) => r.targets = s.filenames.iter().map(PathBuf::from).collect(),
@@ -175,6 +194,13 @@ pub fn apply(job: &Job, a: &RunConfig, given: &[String], notes: &mut Vec<String>
     if !given(&["name"]) {
         r.name = Some(job.name.clone());
     }
+    Ok(())
+}
+
+/// The job's pattern, block sizes, queue depth, batches, jobs, size, stop rule and ramp.
+fn apply_shape(job: &Job, given: &[String], r: &mut RunConfig) -> Result<()> {
+    let given = |ids: &[&str]| any_given(given, ids);
+    let s = &job.settings;
     if !given(&["rw"]) {
         r.rw = match s.rw {
             Pattern::Read => Rw::Read,
@@ -229,6 +255,14 @@ pub fn apply(job: &Job, a: &RunConfig, given: &[String], notes: &mut Vec<String>
     if !given(&["ramp_ns"]) {
         r.ramp_ns = s.ramp_ns;
     }
+    Ok(())
+}
+
+/// How the job's I/O is done: direct, sync, fdatasync, rate limits, think time, arrival,
+/// seed, engine, window, random distribution, and its section.
+fn apply_io(job: &Job, given: &[String], r: &mut RunConfig) {
+    let given = |ids: &[&str]| any_given(given, ids);
+    let s = &job.settings;
     if !given(&["direct", "buffered"]) {
         r.direct = s.direct;
     }
@@ -276,7 +310,6 @@ pub fn apply(job: &Job, a: &RunConfig, given: &[String], notes: &mut Vec<String>
     if !given(&["section"]) {
         r.section = Some(job.section.clone());
     }
-    Ok(r)
 }
 
 /// A flag's name on the command line from its clap id.
