@@ -12,7 +12,8 @@ use nines_core::export;
 use nines_core::run::Run;
 
 use crate::cli::curve::CurveArgs;
-use crate::cli::run::{Arrival, RunArgs};
+use crate::cli::run::Given;
+use crate::run::config::{Arrival, RunConfig};
 
 /// The flag that lets `-o DIR` hold files already.
 const INTO_EXISTING: &str = "--into-existing";
@@ -23,7 +24,7 @@ enum Plan {
     Steps(Vec<f64>),
 }
 
-pub fn run(args: &CurveArgs, out: &mut impl Write) -> Result<()> {
+pub fn run(args: &CurveArgs, given: &Given, out: &mut impl Write) -> Result<()> {
     let a = &args.run;
     let dir = a.output.clone();
     if dir.as_os_str().is_empty() {
@@ -40,8 +41,8 @@ pub fn run(args: &CurveArgs, out: &mut impl Write) -> Result<()> {
             "--rate-iops",
             "with a fixed rate a ladder does not raise the load; use --curve-steps",
         ),
-        (a.given.iter().any(|g| g == "qd") && args.qd_ladder.is_some(), "--qd", "--qd-ladder gives the queue depths"),
-        (a.given.iter().any(|g| g == "jobs") && args.jobs_ladder.is_some(), "--jobs", "--jobs-ladder gives the job counts"),
+        (given.has("qd") && args.qd_ladder.is_some(), "--qd", "--qd-ladder gives the queue depths"),
+        (given.has("jobs") && args.jobs_ladder.is_some(), "--jobs", "--jobs-ladder gives the job counts"),
         (args.max_runtime_ns.is_some() && args.curve_steps.is_none(), "--max-runtime", "it is the maximum run's of --curve-steps"),
     ] {
         if on {
@@ -49,11 +50,8 @@ pub fn run(args: &CurveArgs, out: &mut impl Write) -> Result<()> {
         }
     }
     // the job file, once: every point runs the same workload
-    let resolved = crate::run::job_file::resolve(a)?;
-    let mut base: RunArgs = resolved.unwrap_or_else(|| a.clone());
+    let mut base: RunConfig = a.config(given).resolve_one(&given.ids)?;
     base.job_file = None;
-    base.given.clear();
-    base.no_summary = true;
     let plan = match (&args.qd_ladder, &args.jobs_ladder, &args.curve_steps) {
         (Some(l), _, _) => Plan::Ladder(curve::ladder(Mode::Qd, &l.0, base.qd, base.jobs)),
         (_, Some(l), _) => Plan::Ladder(curve::ladder(Mode::Jobs, &l.0, base.qd, base.jobs)),
@@ -222,7 +220,7 @@ fn file_name(m: &Mark, all: &[Mark]) -> String {
 
 /// Run one point as `nines run` would, its archive labelled with the point; the archive read
 /// back, and the signal that stopped it early, if one did.
-fn run_point(base: &RunArgs, m: &Mark, path: &Path, runtime_ns: Option<u64>) -> Result<(Run, Option<String>)> {
+fn run_point(base: &RunConfig, m: &Mark, path: &Path, runtime_ns: Option<u64>) -> Result<(Run, Option<String>)> {
     let mut a = base.clone();
     a.qd = m.qd;
     a.jobs = m.jobs;

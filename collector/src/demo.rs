@@ -30,7 +30,7 @@ pub fn run(a: &DemoArgs, out: &mut impl Write) -> Result<()> {
     if !a.quiet {
         crate::diag!("nines demo: {}", a.command_line(&target, buffered)[1..].join(" "));
     }
-    let res = crate::run::collect(&ra);
+    let res = crate::run::collect(&ra.config(&crate::cli::run::Given::default()));
     drop(work);
     let o = res?;
     crate::run::finish(&o, false, out)?;

@@ -16,6 +16,7 @@ pub mod output;
 pub mod pts_cmd;
 pub mod report;
 pub mod run;
+pub mod run_cmd;
 pub mod stats_cmd;
 pub mod sys;
 pub mod view;

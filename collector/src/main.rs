@@ -8,16 +8,16 @@ use clap::error::ErrorKind;
 use nines::cli::{Cli, Cmd};
 
 fn main() -> ExitCode {
-    let cli = match parse_cli() {
-        Ok(cli) => cli,
+    let (cli, given) = match parse_cli() {
+        Ok(parsed) => parsed,
         Err(e) => return usage_error(e),
     };
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let result = match &cli.cmd {
         Cmd::Stats(a) => nines::stats_cmd::run(a, &mut out),
-        Cmd::Run(a) => nines::run::run(a, &mut out),
-        Cmd::Curve(a) => nines::curve_cmd::run(a, &mut out),
+        Cmd::Run(a) => nines::run_cmd::run(a, &given, &mut out),
+        Cmd::Curve(a) => nines::curve_cmd::run(a, &given, &mut out),
         Cmd::Demo(a) => nines::demo::run(a, &mut out),
         Cmd::Import(a) => nines::import_cmd::run(a, &mut out),
         Cmd::Compare(a) if a.fail_on.is_some() => return compare_gate(a, &mut out),
@@ -45,24 +45,17 @@ fn main() -> ExitCode {
     }
 }
 
-/// The command line, with `nines run`'s flags given explicitly noted (a job file's settings
-/// yield to them).
-fn parse_cli() -> Result<Cli, clap::Error> {
+/// The command line, and for `nines run` and `nines curve` the flags given explicitly (a job
+/// file's settings yield to them) with every repeated `--target` and `--destroy-data`.
+fn parse_cli() -> Result<(Cli, nines::cli::run::Given), clap::Error> {
     use clap::{CommandFactory, FromArgMatches};
     let m = Cli::command().try_get_matches()?;
-    let mut cli = Cli::from_arg_matches(&m)?;
-    match (&mut cli.cmd, m.subcommand()) {
-        (Cmd::Run(a), Some(("run", rm))) => {
-            a.given = nines::cli::run::given(rm);
-            nines::cli::run::lists(a, rm);
-        }
-        (Cmd::Curve(a), Some(("curve", rm))) => {
-            a.run.given = nines::cli::run::given(rm);
-            nines::cli::run::lists(&mut a.run, rm);
-        }
-        _ => {}
-    }
-    Ok(cli)
+    let cli = Cli::from_arg_matches(&m)?;
+    let given = match m.subcommand() {
+        Some(("run" | "curve", rm)) => nines::cli::run::Given::of(rm),
+        _ => nines::cli::run::Given::default(),
+    };
+    Ok((cli, given))
 }
 
 /// `nines check`: the exit status is the verdict (0 meets, 1 fails, 2 cannot tell), and an

@@ -26,8 +26,8 @@ use nines_core::units::{format_size, iso_date};
 use serde_json::{json, Map, Value};
 
 use crate::cli::pts::{PtsArgs, Purge};
-use crate::cli::run::{Arrival, EngineKind, RunArgs, Rw};
 use crate::output::{self, Inputs, Replace};
+use crate::run::config::{Arrival, EngineKind, RunConfig, Rw};
 use crate::run::{engine, safety, workload::Workload};
 
 mod di;
@@ -127,7 +127,7 @@ fn active_region(params: &Params, cells: &[Cell], capacity: u64) -> Result<u64> 
 /// before the next round, and the rounds already recorded stay as they are.
 fn resume(
     a: &PtsArgs,
-    base: &RunArgs,
+    base: &RunConfig,
     params: Params,
     cells: Vec<Cell>,
     tracked: Vec<usize>,
@@ -409,11 +409,11 @@ fn check_output(a: &PtsArgs) -> Result<()> {
 
 /// `nines run`'s arguments shared by every run of the test (the purge's checks, the
 /// preconditioning, each cell).
-fn base_args(a: &PtsArgs, p: &Params) -> RunArgs {
-    RunArgs {
+fn base_args(a: &PtsArgs, p: &Params) -> RunConfig {
+    RunConfig {
         job_file: None,
         section: None,
-        target: a.target.clone(),
+        targets: vec![a.target.clone()],
         output: PathBuf::new(),
         rw: Rw::Write,
         mix: None,
@@ -421,18 +421,22 @@ fn base_args(a: &PtsArgs, p: &Params) -> RunArgs {
         bssplit: None,
         qd: p.qd,
         submit_batch: 1,
+        complete_batch: None,
         jobs: p.threads,
         size: a.capacity,
         runtime_ns: None,
         ios: None,
         ramp_ns: 0,
         start_at: None,
-        direct: false,
-        buffered: a.buffered,
+        direct: !a.buffered,
         sync: false,
         fsync_every: None,
         rate_iops: None,
+        rate_bytes: None,
         arrival: Arrival::Poisson,
+        thinktime_ns: None,
+        thinktime_blocks: None,
+        thinktime_spin_ns: None,
         window_ns: (p.round_time_s * 1e9) as u64,
         window_ios: None,
         steady: None,
@@ -444,16 +448,13 @@ fn base_args(a: &PtsArgs, p: &Params) -> RunArgs {
         engine: a.engine,
         raw_log: None,
         quiet: true,
-        no_summary: true,
         overwrite: a.overwrite,
         destroy_data: a.destroy_data.clone(),
+        destroy_all: Vec::new(),
         ignore_signatures: a.ignore_signatures,
         force: true,
         no_record: false,
-        live: false,
-        serve: Default::default(),
-        more: Default::default(),
-        given: Vec::new(),
+        scope: None,
         param: Map::new(),
         meta_other: Map::new(),
     }
@@ -462,7 +463,7 @@ fn base_args(a: &PtsArgs, p: &Params) -> RunArgs {
 /// Purge the capacity as asked, under `nines run`'s data-safety rules (the target is opened
 /// by `safety::prepare` for a write, or a trim for a discard, exactly as a run would open it).
 /// Returns the capacity and what was done.
-fn purge(a: &PtsArgs, base: &RunArgs, deviations: &mut Vec<String>) -> Result<(u64, Value)> {
+fn purge(a: &PtsArgs, base: &RunConfig, deviations: &mut Vec<String>) -> Result<(u64, Value)> {
     if matches!(a.purge, Purge::NvmeFormat | Purge::Sanitize) {
         bail!(
             "--purge {} is not supported here: this nines issues no NVMe admin commands. Purge with nvme-cli ({}) and run with --purge none (stated as a deviation), or use --purge discard",
@@ -479,9 +480,9 @@ fn purge(a: &PtsArgs, base: &RunArgs, deviations: &mut Vec<String>) -> Result<(u
         bail!("'{}' does not exist: give --capacity, the size of the file to create", a.target.display());
     }
     let discard = a.purge == Purge::Discard;
-    let args = RunArgs { rw: if discard { Rw::Trim } else { Rw::Write }, bs: PRECONDITION_BS, ..base.clone() };
-    let w = Workload::from_args(&args)?;
-    let t = safety::prepare(&args, &w, a.quiet)?;
+    let args = RunConfig { rw: if discard { Rw::Trim } else { Rw::Write }, bs: PRECONDITION_BS, ..base.clone() };
+    let w = Workload::from_config(&args)?;
+    let t = safety::prepare(&a.target, &args, &w, a.quiet)?;
     let device_size = t.meta.size_bytes.unwrap_or(t.region);
     if t.region < device_size {
         deviations.push(format!("a capacity of {} of the target's {}", format_size(t.region), format_size(device_size)));
@@ -522,7 +523,7 @@ fn discard_all(f: &std::fs::File, block: bool, len: u64) -> std::io::Result<()> 
 
 /// Workload-independent preconditioning: `passes` x the capacity in 128 KiB sequential
 /// writes, one thread; the bytes are those the run's archive counts as written.
-fn precondition(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path) -> Result<Value> {
+fn precondition(a: &PtsArgs, base: &RunConfig, plan: &Plan, work: &Path) -> Result<Value> {
     let passes = plan.params.precondition_passes;
     let ios = (passes * plan.capacity as f64 / f64::from(PRECONDITION_BS)).ceil() as u64;
     if ios == 0 {
@@ -533,7 +534,7 @@ fn precondition(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path) -> Result
         &format!("{}: preconditioning: {} x {} in 128 KiB sequential writes", plan.params.test.name(), passes, format_size(plan.capacity)),
     );
     let path = work.join("precondition.hlog");
-    let args = RunArgs {
+    let args = RunConfig {
         rw: Rw::Write,
         bs: PRECONDITION_BS,
         jobs: 1,
@@ -557,7 +558,7 @@ fn precondition(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path) -> Result
 
 /// One run of the collector into its temporary archive (`args.output`), read back and
 /// removed: the run, and the signal that stopped it early, if one did.
-fn collect_once(args: &RunArgs, what: &str) -> Result<(Run, Option<String>)> {
+fn collect_once(args: &RunConfig, what: &str) -> Result<(Run, Option<String>)> {
     let o = crate::run::collect(args).with_context(|| what.to_string())?;
     crate::run::finish(&o, true, &mut std::io::sink()).with_context(|| what.to_string())?;
     let run = crate::load::load_run(&args.output)?;
@@ -568,7 +569,7 @@ fn collect_once(args: &RunArgs, what: &str) -> Result<(Run, Option<String>)> {
 
 /// One cell of one round through the collector; its windows moved to the round's offset
 /// under the cell's scope.
-fn run_cell(base: &RunArgs, plan: &Plan, round: usize, ci: usize, work: &Path) -> Result<CellRun> {
+fn run_cell(base: &RunConfig, plan: &Plan, round: usize, ci: usize, work: &Path) -> Result<CellRun> {
     let cell = plan.cells[ci];
     let t = plan.params.round_time_s;
     let seed = base.seed.map(|s| s ^ ((round as u64) << 32) ^ (ci as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
@@ -592,7 +593,7 @@ struct Stimulus {
 
 /// `nines run`'s arguments for a cell: its mix, block size (or the composite workload's block
 /// sizes and access range) and outstanding I/O.
-fn cell_args(base: &RunArgs, cell: Cell) -> Result<RunArgs> {
+fn cell_args(base: &RunConfig, cell: Cell) -> Result<RunConfig> {
     let rw = match (cell.sequential, cell.read_pct) {
         (false, 100) => Rw::Randread,
         (false, 0) => Rw::Randwrite,
@@ -602,7 +603,7 @@ fn cell_args(base: &RunArgs, cell: Cell) -> Result<RunArgs> {
         (true, _) => Rw::Rw,
     };
     let (jobs, qd) = cell.oio.unwrap_or((base.jobs, base.qd));
-    let mut args = RunArgs { rw, mix: Some(cell.read_pct), bs: cell.bs, jobs, qd, ..base.clone() };
+    let mut args = RunConfig { rw, mix: Some(cell.read_pct), bs: cell.bs, jobs, qd, ..base.clone() };
     if cell.composite {
         args.bssplit = Some(crate::cli::run::BlockSplit(nines_core::units::parse_bssplit(pts::CBW_BSSPLIT).map_err(|e| anyhow!(e))?));
         args.random_distribution = Some(pts::CBW_ZONES.parse().map_err(|e: String| anyhow!(e))?);
@@ -612,9 +613,9 @@ fn cell_args(base: &RunArgs, cell: Cell) -> Result<RunArgs> {
 
 /// One run of a stimulus through the collector; its windows moved to its offset under its
 /// scope.
-fn run_stimulus(base: &RunArgs, test: Test, at: &Stimulus, what: &str, work: &Path) -> Result<CellRun> {
+fn run_stimulus(base: &RunConfig, test: Test, at: &Stimulus, what: &str, work: &Path) -> Result<CellRun> {
     let path = work.join(format!("{}-{}.hlog", at.scope, at.offset.to_bits()));
-    let args = RunArgs {
+    let args = RunConfig {
         size: Some(at.region),
         runtime_ns: Some((at.seconds * 1e9) as u64),
         window_ns: (at.window_s * 1e9) as u64,
@@ -648,7 +649,7 @@ fn cell_value(test: Test, cell: Cell, windows: &[Window]) -> f64 {
 }
 
 /// The rounds, until steady state or --max-rounds; the archive rewritten after each.
-fn rounds(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, prep: Value, out: &mut impl Write) -> Result<()> {
+fn rounds(a: &PtsArgs, base: &RunConfig, plan: &Plan, work: &Path, prep: Value, out: &mut impl Write) -> Result<()> {
     let state = State {
         book: Rounds::new(plan.tracked.len(), plan.params.window_rounds),
         windows: Vec::new(),
@@ -668,7 +669,7 @@ struct State {
 }
 
 /// The rounds after those in `state`.
-fn rounds_from(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, prep: Value, state: State, out: &mut impl Write) -> Result<()> {
+fn rounds_from(a: &PtsArgs, base: &RunConfig, plan: &Plan, work: &Path, prep: Value, state: State, out: &mut impl Write) -> Result<()> {
     let p = &plan.params;
     let State { mut book, mut windows, mut metas, mut start_time } = state;
     let tty = !a.quiet && std::io::stderr().is_terminal();
@@ -734,7 +735,7 @@ fn rounds_from(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, prep: Valu
 #[allow(clippy::too_many_arguments)]
 fn qos(
     a: &PtsArgs,
-    base: &RunArgs,
+    base: &RunConfig,
     plan: &Plan,
     work: &Path,
     book: &Rounds,
@@ -749,7 +750,7 @@ fn qos(
     let window_s = if t >= 20.0 { 1.0 } else { t / 20.0 };
     say(a, &format!("qos: recording {} s of 4 KiB random writes for the response-time histogram", t));
     let path = work.join("qos.hlog");
-    let args = RunArgs {
+    let args = RunConfig {
         rw: Rw::Randwrite,
         mix: Some(0),
         bs: cell.bs,
@@ -802,7 +803,7 @@ fn qos(
 /// written so far; the fresh, transition and steady regions and where steady state is lost
 /// are found in that series (nines-core's `pts::wsat_regions`). Not reaching steady state is
 /// a finding of this test, not a failure: the PTS runs it for its curve.
-fn wsat(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, mut prep: Value, out: &mut impl Write) -> Result<()> {
+fn wsat(a: &PtsArgs, base: &RunConfig, plan: &Plan, work: &Path, mut prep: Value, out: &mut impl Write) -> Result<()> {
     let p = &plan.params;
     let cell = plan.cells[0];
     let goal = (p.wsat_capacities * plan.capacity as f64) as u64;
@@ -819,7 +820,7 @@ fn wsat(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, mut prep: Value, 
         ),
     );
     let path = work.join("wsat.hlog");
-    let args = RunArgs {
+    let args = RunConfig {
         rw: Rw::Randwrite,
         mix: Some(0),
         bs: cell.bs,

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use clap::Parser;
+use nines::cli::run::Given;
 use nines::cli::{Cli, Cmd};
 use nines::run::workload::{OpGen, Workload};
 
@@ -64,7 +65,7 @@ fn fio_shares(dir: &Path, dist: &str) -> (f64, f64) {
 fn nines_shares(dist: &str) -> (f64, f64) {
     let args = ["nines", "run", "--target", "t", "-o", "o.hlog", "--bs", "4k", "--seed", "7", "--random-distribution", dist];
     let Cmd::Run(a) = Cli::try_parse_from(args).expect("flags parse").cmd else { unreachable!() };
-    let w = Workload::from_args(&a).expect("a valid workload");
+    let w = Workload::from_config(&a.config(&Given::default())).expect("a valid workload");
     let mut g = OpGen::new(&w, 0, REGION, 0);
     let mut counts = vec![0u64; BLOCKS as usize];
     for _ in 0..IOS {

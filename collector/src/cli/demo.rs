@@ -76,9 +76,6 @@ impl DemoArgs {
             section: None,
             random_distribution: None,
             more: Default::default(),
-            given: Vec::new(),
-            param: Default::default(),
-            meta_other: Default::default(),
         }
     }
 

@@ -1,12 +1,14 @@
 //! The command line: every subcommand's flags in one place, typed at the edge (sizes in
 //! bytes, durations in ns or seconds, counts), with the flag tests right under the flags.
 //!
-//! This module depends on nothing else of the collector (only clap, std and nines-core's
-//! types and parsers); the command modules take their arguments from here:
+//! This module depends on nothing else of the collector but `run::config` (the run's
+//! configuration, which the run flags build, and the enums they take as values), and
+//! otherwise only on clap, std and nines-core's types and parsers; the command modules take
+//! their arguments from here:
 //!
 //! ```text
 //! cli          Cli, Cmd, StatsArgs, Selection     -> stats_cmd
-//! cli::run     RunArgs, Rw, Arrival, EngineKind   -> run
+//! cli::run     RunArgs, Given (-> RunConfig)      -> run_cmd, run
 //! cli::curve   CurveArgs (RunArgs flattened)      -> curve_cmd
 //! cli::demo    DemoArgs (and the RunArgs it runs) -> demo
 //! cli::import  ImportArgs                         -> import_cmd

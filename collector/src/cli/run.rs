@@ -1,113 +1,19 @@
 //! `nines run` flags, typed at the edge (sizes in bytes, durations in ns, counts), with the
-//! flag tests right under them. The run checks how the values go together when it turns them
-//! into its workload (`run::workload`).
+//! flag tests right under them. The flags become the run's configuration
+//! ([`RunArgs::configs`]: `run::config::RunConfig`, a job file's settings applied); the run
+//! checks how the values go together when it turns that into its workload (`run::workload`).
+//! The enums the run needs (`Rw`, `Arrival`, `EngineKind`) are the run's, used here as flag
+//! values.
 
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
+
+use crate::run::config::RunConfig;
+pub use crate::run::config::{Arrival, BlockSplit, EngineKind, Rw, DEFAULT_ENGINE};
 use nines_core::distribution::Distribution;
 use nines_core::steady::Criterion;
 use nines_core::units::{format_size, parse_bssplit, parse_count, parse_duration_ns, parse_size, MAX_BLOCK};
-
-/// I/O pattern.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Rw {
-    /// Random reads.
-    Randread,
-    /// Random writes.
-    Randwrite,
-    /// Random reads and writes, --mix percent reads.
-    Randrw,
-    /// Sequential reads.
-    Read,
-    /// Sequential writes.
-    Write,
-    /// Sequential reads and writes, --mix percent reads.
-    Rw,
-    /// Sequential trims (discard): hole punching in a file, discard on a block device.
-    Trim,
-    /// Random trims (discard).
-    Randtrim,
-}
-
-impl Rw {
-    /// The name as the command line and the archive's metadata write it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Rw::Randread => "randread",
-            Rw::Randwrite => "randwrite",
-            Rw::Randrw => "randrw",
-            Rw::Read => "read",
-            Rw::Write => "write",
-            Rw::Rw => "rw",
-            Rw::Trim => "trim",
-            Rw::Randtrim => "randtrim",
-        }
-    }
-    pub fn random(self) -> bool {
-        matches!(self, Rw::Randread | Rw::Randwrite | Rw::Randrw | Rw::Randtrim)
-    }
-    pub fn reads(self) -> bool {
-        matches!(self, Rw::Randread | Rw::Read | Rw::Randrw | Rw::Rw)
-    }
-    /// Does the pattern destroy data (writes or trims)? Every data-safety rule keys on this.
-    pub fn writes(self) -> bool {
-        !matches!(self, Rw::Randread | Rw::Read)
-    }
-    /// Does the pattern trim (discard) instead of reading and writing?
-    pub fn trims(self) -> bool {
-        matches!(self, Rw::Trim | Rw::Randtrim)
-    }
-}
-
-/// When rate-limited I/Os are due.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Arrival {
-    /// Exponential gaps between I/Os (a Poisson process), as fio's `rate_process=poisson`
-    /// gives them (a notebook sweeping fio threads with Poisson rate-limited O_SYNC writes,
-    /// baseline vs patched, runs this way).
-    Poisson,
-    /// Evenly spaced I/Os.
-    Uniform,
-}
-
-impl Arrival {
-    /// The name as the command line and the archive's metadata write it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Arrival::Poisson => "poisson",
-            Arrival::Uniform => "uniform",
-        }
-    }
-}
-
-/// Which I/O engine drives the target.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum EngineKind {
-    /// io_uring: one ring per job, batched submission and reaping (Linux only; the default
-    /// there, falling back to psync with a warning when the kernel refuses io_uring).
-    Uring,
-    /// pread/pwrite, one I/O at a time per job (queue depth 1), as fio's psync ioengine: runs
-    /// on every OS (the default on macOS and Windows).
-    Psync,
-    /// No I/O at all: every I/O completes at once. Measures nines' own overhead; the target
-    /// is not opened.
-    Null,
-}
-
-/// The engine `--engine` defaults to: io_uring on Linux, psync elsewhere.
-pub const DEFAULT_ENGINE: &str = if cfg!(target_os = "linux") { "uring" } else { "psync" };
-
-impl EngineKind {
-    /// The name as the command line and the archive's metadata write it.
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::Uring => "uring",
-            EngineKind::Psync => "psync",
-            EngineKind::Null => "null",
-        }
-    }
-}
 
 #[derive(Args, Debug, Clone, PartialEq)]
 pub struct RunArgs {
@@ -261,25 +167,13 @@ pub struct RunArgs {
     /// With --live: where and how the page is served.
     #[command(flatten)]
     pub serve: super::view::ServeFlags,
-    /// Bandwidth, think time and the lists of targets (flags added later, kept together so
+    /// Bandwidth, think time and completion batches (flags added later, kept together so
     /// that code building a `RunArgs` by hand fills them in with `Default::default()`).
     #[command(flatten)]
     pub more: MoreRunArgs,
-    /// The ids of the flags given on the command line (not defaults): a job file's settings
-    /// yield to these. Filled in by [`given`] after parsing.
-    #[arg(skip)]
-    pub given: Vec<String>,
-    /// Metadata a caller adds to the archive: `param` and other keys (`nines curve` labels
-    /// each point with its load). Not a flag.
-    #[arg(skip)]
-    pub param: serde_json::Map<String, serde_json::Value>,
-    #[arg(skip)]
-    pub meta_other: serde_json::Map<String, serde_json::Value>,
 }
 
-/// More `nines run` flags: bandwidth limits, think time, and every `--target` and
-/// `--destroy-data` given (clap keeps the first in `RunArgs::target` / `destroy_data`;
-/// [`lists`] fills these in after parsing).
+/// More `nines run` flags: bandwidth limits, think time and completion batches.
 #[derive(Args, Debug, Clone, PartialEq, Default)]
 pub struct MoreRunArgs {
     /// Issue at most this many bytes per second per job (fio's `rate`), e.g. 10m. Like
@@ -310,41 +204,102 @@ pub struct MoreRunArgs {
     /// time stamp and refills the freed slots only after them all.
     #[arg(long, value_name = "N")]
     pub complete_batch: Option<u32>,
-    /// Every --target given, in order (the first is also in `target`).
-    #[arg(skip)]
+}
+
+/// What the command line said beyond the values clap's derive keeps: the flags given (not
+/// defaulted) and every `--target` and `--destroy-data` (the derive keeps the first of each).
+/// Filled in by [`Given::of`] from the matches of `nines run` (or `nines curve`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Given {
+    /// The clap ids of the flags given: a job file's settings yield to these.
+    pub ids: Vec<String>,
+    /// Every `--target`, when more than one was given.
     pub targets: Vec<PathBuf>,
-    /// Every --destroy-data given.
-    #[arg(skip)]
-    pub destroy_all: Vec<PathBuf>,
-    /// The scope of this workload's tags when it runs beside others (a job file's section:
-    /// its job's name).
-    #[arg(skip)]
-    pub scope: Option<String>,
+    /// Every `--destroy-data` given.
+    pub destroy_data: Vec<PathBuf>,
+}
+
+impl Given {
+    /// The flags given and the lists of a repeated `--target` and `--destroy-data`.
+    pub fn of(m: &clap::ArgMatches) -> Given {
+        let mut g = Given { ids: given(m), ..Given::default() };
+        if let Ok(Some(v)) = m.try_get_many::<PathBuf>("target") {
+            let v: Vec<PathBuf> = v.cloned().collect();
+            if v.len() > 1 {
+                g.targets = v;
+            }
+        }
+        if let Ok(Some(v)) = m.try_get_many::<PathBuf>("destroy_data") {
+            g.destroy_data = v.cloned().collect();
+        }
+        g
+    }
+
+    /// Was the flag of this clap id given?
+    pub fn has(&self, id: &str) -> bool {
+        self.ids.iter().any(|g| g == id)
+    }
 }
 
 impl RunArgs {
-    /// The targets to drive: every `--target` (or a job file's `filename=a:b`), at least the
-    /// one in `target`.
-    pub fn all_targets(&self) -> Vec<PathBuf> {
-        if self.more.targets.is_empty() {
-            vec![self.target.clone()]
-        } else {
-            self.more.targets.clone()
+    /// The run's configuration as the flags give it, before a job file is applied (see
+    /// [`RunArgs::configs`]).
+    pub fn config(&self, given: &Given) -> RunConfig {
+        let m = &self.more;
+        RunConfig {
+            job_file: self.job_file.clone(),
+            section: self.section.clone(),
+            targets: if given.targets.is_empty() { vec![self.target.clone()] } else { given.targets.clone() },
+            output: self.output.clone(),
+            rw: self.rw,
+            mix: self.mix,
+            bs: self.bs,
+            bssplit: self.bssplit.clone(),
+            qd: self.qd,
+            submit_batch: self.submit_batch,
+            complete_batch: m.complete_batch,
+            jobs: self.jobs,
+            size: self.size,
+            runtime_ns: self.runtime_ns,
+            ios: self.ios,
+            ramp_ns: self.ramp_ns,
+            start_at: self.start_at,
+            direct: !self.buffered,
+            sync: self.sync,
+            fsync_every: self.fsync_every,
+            rate_iops: self.rate_iops,
+            rate_bytes: m.rate_bytes,
+            arrival: self.arrival,
+            thinktime_ns: m.thinktime_ns,
+            thinktime_blocks: m.thinktime_blocks,
+            thinktime_spin_ns: m.thinktime_spin_ns,
+            window_ns: self.window_ns,
+            window_ios: self.window_ios,
+            steady: self.steady,
+            steady_window_ns: self.steady_window_ns,
+            name: self.name.clone(),
+            notes: self.notes.clone(),
+            random_distribution: self.random_distribution.clone(),
+            seed: self.seed,
+            engine: self.engine,
+            raw_log: self.raw_log.clone(),
+            quiet: self.quiet,
+            overwrite: self.overwrite,
+            destroy_data: self.destroy_data.clone(),
+            destroy_all: given.destroy_data.clone(),
+            ignore_signatures: self.ignore_signatures,
+            force: self.force,
+            no_record: self.no_record,
+            scope: None,
+            param: serde_json::Map::new(),
+            meta_other: serde_json::Map::new(),
         }
     }
-}
 
-/// Fill in the lists of a repeated `--target` and `--destroy-data` (clap's derive keeps the
-/// first of each).
-pub fn lists(a: &mut RunArgs, m: &clap::ArgMatches) {
-    if let Ok(Some(v)) = m.try_get_many::<PathBuf>("target") {
-        let v: Vec<PathBuf> = v.cloned().collect();
-        if v.len() > 1 {
-            a.more.targets = v;
-        }
-    }
-    if let Ok(Some(v)) = m.try_get_many::<PathBuf>("destroy_data") {
-        a.more.destroy_all = v.cloned().collect();
+    /// The workloads the command line runs together: the flags' configuration with the job
+    /// file applied, one per section run at the same time (see [`RunConfig::resolve`]).
+    pub fn configs(&self, given: &Given) -> anyhow::Result<Vec<RunConfig>> {
+        self.config(given).resolve(&given.ids)
     }
 }
 
@@ -357,7 +312,7 @@ fn parse_rate(s: &str) -> Result<u64, String> {
 }
 
 /// The ids of the `nines run` flags the command line gave (as against defaults).
-pub fn given(m: &clap::ArgMatches) -> Vec<String> {
+fn given(m: &clap::ArgMatches) -> Vec<String> {
     m.ids().filter(|id| m.value_source(id.as_str()) == Some(clap::parser::ValueSource::CommandLine)).map(|id| id.to_string()).collect()
 }
 
@@ -370,10 +325,6 @@ fn parse_path(s: &str) -> Result<PathBuf, String> {
 fn parse_distribution(s: &str) -> Result<Distribution, String> {
     s.parse()
 }
-
-/// Block sizes with their share in percent (summing to 100), as `--bssplit` gives them.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BlockSplit(pub Vec<(u32, u32)>);
 
 fn parse_block_size(s: &str) -> Result<u32, String> {
     let b = parse_size(s)?;

@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 
 use super::{run_stimulus, say, write_archive, Plan, Stimulus};
 use crate::cli::pts::PtsArgs;
-use crate::cli::run::RunArgs;
+use crate::run::config::RunConfig;
 
 /// IOPS, mean, p99, p99.99 and maximum of a cell's windows (its directions together).
 pub(super) fn point(windows: &[Window]) -> Value {
@@ -46,7 +46,7 @@ pub(super) fn point(windows: &[Window]) -> Value {
 #[allow(clippy::too_many_arguments)]
 pub(super) fn demand_intensity(
     a: &PtsArgs,
-    base: &RunArgs,
+    base: &RunConfig,
     plan: &Plan,
     work: &Path,
     book: &Rounds,

@@ -18,14 +18,14 @@ use serde_json::{json, Value};
 use super::di::point;
 use super::{active_region, precondition, purge, run_stimulus, say, write_archive, Plan, Resumed, Stimulus};
 use crate::cli::pts::PtsArgs;
-use crate::cli::run::RunArgs;
+use crate::run::config::RunConfig;
 
 /// A percentage as a scope's name takes it: `25`, `12p5`.
 fn label(pct: f64) -> String {
     format!("{pct}").replace('.', "p")
 }
 
-pub(super) fn fill(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, state: Resumed, out: &mut impl Write) -> Result<()> {
+pub(super) fn fill(a: &PtsArgs, base: &RunConfig, plan: &Plan, work: &Path, state: Resumed, out: &mut impl Write) -> Result<()> {
     let p = &plan.params;
     let fills = p.fills.clone().unwrap_or_else(|| vec![25.0, 50.0, 75.0, 100.0]);
     let t = p.round_time_s;

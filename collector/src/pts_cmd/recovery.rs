@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use super::di::point;
 use super::{run_stimulus, say, write_archive, Plan, Resumed, Stimulus};
 use crate::cli::pts::PtsArgs;
-use crate::cli::run::RunArgs;
+use crate::run::config::RunConfig;
 
 /// Seconds as a scope's name takes them: whole milliseconds (`5000ms`) or seconds (`5s`).
 pub(super) fn label(s: f64) -> String {
@@ -39,7 +39,7 @@ pub(super) fn label(s: f64) -> String {
 #[allow(clippy::too_many_arguments)]
 pub(super) fn hir(
     a: &PtsArgs,
-    base: &RunArgs,
+    base: &RunConfig,
     plan: &Plan,
     work: &Path,
     book: &Rounds,
@@ -156,7 +156,7 @@ pub(super) fn hir(
 /// The cross-stimulus recovery test after the purge: its three segments one after another,
 /// windows of a round time, one tracked value (MB/s) a window; the archive rewritten after
 /// each segment.
-pub(super) fn xsr(a: &PtsArgs, base: &RunArgs, plan: &Plan, work: &Path, state: Resumed, out: &mut impl Write) -> Result<()> {
+pub(super) fn xsr(a: &PtsArgs, base: &RunConfig, plan: &Plan, work: &Path, state: Resumed, out: &mut impl Write) -> Result<()> {
     let p = &plan.params;
     let segs = p.xsr_segments_s.unwrap_or([8.0 * 3600.0; 3]);
     let t = p.round_time_s;

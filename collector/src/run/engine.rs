@@ -26,7 +26,7 @@ use std::time::Duration;
 #[cfg(target_os = "linux")]
 use io_uring::{opcode, types, IoUring};
 
-use crate::cli::run::EngineKind;
+use super::config::EngineKind;
 
 /// What an I/O does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -674,6 +674,7 @@ impl<'a, E: Engine> JobLoop<'a, E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::run::Given;
     use crate::cli::{Cli, Cmd};
     use crate::run::engine::NullEngine;
     use clap::Parser;
@@ -682,7 +683,7 @@ mod tests {
         let mut v = vec!["nines", "run", "--target", "t", "-o", "o.hlog", "--seed", "3", "--engine", "null", "--size", "1MiB"];
         v.extend_from_slice(extra);
         let Cmd::Run(a) = Cli::try_parse_from(v).unwrap().cmd else { panic!() };
-        Workload::from_args(&a).unwrap()
+        Workload::from_config(&a.config(&Given::default())).unwrap()
     }
 
     /// The null engine, except that the `stall_at`-th submission takes `stall` to return (a

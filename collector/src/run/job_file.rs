@@ -1,9 +1,9 @@
 //! `nines run JOB.fio`: an fio job file read (with its includes, through `load.rs`), turned
-//! into nines' run arguments by nines-core's `fio_job`, with the flags given beside the file
-//! overriding its settings.
+//! into nines' run configuration by nines-core's `fio_job`, with the flags given beside the
+//! file overriding its settings.
 //!
 //! The parsed file is a [`Plan`]: groups of per-section workloads. The sections of the file's
-//! group run at the same time, as fio runs them (one `RunArgs` each, handed to
+//! group run at the same time, as fio runs them (one `RunConfig` each, handed to
 //! `run::collect_all`); sections identical but for their name run as one workload; groups
 //! after a `stonewall` are refused with where they start (`--section NAME` runs one).
 
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Result};
 use nines_core::fio_job::{self, Engine, Job, Pattern, Plan, Stop};
 
-use crate::cli::run::{Arrival, BlockSplit, EngineKind, RunArgs, Rw};
+use super::config::{Arrival, BlockSplit, EngineKind, RunConfig, Rw};
 use crate::load;
 
 /// Read and interpret a job file: every section's workload, or every problem at once. With
@@ -38,51 +38,52 @@ pub fn read_plan(path: &Path, given: &[String]) -> Result<Plan> {
     Ok(Plan::new(fio_job::interpret_overridden(&sections, overridden)?))
 }
 
-/// `a` itself without a job file; with one, the arguments it gives (notes on stderr unless
-/// `--quiet`). A file whose sections run together as several workloads is an error here
-/// (see [`resolve_all`]).
-pub fn resolve(a: &RunArgs) -> Result<Option<RunArgs>> {
+/// `a` itself without a job file; with one, the configuration it gives (notes on stderr
+/// unless `--quiet`). A file whose sections run together as several workloads is an error
+/// here (see [`resolve_all`]).
+pub fn resolve(a: &RunConfig, given: &[String]) -> Result<RunConfig> {
+    let mut parts = resolve_all(a, given)?;
     if a.job_file.is_none() {
-        resolve_all(a)?;
-        return Ok(None);
+        return Ok(a.clone());
     }
-    let mut parts = resolve_all(a)?;
     if parts.len() > 1 {
         bail!("the job file runs {} workloads at the same time; pick one with --section NAME", parts.len());
     }
-    Ok(parts.pop())
+    parts.pop().ok_or_else(|| anyhow!("the job file runs no workload"))
 }
 
-/// The workloads to run together: `a` itself without a job file; with one, one set of
-/// arguments per section run at the same time (notes on stderr unless `--quiet`). With
-/// several, the first names the archive after the job file (`JOB.hlog`, unless `-o`).
-pub fn resolve_all(a: &RunArgs) -> Result<Vec<RunArgs>> {
+/// The workloads to run together: `a` itself without a job file; with one, one
+/// configuration per section run at the same time, the file's settings yielding to the flags
+/// `given` (clap ids; notes on stderr unless `--quiet`). With several, the first names the
+/// archive after the job file (`JOB.hlog`, unless `-o`).
+pub fn resolve_all(a: &RunConfig, given: &[String]) -> Result<Vec<RunConfig>> {
     let Some(path) = &a.job_file else {
-        for (p, flag) in [(&a.target, "--target"), (&a.output, "-o")] {
+        let first = a.targets.first().map(PathBuf::as_path).unwrap_or(Path::new(""));
+        for (p, flag) in [(first, "--target"), (a.output.as_path(), "-o")] {
             if p.as_os_str().is_empty() {
                 bail!("{flag} needs a path");
             }
         }
-        if a.more.targets.iter().any(|t| t.as_os_str().is_empty()) {
+        if a.targets.iter().any(|t| t.as_os_str().is_empty()) {
             bail!("--target needs a path");
         }
         return Ok(vec![a.clone()]);
     };
-    let plan = read_plan(path, &a.given)?;
+    let plan = read_plan(path, given)?;
     let jobs = plan.concurrent(a.section.as_deref()).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     let mut notes = Vec::new();
     let mut parts = Vec::new();
     for job in &jobs {
-        parts.push(apply(job, a, &mut notes)?);
+        parts.push(apply(job, a, given, &mut notes)?);
     }
     if parts.len() > 1 {
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "job".into());
-        let given = |id: &str| a.given.iter().any(|g| g == id);
+        let given = |id: &str| given.iter().any(|g| g == id);
         if !given("output") {
             parts[0].output = PathBuf::from(format!("{}.hlog", safe_name(&stem)));
         }
         for (p, job) in parts.iter_mut().zip(&jobs) {
-            p.more.scope = Some(job.name.clone());
+            p.scope = Some(job.name.clone());
         }
         if !given("name") {
             // the run is the file's: named after its archive
@@ -132,20 +133,34 @@ const FLAGS: &[(&str, &[&str])] = &[
     ("random_distribution", &["random_distribution"]),
 ];
 
-/// The run arguments of `a.job_file`: the job's settings, except where a flag was given.
+/// The configuration of `a.job_file`: the job's settings, except where a flag was `given`.
 /// Notes (overrides, options accepted without effect) go to `notes`.
-pub fn args(a: &RunArgs, notes: &mut Vec<String>) -> Result<RunArgs> {
+pub fn config(a: &RunConfig, given: &[String], notes: &mut Vec<String>) -> Result<RunConfig> {
     let path = a.job_file.as_ref().ok_or_else(|| anyhow!("no job file"))?;
-    let plan = read_plan(path, &a.given)?;
+    let plan = read_plan(path, given)?;
     let job = plan.single(a.section.as_deref()).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    apply(&job, a, notes)
+    apply(&job, a, given, notes)
 }
 
-/// `a` with `job`'s settings wherever no flag was given.
-pub fn apply(job: &Job, a: &RunArgs, notes: &mut Vec<String>) -> Result<RunArgs> {
-    let given = |ids: &[&str]| ids.iter().any(|id| a.given.iter().any(|g| g == id));
+/// `a` with `job`'s settings wherever no flag was given (`given` holds the clap ids of the
+/// flags given).
+pub fn apply(job: &Job, a: &RunConfig, given: &[String], notes: &mut Vec<String>) -> Result<RunConfig> {
+    note_overrides(job, given, notes);
     let mut r = a.clone();
-    let s = &job.settings;
+    apply_names(job, given, &mut r)?;
+    apply_shape(job, given, &mut r)?;
+    apply_io(job, given, &mut r);
+    Ok(r)
+}
+
+/// Was any of the flags `ids` among those `given`?
+fn any_given(given: &[String], ids: &[&str]) -> bool {
+    ids.iter().any(|id| given.iter().any(|g| g == id))
+}
+
+/// Note each of the job's settings a flag overrides, and each option accepted without effect.
+fn note_overrides(job: &Job, given: &[String], notes: &mut Vec<String>) {
+    let given = |ids: &[&str]| any_given(given, ids);
     for (key, ids) in FLAGS {
         if given(ids) {
             if let Some((at, opt)) = job.origin.get(key) {
@@ -157,12 +172,15 @@ pub fn apply(job: &Job, a: &RunArgs, notes: &mut Vec<String>) -> Result<RunArgs>
     for (at, opt, why) in &job.accepted {
         notes.push(format!("{opt} ({at}) accepted: {why}"));
     }
+}
+
+/// The job's targets (its filename=), archive and name.
+fn apply_names(job: &Job, given: &[String], r: &mut RunConfig) -> Result<()> {
+    let given = |ids: &[&str]| any_given(given, ids);
+    let s = &job.settings;
     if !given(&["target"]) {
         match s.filenames.first() {
-            Some(f) => {
-                r.target = PathBuf::from(f);
-                r.more.targets = if s.filenames.len() > 1 { s.filenames.iter().map(PathBuf::from).collect() } else { Vec::new() };
-            }
+            Some(_) => r.targets = s.filenames.iter().map(PathBuf::from).collect(),
             None => bail!(
                 "{}: [{}] names no filename=, and nines does not make up file names as fio does; add filename= or give --target",
                 job.at,
@@ -176,6 +194,13 @@ pub fn apply(job: &Job, a: &RunArgs, notes: &mut Vec<String>) -> Result<RunArgs>
     if !given(&["name"]) {
         r.name = Some(job.name.clone());
     }
+    Ok(())
+}
+
+/// The job's pattern, block sizes, queue depth, batches, jobs, size, stop rule and ramp.
+fn apply_shape(job: &Job, given: &[String], r: &mut RunConfig) -> Result<()> {
+    let given = |ids: &[&str]| any_given(given, ids);
+    let s = &job.settings;
     if !given(&["rw"]) {
         r.rw = match s.rw {
             Pattern::Read => Rw::Read,
@@ -211,7 +236,7 @@ pub fn apply(job: &Job, a: &RunArgs, notes: &mut Vec<String>) -> Result<RunArgs>
     }
     if !given(&["complete_batch"]) {
         if let Some(b) = s.complete_batch {
-            r.more.complete_batch = Some(b);
+            r.complete_batch = Some(b);
         }
     }
     if !given(&["jobs"]) {
@@ -230,9 +255,16 @@ pub fn apply(job: &Job, a: &RunArgs, notes: &mut Vec<String>) -> Result<RunArgs>
     if !given(&["ramp_ns"]) {
         r.ramp_ns = s.ramp_ns;
     }
+    Ok(())
+}
+
+/// How the job's I/O is done: direct, sync, fdatasync, rate limits, think time, arrival,
+/// seed, engine, window, random distribution, and its section.
+fn apply_io(job: &Job, given: &[String], r: &mut RunConfig) {
+    let given = |ids: &[&str]| any_given(given, ids);
+    let s = &job.settings;
     if !given(&["direct", "buffered"]) {
         r.direct = s.direct;
-        r.buffered = !s.direct;
     }
     if !given(&["sync"]) {
         r.sync = s.sync;
@@ -242,16 +274,16 @@ pub fn apply(job: &Job, a: &RunArgs, notes: &mut Vec<String>) -> Result<RunArgs>
     }
     if !given(&["rate_iops", "rate_bytes"]) {
         r.rate_iops = s.rate_iops;
-        r.more.rate_bytes = s.rate_bytes;
+        r.rate_bytes = s.rate_bytes;
     }
     if !given(&["thinktime_ns"]) {
-        r.more.thinktime_ns = s.thinktime_ns;
+        r.thinktime_ns = s.thinktime_ns;
     }
     if !given(&["thinktime_blocks"]) {
-        r.more.thinktime_blocks = s.thinktime_blocks;
+        r.thinktime_blocks = s.thinktime_blocks;
     }
     if !given(&["thinktime_spin_ns"]) {
-        r.more.thinktime_spin_ns = s.thinktime_spin_ns;
+        r.thinktime_spin_ns = s.thinktime_spin_ns;
     }
     if !given(&["arrival"]) {
         r.arrival = if s.poisson { Arrival::Poisson } else { Arrival::Uniform };
@@ -278,7 +310,6 @@ pub fn apply(job: &Job, a: &RunArgs, notes: &mut Vec<String>) -> Result<RunArgs>
     if !given(&["section"]) {
         r.section = Some(job.section.clone());
     }
-    Ok(r)
 }
 
 /// A flag's name on the command line from its clap id.
@@ -298,17 +329,22 @@ fn flag_name(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::run::Given;
     use crate::cli::{Cli, Cmd};
     use clap::{CommandFactory, FromArgMatches};
 
-    fn cli(args: &[&str]) -> RunArgs {
+    /// The configuration of a `nines run` command line, and the ids of the flags it gives.
+    fn cli(args: &[&str]) -> (RunConfig, Vec<String>) {
         let mut v = vec!["nines", "run"];
         v.extend_from_slice(args);
         let m = Cli::command().try_get_matches_from(v).unwrap();
-        let Cmd::Run(mut a) = Cli::from_arg_matches(&m).unwrap().cmd else { panic!() };
-        a.given = crate::cli::run::given(m.subcommand().unwrap().1);
-        crate::cli::run::lists(&mut a, m.subcommand().unwrap().1);
-        *a
+        let Cmd::Run(a) = Cli::from_arg_matches(&m).unwrap().cmd else { panic!() };
+        let given = Given::of(m.subcommand().unwrap().1);
+        (a.config(&given), given.ids)
+    }
+
+    fn apply_to(job: &Job, (a, given): &(RunConfig, Vec<String>), notes: &mut Vec<String>) -> Result<RunConfig> {
+        apply(job, a, given, notes)
     }
 
     fn job(text: &str) -> Job {
@@ -321,18 +357,21 @@ mod tests {
         let j =
             job("[db]\nfilename=/tmp/f\nrw=randrw\nrwmixread=70\nbs=8k\niodepth=16\nsize=1g\ntime_based\nruntime=60\ngroup_reporting\n");
         let mut notes = Vec::new();
-        let r = apply(&j, &cli(&["j.fio", "--qd", "4", "--ios", "1000", "--buffered"]), &mut notes).unwrap();
+        let r = apply_to(&j, &cli(&["j.fio", "--qd", "4", "--ios", "1000", "--buffered"]), &mut notes).unwrap();
         assert_eq!((r.qd, r.ios, r.runtime_ns), (4, Some(1000), None), "--ios replaces the file's stop rule");
         assert_eq!((r.rw, r.mix, r.bs, r.size), (Rw::Randrw, Some(70), 8192, Some(1 << 30)));
-        assert_eq!((r.target, r.output.clone(), r.name.as_deref()), (PathBuf::from("/tmp/f"), PathBuf::from("db.hlog"), Some("db")));
-        assert!(r.buffered && r.seed == Some(fio_job::DEFAULT_SEED) && r.engine == EngineKind::Psync);
+        assert_eq!(
+            (r.targets[0].clone(), r.output.clone(), r.name.as_deref()),
+            (PathBuf::from("/tmp/f"), PathBuf::from("db.hlog"), Some("db"))
+        );
+        assert!(!r.direct && r.seed == Some(fio_job::DEFAULT_SEED) && r.engine == EngineKind::Psync);
         let all = notes.join("\n");
         assert!(all.contains("--qd overrides iodepth=16 (t.fio:6)"), "{all}");
         assert!(all.contains("--ios overrides runtime=60 (t.fio:9)"), "{all}");
         assert!(all.contains("group_reporting (t.fio:10) accepted"), "{all}");
         // a flag the file does not set is simply used
-        let r = apply(&j, &cli(&["j.fio", "-o", "x.hlog", "--target", "/dev/null"]), &mut Vec::new()).unwrap();
-        assert_eq!((r.output, r.target, r.qd), (PathBuf::from("x.hlog"), PathBuf::from("/dev/null"), 16));
+        let r = apply_to(&j, &cli(&["j.fio", "-o", "x.hlog", "--target", "/dev/null"]), &mut Vec::new()).unwrap();
+        assert_eq!((r.output, r.targets, r.qd), (PathBuf::from("x.hlog"), vec![PathBuf::from("/dev/null")], 16));
     }
 
     #[test]
@@ -343,13 +382,14 @@ mod tests {
         let e = read_plan(&path, &[]).unwrap_err().to_string();
         assert!(e.contains(":4: ioengine=posixaio: not supported"), "{e}");
         let mut notes = Vec::new();
-        let r = args(&cli(&[path.to_str().unwrap(), "--engine", "null"]), &mut notes).unwrap();
+        let (a, given) = cli(&[path.to_str().unwrap(), "--engine", "null"]);
+        let r = config(&a, &given, &mut notes).unwrap();
         assert_eq!(r.engine, EngineKind::Null);
         assert!(notes.iter().any(|n| n.starts_with("--engine overrides ioengine=posixaio (") && n.ends_with("j.fio:4)")), "{notes:?}");
         // and over an engine nines has
         let j = job("[a]\nfilename=f\nsize=1m\nioengine=libaio\n");
         let mut notes = Vec::new();
-        assert_eq!(apply(&j, &cli(&["j.fio", "--engine", "psync"]), &mut notes).unwrap().engine, EngineKind::Psync);
+        assert_eq!(apply_to(&j, &cli(&["j.fio", "--engine", "psync"]), &mut notes).unwrap().engine, EngineKind::Psync);
         assert!(notes.iter().any(|n| n == "--engine overrides ioengine=libaio (t.fio:4)"), "{notes:?}");
     }
 
@@ -357,30 +397,30 @@ mod tests {
     fn a_distribution_on_a_sequential_job_is_noted_not_run() {
         let j = job("[a]\nfilename=f\nsize=1m\nrw=read\nrandom_distribution=zipf:1.2\n");
         let mut notes = Vec::new();
-        let r = apply(&j, &cli(&["j.fio"]), &mut notes).unwrap();
+        let r = apply_to(&j, &cli(&["j.fio"]), &mut notes).unwrap();
         assert_eq!(r.random_distribution, None);
         assert!(
             notes.iter().any(|n| n.contains("random_distribution=zipf:1.2 (t.fio:5) accepted: applies to random patterns only")),
             "{notes:?}"
         );
-        let r = apply(&j, &cli(&["j.fio", "--rw", "randread"]), &mut notes).unwrap();
+        let r = apply_to(&j, &cli(&["j.fio", "--rw", "randread"]), &mut notes).unwrap();
         assert_eq!(r.random_distribution.map(|d| d.to_string()).as_deref(), Some("zipf:1.2"));
     }
 
     #[test]
     fn no_filename_needs_target() {
         let j = job("[a]\nsize=1m\n");
-        let e = apply(&j, &cli(&["j.fio"]), &mut Vec::new()).unwrap_err().to_string();
+        let e = apply_to(&j, &cli(&["j.fio"]), &mut Vec::new()).unwrap_err().to_string();
         assert!(e.contains("t.fio:1: [a] names no filename=") && e.contains("--target"), "{e}");
-        assert!(apply(&j, &cli(&["j.fio", "--target", "/tmp/x"]), &mut Vec::new()).is_ok());
+        assert!(apply_to(&j, &cli(&["j.fio", "--target", "/tmp/x"]), &mut Vec::new()).is_ok());
     }
 
     #[test]
     fn target_and_output_come_from_the_job_file() {
         assert!(<Cli as clap::Parser>::try_parse_from(["nines", "run"]).is_err(), "without a job file --target and -o are required");
-        let a = cli(&["j.fio"]);
+        let (a, given) = cli(&["j.fio"]);
         assert_eq!(a.job_file, Some(PathBuf::from("j.fio")));
-        assert!(a.given.iter().all(|g| g == "job_file" || g == "RunArgs"), "only the file was given: {:?}", a.given);
+        assert!(given.iter().all(|g| g == "job_file" || g == "RunArgs"), "only the file was given: {given:?}");
         assert!(
             <Cli as clap::Parser>::try_parse_from(["nines", "run", "--section", "x", "--target", "t", "-o", "o"]).is_err(),
             "--section needs a job file"

@@ -1,7 +1,7 @@
 //! `nines run`: the collector.
 //!
 //! ```text
-//!  main: flags -> Workload, safety checks, target laid out, archive header
+//!  main: RunConfig (flags, job file) -> Workload, safety checks, target laid out, archive header
 //!    |-- job thread x N: OpGen -> Engine (io_uring | psync | null) -> Recorder (per-tag
 //!    |     hdrhistogram, exact max) -> closed windows --mpsc--> writer
 //!    '-- writer thread: merges jobs per tag, appends + flushes each window, progress line,
@@ -22,6 +22,7 @@
 //! BLKDISCARD inside the timed wait, io_uring hands every I/O (trims too) to the kernel
 //! asynchronously, so trims are timed exactly like reads and writes.
 
+pub mod config;
 pub mod engine;
 pub mod job;
 pub mod job_file;
@@ -45,8 +46,8 @@ use rand::{RngCore, SeedableRng};
 use signal_hook::consts::SIGHUP;
 use signal_hook::consts::{SIGINT, SIGTERM};
 
-use crate::cli::run::{EngineKind, RunArgs};
 use crate::output;
+use config::{EngineKind, RunConfig};
 #[cfg(target_os = "linux")]
 use engine::UringEngine;
 use engine::{NullEngine, PsyncEngine};
@@ -70,46 +71,6 @@ pub struct Outcome {
     pub errors: Vec<String>,
 }
 
-/// `nines run`: collect, then print the summary table.
-pub fn run(a: &RunArgs, out: &mut impl Write) -> Result<()> {
-    let parts = job_file::resolve_all(a)?;
-    let a = &parts[0];
-    if a.live {
-        return live(&parts, out);
-    }
-    if a.serve.bind.is_some() || a.serve.no_open {
-        bail!("--bind and --no-open say how the run is served: they need --live");
-    }
-    let o = collect_all(&parts)?;
-    finish(&o, a.no_summary, out)
-}
-
-/// `nines run --live`: the archive served as it is written (`nines view --follow`'s server),
-/// and after a run that ends by itself, until Ctrl-C (a run stopped by a signal stops the
-/// server with it).
-fn live(parts: &[RunArgs], out: &mut impl Write) -> Result<()> {
-    let a = &parts[0];
-    let server = crate::view::Server::start_live(&a.output, &a.serve)?;
-    crate::view::announce(&server, &a.serve, "live: serving the run as it is written", &mut crate::diag::Stderr)?;
-    let o = collect_all(parts)?;
-    server.finish();
-    let result = finish(&o, a.no_summary, out).and_then(|()| out.flush().map_err(Into::into));
-    if o.stopped_by.starts_with("SIG") || o.stopped_by.starts_with("signal") {
-        return result;
-    }
-    // Ctrl-C is caught before the message that asks for it: a SIGINT sent as soon as it is
-    // read would otherwise find the default action and kill the process.
-    STOP.store(0, Ordering::Relaxed);
-    install_signals(true);
-    crate::diag!("nines: the run has ended; the page stays at {} until Ctrl-C", server.url);
-    while STOP.load(Ordering::Relaxed) == 0 {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    install_signals(false);
-    server.stop();
-    result
-}
-
 /// Print the end summary (the `nines stats` table of the archive) and turn job errors into
 /// the command's error.
 pub fn finish(o: &Outcome, no_summary: bool, out: &mut impl Write) -> Result<()> {
@@ -129,6 +90,19 @@ pub fn finish(o: &Outcome, no_summary: bool, out: &mut impl Write) -> Result<()>
         bail!("{e} (the archive '{}' keeps every window recorded before the error)", o.output.display());
     }
     Ok(())
+}
+
+/// After a run: wait until SIGINT, SIGTERM or SIGHUP (as `nines run --live` keeps its page
+/// served), calling `announce` once they are caught, so that a signal sent as soon as the
+/// announcement is read never finds the default action and kills the process.
+pub fn wait_for_signal(announce: impl FnOnce()) {
+    STOP.store(0, Ordering::Relaxed);
+    install_signals(true);
+    announce();
+    while STOP.load(Ordering::Relaxed) == 0 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    install_signals(false);
 }
 
 /// Is a run recording? Outside one, SIGINT, SIGTERM and SIGHUP keep their default action.
@@ -276,7 +250,7 @@ fn wait_until(epoch_s_at: f64, quiet: bool) -> Result<f64> {
 /// Run the workload and write the archive. Errors before the first window (bad flags,
 /// safety refusals) are returned; errors during the run end the run and are reported in
 /// [`Outcome::errors`] after the archive has been completed.
-pub fn collect(a: &RunArgs) -> Result<Outcome> {
+pub fn collect(a: &RunConfig) -> Result<Outcome> {
     collect_all(std::slice::from_ref(a))
 }
 
@@ -309,15 +283,152 @@ struct Part {
 /// (`probe/read`), with several targets each target's (`a.dat/read`). The first of `parts`
 /// gives the archive, its name and the run-wide settings (window, ramp, engine, steady state,
 /// --start-at); the workloads must agree on the window, the ramp and the engine.
-pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
+pub fn collect_all(parts: &[RunConfig]) -> Result<Outcome> {
     let a = parts.first().ok_or_else(|| anyhow!("no workload to run"))?;
-    let mut ws: Vec<Workload> = parts.iter().map(Workload::from_args).collect::<Result<_>>()?;
+    let mut ws: Vec<Workload> = parts.iter().map(Workload::from_config).collect::<Result<_>>()?;
     let quiet = a.quiet;
-    let label = |p: &RunArgs| match (&p.job_file, &p.section) {
+    check_together(parts, &ws)?;
+    let engine0 = ws[0].engine;
+    let (mut out_file, mut raw_file) = create_outputs(a, parts, engine0)?;
+    let (kind, mut engine_meta) = choose_engine(&mut ws, engine0, quiet)?;
+    let (mut opened, part_targets) = open_targets(parts, &ws, kind, quiet)?;
+    check_trims(&ws, &part_targets, &opened, kind, &mut engine_meta)?;
+    let part_scopes = scopes(parts, &mut opened);
+    let runs: Vec<Part> =
+        ws.into_iter().zip(part_targets).zip(part_scopes).map(|((w, targets), scope)| Part { w: Arc::new(w), targets, scope }).collect();
+    let w = runs[0].w.clone();
+    let raw = raw_log(raw_file.as_ref())?;
+    let archive_err = |e: &std::io::Error| output::write_error(e, &a.output, "every window written before this error is in it");
+
+    let clock = start_clock(a.start_at, w.ramp_ns, quiet)?;
+    let meta = header_meta(a, &runs, &opened, &engine_meta, &clock);
+    let aw = ArchiveWriter::new(BufWriter::new(out_file.try_clone()?), &Header { start_time: clock.start_epoch, meta })
+        .map_err(|e| archive_err(&e))?;
+    let (out, routes) = tag_routes(&runs, &opened);
+    let setup = Setup { runs: &runs, opened: &opened, clock: &clock, kind, quiet, raw: &raw };
+    let (mut aw, wres, features) = record(aw, &setup, &out, routes)?;
+    install_signals(false);
+    let stop = STOP.load(Ordering::Relaxed);
+    let mut wres = match wres {
+        Ok(r) => r,
+        Err(e) => {
+            // a write error (a full disk): what was written stays for the user to read
+            out_file.keep();
+            if let Some(r) = &mut raw_file {
+                r.keep();
+            }
+            return Err(match e.downcast_ref::<std::io::Error>() {
+                Some(io) => archive_err(io),
+                None => e,
+            });
+        }
+    };
+    let stopped_by = stopped_by(stop, runs.iter().all(|r| r.w.ios.is_some() && r.w.runtime_ns.is_none()));
+    if let Some(r) = &raw {
+        r.w.lock().map_err(|_| anyhow!("raw log lock poisoned"))?.flush().map_err(|e| r.error(&e))?;
+    }
+    if wres.windows == 0 {
+        // nothing was recorded (stopped during --ramp, or an error before the first window):
+        // no archive is kept, so nothing blocks a rerun
+        let why =
+            wres.errors.first().cloned().unwrap_or_else(|| format!("stopped by {stopped_by} before recording began (during --ramp?)"));
+        bail!("{why}; nothing was recorded, so '{}' was not kept", a.output.display());
+    }
+    out_file.keep();
+    if let Some(r) = &mut raw_file {
+        r.keep();
+    }
+
+    // The end summary, appended as metadata (readers merge it into the header's).
+    if let Some((ff, fb)) = *features.lock().map_err(|_| anyhow!("lock poisoned"))? {
+        engine_meta.registered_files = Some(ff);
+        engine_meta.registered_buffers = Some(fb);
+    }
+    let summary = end_meta(engine_meta, &wres, &out, &clock, &stopped_by);
+    aw.write_meta(&summary).map_err(|e| archive_err(&e))?;
+    let bw = aw.into_inner();
+    let f = bw.into_inner().map_err(|e| archive_err(e.error()))?;
+    f.sync_all().map_err(|e| archive_err(&e))?;
+    drop(opened);
+
+    Ok(Outcome { output: a.output.clone(), stopped_by, engine: kind_name(kind), steady: wres.steady.take(), errors: wres.errors })
+}
+
+/// A run ready to record: its workloads with their targets, the targets opened, its clock,
+/// the engine and the raw log.
+struct Setup<'a> {
+    runs: &'a [Part],
+    opened: &'a [Opened],
+    clock: &'a Clock,
+    kind: EngineKind,
+    quiet: bool,
+    raw: &'a Option<Arc<job::RawLog>>,
+}
+
+/// The run itself: the writer thread appending each window to the archive (`out`, each job's
+/// slots going to `routes`), every job's thread doing the I/O, until they end. The archive
+/// writer back, with what the writer made of the run, and what io_uring set up.
+fn record(
+    mut aw: ArchiveWriter<BufWriter<std::fs::File>>,
+    s: &Setup,
+    out: &[writer::OutTag],
+    routes: Vec<Vec<Vec<usize>>>,
+) -> Result<(ArchiveWriter<BufWriter<std::fs::File>>, Result<writer::WriterResult>, Features)> {
+    let (runs, clock) = (s.runs, s.clock);
+    let total_jobs: u32 = runs.iter().map(|r| r.w.jobs).sum();
+    let pool: job::Pool = Arc::new(Mutex::new(Vec::new()));
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let features: Features = Arc::new(Mutex::new(None));
+    let writer = {
+        let cfg = writer::WriterCfg {
+            w: runs[0].w.clone(),
+            jobs: total_jobs,
+            rec_start_ns: clock.rec_start_ns,
+            quiet: s.quiet,
+            pool: pool.clone(),
+            out: out.to_vec(),
+            routes,
+        };
+        std::thread::Builder::new().name("nines-writer".into()).spawn(move || {
+            let r = writer::writer_loop(rx, &mut aw, cfg);
+            (aw, r)
+        })?
+    };
+    let common = JobsCommon {
+        kind: s.kind,
+        total_jobs,
+        t0_ns: clock.t0_ns,
+        rec_start_ns: clock.rec_start_ns,
+        tx: &tx,
+        pool: &pool,
+        raw: s.raw,
+        features: &features,
+    };
+    let handles = spawn_jobs(runs, s.opened, &common)?;
+    drop(tx);
+    for h in handles {
+        let _ = h.join();
+    }
+    let (aw, wres) = writer.join().map_err(|_| anyhow!("the writer thread panicked"))?;
+    Ok((aw, wres, features))
+}
+
+/// What the first job's io_uring set up (registered files, registered buffers), for the
+/// archive's engine metadata.
+type Features = Arc<Mutex<Option<(bool, bool)>>>;
+
+/// How a workload is named in errors: its job file and section, else its name.
+fn label(p: &RunConfig) -> String {
+    match (&p.job_file, &p.section) {
         (Some(f), Some(s)) => format!("{} [{s}]", f.display()),
         _ => p.name.clone().unwrap_or_else(|| "the workload".into()),
-    };
-    for (p, w) in parts.iter().zip(&ws).skip(1) {
+    }
+}
+
+/// Workloads run together share one archive, so they must agree on its window, ramp and
+/// engine.
+fn check_together(parts: &[RunConfig], ws: &[Workload]) -> Result<()> {
+    for (p, w) in parts.iter().zip(ws).skip(1) {
         let w0 = &ws[0];
         let differ = if w.window != w0.window {
             Some("the window (log_hist_msec, --window)")
@@ -336,11 +447,15 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
             );
         }
     }
-    let engine0 = ws[0].engine;
-    let all_targets: Vec<PathBuf> = parts.iter().flat_map(|p| p.all_targets()).collect();
+    Ok(())
+}
 
-    // The archive and the raw log: never over an existing file by accident, never onto a
-    // target, a device or each other.
+/// The archive and the raw log: never over an existing file by accident, never onto a
+/// target, a device or each other. Created now, exclusively: a second `nines run -o` of the
+/// same path is refused here, and if this run ends before recording anything the files are
+/// removed again.
+fn create_outputs(a: &RunConfig, parts: &[RunConfig], engine0: EngineKind) -> Result<(output::Created, Option<output::Created>)> {
+    let all_targets: Vec<PathBuf> = parts.iter().flat_map(|p| p.targets.iter().cloned()).collect();
     let target_reals: Vec<PathBuf> = all_targets.iter().filter_map(|t| safety::resolve(t).ok().map(|(r, _)| r)).collect();
     let out_real = check_output(&a.output, "the archive -o", &target_reals, engine0)?;
     if let Some(raw) = &a.raw_log {
@@ -349,16 +464,19 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
             bail!("--raw-log and -o name the same file '{}'; give two paths", raw.display());
         }
     }
-    // Created now, exclusively: a second `nines run -o` of the same path is refused here, and
-    // if this run ends before recording anything the files are removed again.
     let never_over = if engine0 == EngineKind::Null { output::Inputs::default() } else { output::Inputs::new(all_targets.iter()) };
-    let mut out_file = output::create_streaming(&a.output, a.force, &never_over, "the archive -o")?;
-    let mut raw_file = match &a.raw_log {
+    let out_file = output::create_streaming(&a.output, a.force, &never_over, "the archive -o")?;
+    let raw_file = match &a.raw_log {
         Some(p) => Some(output::create_streaming(p, a.force, &never_over, "the raw log --raw-log")?),
         None => None,
     };
+    Ok((out_file, raw_file))
+}
 
-    // The engine.
+/// The engine the run uses (io_uring falls back to psync where the kernel refuses it, psync
+/// runs every job at queue depth 1) and its metadata; each workload's I/O buffers checked
+/// against the memory there is.
+fn choose_engine(ws: &mut [Workload], engine0: EngineKind, quiet: bool) -> Result<(EngineKind, meta::Engine)> {
     let mut engine_meta = meta::Engine { requested: Some(engine0.name().into()), ..meta::Engine::default() };
     let mut kind = engine0;
     #[cfg(not(target_os = "linux"))]
@@ -381,7 +499,7 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
             kind = EngineKind::Psync;
         }
     }
-    for w in &mut ws {
+    for w in ws.iter_mut() {
         if kind == EngineKind::Psync && w.qd > 1 {
             if !quiet {
                 crate::diag!(
@@ -395,17 +513,21 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
         check_buffer_memory(w)?;
     }
     engine_meta.name = Some(kind.name().into());
+    Ok((kind, engine_meta))
+}
 
-    // The targets: each opened once, the workloads that write first (so the rules for
-    // writes are checked, and a new file laid out, by a workload that writes).
+/// The targets: each opened once, the workloads that write first (so the rules for writes
+/// are checked, and a new file laid out, by a workload that writes). Each workload's targets
+/// as indices into the opened ones, with their regions.
+#[allow(clippy::type_complexity)]
+fn open_targets(parts: &[RunConfig], ws: &[Workload], kind: EngineKind, quiet: bool) -> Result<(Vec<Opened>, Vec<Vec<(usize, u64)>>)> {
     let mut opened: Vec<Opened> = Vec::new();
     let mut part_targets: Vec<Vec<(usize, u64)>> = vec![Vec::new(); parts.len()];
     let mut order: Vec<usize> = (0..parts.len()).collect();
     order.sort_by_key(|&i| !(ws[i].writes() || ws[i].fsync_every.is_some()));
     for &pi in &order {
         let (p, w) = (&parts[pi], &ws[pi]);
-        let targets = p.all_targets();
-        let n = targets.len() as u64;
+        let n = p.targets.len() as u64;
         // fio divides a job's size between its files
         let each = w.size.map(|s| s / n / u64::from(w.align) * u64::from(w.align));
         if let Some(e) = each.filter(|&e| e < u64::from(w.max_bs)) {
@@ -417,83 +539,107 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
             );
         }
         let wt = Workload { size: each, ..w.clone() };
-        for t in &targets {
-            if kind == EngineKind::Null {
-                let region = each.ok_or_else(|| anyhow!("--engine null needs --size (the target is not opened)"))?;
-                let idx = match opened.iter().position(|o| o.real == *t) {
-                    Some(i) => i,
-                    None => {
-                        opened.push(Opened {
-                            real: t.clone(),
-                            file: None,
-                            block: false,
-                            meta: meta::Target {
-                                path: Some(t.display().to_string()),
-                                kind: Some("none (null engine)".into()),
-                                region_bytes: Some(region),
-                                ..meta::Target::default()
-                            },
-                            name: format!("'{}'", t.display()),
-                            direct: wt.direct,
-                            sync: wt.sync,
-                            scope: String::new(),
-                        });
-                        opened.len() - 1
-                    }
-                };
-                part_targets[pi].push((idx, region));
-                continue;
-            }
-            let real = safety::resolve(t).map(|(r, _)| r)?;
-            if let Some(i) = opened.iter().position(|o| o.real == real) {
-                let o = &opened[i];
-                if o.direct == wt.direct && o.sync == wt.sync {
-                    let size = o.meta.size_bytes.unwrap_or(0);
-                    let region = each.unwrap_or(size);
-                    if region > size || region < u64::from(wt.max_bs) {
-                        bail!(
-                            "{} uses {} of {}, which holds {}; give the workloads sizes that fit",
-                            label(p),
-                            nines_core::units::format_size(region),
-                            o.name,
-                            nines_core::units::format_size(size)
-                        );
-                    }
-                    part_targets[pi].push((i, region));
-                    continue;
-                }
-                if o.block {
-                    bail!(
-                        "{} is driven by workloads that differ in direct= or sync= (--buffered, --sync); a block device is opened once (O_EXCL): give them the same",
-                        o.name
-                    );
-                }
-            }
-            // this target's own --destroy-data, when several are given
-            let mut pa = RunArgs { target: t.clone(), ..p.clone() };
-            if !p.more.destroy_all.is_empty() {
-                let mine = p.more.destroy_all.iter().find(|d| safety::resolve(d).is_ok_and(|(r, _)| r == real)).cloned();
-                let is_block = std::fs::metadata(&real).is_ok_and(|m| {
-                    use crate::sys::FileTypeExt;
-                    m.file_type().is_block_device()
-                });
-                pa.destroy_data = mine.or_else(|| if is_block { p.more.destroy_all.first().cloned() } else { None });
-            }
-            let tg = safety::prepare(&pa, &wt, quiet)?;
+        for t in &p.targets {
+            let target = if kind == EngineKind::Null {
+                null_target(&mut opened, t, each, &wt)?
+            } else {
+                open_target(&mut opened, p, t, each, &wt, quiet)?
+            };
+            part_targets[pi].push(target);
+        }
+    }
+    Ok((opened, part_targets))
+}
+
+/// A target under the null engine, which opens nothing: its region is the workload's size.
+fn null_target(opened: &mut Vec<Opened>, t: &Path, each: Option<u64>, wt: &Workload) -> Result<(usize, u64)> {
+    let region = each.ok_or_else(|| anyhow!("--engine null needs --size (the target is not opened)"))?;
+    let idx = match opened.iter().position(|o| o.real.as_path() == t) {
+        Some(i) => i,
+        None => {
             opened.push(Opened {
-                name: format!("'{}'", tg.real.display()),
-                real: tg.real,
-                file: Some(tg.file),
-                block: tg.block,
-                meta: tg.meta,
+                real: t.to_path_buf(),
+                file: None,
+                block: false,
+                meta: meta::Target {
+                    path: Some(t.display().to_string()),
+                    kind: Some("none (null engine)".into()),
+                    region_bytes: Some(region),
+                    ..meta::Target::default()
+                },
+                name: format!("'{}'", t.display()),
                 direct: wt.direct,
                 sync: wt.sync,
                 scope: String::new(),
             });
-            part_targets[pi].push((opened.len() - 1, tg.region));
+            opened.len() - 1
+        }
+    };
+    Ok((idx, region))
+}
+
+/// A target of workload `p`: shared with a workload that opened it already the same way
+/// (direct=, sync=), else opened under the data-safety rules, created and laid out if
+/// needed. Its index among the opened targets, and its region.
+fn open_target(opened: &mut Vec<Opened>, p: &RunConfig, t: &Path, each: Option<u64>, wt: &Workload, quiet: bool) -> Result<(usize, u64)> {
+    let real = safety::resolve(t).map(|(r, _)| r)?;
+    if let Some(i) = opened.iter().position(|o| o.real == real) {
+        let o = &opened[i];
+        if o.direct == wt.direct && o.sync == wt.sync {
+            let size = o.meta.size_bytes.unwrap_or(0);
+            let region = each.unwrap_or(size);
+            if region > size || region < u64::from(wt.max_bs) {
+                bail!(
+                    "{} uses {} of {}, which holds {}; give the workloads sizes that fit",
+                    label(p),
+                    nines_core::units::format_size(region),
+                    o.name,
+                    nines_core::units::format_size(size)
+                );
+            }
+            return Ok((i, region));
+        }
+        if o.block {
+            bail!(
+                "{} is driven by workloads that differ in direct= or sync= (--buffered, --sync); a block device is opened once (O_EXCL): give them the same",
+                o.name
+            );
         }
     }
-    for (w, targets) in ws.iter().zip(&part_targets) {
+    // this target's own --destroy-data, when several are given
+    let mut pa = p.clone();
+    if !p.destroy_all.is_empty() {
+        let mine = p.destroy_all.iter().find(|d| safety::resolve(d).is_ok_and(|(r, _)| r == real)).cloned();
+        let is_block = std::fs::metadata(&real).is_ok_and(|m| {
+            use crate::sys::FileTypeExt;
+            m.file_type().is_block_device()
+        });
+        pa.destroy_data = mine.or_else(|| if is_block { p.destroy_all.first().cloned() } else { None });
+    }
+    let tg = safety::prepare(t, &pa, wt, quiet)?;
+    opened.push(Opened {
+        name: format!("'{}'", tg.real.display()),
+        real: tg.real,
+        file: Some(tg.file),
+        block: tg.block,
+        meta: tg.meta,
+        direct: wt.direct,
+        sync: wt.sync,
+        scope: String::new(),
+    });
+    Ok((opened.len() - 1, tg.region))
+}
+
+/// Trims need the engine to discard on each target: refused where it cannot, and how it
+/// does noted in the engine's metadata.
+fn check_trims(
+    ws: &[Workload],
+    part_targets: &[Vec<(usize, u64)>],
+    opened: &[Opened],
+    kind: EngineKind,
+    engine_meta: &mut meta::Engine,
+) -> Result<()> {
+    for (w, targets) in ws.iter().zip(part_targets) {
         if w.trim {
             for &(i, _) in targets {
                 let o = &opened[i];
@@ -509,9 +655,13 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
             }
         }
     }
+    Ok(())
+}
 
-    // Scope names: each workload's from its name, each target's from its file name; all
-    // distinct (a later one gets -2, -3, ...), so no two scopes share tags.
+/// Scope names: each workload's from its name, each target's from its file name; all
+/// distinct (a later one gets -2, -3, ...), so no two scopes share tags. The workloads'
+/// scopes (empty for a run of one), and the targets' set in `opened` (in a run of several).
+fn scopes(parts: &[RunConfig], opened: &mut [Opened]) -> Vec<String> {
     let multi_job = parts.len() > 1;
     let multi_target = opened.len() > 1;
     let mut taken: Vec<String> = Vec::new();
@@ -529,7 +679,7 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let label = p.more.scope.clone().or_else(|| p.name.clone()).unwrap_or_else(|| format!("job{i}"));
+            let label = p.scope.clone().or_else(|| p.name.clone()).unwrap_or_else(|| format!("job{i}"));
             if multi_job {
                 distinct(nines_core::tag::scope_name(&label))
             } else {
@@ -538,16 +688,17 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
         })
         .collect();
     if multi_target {
-        for o in &mut opened {
+        for o in opened.iter_mut() {
             let file_name = o.real.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
             o.scope = distinct(nines_core::tag::scope_name(&file_name));
         }
     }
-    let runs: Vec<Part> =
-        ws.into_iter().zip(part_targets).zip(part_scopes).map(|((w, targets), scope)| Part { w: Arc::new(w), targets, scope }).collect();
-    let w = runs[0].w.clone();
+    part_scopes
+}
 
-    let raw = match &raw_file {
+/// The raw log (`--raw-log`), its header line written.
+fn raw_log(raw_file: Option<&output::Created>) -> Result<Option<Arc<job::RawLog>>> {
+    Ok(match raw_file {
         Some(c) => {
             let path = c.path().to_path_buf();
             let mut f = BufWriter::new(c.try_clone()?);
@@ -555,14 +706,28 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
             Some(Arc::new(job::RawLog { path, w: Mutex::new(f) }))
         }
         None => None,
-    };
-    let archive_err = |e: &std::io::Error| output::write_error(e, &a.output, "every window written before this error is in it");
-    let name = a.name.clone().unwrap_or_else(|| nines_core::archive::stem(&a.output.display().to_string()));
+    })
+}
 
+/// When the run starts and its recording begins.
+struct Clock {
+    /// How late the wait for --start-at ended, in seconds.
+    late_s: Option<f64>,
+    /// The run's start on the monotonic clock (`job::clock`), the ramp's beginning.
+    t0_ns: u64,
+    /// The recording's start on the same clock, after the ramp.
+    rec_start_ns: u64,
+    /// The recording's start in seconds since the epoch.
+    start_epoch: f64,
+}
+
+/// Catch the stop signals and start the run's clock: at once, or with --start-at (`at`, in
+/// seconds since the epoch) after waiting for it, less the ramp.
+fn start_clock(start_at: Option<f64>, ramp_ns: u64, quiet: bool) -> Result<Clock> {
     STOP.store(0, Ordering::Relaxed);
     install_signals(true);
-    let late_s = match a.start_at {
-        Some(at) => Some(wait_until(at - w.ramp_ns as f64 / 1e9, quiet)?),
+    let late_s = match start_at {
+        Some(at) => Some(wait_until(at - ramp_ns as f64 / 1e9, quiet)?),
         None => None,
     };
     // With --start-at the clocks are set back by how late the wait ended, so that the first
@@ -570,17 +735,25 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
     let late_ns = late_s.map_or(0, |l| (l * 1e9) as u64);
     let t0_ns = clock().saturating_sub(late_ns);
     let t0_wall = SystemTime::now() - std::time::Duration::from_nanos(late_ns);
-    let rec_start_ns = t0_ns + w.ramp_ns;
-    let start_epoch = match a.start_at {
+    let rec_start_ns = t0_ns + ramp_ns;
+    let start_epoch = match start_at {
         Some(at) => at,
-        None => epoch_s(t0_wall) + w.ramp_ns as f64 / 1e9,
+        None => epoch_s(t0_wall) + ramp_ns as f64 / 1e9,
     };
+    Ok(Clock { late_s, t0_ns, rec_start_ns, start_epoch })
+}
 
+/// The archive header's metadata: the run, each workload and target, the host, the engine and
+/// the window rule.
+fn header_meta(a: &RunConfig, runs: &[Part], opened: &[Opened], engine_meta: &meta::Engine, clock: &Clock) -> RunMeta {
+    let multi_job = runs.len() > 1;
+    let multi_target = opened.len() > 1;
+    let name = a.name.clone().unwrap_or_else(|| nines_core::archive::stem(&a.output.display().to_string()));
     let part_meta = |r: &Part| {
         let region = r.targets.first().map_or(0, |t| t.1);
         meta::Workload {
             start_at: a.start_at.map(nines_core::units::iso_date),
-            start_late_s: late_s,
+            start_late_s: clock.late_s,
             scope: multi_job.then(|| r.scope.clone()),
             targets: if r.targets.len() > 1 {
                 r.targets.iter().map(|&(i, _)| opened[i].real.display().to_string()).collect()
@@ -591,19 +764,19 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
         }
     };
     let target_meta = |o: &Opened| meta::Target { scope: multi_target.then(|| o.scope.clone()), ..o.meta.clone() };
-    let meta = RunMeta {
+    RunMeta {
         version: Some(1),
         name: Some(name),
         notes: a.notes.clone(),
         tool: Some(meta::Tool { name: "nines".into(), version: env!("CARGO_PKG_VERSION").into(), ..meta::Tool::default() }),
-        start: Some(nines_core::units::iso_date(start_epoch)),
+        start: Some(nines_core::units::iso_date(clock.start_epoch)),
         workload: Some(part_meta(&runs[0])),
         jobs: if multi_job { runs.iter().map(part_meta).collect() } else { Vec::new() },
         target: Some(target_meta(&opened[0])),
         targets: if multi_target { opened.iter().map(target_meta).collect() } else { Vec::new() },
         host: Some(host_meta()),
         engine: Some(engine_meta.clone()),
-        window: Some(match w.window {
+        window: Some(match runs[0].w.window {
             WindowRule::Time(ns) => meta::WindowRule { by: "time".into(), length_s: Some(ns as f64 / 1e9), ..meta::WindowRule::default() },
             WindowRule::Ios(n) => meta::WindowRule { by: "ios".into(), ios: Some(n), ..meta::WindowRule::default() },
         }),
@@ -612,11 +785,14 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
         param: a.param.clone(),
         other: a.meta_other.clone(),
         ..RunMeta::default()
-    };
-    let mut aw = ArchiveWriter::new(BufWriter::new(out_file.try_clone()?), &Header { start_time: start_epoch, meta })
-        .map_err(|e| archive_err(&e))?;
+    }
+}
 
-    // The archive's tags: the whole run's, then each workload's, then each target's.
+/// The archive's tags: the whole run's, then each workload's, then each target's; and for
+/// each job of the run, the tags each of its recorder's slots (target x tag) goes to.
+fn tag_routes(runs: &[Part], opened: &[Opened]) -> (Vec<writer::OutTag>, Vec<Vec<Vec<usize>>>) {
+    let multi_job = runs.len() > 1;
+    let multi_target = opened.len() > 1;
     let mut out: Vec<writer::OutTag> = Vec::new();
     let slot_of = |name: String, tag: usize, whole: bool, out: &mut Vec<writer::OutTag>| match out.iter().position(|o| o.name == name) {
         Some(i) => i,
@@ -631,9 +807,8 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
     for &t in &whole_tags {
         slot_of(TAGS[t].to_string(), t, true, &mut out);
     }
-    let mut routes: Vec<Vec<Vec<usize>>> = Vec::new();
     let mut part_routes: Vec<Vec<Vec<usize>>> = Vec::new();
-    for r in &runs {
+    for r in runs {
         let mut route: Vec<Vec<usize>> = vec![Vec::new(); NT * r.targets.len()];
         for t in r.w.tags() {
             let whole = slot_of(TAGS[t].to_string(), t, true, &mut out);
@@ -677,29 +852,32 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
             }
         }
     }
-    let total_jobs: u32 = runs.iter().map(|r| r.w.jobs).sum();
+    let mut routes: Vec<Vec<Vec<usize>>> = Vec::new();
     for (r, route) in runs.iter().zip(&part_routes) {
         routes.extend(std::iter::repeat_n(route.clone(), r.w.jobs as usize));
     }
+    (out, routes)
+}
 
-    let pool: job::Pool = Arc::new(Mutex::new(Vec::new()));
-    let (tx, rx) = mpsc::channel::<Msg>();
-    let features: Arc<Mutex<Option<(bool, bool)>>> = Arc::new(Mutex::new(None));
+/// What every job thread of the run shares.
+struct JobsCommon<'a> {
+    kind: EngineKind,
+    total_jobs: u32,
+    t0_ns: u64,
+    rec_start_ns: u64,
+    tx: &'a mpsc::Sender<Msg>,
+    pool: &'a job::Pool,
+    raw: &'a Option<Arc<job::RawLog>>,
+    features: &'a Features,
+}
 
-    let writer = {
-        let cfg = writer::WriterCfg { w: w.clone(), jobs: total_jobs, rec_start_ns, quiet, pool: pool.clone(), out: out.clone(), routes };
-        std::thread::Builder::new().name("nines-writer".into()).spawn(move || {
-            let r = writer::writer_loop(rx, &mut aw, cfg);
-            (aw, r)
-        })?
-    };
-
+/// Start every workload's job threads, numbered across the run, each workload's sharing the
+/// files of its targets (none under the null engine, which opens nothing).
+fn spawn_jobs(runs: &[Part], opened: &[Opened], c: &JobsCommon) -> Result<Vec<std::thread::JoinHandle<()>>> {
     let mut handles = Vec::new();
     let mut job_no = 0u32;
-    for r in &runs {
+    for r in runs {
         let pw = &r.w;
-        // each target's file, shared by the run's jobs (none under the null engine, which
-        // opens nothing)
         let mut files: Vec<(Arc<std::fs::File>, bool)> = Vec::new();
         for &(i, _) in &r.targets {
             if let Some(f) = &opened[i].file {
@@ -711,7 +889,7 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
         for j in 0..pw.jobs {
             let ios_quota = pw.ios.map(|n| n / pw.jobs as u64 + u64::from((j as u64) < n % pw.jobs as u64));
             let window_quota = match pw.window {
-                WindowRule::Ios(n) => (n / total_jobs as u64 + u64::from((job_no as u64) < n % total_jobs as u64)).max(1),
+                WindowRule::Ios(n) => (n / c.total_jobs as u64 + u64::from((job_no as u64) < n % c.total_jobs as u64)).max(1),
                 WindowRule::Time(_) => u64::MAX,
             };
             let ctx = JobCtx {
@@ -720,46 +898,31 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
                 w: pw.clone(),
                 qd: pw.qd as usize,
                 regions: r.targets.iter().map(|t| t.1).collect(),
-                t0_ns,
-                rec_start_ns,
-                end_ns: pw.runtime_ns.map(|rt| rec_start_ns + rt),
+                t0_ns: c.t0_ns,
+                rec_start_ns: c.rec_start_ns,
+                end_ns: pw.runtime_ns.map(|rt| c.rec_start_ns + rt),
                 ios_quota,
                 window_quota,
-                tx: tx.clone(),
-                pool: pool.clone(),
-                raw: raw.clone(),
+                tx: c.tx.clone(),
+                pool: c.pool.clone(),
+                raw: c.raw.clone(),
             };
-            let features = features.clone();
+            let features = c.features.clone();
             let files = files.clone();
+            let kind = c.kind;
             handles.push(
                 std::thread::Builder::new().name(format!("nines-job{job_no}")).spawn(move || job_thread(ctx, kind, &files, features))?,
             );
             job_no += 1;
         }
     }
-    drop(tx);
-    for h in handles {
-        let _ = h.join();
-    }
-    let (mut aw, wres) = writer.join().map_err(|_| anyhow!("the writer thread panicked"))?;
-    install_signals(false);
-    let stop = STOP.load(Ordering::Relaxed);
-    let mut wres = match wres {
-        Ok(r) => r,
-        Err(e) => {
-            // a write error (a full disk): what was written stays for the user to read
-            out_file.keep();
-            if let Some(r) = &mut raw_file {
-                r.keep();
-            }
-            return Err(match e.downcast_ref::<std::io::Error>() {
-                Some(io) => archive_err(io),
-                None => e,
-            });
-        }
-    };
-    let by_ios = runs.iter().all(|r| r.w.ios.is_some() && r.w.runtime_ns.is_none());
-    let stopped_by = match stop {
+    Ok(handles)
+}
+
+/// What stopped the run, as its summary says: `ios` or `runtime` when it ran to its end
+/// (`by_ios`: every workload stops after a number of I/Os), else the reason in [`STOP`].
+fn stopped_by(stop: i32, by_ios: bool) -> String {
+    match stop {
         0 if by_ios => "ios".to_string(),
         0 => "runtime".to_string(),
         STOP_STEADY => "steady".to_string(),
@@ -769,28 +932,13 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
         #[cfg(unix)]
         libc::SIGHUP => "SIGHUP".to_string(),
         s => format!("signal {s}"),
-    };
-    if let Some(r) = &raw {
-        r.w.lock().map_err(|_| anyhow!("raw log lock poisoned"))?.flush().map_err(|e| r.error(&e))?;
     }
-    if wres.windows == 0 {
-        // nothing was recorded (stopped during --ramp, or an error before the first window):
-        // no archive is kept, so nothing blocks a rerun
-        let why =
-            wres.errors.first().cloned().unwrap_or_else(|| format!("stopped by {stopped_by} before recording began (during --ramp?)"));
-        bail!("{why}; nothing was recorded, so '{}' was not kept", a.output.display());
-    }
-    out_file.keep();
-    if let Some(r) = &mut raw_file {
-        r.keep();
-    }
+}
 
-    // The end summary, appended as metadata (readers merge it into the header's).
-    if let Some((ff, fb)) = *features.lock().map_err(|_| anyhow!("lock poisoned"))? {
-        engine_meta.registered_files = Some(ff);
-        engine_meta.registered_buffers = Some(fb);
-    }
-    let duration_s = wres.end_ns.saturating_sub(rec_start_ns) as f64 / 1e9;
+/// The end summary appended to the archive as metadata: the engine as it ran, the windows,
+/// I/Os and bytes of each tag, what stopped the run and the steady-state outcome.
+fn end_meta(engine_meta: meta::Engine, wres: &writer::WriterResult, out: &[writer::OutTag], clock: &Clock, stopped_by: &str) -> RunMeta {
+    let duration_s = wres.end_ns.saturating_sub(clock.rec_start_ns) as f64 / 1e9;
     let mut ios = meta::Counts::default();
     let mut bytes = meta::Counts::default();
     for (i, o) in out.iter().enumerate() {
@@ -799,28 +947,21 @@ pub fn collect_all(parts: &[RunArgs]) -> Result<Outcome> {
             bytes.insert(o.name.clone(), wres.bytes[i]);
         }
     }
-    let summary = RunMeta {
+    RunMeta {
         engine: Some(engine_meta),
         summary: Some(meta::Summary {
-            end: nines_core::units::iso_date(start_epoch + duration_s),
+            end: nines_core::units::iso_date(clock.start_epoch + duration_s),
             duration_s,
             windows: wres.windows,
             ios,
             bytes,
-            stopped_by: stopped_by.clone(),
+            stopped_by: stopped_by.to_string(),
             errors: wres.errors.clone(),
             ..meta::Summary::default()
         }),
         steady: wres.steady.as_ref().map(SteadyOutcome::to_meta),
         ..RunMeta::default()
-    };
-    aw.write_meta(&summary).map_err(|e| archive_err(&e))?;
-    let bw = aw.into_inner();
-    let f = bw.into_inner().map_err(|e| archive_err(e.error()))?;
-    f.sync_all().map_err(|e| archive_err(&e))?;
-    drop(opened);
-
-    Ok(Outcome { output: a.output.clone(), stopped_by, engine: kind_name(kind), steady: wres.steady.take(), errors: wres.errors })
+    }
 }
 
 /// Refuse a workload whose I/O buffers (one per job: queue depth x largest block, allocated

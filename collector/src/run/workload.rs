@@ -1,4 +1,4 @@
-//! The checked workload (from the flags) and the per-job generator of I/Os: direction, offset,
+//! The checked workload (from the run's configuration) and the per-job generator of I/Os: direction, offset,
 //! length and, in rate-limited runs, when each I/O is due.
 
 use anyhow::{bail, Result};
@@ -8,7 +8,7 @@ use nines_core::steady::Criterion;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::cli::run::{Arrival, EngineKind, RunArgs, Rw};
+use super::config::{Arrival, EngineKind, RunConfig, Rw};
 use nines_core::units::{format_duration, format_size};
 
 /// Tags recorded by the collector, by index. Directions are merged into `all` by readers;
@@ -83,130 +83,22 @@ pub struct Workload {
 }
 
 impl Workload {
-    pub fn from_args(a: &RunArgs) -> Result<Workload> {
-        let bs = match &a.bssplit {
-            Some(split) => split.0.clone(),
-            None => vec![(a.bs, 100)],
-        };
+    /// The workload of a run's configuration, every number checked, alone and together.
+    pub fn from_config(a: &RunConfig) -> Result<Workload> {
+        let bs = block_sizes(a)?;
         let align = bs.iter().map(|b| b.0).min().unwrap_or(4096);
         let max_bs = bs.iter().map(|b| b.0).max().unwrap_or(4096);
-        let direct = !a.buffered;
-        if direct && a.engine != EngineKind::Null {
-            if let Some((b, _)) = bs.iter().find(|(b, _)| b % 512 != 0) {
-                bail!("block size {b} is not a multiple of 512 bytes, which O_DIRECT needs; use a multiple of 512 or pass --buffered");
-            }
-        }
-        if let Some(m) = a.mix {
-            if m > 100 {
-                bail!("--mix {m} is a percentage of reads and must be between 0 and 100");
-            }
-            if a.rw.trims() {
-                bail!(
-                    "--mix does not apply to --rw {}: trims are not mixed with reads or writes (--mix is for randrw and rw)",
-                    if a.rw == Rw::Trim { "trim" } else { "randtrim" }
-                );
-            }
-        }
-        let mix = match a.rw {
-            Rw::Randread | Rw::Read => 100,
-            Rw::Randwrite | Rw::Write | Rw::Trim | Rw::Randtrim => 0,
-            Rw::Randrw | Rw::Rw => a.mix.unwrap_or(50),
-        };
-        if a.qd == 0 || a.qd > 4096 {
-            bail!("--qd {} must be between 1 and 4096", a.qd);
-        }
-        if a.submit_batch == 0 {
-            bail!("--submit-batch must be at least 1");
-        }
-        if a.more.complete_batch == Some(0) {
-            bail!("--complete-batch must be at least 1");
-        }
-        if a.jobs == 0 || a.jobs > 1024 {
-            bail!("--jobs {} must be between 1 and 1024", a.jobs);
-        }
-        let size = a.size;
-        if let Some(s) = size {
-            if s < max_bs as u64 {
-                bail!("--size {} is smaller than the block size {}", format_size(s), format_size(max_bs as u64));
-            }
-        }
-        let ios = a.ios;
-        if ios == Some(0) {
-            bail!("--ios must be at least 1");
-        }
-        let runtime_ns = match (a.runtime_ns, ios) {
-            (Some(r), _) => Some(r),
-            (None, Some(_)) => None,
-            (None, None) => Some(10_000_000_000),
-        };
-        if runtime_ns == Some(0) {
-            bail!("--runtime must be longer than 0");
-        }
-        let ramp_ns = a.ramp_ns;
-        if a.fsync_every == Some(0) {
-            bail!("--fsync-every must be at least 1");
-        }
-        if a.fsync_every.is_some() && (!a.rw.writes() || a.rw.trims()) {
-            bail!("--fsync-every needs a workload with writes (--rw randwrite, randrw, write or rw); reads and trims are not followed by fdatasync");
-        }
-        if let Some(r) = a.rate_iops {
-            if !(r.is_finite() && r > 0.0 && r <= 1e8) {
-                bail!("--rate-iops {r} must be a positive number of I/Os per second (per job)");
-            }
-        }
-        if a.rate_iops.is_some() && a.more.rate_bytes.is_some() {
-            bail!("--rate-iops and --rate both limit the job; give one");
-        }
-        let think = match a.more.thinktime_ns {
-            Some(ns) => {
-                let blocks = a.more.thinktime_blocks.unwrap_or(1);
-                if blocks == 0 {
-                    bail!("--thinktime-blocks must be at least 1");
-                }
-                let spin_ns = a.more.thinktime_spin_ns.unwrap_or(0);
-                if spin_ns > ns {
-                    bail!(
-                        "--thinktime-spin {} is longer than --thinktime {}; the spin is part of the think time",
-                        format_duration(spin_ns),
-                        format_duration(ns)
-                    );
-                }
-                (ns > 0).then_some(Think { ns, blocks, spin_ns })
-            }
-            None => None,
-        };
-        let targets = a.all_targets().len() as u32;
+        let mix = read_share(a)?;
+        check_parallelism(a)?;
+        let (size, ios, runtime_ns) = extent(a, max_bs)?;
+        check_sync_and_rates(a)?;
+        let think = think(a)?;
+        let targets = a.targets.len() as u32;
         if targets > 1 && a.fsync_every.is_some() {
             bail!("--fsync-every with several targets is not supported: nines would have to choose which file to fdatasync; give one --target");
         }
-        let window = match a.window_ios {
-            Some(n) => {
-                if n < a.jobs as u64 {
-                    bail!("--window-ios {n} must be at least the number of jobs ({})", a.jobs);
-                }
-                WindowRule::Ios(n)
-            }
-            None => {
-                let w = a.window_ns;
-                if w < 1_000_000 {
-                    bail!("--window {} is shorter than 1ms; the archive's timestamps have millisecond resolution", format_duration(w));
-                }
-                WindowRule::Time(w)
-            }
-        };
-        let steady = match a.steady {
-            Some(c) => {
-                let WindowRule::Time(w) = window else {
-                    bail!("--steady needs windows by time (--window), not --window-ios");
-                };
-                let sw = a.steady_window_ns;
-                if sw < 2 * w {
-                    bail!("--steady-window {} must cover at least two windows of {}", format_duration(sw), format_duration(w));
-                }
-                Some((c, sw))
-            }
-            None => None,
-        };
+        let window = window(a)?;
+        let steady = steady(a, window)?;
         let distribution = a.random_distribution.clone().unwrap_or_default();
         if !distribution.is_uniform() && !a.rw.random() {
             bail!("--random-distribution {distribution} needs a random pattern (--rw randread, randwrite, randrw or randtrim); --rw {} is sequential", a.rw.name());
@@ -231,12 +123,12 @@ impl Workload {
             size,
             runtime_ns,
             ios,
-            ramp_ns,
-            direct,
+            ramp_ns: a.ramp_ns,
+            direct: a.direct,
             sync: a.sync,
             fsync_every: a.fsync_every,
             rate_iops: a.rate_iops,
-            rate_bytes: a.more.rate_bytes,
+            rate_bytes: a.rate_bytes,
             think,
             targets,
             arrival: a.arrival,
@@ -246,7 +138,7 @@ impl Workload {
             engine: a.engine,
             record: !a.no_record,
             submit_batch: a.submit_batch,
-            complete_batch: a.more.complete_batch.unwrap_or(1),
+            complete_batch: a.complete_batch.unwrap_or(1),
             distribution,
             job_file,
         })
@@ -338,6 +230,161 @@ impl Workload {
             ..meta::Workload::default()
         }
     }
+}
+
+/// The block sizes with their shares (one, or `--bssplit`'s); O_DIRECT needs multiples of
+/// 512 bytes.
+fn block_sizes(a: &RunConfig) -> Result<Vec<(u32, u32)>> {
+    let bs = match &a.bssplit {
+        Some(split) => split.0.clone(),
+        None => vec![(a.bs, 100)],
+    };
+    if a.direct && a.engine != EngineKind::Null {
+        if let Some((b, _)) = bs.iter().find(|(b, _)| b % 512 != 0) {
+            bail!("block size {b} is not a multiple of 512 bytes, which O_DIRECT needs; use a multiple of 512 or pass --buffered");
+        }
+    }
+    Ok(bs)
+}
+
+/// The share of reads in percent: the pattern's, or `--mix` for the mixed ones.
+fn read_share(a: &RunConfig) -> Result<u32> {
+    if let Some(m) = a.mix {
+        if m > 100 {
+            bail!("--mix {m} is a percentage of reads and must be between 0 and 100");
+        }
+        if a.rw.trims() {
+            bail!(
+                "--mix does not apply to --rw {}: trims are not mixed with reads or writes (--mix is for randrw and rw)",
+                if a.rw == Rw::Trim { "trim" } else { "randtrim" }
+            );
+        }
+    }
+    Ok(match a.rw {
+        Rw::Randread | Rw::Read => 100,
+        Rw::Randwrite | Rw::Write | Rw::Trim | Rw::Randtrim => 0,
+        Rw::Randrw | Rw::Rw => a.mix.unwrap_or(50),
+    })
+}
+
+/// Queue depth, submission and completion batches, and jobs within their bounds.
+fn check_parallelism(a: &RunConfig) -> Result<()> {
+    if a.qd == 0 || a.qd > 4096 {
+        bail!("--qd {} must be between 1 and 4096", a.qd);
+    }
+    if a.submit_batch == 0 {
+        bail!("--submit-batch must be at least 1");
+    }
+    if a.complete_batch == Some(0) {
+        bail!("--complete-batch must be at least 1");
+    }
+    if a.jobs == 0 || a.jobs > 1024 {
+        bail!("--jobs {} must be between 1 and 1024", a.jobs);
+    }
+    Ok(())
+}
+
+/// How much of the target and for how long: the region's size (at least one block), the
+/// I/O count and the recording time (10 s unless --ios is given alone).
+fn extent(a: &RunConfig, max_bs: u32) -> Result<(Option<u64>, Option<u64>, Option<u64>)> {
+    let size = a.size;
+    if let Some(s) = size {
+        if s < max_bs as u64 {
+            bail!("--size {} is smaller than the block size {}", format_size(s), format_size(max_bs as u64));
+        }
+    }
+    let ios = a.ios;
+    if ios == Some(0) {
+        bail!("--ios must be at least 1");
+    }
+    let runtime_ns = match (a.runtime_ns, ios) {
+        (Some(r), _) => Some(r),
+        (None, Some(_)) => None,
+        (None, None) => Some(10_000_000_000),
+    };
+    if runtime_ns == Some(0) {
+        bail!("--runtime must be longer than 0");
+    }
+    Ok((size, ios, runtime_ns))
+}
+
+/// `--fsync-every` needs writes; a rate limit is positive, and only one is given.
+fn check_sync_and_rates(a: &RunConfig) -> Result<()> {
+    if a.fsync_every == Some(0) {
+        bail!("--fsync-every must be at least 1");
+    }
+    if a.fsync_every.is_some() && (!a.rw.writes() || a.rw.trims()) {
+        bail!("--fsync-every needs a workload with writes (--rw randwrite, randrw, write or rw); reads and trims are not followed by fdatasync");
+    }
+    if let Some(r) = a.rate_iops {
+        if !(r.is_finite() && r > 0.0 && r <= 1e8) {
+            bail!("--rate-iops {r} must be a positive number of I/Os per second (per job)");
+        }
+    }
+    if a.rate_iops.is_some() && a.rate_bytes.is_some() {
+        bail!("--rate-iops and --rate both limit the job; give one");
+    }
+    Ok(())
+}
+
+/// The think time, if any (a zero think time is none).
+fn think(a: &RunConfig) -> Result<Option<Think>> {
+    Ok(match a.thinktime_ns {
+        Some(ns) => {
+            let blocks = a.thinktime_blocks.unwrap_or(1);
+            if blocks == 0 {
+                bail!("--thinktime-blocks must be at least 1");
+            }
+            let spin_ns = a.thinktime_spin_ns.unwrap_or(0);
+            if spin_ns > ns {
+                bail!(
+                    "--thinktime-spin {} is longer than --thinktime {}; the spin is part of the think time",
+                    format_duration(spin_ns),
+                    format_duration(ns)
+                );
+            }
+            (ns > 0).then_some(Think { ns, blocks, spin_ns })
+        }
+        None => None,
+    })
+}
+
+/// How windows are closed: by I/Os (at least one per job) or by time (at least 1ms, the
+/// archive's resolution).
+fn window(a: &RunConfig) -> Result<WindowRule> {
+    Ok(match a.window_ios {
+        Some(n) => {
+            if n < a.jobs as u64 {
+                bail!("--window-ios {n} must be at least the number of jobs ({})", a.jobs);
+            }
+            WindowRule::Ios(n)
+        }
+        None => {
+            let w = a.window_ns;
+            if w < 1_000_000 {
+                bail!("--window {} is shorter than 1ms; the archive's timestamps have millisecond resolution", format_duration(w));
+            }
+            WindowRule::Time(w)
+        }
+    })
+}
+
+/// The steady-state criterion with the window it is checked over: windows by time, at least
+/// two of them.
+fn steady(a: &RunConfig, window: WindowRule) -> Result<Option<(Criterion, u64)>> {
+    Ok(match a.steady {
+        Some(c) => {
+            let WindowRule::Time(w) = window else {
+                bail!("--steady needs windows by time (--window), not --window-ios");
+            };
+            let sw = a.steady_window_ns;
+            if sw < 2 * w {
+                bail!("--steady-window {} must cover at least two windows of {}", format_duration(sw), format_duration(w));
+            }
+            Some((c, sw))
+        }
+        None => None,
+    })
 }
 
 /// fio's think time: after `blocks` I/Os have completed, stall `ns` (the first `spin_ns` of
@@ -511,6 +558,7 @@ impl OpGen {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::run::Given;
     use crate::cli::{Cli, Cmd};
     use clap::Parser;
 
@@ -518,7 +566,7 @@ mod tests {
         let mut v = vec!["nines", "run", "--target", "t", "-o", "o.hlog", "--seed", "7"];
         v.extend_from_slice(extra);
         let Cmd::Run(a) = Cli::try_parse_from(v).unwrap().cmd else { panic!() };
-        Workload::from_args(&a)
+        Workload::from_config(&a.config(&Given::default()))
     }
 
     #[test]

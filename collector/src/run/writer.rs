@@ -386,6 +386,7 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::run::Given;
     use crate::cli::{Cli, Cmd};
     use crate::run::job::TagWindow;
     use clap::Parser;
@@ -396,7 +397,7 @@ mod tests {
         let mut v = vec!["nines", "run", "--target", "t", "-o", "o.hlog", "--seed", "1"];
         v.extend_from_slice(extra);
         let Cmd::Run(a) = Cli::try_parse_from(v).unwrap().cmd else { panic!() };
-        Workload::from_args(&a).unwrap()
+        Workload::from_config(&a.config(&Given::default())).unwrap()
     }
 
     fn tw(values: &[u64]) -> TagWindow {

@@ -13,7 +13,7 @@ use nines_core::units::format_size;
 use serde_json::{json, Map, Value};
 
 use super::{layout, resolve, shown, signature, Target};
-use crate::cli::run::RunArgs;
+use crate::run::config::RunConfig;
 use crate::run::workload::Workload;
 
 const XATTR: &[u8] = b"user.nines.created\0";
@@ -134,11 +134,12 @@ fn still_there(real: &Path, f: &File) -> Result<()> {
     }
 }
 
-/// Check the rules, create and lay out the target if needed, and open it.
-pub fn prepare(a: &RunArgs, w: &Workload, quiet: bool) -> Result<Target> {
-    let (real, exists) = resolve(&a.target)?;
+/// Check the rules for `target` (with `a`'s --destroy-data, --overwrite and
+/// --ignore-signatures), create and lay it out if needed, and open it.
+pub fn prepare(target: &Path, a: &RunConfig, w: &Workload, quiet: bool) -> Result<Target> {
+    let (real, exists) = resolve(target)?;
     let writes = w.writes() || w.fsync_every.is_some();
-    let who = shown(&a.target, &real);
+    let who = shown(target, &real);
     if !exists {
         if a.destroy_data.is_some() {
             bail!("--destroy-data is for block devices, and {who} does not exist");
@@ -221,7 +222,7 @@ fn first_hole(f: &File) -> Option<u64> {
 
 #[allow(clippy::too_many_arguments)]
 fn existing_file(
-    a: &RunArgs,
+    a: &RunConfig,
     w: &Workload,
     probe: File,
     real: &Path,
@@ -357,7 +358,7 @@ fn in_use(real: &Path, rdev: u64) -> Option<String> {
     None
 }
 
-fn block_device(a: &RunArgs, w: &Workload, probe: File, real: &Path, md: &std::fs::Metadata, writes: bool, who: &str) -> Result<Target> {
+fn block_device(a: &RunConfig, w: &Workload, probe: File, real: &Path, md: &std::fs::Metadata, writes: bool, who: &str) -> Result<Target> {
     let rdev = md.rdev();
     let size = blk_size(&probe)?;
     let region = w.size.unwrap_or(size);

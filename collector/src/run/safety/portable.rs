@@ -32,17 +32,18 @@ use nines_core::meta;
 use nines_core::units::format_size;
 
 use super::{layout, resolve, shown, Target};
-use crate::cli::run::RunArgs;
+use crate::run::config::RunConfig;
 use crate::run::workload::Workload;
 use crate::sys;
 
 const OS: &str = std::env::consts::OS;
 
-/// Check the rules, create and lay out the target if needed, and open it.
-pub fn prepare(a: &RunArgs, w: &Workload, quiet: bool) -> Result<Target> {
-    let (real, exists) = resolve(&a.target)?;
+/// Check the rules for `target` (with `a`'s --destroy-data, --overwrite and
+/// --ignore-signatures), create and lay it out if needed, and open it.
+pub fn prepare(target: &Path, a: &RunConfig, w: &Workload, quiet: bool) -> Result<Target> {
+    let (real, exists) = resolve(target)?;
     let writes = w.writes() || w.fsync_every.is_some();
-    let who = shown(&a.target, &real);
+    let who = shown(target, &real);
     if a.destroy_data.is_some() {
         bail!("--destroy-data is for block devices, which nines drives only on Linux; on {OS} the target is a file");
     }
