@@ -269,6 +269,24 @@ mod tests {
     }
 
     #[test]
+    fn windows_of_each_tag_and_of_all() {
+        let limits = vec![crate::window_levels::parse_window_limit("p50=1ns").unwrap()];
+        let opts = Options { from: Some(1.0), windows: Some(limits), ..Options::default() };
+        let s = run_stats(&run(), &opts);
+        let w = |t: &str| s.tags[t].windows.clone().unwrap();
+        assert_eq!([w("read").windows, w("write").windows, w("read.svc").windows, w("all").windows], [3, 3, 3, 3]);
+        // `all` merges read and write window by window, not read.svc: 10,000 I/Os a window
+        let all_p50 = &w("all").levels[0];
+        assert_eq!((all_p50.supported, all_p50.limits[0].ios, all_p50.limits[0].ios_beyond), (3, 30_000, 30_000));
+        // read's windows differ by 1 ns a second: p50 of 7,000 is rank 3,500, 50,000 + 3,500 * 13 + s
+        let l = Layout::default_ns();
+        let read_p50 = &w("read").levels[0];
+        assert_eq!(read_p50.min_ns, Some(l.highest_equivalent(50_000 + 3_500 * 13 + 1)));
+        assert_eq!(read_p50.max_ns, Some(l.highest_equivalent(50_000 + 3_500 * 13 + 3)));
+        assert!(run_stats(&run(), &Options::default()).tags["read"].windows.is_none());
+    }
+
+    #[test]
     fn text_shows_control_characters_escaped() {
         let mut r = run();
         r.name = "evil\u{1b}[2J".into();
