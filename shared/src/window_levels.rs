@@ -4,8 +4,8 @@
 //!
 //! Every per-window value is a level as [`crate::quantile`] computes it: the I/O at rank
 //! ceil(q*N) of the window, stated as the upper edge of its bucket, never interpolated. A
-//! window with no I/O beyond the level (fewer I/Os than the level needs: a p99.99 needs more
-//! than 10,000) has no value for it; such windows are counted (`too_few`) and left out of the
+//! window with no I/O beyond the level (fewer I/Os than the level needs: a p99.99 needs
+//! 10,000) has no value for it; such windows are counted (`too_few`) and left out of the
 //! summary. Windows with 1 to 99 I/Os beyond the level are used and counted as thin, as the
 //! levels of `nines stats` are marked. The summary of the per-window values is itself taken
 //! by nearest rank (the value at rank ceil(q*k) of the k values): with fewer than 100
@@ -270,6 +270,16 @@ mod tests {
         assert_eq!((l.supported, l.too_few, l.min_ns, l.max_ns), (0, 2, None, None));
         assert_eq!(l.limits[0].windows_beyond_share, None);
         assert_eq!((l.limits[0].ios_beyond, l.limits[0].ios), (0, 10));
+    }
+
+    #[test]
+    fn a_p9999_needs_ten_thousand_ios_in_a_window() {
+        let l = Layout::default_ns();
+        let (short, enough) = (Hist::from_values(l, 1..=9_999), Hist::from_values(l, 1..=10_000));
+        let r = window_levels("read", &[&short, &enough], &[Level::nines(4)], &[], None);
+        let p = &r.levels[0];
+        // 10,000 I/Os: rank 9,999, one beyond; 9,999: rank 9,999, none beyond
+        assert_eq!((p.supported, p.thin, p.too_few, p.max_ns), (1, 1, 1, Some(l.highest_equivalent(9_999))));
     }
 
     #[test]
