@@ -11,7 +11,24 @@ use crate::cli::StatsArgs;
 use crate::load::{each_file_once, load_run};
 
 pub fn run(args: &StatsArgs, out: &mut impl Write) -> Result<()> {
-    let opts = args.sel.options()?;
+    let mut opts = args.sel.options()?;
+    if !args.levels.is_empty() {
+        opts.levels = nines_core::quantile::sorted_levels(args.levels.clone());
+    }
+    if args.windows {
+        for l in &args.limit {
+            if !opts.levels.iter().any(|x| x.num as u128 * l.level.den as u128 == l.level.num as u128 * x.den as u128) {
+                let all = opts.levels.iter().map(|x| x.label.as_str()).collect::<Vec<_>>().join(", ");
+                bail!(
+                    "--limit {} {}: {} is not among the levels computed ({all}); add it with --levels",
+                    l.level.label,
+                    l.text(),
+                    l.level.label
+                );
+            }
+        }
+        opts.windows = Some(args.limit.clone());
+    }
     // One run in memory at a time: each is read, summed and dropped before the next, so the
     // stats of a thousand runs take the memory of the largest one, not of all of them.
     let files = each_file_once(&args.files);
@@ -26,6 +43,14 @@ pub fn run(args: &StatsArgs, out: &mut impl Write) -> Result<()> {
             }
         }
         results.push(s);
+    }
+    // a limit for one direction that no run has would silently bound nothing
+    for l in &args.limit {
+        if let Some(t) = &l.tag {
+            if !results.iter().any(|s| s.tags.get(t).is_some()) {
+                bail!("--limit '{t} {} {}': no run has a direction '{t}' in the selected range", l.level.label, l.text());
+            }
+        }
     }
     // the names runs shown together get ([`nines_core::run::name_distinctly`])
     let names = distinct_names(&results.iter().map(|s| (s.name.as_str(), s.file.as_str())).collect::<Vec<_>>());

@@ -61,6 +61,7 @@ pub mod tag;
 pub mod trend;
 pub mod units;
 pub mod variability;
+pub mod window_levels;
 
 /// Test-only allocation accounting: the peak heap a piece of code takes on its thread, so
 /// memory bounds can be tested as sizes (no timers).

@@ -102,6 +102,70 @@ pub fn standard_levels() -> Vec<Level> {
     v
 }
 
+/// Why a percent could not be read as a level ([`level_of_percent`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PercentError {
+    /// Not digits with at most one decimal point.
+    NotANumber,
+    /// More than 10 decimals of a percent (a level is kept to 12 decimals of a fraction).
+    TooManyDecimals,
+    /// Not above 0 and below 100.
+    OutOfRange,
+}
+
+/// The level at `pct` percent, written as decimal digits (`99.9`, `95`, `99.99999`): the
+/// exact fraction of a power of ten its digits say, never rounded.
+pub fn level_of_percent(pct: &str) -> Result<Level, PercentError> {
+    if pct.is_empty() || !pct.chars().all(|c| c.is_ascii_digit() || c == '.') || pct.matches('.').count() > 1 || pct == "." {
+        return Err(PercentError::NotANumber);
+    }
+    let (int, frac) = pct.split_once('.').unwrap_or((pct, ""));
+    if frac.len() > 10 {
+        return Err(PercentError::TooManyDecimals);
+    }
+    let den = 100 * 10u64.pow(frac.len() as u32);
+    let int = int.trim_start_matches('0');
+    if int.len() > 3 {
+        return Err(PercentError::OutOfRange);
+    }
+    let num: u64 = format!("0{int}{frac}").parse().map_err(|_| PercentError::NotANumber)?;
+    if num == 0 || num >= den {
+        return Err(PercentError::OutOfRange);
+    }
+    Level::from_quantile(num as f64 / den as f64)
+        .filter(|l| u128::from(l.num) * u128::from(den) == u128::from(num) * u128::from(l.den))
+        .ok_or(PercentError::NotANumber)
+}
+
+/// A level as a user writes it: `p99.9`, `P99.9`, `99.9`, `99.9%` (percent of I/Os at or
+/// below it, above 0 and below 100, at most 10 decimals) or `median`. The error names the
+/// item and what is expected.
+pub fn parse_level(s: &str) -> Result<Level, String> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("median") {
+        return Ok(Level { label: "p50".into(), num: 1, den: 2 });
+    }
+    let lower = t.to_ascii_lowercase();
+    let pct = lower.strip_prefix('p').unwrap_or(&lower);
+    let pct = pct.strip_suffix('%').unwrap_or(pct);
+    level_of_percent(pct).map_err(|e| match e {
+        PercentError::NotANumber => {
+            format!("{s:?} is not a level: expected a percent such as p99.9, 99.9 or p95 (or median)")
+        }
+        PercentError::TooManyDecimals => format!("{s:?} has more than 10 decimals of a percent"),
+        PercentError::OutOfRange => {
+            format!("{s:?} is not a level: a level is above p0 and below p100 (the maximum is printed as max)")
+        }
+    })
+}
+
+/// Levels in increasing order, each once (the order a table's columns take).
+pub fn sorted_levels(mut levels: Vec<Level>) -> Vec<Level> {
+    levels.sort_by(|a, b| (u128::from(a.num) * u128::from(b.den)).cmp(&(u128::from(b.num) * u128::from(a.den))));
+    levels.dedup_by(|a, b| u128::from(a.num) * u128::from(b.den) == u128::from(b.num) * u128::from(a.den));
+    levels
+}
+
 /// How far a level can be trusted, from the number of I/Os beyond it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -278,6 +342,33 @@ mod tests {
         assert_eq!(Level::from_quantile(0.999).unwrap(), Level::nines(3));
         assert!(Level::from_quantile(0.0).is_none());
         assert!(Level::from_quantile(1.5).is_none());
+    }
+
+    #[test]
+    fn levels_as_users_write_them() {
+        for s in ["p99.9", "P99.9", "99.9", "99.9%", " p99.90 "] {
+            assert_eq!(parse_level(s).unwrap(), Level::nines(3), "{s}");
+        }
+        assert_eq!(parse_level("p95").unwrap(), Level { label: "p95".into(), num: 95, den: 100 });
+        assert_eq!(parse_level("p99.5").unwrap().label, "p99.5");
+        assert_eq!(parse_level("9").unwrap().label, "p9", "a bare number is a percent");
+        assert_eq!(parse_level("median").unwrap().label, "p50");
+        assert_eq!(parse_level("p99.9999999999").unwrap(), Level::nines(12));
+        let err = |s: &str| parse_level(s).unwrap_err();
+        assert!(err("p101").contains("\"p101\" is not a level: a level is above p0 and below p100"), "{}", err("p101"));
+        assert!(err("p100").contains("below p100"));
+        assert!(err("p0").contains("above p0"));
+        assert!(err("p1000000000000000000000").contains("below p100"));
+        assert!(err("foo").contains("\"foo\" is not a level: expected a percent such as p99.9"), "{}", err("foo"));
+        for bad in ["", "p", "p.", "p9.9.9", "p-5", "p1e2", "99,9"] {
+            assert!(parse_level(bad).is_err(), "{bad:?}");
+        }
+        assert!(err("p99.99999999999").contains("more than 10 decimals"));
+        let got: Vec<String> = sorted_levels(["p99.99", "p95", "99.99", "p99.5"].iter().map(|s| parse_level(s).unwrap()).collect())
+            .into_iter()
+            .map(|l| l.label)
+            .collect();
+        assert_eq!(got, ["p95", "p99.5", "p99.99"]);
     }
 
     #[test]

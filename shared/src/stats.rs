@@ -9,6 +9,8 @@ use crate::hist::{Accumulator, Hist};
 use crate::precision::Precision;
 use crate::quantile::{level_stats, standard_levels, Level, LevelStat};
 use crate::run::{is_direction, Run, Warning, Window, ALL, UNTAGGED};
+use crate::series::{direction_windows, Direction};
+use crate::window_levels::{window_levels, WindowLevels, WindowLimit};
 
 /// Statistics of one direction (or of all merged).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -20,6 +22,9 @@ pub struct TagStats {
     pub mean_ns: f64,
     pub stdev_ns: f64,
     pub levels: Vec<LevelStat>,
+    /// The levels of each window and their spread, when asked for ([`Options::windows`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub windows: Option<WindowLevels>,
 }
 
 impl TagStats {
@@ -101,11 +106,13 @@ pub struct Options {
     /// Only windows starting before this many seconds from the run start.
     pub to: Option<f64>,
     pub levels: Vec<Level>,
+    /// Also compute each level on every window, with these limits ([`crate::window_levels`]).
+    pub windows: Option<Vec<WindowLimit>>,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { tag: None, from: None, to: None, levels: standard_levels() }
+        Options { tag: None, from: None, to: None, levels: standard_levels(), windows: None }
     }
 }
 
@@ -125,6 +132,7 @@ pub fn tag_stats(h: &Hist, duration_s: f64, levels: &[Level]) -> TagStats {
         mean_ns,
         stdev_ns: h.stdev_about(mean_ns),
         levels: level_stats(h, levels),
+        windows: None,
     }
 }
 
@@ -176,6 +184,21 @@ pub fn run_stats(run: &Run, opts: &Options) -> RunStats {
         } else if !directions.is_empty() {
             // Per-tag totals merge exactly into the total of all directions.
             tags.push((ALL.to_string(), tag_stats(&Hist::merge_all(directions), duration, &opts.levels)));
+        }
+    }
+    if let Some(limits) = &opts.windows {
+        let precision = run.meta.precision.as_ref();
+        for (i, (name, s)) in tags.iter_mut().enumerate() {
+            let per_window = |hists: &[&Hist]| Some(window_levels(name, hists, &opts.levels, limits, precision));
+            s.windows = match merged.get(i) {
+                // a tag's own windows (an untagged log's one row included)
+                Some((t, _)) => per_window(&windows.iter().filter(|w| w.tag == *t).map(|w| &w.hist).collect::<Vec<_>>()),
+                // `all`: the directions' windows that start together, merged
+                None => {
+                    let all: Vec<Window> = direction_windows(run, &Direction::All).into_iter().filter(|w| in_range(&w)).collect();
+                    per_window(&all.iter().map(|w| &w.hist).collect::<Vec<_>>())
+                }
+            };
         }
     }
     // Runs from coarser sources (fio's buckets) state every value at that source's precision.
@@ -243,6 +266,24 @@ mod tests {
         assert_eq!(s.tags.0.len(), 1);
         assert_eq!(s.tags["write"].count, 6000);
         assert_eq!(s.duration_s, 2.0);
+    }
+
+    #[test]
+    fn windows_of_each_tag_and_of_all() {
+        let limits = vec![crate::window_levels::parse_window_limit("p50=1ns").unwrap()];
+        let opts = Options { from: Some(1.0), windows: Some(limits), ..Options::default() };
+        let s = run_stats(&run(), &opts);
+        let w = |t: &str| s.tags[t].windows.clone().unwrap();
+        assert_eq!([w("read").windows, w("write").windows, w("read.svc").windows, w("all").windows], [3, 3, 3, 3]);
+        // `all` merges read and write window by window, not read.svc: 10,000 I/Os a window
+        let all_p50 = &w("all").levels[0];
+        assert_eq!((all_p50.supported, all_p50.limits[0].ios, all_p50.limits[0].ios_beyond), (3, 30_000, 30_000));
+        // read's windows differ by 1 ns a second: p50 of 7,000 is rank 3,500, 50,000 + 3,500 * 13 + s
+        let l = Layout::default_ns();
+        let read_p50 = &w("read").levels[0];
+        assert_eq!(read_p50.min_ns, Some(l.highest_equivalent(50_000 + 3_500 * 13 + 1)));
+        assert_eq!(read_p50.max_ns, Some(l.highest_equivalent(50_000 + 3_500 * 13 + 3)));
+        assert!(run_stats(&run(), &Options::default()).tags["read"].windows.is_none());
     }
 
     #[test]

@@ -121,6 +121,21 @@ pub struct StatsArgs {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub sel: Selection,
+    /// The levels to print instead of the default p50, p90, p99 and 3 to 9 nines, e.g.
+    /// `p95,p99.5,p99.99` (a percent, with or without `p`; comma-separated or repeated;
+    /// printed in increasing order).
+    #[arg(long, value_name = "LEVELS", value_delimiter = ',', value_parser = nines_core::quantile::parse_level)]
+    pub levels: Vec<nines_core::quantile::Level>,
+    /// Also compute each level on every recorded window and print its spread over the
+    /// windows (min, p50, p90, p99, max of the per-window values), windows too thin for a
+    /// level counted apart.
+    #[arg(long)]
+    pub windows: bool,
+    /// With --windows: a limit on a level in every window, `p99.99=2ms` (every direction) or
+    /// a spec's `read p99.99 <= 2ms`; adds the share of windows and of I/Os beyond it
+    /// (repeatable or comma-separated).
+    #[arg(long, value_name = "LIMIT", requires = "windows", value_delimiter = ',', value_parser = nines_core::window_levels::parse_window_limit)]
+    pub limit: Vec<nines_core::window_levels::WindowLimit>,
     /// Print JSON (documented in README.md) instead of tables.
     #[arg(long)]
     pub json: bool,
@@ -193,6 +208,21 @@ mod tests {
         let Cmd::Stats(a) = cli.cmd else { panic!("not stats") };
         assert_eq!((a.sel.from, a.sel.to), (Some(0.5), Some(120.0)));
         assert!(Cli::try_parse_from(["nines", "stats", "a.hlog", "--from", "soon"]).is_err());
+        // levels: a list, or the flag repeated
+        let cli = Cli::try_parse_from(["nines", "stats", "a.hlog", "--levels", "p99.99,95", "--levels", "p99.5"]).unwrap();
+        let Cmd::Stats(a) = cli.cmd else { panic!("not stats") };
+        assert_eq!(a.levels.iter().map(|l| l.label.as_str()).collect::<Vec<_>>(), ["p99.99", "p95", "p99.5"]);
+        let cli =
+            Cli::try_parse_from(["nines", "stats", "a.hlog", "--windows", "--limit", "p99=1ms,p99.99=2ms", "--limit", "read p99 < 3ms"])
+                .unwrap();
+        let Cmd::Stats(a) = cli.cmd else { panic!("not stats") };
+        assert!(a.windows);
+        assert_eq!(a.limit.iter().map(|l| l.value_ns).collect::<Vec<_>>(), [1_000_000, 2_000_000, 3_000_000]);
+        assert!(Cli::try_parse_from(["nines", "stats", "a.hlog", "--limit", "p99=1ms"]).is_err(), "--limit needs --windows");
+        for bad in ["p101", "foo", "", "p99,,p95"] {
+            let e = Cli::try_parse_from(["nines", "stats", "a.hlog", "--levels", bad]).unwrap_err().to_string();
+            assert!(e.contains("--levels") && e.contains("is not a level"), "{bad:?}: {e}");
+        }
         let empty = Selection { tag: None, from: Some(5.0), to: Some(2.0) };
         assert_eq!(empty.options().unwrap_err().to_string(), "--to 2 must be later than --from 5");
     }

@@ -70,10 +70,96 @@ fn render_run(r: &RunStats) -> String {
     if shown < levels.len() {
         out.push_str(&format!("{}..{}: not shown, no I/O lies beyond them in any row\n", levels[shown], levels[levels.len() - 1]));
     }
+    out.push_str(&render_windows(r));
     for w in &r.warnings {
         out.push_str(&format!("warning: {}: {}\n", esc(&r.file), esc(&w.to_string())));
     }
     out
+}
+
+/// The spread of each level over the windows (`nines stats --windows`), when computed.
+fn render_windows(r: &RunStats) -> String {
+    let esc = crate::table::shown;
+    let with: Vec<(&String, &crate::window_levels::WindowLevels)> =
+        r.tags.iter().filter_map(|(t, s)| s.windows.as_ref().map(|w| (t, w))).collect();
+    let Some((_, first)) = with.first() else { return String::new() };
+    let any_limit = with.iter().any(|(_, w)| w.levels.iter().any(|l| !l.limits.is_empty()));
+    // a level no window of any row supports (and no limit bounds) is named in a note instead
+    let shown = |i: usize| with.iter().any(|(_, w)| w.levels[i].supported > 0 || !w.levels[i].limits.is_empty());
+    let mut header = vec!["dir", "level", "windows", "too few", "min", "p50", "p90", "p99", "max"];
+    if any_limit {
+        header.extend(["limit", "windows beyond", "I/Os beyond"]);
+    }
+    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    let (mut thin_notes, mut too_few) = (Vec::new(), false);
+    for (tag, w) in &with {
+        for (i, l) in w.levels.iter().enumerate() {
+            if !shown(i) {
+                continue;
+            }
+            too_few |= l.too_few > 0;
+            let mark = if l.thin > 0 {
+                thin_notes.push(format!("{tag} {} ({} of {})", l.label, group(l.thin as u64), group(l.supported as u64)));
+                "*"
+            } else {
+                ""
+            };
+            let v = |x: Option<u64>| x.map_or(String::new(), |v| format!("{}{mark}", format_ns(v)));
+            let base = vec![
+                tag.to_string(),
+                l.label.clone(),
+                group(l.supported as u64),
+                group(l.too_few as u64),
+                v(l.min_ns),
+                v(l.p50_ns),
+                v(l.p90_ns),
+                v(l.p99_ns),
+                v(l.max_ns),
+            ];
+            if l.limits.is_empty() {
+                rows.push(base.clone());
+            }
+            for lim in &l.limits {
+                let mut row = base.clone();
+                row.push(lim.limit.clone());
+                row.push(format!("{} ({})", group(lim.windows_beyond as u64), share_text(lim.windows_beyond_share)));
+                row.push(format!("{} ({})", group(lim.ios_beyond), share_text(lim.ios_beyond_share)));
+                rows.push(row);
+            }
+        }
+    }
+    let mut out = String::from("\neach window's levels, spread over the windows (nearest rank, never interpolated):\n");
+    out.push_str(&crate::table::render(&rows));
+    if !thin_notes.is_empty() {
+        out.push_str(&wrap(&esc(&format!(
+            "* thin: windows with 1 to 99 I/Os beyond the level among those summarised: {}",
+            thin_notes.join(", ")
+        ))));
+    }
+    if too_few {
+        out.push_str(&wrap("too few: windows with no I/O beyond the level (it would only repeat their max), left out"));
+    }
+    let hidden: Vec<&str> = first.levels.iter().enumerate().filter(|&(i, _)| !shown(i)).map(|(_, l)| l.label.as_str()).collect();
+    if !hidden.is_empty() {
+        out.push_str(&wrap(&format!("{}: not shown, no window has an I/O beyond them", hidden.join(", "))));
+    }
+    if any_limit {
+        out.push_str(&wrap("windows beyond: of the windows summarised; I/Os beyond: of every I/O of the row, in every window"));
+    }
+    out
+}
+
+/// A share as a percent to 3 significant digits: `65.0%`, `0.0123%`.
+fn share_text(share: Option<f64>) -> String {
+    match share {
+        None => "-".into(),
+        Some(s) if s <= 0.0 => "0%".into(),
+        Some(s) => {
+            let p = s * 100.0;
+            let decimals = (2 - p.log10().floor() as i32).clamp(0, 12) as usize;
+            format!("{p:.decimals$}%")
+        }
+    }
 }
 
 /// Wrap a note at 80 columns, continuation lines indented.
