@@ -27,7 +27,6 @@ pub fn run(args: &StatsArgs, out: &mut impl Write) -> Result<()> {
                 );
             }
         }
-        opts.windows = Some(args.limit.clone());
     }
     // One run in memory at a time: each is read, summed and dropped before the next, so the
     // stats of a thousand runs take the memory of the largest one, not of all of them.
@@ -35,7 +34,10 @@ pub fn run(args: &StatsArgs, out: &mut impl Write) -> Result<()> {
     let mut results = Vec::with_capacity(files.len());
     for p in &files {
         let r = &load_run(p)?;
-        let s = stats::run_stats(r, &opts);
+        let mut s = stats::run_stats(r, &opts);
+        if args.windows {
+            stats::attach_windows(r, &opts, &args.limit, &mut s);
+        }
         if s.tags.0.is_empty() {
             match &args.sel.tag {
                 Some(t) => bail!("{}: no windows with tag '{t}' in the selected range (tags: {})", r.source, tag_list(r)),

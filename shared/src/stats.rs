@@ -22,7 +22,7 @@ pub struct TagStats {
     pub mean_ns: f64,
     pub stdev_ns: f64,
     pub levels: Vec<LevelStat>,
-    /// The levels of each window and their spread, when asked for ([`Options::windows`]).
+    /// The levels of each window and their spread, when asked for ([`attach_windows`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub windows: Option<WindowLevels>,
 }
@@ -106,13 +106,11 @@ pub struct Options {
     /// Only windows starting before this many seconds from the run start.
     pub to: Option<f64>,
     pub levels: Vec<Level>,
-    /// Also compute each level on every window, with these limits ([`crate::window_levels`]).
-    pub windows: Option<Vec<WindowLimit>>,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { tag: None, from: None, to: None, levels: standard_levels(), windows: None }
+        Options { tag: None, from: None, to: None, levels: standard_levels() }
     }
 }
 
@@ -186,26 +184,34 @@ pub fn run_stats(run: &Run, opts: &Options) -> RunStats {
             tags.push((ALL.to_string(), tag_stats(&Hist::merge_all(directions), duration, &opts.levels)));
         }
     }
-    if let Some(limits) = &opts.windows {
-        let precision = run.meta.precision.as_ref();
-        for (i, (name, s)) in tags.iter_mut().enumerate() {
-            let per_window = |hists: &[&Hist]| Some(window_levels(name, hists, &opts.levels, limits, precision));
-            s.windows = match merged.get(i) {
-                // a tag's own windows (an untagged log's one row included)
-                Some((t, _)) => per_window(&windows.iter().filter(|w| w.tag == *t).map(|w| &w.hist).collect::<Vec<_>>()),
-                // `all`: the directions' windows that start together, merged
-                None => {
-                    let all: Vec<Window> = direction_windows(run, &Direction::All).into_iter().filter(|w| in_range(&w)).collect();
-                    per_window(&all.iter().map(|w| &w.hist).collect::<Vec<_>>())
-                }
-            };
-        }
-    }
     // Runs from coarser sources (fio's buckets) state every value at that source's precision.
     if let Some(p) = &run.meta.precision {
         tags.iter_mut().for_each(|(_, s)| s.restate(p));
     }
     RunStats { file: run.source.clone(), name: run.name.clone(), duration_s: duration, tags: TagMap(tags), warnings: run.warnings.clone() }
+}
+
+/// Each level of `stats` (from [`run_stats`] with the same `opts`) computed on every window
+/// too, with the `limits` judged per window ([`crate::window_levels`]): a tag's own windows, and
+/// for `all` the directions' windows that start together, merged. Apart from [`run_stats`] so
+/// that what does not ask for it (the viewer's page, whose size is budgeted) does not carry it.
+pub fn attach_windows(run: &Run, opts: &Options, limits: &[WindowLimit], stats: &mut RunStats) {
+    let (from, to) = (opts.from.unwrap_or(f64::NEG_INFINITY), opts.to.unwrap_or(f64::INFINITY));
+    let in_range = |w: &Window| w.start_s >= from && w.start_s < to;
+    let precision = run.meta.precision.as_ref();
+    let untagged = run.windows.iter().all(|w| w.tag.is_none());
+    for (name, s) in stats.tags.0.iter_mut() {
+        let per_window = |hists: &[&Hist]| Some(window_levels(name, hists, &opts.levels, limits, precision));
+        s.windows = if name == ALL && !untagged {
+            // `all`: the directions' windows that start together, merged
+            let all: Vec<Window> = direction_windows(run, &Direction::All).into_iter().filter(|w| in_range(w)).collect();
+            per_window(&all.iter().map(|w| &w.hist).collect::<Vec<_>>())
+        } else {
+            // a tag's own windows (an untagged log's one row, named `all`, included)
+            let own = |w: &&Window| in_range(w) && (untagged || tag_name(w.tag.as_deref()) == name);
+            per_window(&run.windows.iter().filter(own).map(|w| &w.hist).collect::<Vec<_>>())
+        };
+    }
 }
 
 /// Seconds from the first window's start to the last window's end.
@@ -271,8 +277,9 @@ mod tests {
     #[test]
     fn windows_of_each_tag_and_of_all() {
         let limits = vec![crate::window_levels::parse_window_limit("p50=1ns").unwrap()];
-        let opts = Options { from: Some(1.0), windows: Some(limits), ..Options::default() };
-        let s = run_stats(&run(), &opts);
+        let opts = Options { from: Some(1.0), ..Options::default() };
+        let mut s = run_stats(&run(), &opts);
+        attach_windows(&run(), &opts, &limits, &mut s);
         let w = |t: &str| s.tags[t].windows.clone().unwrap();
         assert_eq!([w("read").windows, w("write").windows, w("read.svc").windows, w("all").windows], [3, 3, 3, 3]);
         // `all` merges read and write window by window, not read.svc: 10,000 I/Os a window
