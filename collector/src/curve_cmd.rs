@@ -30,6 +30,47 @@ pub fn run(args: &CurveArgs, given: &Given, out: &mut impl Write) -> Result<()> 
     if dir.as_os_str().is_empty() {
         bail!("nines curve needs -o DIR, the directory the points' archives go into");
     }
+    reject_flags(args, given)?;
+    // the job file, once: every point runs the same workload
+    let mut base: RunConfig = a.config(given).resolve_one(&given.ids)?;
+    base.job_file = None;
+    let plan = match (&args.qd_ladder, &args.jobs_ladder, &args.curve_steps) {
+        (Some(l), _, _) => Plan::Ladder(curve::ladder(Mode::Qd, &l.0, base.qd, base.jobs)),
+        (_, Some(l), _) => Plan::Ladder(curve::ladder(Mode::Jobs, &l.0, base.qd, base.jobs)),
+        (_, _, Some(s)) => Plan::Steps(s.0.clone()),
+        _ => bail!("give --qd-ladder, --jobs-ladder or --curve-steps"),
+    };
+    let tag = args.tag.clone().or_else(|| args.limit.as_ref().map(|l| l.tag.clone())).unwrap_or_else(|| "all".into());
+    check_directions(args, &base)?;
+
+    // every file name the curve will write, checked before the first point runs
+    let names = file_names(&plan, &base)?;
+    let created = std::fs::symlink_metadata(&dir).is_err();
+    crate::output::prepare_dir(&dir, args.into_existing, INTO_EXISTING)?;
+    // a directory this command made is removed again if it ends before the first point
+    // recorded anything (remove_dir leaves a directory that holds files alone)
+    let _cleanup = RemoveIfEmpty(created.then(|| dir.clone()));
+    for n in &names {
+        let p = dir.join(n);
+        if std::fs::symlink_metadata(&p).is_ok() {
+            bail!("'{}' already exists; nines curve never replaces a file: give a new -o DIR", p.display());
+        }
+    }
+
+    let mut points = Points { args, base: &base, dir: &dir, tag: &tag, done: Vec::new(), notes: Vec::new() };
+    match plan {
+        Plan::Ladder(marks) => {
+            points.run_marks(&marks)?;
+        }
+        Plan::Steps(pcts) => points.run_steps(&pcts, &names[0])?,
+    }
+    let Points { done, notes, .. } = points;
+    print_table(args, &dir, &tag, &done, &notes, out)
+}
+
+/// Fails on a flag of `nines run` that nines curve does not take.
+fn reject_flags(args: &CurveArgs, given: &Given) -> Result<()> {
+    let a = &args.run;
     for (on, flag, why) in [
         (a.live, "--live", "a curve is many runs; watch a point's archive with nines view --follow"),
         (a.start_at.is_some(), "--start-at", "a curve's points start one after the other"),
@@ -49,17 +90,12 @@ pub fn run(args: &CurveArgs, given: &Given, out: &mut impl Write) -> Result<()> 
             bail!("{flag} is not taken by nines curve: {why}");
         }
     }
-    // the job file, once: every point runs the same workload
-    let mut base: RunConfig = a.config(given).resolve_one(&given.ids)?;
-    base.job_file = None;
-    let plan = match (&args.qd_ladder, &args.jobs_ladder, &args.curve_steps) {
-        (Some(l), _, _) => Plan::Ladder(curve::ladder(Mode::Qd, &l.0, base.qd, base.jobs)),
-        (_, Some(l), _) => Plan::Ladder(curve::ladder(Mode::Jobs, &l.0, base.qd, base.jobs)),
-        (_, _, Some(s)) => Plan::Steps(s.0.clone()),
-        _ => bail!("give --qd-ladder, --jobs-ladder or --curve-steps"),
-    };
-    let tag = args.tag.clone().or_else(|| args.limit.as_ref().map(|l| l.tag.clone())).unwrap_or_else(|| "all".into());
-    // a direction the workload never issues could only ever "cannot tell"
+    Ok(())
+}
+
+/// Fails when --tag or --limit names a direction the workload never issues: it could only
+/// ever "cannot tell".
+fn check_directions(args: &CurveArgs, base: &RunConfig) -> Result<()> {
     for (t, flag) in [(args.tag.as_deref(), "--tag"), (args.limit.as_ref().map(|l| l.tag.as_str()), "--limit")] {
         let Some(t) = t else { continue };
         let rw = base.rw;
@@ -74,9 +110,12 @@ pub fn run(args: &CurveArgs, given: &Given, out: &mut impl Write) -> Result<()> 
             bail!("{flag} names the direction '{t}', which this workload (--rw {}) does not issue", rw.name());
         }
     }
+    Ok(())
+}
 
-    // every file name the curve will write, checked before the first point runs
-    let names: Vec<String> = match &plan {
+/// Every file name the curve will write, in the order it writes them.
+fn file_names(plan: &Plan, base: &RunConfig) -> Result<Vec<String>> {
+    Ok(match plan {
         Plan::Ladder(marks) => marks.iter().map(|m| file_name(m, marks)).collect(),
         Plan::Steps(pcts) => {
             let marks = curve::rate_steps(1.0, pcts, base.qd, base.jobs).map_err(|e| anyhow!(e))?;
@@ -84,97 +123,108 @@ pub fn run(args: &CurveArgs, given: &Given, out: &mut impl Write) -> Result<()> 
                 .chain(marks.iter().map(|m| file_name(m, &marks)))
                 .collect()
         }
-    };
-    let created = std::fs::symlink_metadata(&dir).is_err();
-    crate::output::prepare_dir(&dir, args.into_existing, INTO_EXISTING)?;
-    // a directory this command made is removed again if it ends before the first point
-    // recorded anything (remove_dir leaves a directory that holds files alone)
-    let _cleanup = RemoveIfEmpty(created.then(|| dir.clone()));
-    for n in &names {
-        let p = dir.join(n);
-        if std::fs::symlink_metadata(&p).is_ok() {
-            bail!("'{}' already exists; nines curve never replaces a file: give a new -o DIR", p.display());
+    })
+}
+
+/// Runs the points: the archives written so far and the notes on why the curve stopped.
+struct Points<'a> {
+    args: &'a CurveArgs,
+    base: &'a RunConfig,
+    dir: &'a Path,
+    tag: &'a str,
+    done: Vec<PathBuf>,
+    notes: Vec<String>,
+}
+
+impl Points<'_> {
+    fn say(&self, s: &str) {
+        if !self.args.run.quiet {
+            crate::diag!("nines: curve: {s}");
         }
     }
 
-    let mut done: Vec<PathBuf> = Vec::new();
-    let mut notes: Vec<String> = Vec::new();
-    let quiet = a.quiet;
-    let say = |s: &str| {
-        if !quiet {
-            crate::diag!("nines: curve: {s}");
-        }
-    };
-    let run_marks = |marks: &[Mark], total: usize, done: &mut Vec<PathBuf>, notes: &mut Vec<String>| -> Result<bool> {
+    /// Runs the marks in order; false when the curve stopped before the last.
+    fn run_marks(&mut self, marks: &[Mark]) -> Result<bool> {
+        let total = marks.len();
         for (i, m) in marks.iter().enumerate() {
-            let path = dir.join(file_name(m, marks));
-            say(&format!("point {}/{total}: {} -> {}", m.point, m.text(), path.display()));
-            let (run, stopped) = run_point(&base, m, &path, None)?;
-            done.push(path);
+            let path = self.dir.join(file_name(m, marks));
+            self.say(&format!("point {}/{total}: {} -> {}", m.point, m.text(), path.display()));
+            let (run, stopped) = run_point(self.base, m, &path, None)?;
+            self.done.push(path);
             if let Some(s) = stopped {
-                notes.push(format!("stopped by {s} during {}: the points after it were not run", m.text()));
+                self.notes.push(format!("stopped by {s} during {}: the points after it were not run", m.text()));
                 return Ok(false);
             }
-            if let Some(limit) = &args.limit {
-                let p = curve::point(&run, &tag, &[], None, Some(limit));
-                if let Some(c) = &p.target {
-                    say(&format!(
-                        "  {} IOPS, {} {} = {} [{}]: {}",
-                        nines_core::units::format_rate(p.iops.value.unwrap_or(0.0)),
-                        c.tag,
-                        c.metric,
-                        c.value_text(),
-                        c.interval_text(),
-                        c.verdict.text()
-                    ));
-                    if curve::stops(c.verdict) && !args.all_points && i + 1 < marks.len() {
-                        let rest: Vec<String> = marks[i + 1..].iter().map(Mark::text).collect();
-                        notes.push(format!(
-                            "stopped early: {} clearly fails '{}' (its whole 95% interval is above the limit); not run: {} (--all-points runs them)",
-                            m.text(),
-                            limit.text(),
-                            rest.join(", ")
-                        ));
-                        return Ok(false);
-                    }
-                }
+            if self.judge(&run, marks, i) {
+                return Ok(false);
             }
         }
         Ok(true)
-    };
-    match plan {
-        Plan::Ladder(marks) => {
-            run_marks(&marks, marks.len(), &mut done, &mut notes)?;
-        }
-        Plan::Steps(pcts) => {
-            let m0 = curve::max_run(base.qd, base.jobs);
-            let path = dir.join(&names[0]);
-            say(&format!("point 0/{}: the maximum (qd {}, jobs {}, uncapped) -> {}", pcts.len(), base.qd, base.jobs, path.display()));
-            let (run, stopped) = run_point(&base, &m0, &path, args.max_runtime_ns)?;
-            done.push(path);
-            if let Some(s) = stopped {
-                notes.push(format!("stopped by {s} during the maximum run: no step was run"));
-            } else {
-                let max = nines_core::stats::run_stats(&run, &nines_core::stats::Options { levels: Vec::new(), ..Default::default() })
-                    .tags
-                    .get("all")
-                    .map_or(0.0, |t| t.iops);
-                say(&format!("  maximum: {} IOPS", nines_core::units::format_rate(max)));
-                let marks = curve::rate_steps(max, &pcts, base.qd, base.jobs).map_err(|e| anyhow!("{}: {e}", names[0]))?;
-                run_marks(&marks, marks.len(), &mut done, &mut notes)?;
-            }
-        }
     }
 
-    let runs = crate::load::load_runs(&done)?;
+    /// Says how point `i` of `marks` did against --limit; true when the curve stops there.
+    fn judge(&mut self, run: &Run, marks: &[Mark], i: usize) -> bool {
+        let args = self.args;
+        let m = &marks[i];
+        let Some(limit) = &args.limit else { return false };
+        let p = curve::point(run, self.tag, &[], None, Some(limit));
+        let Some(c) = &p.target else { return false };
+        self.say(&format!(
+            "  {} IOPS, {} {} = {} [{}]: {}",
+            nines_core::units::format_rate(p.iops.value.unwrap_or(0.0)),
+            c.tag,
+            c.metric,
+            c.value_text(),
+            c.interval_text(),
+            c.verdict.text()
+        ));
+        if curve::stops(c.verdict) && !args.all_points && i + 1 < marks.len() {
+            let rest: Vec<String> = marks[i + 1..].iter().map(Mark::text).collect();
+            self.notes.push(format!(
+                "stopped early: {} clearly fails '{}' (its whole 95% interval is above the limit); not run: {} (--all-points runs them)",
+                m.text(),
+                limit.text(),
+                rest.join(", ")
+            ));
+            return true;
+        }
+        false
+    }
+
+    /// --curve-steps: the maximum run (into `first`), then a step at each share of its IOPS.
+    fn run_steps(&mut self, pcts: &[f64], first: &str) -> Result<()> {
+        let base = self.base;
+        let m0 = curve::max_run(base.qd, base.jobs);
+        let path = self.dir.join(first);
+        self.say(&format!("point 0/{}: the maximum (qd {}, jobs {}, uncapped) -> {}", pcts.len(), base.qd, base.jobs, path.display()));
+        let (run, stopped) = run_point(base, &m0, &path, self.args.max_runtime_ns)?;
+        self.done.push(path);
+        if let Some(s) = stopped {
+            self.notes.push(format!("stopped by {s} during the maximum run: no step was run"));
+        } else {
+            let max = nines_core::stats::run_stats(&run, &nines_core::stats::Options { levels: Vec::new(), ..Default::default() })
+                .tags
+                .get("all")
+                .map_or(0.0, |t| t.iops);
+            self.say(&format!("  maximum: {} IOPS", nines_core::units::format_rate(max)));
+            let marks = curve::rate_steps(max, pcts, base.qd, base.jobs).map_err(|e| anyhow!("{first}: {e}"))?;
+            self.run_marks(&marks)?;
+        }
+        Ok(())
+    }
+}
+
+/// Prints the curve's table of the points run, the notes and how to print it again.
+fn print_table(args: &CurveArgs, dir: &Path, tag: &str, done: &[PathBuf], notes: &[String], out: &mut impl Write) -> Result<()> {
+    let runs = crate::load::load_runs(done)?;
     let label = format!("curve {}", dir.display());
-    let t = curve::table(&[(label, runs.iter().collect())], &tag, &curve::default_levels(), None, args.limit.as_ref());
+    let t = curve::table(&[(label, runs.iter().collect())], tag, &curve::default_levels(), None, args.limit.as_ref());
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&t)?)?;
     } else {
         write!(out, "{}", export::text::curve(&t))?;
     }
-    for n in &notes {
+    for n in notes {
         if args.json {
             crate::diag!("nines: curve: {n}");
         } else {

@@ -120,23 +120,10 @@ fn active_region(params: &Params, cells: &[Cell], capacity: u64) -> Result<u64> 
     Ok(region)
 }
 
-/// `--resume`: the archive at --output is read back (its rounds, their tracked results, the
-/// purge and preconditioning it records, its device and deviations), checked to be this
-/// test with these parameters on this target, and the rounds go on from the next one, each
-/// with the seed an uninterrupted test would have given it. Nothing is purged or written
-/// before the next round, and the rounds already recorded stay as they are.
-fn resume(
-    a: &PtsArgs,
-    base: &RunConfig,
-    params: Params,
-    cells: Vec<Cell>,
-    tracked: Vec<usize>,
-    work: &Path,
-    out: &mut impl Write,
-) -> Result<()> {
+/// Checks that the archive `--resume` reads back (its pts metadata `m`) is this test with
+/// these parameters on this target; the capacity and the active region it tested.
+fn check_archive(a: &PtsArgs, m: &serde_json::Map<String, Value>, params: &Params, cells: &[Cell]) -> Result<(u64, u64)> {
     let shown = a.output.display();
-    let run = crate::load::load_run(&a.output).with_context(|| format!("--resume: the test's archive '{shown}'"))?;
-    let m = &run.meta.pts;
     let test = params.test;
     if m.get("test").and_then(Value::as_str) != Some(test.name()) {
         bail!(
@@ -149,7 +136,7 @@ fn resume(
         bail!("--resume: a wsat test is one run from the purged state; it cannot go on after a stop (start it again, with its purge)");
     }
     let had = m.get("params").cloned().unwrap_or(Value::Null);
-    let want = serde_json::to_value(&params)?;
+    let want = serde_json::to_value(params)?;
     if had != want {
         let differ: Vec<String> = want
             .as_object()
@@ -169,13 +156,35 @@ fn resume(
     }
     let capacity = m.get("device").and_then(|d| d.get("capacity_bytes")).and_then(Value::as_u64).or(a.capacity);
     let capacity = capacity.ok_or_else(|| anyhow!("--resume: '{shown}' records no capacity; give --capacity"))?;
-    let region = active_region(&params, &cells, capacity)?;
+    let region = active_region(params, cells, capacity)?;
     if m.get("active_range_bytes").and_then(Value::as_u64) != Some(region) {
         bail!(
             "--resume: '{shown}' tested {} bytes of the capacity, this test would test {region}",
             m.get("active_range_bytes").map_or("an unknown number of".into(), Value::to_string)
         );
     }
+    Ok((capacity, region))
+}
+
+/// `--resume`: the archive at --output is read back (its rounds, their tracked results, the
+/// purge and preconditioning it records, its device and deviations), checked to be this
+/// test with these parameters on this target, and the rounds go on from the next one, each
+/// with the seed an uninterrupted test would have given it. Nothing is purged or written
+/// before the next round, and the rounds already recorded stay as they are.
+fn resume(
+    a: &PtsArgs,
+    base: &RunConfig,
+    params: Params,
+    cells: Vec<Cell>,
+    tracked: Vec<usize>,
+    work: &Path,
+    out: &mut impl Write,
+) -> Result<()> {
+    let shown = a.output.display();
+    let run = crate::load::load_run(&a.output).with_context(|| format!("--resume: the test's archive '{shown}'"))?;
+    let m = &run.meta.pts;
+    let test = params.test;
+    let (capacity, region) = check_archive(a, m, &params, &cells)?;
     let mut deviations: Vec<String> = m
         .get("deviations")
         .and_then(Value::as_array)

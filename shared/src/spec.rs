@@ -778,27 +778,31 @@ fn check_one(limit: &Limit, dir: Option<&Direction>, duration: f64, precision: O
                 });
             }
         }
-        Metric::Iops => {
-            let rate = if duration > 0.0 { n as f64 / duration } else { 0.0 };
-            c.value = Some(rate);
-            let rates: Vec<f64> = d.windows.iter().filter(|w| w.1 > 0.0).map(|&(_, len, k)| k as f64 / len).collect();
-            let k = rates.len();
-            if k < 2 {
-                c.reason = Some(format!("{k} window: the rate's spread needs at least 2"));
-                return c;
-            }
-            let m = rates.iter().sum::<f64>() / k as f64;
-            let s = (rates.iter().map(|r| (r - m).powi(2)).sum::<f64>() / (k - 1) as f64).sqrt();
-            let half = t975(k - 1) * s / (k as f64).sqrt();
-            let (lo, hi) = ((rate - half).max(0.0), rate + half);
-            c.interval = Some([Some(lo), Some(hi)]);
-            c.verdict = limit.op.judge(lo, hi, limit.value);
-            if c.verdict == Verdict::CannotTell {
-                c.reason = Some(format!("the 95% interval of the rate over {k} windows straddles the limit"));
-            }
-        }
+        Metric::Iops => check_iops(&mut c, limit, d, duration),
     }
     c
+}
+
+/// An IOPS limit: the run's rate, with the 95% interval of the rate over its windows.
+fn check_iops(c: &mut Check, limit: &Limit, d: &Direction, duration: f64) {
+    let n = d.hist.count();
+    let rate = if duration > 0.0 { n as f64 / duration } else { 0.0 };
+    c.value = Some(rate);
+    let rates: Vec<f64> = d.windows.iter().filter(|w| w.1 > 0.0).map(|&(_, len, k)| k as f64 / len).collect();
+    let k = rates.len();
+    if k < 2 {
+        c.reason = Some(format!("{k} window: the rate's spread needs at least 2"));
+        return;
+    }
+    let m = rates.iter().sum::<f64>() / k as f64;
+    let s = (rates.iter().map(|r| (r - m).powi(2)).sum::<f64>() / (k - 1) as f64).sqrt();
+    let half = t975(k - 1) * s / (k as f64).sqrt();
+    let (lo, hi) = ((rate - half).max(0.0), rate + half);
+    c.interval = Some([Some(lo), Some(hi)]);
+    c.verdict = limit.op.judge(lo, hi, limit.value);
+    if c.verdict == Verdict::CannotTell {
+        c.reason = Some(format!("the 95% interval of the rate over {k} windows straddles the limit"));
+    }
 }
 
 impl Check {

@@ -151,11 +151,16 @@ pub(super) fn demand_intensity(
     }
     prep["di"]["done"] = json!(true);
     write_archive(a, plan, book, windows, metas, start_time, &prep, None)?;
+    di_text(a, &points, &hists)
+}
+
+/// The terminal's lines of the matrix and the histograms.
+fn di_text(a: &PtsArgs, points: &[Value], hists: &[Value]) -> Result<String> {
     let mut out = Vec::new();
     writeln!(out, "demand intensity (nines stats {} --tag di_CELL/read):", a.output.display())?;
     writeln!(out, "  {:>4} {:>4} {:>10} {:>10} {:>10} {:>10} {:>10}", "TC", "QD", "IOPS", "mean", "p99", "p99.99", "max")?;
     let ns = |v: &Value| v.as_f64().map_or("-".to_string(), |x| format_ns(x as u64));
-    for pt in &points {
+    for pt in points {
         writeln!(
             out,
             "  {:>4} {:>4} {:>10} {:>10} {:>10} {:>10} {:>10}",
@@ -169,7 +174,7 @@ pub(super) fn demand_intensity(
         )?;
     }
     writeln!(out, "response-time histograms (nines stats {} --tag hist_POINT/read):", a.output.display())?;
-    for h in &hists {
+    for h in hists {
         writeln!(
             out,
             "  {:<5} T{}Q{}: {} IOPS, mean {}, p99 {}, p99.99 {}, max {} ({} I/Os)",

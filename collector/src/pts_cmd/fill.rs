@@ -25,6 +25,38 @@ fn label(pct: f64) -> String {
     format!("{pct}").replace('.', "p")
 }
 
+/// A range not started yet: its purge (the test's own for the first range) and its
+/// preconditioning, as recorded.
+#[allow(clippy::too_many_arguments)]
+fn new_range(
+    a: &PtsArgs,
+    base: &RunConfig,
+    plan: &Plan,
+    params: &Params,
+    region: u64,
+    k: usize,
+    prep: &Value,
+    work: &Path,
+) -> Result<(Value, Value)> {
+    let pct = params.active_range_pct;
+    let purged = if k == 0 && !a.resume {
+        prep["purge"].clone()
+    } else {
+        // each range starts from a purged drive; the deviations were named the first time
+        purge(a, base, &mut Vec::new())?.1
+    };
+    let level = Plan {
+        params: params.clone(),
+        cells: plan.cells.clone(),
+        tracked: plan.tracked.clone(),
+        capacity: region,
+        region,
+        deviations: Vec::new(),
+    };
+    say(a, &format!("fill: {pct}% of the capacity ({}): purged, preconditioning", format_size(region)));
+    Ok((purged, precondition(a, base, &level, work)?))
+}
+
 pub(super) fn fill(a: &PtsArgs, base: &RunConfig, plan: &Plan, work: &Path, state: Resumed, out: &mut impl Write) -> Result<()> {
     let p = &plan.params;
     let fills = p.fills.clone().unwrap_or_else(|| vec![25.0, 50.0, 75.0, 100.0]);
@@ -61,24 +93,7 @@ pub(super) fn fill(a: &PtsArgs, base: &RunConfig, plan: &Plan, work: &Path, stat
                 }
                 (l["purge"].clone(), l["precondition"].clone())
             }
-            None => {
-                let purged = if k == 0 && !a.resume {
-                    prep["purge"].clone()
-                } else {
-                    // each range starts from a purged drive; the deviations were named the first time
-                    purge(a, base, &mut Vec::new())?.1
-                };
-                let level = Plan {
-                    params: params.clone(),
-                    cells: plan.cells.clone(),
-                    tracked: plan.tracked.clone(),
-                    capacity: region,
-                    region,
-                    deviations: Vec::new(),
-                };
-                say(a, &format!("fill: {pct}% of the capacity ({}): purged, preconditioning", format_size(region)));
-                (purged, precondition(a, base, &level, work)?)
-            }
+            None => new_range(a, base, plan, &params, region, k, &prep, work)?,
         };
         let scope = format!("fill{}_{}", label(pct), cell.scope());
         let record = |book: &Rounds, starts: &[f64], levels: &[Value]| {
@@ -149,10 +164,18 @@ pub(super) fn fill(a: &PtsArgs, base: &RunConfig, plan: &Plan, work: &Path, stat
     }
     prep["fill"] = json!(levels);
     write_archive(a, plan, &all, &windows, &metas, start_time, &prep, None)?;
+    print_fill(a, plan, &levels, &windows, out)
+}
+
+/// The table of the ranges tested, the deviations, and an error if a range never reached steady
+/// state.
+fn print_fill(a: &PtsArgs, plan: &Plan, levels: &[Value], windows: &[Window], out: &mut impl Write) -> Result<()> {
+    let p = &plan.params;
+    let cell = plan.cells[0];
     writeln!(out, "SNIA PTS fill ({}), {}: steady state of 4 KiB random writes by active range", p.profile.name(), a.output.display())?;
     writeln!(out, "  {:>6} {:>10} {:>7} {:>12} {:>10} {:>10} {:>10}", "range", "bytes", "rounds", "IOPS", "p99", "p99.99", "max")?;
     let mut unsteady = Vec::new();
-    for l in &levels {
+    for l in levels {
         let scope = l["scope"].as_str().unwrap_or("");
         let (from, to) = (l["window"]["from_s"].as_f64().unwrap_or(0.0), l["window"]["to_s"].as_f64().unwrap_or(0.0));
         let ws: Vec<Window> = windows

@@ -193,46 +193,14 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
     for f in &crate::load::each_file_once(&args.files) {
         let (run, bytes) = load_with_bytes(f)?;
         let name = safe_name(&file_name(f));
-        let (stem, ext) = match name.rfind('.') {
-            Some(i) if i > 0 => (&name[..i], &name[i..]),
-            _ => (name.as_str(), ""),
-        };
-        // The same bytes under the same name are already there; another run with that name
-        // (or anything else there, such as a link) gets a numbered one.
-        let mut rel = format!("runs/{name}");
-        let mut n = 1;
-        loop {
-            let p = dir.join(&rel);
-            match std::fs::symlink_metadata(&p) {
-                Err(_) => {
-                    output::write_atomic(&p, &bytes, Replace::Never, &read)?;
-                    break;
-                }
-                Ok(m) if m.is_file() && m.len() == bytes.len() as u64 && std::fs::read(&p).ok().as_deref() == Some(&bytes[..]) => break,
-                Ok(_) => {}
-            }
-            n += 1;
-            rel = format!("runs/{stem}-{n}{ext}");
-        }
+        let rel = place_run(dir, &name, &bytes, &read)?;
         if !listed.contains(&rel) && !new_entries.iter().any(|e| e.get("file").and_then(Value::as_str) == Some(rel.as_str())) {
             new_entries.push(json!({ "file": rel, "name": run.name }));
         }
         new_files.push(rel);
     }
     let added = new_entries.len();
-    let v = bundle::viewer();
-    let files: [(&str, &[u8]); 7] = [
-        ("index.html", v.index_html.as_bytes()),
-        ("style.css", v.style_css.as_bytes()),
-        ("worker.js", v.worker_js.as_bytes()),
-        ("nines_viewer.js", v.glue_js.as_bytes()),
-        ("nines_viewer_bg.wasm", v.wasm),
-        ("nines_worker.js", v.worker_glue_js.as_bytes()),
-        ("nines_worker_bg.wasm", v.worker_wasm),
-    ];
-    for (name, bytes) in files {
-        output::write_atomic(&dir.join(name), bytes, Replace::Always, &read)?;
-    }
+    write_viewer(dir, &read)?;
     // The manifest again, entry by entry into its new version (one line a run): every run
     // gets its compact form and its trend summary (those of older sites too).
     let site = Completing { dir, new_files: &new_files, group_s, inputs: &read };
@@ -280,6 +248,51 @@ pub fn run(args: &SiteArgs, out: &mut impl Write) -> Result<()> {
         if runs == 1 { "" } else { "s" },
         if upgraded > 0 { format!(", {upgraded} given a compact form") } else { String::new() }
     )?;
+    Ok(())
+}
+
+/// Copies a run's bytes into runs/ under its name (`name` made safe), or finds them there
+/// already; the path written or found, relative to the site.
+fn place_run(dir: &Path, name: &str, bytes: &[u8], read: &Inputs) -> Result<String> {
+    let (stem, ext) = match name.rfind('.') {
+        Some(i) if i > 0 => (&name[..i], &name[i..]),
+        _ => (name, ""),
+    };
+    // The same bytes under the same name are already there; another run with that name
+    // (or anything else there, such as a link) gets a numbered one.
+    let mut rel = format!("runs/{name}");
+    let mut n = 1;
+    loop {
+        let p = dir.join(&rel);
+        match std::fs::symlink_metadata(&p) {
+            Err(_) => {
+                output::write_atomic(&p, bytes, Replace::Never, read)?;
+                break;
+            }
+            Ok(m) if m.is_file() && m.len() == bytes.len() as u64 && std::fs::read(&p).ok().as_deref() == Some(bytes) => break,
+            Ok(_) => {}
+        }
+        n += 1;
+        rel = format!("runs/{stem}-{n}{ext}");
+    }
+    Ok(rel)
+}
+
+/// Writes the viewer's files into the site, replacing those there.
+fn write_viewer(dir: &Path, read: &Inputs) -> Result<()> {
+    let v = bundle::viewer();
+    let files: [(&str, &[u8]); 7] = [
+        ("index.html", v.index_html.as_bytes()),
+        ("style.css", v.style_css.as_bytes()),
+        ("worker.js", v.worker_js.as_bytes()),
+        ("nines_viewer.js", v.glue_js.as_bytes()),
+        ("nines_viewer_bg.wasm", v.wasm),
+        ("nines_worker.js", v.worker_glue_js.as_bytes()),
+        ("nines_worker_bg.wasm", v.worker_wasm),
+    ];
+    for (name, bytes) in files {
+        output::write_atomic(&dir.join(name), bytes, Replace::Always, read)?;
+    }
     Ok(())
 }
 
