@@ -31,6 +31,7 @@ pub mod ccdf;
 pub mod codec;
 pub mod compact;
 pub mod compare;
+pub mod context;
 pub mod convergence;
 pub mod curve;
 pub mod density;

@@ -23,6 +23,7 @@
 //! asynchronously, so trims are timed exactly like reads and writes.
 
 pub mod config;
+pub mod context;
 pub mod engine;
 pub mod job;
 pub mod job_file;
