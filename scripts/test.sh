@@ -26,6 +26,8 @@ cargo fmt --all --check
 (cd fuzz && cargo fmt --check)
 cargo clippy -q --workspace --all-targets -- -D warnings
 cargo clippy -q -p nines-viewer --target wasm32-unknown-unknown --all-targets -- -D warnings
+echo "== gates: no function over 120 lines without a // long: reason beside it"
+python3 scripts/long-fns.py
 
 # ---- other operating systems and the static Linux binary ---------------------------------
 # Every command but the Linux-only I/O builds for macOS and Windows (nines run there uses the

@@ -711,6 +711,8 @@ pub fn conv_series(d: &SsData) -> Vec<ConvSeries> {
         .collect()
 }
 
+// long: the steady-state panel's markup, one node tree top to bottom; split, its parts would
+// each need the whole SsData and read out of order
 pub fn steady_view(d: &SsData) -> Vec<Node> {
     if let Some(n) = &d.note {
         return vec![tx("p", vec![("class", "hint".into()), ("data-testid", "steady-note".into())], n.clone())];

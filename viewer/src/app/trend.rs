@@ -104,6 +104,7 @@ fn open(i: usize, state: RwSignal<ViewState>, version: RwSignal<u64>, errors: Rw
 }
 
 /// The trend panel (nothing when the site has fewer than two summarised runs).
+// long: a Leptos component: its signals, effects and view! markup read best as one piece
 #[component]
 pub(super) fn Trend(
     state: RwSignal<ViewState>,
