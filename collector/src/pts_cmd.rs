@@ -1041,6 +1041,7 @@ fn assemble(
         meta,
         windows: windows.to_vec(),
         warnings: Vec::new(),
+        context: Vec::new(),
     }
 }
 

@@ -18,6 +18,7 @@ use std::io::{self, Write};
 use serde_json::{Map, Value};
 
 use crate::codec::{DecodeError, Decoder, EncodeError, Encoder};
+use crate::context::{WindowContext, CONTEXT_PREFIX};
 use crate::hist::Hist;
 use crate::meta::RunMeta;
 use crate::run::{Run, Warning, Window};
@@ -129,6 +130,7 @@ pub struct Scanned<'a> {
     tail: Option<(usize, &'a str)>,
     warnings: Vec<Warning>,
     total_lines: usize,
+    context: Vec<WindowContext>,
 }
 
 /// Read the header and comment lines of an interval log and locate its window lines.
@@ -149,6 +151,7 @@ pub fn scan<'a>(source_name: &str, bytes: &'a [u8]) -> Result<Scanned<'a>, Archi
         tail: None,
         warnings: Vec::new(),
         total_lines: 0,
+        context: Vec::new(),
     };
     let mut lines = text.split('\n').enumerate().peekable();
     while let Some((i, line)) = lines.next() {
@@ -157,6 +160,18 @@ pub fn scan<'a>(source_name: &str, bytes: &'a [u8]) -> Result<Scanned<'a>, Archi
         let cut = lines.peek().is_none() && !ends_with_newline;
         let line = line.strip_suffix('\r').unwrap_or(line);
         if line.trim().is_empty() {
+            continue;
+        }
+        if line.starts_with(CONTEXT_PREFIX) {
+            // a comment to every other reader: one that does not parse is a warning, never
+            // a reason to refuse the windows
+            match WindowContext::parse_line(line) {
+                Ok(c) => sc.context.push(c),
+                Err(e) => {
+                    let why = if cut { "the file ends in the middle of it" } else { "it could not be read" };
+                    sc.warnings.push(Warning { line: Some(lineno), message: format!("a context line was skipped: {why} ({e})") })
+                }
+            }
             continue;
         }
         match header_line(line, &mut sc.start_time, &mut sc.base_time, &mut sc.meta) {
@@ -248,6 +263,7 @@ fn build_run(sc: Scanned<'_>, raw: Vec<RawWindow>) -> Run {
         meta,
         windows,
         warnings: sc.warnings,
+        context: sc.context,
     }
 }
 
@@ -454,8 +470,18 @@ pub fn write<W: Write>(out: W, run: &Run) -> io::Result<W> {
     meta.name.get_or_insert_with(|| run.name.clone());
     let mut w = ArchiveWriter::new(out, &Header { start_time: run.start_time.unwrap_or(0.0), meta })?;
     let n = run.windows.len();
+    // each context record after the windows of its time span (before the first window that
+    // starts at or after its end), as a run writes them
+    let mut context = run.context.iter().peekable();
     for (i, win) in run.windows.iter().enumerate() {
+        let start_ns = (win.start_s * 1e9).round().max(0.0) as u64;
+        while let Some(c) = context.next_if(|c| c.end_ns <= start_ns) {
+            writeln!(w.get_mut(), "{}", c.to_line())?;
+        }
         w.write_window(win).map_err(|e| io::Error::new(e.kind(), format!("{}: window {} of {n}: {e}", run.source, i + 1)))?;
+    }
+    for c in context {
+        writeln!(w.get_mut(), "{}", c.to_line())?;
     }
     Ok(w.into_inner())
 }
@@ -475,7 +501,54 @@ mod tests {
             }
         }
         let meta = RunMeta { name: Some("sample </script>".into()), ..RunMeta::default() };
-        Run { name: "sample </script>".into(), source: "x".into(), start_time: Some(1_764_489_600.0), meta, windows, warnings: vec![] }
+        Run {
+            name: "sample </script>".into(),
+            source: "x".into(),
+            start_time: Some(1_764_489_600.0),
+            meta,
+            windows,
+            warnings: vec![],
+            context: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn context_lines_are_read_written_after_their_window_and_a_bad_one_is_a_warning() {
+        use crate::context::{CpuShares, WindowContext};
+        let mut run = sample_run();
+        let cpu = CpuShares { user: 12.5, system: 3.25, idle: 84.25, ..CpuShares::default() };
+        run.context = (0..3)
+            .map(|s| WindowContext {
+                start_ns: s * 1_000_000_000,
+                end_ns: (s + 1) * 1_000_000_000,
+                cpu: Some(cpu),
+                ..WindowContext::default()
+            })
+            .collect();
+        let bytes = write(Vec::new(), &run).unwrap();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        // the second context record follows the second second's two windows
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                !l.starts_with("#[StartTime")
+                    && !l.starts_with("#[Histogram")
+                    && !l.starts_with("#[nines")
+                    && !l.starts_with("#[BaseTime")
+                    && !l.starts_with("\"StartTimestamp")
+            })
+            .collect();
+        assert!(lines[3].starts_with("Tag=read,1.000"), "{lines:?}");
+        assert!(lines[4].starts_with("Tag=write,1.000"), "{lines:?}");
+        assert!(lines[5].starts_with("#[context start_ns=1000000000 end_ns=2000000000 "), "{lines:?}");
+        let back = read("c.hlog", &bytes).unwrap();
+        assert_eq!(back.context, run.context);
+        assert!(back.warnings.is_empty());
+        let bad = text.replacen("#[context start_ns=1000000000", "#[context start_ns=x", 1);
+        let back = read("c.hlog", bad.as_bytes()).unwrap();
+        assert_eq!(back.context.len(), 2);
+        assert_eq!(back.windows.len(), 6);
+        assert!(back.warnings[0].message.contains("context line was skipped"), "{:?}", back.warnings);
     }
 
     #[test]

@@ -163,7 +163,15 @@ pub fn merge(sources: &[Source], opts: &Options) -> Result<Run, MergeError> {
         });
         Ok::<(), MergeError>(())
     })?;
-    Ok(Run { name: opts.name.clone(), source: opts.name.clone(), start_time: Some(start_time), meta, windows, warnings: Vec::new() })
+    Ok(Run {
+        name: opts.name.clone(),
+        source: opts.name.clone(),
+        start_time: Some(start_time),
+        meta,
+        windows,
+        warnings: Vec::new(),
+        context: Vec::new(),
+    })
 }
 
 /// A merge in steps: planned from every run's [`SourceInfo`], then fed the runs one at a
@@ -543,7 +551,15 @@ mod tests {
             }
         }
         let meta = RunMeta { host: Some(Host { hostname: Some(format!("{name}-host")), ..Default::default() }), ..Default::default() };
-        Run { name: name.into(), source: format!("{name}.hlog"), start_time: Some(start), meta, windows: ws, warnings: Vec::new() }
+        Run {
+            name: name.into(),
+            source: format!("{name}.hlog"),
+            start_time: Some(start),
+            meta,
+            windows: ws,
+            warnings: Vec::new(),
+            context: Vec::new(),
+        }
     }
 
     fn merge_of(runs: &[Run], opts: &Options) -> Result<Run, MergeError> {

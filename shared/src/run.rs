@@ -60,6 +60,10 @@ pub struct Run {
     pub windows: Vec<Window>,
     /// Non-fatal problems found while reading.
     pub warnings: Vec<Warning>,
+    /// What the devices under the target and the host were doing, one record a window of
+    /// the run's clock (the archive's `#[context ...]` comment lines), in file order; empty
+    /// for runs recorded without it and for foreign logs.
+    pub context: Vec<crate::context::WindowContext>,
 }
 
 /// The windows of a run hold more I/Os than an HdrHistogram log can: their counts add up to

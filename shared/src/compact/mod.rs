@@ -387,5 +387,6 @@ fn without_windows(run: &Run) -> Run {
         meta: run.meta.clone(),
         windows: Vec::new(),
         warnings: run.warnings.clone(),
+        context: Vec::new(),
     }
 }

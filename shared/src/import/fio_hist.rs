@@ -108,7 +108,15 @@ pub fn read(source_name: &str, bytes: &[u8]) -> Result<Run, FioHistError> {
         }),
         ..RunMeta::default()
     };
-    let run = Run { name: log_run_name(source_name), source: source_name.to_string(), start_time: None, meta, windows, warnings };
+    let run = Run {
+        name: log_run_name(source_name),
+        source: source_name.to_string(),
+        start_time: None,
+        meta,
+        windows,
+        warnings,
+        context: Vec::new(),
+    };
     run.checked().map_err(|e| {
         let line = line_of.get(e.window).copied().unwrap_or(1);
         FioHistError { source_name: source_name.to_string(), line, kind: FioHistErrorKind::Counts(e) }

@@ -293,6 +293,7 @@ pub fn docs_to_run(source_name: &str, docs: Vec<Doc>, warnings: Vec<Warning>) ->
         meta,
         windows,
         warnings,
+        context: Vec::new(),
     }
 }
 

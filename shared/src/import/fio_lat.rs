@@ -497,6 +497,7 @@ impl LatLogReader {
             meta,
             windows,
             warnings,
+            context: Vec::new(),
         };
         // one sample a line: a file cannot hold 2^63 lines, but the promise is every reader's
         run.checked().map_err(|e| self.err(LatLogErrorKind::Counts(e)))

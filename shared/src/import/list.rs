@@ -508,6 +508,7 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>, window_s: f64) 
         meta,
         windows,
         warnings,
+        context: Vec::new(),
     };
     // one value a line: a list cannot hold 2^63 values, but the promise is every reader's
     run.checked().map_err(|c| e(nlines.max(1), ListErrorKind::Counts(c)))

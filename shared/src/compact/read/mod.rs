@@ -233,6 +233,14 @@ fn finish(h: Header, traces: Vec<Trace>, groups: Vec<TagGroups>, whole: Vec<Wind
             return Err(format!("\"all\" holds {n} I/Os; its directions hold {dirs}").into());
         }
     }
-    let run = Run { name: h.name, source: h.source, start_time: h.start_time, meta: h.meta, windows: whole, warnings: h.warnings };
+    let run = Run {
+        name: h.name,
+        source: h.source,
+        start_time: h.start_time,
+        meta: h.meta,
+        windows: whole,
+        warnings: h.warnings,
+        context: Vec::new(),
+    };
     Ok(Compact { run, group: h.group, windows: h.windows, traces, groups, groups_at: None })
 }
