@@ -358,7 +358,71 @@ pub fn conv_y(series: &[ConvSeries]) -> Scale {
         return Scale { lo: 0.0, hi: 2.0 * m, log: false };
     }
     let pad = (hi - lo) * 0.12;
-    Scale { lo: (lo - pad).max(0.0), hi: hi + pad, log: false }
+    // and a strip above the values and limits for the labels ("PTS first held after ...")
+    Scale { lo: (lo - pad).max(0.0), hi: hi + pad + (hi - lo) * 0.2, log: false }
+}
+
+/// A label's box in pixels: left, top, right, bottom.
+pub type LabelBox = (i32, i32, i32, i32);
+
+fn overlaps(a: &LabelBox, b: &LabelBox) -> bool {
+    a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
+}
+
+/// Place labels of size (w, h) without overlapping those placed before them: each at the
+/// first of its candidate boxes' top-left corners that is free and inside `bounds`, or left
+/// out (`None`). Returns each label's box.
+pub fn place_labels(bounds: LabelBox, labels: &[((i32, i32), Vec<(i32, i32)>)]) -> Vec<Option<LabelBox>> {
+    let mut placed: Vec<LabelBox> = Vec::new();
+    labels
+        .iter()
+        .map(|&((w, h), ref at)| {
+            let b = at.iter().map(|&(x, y)| (x, y, x + w, y + h)).find(|b| {
+                b.0 >= bounds.0 && b.1 >= bounds.1 && b.2 <= bounds.2 && b.3 <= bounds.3 && !placed.iter().any(|p| overlaps(p, b))
+            })?;
+            placed.push(b);
+            Some(b)
+        })
+        .collect()
+}
+
+/// The steady-state chart's labels, none over another: "PTS first held after round N" in the
+/// strip at the top (`conv_y` leaves it free), then each limit's name just above its line at
+/// the window's left edge, else just below it, on a white backing so the line under it does
+/// not cross the text; the three names as one ("average ±10%") where the lines run too close.
+fn conv_labels<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, f: &Frame, c: &ConvSeries, py: &dyn Fn(f64) -> i32) -> DrawResult<()>
+where
+    DB::ErrorType: 'static,
+{
+    let small = (FONT, 12).into_font();
+    let style: TextStyle = small.clone().into();
+    let size = |t: &str| root.estimate_text_size(t, &style).map(|(w, h)| (w as i32 + 4, h as i32 + 2)).unwrap_or((t.len() as i32 * 7, 16));
+    let mut labels: Vec<(String, RGBColor, (i32, i32), Vec<(i32, i32)>)> = Vec::new();
+    if let Some(r) = c.first_steady.map(|r| (r, f.px(r) as i32)).filter(|r| r.1 >= f.left && r.1 <= f.right) {
+        let t = format!("PTS first held after round {:.0}", r.0);
+        let (w, h) = size(&t);
+        labels.push((t, INK, (w, h), vec![(r.1 + 4, f.top + 2), (r.1 - 4 - w, f.top + 2), (f.left + 4, f.top + 2)]));
+    }
+    if let Some(w) = &c.window {
+        let pa = f.px(w.first - 0.5).max(f.left as f64) as i32;
+        let (up, avg, down) = (py(w.average * 1.1), py(w.average), py(w.average * 0.9));
+        let names: Vec<(&str, i32, RGBColor)> = if avg - up < 16 || down - avg < 16 {
+            vec![("average ±10%", up, INK)]
+        } else {
+            vec![("average +10%", up, MUTED), ("average", avg, INK), ("average −10%", down, MUTED)]
+        };
+        for (t, y, col) in names {
+            let (w, h) = size(t);
+            labels.push((t.to_string(), col, (w, h), vec![(pa + 2, y - 1 - h), (pa + 2, y + 2)]));
+        }
+    }
+    let spots: Vec<_> = labels.iter().map(|l| (l.2, l.3.clone())).collect();
+    for (l, b) in labels.iter().zip(place_labels((f.left, f.top, f.right, f.bottom), &spots)) {
+        let Some(b) = b else { continue };
+        root.draw(&Rectangle::new([(b.0, b.1), (b.2, b.3)], RGBAColor(255, 255, 255, 0.85).filled())).map_err(e)?;
+        root.draw(&Text::new(l.0.clone(), (b.0 + 2, b.1 + 1), small.clone().color(&l.1).pos(Pos::new(HPos::Left, VPos::Top)))).map_err(e)?;
+    }
+    Ok(())
 }
 
 /// Draw the tracked value per round with, over the measurement window, its average, the
@@ -386,29 +450,15 @@ where
     if s.series.is_empty() {
         empty_note(root, &f, "no run to check")?;
     }
-    let small = (FONT, 12).into_font();
     for c in s.series {
         if let Some(w) = &c.window {
             let (pa, pb) = (f.px(w.first - 0.5).max(f.left as f64) as i32, f.px(w.last + 0.5).min(f.right as f64) as i32);
             let avg = py(w.average);
             root.draw(&PathElement::new(vec![(pa, avg), (pb, avg)], INK.stroke_width(1))).map_err(e)?;
-            // labels just inside the window's left edge, above their lines
-            for (k, name) in [(1.1, "average +10%"), (0.9, "average −10%")] {
+            for k in [1.1, 0.9] {
                 let y = py(w.average * k);
                 root.draw(&plotters::element::DashedPathElement::new(vec![(pa, y), (pb, y)], 6, 4, MUTED.stroke_width(1))).map_err(e)?;
-                root.draw(&Text::new(
-                    name.to_string(),
-                    (pa + 4, y - 2),
-                    small.clone().color(&MUTED).pos(Pos::new(HPos::Left, VPos::Bottom)),
-                ))
-                .map_err(e)?;
             }
-            root.draw(&Text::new(
-                "average".to_string(),
-                (pa + 4, avg - 2),
-                small.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Bottom)),
-            ))
-            .map_err(e)?;
             // the fitted line, thick, in the series' colour
             let fit = vec![(f.px(w.first) as i32, py(w.fit.0)), (f.px(w.last) as i32, py(w.fit.1))];
             root.draw(&PathElement::new(fit, c.style.color.mix(0.55).stroke_width(4))).map_err(e)?;
@@ -421,12 +471,6 @@ where
                     2,
                     4,
                     c.style.color.stroke_width(1),
-                ))
-                .map_err(e)?;
-                root.draw(&Text::new(
-                    format!("PTS first held after round {r:.0}"),
-                    (px + 4, f.top + 4),
-                    small.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Top)),
                 ))
                 .map_err(e)?;
             }
@@ -452,6 +496,10 @@ where
                 }
             }
         }
+    }
+    // labels last, over the lines
+    for c in s.series {
+        conv_labels(root, &f, c, &py)?;
     }
     if s.legend {
         // the measurement window is at the right: the legend goes left
@@ -545,6 +593,30 @@ mod tests {
         let (svg, _) = to_svg(900, 320, |r| draw_convergence(r, &spec)).unwrap();
         for t in ["average +10%", "average", "PTS first held after round 5", "1.2k"] {
             assert!(svg.contains(t), "{t} missing");
+        }
+        // no label over another: the first-held label sits in the strip above the limits
+        let bounds = (0, 0, 900, 320);
+        let at = place_labels(bounds, &[((200, 16), vec![(300, 10)]), ((100, 16), vec![(290, 20), (290, 40)]), ((100, 16), vec![(290, 38)])]);
+        assert_eq!(at, [Some((300, 10, 500, 26)), Some((290, 40, 390, 56)), None]);
+        let texts: Vec<(i32, i32, usize)> = svg
+            .split("<text")
+            .skip(1)
+            .filter_map(|t| {
+                let num = |k: &str| t.split(&format!(" {k}=\"")).nth(1)?.split('"').next()?.parse::<f64>().ok();
+                let body = t.split('>').nth(1)?.split('<').next()?.trim();
+                if body.starts_with("average") || body.starts_with("PTS") {
+                    Some((num("x")? as i32, num("y")? as i32, body.chars().count()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        assert_eq!(texts.len(), 4, "{texts:?}");
+        for (i, a) in texts.iter().enumerate() {
+            for b in &texts[i + 1..] {
+                let (ra, rb) = ((a.0, a.1, a.0 + a.2 as i32 * 6, a.1 + 13), (b.0, b.1, b.0 + b.2 as i32 * 6, b.1 + 13));
+                assert!(!overlaps(&ra, &rb), "labels overlap: {a:?} {b:?}");
+            }
         }
     }
 }
