@@ -544,10 +544,18 @@ where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).map_err(e)?;
-    let mut chart = plot(root, s.title, s.x, s.y, "latency (log)", "I/Os slower than x (levels of nines)")?;
+    let mut chart = plot(root, s.title, s.x, s.y, "latency (log)", "share of I/Os slower than x (log)")?;
     let f = frame_of(&chart, s.x, s.y);
-    let yt: Vec<(f64, String)> = nines_ticks(9).into_iter().map(|t| (t.share, t.label)).collect();
+    // ticks at the share slower (10%, 1%, 0.1%, ...), each named by its level of nines inside
+    // the plot's left edge (p90, p99, p99.9, ...), so the axis cannot be read backwards
+    let nines = nines_ticks(9);
+    let yt: Vec<(f64, String)> = nines.iter().map(|t| (t.share, share_label(t.nines))).collect();
     ticks(root, &f, &latency_ticks(s.x.lo, s.x.hi), &yt, true)?;
+    let small = (FONT, 11).into_font().color(&MUTED).pos(Pos::new(HPos::Left, VPos::Bottom));
+    for t in nines.iter().filter(|t| (0.0..=1.0).contains(&s.y.frac(t.share))) {
+        let level = format!("p{}", t.label.trim_end_matches('%'));
+        root.draw(&Text::new(level, (f.left + 4, py_of(&f, t.share) - 2), small.clone())).map_err(e)?;
+    }
     if s.curves.is_empty() {
         empty_note(root, &f, "no runs shown")?;
     }
@@ -587,6 +595,16 @@ where
         legend(root, &f, s.curves.iter().map(|c| (c.label.as_str(), c.style)))?;
     }
     Ok(f)
+}
+
+/// The share slower at `k` nines as a percentage: 10%, 1%, 0.1%, 0.01%, ...
+pub fn share_label(k: u32) -> String {
+    match k {
+        0 => "100%".into(),
+        1 => "10%".into(),
+        2 => "1%".into(),
+        _ => format!("0.{}1%", "0".repeat(k as usize - 3)),
+    }
 }
 
 pub(crate) fn py_of(f: &Frame, y: f64) -> i32 {
@@ -1139,10 +1157,14 @@ mod tests {
             envelopes: &[],
         };
         let (svg, f) = to_svg(900, 500, |root| draw_cdf(root, &spec)).unwrap();
-        for label in ["90%", "99%", "99.9%", "99.9999%", "run 2 read", "10.0us", "100us", "1.00ms"] {
+        // ticks at the share slower, each named by its level of nines
+        for label in ["10%", "\n1%", "0.1%", "0.0001%", "p90", "p99", "p99.9", "p99.9999", "run 2 read", "10.0us", "100us", "1.00ms"] {
             assert!(svg.contains(label), "missing {label}");
         }
-        assert!(!svg.contains("99.99999%"), "a level below the axis is labelled");
+        assert!(svg.contains("share of I/Os slower than x"));
+        assert!(!svg.contains("90%") && !svg.contains("99%"), "a tick reads as a level, not a share");
+        assert!(!svg.contains("0.00001%") && !svg.contains("p99.99999"), "a level below the axis is labelled");
+        assert_eq!([share_label(1), share_label(2), share_label(3), share_label(7)], ["10%", "1%", "0.1%", "0.00001%"]);
         // each curve ends at 1/N: its end marker sits at y = 1e-5 (100,000 I/Os)
         assert_eq!(svg.matches("<circle").count(), 3);
         assert!(f.left as u32 >= Y_LABEL_AREA && f.right > f.left);

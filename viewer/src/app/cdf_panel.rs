@@ -18,6 +18,9 @@ pub(super) fn CdfPanel() -> impl IntoView {
     let (state, version, size, hover_x, drag, c) = (p.state, p.version, p.size, p.hover_x, p.drag, p.canvases);
     let (cdf_canvas, cdf_overlay, hist_canvas) = (c.cdf, c.cdf_overlay, c.hist);
     let set = move |f: Box<dyn FnOnce(&mut ViewState)>| p.set(f);
+    // the default view's latency axis starts at the lowest p1: the whole range (from the
+    // minimum) and the y range, while the view starts above the minimum
+    let cut = RwSignal::new(None::<(f64, f64, f64, f64)>);
     // what the 1-CDF and histogram depend on
     let cdf_key = Memo::new(move |_| {
         let s = state.get();
@@ -33,6 +36,8 @@ pub(super) fn CdfPanel() -> impl IntoView {
         canvas_size(&c, 470);
         size_overlay(&o, &c);
         let data = cdf_data(&st);
+        let starts_above = st.cdf.is_none() && data.full_x.lo < data.x.lo;
+        cut.set(starts_above.then_some((data.full_x.lo, data.full_x.hi, data.y.lo, data.y.hi)));
         let spec = CdfSpec {
             title: "1-CDF: levels of nines",
             curves: &data.curves,
@@ -104,6 +109,11 @@ pub(super) fn CdfPanel() -> impl IntoView {
             <div class="tools">
                 <span class="hint">"drag a box to zoom, double-click to reset"</span>
                 <button data-testid="cdf-reset" on:click=move |_| set(Box::new(|s| s.cdf = None))>"reset zoom"</button>
+                {move || cut.get().map(|(a, b, c, d)| view! {
+                    <span class="hint" data-testid="cdf-cut">{format!("latency from the lowest p1; min {}", format_ns((a * 1.3).round() as u64))}</span>
+                    <button data-testid="cdf-full" title="zoom out to the runs' minimum latency"
+                        on:click=move |_| set(Box::new(move |s| s.cdf = Some((a, b, c, d))))>"from the minimum"</button>
+                })}
                 <button data-testid="export-cdf-png" on:click=move |_| export::png(c.cdf, "cdf")>"PNG"</button>
                 <button data-testid="export-cdf-svg" on:click=move |_| export::svg(state, "cdf")>"SVG"</button>
             </div>
