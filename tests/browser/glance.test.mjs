@@ -105,3 +105,24 @@ test('steady state: the headline names its rule, and each criterion that does no
   await v.shotOf('panel-steady', 'glance-steady');
   assert.deepEqual(v.errors, []);
 });
+
+test('colours: a run keeps its colour in every direction mode; overlaid directions differ by dash', async () => {
+  const v = await Viewer.open(browser, `${site.base}/index.html#dir=all`, { width: 1400, height: 1000 });
+  await v.ready(2);
+  const swatches = () => v.page.evaluate(() => [...document.querySelectorAll('[data-testid=legend-run]')].map((b) => [...b.querySelectorAll('line')].map((l) => [l.getAttribute('stroke'), l.getAttribute('stroke-dasharray')])));
+  const all = await swatches();
+  assert.equal(all.length, 2);
+  assert.notEqual(all[0][0][0], all[1][0][0], 'two runs, two colours');
+  for (const dir of ['overlay', 'read', 'write']) {
+    await v.act(() => v.page.click(`[data-testid=dir-${dir}]`));
+    const s = await swatches();
+    s.forEach((run, i) => run.forEach(([stroke]) => assert.equal(stroke, all[i][0][0], `run ${i} in ${dir}`)));
+    if (dir === 'overlay') {
+      assert.equal(s[0].length, 2, 'read and write');
+      assert.notEqual(s[0][0][1], s[0][1][1], 'read and write are told apart by their dash');
+      await v.shotOf('runs', 'glance-colours-overlay');
+      await v.shotOf('panel-cdf', 'glance-colours-overlay-cdf');
+    }
+  }
+  assert.deepEqual(v.errors, []);
+});

@@ -58,14 +58,18 @@ pub fn directions_of(run: &Run, mode: &DirMode) -> Vec<Direction> {
     }
 }
 
-/// Style of the `d`-th direction of run `run`: one colour per run, or with directions
-/// overlaid one colour per run and direction (three slots a run), so read and write stay
-/// apart in every chart; a merge's scoped directions go on into the next slots.
+/// Style of the `d`-th direction of run `run`: a run keeps its colour in every direction mode
+/// and every panel; with directions overlaid each direction of a run has its own dash pattern
+/// (read solid, write dashed, ...), so read and write stay apart in every chart; a merge's
+/// scoped directions go on into the next patterns.
 pub fn trace_style(run: usize, d: usize, mode: &DirMode) -> TraceStyle {
+    let base = TraceStyle::nth(run);
     if *mode == DirMode::Overlay {
-        TraceStyle::nth(run * 3 + d)
+        // runs 9 on (colours come round again) start three patterns on
+        let first = run / crate::charts::PALETTE.len() * 3;
+        TraceStyle { dash: crate::charts::DASHES[(first + d) % crate::charts::DASHES.len()], ..base }
     } else {
-        TraceStyle::nth(run)
+        base
     }
 }
 
@@ -483,7 +487,7 @@ pub fn carried_notes(runs: &[LegendRun]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::charts::Metric;
+    use crate::charts::{Metric, DASHES};
     use nines_core::density::DensityBin;
     use nines_core::hist::{Hist, Layout};
     use nines_core::run::{Warning, Window};
@@ -527,7 +531,7 @@ mod tests {
     }
 
     #[test]
-    fn traces_skip_hidden_runs_name_baselines_and_overlaid_directions_take_three_styles_a_run() {
+    fn traces_skip_hidden_runs_name_baselines_and_a_run_keeps_its_colour_in_every_direction_mode() {
         let (a, b, c) = (run("a", &["read", "write"], 10), run("b", &["read"], 10), run("c", &["read", "write"], 10));
         let mut st = view(DirMode::Overlay);
         st.hidden.insert(1);
@@ -538,11 +542,23 @@ mod tests {
             got,
             vec![
                 (0, "a read", TraceStyle::nth(0)),
-                (0, "a write", TraceStyle::nth(1)),
-                (2, "c read (baseline)", TraceStyle::nth(6)),
-                (2, "c write (baseline)", TraceStyle::nth(7)),
+                (0, "a write", TraceStyle { dash: DASHES[1], ..TraceStyle::nth(0) }),
+                (2, "c read (baseline)", TraceStyle::nth(2)),
+                (2, "c write (baseline)", TraceStyle { dash: DASHES[1], ..TraceStyle::nth(2) }),
             ]
         );
+        // each run's colour is the same in every direction mode; overlaid directions differ by dash
+        for mode in [DirMode::All, DirMode::Read, DirMode::Write, DirMode::Overlay] {
+            for run in [0, 4, 8, 9, 30] {
+                for d in 0..3 {
+                    assert_eq!(trace_style(run, d, &mode).color, TraceStyle::nth(run).color, "{mode:?} run {run}");
+                }
+            }
+        }
+        let styles: Vec<TraceStyle> = (0..18).flat_map(|r| (0..3).map(move |d| trace_style(r, d, &DirMode::Overlay))).collect();
+        for i in 0..styles.len() {
+            assert!(!styles[..i].contains(&styles[i]), "overlay style {i} repeats");
+        }
         // merged: one trace a run, a colour a run
         let ts = traces_of([&a, &b, &c], &view(DirMode::All));
         assert_eq!(
