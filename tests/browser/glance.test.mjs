@@ -126,3 +126,26 @@ test('colours: a run keeps its colour in every direction mode; overlaid directio
   }
   assert.deepEqual(v.errors, []);
 });
+
+test('compare: a change off the scale is marked with its value, thin levels with *', async () => {
+  // a baseline of about 80 us and a candidate some 35 times slower: its levels run off the top
+  const slow = await serve(BUNDLE, {
+    '/manifest.json': JSON.stringify({ runs: [{ file: 'runs/base.csv' }, { file: 'runs/slow.csv' }] }),
+    '/runs/base.csv': Buffer.from(csv(3, 80000, false)),
+    '/runs/slow.csv': Buffer.from(csv(4, 2800000, false)),
+  });
+  try {
+    const v = await Viewer.open(browser, `${slow.base}/index.html#dir=all&base=0`, { width: 1400, height: 1000 });
+    await v.ready(2);
+    const c = v.page.locator('[data-testid=change-canvas]');
+    const off = (await c.getAttribute('data-offscale')).split(',').filter(Boolean);
+    assert.ok(off.length >= 1 && off.every((m) => Number(m.split(':')[1]) > 1000), `off-scale marks: ${off}`);
+    // 30,000 I/Os: p99.99 has 3 beyond, thin; p99.9 has 30
+    const thin = (await c.getAttribute('data-thin')).split(',').filter(Boolean).map((m) => m.split(':')[0]);
+    assert.ok(thin.includes('4.00') && !thin.includes('2.00'), `thin levels: ${thin}`);
+    await v.shotOf('panel-compare', 'glance-compare');
+    assert.deepEqual(v.errors, []);
+  } finally {
+    slow.close();
+  }
+});

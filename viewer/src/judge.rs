@@ -63,6 +63,8 @@ pub struct CmpRow {
     pub name: String,
     pub style: TraceStyle,
     pub tc: TagComparison,
+    /// The levels (labels) with fewer than 100 I/Os beyond on either side.
+    pub thin: Vec<String>,
 }
 
 pub struct CmpData {
@@ -135,7 +137,15 @@ pub fn compare_data(st: &ViewState, runs: &dyn JudgeRuns) -> CmpData {
         for (d, dir) in directions_of(runs.run(first), &st.dir).iter().enumerate() {
             let key = dir_key(dir);
             if let Some(tc) = c.tags.iter().find(|t| t.tag == key) {
-                data.rows.push(CmpRow { run: first, name: name.clone(), style: trace_style(first, d, &st.dir), tc: tc.clone() });
+                let thin = base_stats
+                    .iter()
+                    .chain(&cand_stats)
+                    .filter_map(|s| s.tags.get(&key))
+                    .flat_map(|t| &t.levels)
+                    .filter(|l| l.support == nines_core::quantile::Support::Thin)
+                    .map(|l| l.label.clone())
+                    .collect();
+                data.rows.push(CmpRow { run: first, name: name.clone(), style: trace_style(first, d, &st.dir), tc: tc.clone(), thin });
             }
         }
     }
@@ -166,7 +176,7 @@ pub fn change_chart(d: &CmpData) -> ChangeChart {
         for (c, &x) in row.tc.levels.iter().zip(&xs) {
             let Some(p) = c.change_pct else { continue };
             let interval = c.relative_pct(c.cand.interval);
-            points.push(ChangePoint { x, pct: p, interval, verdict: c.verdict });
+            points.push(ChangePoint { x, pct: p, interval, verdict: c.verdict, thin: row.thin.contains(&c.label) });
             lo = lo.min(p);
             hi = hi.max(p);
             if let Some((a, z)) = interval {

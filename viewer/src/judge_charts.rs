@@ -28,6 +28,8 @@ pub struct ChangePoint {
     /// The candidate's interval, relative to the baseline value, percent.
     pub interval: Option<(f64, f64)>,
     pub verdict: Verdict,
+    /// Fewer than 100 I/Os beyond the level on a side (`nines stats` marks it `*`).
+    pub thin: bool,
 }
 
 /// One candidate run and direction.
@@ -59,6 +61,26 @@ fn pct_label(v: f64) -> String {
     } else {
         format!("{v:+.0}%")
     }
+}
+
+/// The colour of a thin level's `*` (the stats table's amber).
+const THIN_MARK: RGBColor = RGBColor(0xB3, 0x6B, 0x00);
+
+/// A change off the chart's scale: a triangle at the edge it left by, pointing on, and its
+/// value beside it ("+3201%"), a `*` after it for a thin level.
+fn off_scale<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, f: &Frame, x: f64, p: &ChangePoint, color: RGBColor) -> DrawResult<()>
+where
+    DB::ErrorType: 'static,
+{
+    let px = f.px(x) as i32;
+    let up = p.pct > f.y.hi;
+    let (tip, base) = if up { (f.top, f.top + 9) } else { (f.bottom, f.bottom - 9) };
+    root.draw(&Polygon::new(vec![(px, tip), (px - 6, base), (px + 6, base)], color.filled())).map_err(e)?;
+    let label = format!("{}{}", pct_label(p.pct), if p.thin { " *" } else { "" });
+    let (y, v) = if up { (f.top + 11, VPos::Top) } else { (f.bottom - 11, VPos::Bottom) };
+    let style = (FONT, 12).into_font().color(&INK).pos(Pos::new(HPos::Left, v));
+    root.draw(&Text::new(label, (px + 8, y - if up { 10 } else { -10 }), style)).map_err(e)?;
+    Ok(())
 }
 
 /// Draw each candidate's change per level of nines against the baseline (at 0%): the grey
@@ -110,9 +132,15 @@ where
                 }
             }
             if p.pct < s.y.lo || p.pct > s.y.hi {
+                off_scale(root, &f, x, p, c.style.color)?;
                 continue;
             }
             let at = (x, p.pct);
+            if p.thin {
+                let (px, py) = (f.px(x) as i32, crate::charts::py_of(&f, p.pct));
+                let amber = (FONT, 15).into_font().color(&THIN_MARK).pos(Pos::new(HPos::Left, VPos::Bottom));
+                root.draw(&Text::new("*", (px + 5, py - 1), amber)).map_err(e)?;
+            }
             match p.verdict {
                 Verdict::Better | Verdict::Worse => {
                     chart.draw_series(std::iter::once(Circle::new(at, 5, c.style.color.filled()))).map_err(e)?;
@@ -129,13 +157,13 @@ where
             }
         }
     }
-    let key = (FONT, 12).into_font().color(&MUTED);
-    root.draw(&Text::new(
-        "● real change   ○ within the intervals   □ too few I/Os to tell   grey: baseline interval   below 0: faster",
-        (f.left + 8, f.top + 6),
-        key.pos(Pos::new(HPos::Left, VPos::Top)),
-    ))
-    .map_err(e)?;
+    // the key at the bottom, on a white backing: the top edge carries the off-scale marks
+    let key = (FONT, 12).into_font();
+    let text = "● real change   ○ within the intervals   □ too few I/Os to tell   * thin: under 100 I/Os beyond   ▲ off the scale   grey: baseline interval   below 0: faster";
+    let (w, h) = root.estimate_text_size(text, &TextStyle::from(key.clone())).unwrap_or((700, 14));
+    let (x0, y1) = (f.left + 6, f.bottom - 4);
+    root.draw(&Rectangle::new([(x0, y1 - h as i32 - 4), (x0 + w as i32 + 6, y1)], RGBAColor(255, 255, 255, 0.85).filled())).map_err(e)?;
+    root.draw(&Text::new(text, (x0 + 3, y1 - 2), key.color(&MUTED).pos(Pos::new(HPos::Left, VPos::Bottom)))).map_err(e)?;
     if s.legend {
         legend(root, &f, s.series.iter().map(|c| (c.label.as_str(), c.style)))?;
     }
@@ -520,9 +548,10 @@ mod tests {
             label: "cand read".into(),
             style: TraceStyle::nth(1),
             points: vec![
-                ChangePoint { x: 0.301, pct: -30.0, interval: Some((-33.0, -27.0)), verdict: Verdict::Better },
-                ChangePoint { x: 2.0, pct: 2.0, interval: Some((-5.0, 9.0)), verdict: Verdict::Same },
-                ChangePoint { x: 4.0, pct: 80.0, interval: None, verdict: Verdict::Unknown },
+                ChangePoint { x: 0.301, pct: -30.0, interval: Some((-33.0, -27.0)), verdict: Verdict::Better, thin: false },
+                ChangePoint { x: 2.0, pct: 2.0, interval: Some((-5.0, 9.0)), verdict: Verdict::Same, thin: false },
+                ChangePoint { x: 3.0, pct: 60.0, interval: Some((40.0, 90.0)), verdict: Verdict::Worse, thin: true },
+                ChangePoint { x: 4.0, pct: 3201.0, interval: None, verdict: Verdict::Unknown, thin: true },
             ],
         }];
         let bands = vec![vec![(0.301, -2.0, 2.0), (2.0, -6.0, 6.0), (4.0, -20.0, 40.0)]];
@@ -538,7 +567,12 @@ mod tests {
         let (svg, f) = to_svg(900, 320, |r| draw_change(r, &spec)).unwrap();
         assert!(svg.contains("p99.99") && svg.contains("+50%") && svg.contains("cand read"), "ticks and legend");
         assert!(svg.contains("<polygon"), "baseline band");
-        assert!(svg.contains("<circle") && svg.contains("<rect"), "markers");
+        assert!(svg.contains("<circle"), "markers");
+        // the change off the top: a mark at the edge with its value, thin marked as nines stats does
+        assert!(svg.contains("+3201% *"), "off-scale value");
+        assert_eq!(svg.matches("<polygon").count(), 2, "baseline band and the off-scale mark");
+        let stars = svg.split("<text").filter(|t| t.split('>').nth(1).is_some_and(|b| b.trim_start().starts_with('*'))).count();
+        assert_eq!(stars, 1, "one thin level on the scale is starred");
         assert!(f.px(2.0) > f.px(0.301));
     }
 
