@@ -149,3 +149,14 @@ test('compare: a change off the scale is marked with its value, thin levels with
     slow.close();
   }
 });
+
+test('runtime chart: a key names each level by its own dash, and the max squares', async () => {
+  const v = await Viewer.open(browser, `${site.base}/index.html#dir=all&lv=2,3,4`, { width: 1400, height: 1000 });
+  await v.ready(2);
+  const t = texts(await svgOf(v, 'export-runtime-svg'));
+  const key = t.filter((s) => ['median', 'p99', 'p99.9', 'p99.99', 'max (■ a window)'].includes(s));
+  assert.deepEqual(key, ['median', 'p99', 'p99.9', 'p99.99', 'max (■ a window)']);
+  assert.match(await v.page.locator('[data-testid=panel-runtime] .keyline').textContent(), /each its own dash, named in the chart's key/);
+  await v.shotOf('panel-runtime', 'glance-runtime');
+  assert.deepEqual(v.errors, []);
+});
