@@ -885,8 +885,11 @@ pub fn fio_summary(criteria: &[convergence::CriterionResult]) -> Option<(bool, S
     if evaluated.is_empty() {
         return None;
     }
-    let failing: Vec<String> =
-        evaluated.iter().filter(|(_, e)| !e.holds).map(|(c, e)| format!("{}: {}", c.criterion, criterion_reason(&c.criterion, e))).collect();
+    let failing: Vec<String> = evaluated
+        .iter()
+        .filter(|(_, e)| !e.holds)
+        .map(|(c, e)| format!("{}: {}", c.criterion, criterion_reason(&c.criterion, e)))
+        .collect();
     let names = if evaluated.len() == 1 { "fio's criterion" } else { "fio's criteria" };
     let verb = |one: &str, many: &str| if evaluated.len() == 1 { one.to_string() } else { many.to_string() };
     Some(if failing.is_empty() {

@@ -393,6 +393,9 @@ pub fn conv_y(series: &[ConvSeries]) -> Scale {
 /// A label's box in pixels: left, top, right, bottom.
 pub type LabelBox = (i32, i32, i32, i32);
 
+/// A label to place: its size (width, height) and the top-left corners it may take, best first.
+pub type LabelSpots = ((i32, i32), Vec<(i32, i32)>);
+
 fn overlaps(a: &LabelBox, b: &LabelBox) -> bool {
     a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
 }
@@ -400,7 +403,7 @@ fn overlaps(a: &LabelBox, b: &LabelBox) -> bool {
 /// Place labels of size (w, h) without overlapping those placed before them: each at the
 /// first of its candidate boxes' top-left corners that is free and inside `bounds`, or left
 /// out (`None`). Returns each label's box.
-pub fn place_labels(bounds: LabelBox, labels: &[((i32, i32), Vec<(i32, i32)>)]) -> Vec<Option<LabelBox>> {
+pub fn place_labels(bounds: LabelBox, labels: &[LabelSpots]) -> Vec<Option<LabelBox>> {
     let mut placed: Vec<LabelBox> = Vec::new();
     labels
         .iter()
@@ -425,11 +428,11 @@ where
     let small = (FONT, 12).into_font();
     let style: TextStyle = small.clone().into();
     let size = |t: &str| root.estimate_text_size(t, &style).map(|(w, h)| (w as i32 + 4, h as i32 + 2)).unwrap_or((t.len() as i32 * 7, 16));
-    let mut labels: Vec<(String, RGBColor, (i32, i32), Vec<(i32, i32)>)> = Vec::new();
+    let mut labels: Vec<(String, RGBColor, LabelSpots)> = Vec::new();
     if let Some(r) = c.first_steady.map(|r| (r, f.px(r) as i32)).filter(|r| r.1 >= f.left && r.1 <= f.right) {
         let t = format!("PTS first held after round {:.0}", r.0);
         let (w, h) = size(&t);
-        labels.push((t, INK, (w, h), vec![(r.1 + 4, f.top + 2), (r.1 - 4 - w, f.top + 2), (f.left + 4, f.top + 2)]));
+        labels.push((t, INK, ((w, h), vec![(r.1 + 4, f.top + 2), (r.1 - 4 - w, f.top + 2), (f.left + 4, f.top + 2)])));
     }
     if let Some(w) = &c.window {
         let pa = f.px(w.first - 0.5).max(f.left as f64) as i32;
@@ -441,14 +444,15 @@ where
         };
         for (t, y, col) in names {
             let (w, h) = size(t);
-            labels.push((t.to_string(), col, (w, h), vec![(pa + 2, y - 1 - h), (pa + 2, y + 2)]));
+            labels.push((t.to_string(), col, ((w, h), vec![(pa + 2, y - 1 - h), (pa + 2, y + 2)])));
         }
     }
-    let spots: Vec<_> = labels.iter().map(|l| (l.2, l.3.clone())).collect();
+    let spots: Vec<LabelSpots> = labels.iter().map(|l| l.2.clone()).collect();
     for (l, b) in labels.iter().zip(place_labels((f.left, f.top, f.right, f.bottom), &spots)) {
         let Some(b) = b else { continue };
         root.draw(&Rectangle::new([(b.0, b.1), (b.2, b.3)], RGBAColor(255, 255, 255, 0.85).filled())).map_err(e)?;
-        root.draw(&Text::new(l.0.clone(), (b.0 + 2, b.1 + 1), small.clone().color(&l.1).pos(Pos::new(HPos::Left, VPos::Top)))).map_err(e)?;
+        root.draw(&Text::new(l.0.clone(), (b.0 + 2, b.1 + 1), small.clone().color(&l.1).pos(Pos::new(HPos::Left, VPos::Top))))
+            .map_err(e)?;
     }
     Ok(())
 }
@@ -630,7 +634,8 @@ mod tests {
         }
         // no label over another: the first-held label sits in the strip above the limits
         let bounds = (0, 0, 900, 320);
-        let at = place_labels(bounds, &[((200, 16), vec![(300, 10)]), ((100, 16), vec![(290, 20), (290, 40)]), ((100, 16), vec![(290, 38)])]);
+        let at =
+            place_labels(bounds, &[((200, 16), vec![(300, 10)]), ((100, 16), vec![(290, 20), (290, 40)]), ((100, 16), vec![(290, 38)])]);
         assert_eq!(at, [Some((300, 10, 500, 26)), Some((290, 40, 390, 56)), None]);
         let texts: Vec<(i32, i32, usize)> = svg
             .split("<text")
