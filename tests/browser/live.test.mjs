@@ -124,6 +124,15 @@ test('run --live: the page follows the run as windows land, then shows the final
     assert.deepEqual(names, ['live randrw']);
     assertViewerTable(await v.table(), ninesStats([archive]));
     assert.match(await v.page.locator('[data-testid=live-status]').textContent(), /^finished: \d+ windows$/);
+    // the badge covers no control: it sits in the page's flow, not over the panels
+    const over = await v.page.evaluate(() => {
+      const b = document.querySelector('[data-testid=live-status]').getBoundingClientRect();
+      return [...document.querySelectorAll('button, select, input')].filter((el) => {
+        const r = el.getBoundingClientRect();
+        return r.width > 0 && r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom;
+      }).map((el) => el.dataset.testid || el.textContent);
+    });
+    assert.deepEqual(over, [], 'controls under the live badge');
     await v.shot('live-finished');
     assert.deepEqual(v.errors, []);
     await ctx.close();

@@ -445,7 +445,8 @@ test('embedded runs load; hostile names and tags stay text; exports download', a
     const [svg] = await Promise.all([v.page.waitForEvent('download'), v.page.click('[data-testid=export-cdf-svg]')]);
     const svgText = fs.readFileSync(await svg.path(), 'utf8');
     assert.match(svgText, /^<svg/);
-    assert.match(svgText, /99\.9%/);
+    assert.match(svgText, /0\.1%/);
+    assert.match(svgText, /p99\.9/);
     assert.ok(!svgText.includes('<img') && !svgText.includes('<script'), 'names are escaped in the SVG');
     const [png] = await Promise.all([v.page.waitForEvent('download'), v.page.click('[data-testid=export-runtime-png]')]);
     const pngBytes = fs.readFileSync(await png.path());

@@ -544,10 +544,18 @@ where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).map_err(e)?;
-    let mut chart = plot(root, s.title, s.x, s.y, "latency (log)", "I/Os slower than x (levels of nines)")?;
+    let mut chart = plot(root, s.title, s.x, s.y, "latency (log)", "share of I/Os slower than x (log)")?;
     let f = frame_of(&chart, s.x, s.y);
-    let yt: Vec<(f64, String)> = nines_ticks(9).into_iter().map(|t| (t.share, t.label)).collect();
+    // ticks at the share slower (10%, 1%, 0.1%, ...), each named by its level of nines inside
+    // the plot's left edge (p90, p99, p99.9, ...), so the axis cannot be read backwards
+    let nines = nines_ticks(9);
+    let yt: Vec<(f64, String)> = nines.iter().map(|t| (t.share, share_label(t.nines))).collect();
     ticks(root, &f, &latency_ticks(s.x.lo, s.x.hi), &yt, true)?;
+    let small = (FONT, 11).into_font().color(&MUTED).pos(Pos::new(HPos::Left, VPos::Bottom));
+    for t in nines.iter().filter(|t| (0.0..=1.0).contains(&s.y.frac(t.share))) {
+        let level = format!("p{}", t.label.trim_end_matches('%'));
+        root.draw(&Text::new(level, (f.left + 4, py_of(&f, t.share) - 2), small.clone())).map_err(e)?;
+    }
     if s.curves.is_empty() {
         empty_note(root, &f, "no runs shown")?;
     }
@@ -587,6 +595,16 @@ where
         legend(root, &f, s.curves.iter().map(|c| (c.label.as_str(), c.style)))?;
     }
     Ok(f)
+}
+
+/// The share slower at `k` nines as a percentage: 10%, 1%, 0.1%, 0.01%, ...
+pub fn share_label(k: u32) -> String {
+    match k {
+        0 => "100%".into(),
+        1 => "10%".into(),
+        2 => "1%".into(),
+        _ => format!("0.{}1%", "0".repeat(k as usize - 3)),
+    }
 }
 
 pub(crate) fn py_of(f: &Frame, y: f64) -> i32 {
@@ -634,6 +652,10 @@ pub(crate) fn legend_at<'a, DB: NativeDraw>(
     Ok(())
 }
 
+/// The runtime chart's dash pattern of each level, 1 to 9 nines: one its own (3 and 4 nines,
+/// the default levels, dashed and dotted), named in the chart's key.
+const LEVEL_DASHES: [(u32, u32); 9] = [(14, 4), (10, 4), (6, 6), (2, 6), (3, 3), (8, 3), (4, 8), (1, 3), (12, 8)];
+
 /// A metric of the runtime chart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Metric {
@@ -648,7 +670,7 @@ impl Metric {
     pub fn dash(&self) -> (u32, u32) {
         match self {
             Metric::Median => (0, 0),
-            Metric::Nines(k) => DASHES[(*k as usize) % (DASHES.len() - 1) + 1],
+            Metric::Nines(k) => LEVEL_DASHES[(*k as usize).saturating_sub(1) % LEVEL_DASHES.len()],
             Metric::Max => (0, 0),
         }
     }
@@ -659,6 +681,56 @@ impl Metric {
             Metric::Max => "max".into(),
         }
     }
+}
+
+/// The runtime chart's key of line styles, in the plot's top right (or `left`) corner: the median (thin
+/// solid), each level drawn with its own dash pattern, and the max's squares (one a window,
+/// not joined); faded where a level has under 100 I/Os beyond it.
+fn metric_key<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, f: &Frame, lines: &[RuntimeLine], left: bool) -> DrawResult<()>
+where
+    DB::ErrorType: 'static,
+{
+    let mut metrics: Vec<Metric> = Vec::new();
+    for l in lines.iter().filter(|l| !l.faint) {
+        if !metrics.contains(&l.metric) {
+            metrics.push(l.metric);
+        }
+    }
+    if metrics.is_empty() {
+        return Ok(());
+    }
+    let rank = |m: &Metric| match m {
+        Metric::Median => 0,
+        Metric::Nines(k) => *k,
+        Metric::Max => 100,
+    };
+    metrics.sort_by_key(rank);
+    let name = |m: &Metric| match m {
+        Metric::Median => "median".to_string(),
+        Metric::Nines(k) => nines_core::quantile::Level::nines(*k).label,
+        Metric::Max => "max (■ a window)".to_string(),
+    };
+    let font = (FONT, 12).into_font();
+    let style: TextStyle = font.clone().into();
+    let w = metrics.iter().map(|m| root.estimate_text_size(&name(m), &style).map_or(90, |s| s.0 as i32)).max().unwrap_or(90) + 48;
+    let (x0, y0) = (if left { f.left + 8 } else { f.right - w - 6 }, f.top + 6);
+    let h = 8 + 16 * metrics.len() as i32;
+    root.draw(&Rectangle::new([(x0, y0), (x0 + w, y0 + h)], RGBAColor(255, 255, 255, 0.85).filled())).map_err(e)?;
+    root.draw(&Rectangle::new([(x0, y0), (x0 + w, y0 + h)], GRID.stroke_width(1))).map_err(e)?;
+    for (i, m) in metrics.iter().enumerate() {
+        let y = y0 + 12 + 16 * i as i32;
+        let pts = vec![(x0 + 6, y), (x0 + 36, y)];
+        match m {
+            Metric::Max => root.draw(&Rectangle::new([(x0 + 19, y - 2), (x0 + 23, y + 2)], INK.filled())).map_err(e)?,
+            Metric::Median => root.draw(&PathElement::new(pts, INK.stroke_width(1))).map_err(e)?,
+            Metric::Nines(_) => {
+                let (a, b) = m.dash();
+                root.draw(&plotters::element::DashedPathElement::new(pts, a as i32, b as i32, INK.stroke_width(2))).map_err(e)?
+            }
+        }
+        root.draw(&Text::new(name(m), (x0 + 42, y), font.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Center)))).map_err(e)?;
+    }
+    Ok(())
 }
 
 /// One line of the runtime chart: a metric of one run and direction.
@@ -837,6 +909,8 @@ where
         let rings = rings.filter(|&(x, y)| (0.0..=1.0).contains(&s.x.frac(x)) && (0.0..=1.0).contains(&s.y.frac(y)));
         chart.draw_series(rings.map(|(x, y)| Circle::new((s.x.t(x), s.y.t(y)), 5, LIMIT.stroke_width(2)))).map_err(e)?;
     }
+    // the key top right, or left of an export's legend
+    metric_key(root, &f, s.lines, s.legend)?;
     if s.legend {
         let items: Vec<(String, TraceStyle)> = s
             .lines
@@ -1139,10 +1213,14 @@ mod tests {
             envelopes: &[],
         };
         let (svg, f) = to_svg(900, 500, |root| draw_cdf(root, &spec)).unwrap();
-        for label in ["90%", "99%", "99.9%", "99.9999%", "run 2 read", "10.0us", "100us", "1.00ms"] {
+        // ticks at the share slower, each named by its level of nines
+        for label in ["10%", "\n1%", "0.1%", "0.0001%", "p90", "p99", "p99.9", "p99.9999", "run 2 read", "10.0us", "100us", "1.00ms"] {
             assert!(svg.contains(label), "missing {label}");
         }
-        assert!(!svg.contains("99.99999%"), "a level below the axis is labelled");
+        assert!(svg.contains("share of I/Os slower than x"));
+        assert!(!svg.contains("90%") && !svg.contains("99%"), "a tick reads as a level, not a share");
+        assert!(!svg.contains("0.00001%") && !svg.contains("p99.99999"), "a level below the axis is labelled");
+        assert_eq!([share_label(1), share_label(2), share_label(3), share_label(7)], ["10%", "1%", "0.1%", "0.00001%"]);
         // each curve ends at 1/N: its end marker sits at y = 1e-5 (100,000 I/Os)
         assert_eq!(svg.matches("<circle").count(), 3);
         assert!(f.left as u32 >= Y_LABEL_AREA && f.right > f.left);
@@ -1264,6 +1342,41 @@ mod tests {
         assert!(!plain.contains("#CC3311") && plain.matches("<circle").count() == 0);
         assert_eq!(judged.matches("<circle").count(), 2, "one ring per window beyond the limit");
         assert!(judged.contains("#CC3311"));
+    }
+
+    #[test]
+    fn the_runtime_key_names_each_level_by_its_own_dash_and_the_max_squares() {
+        let line = |metric| RuntimeLine {
+            trace: "a read".into(),
+            style: TraceStyle::nth(0),
+            metric,
+            points: vec![(0.5, Some(2e5)), (1.5, Some(3e5))],
+            thin: vec![],
+            limit: None,
+            broken: vec![],
+            faint: false,
+        };
+        let lines: Vec<RuntimeLine> = [Metric::Max, Metric::Nines(4), Metric::Median, Metric::Nines(3)].into_iter().map(line).collect();
+        let spec = RuntimeSpec {
+            title: "runtime",
+            x_desc: "time",
+            x_is_time: true,
+            lines: &lines,
+            x: Scale { lo: 0.0, hi: 2.0, log: false },
+            y: Scale { lo: 1e4, hi: 1e7, log: true },
+            selection: None,
+            legend: false,
+        };
+        let (svg, _) = to_svg(900, 300, |r| draw_runtime(r, &spec)).unwrap();
+        let texts: Vec<&str> = svg.split("<text").skip(1).filter_map(|t| Some(t.split('>').nth(1)?.split('<').next()?.trim())).collect();
+        // in order of the levels, whatever order the lines come in
+        let key: Vec<&str> = texts.iter().copied().filter(|t| ["median", "p99.9", "p99.99", "max (■ a window)"].contains(t)).collect();
+        assert_eq!(key, ["median", "p99.9", "p99.99", "max (■ a window)"], "{texts:?}");
+        // every level has a dash pattern of its own
+        let dashes: Vec<(u32, u32)> = (1..=9).map(|k| Metric::Nines(k).dash()).collect();
+        for i in 0..dashes.len() {
+            assert!(dashes[i].0 > 0 && !dashes[..i].contains(&dashes[i]), "level {} repeats a pattern", i + 1);
+        }
     }
 
     #[test]

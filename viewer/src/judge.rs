@@ -63,6 +63,8 @@ pub struct CmpRow {
     pub name: String,
     pub style: TraceStyle,
     pub tc: TagComparison,
+    /// The levels (labels) with fewer than 100 I/Os beyond on either side.
+    pub thin: Vec<String>,
 }
 
 pub struct CmpData {
@@ -135,7 +137,15 @@ pub fn compare_data(st: &ViewState, runs: &dyn JudgeRuns) -> CmpData {
         for (d, dir) in directions_of(runs.run(first), &st.dir).iter().enumerate() {
             let key = dir_key(dir);
             if let Some(tc) = c.tags.iter().find(|t| t.tag == key) {
-                data.rows.push(CmpRow { run: first, name: name.clone(), style: trace_style(first, d, &st.dir), tc: tc.clone() });
+                let thin = base_stats
+                    .iter()
+                    .chain(&cand_stats)
+                    .filter_map(|s| s.tags.get(&key))
+                    .flat_map(|t| &t.levels)
+                    .filter(|l| l.support == nines_core::quantile::Support::Thin)
+                    .map(|l| l.label.clone())
+                    .collect();
+                data.rows.push(CmpRow { run: first, name: name.clone(), style: trace_style(first, d, &st.dir), tc: tc.clone(), thin });
             }
         }
     }
@@ -166,7 +176,7 @@ pub fn change_chart(d: &CmpData) -> ChangeChart {
         for (c, &x) in row.tc.levels.iter().zip(&xs) {
             let Some(p) = c.change_pct else { continue };
             let interval = c.relative_pct(c.cand.interval);
-            points.push(ChangePoint { x, pct: p, interval, verdict: c.verdict });
+            points.push(ChangePoint { x, pct: p, interval, verdict: c.verdict, thin: row.thin.contains(&c.label) });
             lo = lo.min(p);
             hi = hi.max(p);
             if let Some((a, z)) = interval {
@@ -773,7 +783,15 @@ pub fn steady_view(d: &SsData) -> Vec<Node> {
                     ("data-first", r.first_steady_after.map_or(String::new(), |v| v.to_string())),
                 ];
                 let class = if p.holds { "v-better" } else { "v-worse" };
-                out.push(el("p", attrs, vec![tx("b", vec![("class", class.into())], format!("{}: {verdict}", s.label)), text(detail)]));
+                // the headline names the rule it judges by, and fio's criteria beside it
+                let mut head = vec![tx("b", vec![("class", class.into())], format!("{}: SNIA PTS: {verdict}", s.label))];
+                if let Some(fio) = fio_summary(&r.criteria) {
+                    let class = if fio.0 { "v-better" } else { "v-worse" };
+                    head.push(text(" · ".to_string()));
+                    head.push(tx("b", vec![("class", class.into()), ("data-testid", "steady-fio-summary".into())], fio.1));
+                }
+                head.push(text(detail));
+                out.push(el("p", attrs, head));
             }
         }
         let avg = r.last.as_ref().map(|p| p.average);
@@ -816,12 +834,11 @@ pub fn steady_view(d: &SsData) -> Vec<Node> {
             .criteria
             .iter()
             .map(|c| {
-                let pct = if c.criterion.ends_with('%') { "%" } else { "" };
                 let last = match &c.last {
                     Some(e) => format!(
-                        "{} over the window: {:.3}{pct} (mean {:.1}) {}",
+                        "{} over the window: {} (mean {:.1}) {}",
                         if e.holds { "holds" } else { "does not hold" },
-                        e.criterion,
+                        criterion_reason(&c.criterion, e),
                         e.mean,
                         if e.holds { "✓" } else { "✗" }
                     ),
@@ -840,6 +857,46 @@ pub fn steady_view(d: &SsData) -> Vec<Node> {
         out.push(el("ul", vec![("class", "criteria".into())], crit));
     }
     vec![el("div", vec![("class", "steady-report".into())], out)]
+}
+
+/// What a fio criterion measured against its limit (fio's steadystate: a deviation test holds
+/// while every sample is within the limit of the mean, a slope test while the least-squares
+/// slope is under it; a percent limit is of the mean): "largest deviation 14.2% of the mean
+/// ≥ limit 10%".
+pub fn criterion_reason(criterion: &str, e: &nines_core::steady::Evaluation) -> String {
+    use nines_core::steady::{Limit, Test};
+    let Ok(c) = criterion.parse::<Criterion>() else { return format!("{:.3}", e.criterion) };
+    let (value, limit) = match c.limit {
+        Limit::Percent(l) => (format!("{:.3}% of the mean", e.criterion.abs()), format!("{l}%")),
+        Limit::Absolute(l) => (format!("{:.3}", e.criterion.abs()), format!("{l}")),
+    };
+    let what = match c.test {
+        Test::Deviation => "largest deviation",
+        Test::Slope => "slope per second",
+    };
+    format!("{what} {value} {} limit {limit}", if e.holds { "<" } else { "≥" })
+}
+
+/// fio's criteria over the window in one phrase, and whether all hold: "fio's criteria: do
+/// not hold (iops: largest deviation 14.2% of the mean ≥ limit 10%)". `None` without any
+/// evaluated criterion.
+pub fn fio_summary(criteria: &[convergence::CriterionResult]) -> Option<(bool, String)> {
+    let evaluated: Vec<_> = criteria.iter().filter_map(|c| c.last.as_ref().map(|e| (c, e))).collect();
+    if evaluated.is_empty() {
+        return None;
+    }
+    let failing: Vec<String> = evaluated
+        .iter()
+        .filter(|(_, e)| !e.holds)
+        .map(|(c, e)| format!("{}: {}", c.criterion, criterion_reason(&c.criterion, e)))
+        .collect();
+    let names = if evaluated.len() == 1 { "fio's criterion" } else { "fio's criteria" };
+    let verb = |one: &str, many: &str| if evaluated.len() == 1 { one.to_string() } else { many.to_string() };
+    Some(if failing.is_empty() {
+        (true, format!("{names}: {}", verb("holds", "hold")))
+    } else {
+        (false, format!("{names}: {} ({})", verb("does not hold", "do not hold"), failing.join("; ")))
+    })
 }
 
 /// Why a judge panel has nothing to draw, said on its tools line.
@@ -1105,9 +1162,19 @@ mod tests {
         assert_eq!(conv[0].points.len(), 20);
         assert_eq!(conv[0].window.as_ref().map(|w| (w.first, w.last)), Some((16.0, 20.0)));
 
+        // the headline names the PTS rule, and fio's criteria beside it
+        assert!(page.contains("flat read: SNIA PTS: steady state holds over rounds 16–20"), "{page}");
+        assert!(page.contains("fio&#39;s criteria: hold") || page.contains("fio's criteria: hold"), "{page}");
+
         let ramp = steady_data(&state(|s| s.steady.run = 1), &held);
         assert!(!ramp.series[0].report.as_ref().unwrap().last.as_ref().unwrap().holds);
-        assert!(html(&steady_view(&ramp)).contains(r#"data-holds="false""#));
+        let page = html(&steady_view(&ramp));
+        assert!(page.contains(r#"data-holds="false""#));
+        assert!(page.contains("ramp read: SNIA PTS: not steady over rounds 16–20"), "{page}");
+        // each criterion that does not hold says what it measured against its limit
+        assert!(page.contains("criteria: do not hold (iops_slope:0.1%: slope per second 4.545% of the mean ≥ limit 0.1%)"), "{page}");
+        assert!(page.contains("does not hold over the window: slope per second 4.545% of the mean ≥ limit 0.1%"), "{page}");
+        assert!(page.contains("holds over the window: largest deviation 9.091% of the mean &lt; limit 10%"), "{page}");
 
         let bad = steady_data(&state(|s| s.steady.track = "p42x".into()), &held);
         assert!(bad.note.is_some() && bad.series.is_empty());

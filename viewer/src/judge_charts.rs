@@ -28,6 +28,8 @@ pub struct ChangePoint {
     /// The candidate's interval, relative to the baseline value, percent.
     pub interval: Option<(f64, f64)>,
     pub verdict: Verdict,
+    /// Fewer than 100 I/Os beyond the level on a side (`nines stats` marks it `*`).
+    pub thin: bool,
 }
 
 /// One candidate run and direction.
@@ -59,6 +61,26 @@ fn pct_label(v: f64) -> String {
     } else {
         format!("{v:+.0}%")
     }
+}
+
+/// The colour of a thin level's `*` (the stats table's amber).
+const THIN_MARK: RGBColor = RGBColor(0xB3, 0x6B, 0x00);
+
+/// A change off the chart's scale: a triangle at the edge it left by, pointing on, and its
+/// value beside it ("+3201%"), a `*` after it for a thin level.
+fn off_scale<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, f: &Frame, x: f64, p: &ChangePoint, color: RGBColor) -> DrawResult<()>
+where
+    DB::ErrorType: 'static,
+{
+    let px = f.px(x) as i32;
+    let up = p.pct > f.y.hi;
+    let (tip, base) = if up { (f.top, f.top + 9) } else { (f.bottom, f.bottom - 9) };
+    root.draw(&Polygon::new(vec![(px, tip), (px - 6, base), (px + 6, base)], color.filled())).map_err(e)?;
+    let label = format!("{}{}", pct_label(p.pct), if p.thin { " *" } else { "" });
+    let (y, v) = if up { (f.top + 11, VPos::Top) } else { (f.bottom - 11, VPos::Bottom) };
+    let style = (FONT, 12).into_font().color(&INK).pos(Pos::new(HPos::Left, v));
+    root.draw(&Text::new(label, (px + 8, y - if up { 10 } else { -10 }), style)).map_err(e)?;
+    Ok(())
 }
 
 /// Draw each candidate's change per level of nines against the baseline (at 0%): the grey
@@ -110,9 +132,15 @@ where
                 }
             }
             if p.pct < s.y.lo || p.pct > s.y.hi {
+                off_scale(root, &f, x, p, c.style.color)?;
                 continue;
             }
             let at = (x, p.pct);
+            if p.thin {
+                let (px, py) = (f.px(x) as i32, crate::charts::py_of(&f, p.pct));
+                let amber = (FONT, 15).into_font().color(&THIN_MARK).pos(Pos::new(HPos::Left, VPos::Bottom));
+                root.draw(&Text::new("*", (px + 5, py - 1), amber)).map_err(e)?;
+            }
             match p.verdict {
                 Verdict::Better | Verdict::Worse => {
                     chart.draw_series(std::iter::once(Circle::new(at, 5, c.style.color.filled()))).map_err(e)?;
@@ -129,13 +157,13 @@ where
             }
         }
     }
-    let key = (FONT, 12).into_font().color(&MUTED);
-    root.draw(&Text::new(
-        "● real change   ○ within the intervals   □ too few I/Os to tell   grey: baseline interval   below 0: faster",
-        (f.left + 8, f.top + 6),
-        key.pos(Pos::new(HPos::Left, VPos::Top)),
-    ))
-    .map_err(e)?;
+    // the key at the bottom, on a white backing: the top edge carries the off-scale marks
+    let key = (FONT, 12).into_font();
+    let text = "● real change   ○ within the intervals   □ too few I/Os to tell   * thin: under 100 I/Os beyond   ▲ off the scale   grey: baseline interval   below 0: faster";
+    let (w, h) = root.estimate_text_size(text, &TextStyle::from(key.clone())).unwrap_or((700, 14));
+    let (x0, y1) = (f.left + 6, f.bottom - 4);
+    root.draw(&Rectangle::new([(x0, y1 - h as i32 - 4), (x0 + w as i32 + 6, y1)], RGBAColor(255, 255, 255, 0.85).filled())).map_err(e)?;
+    root.draw(&Text::new(text, (x0 + 3, y1 - 2), key.color(&MUTED).pos(Pos::new(HPos::Left, VPos::Bottom)))).map_err(e)?;
     if s.legend {
         legend(root, &f, s.series.iter().map(|c| (c.label.as_str(), c.style)))?;
     }
@@ -358,7 +386,75 @@ pub fn conv_y(series: &[ConvSeries]) -> Scale {
         return Scale { lo: 0.0, hi: 2.0 * m, log: false };
     }
     let pad = (hi - lo) * 0.12;
-    Scale { lo: (lo - pad).max(0.0), hi: hi + pad, log: false }
+    // and a strip above the values and limits for the labels ("PTS first held after ...")
+    Scale { lo: (lo - pad).max(0.0), hi: hi + pad + (hi - lo) * 0.2, log: false }
+}
+
+/// A label's box in pixels: left, top, right, bottom.
+pub type LabelBox = (i32, i32, i32, i32);
+
+/// A label to place: its size (width, height) and the top-left corners it may take, best first.
+pub type LabelSpots = ((i32, i32), Vec<(i32, i32)>);
+
+fn overlaps(a: &LabelBox, b: &LabelBox) -> bool {
+    a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
+}
+
+/// Place labels of size (w, h) without overlapping those placed before them: each at the
+/// first of its candidate boxes' top-left corners that is free and inside `bounds`, or left
+/// out (`None`). Returns each label's box.
+pub fn place_labels(bounds: LabelBox, labels: &[LabelSpots]) -> Vec<Option<LabelBox>> {
+    let mut placed: Vec<LabelBox> = Vec::new();
+    labels
+        .iter()
+        .map(|&((w, h), ref at)| {
+            let b = at.iter().map(|&(x, y)| (x, y, x + w, y + h)).find(|b| {
+                b.0 >= bounds.0 && b.1 >= bounds.1 && b.2 <= bounds.2 && b.3 <= bounds.3 && !placed.iter().any(|p| overlaps(p, b))
+            })?;
+            placed.push(b);
+            Some(b)
+        })
+        .collect()
+}
+
+/// The steady-state chart's labels, none over another: "PTS first held after round N" in the
+/// strip at the top (`conv_y` leaves it free), then each limit's name just above its line at
+/// the window's left edge, else just below it, on a white backing so the line under it does
+/// not cross the text; the three names as one ("average ±10%") where the lines run too close.
+fn conv_labels<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, f: &Frame, c: &ConvSeries, py: &dyn Fn(f64) -> i32) -> DrawResult<()>
+where
+    DB::ErrorType: 'static,
+{
+    let small = (FONT, 12).into_font();
+    let style: TextStyle = small.clone().into();
+    let size = |t: &str| root.estimate_text_size(t, &style).map(|(w, h)| (w as i32 + 4, h as i32 + 2)).unwrap_or((t.len() as i32 * 7, 16));
+    let mut labels: Vec<(String, RGBColor, LabelSpots)> = Vec::new();
+    if let Some(r) = c.first_steady.map(|r| (r, f.px(r) as i32)).filter(|r| r.1 >= f.left && r.1 <= f.right) {
+        let t = format!("PTS first held after round {:.0}", r.0);
+        let (w, h) = size(&t);
+        labels.push((t, INK, ((w, h), vec![(r.1 + 4, f.top + 2), (r.1 - 4 - w, f.top + 2), (f.left + 4, f.top + 2)])));
+    }
+    if let Some(w) = &c.window {
+        let pa = f.px(w.first - 0.5).max(f.left as f64) as i32;
+        let (up, avg, down) = (py(w.average * 1.1), py(w.average), py(w.average * 0.9));
+        let names: Vec<(&str, i32, RGBColor)> = if avg - up < 16 || down - avg < 16 {
+            vec![("average ±10%", up, INK)]
+        } else {
+            vec![("average +10%", up, MUTED), ("average", avg, INK), ("average −10%", down, MUTED)]
+        };
+        for (t, y, col) in names {
+            let (w, h) = size(t);
+            labels.push((t.to_string(), col, ((w, h), vec![(pa + 2, y - 1 - h), (pa + 2, y + 2)])));
+        }
+    }
+    let spots: Vec<LabelSpots> = labels.iter().map(|l| l.2.clone()).collect();
+    for (l, b) in labels.iter().zip(place_labels((f.left, f.top, f.right, f.bottom), &spots)) {
+        let Some(b) = b else { continue };
+        root.draw(&Rectangle::new([(b.0, b.1), (b.2, b.3)], RGBAColor(255, 255, 255, 0.85).filled())).map_err(e)?;
+        root.draw(&Text::new(l.0.clone(), (b.0 + 2, b.1 + 1), small.clone().color(&l.1).pos(Pos::new(HPos::Left, VPos::Top))))
+            .map_err(e)?;
+    }
+    Ok(())
 }
 
 /// Draw the tracked value per round with, over the measurement window, its average, the
@@ -386,29 +482,15 @@ where
     if s.series.is_empty() {
         empty_note(root, &f, "no run to check")?;
     }
-    let small = (FONT, 12).into_font();
     for c in s.series {
         if let Some(w) = &c.window {
             let (pa, pb) = (f.px(w.first - 0.5).max(f.left as f64) as i32, f.px(w.last + 0.5).min(f.right as f64) as i32);
             let avg = py(w.average);
             root.draw(&PathElement::new(vec![(pa, avg), (pb, avg)], INK.stroke_width(1))).map_err(e)?;
-            // labels just inside the window's left edge, above their lines
-            for (k, name) in [(1.1, "average +10%"), (0.9, "average −10%")] {
+            for k in [1.1, 0.9] {
                 let y = py(w.average * k);
                 root.draw(&plotters::element::DashedPathElement::new(vec![(pa, y), (pb, y)], 6, 4, MUTED.stroke_width(1))).map_err(e)?;
-                root.draw(&Text::new(
-                    name.to_string(),
-                    (pa + 4, y - 2),
-                    small.clone().color(&MUTED).pos(Pos::new(HPos::Left, VPos::Bottom)),
-                ))
-                .map_err(e)?;
             }
-            root.draw(&Text::new(
-                "average".to_string(),
-                (pa + 4, avg - 2),
-                small.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Bottom)),
-            ))
-            .map_err(e)?;
             // the fitted line, thick, in the series' colour
             let fit = vec![(f.px(w.first) as i32, py(w.fit.0)), (f.px(w.last) as i32, py(w.fit.1))];
             root.draw(&PathElement::new(fit, c.style.color.mix(0.55).stroke_width(4))).map_err(e)?;
@@ -421,12 +503,6 @@ where
                     2,
                     4,
                     c.style.color.stroke_width(1),
-                ))
-                .map_err(e)?;
-                root.draw(&Text::new(
-                    format!("PTS first held after round {r:.0}"),
-                    (px + 4, f.top + 4),
-                    small.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Top)),
                 ))
                 .map_err(e)?;
             }
@@ -453,6 +529,10 @@ where
             }
         }
     }
+    // labels last, over the lines
+    for c in s.series {
+        conv_labels(root, &f, c, &py)?;
+    }
     if s.legend {
         // the measurement window is at the right: the legend goes left
         legend_at(root, &f, s.series.iter().map(|c| (c.label.as_str(), c.style)), true)?;
@@ -472,9 +552,10 @@ mod tests {
             label: "cand read".into(),
             style: TraceStyle::nth(1),
             points: vec![
-                ChangePoint { x: 0.301, pct: -30.0, interval: Some((-33.0, -27.0)), verdict: Verdict::Better },
-                ChangePoint { x: 2.0, pct: 2.0, interval: Some((-5.0, 9.0)), verdict: Verdict::Same },
-                ChangePoint { x: 4.0, pct: 80.0, interval: None, verdict: Verdict::Unknown },
+                ChangePoint { x: 0.301, pct: -30.0, interval: Some((-33.0, -27.0)), verdict: Verdict::Better, thin: false },
+                ChangePoint { x: 2.0, pct: 2.0, interval: Some((-5.0, 9.0)), verdict: Verdict::Same, thin: false },
+                ChangePoint { x: 3.0, pct: 60.0, interval: Some((40.0, 90.0)), verdict: Verdict::Worse, thin: true },
+                ChangePoint { x: 4.0, pct: 3201.0, interval: None, verdict: Verdict::Unknown, thin: true },
             ],
         }];
         let bands = vec![vec![(0.301, -2.0, 2.0), (2.0, -6.0, 6.0), (4.0, -20.0, 40.0)]];
@@ -490,7 +571,12 @@ mod tests {
         let (svg, f) = to_svg(900, 320, |r| draw_change(r, &spec)).unwrap();
         assert!(svg.contains("p99.99") && svg.contains("+50%") && svg.contains("cand read"), "ticks and legend");
         assert!(svg.contains("<polygon"), "baseline band");
-        assert!(svg.contains("<circle") && svg.contains("<rect"), "markers");
+        assert!(svg.contains("<circle"), "markers");
+        // the change off the top: a mark at the edge with its value, thin marked as nines stats does
+        assert!(svg.contains("+3201% *"), "off-scale value");
+        assert_eq!(svg.matches("<polygon").count(), 2, "baseline band and the off-scale mark");
+        let stars = svg.split("<text").filter(|t| t.split('>').nth(1).is_some_and(|b| b.trim_start().starts_with('*'))).count();
+        assert_eq!(stars, 1, "one thin level on the scale is starred");
         assert!(f.px(2.0) > f.px(0.301));
     }
 
@@ -545,6 +631,31 @@ mod tests {
         let (svg, _) = to_svg(900, 320, |r| draw_convergence(r, &spec)).unwrap();
         for t in ["average +10%", "average", "PTS first held after round 5", "1.2k"] {
             assert!(svg.contains(t), "{t} missing");
+        }
+        // no label over another: the first-held label sits in the strip above the limits
+        let bounds = (0, 0, 900, 320);
+        let at =
+            place_labels(bounds, &[((200, 16), vec![(300, 10)]), ((100, 16), vec![(290, 20), (290, 40)]), ((100, 16), vec![(290, 38)])]);
+        assert_eq!(at, [Some((300, 10, 500, 26)), Some((290, 40, 390, 56)), None]);
+        let texts: Vec<(i32, i32, usize)> = svg
+            .split("<text")
+            .skip(1)
+            .filter_map(|t| {
+                let num = |k: &str| t.split(&format!(" {k}=\"")).nth(1)?.split('"').next()?.parse::<f64>().ok();
+                let body = t.split('>').nth(1)?.split('<').next()?.trim();
+                if body.starts_with("average") || body.starts_with("PTS") {
+                    Some((num("x")? as i32, num("y")? as i32, body.chars().count()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        assert_eq!(texts.len(), 4, "{texts:?}");
+        for (i, a) in texts.iter().enumerate() {
+            for b in &texts[i + 1..] {
+                let (ra, rb) = ((a.0, a.1, a.0 + a.2 as i32 * 6, a.1 + 13), (b.0, b.1, b.0 + b.2 as i32 * 6, b.1 + 13));
+                assert!(!overlaps(&ra, &rb), "labels overlap: {a:?} {b:?}");
+            }
         }
     }
 }

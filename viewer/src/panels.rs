@@ -58,14 +58,18 @@ pub fn directions_of(run: &Run, mode: &DirMode) -> Vec<Direction> {
     }
 }
 
-/// Style of the `d`-th direction of run `run`: one colour per run, or with directions
-/// overlaid one colour per run and direction (three slots a run), so read and write stay
-/// apart in every chart; a merge's scoped directions go on into the next slots.
+/// Style of the `d`-th direction of run `run`: a run keeps its colour in every direction mode
+/// and every panel; with directions overlaid each direction of a run has its own dash pattern
+/// (read solid, write dashed, ...), so read and write stay apart in every chart; a merge's
+/// scoped directions go on into the next patterns.
 pub fn trace_style(run: usize, d: usize, mode: &DirMode) -> TraceStyle {
+    let base = TraceStyle::nth(run);
     if *mode == DirMode::Overlay {
-        TraceStyle::nth(run * 3 + d)
+        // runs 9 on (colours come round again) start three patterns on
+        let first = run / crate::charts::PALETTE.len() * 3;
+        TraceStyle { dash: crate::charts::DASHES[(first + d) % crate::charts::DASHES.len()], ..base }
     } else {
-        TraceStyle::nth(run)
+        base
     }
 }
 
@@ -114,22 +118,44 @@ pub fn shown_tag(dir: &DirMode, tag: &str) -> bool {
 // ---------------------------------------------------------------------------------------
 // Scales
 
-/// The 1-CDF's axes: the view's zoom, else the curves' range (and the spec's limits beside
-/// them) down to the level of nines below the smallest share drawn.
+/// The 1-CDF's axes: the view's zoom, else the default view: latency from the lowest p1 of the
+/// curves (rounded down to a 1-2-5 step, so one fast outlier does not stretch the axis over
+/// decades; [`cdf_full_x`] reaches the minimum), up to the max (and the spec's limits beside
+/// them); shares down to the level of nines below the smallest share drawn.
 pub fn cdf_ranges(st: &ViewState, curves: &[Curve], envelopes: &[Vec<(f64, f64)>]) -> (Scale, Scale) {
     if let Some((x0, x1, y0, y1)) = st.cdf {
         return (Scale { lo: x0, hi: x1, log: true }, Scale { lo: y0, hi: y1, log: true });
     }
-    // the curves, and the spec's limits beside them
-    let limits = || envelopes.iter().flatten().map(|c| c.0).filter(|&v| v >= 1.0);
-    let lo = curves.iter().filter_map(|c| c.first().map(|p| p.0)).chain(limits()).fold(f64::INFINITY, f64::min);
-    let hi = curves.iter().filter_map(|c| c.last().map(|p| p.0)).chain(limits()).fold(0.0, f64::max);
+    let full = cdf_full_x(curves, envelopes);
+    // the lowest p1: of each curve the highest latency at least 99% of its I/Os reach
+    let p1 = curves
+        .iter()
+        .filter_map(|c| c.ccdf.iter().take_while(|p| p.share >= 0.99).last().map(|p| p.value_ns as f64))
+        .chain(envelopes.iter().flatten().map(|c| c.0).filter(|&v| v >= 1.0))
+        .fold(f64::INFINITY, f64::min);
+    let lo = if p1.is_finite() { floor_125(p1 / 1.05).clamp(full.lo, full.hi / 1.5) } else { full.lo };
     let min_share = curves.iter().filter_map(|c| c.last().map(|p| p.1)).fold(1.0, f64::min);
-    let (lo, hi) = if lo.is_finite() && hi > 0.0 { (lo / 1.3, hi * 1.3) } else { (1e3, 1e7) };
     // down to the level of nines below the smallest 1/N, at least 3 nines
     let k = (-min_share.log10()).ceil().clamp(3.0, 12.0);
     // a little room above share 1 so curves do not run along the frame
-    (Scale { lo: lo.max(1.0), hi, log: true }, Scale { lo: 10f64.powf(-k), hi: 1.6, log: true })
+    (Scale { lo, ..full }, Scale { lo: 10f64.powf(-k), hi: 1.6, log: true })
+}
+
+/// The 1-CDF's whole latency range: from the curves' minimum to their max (and the spec's
+/// limits), with a little room on both sides.
+pub fn cdf_full_x(curves: &[Curve], envelopes: &[Vec<(f64, f64)>]) -> Scale {
+    let limits = || envelopes.iter().flatten().map(|c| c.0).filter(|&v| v >= 1.0);
+    let lo = curves.iter().filter_map(|c| c.first().map(|p| p.0)).chain(limits()).fold(f64::INFINITY, f64::min);
+    let hi = curves.iter().filter_map(|c| c.last().map(|p| p.0)).chain(limits()).fold(0.0, f64::max);
+    let (lo, hi) = if lo.is_finite() && hi > 0.0 { (lo / 1.3, hi * 1.3) } else { (1e3, 1e7) };
+    Scale { lo: lo.max(1.0), hi, log: true }
+}
+
+/// The largest 1, 2 or 5 times a power of ten at or below `v` (> 0).
+pub fn floor_125(v: f64) -> f64 {
+    let d = 10f64.powf(v.log10().floor());
+    // a hair of slack so 200 stays 200 through the logarithm's rounding
+    [5.0, 2.0, 1.0].into_iter().map(|m| m * d).find(|&s| s <= v * (1.0 + 1e-9)).unwrap_or(d)
 }
 
 /// The latency histogram's density axis: whole decades around the non-empty bins' densities.
@@ -461,7 +487,7 @@ pub fn carried_notes(runs: &[LegendRun]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::charts::Metric;
+    use crate::charts::{Metric, DASHES};
     use nines_core::density::DensityBin;
     use nines_core::hist::{Hist, Layout};
     use nines_core::run::{Warning, Window};
@@ -505,7 +531,7 @@ mod tests {
     }
 
     #[test]
-    fn traces_skip_hidden_runs_name_baselines_and_overlaid_directions_take_three_styles_a_run() {
+    fn traces_skip_hidden_runs_name_baselines_and_a_run_keeps_its_colour_in_every_direction_mode() {
         let (a, b, c) = (run("a", &["read", "write"], 10), run("b", &["read"], 10), run("c", &["read", "write"], 10));
         let mut st = view(DirMode::Overlay);
         st.hidden.insert(1);
@@ -516,11 +542,23 @@ mod tests {
             got,
             vec![
                 (0, "a read", TraceStyle::nth(0)),
-                (0, "a write", TraceStyle::nth(1)),
-                (2, "c read (baseline)", TraceStyle::nth(6)),
-                (2, "c write (baseline)", TraceStyle::nth(7)),
+                (0, "a write", TraceStyle { dash: DASHES[1], ..TraceStyle::nth(0) }),
+                (2, "c read (baseline)", TraceStyle::nth(2)),
+                (2, "c write (baseline)", TraceStyle { dash: DASHES[1], ..TraceStyle::nth(2) }),
             ]
         );
+        // each run's colour is the same in every direction mode; overlaid directions differ by dash
+        for mode in [DirMode::All, DirMode::Read, DirMode::Write, DirMode::Overlay] {
+            for run in [0, 4, 8, 9, 30] {
+                for d in 0..3 {
+                    assert_eq!(trace_style(run, d, &mode).color, TraceStyle::nth(run).color, "{mode:?} run {run}");
+                }
+            }
+        }
+        let styles: Vec<TraceStyle> = (0..18).flat_map(|r| (0..3).map(move |d| trace_style(r, d, &DirMode::Overlay))).collect();
+        for i in 0..styles.len() {
+            assert!(!styles[..i].contains(&styles[i]), "overlay style {i} repeats");
+        }
         // merged: one trace a run, a colour a run
         let ts = traces_of([&a, &b, &c], &view(DirMode::All));
         assert_eq!(
@@ -596,21 +634,32 @@ mod tests {
     }
 
     #[test]
-    fn the_cdf_spans_the_curves_and_limits_and_reaches_the_nines_below_the_smallest_share() {
+    fn the_cdf_starts_at_the_lowest_p1_and_reaches_the_nines_below_the_smallest_share() {
         let st = ViewState::default();
-        let c = [curve(vec![(1_000.0, 1.0), (50_000.0, 2e-5)]), curve(vec![(2_000.0, 1.0), (10_000.0, 1e-3)])];
+        // one 150 ns outlier (as a fio import has shown) before a bulk from 80 us
+        let c = [
+            curve(vec![(150.0, 1.0), (80_000.0, 0.9999), (120_000.0, 0.5), (900_000.0, 2e-5)]),
+            curve(vec![(100_000.0, 1.0), (110_000.0, 0.98), (300_000.0, 1e-3)]),
+        ];
         let (x, y) = cdf_ranges(&st, &c, &[]);
-        assert!((x.lo - 1_000.0 / 1.3).abs() < 1e-9 && (x.hi - 50_000.0 * 1.3).abs() < 1e-6, "{x:?}");
+        // the lowest p1 is 80 us: the axis starts at the 1-2-5 step below it, not at 150 ns
+        assert_eq!(x.lo, 50_000.0, "{x:?}");
+        assert!((x.hi - 900_000.0 * 1.3).abs() < 1e-6, "{x:?}");
         // 2e-5 is between 4 and 5 nines: down to 5
         assert!((y.lo - 1e-5).abs() < 1e-18 && y.hi == 1.6, "{y:?}");
-        // a spec limit past the curves widens the axis; shares above 3 nines still show 3
-        let (x, y) = cdf_ranges(&st, &c[1..], &[vec![(500.0, 1e-2), (90_000.0, 1e-4)]]);
-        assert!((x.lo - 500.0 / 1.3).abs() < 1e-9 && (x.hi - 90_000.0 * 1.3).abs() < 1e-6, "{x:?}");
+        // the whole range (a zoom-out) reaches the minimum
+        let full = cdf_full_x(&c, &[]);
+        assert!((full.lo - 150.0 / 1.3).abs() < 1e-9 && full.hi == x.hi, "{full:?}");
+        // a spec limit left of the curves widens the axis; shares above 3 nines still show 3
+        let (x, y) = cdf_ranges(&st, &c[1..], &[vec![(500.0, 1e-2), (2_000_000.0, 1e-4)]]);
+        assert!((x.lo - 500.0 / 1.3).abs() < 1e-9, "{x:?}");
+        assert!((x.hi - 2_000_000.0 * 1.3).abs() < 1e-6, "{x:?}");
         assert!((y.lo - 1e-3).abs() < 1e-15, "{y:?}");
         // a zoomed view keeps its box
         let z = ViewState { cdf: Some((10.0, 20.0, 1e-4, 0.5)), ..ViewState::default() };
         let (x, y) = cdf_ranges(&z, &c, &[]);
         assert_eq!((x.lo, x.hi, y.lo, y.hi), (10.0, 20.0, 1e-4, 0.5));
+        assert_eq!([floor_125(7.0), floor_125(200.0), floor_125(0.3), floor_125(19_999.0)], [5.0, 200.0, 0.2, 10_000.0]);
     }
 
     #[test]

@@ -14,10 +14,12 @@ badge.id = 'nines-live';
 badge.dataset.testid = 'live-status';
 badge.dataset.windows = '0';
 badge.setAttribute('role', 'status');
-badge.style.cssText = 'position:fixed;right:12px;bottom:12px;z-index:10;padding:4px 10px;border-radius:12px;'
-  + 'font:12px system-ui,sans-serif;background:#1f6f3f;color:#fff;opacity:.9';
+// in the page's flow above the viewer, not floating: a badge fixed in a corner covered the
+// heatmap's buttons
+badge.style.cssText = 'display:inline-block;margin:8px 12px 0;padding:4px 10px;border-radius:12px;'
+  + 'font:12px system-ui,sans-serif;background:#1f6f3f;color:#fff';
 badge.textContent = 'live: waiting for the first window';
-document.body.appendChild(badge);
+document.body.prepend(badge);
 
 function say(text, finished) {
   const total = [...shown.values()].reduce((a, b) => a + b, 0);

@@ -18,6 +18,8 @@ pub(super) fn CdfPanel() -> impl IntoView {
     let (state, version, size, hover_x, drag, c) = (p.state, p.version, p.size, p.hover_x, p.drag, p.canvases);
     let (cdf_canvas, cdf_overlay, hist_canvas) = (c.cdf, c.cdf_overlay, c.hist);
     let set = move |f: Box<dyn FnOnce(&mut ViewState)>| p.set(f);
+    // while the default view starts above the minimum (at the lowest p1): the whole x, the y
+    let cut = RwSignal::new(None::<(f64, f64, f64, f64)>);
     // what the 1-CDF and histogram depend on
     let cdf_key = Memo::new(move |_| {
         let s = state.get();
@@ -33,6 +35,7 @@ pub(super) fn CdfPanel() -> impl IntoView {
         canvas_size(&c, 470);
         size_overlay(&o, &c);
         let data = cdf_data(&st);
+        cut.set((st.cdf.is_none() && data.full_x.lo < data.x.lo).then_some((data.full_x.lo, data.full_x.hi, data.y.lo, data.y.hi)));
         let spec = CdfSpec {
             title: "1-CDF: levels of nines",
             curves: &data.curves,
@@ -104,6 +107,7 @@ pub(super) fn CdfPanel() -> impl IntoView {
             <div class="tools">
                 <span class="hint">"drag a box to zoom, double-click to reset"</span>
                 <button data-testid="cdf-reset" on:click=move |_| set(Box::new(|s| s.cdf = None))>"reset zoom"</button>
+                {from_minimum(cut)}
                 <button data-testid="export-cdf-png" on:click=move |_| export::png(c.cdf, "cdf")>"PNG"</button>
                 <button data-testid="export-cdf-svg" on:click=move |_| export::svg(state, "cdf")>"SVG"</button>
             </div>
@@ -113,22 +117,44 @@ pub(super) fn CdfPanel() -> impl IntoView {
                     on:mousedown=cdf_down on:mousemove=cdf_move on:mouseup=cdf_up on:mouseleave=cdf_leave
                     on:dblclick=move |_| set(Box::new(|s| s.cdf = None))></canvas>
             </div>
-            <div class="readout" data-testid="cdf-readout">
-                {move || {
-                    let x = hover_x.get()?;
-                    let rows = with_model(|m| m.hover_curves.iter().map(|(l, c, pts)| (l.clone(), c.clone(), share_at(pts, x))).collect::<Vec<_>>());
-                    Some(view! {
-                        <b>{format_ns(x.round() as u64)}</b>
-                        {rows.into_iter().map(|(l, c, s)| {
-                            let txt = match s {
-                                Some(s) => format!("{:.2} nines ({:.4}% slower, 1 in {})", nines_of(s), s * 100.0, group((1.0 / s).round() as u64)),
-                                None => "none slower (beyond the max)".to_string(),
-                            };
-                            view! { <span class="ro"><i style:background=c></i>{l}": "{txt}</span> }
-                        }).collect_view()}
-                    })
-                }}
-            </div>
+            {readout(hover_x)}
         </section>
+    }
+}
+
+/// While the default view starts above the runs' minimum latency: what it starts at, and a
+/// button that zooms out to the whole range (`cut`: that range's x and the view's y).
+fn from_minimum(cut: RwSignal<Option<(f64, f64, f64, f64)>>) -> impl IntoView {
+    let p = page();
+    move || {
+        cut.get().map(|(a, b, c, d)| {
+            view! {
+                <span class="hint" data-testid="cdf-cut">{format!("latency from the lowest p1; min {}", format_ns((a * 1.3).round() as u64))}</span>
+                <button data-testid="cdf-full" title="zoom out to the runs' minimum latency"
+                    on:click=move |_| p.set(Box::new(move |s| s.cdf = Some((a, b, c, d))))>"from the minimum"</button>
+            }
+        })
+    }
+}
+
+/// The hover readout: the latency under the mouse and, per curve, the share slower.
+fn readout(hover_x: RwSignal<Option<f64>>) -> impl IntoView {
+    view! {
+        <div class="readout" data-testid="cdf-readout">
+            {move || {
+                let x = hover_x.get()?;
+                let rows = with_model(|m| m.hover_curves.iter().map(|(l, c, pts)| (l.clone(), c.clone(), share_at(pts, x))).collect::<Vec<_>>());
+                Some(view! {
+                    <b>{format_ns(x.round() as u64)}</b>
+                    {rows.into_iter().map(|(l, c, s)| {
+                        let txt = match s {
+                            Some(s) => format!("{:.2} nines ({:.4}% slower, 1 in {})", nines_of(s), s * 100.0, group((1.0 / s).round() as u64)),
+                            None => "none slower (beyond the max)".to_string(),
+                        };
+                        view! { <span class="ro"><i style:background=c></i>{l}": "{txt}</span> }
+                    }).collect_view()}
+                })
+            }}
+        </div>
     }
 }

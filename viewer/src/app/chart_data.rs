@@ -22,6 +22,9 @@ pub(super) struct CdfData {
     pub(super) envelopes: Vec<Vec<(f64, f64)>>,
     pub(super) x: Scale,
     pub(super) y: Scale,
+    /// The whole latency range, down to the curves' minimum (the default view starts at the
+    /// lowest p1).
+    pub(super) full_x: Scale,
 }
 
 pub(super) fn cdf_data(st: &ViewState) -> CdfData {
@@ -51,7 +54,8 @@ pub(super) fn cdf_data(st: &ViewState) -> CdfData {
         hover.push((t.label, t.style.css(), pts));
     }
     let (x, y) = cdf_ranges(st, &curves, &envelopes);
-    CdfData { curves, hover, envelopes, x, y }
+    let full_x = panels::cdf_full_x(&curves, &envelopes);
+    CdfData { curves, hover, envelopes, x, y, full_x }
 }
 
 /// The focus run of the runtime and rate charts among the runs the legend shows.

@@ -85,7 +85,7 @@ pub(super) fn RuntimePanel() -> impl IntoView {
             </div>
             <div class="keyline">"per window: median (thin), "
                 {move || state.with(|s| s.levels.iter().map(|k| Level::nines(*k).label).collect::<Vec<_>>().join(", "))}
-                " (dashed), max (■); points merge exactly to the pixel width"</div>
+                " (each its own dash, named in the chart's key), max (■, one a window, not joined); points merge exactly to the pixel width"</div>
         </section>
     }
 }

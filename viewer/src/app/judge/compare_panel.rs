@@ -50,6 +50,18 @@ pub(in crate::app) fn ComparePanel() -> impl IntoView {
             legend: false,
         };
         draw_canvas(&c, |root| jc::draw_change(root, &spec));
+        // test hook: the changes drawn off the scale, as level x:percent, and the thin ones
+        let marks = |keep: &dyn Fn(&jc::ChangePoint) -> bool| {
+            ch.series
+                .iter()
+                .flat_map(|s| &s.points)
+                .filter(|p| keep(p))
+                .map(|p| format!("{:.2}:{:.0}", p.x, p.pct))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let _ = c.set_attribute("data-offscale", &marks(&|p| p.pct > ch.y.hi || p.pct < ch.y.lo));
+        let _ = c.set_attribute("data-thin", &marks(&|p| p.thin));
         if let Some(out) = cmp_out.get() {
             mount(&out, &compare_table(&d));
         }
