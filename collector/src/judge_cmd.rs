@@ -7,6 +7,7 @@ use nines_core::convergence;
 use nines_core::export;
 use nines_core::run::Run;
 use nines_core::series::{Direction, Grouping};
+use nines_core::spec::Verdict;
 use nines_core::stats::tag_name;
 use nines_core::sweep_table;
 use nines_core::workload_key::{self, WorkloadKey};
@@ -74,7 +75,9 @@ pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<Vec<String>> 
         .collect())
 }
 
-pub fn sweep(args: &SweepArgs, out: &mut impl Write) -> Result<()> {
+/// Prints the sweep's table; with `--curve --limit`, the search's verdict (README, "Exit
+/// status").
+pub fn sweep(args: &SweepArgs, out: &mut impl Write) -> Result<Option<Verdict>> {
     let (base, cand) = load_two_sets(&args.base, &args.with)?;
     if args.curve {
         let label = |s: &str| if args.with.is_empty() { "runs".to_string() } else { s.to_string() };
@@ -92,7 +95,7 @@ pub fn sweep(args: &SweepArgs, out: &mut impl Write) -> Result<()> {
         } else {
             write!(out, "{}", export::text::curve(&t))?;
         }
-        return Ok(());
+        return Ok(nines_core::curve::verdict(&t));
     }
     let param = args.param.as_deref().context("--param names the swept parameter")?;
     let t = sweep_table::sweep(&base, &cand, param, &args.tag)?;
@@ -109,7 +112,7 @@ pub fn sweep(args: &SweepArgs, out: &mut impl Write) -> Result<()> {
     } else {
         write!(out, "{}", export::text::sweep(&t))?;
     }
-    Ok(())
+    Ok(None)
 }
 
 /// A curve's lines of one set of runs: the runs of each workload but for the load (the
@@ -154,7 +157,9 @@ fn direction(run: &Run, tag: Option<&str>) -> Result<Direction> {
     }
 }
 
-pub fn steady(args: &SteadyArgs, out: &mut impl Write) -> Result<()> {
+/// Prints the steady-state report; its verdict is the PTS rule's over the last rounds: holds
+/// (meets), does not hold (fails), too few rounds to judge (cannot tell).
+pub fn steady(args: &SteadyArgs, out: &mut impl Write) -> Result<Verdict> {
     if args.rounds < 2 {
         bail!("--rounds {} is too few: the rule needs at least 2 rounds (the PTS uses 5)", args.rounds);
     }
@@ -173,5 +178,9 @@ pub fn steady(args: &SteadyArgs, out: &mut impl Write) -> Result<()> {
     } else {
         write!(out, "{}", export::text::steady(&report))?;
     }
-    Ok(())
+    Ok(match &report.last {
+        Some(e) if e.holds => Verdict::Meets,
+        Some(_) => Verdict::Fails,
+        None => Verdict::CannotTell,
+    })
 }

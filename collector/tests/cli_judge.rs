@@ -220,16 +220,20 @@ fn steady_on_logs_and_real_runs() {
         "-o",
         s(&out),
     ]);
-    let v: Value = serde_json::from_str(&nines_ok(&["steady", s(&out), "--json"])).unwrap();
+    // the verdict is the exit status: 0 holds, 1 does not hold
+    let o = nines(&["steady", s(&out), "--json"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(o.status.code(), Some(if v["last"]["holds"] == true { 0 } else { 1 }), "{v}");
     let rounds = v["rounds"].as_array().unwrap();
     assert!(rounds.len() >= 9, "{}", rounds.len());
     let p = &v["last"];
     let range_pct = p["range"].as_f64().unwrap() / p["average"].as_f64().unwrap() * 100.0;
     assert_eq!(p["range_ok"], range_pct < 20.0);
 
-    // errors: too few rounds, bad track, unknown tag
+    // errors (exit status 3, as for nines check): too few rounds, bad track, unknown tag
     let e = nines(&["steady", s(&log), "--round", "30"]);
-    assert!(!e.status.success());
+    assert_eq!(e.status.code(), Some(3));
+    assert_eq!(nines(&["steady", s(&log), "--rounds", "x"]).status.code(), Some(3));
     assert!(String::from_utf8_lossy(&e.stderr).contains("2 rounds, fewer than the 5"), "{}", String::from_utf8_lossy(&e.stderr));
     let e = nines(&["steady", s(&log), "--track", "p100"]);
     assert!(String::from_utf8_lossy(&e.stderr).contains("cannot track"));
