@@ -10,6 +10,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use nines_core::curve::{self, Mark, Mode};
 use nines_core::export;
 use nines_core::run::Run;
+use nines_core::spec::Verdict;
 
 use crate::cli::curve::CurveArgs;
 use crate::cli::run::Given;
@@ -24,7 +25,9 @@ enum Plan {
     Steps(Vec<f64>),
 }
 
-pub fn run(args: &CurveArgs, given: &Given, out: &mut impl Write) -> Result<()> {
+/// Runs the curve and prints its table; with `--limit`, the search's verdict (the exit status
+/// of a judging command: README, "Exit status").
+pub fn run(args: &CurveArgs, given: &Given, out: &mut impl Write) -> Result<Option<Verdict>> {
     let a = &args.run;
     let dir = a.output.clone();
     if dir.as_os_str().is_empty() {
@@ -214,8 +217,16 @@ impl Points<'_> {
     }
 }
 
-/// Prints the curve's table of the points run, the notes and how to print it again.
-fn print_table(args: &CurveArgs, dir: &Path, tag: &str, done: &[PathBuf], notes: &[String], out: &mut impl Write) -> Result<()> {
+/// Prints the curve's table of the points run, the notes and how to print it again; the
+/// search's verdict with `--limit`.
+fn print_table(
+    args: &CurveArgs,
+    dir: &Path,
+    tag: &str,
+    done: &[PathBuf],
+    notes: &[String],
+    out: &mut impl Write,
+) -> Result<Option<Verdict>> {
     let runs = crate::load::load_runs(done)?;
     let label = format!("curve {}", dir.display());
     let t = curve::table(&[(label, runs.iter().collect())], tag, &curve::default_levels(), None, args.limit.as_ref());
@@ -235,7 +246,7 @@ fn print_table(args: &CurveArgs, dir: &Path, tag: &str, done: &[PathBuf], notes:
         let limit = args.limit.as_ref().map_or(String::new(), |l| format!(" --limit '{}'", l.text()));
         writeln!(out, "(nines sweep {}/*.hlog --curve{limit} prints this table again)", dir.display())?;
     }
-    Ok(())
+    Ok(curve::verdict(&t))
 }
 
 /// Removes its directory when dropped, if the directory is still empty.

@@ -7,8 +7,10 @@ use nines_core::convergence;
 use nines_core::export;
 use nines_core::run::Run;
 use nines_core::series::{Direction, Grouping};
+use nines_core::spec::Verdict;
 use nines_core::stats::tag_name;
 use nines_core::sweep_table;
+use nines_core::workload_key::{self, WorkloadKey};
 use std::io::Write;
 
 use crate::cli::judge::{CompareArgs, FailOn, SteadyArgs, SweepArgs};
@@ -19,17 +21,33 @@ use crate::load::{load_two_sets, summarize_two_sets};
 pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<Vec<String>> {
     let opts = args.sel.options()?;
     // one run in memory at a time: what a comparison needs of each is its summary
-    let summary = |r: &Run| compare::Summary::of(r, nines_core::stats::run_stats(r, &opts));
+    let summary = |r: &Run| (compare::Summary::of(r, nines_core::stats::run_stats(r, &opts)), WorkloadKey::of(&r.meta));
     let (base, cand) = summarize_two_sets(&args.base, &args.with, summary)?;
-    let named = |set: Vec<(String, compare::Summary)>| -> Vec<compare::Summary> {
+    let named = |set: Vec<(String, (compare::Summary, WorkloadKey))>| -> (Vec<compare::Summary>, Vec<WorkloadKey>) {
         set.into_iter()
-            .map(|(name, mut s)| {
+            .map(|(name, (mut s, k))| {
                 s.name = name;
-                s
+                (s, k)
             })
-            .collect()
+            .unzip()
     };
-    let c = compare::compare_summaries(&named(base), &named(cand), &opts);
+    let ((base, base_keys), (cand, cand_keys)) = (named(base), named(cand));
+    let mut c = compare::compare_summaries(&base, &cand, &opts);
+    c.workload = workload_key::differences(&base_keys, &cand_keys);
+    for d in &c.workload {
+        let values = |v: &[String]| if v.is_empty() { "not stated".to_string() } else { v.join(", ") };
+        let within = [("baseline", &d.baseline), ("candidate", &d.candidate)]
+            .iter()
+            .filter(|(_, v)| v.len() > 1)
+            .map(|(side, _)| format!("; the {side} runs are not repeats"))
+            .collect::<String>();
+        crate::diag!(
+            "nines: compare: warning: the runs differ in workload: {} (baseline {}, candidate {}){within}; a change may be the workload's, not the system's",
+            d.key,
+            values(&d.baseline),
+            values(&d.candidate)
+        );
+    }
     if c.tags.is_empty() {
         bail!(
             "the baseline and candidate runs have no direction in common{}",
@@ -57,13 +75,15 @@ pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<Vec<String>> 
         .collect())
 }
 
-pub fn sweep(args: &SweepArgs, out: &mut impl Write) -> Result<()> {
+/// Prints the sweep's table; with `--curve --limit`, the search's verdict (README, "Exit
+/// status").
+pub fn sweep(args: &SweepArgs, out: &mut impl Write) -> Result<Option<Verdict>> {
     let (base, cand) = load_two_sets(&args.base, &args.with)?;
     if args.curve {
         let label = |s: &str| if args.with.is_empty() { "runs".to_string() } else { s.to_string() };
-        let mut sets = vec![(label("baseline"), base.iter().collect::<Vec<_>>())];
-        if !cand.is_empty() {
-            sets.push(("candidate".to_string(), cand.iter().collect()));
+        let mut sets = Vec::new();
+        for (name, runs) in [(label("baseline"), &base), ("candidate".to_string(), &cand)] {
+            sets.extend(curve_lines(&name, runs, args.param.as_deref()));
         }
         let t =
             nines_core::curve::table(&sets, &args.tag, &nines_core::curve::default_levels(), args.param.as_deref(), args.limit.as_ref());
@@ -75,10 +95,16 @@ pub fn sweep(args: &SweepArgs, out: &mut impl Write) -> Result<()> {
         } else {
             write!(out, "{}", export::text::curve(&t))?;
         }
-        return Ok(());
+        return Ok(nines_core::curve::verdict(&t));
     }
     let param = args.param.as_deref().context("--param names the swept parameter")?;
     let t = sweep_table::sweep(&base, &cand, param, &args.tag)?;
+    if !t.other_settings.is_empty() {
+        crate::diag!(
+            "nines: sweep: note: the runs differ in more than '{param}' ({}): a line for each of their workloads",
+            t.other_settings.join(", ")
+        );
+    }
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&t)?)?;
     } else if args.csv {
@@ -86,7 +112,36 @@ pub fn sweep(args: &SweepArgs, out: &mut impl Write) -> Result<()> {
     } else {
         write!(out, "{}", export::text::sweep(&t))?;
     }
-    Ok(())
+    Ok(None)
+}
+
+/// A curve's lines of one set of runs: the runs of each workload but for the load (the
+/// `param` named, else the queue depth, jobs and rate a curve varies), labelled by the
+/// settings that split them, with a note on stderr when they do.
+fn curve_lines<'a>(label: &str, runs: &'a [Run], param: Option<&str>) -> Vec<(String, Vec<&'a Run>)> {
+    let load: Vec<&str> = match param {
+        Some(p) => workload_key::setting_of(p).into_iter().collect(),
+        None => vec!["qd", "jobs", "rate"],
+    };
+    let keys: Vec<WorkloadKey> = runs.iter().map(|r| WorkloadKey::of(&r.meta).without(&load)).collect();
+    let other = workload_key::varying(&keys);
+    let mut lines: Vec<(String, Vec<&Run>)> = Vec::new();
+    for (r, k) in runs.iter().zip(&keys) {
+        let name = if other.is_empty() { label.to_string() } else { format!("{label} ({})", k.describe(&other)) };
+        match lines.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, v)) => v.push(r),
+            None => lines.push((name, vec![r])),
+        }
+    }
+    if !other.is_empty() {
+        crate::diag!(
+            "nines: sweep: note: the {} differ in more than the load ({}): a line for each of their {} workloads",
+            if label == "runs" { "runs".to_string() } else { format!("{label} runs") },
+            other.join(", "),
+            lines.len()
+        );
+    }
+    lines
 }
 
 fn direction(run: &Run, tag: Option<&str>) -> Result<Direction> {
@@ -102,7 +157,9 @@ fn direction(run: &Run, tag: Option<&str>) -> Result<Direction> {
     }
 }
 
-pub fn steady(args: &SteadyArgs, out: &mut impl Write) -> Result<()> {
+/// Prints the steady-state report; its verdict is the PTS rule's over the last rounds: holds
+/// (meets), does not hold (fails), too few rounds to judge (cannot tell).
+pub fn steady(args: &SteadyArgs, out: &mut impl Write) -> Result<Verdict> {
     if args.rounds < 2 {
         bail!("--rounds {} is too few: the rule needs at least 2 rounds (the PTS uses 5)", args.rounds);
     }
@@ -121,5 +178,9 @@ pub fn steady(args: &SteadyArgs, out: &mut impl Write) -> Result<()> {
     } else {
         write!(out, "{}", export::text::steady(&report))?;
     }
-    Ok(())
+    Ok(match &report.last {
+        Some(e) if e.holds => Verdict::Meets,
+        Some(_) => Verdict::Fails,
+        None => Verdict::CannotTell,
+    })
 }

@@ -17,13 +17,13 @@ fn main() -> ExitCode {
     let result = match &cli.cmd {
         Cmd::Stats(a) => nines::stats_cmd::run(a, &mut out),
         Cmd::Run(a) => nines::run_cmd::run(a, &given, &mut out),
-        Cmd::Curve(a) => nines::curve_cmd::run(a, &given, &mut out),
+        Cmd::Curve(a) => return judged(nines::curve_cmd::run(a, &given, &mut out), &mut out),
         Cmd::Demo(a) => nines::demo::run(a, &mut out),
         Cmd::Import(a) => nines::import_cmd::run(a, &mut out),
         Cmd::Compare(a) if a.fail_on.is_some() => return compare_gate(a, &mut out),
         Cmd::Compare(a) => nines::judge_cmd::compare(a, &mut out).map(drop),
-        Cmd::Sweep(a) => nines::judge_cmd::sweep(a, &mut out),
-        Cmd::Steady(a) => nines::judge_cmd::steady(a, &mut out),
+        Cmd::Sweep(a) => return judged(nines::judge_cmd::sweep(a, &mut out), &mut out),
+        Cmd::Steady(a) => return judged(nines::judge_cmd::steady(a, &mut out).map(Some), &mut out),
         Cmd::Pts(a) => nines::pts_cmd::run(a, &mut out),
         Cmd::Check(a) => return check(a, &mut out),
         Cmd::Merge(a) => nines::merge_cmd::run(a, &mut out),
@@ -56,6 +56,40 @@ fn parse_cli() -> Result<(Cli, nines::cli::run::Given), clap::Error> {
         _ => nines::cli::run::Given::default(),
     };
     Ok((cli, given))
+}
+
+/// A command that may give a verdict (`curve` and `sweep --curve` with `--limit`,
+/// `steady`): with one, the exit status is the verdict and an error is 3, as for `nines
+/// check`; without one (no `--limit`), 0, and an error 1 as for any command.
+fn judged(result: anyhow::Result<Option<nines_core::spec::Verdict>>, out: &mut impl Write) -> ExitCode {
+    let judging = judging_args();
+    match result.and_then(|v| out.flush().map(|()| v).map_err(Into::into)) {
+        Ok(Some(v)) => ExitCode::from(v.exit_code()),
+        Ok(None) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            nines::diag!("nines: {e:#}");
+            if judging {
+                ExitCode::from(nines::check_cmd::EXIT_ERROR)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
+
+/// Whether the command line asks for a verdict, so that its exit status is one (0 meets, 1
+/// fails, 2 cannot tell) and an error 3: `check`, `steady`, and `curve`, `sweep` or
+/// `compare` given `--limit` or `--fail-on`.
+fn judging_args() -> bool {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("check" | "steady") => true,
+        Some("curve" | "sweep" | "compare") => {
+            args.iter().any(|a| ["--limit", "--fail-on"].iter().any(|f| a == f || a.starts_with(&format!("{f}="))))
+        }
+        _ => false,
+    }
 }
 
 /// `nines check`: the exit status is the verdict (0 meets, 1 fails, 2 cannot tell), and an
@@ -95,11 +129,10 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// count) is an error of nines like any other, so it starts `nines: ` and names the flag;
 /// the rest (help, version, unknown flags) is clap's own output.
 fn usage_error(e: clap::Error) -> ExitCode {
-    let check = std::env::args().nth(1).as_deref() == Some("check");
     let shown =
         matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand);
-    if check && !shown {
-        // `nines check` keeps 2 for "cannot tell": a command line it refuses is an error
+    if judging_args() && !shown {
+        // a judging command keeps 2 for "cannot tell": a command line it refuses is an error
         let _ = e.print();
         return ExitCode::from(nines::check_cmd::EXIT_ERROR);
     }

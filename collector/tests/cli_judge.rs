@@ -220,19 +220,101 @@ fn steady_on_logs_and_real_runs() {
         "-o",
         s(&out),
     ]);
-    let v: Value = serde_json::from_str(&nines_ok(&["steady", s(&out), "--json"])).unwrap();
+    // the verdict is the exit status: 0 holds, 1 does not hold
+    let o = nines(&["steady", s(&out), "--json"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(o.status.code(), Some(if v["last"]["holds"] == true { 0 } else { 1 }), "{v}");
     let rounds = v["rounds"].as_array().unwrap();
     assert!(rounds.len() >= 9, "{}", rounds.len());
     let p = &v["last"];
     let range_pct = p["range"].as_f64().unwrap() / p["average"].as_f64().unwrap() * 100.0;
     assert_eq!(p["range_ok"], range_pct < 20.0);
 
-    // errors: too few rounds, bad track, unknown tag
+    // errors (exit status 3, as for nines check): too few rounds, bad track, unknown tag
     let e = nines(&["steady", s(&log), "--round", "30"]);
-    assert!(!e.status.success());
+    assert_eq!(e.status.code(), Some(3));
+    assert_eq!(nines(&["steady", s(&log), "--rounds", "x"]).status.code(), Some(3));
     assert!(String::from_utf8_lossy(&e.stderr).contains("2 rounds, fewer than the 5"), "{}", String::from_utf8_lossy(&e.stderr));
     let e = nines(&["steady", s(&log), "--track", "p100"]);
     assert!(String::from_utf8_lossy(&e.stderr).contains("cannot track"));
     let e = nines(&["steady", s(&log), "--tag", "trim"]);
     assert!(String::from_utf8_lossy(&e.stderr).contains("no direction 'trim' (tags: read, write)"));
+}
+
+/// QD1 randrw, QD16 randrw and a QD1 O_SYNC randwrite run, recorded by `nines run` on one
+/// file (a short run each: what is judged here is their metadata, not their numbers).
+fn three_workloads(dir: &Path) -> [std::path::PathBuf; 3] {
+    let target = dir.join("data");
+    let runs = [("qd1.hlog", "randrw", "1", false), ("qd16.hlog", "randrw", "16", false), ("sync.hlog", "randwrite", "1", true)];
+    runs.map(|(name, rw, qd, sync)| {
+        let out = dir.join(name);
+        let mut args = vec!["run", "--target", s(&target), "--size", "4MiB", "--rw", rw, "--qd", qd, "--ios", "2000", "--window", "100ms"];
+        args.extend(["--buffered", "--quiet", "-o", s(&out)]);
+        if sync {
+            args.push("--sync");
+        }
+        nines_ok(&args);
+        out
+    })
+}
+
+#[test]
+fn runs_of_different_workloads_are_not_repeats() {
+    let d = tempfile::tempdir().unwrap();
+    let [qd1, qd16, sync] = three_workloads(d.path());
+    // QD1 against QD16: warned on stderr, named in --json
+    let out = nines(&["compare", s(&qd1), "--with", s(&qd16), "--json"]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("warning: the runs differ in workload: qd (baseline 1, candidate 16)"), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["workload"], serde_json::json!([{"key": "qd", "baseline": ["1"], "candidate": ["16"]}]));
+    // a side of two workloads is no set of repeats; each setting that differs is named
+    let out = nines(&["compare", s(&qd1), s(&qd16), "--with", s(&sync), "--tag", "write"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    for want in [
+        "differ in workload: rw (baseline randrw, candidate randwrite)",
+        "differ in workload: qd (baseline 1, 16, candidate 1); the baseline runs are not repeats",
+        "differ in workload: sync (baseline false, candidate true)",
+    ] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    assert!(!err.contains("mix"), "{err}");
+    // runs of one workload: no warning, no key in the JSON
+    let again = d.path().join("qd1-again.hlog");
+    let target = d.path().join("data");
+    nines_ok(
+        &["run", "--target", s(&target), "--size", "4MiB", "--rw", "randrw", "--qd", "1", "--ios", "2000", "--window", "100ms"]
+            .into_iter()
+            .chain(["--buffered", "--quiet", "-o", s(&again)])
+            .collect::<Vec<_>>(),
+    );
+    let out = nines(&["compare", s(&qd1), "--with", s(&again), "--json"]);
+    assert!(out.status.success() && !String::from_utf8_lossy(&out.stderr).contains("workload"), "{out:?}");
+    assert!(serde_json::from_slice::<Value>(&out.stdout).unwrap().get("workload").is_none());
+}
+
+#[test]
+fn a_sweep_draws_a_line_per_workload() {
+    let d = tempfile::tempdir().unwrap();
+    let [qd1, qd16, sync] = three_workloads(d.path());
+    let out = nines(&["sweep", s(&qd1), s(&qd16), s(&sync), "--param", "qd", "--tag", "write", "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the runs differ in more than 'qd' (rw, sync): a line for each of their workloads"), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["other_settings"], serde_json::json!(["rw", "sync"]));
+    let rows: Vec<(f64, &str)> =
+        v["rows"].as_array().unwrap().iter().map(|r| (r["param"].as_f64().unwrap(), r["config"].as_str().unwrap())).collect();
+    assert_eq!(rows, [(1.0, "rw=randrw sync=false"), (16.0, "rw=randrw sync=false"), (1.0, "rw=randwrite sync=true")]);
+    // the latency curve: the sync run is a line of its own
+    let out = nines(&["sweep", s(&qd1), s(&qd16), s(&sync), "--curve", "--param", "qd", "--tag", "write", "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sets: Vec<(&str, usize)> =
+        v["sets"].as_array().unwrap().iter().map(|s| (s["label"].as_str().unwrap(), s["points"].as_array().unwrap().len())).collect();
+    assert_eq!(sets, [("runs (rw=randrw sync=false)", 2), ("runs (rw=randwrite sync=true)", 1)]);
+    // the two randrw runs alone: one line, no note
+    let out = nines(&["sweep", s(&qd1), s(&qd16), "--param", "qd", "--tag", "write"]);
+    assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
 }

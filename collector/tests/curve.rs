@@ -119,8 +119,8 @@ fn a_tight_limit_stops_the_ladder_at_the_first_clear_failure() {
     let d = tempfile::tempdir().unwrap();
     let (t, out) = (d.path().join("t.dat"), d.path().join("c"));
     // no storage completes half the reads in 1 ns: the first point clearly fails, and the
-    // curve stops there
-    let text = nines_ok(&[
+    // curve stops there; the verdict is the exit status, 1 as for nines check
+    let run = nines(&[
         "curve",
         "--quiet",
         "--target",
@@ -136,11 +136,24 @@ fn a_tight_limit_stops_the_ladder_at_the_first_clear_failure() {
         "-o",
         s(&out),
     ]);
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    let text = String::from_utf8(run.stdout).unwrap();
     assert_eq!(files(&out), ["qd-1.hlog"]);
     assert!(text.contains("no load tried meets 'read p50 <= 1ns'"), "{text}");
     assert!(text.contains("fails at qd 1: read p50 = "), "{text}");
     assert!(text.contains("stopped early: qd 1 clearly fails") && text.contains("not run: qd 2, qd 4, qd 8"), "{text}");
     assert!(text.contains("verdict: fails"), "{text}");
+    // the same verdict from the archive, by nines sweep --curve; an error of a judging
+    // command line is 3, never read as a verdict
+    let again = nines(&["sweep", s(&out.join("qd-1.hlog")), "--curve", "--limit", "read p50 <= 1ns"]);
+    assert_eq!(again.status.code(), Some(1), "{again:?}");
+    let e = nines(&["sweep", s(&out.join("missing.hlog")), "--curve", "--limit", "read p50 <= 1ns"]);
+    assert_eq!(e.status.code(), Some(3), "{e:?}");
+    let e = nines(&["sweep", s(&out.join("qd-1.hlog")), "--curve", "--limit", "read p50 <= 1"]);
+    assert_eq!(e.status.code(), Some(3), "{e:?}");
+    // without --limit there is no verdict: 0, and an error is 1 as for any command
+    let e = nines(&["sweep", s(&out.join("missing.hlog")), "--curve"]);
+    assert_eq!(e.status.code(), Some(1), "{e:?}");
 }
 
 #[test]

@@ -244,3 +244,42 @@ fn site_adds_runs_and_keeps_the_ones_there() {
     assert!(String::from_utf8_lossy(&r.stderr).contains("is not valid JSON"));
     assert_eq!(std::fs::read_to_string(site.join("manifest.json")).unwrap(), "{not json");
 }
+
+#[test]
+fn a_sites_manifest_keeps_each_runs_workload() {
+    let d = tempfile::tempdir().unwrap();
+    let (site, target) = (d.path().join("site"), d.path().join("data"));
+    let mut files = Vec::new();
+    for (name, rw, qd, sync) in
+        [("qd1.hlog", "randrw", "1", false), ("qd16.hlog", "randrw", "16", false), ("sync.hlog", "randwrite", "1", true)]
+    {
+        let out = d.path().join(name);
+        let t = target.to_str().unwrap();
+        let mut args = vec!["run", "--target", t, "--size", "4MiB", "--rw", rw, "--qd", qd, "--ios", "500", "--buffered", "--quiet"];
+        args.extend(["-o", out.to_str().unwrap()]);
+        if sync {
+            args.push("--sync");
+        }
+        nines_ok(&args);
+        files.push(out.to_str().unwrap().to_string());
+    }
+    let mut args: Vec<&str> = vec!["site"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(["-o", site.to_str().unwrap()]);
+    nines_ok(&args);
+    let read = || -> Value { serde_json::from_str(&std::fs::read_to_string(site.join("manifest.json")).unwrap()).unwrap() };
+    let m = read();
+    let key = |i: usize, k: &str| m["runs"][i]["trend"]["workload"][k].as_str().map(str::to_string);
+    assert_eq!((key(0, "rw"), key(0, "qd"), key(0, "sync")), (Some("randrw".into()), Some("1".into()), Some("false".into())));
+    assert_eq!((key(1, "rw"), key(1, "qd")), (Some("randrw".into()), Some("16".into())));
+    assert_eq!((key(2, "rw"), key(2, "sync"), key(2, "mix")), (Some("randwrite".into()), Some("true".into()), None));
+    // a manifest of an older nines (no workload in the trend summaries) is read and completed
+    let mut old = m.clone();
+    for r in old["runs"].as_array_mut().unwrap() {
+        r["trend"].as_object_mut().unwrap().remove("workload");
+    }
+    std::fs::write(site.join("manifest.json"), serde_json::to_string(&old).unwrap()).unwrap();
+    let said = nines_ok(&["site", &files[0], "-o", site.to_str().unwrap()]);
+    assert!(said.contains("3 runs listed, 0 added, 3 kept"), "{said}");
+    assert_eq!(read(), m);
+}

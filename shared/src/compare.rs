@@ -87,6 +87,10 @@ pub struct Comparison {
     pub baseline: Vec<String>,
     pub candidate: Vec<String>,
     pub tags: Vec<TagComparison>,
+    /// The settings in which the runs are not one workload ([`crate::workload_key`]), filled
+    /// in by the caller that read the runs' keys; left out of the JSON when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub workload: Vec<crate::workload_key::Difference>,
 }
 
 fn overlap(a: (f64, f64), b: (f64, f64)) -> bool {
@@ -268,7 +272,12 @@ pub fn compare_summaries(base: &[Summary], cand: &[Summary], opts: &Options) -> 
             }
         })
         .collect();
-    Comparison { baseline: base.iter().map(|r| r.name.clone()).collect(), candidate: cand.iter().map(|r| r.name.clone()).collect(), tags }
+    Comparison {
+        baseline: base.iter().map(|r| r.name.clone()).collect(),
+        candidate: cand.iter().map(|r| r.name.clone()).collect(),
+        tags,
+        workload: Vec::new(),
+    }
 }
 
 #[cfg(test)]

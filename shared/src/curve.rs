@@ -544,6 +544,13 @@ pub fn table_with(
     }
 }
 
+/// The verdict of a table's search for the highest load meeting its limit (`None` without a
+/// limit): any set's failure fails, else any set that cannot tell cannot tell.
+pub fn verdict(t: &CurveTable) -> Option<Verdict> {
+    t.limit.as_ref()?;
+    Some(Verdict::overall(t.sets.iter().filter_map(|s| s.decision.as_ref().map(|d| d.verdict))))
+}
+
 /// Sort `v` stably by `less`. By hand: a curve has tens of points and a few levels, and each
 /// use of the standard library's sorts adds several KB to the viewer's wasm.
 fn insertion_sort<T>(v: &mut [T], less: impl Fn(&T, &T) -> bool) {

@@ -63,6 +63,7 @@ pub mod trend;
 pub mod units;
 pub mod variability;
 pub mod window_levels;
+pub mod workload_key;
 
 /// Test-only allocation accounting: the peak heap a piece of code takes on its thread, so
 /// memory bounds can be tested as sizes (no timers).

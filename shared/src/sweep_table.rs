@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::quantile::{Level, Support};
 use crate::run::Run;
 use crate::stats::{run_stats, Options};
+use crate::workload_key::{setting_of, varying, WorkloadKey};
 
 /// Why a sweep table could not be made.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -173,6 +174,11 @@ pub struct SweepTable {
     pub param: String,
     pub tag: String,
     pub rows: Vec<Row>,
+    /// Workload settings other than the parameter in which the runs differ
+    /// ([`crate::workload_key`]): the rows are split by them (in `config`), a line each.
+    /// Left out of the JSON when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub other_settings: Vec<String>,
 }
 
 fn point(run: &Run, tag: &str) -> Result<Point, SweepError> {
@@ -202,11 +208,26 @@ pub fn sweep<B: std::borrow::Borrow<Run>, C: std::borrow::Borrow<Run>>(
     param: &str,
     tag: &str,
 ) -> Result<SweepTable, SweepError> {
-    let base = base.iter().map(|r| r.borrow());
-    let cand = cand.iter().map(|r| r.borrow());
+    let base: Vec<&Run> = base.iter().map(|r| r.borrow()).collect();
+    let cand: Vec<&Run> = cand.iter().map(|r| r.borrow()).collect();
+    // a line joins runs of one workload but for the swept setting: the other settings in
+    // which the runs of a side differ split them
+    let swept: Vec<&str> = setting_of(param).into_iter().collect();
+    let keys = |set: &[&Run]| set.iter().map(|r| WorkloadKey::of(&r.meta).without(&swept)).collect::<Vec<_>>();
+    let mut other = varying(&keys(&base));
+    for k in varying(&keys(&cand)) {
+        if !other.contains(&k) {
+            other.push(k);
+        }
+    }
     let key = |r: &Run| -> Result<(String, f64), SweepError> {
         let v = param_value(r, param).ok_or_else(|| SweepError::NoParam { run: r.source.clone(), param: param.into() })?;
-        Ok((config_of(r, param), v))
+        let mut config = config_of(r, param);
+        let settings = WorkloadKey::of(&r.meta).describe(&other);
+        if !settings.is_empty() {
+            config = if config.is_empty() { settings } else { format!("{config}, {settings}") };
+        }
+        Ok((config, v))
     };
     let mut cands = Vec::new();
     for r in cand {
@@ -226,7 +247,7 @@ pub fn sweep<B: std::borrow::Borrow<Run>, C: std::borrow::Borrow<Run>>(
         rows.push(Row { param: v, config, base: b, cand: c, change });
     }
     crate::sort::sort_by(&mut rows, |a, b| a.config.cmp(&b.config).then(a.param.total_cmp(&b.param)));
-    Ok(SweepTable { param: param.into(), tag: tag.into(), rows })
+    Ok(SweepTable { param: param.into(), tag: tag.into(), rows, other_settings: other.iter().map(|s| s.to_string()).collect() })
 }
 
 #[cfg(test)]
@@ -259,6 +280,24 @@ mod tests {
         assert_eq!(param_names(&[&a, &b]), vec!["disks".to_string(), "numjobs".to_string()]);
         assert_eq!(param_names(&[&c, &d]), vec!["qd".to_string()]);
         assert!(param_names(&[&c]).is_empty());
+    }
+
+    #[test]
+    fn a_line_joins_runs_of_one_workload_but_the_parameter() {
+        // QD1 and QD16 randrw, and a QD1 O_SYNC randwrite run: a qd sweep is two lines
+        let with = |source: &str, rw: &str, qd: u32, sync: bool| Run {
+            meta: crate::workload_key::tests::nines_run(rw, qd, sync),
+            ..run(source, 1, 1, 1000)
+        };
+        let runs = [with("qd1", "randrw", 1, false), with("qd16", "randrw", 16, false), with("sync", "randwrite", 1, true)];
+        let t = sweep(&runs, &[] as &[Run], "qd", "write").unwrap();
+        assert_eq!(t.other_settings, ["rw", "sync"]);
+        let rows: Vec<(f64, &str)> = t.rows.iter().map(|r| (r.param, r.config.as_str())).collect();
+        assert_eq!(rows, [(1.0, "rw=randrw sync=false"), (16.0, "rw=randrw sync=false"), (1.0, "rw=randwrite sync=true")]);
+        // runs of one workload but the parameter: one line, nothing split
+        let t = sweep(&runs[..2], &[] as &[Run], "qd", "write").unwrap();
+        assert!(t.other_settings.is_empty() && t.rows.iter().all(|r| r.config.is_empty()));
+        assert!(!serde_json::to_string(&t).unwrap().contains("other_settings"));
     }
 
     #[test]

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use crate::compare::{self, Verdict};
 use crate::run::Run;
 use crate::stats::RunStats;
+use crate::workload_key::WorkloadKey;
 
 /// One level of one direction of a run: its value and 95% interval (ns), and the I/Os beyond.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,6 +25,9 @@ pub struct LevelSummary {
 pub struct Summary {
     /// Run start, seconds since the epoch, when the run says.
     pub start: Option<f64>,
+    /// What the run ran ([`WorkloadKey`]): a trend compares a run with repeats of its workload
+    /// only. `None` in a manifest written before nines kept it.
+    pub workload: Option<WorkloadKey>,
     /// Per tag (`read`, `write`, `all`, ...): its I/Os and levels.
     pub tags: Vec<(String, u64, Vec<LevelSummary>)>,
 }
@@ -49,10 +53,10 @@ impl Summary {
                 (t.clone(), s.count, levels)
             })
             .collect();
-        Summary { start: run.start_time, tags }
+        Summary { start: run.start_time, workload: Some(WorkloadKey::of(&run.meta)), tags }
     }
 
-    /// The manifest's form: `{"start": S, "tags": [["read", N, [[label, value, lo, hi,
+    /// The manifest's form: `{"start": S, "workload": {"rw": "randrw", ...}, "tags": [["read", N, [[label, value, lo, hi,
     /// beyond], ...]], ...]}` in the stats' tag order, a value or bound `null` where the run
     /// has none.
     pub fn to_json(&self) -> Value {
@@ -65,7 +69,11 @@ impl Summary {
                 json!([t, n, lv])
             })
             .collect();
-        json!({ "start": self.start, "tags": tags })
+        let mut v = json!({ "start": self.start, "tags": tags });
+        if let Some(k) = &self.workload {
+            v["workload"] = k.to_json();
+        }
+        v
     }
 
     /// Read [`Summary::to_json`]'s form; the error says which part is not as written.
@@ -74,6 +82,7 @@ impl Summary {
             None | Some(Value::Null) => None,
             Some(s) => Some(s.as_f64().ok_or("'start' is not a number")?),
         };
+        let workload = v.get("workload").map(WorkloadKey::from_json).transpose()?;
         let tags = v.get("tags").and_then(Value::as_array).ok_or("no 'tags' list")?;
         let mut out = Vec::with_capacity(tags.len());
         for (k, tv) in tags.iter().enumerate() {
@@ -103,7 +112,7 @@ impl Summary {
             }
             out.push((t.to_string(), n, levels));
         }
-        Ok(Summary { start, tags: out })
+        Ok(Summary { start, workload, tags: out })
     }
 
     /// A level of a direction.
@@ -125,7 +134,9 @@ pub struct Point {
 }
 
 /// The trend of level `label` of direction `tag` over `runs` in the order given, each run
-/// judged against `baseline` when given, else against the nearest earlier run with a value.
+/// judged against `baseline` when given, else against the nearest earlier run with a value;
+/// either only when it is a repeat of the run's workload ([`WorkloadKey::repeats`]): a QD16
+/// run after a QD1 run is no change of the system.
 pub fn points(runs: &[&Summary], tag: &str, label: &str, baseline: Option<usize>) -> Vec<Point> {
     let measured: Vec<compare::Measured> = runs
         .iter()
@@ -134,18 +145,26 @@ pub fn points(runs: &[&Summary], tag: &str, label: &str, baseline: Option<usize>
             None => (None, None),
         })
         .collect();
-    let mut last: Option<usize> = None;
+    let repeats = |a: usize, b: usize| match (&runs[a].workload, &runs[b].workload) {
+        (Some(x), Some(y)) => x.repeats(y),
+        _ => true,
+    };
+    let mut lasts: Vec<usize> = Vec::new();
     measured
         .iter()
         .enumerate()
         .map(|(i, &(value, interval))| {
             let against = match baseline {
-                Some(b) if b != i && b < runs.len() => Some(b),
+                Some(b) if b != i && b < runs.len() => Some(b).filter(|&b| repeats(b, i)),
                 Some(_) => None,
-                None => last,
+                None => lasts.iter().copied().filter(|&j| repeats(j, i)).max(),
             };
             if value.is_some() {
-                last = Some(i);
+                // the last run with a value of each workload (a site holds few workloads)
+                match lasts.iter_mut().find(|j| runs[**j].workload == runs[i].workload) {
+                    Some(j) => *j = i,
+                    None => lasts.push(i),
+                }
             }
             let verdict = against.map(|a| compare::measured_change(label, measured[a], (value, interval), false).verdict);
             Point { value, interval, verdict, against }
@@ -207,6 +226,23 @@ mod tests {
             b.iter().map(|p| p.verdict).collect::<Vec<_>>(),
             vec![None, Some(Verdict::Same), Some(Verdict::Worse), Some(Verdict::Worse), Some(Verdict::Better)]
         );
+        // a run of another workload is compared with the last repeat of its own, or with none
+        let mut mixed = runs.clone();
+        let keys = [("randrw", 1, false), ("randrw", 16, false), ("randwrite", 1, true), ("randrw", 1, false), ("randrw", 16, false)];
+        for (s, (rw, qd, sync)) in mixed.iter_mut().zip(keys) {
+            s.workload = Some(WorkloadKey::of(&crate::workload_key::tests::nines_run(rw, qd, sync)));
+        }
+        let mixed: Vec<&Summary> = mixed.iter().collect();
+        let p = points(&mixed, "read", "p99.99", None);
+        assert_eq!(p.iter().map(|p| p.against).collect::<Vec<_>>(), vec![None, None, None, Some(0), Some(1)]);
+        assert_eq!(p[3].verdict, Some(Verdict::Worse));
+        assert_eq!(p[4].verdict, Some(Verdict::Better));
+        // a pinned baseline of another workload judges nothing
+        assert!(points(&mixed, "read", "p99.99", Some(2)).iter().all(|p| p.verdict.is_none()));
+        // a summary of an older manifest (no workload) is compared as before
+        let mut old = Summary::of(&run(5_000_000), &run_stats(&run(5_000_000), &Options::default())).to_json();
+        old.as_object_mut().unwrap().remove("workload");
+        assert_eq!(Summary::from_json(&old).unwrap().workload, None);
         // a direction the runs do not have: no values, nothing judged beyond unknown
         assert!(points(&refs, "write", "p99", None).iter().all(|p| p.value.is_none() && p.verdict != Some(Verdict::Worse)));
     }
