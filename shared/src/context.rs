@@ -356,6 +356,10 @@ pub struct WindowContext {
     pub cpu: Option<CpuShares>,
     pub io_pressure: Option<PressureShares>,
     pub cpu_pressure: Option<PressureShares>,
+    /// CPU time of the recording process itself (all its threads, user + system,
+    /// getrusage(2) `RUSAGE_SELF`) in percent of one core: 100 is one core busy the whole
+    /// window. Key `nines_cpu`.
+    pub nines_cpu: Option<f64>,
 }
 
 /// How a context comment line begins.
@@ -405,6 +409,9 @@ impl WindowContext {
                     put(&format!("{name}_full"), f);
                 }
             }
+        }
+        if let Some(n) = self.nines_cpu {
+            put("nines_cpu", n);
         }
         s.push(']');
         s
@@ -462,6 +469,7 @@ impl WindowContext {
         });
         c.io_pressure = get("io_some").map(|some| PressureShares { some, full: get("io_full") });
         c.cpu_pressure = get("cpu_some").map(|some| PressureShares { some, full: get("cpu_full") });
+        c.nines_cpu = get("nines_cpu");
         Ok(c)
     }
 
@@ -593,6 +601,7 @@ mod tests {
             cpu: Some(CpuShares { user: 25.0, nice: 0.0, system: 15.0, idle: 50.0, iowait: 10.0, irq: 0.0, softirq: 0.0, steal: 0.0 }),
             io_pressure: Some(PressureShares { some: 25.0, full: Some(10.0) }),
             cpu_pressure: Some(PressureShares { some: 1.25, full: None }),
+            nines_cpu: Some(3.5),
         }
     }
 
@@ -604,7 +613,7 @@ mod tests {
             line,
             "#[context start_ns=1000000000 end_ns=2000000000 dev=vda,vdb r_s=250.000 w_s=600.000 rkB_s=20000.000 wkB_s=81920.000 \
              r_await=1.800 w_await=5.000 aqu=0.800 util=40.000 user=25.000 nice=0.000 sys=15.000 idle=50.000 iowait=10.000 \
-             irq=0.000 softirq=0.000 steal=0.000 io_some=25.000 io_full=10.000 cpu_some=1.250]"
+             irq=0.000 softirq=0.000 steal=0.000 io_some=25.000 io_full=10.000 cpu_some=1.250 nines_cpu=3.500]"
         );
         assert_eq!(WindowContext::parse_line(&line).unwrap(), c);
         // partial contexts (tmpfs: no disk; no PSI) and unknown keys from a later version
