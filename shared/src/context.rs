@@ -542,9 +542,12 @@ fn numbers_object<S: serde::Serializer>(v: &[(&'static str, MeanMax)], s: S) -> 
     m.end()
 }
 
-/// The numbers of `stats --context`, each with how a window gives it.
-type Getter = fn(&WindowContext) -> Option<f64>;
-const NUMBERS: [(&str, Getter); 19] = [
+/// How a window's context gives one number.
+pub type Getter = fn(&WindowContext) -> Option<f64>;
+
+/// The numbers of `stats --context` (and of `nines export`'s windows table, as `ctx_NAME`
+/// in lower case), each with how a window gives it.
+pub const NUMBERS: [(&str, Getter); 19] = [
     ("util", |c| c.disk.map(|d| d.util)),
     ("aqu_sz", |c| c.disk.map(|d| d.aqu_sz)),
     ("r_await", |c| c.disk.map(|d| d.r_await)),
@@ -565,6 +568,14 @@ const NUMBERS: [(&str, Getter); 19] = [
     ("cpu_full", |c| c.cpu_pressure.and_then(|p| p.full)),
     ("nines_cpu", |c| c.nines_cpu),
 ];
+
+/// The context record of the window starting `start_s` seconds from the run's start (the
+/// archive keeps window starts to the millisecond), from records in time order.
+pub fn record_at(context: &[WindowContext], start_s: f64) -> Option<&WindowContext> {
+    let ns = (start_s * 1e9).round().max(0.0) as u64;
+    let i = context.partition_point(|c| c.start_ns + 1_000_000 <= ns);
+    context.get(i).filter(|c| c.start_ns.abs_diff(ns) < 1_000_000)
+}
 
 impl ContextSummary {
     /// The summary of `run`'s context records whose window starts in `[from, to)` seconds
