@@ -75,6 +75,25 @@ const WINDOWS_SCHEMA: &str = "message windows {
   REQUIRED INT64 min_ns;
   REQUIRED INT64 max_ns;
   REQUIRED BYTE_ARRAY layout (UTF8);
+  OPTIONAL DOUBLE ctx_util;
+  OPTIONAL DOUBLE ctx_aqu_sz;
+  OPTIONAL DOUBLE ctx_r_await;
+  OPTIONAL DOUBLE ctx_w_await;
+  OPTIONAL DOUBLE ctx_r_s;
+  OPTIONAL DOUBLE ctx_w_s;
+  OPTIONAL DOUBLE ctx_rkb_s;
+  OPTIONAL DOUBLE ctx_wkb_s;
+  OPTIONAL DOUBLE ctx_user;
+  OPTIONAL DOUBLE ctx_sys;
+  OPTIONAL DOUBLE ctx_iowait;
+  OPTIONAL DOUBLE ctx_irq;
+  OPTIONAL DOUBLE ctx_softirq;
+  OPTIONAL DOUBLE ctx_steal;
+  OPTIONAL DOUBLE ctx_io_some;
+  OPTIONAL DOUBLE ctx_io_full;
+  OPTIONAL DOUBLE ctx_cpu_some;
+  OPTIONAL DOUBLE ctx_cpu_full;
+  OPTIONAL DOUBLE ctx_nines_cpu;
 }";
 
 const BUCKETS_SCHEMA: &str = "message buckets {
@@ -463,7 +482,10 @@ fn write_windows(w: &mut Writer, id: &str, rows: &[WindowRow]) -> parquet::error
             Col::I64(rows.iter().map(|r| i(r.min_ns)).collect()),
             Col::I64(rows.iter().map(|r| i(r.max_ns)).collect()),
             Col::Str(rows.iter().map(|r| s(&dataset::layout_key(&r.layout))).collect()),
-        ],
+        ]
+        .into_iter()
+        .chain(nines_core::context::NUMBERS.iter().map(|(_, get)| Col::OptF64(rows.iter().map(|r| r.context.and_then(get)).collect())))
+        .collect(),
     )
 }
 
@@ -564,5 +586,15 @@ mod tests {
         let junk = tempfile::tempfile().unwrap();
         std::io::Write::write_all(&mut &junk, b"PAR1 not a table PAR1").unwrap();
         assert!(!same_rows(p, &junk, &ours).unwrap());
+    }
+
+    #[test]
+    fn context_columns_are_named_alike_in_parquet_and_csv() {
+        let cols = dataset::context_columns();
+        let parquet: Vec<&str> = WINDOWS_SCHEMA.lines().filter_map(|l| l.trim().strip_prefix("OPTIONAL DOUBLE ctx_")).collect();
+        let parquet: Vec<String> = parquet.iter().map(|c| format!("ctx_{}", c.trim_end_matches(';'))).collect();
+        assert_eq!(parquet, cols);
+        let header = dataset::WINDOWS_CSV_HEADER.trim_end();
+        assert!(header.ends_with(&format!(",{}", cols.join(","))), "{header}");
     }
 }

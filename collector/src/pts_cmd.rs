@@ -463,6 +463,7 @@ fn base_args(a: &PtsArgs, p: &Params) -> RunConfig {
         ignore_signatures: a.ignore_signatures,
         force: true,
         no_record: false,
+        no_context: false,
         scope: None,
         param: Map::new(),
         meta_other: Map::new(),

@@ -3,6 +3,7 @@
 use std::io::Write;
 
 use anyhow::{bail, Result};
+use nines_core::context::ContextSummary;
 use nines_core::export;
 use nines_core::run::distinct_names;
 use nines_core::stats;
@@ -32,6 +33,7 @@ pub fn run(args: &StatsArgs, out: &mut impl Write) -> Result<()> {
     // stats of a thousand runs take the memory of the largest one, not of all of them.
     let files = each_file_once(&args.files);
     let mut results = Vec::with_capacity(files.len());
+    let mut contexts = Vec::new();
     for p in &files {
         let r = &load_run(p)?;
         let mut s = stats::run_stats(r, &opts);
@@ -43,6 +45,9 @@ pub fn run(args: &StatsArgs, out: &mut impl Write) -> Result<()> {
                 Some(t) => bail!("{}: no windows with tag '{t}' in the selected range (tags: {})", r.source, tag_list(r)),
                 None => bail!("{}: no windows in the selected range", r.source),
             }
+        }
+        if args.context {
+            contexts.push(ContextSummary::of(r, args.sel.from, args.sel.to));
         }
         results.push(s);
     }
@@ -59,7 +64,24 @@ pub fn run(args: &StatsArgs, out: &mut impl Write) -> Result<()> {
     for (s, n) in results.iter_mut().zip(names) {
         s.name = n;
     }
-    if args.json {
+    if args.context {
+        if args.json {
+            writeln!(out, "{}", export::json::stats_context(&results, &contexts))?;
+        } else {
+            for (i, (s, c)) in results.iter().zip(&contexts).enumerate() {
+                if i > 0 {
+                    writeln!(out)?;
+                }
+                write!(out, "{}", export::text::stats(std::slice::from_ref(s)))?;
+                match c {
+                    Some(c) => write!(out, "{}", export::text::context(c))?,
+                    None => {
+                        writeln!(out, "context: none recorded (the run has no #[context] lines: imported, or written by an older nines)")?
+                    }
+                }
+            }
+        }
+    } else if args.json {
         writeln!(out, "{}", export::json::stats(&results))?;
     } else {
         write!(out, "{}", export::text::stats(&results))?;

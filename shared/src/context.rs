@@ -356,6 +356,10 @@ pub struct WindowContext {
     pub cpu: Option<CpuShares>,
     pub io_pressure: Option<PressureShares>,
     pub cpu_pressure: Option<PressureShares>,
+    /// CPU time of the recording process itself (all its threads, user + system,
+    /// getrusage(2) `RUSAGE_SELF`) in percent of one core: 100 is one core busy the whole
+    /// window. Key `nines_cpu`.
+    pub nines_cpu: Option<f64>,
 }
 
 /// How a context comment line begins.
@@ -405,6 +409,9 @@ impl WindowContext {
                     put(&format!("{name}_full"), f);
                 }
             }
+        }
+        if let Some(n) = self.nines_cpu {
+            put("nines_cpu", n);
         }
         s.push(']');
         s
@@ -462,6 +469,7 @@ impl WindowContext {
         });
         c.io_pressure = get("io_some").map(|some| PressureShares { some, full: get("io_full") });
         c.cpu_pressure = get("cpu_some").map(|some| PressureShares { some, full: get("cpu_full") });
+        c.nines_cpu = get("nines_cpu");
         Ok(c)
     }
 
@@ -471,6 +479,160 @@ impl WindowContext {
     pub fn collect(text: &str) -> Vec<WindowContext> {
         text.lines().filter(|l| l.starts_with(CONTEXT_PREFIX)).filter_map(|l| WindowContext::parse_line(l).ok()).collect()
     }
+}
+
+/// The mean and the largest value of one context number over a run's windows.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct MeanMax {
+    pub mean: f64,
+    pub max: f64,
+}
+
+/// A context number over the windows: (value, weight) pairs; None when there are none or
+/// the weights add up to nothing.
+fn mean_max(xs: impl Iterator<Item = (f64, f64)>) -> Option<MeanMax> {
+    let (mut sw, mut swx, mut max, mut any) = (0.0, 0.0, f64::NEG_INFINITY, false);
+    for (x, w) in xs {
+        any = true;
+        sw += w;
+        swx += w * x;
+        max = max.max(x);
+    }
+    any.then(|| MeanMax { mean: if sw > 0.0 { swx / sw } else { 0.0 }, max })
+}
+
+/// What the device and the host did over a run (`nines stats --context`): each context
+/// number's mean and max over the windows in range.
+///
+/// The means are over time (each window weighted by its length), so the rates' means are the
+/// rates over the whole span, as iostat gives them for one interval; r_await and w_await are
+/// weighted by each window's reads and writes (the device's I/Os), as iostat's await over the
+/// span is (the time spent over the I/Os done).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct ContextSummary {
+    /// Context records in range.
+    pub windows: usize,
+    /// The disks the device numbers sum (the run's `context_devices`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<String>,
+    /// Why the device part (or the whole context) is missing (the run's `context_missing`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
+    /// Each number by its name in `stats --context` (`util`, `aqu_sz`, `r_await`, ...,
+    /// `nines_cpu`), in a fixed order; numbers no window has are left out. In JSON an
+    /// object by name.
+    #[serde(serialize_with = "numbers_object")]
+    pub numbers: Vec<(&'static str, MeanMax)>,
+    /// The device's reads and writes per second that the run did not issue: r/s + w/s less
+    /// the run's own read and write IOPS in the same window (present only with the device
+    /// part). Negative where the block layer merged the run's I/Os, or held them in a cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other_iops: Option<MeanMax>,
+    /// fio's own disk statistics of an imported fio json+ run (the run's `disk_util`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub disk_util: Vec<crate::meta::DiskUtil>,
+}
+
+fn numbers_object<S: serde::Serializer>(v: &[(&'static str, MeanMax)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(v.len()))?;
+    for (k, x) in v {
+        m.serialize_entry(k, x)?;
+    }
+    m.end()
+}
+
+/// How a window's context gives one number.
+pub type Getter = fn(&WindowContext) -> Option<f64>;
+
+/// The numbers of `stats --context` (and of `nines export`'s windows table, as `ctx_NAME`
+/// in lower case), each with how a window gives it.
+pub const NUMBERS: [(&str, Getter); 19] = [
+    ("util", |c| c.disk.map(|d| d.util)),
+    ("aqu_sz", |c| c.disk.map(|d| d.aqu_sz)),
+    ("r_await", |c| c.disk.map(|d| d.r_await)),
+    ("w_await", |c| c.disk.map(|d| d.w_await)),
+    ("r_s", |c| c.disk.map(|d| d.r_s)),
+    ("w_s", |c| c.disk.map(|d| d.w_s)),
+    ("rkB_s", |c| c.disk.map(|d| d.rkb_s)),
+    ("wkB_s", |c| c.disk.map(|d| d.wkb_s)),
+    ("user", |c| c.cpu.map(|x| x.user)),
+    ("sys", |c| c.cpu.map(|x| x.system)),
+    ("iowait", |c| c.cpu.map(|x| x.iowait)),
+    ("irq", |c| c.cpu.map(|x| x.irq)),
+    ("softirq", |c| c.cpu.map(|x| x.softirq)),
+    ("steal", |c| c.cpu.map(|x| x.steal)),
+    ("io_some", |c| c.io_pressure.map(|p| p.some)),
+    ("io_full", |c| c.io_pressure.and_then(|p| p.full)),
+    ("cpu_some", |c| c.cpu_pressure.map(|p| p.some)),
+    ("cpu_full", |c| c.cpu_pressure.and_then(|p| p.full)),
+    ("nines_cpu", |c| c.nines_cpu),
+];
+
+/// The context record of the window starting `start_s` seconds from the run's start (the
+/// archive keeps window starts to the millisecond), from records in time order.
+pub fn record_at(context: &[WindowContext], start_s: f64) -> Option<&WindowContext> {
+    let ns = (start_s * 1e9).round().max(0.0) as u64;
+    let i = context.partition_point(|c| c.start_ns + 1_000_000 <= ns);
+    context.get(i).filter(|c| c.start_ns.abs_diff(ns) < 1_000_000)
+}
+
+impl ContextSummary {
+    /// The summary of `run`'s context records whose window starts in `[from, to)` seconds
+    /// from the run's start (as `stats --from/--to` select windows); None when the run has
+    /// no context records and says nothing about them.
+    pub fn of(run: &crate::run::Run, from: Option<f64>, to: Option<f64>) -> Option<ContextSummary> {
+        let (lo, hi) = (from.unwrap_or(f64::NEG_INFINITY), to.unwrap_or(f64::INFINITY));
+        let recs: Vec<&WindowContext> =
+            run.context.iter().filter(|c| c.end_ns > c.start_ns && (lo..hi).contains(&(c.start_ns as f64 / 1e9))).collect();
+        let m = &run.meta;
+        if recs.is_empty() && m.context_missing.is_none() && m.context_devices.is_empty() && m.disk_util.is_empty() {
+            return None;
+        }
+        let len = |c: &WindowContext| (c.end_ns - c.start_ns) as f64 / 1e9;
+        let mut numbers = Vec::new();
+        for (name, get) in NUMBERS {
+            // awaits weighted by the I/Os they average over, the rest by time
+            let weight = |c: &WindowContext| match name {
+                "r_await" => c.disk.map_or(0.0, |d| d.r_s) * len(c),
+                "w_await" => c.disk.map_or(0.0, |d| d.w_s) * len(c),
+                _ => len(c),
+            };
+            if let Some(m) = mean_max(recs.iter().filter_map(|c| get(c).map(|x| (x, weight(c))))) {
+                numbers.push((name, m));
+            }
+        }
+        let other = recs.iter().filter_map(|c| {
+            let d = c.disk?;
+            Some((d.r_s + d.w_s - own_ios(run, c) as f64 / len(c), len(c)))
+        });
+        Some(ContextSummary {
+            windows: recs.len(),
+            devices: run.meta.context_devices.clone(),
+            missing: run.meta.context_missing.clone(),
+            numbers,
+            other_iops: mean_max(other),
+            disk_util: run.meta.disk_util.clone(),
+        })
+    }
+
+    /// A number's mean and max by its `stats --context` name.
+    pub fn get(&self, name: &str) -> Option<MeanMax> {
+        self.numbers.iter().find(|(n, _)| *n == name).map(|x| x.1)
+    }
+}
+
+/// The run's own reads and writes in the window of context record `c`: the I/Os of its
+/// unscoped read and write tags whose window starts where the record does (the archive keeps
+/// window starts to the millisecond).
+fn own_ios(run: &crate::run::Run, c: &WindowContext) -> u64 {
+    let start_s = c.start_ns as f64 / 1e9;
+    run.windows
+        .iter()
+        .filter(|w| (w.start_s - start_s).abs() < 1e-3)
+        .filter(|w| crate::tag::is_direction(w.tag.as_deref()) && matches!(w.tag.as_deref(), Some("read" | "write")))
+        .map(|w| w.hist.count())
+        .sum()
 }
 
 #[cfg(test)]
@@ -593,6 +755,7 @@ mod tests {
             cpu: Some(CpuShares { user: 25.0, nice: 0.0, system: 15.0, idle: 50.0, iowait: 10.0, irq: 0.0, softirq: 0.0, steal: 0.0 }),
             io_pressure: Some(PressureShares { some: 25.0, full: Some(10.0) }),
             cpu_pressure: Some(PressureShares { some: 1.25, full: None }),
+            nines_cpu: Some(3.5),
         }
     }
 
@@ -604,7 +767,7 @@ mod tests {
             line,
             "#[context start_ns=1000000000 end_ns=2000000000 dev=vda,vdb r_s=250.000 w_s=600.000 rkB_s=20000.000 wkB_s=81920.000 \
              r_await=1.800 w_await=5.000 aqu=0.800 util=40.000 user=25.000 nice=0.000 sys=15.000 idle=50.000 iowait=10.000 \
-             irq=0.000 softirq=0.000 steal=0.000 io_some=25.000 io_full=10.000 cpu_some=1.250]"
+             irq=0.000 softirq=0.000 steal=0.000 io_some=25.000 io_full=10.000 cpu_some=1.250 nines_cpu=3.500]"
         );
         assert_eq!(WindowContext::parse_line(&line).unwrap(), c);
         // partial contexts (tmpfs: no disk; no PSI) and unknown keys from a later version
@@ -658,5 +821,51 @@ mod tests {
         let ctx = WindowContext::collect(&with);
         assert_eq!(ctx.len(), 3);
         assert_eq!(ctx[2].start_ns, 2_000_000_000);
+    }
+
+    #[test]
+    fn summary_means_weights_and_other_iops() {
+        use crate::hist::{Hist, Layout};
+        use crate::run::{Run, Window};
+        let l = Layout::default_ns();
+        // two 1 s windows: the run did 100 then 300 reads; the device saw 150 then 300 reads
+        // a second, with awaits of 1 ms then 3 ms
+        let windows: Vec<Window> = [100u64, 300]
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &n)| {
+                let read = Window {
+                    start_s: i as f64,
+                    length_s: 1.0,
+                    tag: Some("read".into()),
+                    hist: Hist::from_values(l, (0..n).map(|_| 50_000)),
+                };
+                // a scoped share and a service time are not counted again
+                let scoped = Window { tag: Some("job/read".into()), ..read.clone() };
+                let svc = Window { tag: Some("read.svc".into()), ..read.clone() };
+                [read, scoped, svc]
+            })
+            .collect();
+        let ctx = |i: u64, r_s: f64, r_await: f64| WindowContext {
+            start_ns: i * 1_000_000_000,
+            end_ns: (i + 1) * 1_000_000_000,
+            disk: Some(DiskRates { r_s, r_await, util: 10.0 * (i + 1) as f64, ..DiskRates::default() }),
+            ..WindowContext::default()
+        };
+        let run = Run { windows, context: vec![ctx(0, 150.0, 1.0), ctx(1, 300.0, 3.0)], ..Run::default() };
+        let s = ContextSummary::of(&run, None, None).unwrap();
+        assert_eq!(s.windows, 2);
+        assert_eq!(s.get("util"), Some(MeanMax { mean: 15.0, max: 20.0 }));
+        assert_eq!(s.get("r_s"), Some(MeanMax { mean: 225.0, max: 300.0 }));
+        // (150 * 1 + 300 * 3) / 450 reads = 2.333 ms, as iostat over the 2 s would give
+        assert!(close(s.get("r_await").unwrap().mean, 1050.0 / 450.0), "{s:?}");
+        // 50 then 0 reads a second not issued by the run
+        assert_eq!(s.other_iops, Some(MeanMax { mean: 25.0, max: 50.0 }));
+        assert_eq!(s.get("user"), None);
+        // --from 1s: the second window only
+        let late = ContextSummary::of(&run, Some(1.0), None).unwrap();
+        assert_eq!((late.windows, late.other_iops.unwrap().mean), (1, 0.0));
+        // a run that says nothing about context has no summary
+        assert_eq!(ContextSummary::of(&Run::default(), None, None), None);
     }
 }

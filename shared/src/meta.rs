@@ -416,6 +416,32 @@ meta_struct! {
         /// and every deviation from the specification. Kept as JSON (as `merge`): nothing but
         /// `nines pts` writes it.
         pub pts: Map<String, Value>,
+        /// The whole disks (/proc/diskstats names) whose rates the run's `#[context ...]`
+        /// lines hold, resolved from the targets when the run began.
+        pub context_devices: Vec<String>,
+        /// Why the run's context lines hold no device rates (or none at all): a target on
+        /// tmpfs, the null engine, `--no-context`.
+        pub context_missing: Option<String>,
+        /// fio's `disk_util` of an imported fio json+ run: each disk's counters over fio's run.
+        pub disk_util: Vec<DiskUtil>,
+    }
+}
+
+meta_struct! {
+    /// One disk of fio's json+ `disk_util` (fio's HOWTO, "Disk statistics"): the I/Os, ticks
+    /// and in-queue time it counted on the disk over its run, from /proc/diskstats.
+    pub struct DiskUtil {
+        pub name: String,
+        pub read_ios: Option<u64>,
+        pub write_ios: Option<u64>,
+        pub read_merges: Option<u64>,
+        pub write_merges: Option<u64>,
+        /// Milliseconds spent reading, writing, and with I/Os queued (weighted).
+        pub read_ticks: Option<u64>,
+        pub write_ticks: Option<u64>,
+        pub in_queue: Option<u64>,
+        /// Percent of fio's run the disk was busy.
+        pub util: Option<f64>,
     }
 }
 

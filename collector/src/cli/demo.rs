@@ -70,6 +70,7 @@ impl DemoArgs {
             ignore_signatures: false,
             force: true,
             no_record: false,
+            no_context: false,
             live: false,
             serve: Default::default(),
             job_file: None,

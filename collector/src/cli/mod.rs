@@ -136,6 +136,10 @@ pub struct StatsArgs {
     /// (repeatable or comma-separated).
     #[arg(long, value_name = "LIMIT", requires = "windows", value_delimiter = ',', value_parser = nines_core::window_levels::parse_window_limit)]
     pub limit: Vec<nines_core::window_levels::WindowLimit>,
+    /// Also print what the device and the host did beside the windows (the runs'
+    /// `#[context]` lines): each number's mean and max, and the device I/Os nines did not issue.
+    #[arg(long)]
+    pub context: bool,
     /// Print JSON (documented in README.md) instead of tables.
     #[arg(long)]
     pub json: bool,

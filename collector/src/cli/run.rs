@@ -159,6 +159,10 @@ pub struct RunArgs {
     /// Do the I/O but record nothing (for measuring the recording overhead in benchmarks).
     #[arg(long, hide = true)]
     pub no_record: bool,
+    /// Record no device and host context beside each window (the `#[context ...]` lines:
+    /// the target's disks as iostat -x, CPU shares, pressure, nines' own CPU).
+    #[arg(long)]
+    pub no_context: bool,
     /// Serve the run as it is written (as `nines view --follow` does): the page draws each
     /// window as it lands and /metrics gives the last window's levels. After a run that ends
     /// by itself the page stays served until Ctrl-C.
@@ -290,6 +294,7 @@ impl RunArgs {
             ignore_signatures: self.ignore_signatures,
             force: self.force,
             no_record: self.no_record,
+            no_context: self.no_context,
             scope: None,
             param: serde_json::Map::new(),
             meta_other: serde_json::Map::new(),

@@ -178,6 +178,8 @@ pub struct RunConfig {
     pub ignore_signatures: bool,
     pub force: bool,
     pub no_record: bool,
+    /// Record no `#[context ...]` lines (device rates, CPU, pressure) beside the windows.
+    pub no_context: bool,
     /// The scope of this workload's tags when it runs beside others (a job file's section:
     /// its job's name).
     pub scope: Option<String>,

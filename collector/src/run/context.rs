@@ -20,6 +20,9 @@ pub struct Sample {
     /// None where the kernel has no PSI (before 4.20, or `psi=0`).
     pub io_pressure: Option<Pressure>,
     pub cpu_pressure: Option<Pressure>,
+    /// This process's CPU time so far, all threads, user + system, in microseconds
+    /// (getrusage(2) `RUSAGE_SELF`).
+    pub self_cpu_us: Option<u64>,
 }
 
 impl Sample {
@@ -47,6 +50,10 @@ impl Sample {
             },
             io_pressure: pressure(&a.io_pressure, &b.io_pressure),
             cpu_pressure: pressure(&a.cpu_pressure, &b.cpu_pressure),
+            nines_cpu: match (a.self_cpu_us, b.self_cpu_us) {
+                (Some(x), Some(y)) if interval_s > 0.0 => Some(y.saturating_sub(x) as f64 / 1e6 / interval_s * 100.0),
+                _ => None,
+            },
         }
     }
 }
@@ -84,6 +91,185 @@ impl Sampler {
 /// through device-mapper and md (`slaves/`) every disk beneath. Sorted, without repeats.
 pub fn resolve_disks(path: &Path) -> Result<Vec<String>, String> {
     imp::resolve_disks(path)
+}
+
+/// How a run records its windows' context: the sampler (None: not at all), the disks it
+/// reads, and why the device rates (or the whole context) are missing.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    pub sampler: Option<Sampler>,
+    pub devices: Vec<String>,
+    pub missing: Option<String>,
+}
+
+impl Plan {
+    /// No context lines at all, for `reason`.
+    pub fn off(reason: impl Into<String>) -> Plan {
+        Plan { sampler: None, devices: Vec::new(), missing: Some(reason.into()) }
+    }
+
+    /// The disks under every target (resolved once, at the start); a target that has none
+    /// (tmpfs, an overlay, a network file system) is named in `missing` with the reason, and
+    /// the host part (CPU, pressure) is recorded all the same. `no_device` (the null engine)
+    /// skips the devices. A host whose /proc cannot be read records nothing and says why.
+    pub fn for_targets(targets: &[&Path], no_device: Option<&str>) -> Plan {
+        let mut devices = Vec::new();
+        let mut why = Vec::new();
+        match no_device {
+            Some(r) => why.push(r.to_string()),
+            None => {
+                for t in targets {
+                    match resolve_disks(t) {
+                        Ok(d) => devices.extend(d),
+                        Err(e) => why.push(format!("'{}': {e}", t.display())),
+                    }
+                }
+            }
+        }
+        devices.sort();
+        devices.dedup();
+        let sampler = Sampler::for_devices(devices.clone());
+        match sampler.sample() {
+            Err(e) => Plan::off(format!("no context recorded: {e}")),
+            Ok(s) => {
+                // a disk resolved through sysfs but absent from /proc/diskstats
+                for d in &devices {
+                    if !s.disks.iter().any(|x| &x.name == d) {
+                        why.push(format!("{d} is not in /proc/diskstats"));
+                    }
+                }
+                let missing = (!why.is_empty()).then(|| format!("no device rates for {}", why.join("; ")));
+                Plan { sampler: Some(sampler), devices, missing }
+            }
+        }
+    }
+}
+
+/// One sample taken by [`spawn`]'s thread at the `k`th window edge (`rec_start + k *
+/// window`), or why it could not be taken.
+type Edge = (u64, Result<Sample, String>);
+
+/// The sampling thread of a run: it sleeps until each window edge on the run's monotonic
+/// clock (the clock the jobs cut windows by) and samples there; with windows counted in I/Os
+/// (edges not known ahead) only the recording's start. It ends when `stop` is dropped.
+pub struct Thread {
+    stop: Option<std::sync::mpsc::Sender<()>>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Thread {
+    /// Stop the thread and wait for it.
+    pub fn end(mut self) {
+        self.stop.take();
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// Start sampling at the window edges of a run whose recording starts at `rec_start_ns` (on
+/// [`super::job::clock`]) with windows of `window_ns` (None: windows counted in I/Os). The
+/// writer's [`Feed`] takes the samples.
+pub fn spawn(sampler: Sampler, rec_start_ns: u64, window_ns: Option<u64>) -> std::io::Result<(Thread, Feed)> {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    let (stop_tx, stop_rx) = channel::<()>();
+    let (tx, rx) = channel::<Edge>();
+    let s = sampler.clone();
+    let handle = std::thread::Builder::new().name("nines-context".into()).spawn(move || {
+        let mut k = 0u64;
+        loop {
+            let due = rec_start_ns.saturating_add(k.saturating_mul(window_ns.unwrap_or(0)));
+            loop {
+                let now = super::job::clock();
+                if now >= due {
+                    break;
+                }
+                match stop_rx.recv_timeout(std::time::Duration::from_nanos(due - now)) {
+                    Err(RecvTimeoutError::Timeout) => {}
+                    _ => return,
+                }
+            }
+            if tx.send((k, s.sample())).is_err() || window_ns.is_none() {
+                return;
+            }
+            k += 1;
+        }
+    })?;
+    let thread = Thread { stop: Some(stop_tx), handle: Some(handle) };
+    Ok((thread, Feed { sampler, rec_start_ns, window_ns, rx, got: std::collections::BTreeMap::new(), prev: None, failed: None }))
+}
+
+/// The writer's side: the context of each window it writes, from the samples at its edges.
+pub struct Feed {
+    sampler: Sampler,
+    rec_start_ns: u64,
+    window_ns: Option<u64>,
+    rx: std::sync::mpsc::Receiver<Edge>,
+    got: std::collections::BTreeMap<u64, Sample>,
+    /// The sample at the end of the last window, with that end: the next window's start.
+    prev: Option<(u64, Sample)>,
+    /// Why sampling stopped during the run (then no more context lines are written).
+    pub failed: Option<String>,
+}
+
+impl Feed {
+    /// The context of the window from `start_ns` to `end_ns` (on the run's clock): the
+    /// sampling thread's samples at those edges when they are window edges, else (the last
+    /// window, cut when the jobs stopped; windows counted in I/Os) a sample taken now, just
+    /// after the window was closed. None once sampling has failed.
+    pub fn window(&mut self, start_ns: u64, end_ns: u64) -> Option<WindowContext> {
+        if self.failed.is_some() {
+            return None;
+        }
+        let a = match self.prev.take() {
+            Some((t, s)) if t == start_ns => s,
+            _ => self.at(start_ns)?,
+        };
+        let b = self.at(end_ns)?;
+        let c = Sample::context(&a, &b, start_ns.saturating_sub(self.rec_start_ns), end_ns.saturating_sub(self.rec_start_ns));
+        self.prev = Some((end_ns, b));
+        Some(c)
+    }
+
+    /// The index of the window edge at `t`, if it is one.
+    fn edge(&self, t: u64) -> Option<u64> {
+        let since = t.checked_sub(self.rec_start_ns)?;
+        match self.window_ns {
+            _ if since == 0 => Some(0),
+            Some(w) if w > 0 && since % w == 0 => Some(since / w),
+            _ => None,
+        }
+    }
+
+    fn at(&mut self, t: u64) -> Option<Sample> {
+        if let Some(k) = self.edge(t) {
+            loop {
+                if let Some(s) = self.got.remove(&k) {
+                    // edges before this one are never asked for again
+                    self.got = self.got.split_off(&k);
+                    return Some(s);
+                }
+                match self.rx.recv() {
+                    Ok((i, Ok(s))) => {
+                        self.got.insert(i, s);
+                    }
+                    Ok((_, Err(e))) => {
+                        self.failed = Some(e);
+                        return None;
+                    }
+                    // the thread has ended (windows counted in I/Os): sample here
+                    Err(_) => break,
+                }
+            }
+        }
+        match self.sampler.sample() {
+            Ok(s) => Some(s),
+            Err(e) => {
+                self.failed = Some(e);
+                None
+            }
+        }
+    }
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -127,7 +313,19 @@ mod imp {
                 Err(_) => Ok(None),
             }
         };
-        Ok(Sample { at, disks, cpu, io_pressure: pressure("io")?, cpu_pressure: pressure("cpu")? })
+        Ok(Sample { at, disks, cpu, io_pressure: pressure("io")?, cpu_pressure: pressure("cpu")?, self_cpu_us: self_cpu_us() })
+    }
+
+    /// getrusage(2) of the whole process (every thread), user + system, in microseconds.
+    fn self_cpu_us() -> Option<u64> {
+        // SAFETY: rusage is plain integers, all-zero a valid value; getrusage fills it in.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: a valid out-pointer to a live rusage.
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+            return None;
+        }
+        let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+        Some(us(ru.ru_utime) + us(ru.ru_stime))
     }
 
     /// glibc's encoding of dev_t (sys/sysmacros.h `gnu_dev_major` / `gnu_dev_minor`).

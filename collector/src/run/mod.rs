@@ -70,6 +70,9 @@ pub struct Outcome {
     pub engine: String,
     pub steady: Option<SteadyOutcome>,
     pub errors: Vec<String>,
+    /// Why the run's context lines lack the device rates (or stopped), said once in the
+    /// summary; None when they are complete or were not asked for (`--no-context`).
+    pub context_note: Option<String>,
 }
 
 /// Print the end summary (the `nines stats` table of the archive) and turn job errors into
@@ -85,6 +88,9 @@ pub fn finish(o: &Outcome, no_summary: bool, out: &mut impl Write) -> Result<()>
             Some(SteadyOutcome::Reached { criterion, at_s, .. }) => writeln!(out, "steady state ({criterion}) reached at {at_s:.1} s")?,
             Some(SteadyOutcome::NotReached { criterion, .. }) => writeln!(out, "steady state ({criterion}) NOT reached")?,
             None => {}
+        }
+        if let Some(n) = &o.context_note {
+            writeln!(out, "context: {n}")?;
         }
     }
     if let Some(e) = o.errors.first() {
@@ -295,6 +301,7 @@ pub fn collect_all(parts: &[RunConfig]) -> Result<Outcome> {
     let (mut opened, part_targets) = open_targets(parts, &ws, kind, quiet)?;
     check_trims(&ws, &part_targets, &opened, kind, &mut engine_meta)?;
     let part_scopes = scopes(parts, &mut opened);
+    let plan = context_plan(a, &opened, kind);
     let runs: Vec<Part> =
         ws.into_iter().zip(part_targets).zip(part_scopes).map(|((w, targets), scope)| Part { w: Arc::new(w), targets, scope }).collect();
     let w = runs[0].w.clone();
@@ -302,11 +309,15 @@ pub fn collect_all(parts: &[RunConfig]) -> Result<Outcome> {
     let archive_err = |e: &std::io::Error| output::write_error(e, &a.output, "every window written before this error is in it");
 
     let clock = start_clock(a.start_at, w.ramp_ns, quiet)?;
-    let meta = header_meta(a, &runs, &opened, &engine_meta, &clock);
+    let meta = RunMeta {
+        context_devices: plan.devices.clone(),
+        context_missing: plan.missing.clone(),
+        ..header_meta(a, &runs, &opened, &engine_meta, &clock)
+    };
     let aw = ArchiveWriter::new(BufWriter::new(out_file.try_clone()?), &Header { start_time: clock.start_epoch, meta })
         .map_err(|e| archive_err(&e))?;
     let (out, routes) = tag_routes(&runs, &opened);
-    let setup = Setup { runs: &runs, opened: &opened, clock: &clock, kind, quiet, raw: &raw };
+    let setup = Setup { runs: &runs, opened: &opened, clock: &clock, kind, quiet, raw: &raw, context: plan.sampler.clone() };
     let (mut aw, wres, features) = record(aw, &setup, &out, routes)?;
     install_signals(false);
     let stop = STOP.load(Ordering::Relaxed);
@@ -345,14 +356,33 @@ pub fn collect_all(parts: &[RunConfig]) -> Result<Outcome> {
         engine_meta.registered_files = Some(ff);
         engine_meta.registered_buffers = Some(fb);
     }
-    let summary = end_meta(engine_meta, &wres, &out, &clock, &stopped_by);
+    let mut summary = end_meta(engine_meta, &wres, &out, &clock, &stopped_by);
+    let context_note = match &wres.context_failed {
+        Some(e) => {
+            let why = format!("context lines stopped during the run: {e}");
+            summary.context_missing = Some(match &plan.missing {
+                Some(m) => format!("{m}; {why}"),
+                None => why.clone(),
+            });
+            Some(why)
+        }
+        None if a.no_context => None,
+        None => plan.missing.clone().map(|m| if plan.sampler.is_some() { format!("{m} (CPU and pressure recorded)") } else { m }),
+    };
     aw.write_meta(&summary).map_err(|e| archive_err(&e))?;
     let bw = aw.into_inner();
     let f = bw.into_inner().map_err(|e| archive_err(e.error()))?;
     f.sync_all().map_err(|e| archive_err(&e))?;
     drop(opened);
 
-    Ok(Outcome { output: a.output.clone(), stopped_by, engine: kind_name(kind), steady: wres.steady.take(), errors: wres.errors })
+    Ok(Outcome {
+        output: a.output.clone(),
+        stopped_by,
+        engine: kind_name(kind),
+        steady: wres.steady.take(),
+        errors: wres.errors,
+        context_note,
+    })
 }
 
 /// A run ready to record: its workloads with their targets, the targets opened, its clock,
@@ -364,6 +394,8 @@ struct Setup<'a> {
     kind: EngineKind,
     quiet: bool,
     raw: &'a Option<Arc<job::RawLog>>,
+    /// What samples each window's context (None: no context lines).
+    context: Option<context::Sampler>,
 }
 
 /// The run itself: the writer thread appending each window to the archive (`out`, each job's
@@ -380,6 +412,17 @@ fn record(
     let pool: job::Pool = Arc::new(Mutex::new(Vec::new()));
     let (tx, rx) = mpsc::channel::<Msg>();
     let features: Features = Arc::new(Mutex::new(None));
+    let window_ns = match runs[0].w.window {
+        WindowRule::Time(ns) => Some(ns),
+        WindowRule::Ios(_) => None,
+    };
+    let (sampling, feed) = match &s.context {
+        Some(sm) => {
+            let (t, f) = context::spawn(sm.clone(), clock.rec_start_ns, window_ns)?;
+            (Some(t), Some(f))
+        }
+        None => (None, None),
+    };
     let writer = {
         let cfg = writer::WriterCfg {
             w: runs[0].w.clone(),
@@ -389,6 +432,7 @@ fn record(
             pool: pool.clone(),
             out: out.to_vec(),
             routes,
+            context: feed,
         };
         std::thread::Builder::new().name("nines-writer".into()).spawn(move || {
             let r = writer::writer_loop(rx, &mut aw, cfg);
@@ -411,7 +455,21 @@ fn record(
         let _ = h.join();
     }
     let (aw, wres) = writer.join().map_err(|_| anyhow!("the writer thread panicked"))?;
+    if let Some(t) = sampling {
+        t.end();
+    }
     Ok((aw, wres, features))
+}
+
+/// How the run records its windows' context: off with `--no-context`; the disks under the
+/// targets (the null engine does no I/O: host part only).
+fn context_plan(a: &RunConfig, opened: &[Opened], kind: EngineKind) -> context::Plan {
+    if a.no_context {
+        return context::Plan::off("not recorded (--no-context)");
+    }
+    let targets: Vec<&Path> = opened.iter().map(|o| o.real.as_path()).collect();
+    let no_device = (kind == EngineKind::Null).then_some("the null engine does no I/O on a device");
+    context::Plan::for_targets(&targets, no_device)
 }
 
 /// What the first job's io_uring set up (registered files, registered buffers), for the

@@ -16,6 +16,7 @@ use nines_core::quantile::{value_at, Level};
 use nines_core::steady::{evaluate, Metric};
 use nines_core::units::{format_ns, format_rate};
 
+use super::context::Feed;
 use super::job::{new_hist, JobWindow, Msg, Pool, TagWindow, STOP, STOP_STEADY};
 use super::workload::{WindowRule, Workload, NT, SYNC, TAGS};
 
@@ -32,6 +33,8 @@ pub struct WriterCfg {
     pub out: Vec<OutTag>,
     /// For each job, for each of its slots (`target * NT + tag`), the `out` tags it adds to.
     pub routes: Vec<Vec<Vec<usize>>>,
+    /// Where each window's `#[context ...]` line comes from (None: none written).
+    pub context: Option<Feed>,
 }
 
 /// One tag of the archive.
@@ -53,7 +56,7 @@ impl WriterCfg {
         for (i, o) in out.iter().enumerate() {
             route[o.tag].push(i);
         }
-        WriterCfg { jobs: w.jobs, routes: vec![route; w.jobs as usize], w, rec_start_ns, quiet, pool, out }
+        WriterCfg { jobs: w.jobs, routes: vec![route; w.jobs as usize], w, rec_start_ns, quiet, pool, out, context: None }
     }
 }
 
@@ -101,6 +104,8 @@ pub struct WriterResult {
     pub end_ns: u64,
     pub steady: Option<SteadyOutcome>,
     pub errors: Vec<String>,
+    /// Why the context lines stopped during the run (reading /proc failed).
+    pub context_failed: Option<String>,
 }
 
 struct Pending {
@@ -111,8 +116,9 @@ struct Pending {
     tags: Vec<Option<TagWindow>>,
 }
 
-pub fn writer_loop<W: Write>(rx: Receiver<Msg>, aw: &mut ArchiveWriter<W>, cfg: WriterCfg) -> Result<WriterResult> {
+pub fn writer_loop<W: Write>(rx: Receiver<Msg>, aw: &mut ArchiveWriter<W>, mut cfg: WriterCfg) -> Result<WriterResult> {
     let jobs = cfg.jobs as usize;
+    let mut feed = cfg.context.take();
     let mut pending: BTreeMap<u64, Pending> = BTreeMap::new();
     let mut done: Vec<Option<Option<u64>>> = vec![None; jobs];
     let mut next = 0u64;
@@ -142,7 +148,7 @@ pub fn writer_loop<W: Write>(rx: Receiver<Msg>, aw: &mut ArchiveWriter<W>, cfg: 
             }
             let Some(p) = pending.remove(&next) else { break };
             if write_error.is_none() {
-                if let Err(e) = write_window(aw, &p, &cfg, &empty, &mut res) {
+                if let Err(e) = write_window(aw, &p, &cfg, &empty, &mut res, feed.as_mut()) {
                     // Keep draining the jobs; report at the end.
                     write_error = Some(e);
                     STOP.compare_exchange(0, super::job::STOP_ERROR, Ordering::Relaxed, Ordering::Relaxed).ok();
@@ -180,6 +186,7 @@ pub fn writer_loop<W: Write>(rx: Receiver<Msg>, aw: &mut ArchiveWriter<W>, cfg: 
         }
     }
     progress.finish();
+    res.context_failed = feed.and_then(|f| f.failed);
     if let Some((c, _)) = &cfg.w.steady {
         if res.steady.is_none() {
             res.steady = Some(SteadyOutcome::NotReached { criterion: c.to_string(), windows_checked: samples.len() });
@@ -257,6 +264,7 @@ fn write_window<W: Write>(
     cfg: &WriterCfg,
     empty: &Histogram<u64>,
     res: &mut WriterResult,
+    feed: Option<&mut Feed>,
 ) -> Result<()> {
     let start_s = p.start.saturating_sub(cfg.rec_start_ns) as f64 / 1e9;
     let len_s = (p.end - p.start) as f64 / 1e9;
@@ -269,6 +277,12 @@ fn write_window<W: Write>(
             }
             None => aw.write_hdr(start_s, len_s, Some(&o.name), empty, Some(0))?,
         }
+    }
+    // the window's context right after its lines (readers of HdrHistogram logs skip it)
+    if let Some(c) = feed.and_then(|f| f.window(p.start, p.end)) {
+        let out = aw.get_mut();
+        writeln!(out, "{}", c.to_line())?;
+        out.flush()?;
     }
     res.windows += 1;
     res.end_ns = res.end_ns.max(p.end);

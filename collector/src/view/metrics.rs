@@ -11,6 +11,7 @@
 
 use std::fmt::Write;
 
+use nines_core::context::{DiskRates, WindowContext};
 use nines_core::meta::Size;
 use nines_core::quantile::{self, Support};
 use nines_core::run::{Run, Window};
@@ -158,8 +159,76 @@ pub fn render(runs: &[(&str, &Run)]) -> String {
     for d in &dirs {
         let _ = writeln!(o, "nines_last_window_end_seconds{{{}}} {}", d.labels, num(d.last.start_s + d.last.length_s));
     }
+    context(&mut o, runs, &family);
     o.push_str("# EOF\n");
     o
+}
+
+/// The gauges of each run's last `#[context]` record: what the device and the host did in
+/// its last recorded window (iostat -x's device numbers, /proc/stat's CPU shares, PSI's stall
+/// shares, nines' own CPU), as ratios (0 to 1) and seconds, OpenMetrics' base units.
+fn context(o: &mut String, runs: &[(&str, &Run)], family: &dyn Fn(&mut String, &str, &str, Option<&str>, &str)) {
+    let last: Vec<(String, &WindowContext)> =
+        runs.iter().filter_map(|(name, run)| run.context.last().map(|c| (format!("run=\"{}\"", esc(name)), c))).collect();
+    let dev = |c: &WindowContext| format!(",device=\"{}\"", esc(&c.devices.join("+")));
+    type Disk = fn(&DiskRates) -> f64;
+    let disk: [(&str, Option<&str>, &str, Disk); 9] = [
+        ("nines_context_device_utilization_ratio", None, "Share of the last window the target's disks were busy (iostat -x %util / 100; io_ticks of /proc/diskstats; with several disks the busiest).", |d| d.util / 100.0),
+        ("nines_context_device_queue_size", None, "Average number of requests queued or in service at the target's disks in the last window (iostat -x aqu-sz; time_in_queue of /proc/diskstats).", |d| d.aqu_sz),
+        ("nines_context_device_read_await_seconds", Some("seconds"), "Average time of the disks' reads in the last window, queue and service, in seconds (iostat -x r_await).", |d| d.r_await / 1e3),
+        ("nines_context_device_write_await_seconds", Some("seconds"), "Average time of the disks' writes in the last window, queue and service, in seconds (iostat -x w_await).", |d| d.w_await / 1e3),
+        ("nines_context_device_reads_per_second", None, "Reads completed by the target's disks per second in the last window, whoever issued them (iostat -x r/s).", |d| d.r_s),
+        ("nines_context_device_writes_per_second", None, "Writes completed by the target's disks per second in the last window, whoever issued them (iostat -x w/s).", |d| d.w_s),
+        ("nines_context_device_read_bytes_per_second", None, "Bytes read from the target's disks per second in the last window (iostat -x rkB/s x 1024).", |d| d.rkb_s * 1024.0),
+        ("nines_context_device_write_bytes_per_second", None, "Bytes written to the target's disks per second in the last window (iostat -x wkB/s x 1024).", |d| d.wkb_s * 1024.0),
+        ("nines_context_device_ios_per_second", None, "Reads and writes completed by the target's disks per second in the last window (r/s + w/s).", |d| d.r_s + d.w_s),
+    ];
+    for (name, unit, help, get) in disk {
+        family(o, name, "gauge", unit, help);
+        for (l, c) in &last {
+            if let Some(d) = &c.disk {
+                let _ = writeln!(o, "{name}{{{l}{}}} {}", dev(c), num(get(d)));
+            }
+        }
+    }
+    family(
+        o,
+        "nines_context_cpu_ratio",
+        "gauge",
+        None,
+        "Share of all CPUs' time in each mode in the last window (/proc/stat's cpu line, as vmstat's us, sy, wa, st; user includes nice).",
+    );
+    for (l, c) in &last {
+        if let Some(x) = &c.cpu {
+            for (mode, v) in [
+                ("user", x.user + x.nice),
+                ("system", x.system),
+                ("iowait", x.iowait),
+                ("irq", x.irq),
+                ("softirq", x.softirq),
+                ("steal", x.steal),
+                ("idle", x.idle),
+            ] {
+                let _ = writeln!(o, "nines_context_cpu_ratio{{{l},mode=\"{mode}\"}} {}", num(v / 100.0));
+            }
+        }
+    }
+    family(o, "nines_context_pressure_stall_ratio", "gauge", None, "Share of the last window some (or all non-idle) tasks were stalled on the resource (/proc/pressure/io and cpu, the total= counters; the kernel's accounting/psi.rst).");
+    for (l, c) in &last {
+        for (res, p) in [("io", &c.io_pressure), ("cpu", &c.cpu_pressure)] {
+            let Some(p) = p else { continue };
+            let _ = writeln!(o, "nines_context_pressure_stall_ratio{{{l},resource=\"{res}\",kind=\"some\"}} {}", num(p.some / 100.0));
+            if let Some(f) = p.full {
+                let _ = writeln!(o, "nines_context_pressure_stall_ratio{{{l},resource=\"{res}\",kind=\"full\"}} {}", num(f / 100.0));
+            }
+        }
+    }
+    family(o, "nines_context_self_cpu_cores", "gauge", None, "CPU time of the recording nines process (all threads, user + system) in the last window, in cores (1 = one core busy all the window).");
+    for (l, c) in &last {
+        if let Some(n) = c.nines_cpu {
+            let _ = writeln!(o, "nines_context_self_cpu_cores{{{l}}} {}", num(n / 100.0));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -218,5 +287,43 @@ mod tests {
         let mut r = run();
         r.meta.workload = None;
         assert!(!render(&[("x", &r)]).contains("nines_bytes_total{"));
+    }
+
+    #[test]
+    fn the_last_context_record_as_gauges() {
+        use nines_core::context::{CpuShares, PressureShares};
+        let mut r = run();
+        // without context: the families are declared, no samples
+        let t = render(&[("x", &r)]);
+        assert!(
+            t.contains("# TYPE nines_context_device_utilization_ratio gauge") && !t.contains("nines_context_device_utilization_ratio{")
+        );
+        let rec = |i: u64, util: f64| WindowContext {
+            start_ns: i * 1_000_000_000,
+            end_ns: (i + 1) * 1_000_000_000,
+            devices: vec!["vda".into()],
+            disk: Some(DiskRates { util, r_s: 100.0, w_s: 50.0, r_await: 2.5, rkb_s: 400.0, ..DiskRates::default() }),
+            cpu: Some(CpuShares { user: 20.0, nice: 5.0, idle: 75.0, ..CpuShares::default() }),
+            io_pressure: Some(PressureShares { some: 12.5, full: Some(2.5) }),
+            cpu_pressure: Some(PressureShares { some: 1.0, full: None }),
+            nines_cpu: Some(37.5),
+        };
+        r.context = vec![rec(0, 10.0), rec(1, 40.0)];
+        let t = render(&[("x", &r)]);
+        let l = r#"run="x",device="vda""#;
+        // the last record's values, in base units
+        for line in [
+            format!("nines_context_device_utilization_ratio{{{l}}} 0.4\n"),
+            format!("nines_context_device_read_await_seconds{{{l}}} 0.0025\n"),
+            format!("nines_context_device_read_bytes_per_second{{{l}}} 409600\n"),
+            format!("nines_context_device_ios_per_second{{{l}}} 150\n"),
+            "nines_context_cpu_ratio{run=\"x\",mode=\"user\"} 0.25\n".into(),
+            "nines_context_pressure_stall_ratio{run=\"x\",resource=\"io\",kind=\"full\"} 0.025\n".into(),
+            "nines_context_self_cpu_cores{run=\"x\"} 0.375\n".into(),
+        ] {
+            assert!(t.contains(&line), "{line} not in\n{t}");
+        }
+        assert!(!t.contains("resource=\"cpu\",kind=\"full\""), "{t}");
+        assert!(t.contains("# HELP nines_context_device_queue_size ") && t.ends_with("# EOF\n"));
     }
 }

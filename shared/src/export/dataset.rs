@@ -82,6 +82,15 @@ pub struct WindowRow<'a> {
     pub max_ns: u64,
     /// The histogram's bucket layout (its key in the layouts table: [`layout_key`]).
     pub layout: Layout,
+    /// What the device and the host did in the window (the run's `#[context]` line for it),
+    /// giving the `ctx_*` columns ([`crate::context::NUMBERS`]); None: null columns.
+    pub context: Option<&'a crate::context::WindowContext>,
+}
+
+/// The names of the windows table's context columns: `ctx_` and each number of
+/// [`crate::context::NUMBERS`] in lower case (`ctx_util`, `ctx_r_await`, `ctx_rkb_s`, ...).
+pub fn context_columns() -> Vec<String> {
+    crate::context::NUMBERS.iter().map(|(n, _)| format!("ctx_{}", n.to_lowercase())).collect()
 }
 
 /// One non-empty bucket of one window.
@@ -162,6 +171,7 @@ pub fn window_rows(run: &Run) -> Vec<WindowRow<'_>> {
                 min_ns: w.hist.min(),
                 max_ns: w.hist.max(),
                 layout: w.hist.layout(),
+                context: crate::context::record_at(&run.context, w.start_s),
             }
         })
         .collect()
@@ -256,7 +266,9 @@ pub fn hour_hists(run: &Run) -> Vec<HourHist> {
 }
 
 /// The windows table's CSV header line.
-pub const WINDOWS_CSV_HEADER: &str = "run_id,window_index,tag,scope,direction,measure,start_s,offset_s,length_s,count,min_ns,max_ns\n";
+pub const WINDOWS_CSV_HEADER: &str = "run_id,window_index,tag,scope,direction,measure,start_s,offset_s,length_s,count,min_ns,max_ns,\
+ctx_util,ctx_aqu_sz,ctx_r_await,ctx_w_await,ctx_r_s,ctx_w_s,ctx_rkb_s,ctx_wkb_s,ctx_user,ctx_sys,ctx_iowait,ctx_irq,ctx_softirq,ctx_steal,\
+ctx_io_some,ctx_io_full,ctx_cpu_some,ctx_cpu_full,ctx_nines_cpu\n";
 
 /// The windows table as CSV, one header line then one line per window of every run given as
 /// `(run id, rows)`; text fields quoted and defused as [`super::csv::field`] does.
@@ -289,6 +301,14 @@ pub fn windows_csv_rows(id: &str, rows: &[WindowRow<'_>]) -> String {
             r.min_ns,
             r.max_ns
         ));
+        out.pop();
+        for (_, get) in crate::context::NUMBERS {
+            out.push(',');
+            if let Some(v) = r.context.and_then(get) {
+                out.push_str(&format!("{v}"));
+            }
+        }
+        out.push('\n');
     }
     out
 }
@@ -355,7 +375,25 @@ mod tests {
             [(Some(0.0), 2), (Some(0.0), 3), (Some(3600.0), 1)]
         );
         let csv = windows_csv([("id1", &ws[..])]);
-        assert_eq!(csv.lines().nth(2).unwrap(), "id1,1,h1/read.svc,h1,read,svc,1000.000000,0,1,2,2047,2049");
+        // no context records: the 19 context columns are empty (null)
+        assert_eq!(csv.lines().nth(2).unwrap(), format!("id1,1,h1/read.svc,h1,read,svc,1000.000000,0,1,2,2047,2049{}", ",".repeat(19)));
+        assert_eq!(WINDOWS_CSV_HEADER.trim_end().split(',').count(), 12 + context_columns().len());
+        // a context record for the first second: its windows carry it, the window at 1 s none
+        let cpu = crate::context::CpuShares { user: 12.5, ..Default::default() };
+        let ctx = crate::context::WindowContext {
+            start_ns: 0,
+            end_ns: 1_000_000_000,
+            cpu: Some(cpu),
+            nines_cpu: Some(2.0),
+            ..Default::default()
+        };
+        let with = Run { context: vec![ctx], ..run.clone() };
+        let wr = window_rows(&with);
+        assert_eq!(wr.iter().map(|r| r.context.is_some()).collect::<Vec<_>>(), [true, true, false]);
+        let line = windows_csv([("id1", &wr[..])]).lines().nth(1).unwrap().to_string();
+        // ctx_user is the 9th context column, ctx_nines_cpu the last
+        let cells: Vec<&str> = line.split(',').collect();
+        assert_eq!((cells[12 + 8], cells[12 + 18], cells[12]), ("12.5", "2", ""));
         // a latency beyond 2^63-1 ns is refused, naming the window
         let big = Run { windows: vec![w(0.0, "read", &[u64::MAX / 2 + 10])], ..Run::default() };
         assert!(layout_rows(&big).unwrap_err().to_string().starts_with("window 1 (tag read) holds a latency of"));

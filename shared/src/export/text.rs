@@ -10,6 +10,71 @@ use crate::steady::Criterion;
 use crate::sweep_table::{Point, SweepTable};
 use crate::units::{format_ns, format_ns_f, format_rate, group};
 
+/// The block `nines stats --context` prints under a run's table: each context number's mean
+/// and max over the run's windows, the device I/Os the run did not issue, and fio's disk
+/// statistics of an imported fio run.
+pub fn context(c: &crate::context::ContextSummary) -> String {
+    let esc = crate::table::shown;
+    let mut out = format!("context: {} window{}", c.windows, if c.windows == 1 { "" } else { "s" });
+    if !c.devices.is_empty() {
+        out.push_str(&format!(", device {}", esc(&c.devices.join(" + "))));
+    }
+    out.push('\n');
+    if let Some(m) = &c.missing {
+        out.push_str(&format!("  {}\n", esc(m)));
+    }
+    fn label(n: &'static str) -> &'static str {
+        match n {
+            "util" => "util %",
+            "aqu_sz" => "aqu-sz",
+            "r_await" => "r_await ms",
+            "w_await" => "w_await ms",
+            "r_s" => "r/s",
+            "w_s" => "w/s",
+            "rkB_s" => "rkB/s",
+            "wkB_s" => "wkB/s",
+            "user" => "cpu user %",
+            "sys" => "cpu sys %",
+            "iowait" => "cpu iowait %",
+            "irq" => "cpu irq %",
+            "softirq" => "cpu softirq %",
+            "steal" => "cpu steal %",
+            "io_some" => "io pressure some %",
+            "io_full" => "io pressure full %",
+            "cpu_some" => "cpu pressure some %",
+            "cpu_full" => "cpu pressure full %",
+            "nines_cpu" => "nines CPU % of a core",
+            other => other,
+        }
+    }
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let num = |x: f64| if x.abs() >= 1000.0 { format!("{x:.0}") } else { format!("{x:.2}") };
+    for (n, m) in &c.numbers {
+        rows.push(vec![format!("  {}", label(n)), num(m.mean), num(m.max)]);
+    }
+    if let Some(m) = &c.other_iops {
+        rows.push(vec!["  device IOPS nines did not issue".into(), num(m.mean), num(m.max)]);
+    }
+    if !rows.is_empty() {
+        rows.insert(0, vec!["  number".into(), "mean".into(), "max".into()]);
+        out.push_str(&crate::table::render(&rows));
+    }
+    for d in &c.disk_util {
+        let n = |x: Option<u64>| x.map_or("-".to_string(), group);
+        out.push_str(&format!(
+            "  fio disk_util {}: read_ios {}, write_ios {}, read_ticks {} ms, write_ticks {} ms, in_queue {} ms, util {}\n",
+            esc(&d.name),
+            n(d.read_ios),
+            n(d.write_ios),
+            n(d.read_ticks),
+            n(d.write_ticks),
+            n(d.in_queue),
+            d.util.map_or("-".to_string(), |u| format!("{u:.2} %"))
+        ));
+    }
+    out
+}
+
 /// The text table `nines stats` prints.
 pub fn stats(runs: &[RunStats]) -> String {
     let mut out = String::new();
