@@ -62,6 +62,9 @@ pub fn run(args: &CheckArgs, out: &mut impl Write) -> Result<Verdict> {
     }
     let spec = load_spec(args.spec.as_deref(), &args.limit)?;
     let runs = load_runs(&args.files)?;
+    // a direction no run has and nines does not know is a slip in the spec, not a verdict
+    let tags: Vec<String> = runs.iter().flat_map(|r| r.tags()).map(|t| nines_core::stats::tag_name(t.as_deref()).to_string()).collect();
+    spec.check_directions(&tags).map_err(anyhow::Error::msg)?;
     let checks: Vec<_> = runs.iter().map(|r| spec::check_run(r, &spec, args.from, args.to)).collect();
     if args.json {
         writeln!(out, "{}", spec::json(&checks))?;

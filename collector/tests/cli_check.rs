@@ -159,3 +159,45 @@ fn the_readme_spec_parses_and_applies_by_metadata() {
     assert_eq!(checks.len(), 1, "{v}");
     assert_eq!(checks[0]["limit"], "all max <= 50.0ms");
 }
+
+#[test]
+fn a_misspelt_direction_is_a_spec_error_and_a_direction_the_run_lacks_is_not_applicable() {
+    let d = tempfile::tempdir().unwrap();
+    let spec = d.path().join("qos.spec");
+    // a read-only run recorded by the collector
+    let (target, run) = (d.path().join("data"), d.path().join("r.hlog"));
+    nines_ok(&["run", "--target", s(&target), "--size", "4MiB", "--rw", "randread", "--ios", "2000", "--quiet", "-o", s(&run)]);
+    std::fs::write(&spec, "# vendor X\nread p99 <= 10s\n[*]\nred p99 < 1ms\n").unwrap();
+    let out = nines(&["check", s(&run), "--spec", s(&spec)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains(&format!("{}:4:1: expected a direction (read, write, trim, sync, all", spec.display())), "{err}");
+    assert!(err.contains("found \"red\": did you mean \"read\"?") && !err.contains("cannot tell"), "{err}");
+    // a name far from any direction, and no tag of the run: an error naming the line, too
+    std::fs::write(&spec, "read p99 <= 10s\nlookups p99 < 1ms\n").unwrap();
+    let out = nines(&["check", s(&run), "--spec", s(&spec)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}:2: the direction \"lookups\" is none of read, write, trim, sync, all nor a tag of the runs (they have: read)",
+            spec.display()
+        )),
+        "{err}"
+    );
+    // a write limit for every run on a read-only run: not applicable, left out of its verdict
+    std::fs::write(&spec, "read p90 <= 10s\n[*]\nwrite p99 < 1ms\n").unwrap();
+    let (code, v) = check(&[s(&run), "--spec", s(&spec)]);
+    assert_eq!((code, v["verdict"].as_str()), (0, Some("meets")), "{v}");
+    assert_eq!(v["runs"][0]["checks"][1]["verdict"], "not_applicable", "{v}");
+    assert!(v["runs"][0]["checks"][1]["reason"].as_str().unwrap().contains("issues no write I/Os (it has: all, read)"), "{v}");
+    let text = nines(&["check", s(&run), "--spec", s(&spec)]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("not applicable: the run issues no write I/Os") && text.contains("(1 meet, 0 fail, 0 cannot tell, 1 not applicable)"),
+        "{text}"
+    );
+    // only limits that cannot apply: nothing was judged, exit status 2
+    let (code, v) = check(&[s(&run), "--limit", "write p99 < 1ms"]);
+    assert_eq!((code, v["runs"][0]["verdict"].as_str()), (2, Some("not_applicable")), "{v}");
+}

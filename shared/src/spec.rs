@@ -387,6 +387,12 @@ pub fn parse_limit(text: &str) -> Result<Limit, (usize, String)> {
     if !tag.chars().all(|c| c.is_alphanumeric() || "._-:/".contains(c)) {
         return Err((col(0), format!("expected a direction (read, write, trim, all or a tag name), found {tag:?}")));
     }
+    if let Some(near) = misspelt(crate::tag::Tag::parse(tag).direction) {
+        return Err((
+            col(0),
+            format!("expected a direction ({}, or a tag of the runs), found {tag:?}: did you mean {near:?}?", DIRECTIONS.join(", ")),
+        ));
+    }
     let metric = parse_metric(metric_word.1).map_err(|m| (col(metric_word.0), m))?;
     let value_at = op_at + op_len;
     let value_text = text[value_at..].trim();
@@ -402,6 +408,60 @@ pub fn parse_limit(text: &str) -> Result<Limit, (usize, String)> {
     }
     let value = if metric.is_latency() { parse_latency(value_text) } else { parse_rate(value_text) }.map_err(|m| (value_col, m))?;
     Ok(Limit { tag: tag.to_string(), metric, op, value, at: String::new() })
+}
+
+/// The directions a limit names without knowing the runs: those nines records, and `all`.
+pub const DIRECTIONS: [&str; 5] = ["read", "write", "trim", "sync", ALL];
+
+/// The direction `word` is a slip of the pen for: one edit from a direction (two for a word of
+/// four letters or more), and not a direction itself. A tag of another tool's log can be any
+/// name; only one this close to a direction is taken for a misspelling (`red`, `wirte`).
+fn misspelt(word: &str) -> Option<&'static str> {
+    if DIRECTIONS.contains(&word) {
+        return None;
+    }
+    let most = if word.chars().count() >= 4 { 2 } else { 1 };
+    DIRECTIONS.iter().copied().find(|d| edits(word, d) <= most)
+}
+
+/// Levenshtein distance (insertions, deletions, substitutions) between two short words.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+impl Spec {
+    /// A limit naming a direction that is no direction nines knows (read, write, trim, sync,
+    /// all) and no tag of any of `tags` (the tags of every run checked): a spec error naming
+    /// the limit's place, as a misspelling would be, not a verdict on each run.
+    pub fn check_directions(&self, tags: &[String]) -> Result<(), String> {
+        for l in self.sections.iter().flat_map(|s| &s.limits) {
+            let d = crate::tag::Tag::parse(&l.tag).direction;
+            if !DIRECTIONS.contains(&d) && !tags.contains(&l.tag) {
+                let mut have: Vec<&str> = tags.iter().map(String::as_str).collect();
+                have.sort_unstable();
+                have.dedup();
+                return Err(format!(
+                    "{}: the direction {:?} is none of {} nor a tag of the runs (they have: {})",
+                    l.at,
+                    l.tag,
+                    DIRECTIONS.join(", "),
+                    if have.is_empty() { "no tags".into() } else { have.join(", ") }
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 fn parse_metric(w: &str) -> Result<Metric, String> {
@@ -481,6 +541,9 @@ fn parse_rate(s: &str) -> Result<f64, String> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
+    /// The limit cannot apply to the run: it names a direction the run does not issue (a
+    /// write limit on a read-only run). Left out of the run's verdict.
+    NotApplicable,
     Meets,
     CannotTell,
     Fails,
@@ -492,6 +555,7 @@ impl Verdict {
             Verdict::Meets => "meets",
             Verdict::Fails => "fails",
             Verdict::CannotTell => "cannot tell",
+            Verdict::NotApplicable => "not applicable",
         }
     }
 
@@ -502,22 +566,24 @@ impl Verdict {
             Verdict::Meets => "meets",
             Verdict::Fails => "fails",
             Verdict::CannotTell => "cannot_tell",
+            Verdict::NotApplicable => "not_applicable",
         }
     }
 
     /// The exit status of a check whose worst verdict this is: 0 meets, 1 fails, 2 cannot
-    /// tell.
+    /// tell (and nothing applicable: nothing was judged).
     pub fn exit_code(self) -> u8 {
         match self {
             Verdict::Meets => 0,
             Verdict::Fails => 1,
-            Verdict::CannotTell => 2,
+            Verdict::CannotTell | Verdict::NotApplicable => 2,
         }
     }
 
-    /// The overall verdict of several: any failure fails; else any doubt cannot tell.
+    /// The overall verdict of several: any failure fails; else any doubt cannot tell; limits
+    /// that are not applicable are left out (none left: cannot tell, nothing was judged).
     pub fn overall(vs: impl IntoIterator<Item = Verdict>) -> Verdict {
-        vs.into_iter().max().unwrap_or(Verdict::CannotTell)
+        vs.into_iter().filter(|v| *v != Verdict::NotApplicable).max().unwrap_or(Verdict::CannotTell)
     }
 }
 
@@ -560,7 +626,8 @@ pub struct RunCheck {
     pub name: String,
     pub verdict: Verdict,
     pub checks: Vec<Check>,
-    /// Said when no limit of the spec applies to the run (its verdict is then "cannot tell").
+    /// Said when no limit of the spec applies to the run (its verdict is then "not
+    /// applicable").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
@@ -674,8 +741,12 @@ fn check_directions(run: &Run, spec: &Spec, dirs: Dirs, duration: f64) -> RunChe
     let precision = run.meta.precision.as_ref();
     let checks: Vec<Check> =
         limits.iter().map(|l| check_one(l, find(&dirs, &l.tag).ok().map(|i| &dirs[i].1), duration, precision, &dirs)).collect();
-    let note = checks.is_empty().then(|| format!("no limit of the spec applies to {} ({})", run.name, run.source));
-    RunCheck { file: run.source.clone(), name: run.name.clone(), verdict: Verdict::overall(checks.iter().map(|c| c.verdict)), checks, note }
+    let applicable = checks.iter().any(|c| c.verdict != Verdict::NotApplicable);
+    let note = (!applicable).then(|| format!("no limit of the spec applies to {} ({})", run.name, run.source));
+    // a run no limit applies to was not judged: not applicable (its exit status 2: nothing
+    // was judged)
+    let verdict = if applicable { Verdict::overall(checks.iter().map(|c| c.verdict)) } else { Verdict::NotApplicable };
+    RunCheck { file: run.source.clone(), name: run.name.clone(), verdict, checks, note }
 }
 
 fn check_one(limit: &Limit, dir: Option<&Direction>, duration: f64, precision: Option<&Precision>, all: &[(String, Direction)]) -> Check {
@@ -696,8 +767,15 @@ fn check_one(limit: &Limit, dir: Option<&Direction>, duration: f64, precision: O
     };
     let Some(d) = dir.filter(|d| d.hist.count() > 0) else {
         let have: Vec<&str> = all.iter().filter(|(_, d)| d.hist.count() > 0).map(|(t, _)| t.as_str()).collect();
-        c.reason =
-            Some(format!("the run has no {} I/Os (it has: {})", limit.tag, if have.is_empty() { "none".into() } else { have.join(", ") }));
+        let have = if have.is_empty() { "none".into() } else { have.join(", ") };
+        if dir.is_none() && !all.is_empty() {
+            // the run never recorded the direction (a write limit on a read-only run): the
+            // limit cannot apply to it
+            c.verdict = Verdict::NotApplicable;
+            c.reason = Some(format!("the run issues no {} I/Os (it has: {have})", limit.tag));
+        } else {
+            c.reason = Some(format!("the run has no {} I/Os (it has: {have})", limit.tag));
+        }
         return c;
     };
     let h = &d.hist;
@@ -864,7 +942,9 @@ pub fn text(checks: &[RunCheck]) -> String {
         }
     }
     let (all, [meets, fails, unsure]) = tally(checks);
-    let _ = writeln!(out, "overall: {} ({meets} meet, {fails} fail, {unsure} cannot tell)", all.text());
+    let na = checks.iter().flat_map(|r| &r.checks).filter(|c| c.verdict == Verdict::NotApplicable).count();
+    let na = if na > 0 { format!(", {na} not applicable") } else { String::new() };
+    let _ = writeln!(out, "overall: {} ({meets} meet, {fails} fail, {unsure} cannot tell{na})", all.text());
     out
 }
 
@@ -1068,8 +1148,8 @@ mod tests {
         use Verdict::*;
         // 5 ms lies inside the max's bucket (5.000-5.003 ms); every window holds exactly
         // 10,000 reads a second, so the rate's interval is the point 10k, which meets >= 10k
-        assert_eq!(v, [Meets, Fails, CannotTell, Meets, Fails, Meets, Fails, Meets, CannotTell], "{c:#?}");
-        assert!(c.checks[8].reason.as_deref().unwrap().contains("no write I/Os"), "{:?}", c.checks[8]);
+        assert_eq!(v, [Meets, Fails, CannotTell, Meets, Fails, Meets, Fails, Meets, NotApplicable], "{c:#?}");
+        assert!(c.checks[8].reason.as_deref().unwrap().contains("issues no write I/Os"), "{:?}", c.checks[8]);
         // windows that vary: the rate has a spread
         let varying = run_of(|s| (0..(9_000 + 500 * (s % 3))).map(|i| 100_000 + i).collect(), 9);
         let c = check_run(&varying, &Spec::from_limits(&["read iops >= 9.5k".into()]).unwrap(), None, None);
@@ -1091,19 +1171,51 @@ mod tests {
     }
 
     #[test]
-    fn sections_pick_the_limits_of_each_run_and_a_run_without_limits_cannot_tell() {
+    fn sections_pick_the_limits_of_each_run_and_a_run_without_limits_is_not_applicable() {
         let spec = Spec::parse("s", "read p99 <= 1ms\n[name=other]\nread p99 <= 1us\n").unwrap();
         let r = run();
         assert_eq!(spec.limits_for(&r).len(), 1);
         assert_eq!(check_run(&r, &spec, None, None).verdict, Verdict::Meets);
         let only_other = Spec::parse("s", "[name=other]\nread p99 <= 1us\n").unwrap();
         let c = check_run(&r, &only_other, None, None);
-        assert_eq!(c.verdict, Verdict::CannotTell);
+        assert_eq!(c.verdict, Verdict::NotApplicable);
         assert!(c.note.is_some());
+        // left out of the overall verdict beside a run that was judged
         let out = text(&[c.clone(), check_run(&r, &spec, None, None)]);
-        assert!(out.contains("overall: cannot tell (1 meet, 0 fail, 0 cannot tell)"), "{out}");
+        assert!(out.contains("r (dir/r.hlog): not applicable\n  no limit of the spec applies"), "{out}");
+        assert!(out.contains("overall: meets (1 meet, 0 fail, 0 cannot tell)"), "{out}");
+        // alone, nothing was judged: cannot tell (exit status 2)
         let j: Value = serde_json::from_str(&json(&[c])).unwrap();
-        assert_eq!(j["verdict"], "cannot_tell");
+        assert_eq!((j["verdict"].as_str(), j["runs"][0]["verdict"].as_str()), (Some("cannot_tell"), Some("not_applicable")));
         assert_eq!(j["runs"][0]["name"], "r");
+        // a section whose direction the run never issued: that limit is not applicable
+        let c = check_run(&r, &Spec::parse("s", "read p99 <= 1ms\n[*]\ntrim p99 <= 1ms\n").unwrap(), None, None);
+        assert_eq!((c.verdict, c.checks[1].verdict), (Verdict::Meets, Verdict::NotApplicable));
+    }
+
+    #[test]
+    fn a_misspelt_direction_is_a_spec_error() {
+        let e = Spec::parse("qos.spec", "# vendor X\nread p99 <= 1ms\n  red p99 < 1ms\n").unwrap_err();
+        assert_eq!((e.line, e.column), (3, 3), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "qos.spec:3:3: expected a direction (read, write, trim, sync, all, or a tag of the runs), found \"red\": did you mean \"read\"?"
+        );
+        for (bad, near) in [("wirte", "write"), ("host7/reads", "read"), ("tirm.svc", "trim"), ("al", "all")] {
+            let e = Spec::parse("s", &format!("{bad} p99 < 1ms")).unwrap_err().to_string();
+            assert!(e.contains(&format!("did you mean {near:?}")), "{bad}: {e}");
+        }
+        // directions, scoped tags and other tools' tags far from a direction parse
+        for ok in ["read", "host7/write.svc", "all", "sync", "A", "tag1", "lookups"] {
+            assert!(Spec::parse("s", &format!("{ok} p99 < 1ms")).is_ok(), "{ok}");
+        }
+        // a name no run has is an error naming the limit, once the runs' tags are known
+        let spec = Spec::parse("s", "read p99 <= 1ms\nlookups p99 <= 1ms\n").unwrap();
+        assert!(spec.check_directions(&["lookups".into()]).is_ok());
+        let e = spec.check_directions(&["read".into(), "write".into()]).unwrap_err();
+        assert_eq!(
+            e,
+            "s:2: the direction \"lookups\" is none of read, write, trim, sync, all nor a tag of the runs (they have: read, write)"
+        );
     }
 }
