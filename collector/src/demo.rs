@@ -19,6 +19,13 @@ fn work_dir(base: &std::path::Path) -> Result<tempfile::TempDir> {
     b.tempdir_in(base).with_context(|| format!("could not create a directory in '{}'", base.display()))
 }
 
+/// The words as one command line a POSIX shell splits back into them (each quoted where it
+/// needs to be: `--notes 'a randrw run ...'`). A word holding a NUL byte, which no command
+/// line can, is shown as it is.
+fn shell_words(words: &[String]) -> String {
+    shlex::try_join(words.iter().map(String::as_str)).unwrap_or_else(|_| words.join(" "))
+}
+
 pub fn run(a: &DemoArgs, out: &mut impl Write) -> Result<()> {
     let base = a.dir.clone().unwrap_or_else(std::env::temp_dir);
     let work = work_dir(&base)?;
@@ -28,7 +35,7 @@ pub fn run(a: &DemoArgs, out: &mut impl Write) -> Result<()> {
     let buffered = crate::run::on_tmpfs(&dir);
     let ra = a.run_args(&target, buffered);
     if !a.quiet {
-        crate::diag!("nines demo: {}", a.command_line(&target, buffered)[1..].join(" "));
+        crate::diag!("nines demo: {}", shell_words(&a.command_line(&target, buffered)[1..]));
     }
     let res = crate::run::collect(&ra.config(&crate::cli::run::Given::default()));
     drop(work);
@@ -60,6 +67,17 @@ pub fn run(a: &DemoArgs, out: &mut impl Write) -> Result<()> {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn shell_words_split_back_into_the_words() {
+        let words: Vec<String> =
+            ["run", "--notes", "a demo: 70/30 randrw, QD16 (it's $cheap)", "--target", "/tmp/my dir/demo.dat", "-o", "plain.hlog"]
+                .map(String::from)
+                .to_vec();
+        let line = shell_words(&words);
+        assert_eq!(shlex::split(&line), Some(words.clone()), "{line}");
+        assert!(line.ends_with(" -o plain.hlog"), "{line}");
+    }
 
     #[test]
     fn the_work_directory_is_new_private_and_unpredictable() {

@@ -658,6 +658,32 @@ fn demo_prints_the_table() {
 }
 
 #[test]
+fn demo_echoes_a_command_line_a_shell_reads_back() {
+    // a directory whose name a shell would split, and the demo's --notes of several words
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("my runs $HOME");
+    std::fs::create_dir(&dir).unwrap();
+    let o = dir.join("demo.hlog");
+    let out =
+        Command::new(nines_bin()).args(["demo", "--runtime", "1s", "--size", "8MiB", "--dir", s(&dir), "-o", s(&o)]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    let line = err.lines().find_map(|l| l.strip_prefix("nines demo: ")).unwrap_or_else(|| panic!("{err}"));
+    // what sh makes of the line, word by word
+    let words = Command::new("sh").args(["-c", &format!("printf '%s\\0' {line}")]).output().unwrap();
+    assert!(words.status.success(), "{words:?}");
+    let words: Vec<String> = String::from_utf8(words.stdout).unwrap().split_terminator('\0').map(str::to_string).collect();
+    assert_eq!(words[0], "run", "{line}");
+    let after =
+        |flag: &str| words.iter().position(|w| w == flag).map(|i| words[i + 1].clone()).unwrap_or_else(|| panic!("{flag}: {words:?}"));
+    let run = read_run(&o);
+    assert_eq!(Some(after("--notes")), run.meta.notes, "{line}");
+    assert!(after("--notes").contains(' '), "{line}");
+    assert!(after("--target").starts_with(s(&dir)), "{line}");
+    assert_eq!(after("-o"), s(&o), "{line}");
+}
+
+#[test]
 fn ramp_is_not_recorded() {
     let d = tempfile::tempdir().unwrap();
     let (t, o, raw) = (d.path().join("t.dat"), d.path().join("r.hlog"), d.path().join("raw.csv"));
