@@ -89,7 +89,7 @@ impl WorkloadKey {
         self.put("bs", Some(crate::units::parse_size(&bs).map_or(bs, |b| split(&[(b, 100)]))));
         self.put("qd", Some(get(&["iodepth"]).unwrap_or_else(|| "1".into())));
         self.put("jobs", Some(get(&["numjobs"]).unwrap_or_else(|| "1".into())));
-        let flag = |names: &[&str]| get(names).map_or(false, |v| !matches!(v.trim(), "0" | "none" | "false" | ""));
+        let flag = |names: &[&str]| get(names).is_some_and(|v| !matches!(v.trim(), "0" | "none" | "false" | ""));
         self.put("sync", Some(flag(&["sync"]).to_string()));
         self.put("direct", Some(flag(&["direct"]).to_string()));
         self.put("fsync", Some(get(&["fsync"]).unwrap_or_else(|| "0".into())));
