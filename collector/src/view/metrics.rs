@@ -307,6 +307,7 @@ mod tests {
             io_pressure: Some(PressureShares { some: 12.5, full: Some(2.5) }),
             cpu_pressure: Some(PressureShares { some: 1.0, full: None }),
             nines_cpu: Some(37.5),
+            span_ns: None,
         };
         r.context = vec![rec(0, 10.0), rec(1, 40.0)];
         let t = render(&[("x", &r)]);
