@@ -24,6 +24,8 @@ command -v mkfs.ext4 >/dev/null || need_apt+=(e2fsprogs)
 command -v fsfreeze >/dev/null || need_apt+=(util-linux)
 # the test command checks that the musl build of nines is a static binary
 command -v file >/dev/null || need_apt+=(file)
+# collector tests: the context lines' device numbers checked against iostat -x
+command -v iostat >/dev/null || need_apt+=(sysstat)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     say "missing Debian packages: ${need_apt[*]}; run as root or install them"

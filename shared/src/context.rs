@@ -360,6 +360,10 @@ pub struct WindowContext {
     /// getrusage(2) `RUSAGE_SELF`) in percent of one core: 100 is one core busy the whole
     /// window. Key `nines_cpu`.
     pub nines_cpu: Option<f64>,
+    /// Nanoseconds between the two samples the rates come from (key `span_ns`): the window's
+    /// length give or take how late a sample was taken at its edges. A rate times this span
+    /// is the count of the window's samples exactly.
+    pub span_ns: Option<u64>,
 }
 
 /// How a context comment line begins.
@@ -413,6 +417,9 @@ impl WindowContext {
         if let Some(n) = self.nines_cpu {
             put("nines_cpu", n);
         }
+        if let Some(n) = self.span_ns {
+            let _ = write!(s, " span_ns={n}");
+        }
         s.push(']');
         s
     }
@@ -430,6 +437,7 @@ impl WindowContext {
             match k {
                 "start_ns" => start = Some(v.parse::<u64>().map_err(|_| bad())?),
                 "end_ns" => end = Some(v.parse::<u64>().map_err(|_| bad())?),
+                "span_ns" => c.span_ns = Some(v.parse::<u64>().map_err(|_| bad())?),
                 "dev" => c.devices = v.split(',').filter(|d| !d.is_empty()).map(str::to_string).collect(),
                 _ => match v.parse::<f64>() {
                     Ok(x) if x.is_finite() => nums.push((k, x)),
@@ -589,7 +597,9 @@ impl ContextSummary {
         if recs.is_empty() && m.context_missing.is_none() && m.context_devices.is_empty() && m.disk_util.is_empty() {
             return None;
         }
-        let len = |c: &WindowContext| (c.end_ns - c.start_ns) as f64 / 1e9;
+        let nominal = |c: &WindowContext| (c.end_ns - c.start_ns) as f64 / 1e9;
+        // the samples' own span where the line gives it (rates times it are the counts)
+        let len = |c: &WindowContext| c.span_ns.map_or_else(|| nominal(c), |s| s as f64 / 1e9);
         let mut numbers = Vec::new();
         for (name, get) in NUMBERS {
             // awaits weighted by the I/Os they average over, the rest by time
@@ -604,7 +614,7 @@ impl ContextSummary {
         }
         let other = recs.iter().filter_map(|c| {
             let d = c.disk?;
-            Some((d.r_s + d.w_s - own_ios(run, c) as f64 / len(c), len(c)))
+            Some(((d.r_s + d.w_s) * len(c) / nominal(c) - own_ios(run, c) as f64 / nominal(c), nominal(c)))
         });
         Some(ContextSummary {
             windows: recs.len(),
@@ -756,6 +766,7 @@ mod tests {
             io_pressure: Some(PressureShares { some: 25.0, full: Some(10.0) }),
             cpu_pressure: Some(PressureShares { some: 1.25, full: None }),
             nines_cpu: Some(3.5),
+            span_ns: Some(1_000_250_000),
         }
     }
 
@@ -767,7 +778,7 @@ mod tests {
             line,
             "#[context start_ns=1000000000 end_ns=2000000000 dev=vda,vdb r_s=250.000 w_s=600.000 rkB_s=20000.000 wkB_s=81920.000 \
              r_await=1.800 w_await=5.000 aqu=0.800 util=40.000 user=25.000 nice=0.000 sys=15.000 idle=50.000 iowait=10.000 \
-             irq=0.000 softirq=0.000 steal=0.000 io_some=25.000 io_full=10.000 cpu_some=1.250 nines_cpu=3.500]"
+             irq=0.000 softirq=0.000 steal=0.000 io_some=25.000 io_full=10.000 cpu_some=1.250 nines_cpu=3.500 span_ns=1000250000]"
         );
         assert_eq!(WindowContext::parse_line(&line).unwrap(), c);
         // partial contexts (tmpfs: no disk; no PSI) and unknown keys from a later version

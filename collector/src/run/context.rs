@@ -50,6 +50,7 @@ impl Sample {
             },
             io_pressure: pressure(&a.io_pressure, &b.io_pressure),
             cpu_pressure: pressure(&a.cpu_pressure, &b.cpu_pressure),
+            span_ns: Some(b.at.saturating_duration_since(a.at).as_nanos() as u64),
             nines_cpu: match (a.self_cpu_us, b.self_cpu_us) {
                 (Some(x), Some(y)) if interval_s > 0.0 => Some(y.saturating_sub(x) as f64 / 1e6 / interval_s * 100.0),
                 _ => None,
@@ -138,7 +139,7 @@ impl Plan {
                         why.push(format!("{d} is not in /proc/diskstats"));
                     }
                 }
-                let missing = (!why.is_empty()).then(|| format!("no device rates for {}", why.join("; ")));
+                let missing = (!why.is_empty()).then(|| format!("no device rates: {}", why.join("; ")));
                 Plan { sampler: Some(sampler), devices, missing }
             }
         }
@@ -175,8 +176,22 @@ pub fn spawn(sampler: Sampler, rec_start_ns: u64, window_ns: Option<u64>) -> std
     let (stop_tx, stop_rx) = channel::<()>();
     let (tx, rx) = channel::<Edge>();
     let s = sampler.clone();
+    let mut got = std::collections::BTreeMap::new();
+    // A recording that starts now (no ramp): its first edge sampled here, before the jobs
+    // start, so that no I/O of theirs completes before it (a thread woken at the edge may
+    // wake a little late).
+    let mut first = 0u64;
+    if super::job::clock() >= rec_start_ns {
+        if let Ok(x) = sampler.sample() {
+            got.insert(0, x);
+            first = 1;
+        }
+    }
     let handle = std::thread::Builder::new().name("nines-context".into()).spawn(move || {
-        let mut k = 0u64;
+        if first == 1 && window_ns.is_none() {
+            return;
+        }
+        let mut k = first;
         loop {
             let due = rec_start_ns.saturating_add(k.saturating_mul(window_ns.unwrap_or(0)));
             loop {
@@ -196,7 +211,7 @@ pub fn spawn(sampler: Sampler, rec_start_ns: u64, window_ns: Option<u64>) -> std
         }
     })?;
     let thread = Thread { stop: Some(stop_tx), handle: Some(handle) };
-    Ok((thread, Feed { sampler, rec_start_ns, window_ns, rx, got: std::collections::BTreeMap::new(), prev: None, failed: None }))
+    Ok((thread, Feed { sampler, rec_start_ns, window_ns, rx, got, prev: None, failed: None }))
 }
 
 /// The writer's side: the context of each window it writes, from the samples at its edges.

@@ -164,10 +164,13 @@ pub fn render(runs: &[(&str, &Run)]) -> String {
     o
 }
 
+/// Declares a metric family: (output, name, type, unit, help).
+type Family<'a> = &'a dyn Fn(&mut String, &str, &str, Option<&str>, &str);
+
 /// The gauges of each run's last `#[context]` record: what the device and the host did in
 /// its last recorded window (iostat -x's device numbers, /proc/stat's CPU shares, PSI's stall
 /// shares, nines' own CPU), as ratios (0 to 1) and seconds, OpenMetrics' base units.
-fn context(o: &mut String, runs: &[(&str, &Run)], family: &dyn Fn(&mut String, &str, &str, Option<&str>, &str)) {
+fn context(o: &mut String, runs: &[(&str, &Run)], family: Family) {
     let last: Vec<(String, &WindowContext)> =
         runs.iter().filter_map(|(name, run)| run.context.last().map(|c| (format!("run=\"{}\"", esc(name)), c))).collect();
     let dev = |c: &WindowContext| format!(",device=\"{}\"", esc(&c.devices.join("+")));
@@ -307,6 +310,7 @@ mod tests {
             io_pressure: Some(PressureShares { some: 12.5, full: Some(2.5) }),
             cpu_pressure: Some(PressureShares { some: 1.0, full: None }),
             nines_cpu: Some(37.5),
+            span_ns: None,
         };
         r.context = vec![rec(0, 10.0), rec(1, 40.0)];
         let t = render(&[("x", &r)]);

@@ -15,7 +15,11 @@ use crate::units::{format_ns, format_ns_f, format_rate, group};
 /// statistics of an imported fio run.
 pub fn context(c: &crate::context::ContextSummary) -> String {
     let esc = crate::table::shown;
-    let mut out = format!("context: {} window{}", c.windows, if c.windows == 1 { "" } else { "s" });
+    let mut out = if c.windows == 0 && !c.disk_util.is_empty() {
+        "context: fio's disk statistics over its whole run".to_string()
+    } else {
+        format!("context: {} window{}", c.windows, if c.windows == 1 { "" } else { "s" })
+    };
     if !c.devices.is_empty() {
         out.push_str(&format!(", device {}", esc(&c.devices.join(" + "))));
     }

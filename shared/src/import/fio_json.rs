@@ -47,6 +47,9 @@ pub enum FioJsonErrorKind {
     /// fio ran with `--output-format=json`: summaries but no bins, so no distribution.
     #[error("no latency bins in any job; run fio with --output-format=json+ (plain json has only fio's percentiles)")]
     NoBins,
+    /// fio's `disk_util` list holds something other than its disks' objects.
+    #[error("disk_util entry {entry}: {what}; expected fio's disk statistics (name, read_ios, ..., util)")]
+    DiskUtil { entry: usize, what: String },
     /// Nothing but white space.
     #[error("the file is empty; expected fio --output-format=json+ output")]
     Empty,
@@ -78,6 +81,8 @@ pub struct Doc {
     pub meta: Value,
     /// 1-based line where the document starts.
     pub line: usize,
+    /// fio's disk statistics of the run (`disk_util`, fio's HOWTO "Disk statistics").
+    pub disk_util: Vec<crate::meta::DiskUtil>,
 }
 
 fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
@@ -246,7 +251,20 @@ fn parse_doc(v: &Value, line: usize) -> Result<Doc, FioJsonErrorKind> {
         }
     }
     meta.insert("jobs".into(), Value::Array(jobs_meta));
+    let disk_util = match v.get("disk_util") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                <crate::meta::DiskUtil as crate::meta::Field>::from_json(d.clone())
+                    .map_err(|e| FioJsonErrorKind::DiskUtil { entry: i + 1, what: e.to_string() })
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err(FioJsonErrorKind::DiskUtil { entry: 0, what: "not a list".into() }),
+    };
     Ok(Doc {
+        disk_util,
         timestamp_ms: v.get("timestamp_ms").and_then(Value::as_f64).or_else(|| v.get("timestamp").and_then(Value::as_f64).map(|s| s * 1e3)),
         runtime_s: runtime_ms / 1e3,
         hists: accs.into_iter().map(|(t, a)| (t, a.finish())).filter(|(_, h)| !h.is_empty()).collect(),
@@ -274,7 +292,9 @@ pub fn docs_to_run(source_name: &str, docs: Vec<Doc>, warnings: Vec<Warning>) ->
     let t0 = starts.iter().copied().reduce(f64::min).unwrap_or(0.0);
     let mut windows = Vec::new();
     let mut metas = Vec::new();
+    let mut disk_util = Vec::new();
     for (d, s) in docs.into_iter().zip(&starts) {
+        disk_util.extend(d.disk_util);
         for (tag, hist) in d.hists {
             windows.push(Window { start_s: s - t0, length_s: d.runtime_s, tag: Some(tag), hist });
         }
@@ -284,6 +304,7 @@ pub fn docs_to_run(source_name: &str, docs: Vec<Doc>, warnings: Vec<Warning>) ->
         source_format: Some(SourceFormat::One("fio json+".into())),
         fio: metas,
         precision: Some(Precision::Fio { coarseness: 0 }),
+        disk_util,
         ..RunMeta::default()
     };
     Run {
@@ -472,5 +493,23 @@ mod tests {
         let bad = text.replace("\"604\"", "\"x604\"");
         let e = read("b.json", bad.as_bytes()).unwrap_err();
         assert!(e.to_string().contains("job 1 read.clat_ns: bin name \"x604\""), "{e}");
+    }
+
+    #[test]
+    fn disk_util_is_kept_and_a_bad_one_is_an_error() {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/fio-randrw.json")).unwrap();
+        let run = read("r.json", text.as_bytes()).unwrap();
+        let d = &run.meta.disk_util;
+        assert_eq!(d.len(), 1);
+        assert_eq!(
+            (d[0].name.as_str(), d[0].read_ios, d[0].read_ticks, d[0].in_queue, d[0].util),
+            ("vda", Some(527), Some(23), Some(23), Some(1.649485))
+        );
+        // kept through the archive
+        let back = crate::archive::read("a.hlog", &crate::archive::write(Vec::new(), &run).unwrap()).unwrap();
+        assert_eq!(back.meta.disk_util, run.meta.disk_util);
+        let bad = text.replace("\"read_ios\" : 527", "\"read_ios\" : \"many\"");
+        let e = read("r.json", bad.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("disk_util entry 1: 'read_ios'"), "{e}");
     }
 }
