@@ -63,8 +63,8 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
         // (its warnings were printed at the first reading)
         let mut run = load_with(p, &Options::default())?;
         run.name.clone_from(&infos[i].name);
-        let windows = merger.add(i, &run)?;
-        drop(run);
+        // the run's histograms are moved into its own windows, not copied
+        let windows = merger.add_run(i, run)?;
         let begin = spill.stream_position()?;
         lines.get_mut().clear();
         for (k, pos, w) in windows {

@@ -11,9 +11,10 @@
 //! unless `regrid` puts every window whole into the merged window holding its midpoint (the
 //! sums stay exact; the time a window is shown at moves by up to half its length).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use crate::hist::{add_counts, Accumulator, Hist};
+use crate::hist::{add_counts, Accumulator, Hist, HistBuilder, Layout};
 use serde_json::{json, Map, Value};
 
 use crate::meta::{RunMeta, Tool};
@@ -188,7 +189,9 @@ pub struct Merger {
     stated: Vec<f64>,
     worst_clock: Option<f64>,
     /// the sums across runs: slot, tag, (sum, longest window)
-    slots: BTreeMap<i64, BTreeMap<String, (Hist, f64)>>,
+    slots: BTreeMap<i64, BTreeMap<String, (Packed, f64)>>,
+    /// where [`Packed::add`] writes a new sum before it is copied to its exact size
+    scratch: Vec<u8>,
     total: u64,
     max_offset: f64,
     offsets: Vec<f64>,
@@ -279,6 +282,7 @@ impl Merger {
             stated,
             worst_clock,
             slots: BTreeMap::new(),
+            scratch: Vec::new(),
             total: 0,
             max_offset: 0.0,
             offsets: vec![0.0; n],
@@ -289,14 +293,36 @@ impl Merger {
     /// its own windows: per slot and tag the sum of its windows there, tagged `LABEL/TAG`.
     /// A run that is not the one planned (a file changed between two reads) is an error.
     pub fn add(&mut self, si: usize, run: &Run) -> Result<Own<Window>, MergeError> {
-        let err = |s: String| MergeError(s);
+        self.check(si, run)?;
+        self.place(si, run, run.windows.iter().map(Cow::Borrowed))
+    }
+
+    /// [`Merger::add`] taking the run: a window that is the run's only one in its slot and
+    /// tag (every window, where the runs line up) is handed back without being copied, so
+    /// that the run's histograms are not held twice.
+    pub fn add_run(&mut self, si: usize, mut run: Run) -> Result<Own<Window>, MergeError> {
+        self.check(si, &run)?;
+        let windows = std::mem::take(&mut run.windows);
+        self.place(si, &run, windows.into_iter().map(Cow::Owned))
+    }
+
+    /// A run that is not the one planned (a file changed between two reads) is an error.
+    fn check(&self, si: usize, run: &Run) -> Result<(), MergeError> {
         let info = &self.infos[si];
         if SourceInfo::of(run, info.label.clone()) != *info {
-            return Err(err(format!("{}: the run changed while it was being merged (it was read twice and differed)", info.source)));
+            return Err(MergeError(format!("{}: the run changed while it was being merged (it was read twice and differed)", info.source)));
         }
+        Ok(())
+    }
+
+    /// Sum `windows`, run `si`'s (`run` is the rest of it), into the merge; its own windows
+    /// per slot and tag.
+    fn place<'w>(&mut self, si: usize, run: &Run, windows: impl Iterator<Item = Cow<'w, Window>>) -> Result<Own<Window>, MergeError> {
+        let err = |s: String| MergeError(s);
+        let info = &self.infos[si];
         let (grid, tolerance, regrid) = (self.grid, self.tolerance, self.opts.regrid_s.is_some());
-        let mut own: BTreeMap<(u32, u32), Vec<&Window>> = BTreeMap::new();
-        for (wi, w) in run.windows.iter().enumerate() {
+        let mut own: BTreeMap<(u32, u32), Vec<Cow<Window>>> = BTreeMap::new();
+        for (wi, w) in windows.enumerate() {
             let a = run.start_time.unwrap_or(0.0) + w.start_s - self.origin;
             let k = if regrid { ((a + w.length_s / 2.0) / grid).floor() } else { (a / grid).round() };
             let offset = a - k * grid;
@@ -325,8 +351,8 @@ impl Merger {
                 err(format!("{}: window at {:.3} s: the merged run would hold more I/Os than a log can count", run.source, w.start_s))
             })?;
             let tag = tag_name(w.tag.as_deref());
-            let e = self.slots.entry(k as i64).or_default().entry(tag.to_string()).or_insert_with(|| (Hist::empty(w.hist.layout()), 0.0));
-            e.0 = add(&e.0, &w.hist);
+            let e = self.slots.entry(k as i64).or_default().entry(tag.to_string()).or_insert_with(|| (Packed::empty(w.hist.layout()), 0.0));
+            e.0.add(&w.hist, &mut self.scratch);
             e.1 = e.1.max(w.length_s);
             let pos = info.tags.iter().position(|t| t == tag).expect("the run's own tag");
             // the origin is the earliest window, so no slot is below 0
@@ -336,9 +362,12 @@ impl Merger {
         }
         Ok(own
             .into_iter()
-            .map(|((k, pos), ws)| {
+            .map(|((k, pos), mut ws)| {
                 let len = if regrid { grid } else { ws.iter().map(|w| w.length_s).fold(0.0, f64::max) };
-                let hist = sum(&ws.iter().map(|w| &w.hist).collect::<Vec<_>>());
+                let hist = match ws.len() {
+                    1 => ws.pop().expect("one window").into_owned().hist,
+                    _ => sum(&ws.iter().map(|w| &w.hist).collect::<Vec<_>>()),
+                };
                 let tag = scoped(&info.label, &info.tags[pos as usize]);
                 (k, pos, Window { start_s: f64::from(k) * grid, length_s: len, tag: Some(tag), hist })
             })
@@ -390,7 +419,7 @@ pub struct Merged {
     merged_tags: Vec<String>,
     own_tags: Vec<Vec<String>>,
     layout: crate::hist::Layout,
-    slots: BTreeMap<i64, BTreeMap<String, (Hist, f64)>>,
+    slots: BTreeMap<i64, BTreeMap<String, (Packed, f64)>>,
 }
 
 impl Merged {
@@ -419,9 +448,12 @@ impl Merged {
         for (k, mut sums) in self.slots {
             for t in &self.merged_tags {
                 out(Piece::Merged(match sums.remove(t) {
-                    Some((hist, l)) => {
-                        Window { start_s: k as f64 * grid, length_s: if self.regrid { grid } else { l }, tag: Some(t.clone()), hist }
-                    }
+                    Some((sum, l)) => Window {
+                        start_s: k as f64 * grid,
+                        length_s: if self.regrid { grid } else { l },
+                        tag: Some(t.clone()),
+                        hist: sum.unpack(),
+                    },
                     None => empty(k, t),
                 }))?;
             }
@@ -435,6 +467,109 @@ impl Merged {
             }
         }
         Ok(())
+    }
+}
+
+/// A sum across runs as it is held until the merged archive is written: its buckets in
+/// ascending index order, each as how many indexes it lies past the one after the previous
+/// bucket (0 for the next index) and its count, both unsigned LEB128 varints (as Protocol
+/// Buffers writes them: <https://protobuf.dev/programming-guides/encoding/#varints>). The gap
+/// is mostly one byte and the count one or two, against 8 bytes a bucket decoded.
+struct Packed {
+    layout: Layout,
+    buckets: u32,
+    bytes: Box<[u8]>,
+}
+
+impl Packed {
+    fn empty(layout: Layout) -> Packed {
+        Packed { layout, buckets: 0, bytes: Box::default() }
+    }
+
+    /// The buckets: (index, count), in ascending index order.
+    fn iter(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
+        let (b, mut at, mut next) = (&self.bytes, 0, 0u64);
+        std::iter::from_fn(move || {
+            if at >= b.len() {
+                return None;
+            }
+            let index = next + leb128(b, &mut at);
+            next = index + 1;
+            // indexes were u32 when packed
+            Some((index as u32, leb128(b, &mut at)))
+        })
+    }
+
+    fn unpack(&self) -> Hist {
+        let mut h = HistBuilder::with_capacity(self.layout, self.buckets as usize);
+        for (i, c) in self.iter() {
+            h.push(i, c);
+        }
+        h.finish()
+    }
+
+    /// Add `h` exactly, in this sum's layout (as [`add`] does), the new sum written into
+    /// `scratch` first and then copied at its exact size.
+    fn add(&mut self, h: &Hist, scratch: &mut Vec<u8>) {
+        if h.layout() != self.layout {
+            *self = Packed::of(&add(&self.unpack(), h), scratch);
+            return;
+        }
+        scratch.clear();
+        let (mut a, mut b) = (self.iter().peekable(), h.indexed().peekable());
+        let (mut next, mut n) = (0u32, 0u32);
+        loop {
+            let (i, c) = match (a.peek().copied(), b.peek().copied()) {
+                (Some((i, c)), Some((j, d))) => match i.cmp(&j) {
+                    std::cmp::Ordering::Less => (i, c),
+                    std::cmp::Ordering::Greater => (j, d),
+                    // as Hist::merge: the counts were checked not to pass MAX_COUNT
+                    std::cmp::Ordering::Equal => (i, c.saturating_add(d)),
+                },
+                (Some((i, c)), None) => (i, c),
+                (None, Some((j, d))) => (j, d),
+                (None, None) => break,
+            };
+            a.next_if(|&(x, _)| x == i);
+            b.next_if(|&(x, _)| x == i);
+            push_leb128(scratch, u64::from(i - next));
+            push_leb128(scratch, c);
+            next = i + 1;
+            n += 1;
+        }
+        drop(a);
+        self.buckets = n;
+        self.bytes = scratch.as_slice().into();
+    }
+
+    fn of(h: &Hist, scratch: &mut Vec<u8>) -> Packed {
+        let mut p = Packed::empty(h.layout());
+        p.add(h, scratch);
+        p
+    }
+}
+
+/// Append `v` as an unsigned LEB128 varint: 7 bits a byte, low bits first, the top bit set on
+/// every byte but the last.
+fn push_leb128(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// The unsigned LEB128 varint at `*at` (written by [`push_leb128`]), `*at` moved past it.
+fn leb128(b: &[u8], at: &mut usize) -> u64 {
+    let (mut v, mut shift) = (0u64, 0);
+    loop {
+        let byte = b[*at];
+        *at += 1;
+        v |= u64::from(byte & 0x7f) << shift;
+        if byte < 0x80 {
+            return v;
+        }
+        shift += 7;
     }
 }
 
@@ -565,6 +700,41 @@ mod tests {
     fn merge_of(runs: &[Run], opts: &Options) -> Result<Run, MergeError> {
         let sources: Vec<Source> = runs.iter().map(|r| Source { run: r, label: label_of(r) }).collect();
         merge(&sources, opts)
+    }
+
+    #[test]
+    fn packed_sums_are_the_histograms_sums() {
+        let l = Layout::default_ns();
+        let mut big = Accumulator::new(l);
+        // a count past 32 bits (kept aside in a Hist) and one past 7 * 9 bits
+        big.record_n(1_000, u64::from(u32::MAX) + 5);
+        big.record_n(u64::MAX / 4, 1 << 60);
+        let hists = [
+            Hist::from_values(l, [5, 6, 7, 3_000, 1 << 40]),
+            Hist::empty(l),
+            big.finish(),
+            Hist::from_values(l, (0..5_000).map(|k| k * 977)),
+            // another layout: summed in the first one's, as `add` does
+            Hist::from_values(Layout::new(1, 2).expect("layout"), [7, 90_000, 5_000_000]),
+            Hist::from_values(l, [0, 1, 6]),
+        ];
+        let (mut packed, mut want, mut scratch) = (Packed::empty(l), Hist::empty(l), Vec::new());
+        for h in &hists {
+            packed.add(h, &mut scratch);
+            want = add(&want, h);
+            assert_eq!(packed.unpack(), want);
+            assert_eq!(packed.buckets as usize, want.indexed().count());
+        }
+        // the varints themselves, at the edges of their bytes
+        let mut b = Vec::new();
+        let vs = [0, 1, 127, 128, 16_383, 16_384, u64::from(u32::MAX), u64::MAX];
+        for v in vs {
+            push_leb128(&mut b, v);
+        }
+        assert_eq!(b.len(), 1 + 1 + 1 + 2 + 2 + 3 + 5 + 10);
+        let mut at = 0;
+        assert_eq!(vs.map(|_| leb128(&b, &mut at)), vs);
+        assert_eq!(at, b.len());
     }
 
     #[test]
