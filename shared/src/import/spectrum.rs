@@ -185,15 +185,8 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>) -> Result<Run, 
         });
     }
     warnings.push(Warning { line: None, message: "a percentile spectrum has no times: IOPS and the runtime view are not known".into() });
-    let run = Run {
-        name: crate::archive::stem(source_name),
-        source: source_name.to_string(),
-        start_time: None,
-        meta,
-        windows,
-        warnings,
-        context: Vec::new(),
-    };
+    let (name, source) = (crate::archive::stem(source_name), source_name.to_string());
+    let run = Run { name, source, meta, windows, warnings, ..Run::default() };
     // one window of at most MAX_COUNT values (checked above): this cannot fail
     run.checked().map_err(|c| e(header_line.max(1), SpectrumErrorKind::Counts(c)))
 }
