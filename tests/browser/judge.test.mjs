@@ -16,8 +16,16 @@ import { BUNDLE, NINES, serve, launch, Viewer } from './lib.mjs';
 
 let dir, browser, site, runs;
 
+// A verdict command (steady, curve, sweep --curve --limit, compare --fail-on) exits 1 when
+// its verdict fails and 2 when it cannot tell, with its output written all the same (README,
+// exit status): those are results here; 3 and up are errors.
 function nines(args) {
-  return execFileSync(NINES, args, { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'], timeout: 90000, killSignal: 'SIGKILL' });
+  try {
+    return execFileSync(NINES, args, { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'], timeout: 90000, killSignal: 'SIGKILL' });
+  } catch (e) {
+    if ((e.status === 1 || e.status === 2) && typeof e.stdout === 'string' && e.stdout.length > 0) return e.stdout;
+    throw e;
+  }
 }
 
 function close(a, b, what) {
