@@ -5,6 +5,9 @@ import path from 'node:path';
 
 export function nightly(a, b, n, flipAt, dir) {
   const src = [fs.readFileSync(a, 'utf8'), fs.readFileSync(b, 'utf8')];
+  // every night is the same job (the first run's metadata, so one workload: a trend compares
+  // runs of one workload), only what the device did changes at the flip
+  const meta = JSON.parse(src[0].match(/^#\[nines (\{.*\})\]$/m)[1]);
   fs.mkdirSync(dir, { recursive: true });
   const files = [];
   for (let i = 0; i < n; i++) {
@@ -12,7 +15,7 @@ export function nightly(a, b, n, flipAt, dir) {
     const text = src[i < flipAt ? 0 : 1]
       .replace(/^#\[StartTime: [0-9.]+/m, `#[StartTime: ${t}`)
       .replace(/^#\[BaseTime: [0-9.]+/m, `#[BaseTime: ${t}`)
-      .replace(/^#\[nines (\{.*\})\]$/m, (_, json) => `#[nines ${JSON.stringify({ ...JSON.parse(json), name: `nightly ${i}` })}]`);
+      .replace(/^#\[nines (\{.*\})\]$/m, () => `#[nines ${JSON.stringify({ ...meta, name: `nightly ${i}` })}]`);
     const f = path.join(dir, `nightly-${String(i).padStart(4, '0')}.hlog`);
     fs.writeFileSync(f, text);
     files.push(f);
