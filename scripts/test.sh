@@ -59,6 +59,15 @@ rm -rf "$smoke"
 # The crates as crates.io would take them; nines-qos is built from its package alone, which
 # carries the shipped viewer (no WebAssembly is built: the package is not a clone).
 echo "== packages: cargo publish --dry-run of nines-core and nines-qos"
+# Publishing two crates at once verifies nines-qos against nines-core through a temporary
+# registry that cargo unpacks into $CARGO_HOME/registry/src/-<hash of the checkout's path>/.
+# Cargo never unpacks a name and version twice, so on a machine that ran this before from
+# the same path, nines-qos would be verified against an old nines-core 0.1.0 (a CI run
+# failed that way). Remove only those unpacked copies of our own crates first.
+for stale in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/nines-core-* \
+    "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/nines-qos-*; do
+    if [ -d "$stale" ]; then rm -rf -- "$stale"; fi
+done
 env -u NINES_VIEWER_BUNDLE cargo publish -q --dry-run --allow-dirty -p nines-core -p nines-qos
 
 
