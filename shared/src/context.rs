@@ -489,6 +489,111 @@ impl WindowContext {
     }
 }
 
+/// How many numbers a context record holds ([`WindowContext::values`]).
+pub const FIELDS: usize = 21;
+
+/// Index of the first number of each part in [`WindowContext::values`]: the disk's 8
+/// (r_s, w_s, rkB_s, wkB_s, r_await, w_await, aqu, util), the CPU's 8 (user, nice, sys,
+/// idle, iowait, irq, softirq, steal), I/O pressure some and full, CPU pressure some and full,
+/// then nines' own CPU.
+const DISK_AT: usize = 0;
+const CPU_AT: usize = 8;
+const IO_P_AT: usize = 16;
+const CPU_P_AT: usize = 18;
+const NINES_AT: usize = 20;
+
+impl WindowContext {
+    /// The record's numbers in a fixed order (see `FIELDS`), absent parts as None.
+    pub fn values(&self) -> [Option<f64>; FIELDS] {
+        let mut v = [None; FIELDS];
+        if let Some(d) = &self.disk {
+            for (o, x) in v[DISK_AT..].iter_mut().zip([d.r_s, d.w_s, d.rkb_s, d.wkb_s, d.r_await, d.w_await, d.aqu_sz, d.util]) {
+                *o = Some(x);
+            }
+        }
+        if let Some(c) = &self.cpu {
+            for (o, x) in v[CPU_AT..].iter_mut().zip([c.user, c.nice, c.system, c.idle, c.iowait, c.irq, c.softirq, c.steal]) {
+                *o = Some(x);
+            }
+        }
+        for (at, p) in [(IO_P_AT, &self.io_pressure), (CPU_P_AT, &self.cpu_pressure)] {
+            if let Some(p) = p {
+                v[at] = Some(p.some);
+                v[at + 1] = p.full;
+            }
+        }
+        v[NINES_AT] = self.nines_cpu;
+        v
+    }
+
+    /// A record of window `[start_ns, end_ns)` holding numbers in the order of
+    /// [`WindowContext::values`]; a part (disk, CPU) is there when all of its numbers are.
+    pub fn from_values(start_ns: u64, end_ns: u64, devices: Vec<String>, v: &[Option<f64>; FIELDS]) -> WindowContext {
+        let part = |at: usize| -> Option<[f64; 8]> {
+            let mut out = [0.0; 8];
+            for (o, x) in out.iter_mut().zip(&v[at..at + 8]) {
+                *o = (*x)?;
+            }
+            Some(out)
+        };
+        let disk = part(DISK_AT).map(|d| DiskRates {
+            r_s: d[0],
+            w_s: d[1],
+            rkb_s: d[2],
+            wkb_s: d[3],
+            r_await: d[4],
+            w_await: d[5],
+            aqu_sz: d[6],
+            util: d[7],
+        });
+        let cpu = part(CPU_AT).map(|c| CpuShares {
+            user: c[0],
+            nice: c[1],
+            system: c[2],
+            idle: c[3],
+            iowait: c[4],
+            irq: c[5],
+            softirq: c[6],
+            steal: c[7],
+        });
+        let pressure = |at: usize| v[at].map(|some| PressureShares { some, full: v[at + 1] });
+        WindowContext {
+            start_ns,
+            end_ns,
+            devices,
+            disk,
+            cpu,
+            io_pressure: pressure(IO_P_AT),
+            cpu_pressure: pressure(CPU_P_AT),
+            nines_cpu: v[NINES_AT],
+            span_ns: None,
+        }
+    }
+
+    /// Adjacent records taken together, as one record of their whole span: each number the
+    /// mean over time (records weighted by their span), r_await and w_await the means over
+    /// the device's reads and writes, as iostat gives them over one longer interval (see
+    /// [`ContextSummary`]). A number no record has stays absent. None for no records.
+    pub fn merge(recs: &[WindowContext]) -> Option<WindowContext> {
+        let (first, last) = (recs.first()?, recs.last()?);
+        let len = |c: &WindowContext| c.span_ns.unwrap_or(c.end_ns.saturating_sub(c.start_ns)) as f64;
+        let all: Vec<[Option<f64>; FIELDS]> = recs.iter().map(WindowContext::values).collect();
+        let mut out = [None; FIELDS];
+        for (j, o) in out.iter_mut().enumerate() {
+            let weight = |c: &WindowContext, v: &[Option<f64>; FIELDS]| match j {
+                4 => v[0].unwrap_or(0.0) * len(c),
+                5 => v[1].unwrap_or(0.0) * len(c),
+                _ => len(c),
+            };
+            *o = mean_max(recs.iter().zip(&all).filter_map(|(c, v)| Some((v[j]?, weight(c, v))))).map(|m| m.mean);
+        }
+        let mut m = WindowContext::from_values(first.start_ns, last.end_ns, first.devices.clone(), &out);
+        let spans: Option<u64> = recs.iter().map(|c| c.span_ns).sum();
+        m.span_ns = spans;
+        Some(m)
+    }
+}
+
 /// The mean and the largest value of one context number over a run's windows.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct MeanMax {

@@ -114,9 +114,10 @@ impl<'a> Builder<'a> {
         // decoded groups cannot fail to merge
         let whole: Vec<Window> = groups.iter().filter_map(|g| g.whole(None).ok().flatten()).collect();
         Compact {
-            run: Run { windows: whole, ..without_windows(run) },
+            run: Run { windows: whole, context: run.context.clone(), ..without_windows(run) },
             group,
             windows: run.windows.len(),
+            context_group: 1,
             traces: self.traces.clone(),
             groups,
             groups_at: None,

@@ -21,7 +21,7 @@
 //! the whole run's table from them ([`Compact::read_head`]), and fetch the groups when a
 //! range first needs them ([`Compact::attach_groups`]).
 //!
-//! # Format (version 4)
+//! # Format (version 5)
 //!
 //! ```text
 //! "nines-compact\n"  (14 bytes)   then the version as a varint (3), then sections: each the
@@ -45,6 +45,8 @@
 //!   points, point i the exact merge of slots i*2^k..): for each non-empty point, in order,
 //!   11 indices into `values` (median, 1 to 9 nines, max), each ZigZag delta-coded against
 //!   the same metric of the previous non-empty point of the level;
+//! then, when the header has "context" (the recorded windows a record spans), a section of
+//!   the device's and the host's context records (`context.rs`);
 //! then per tag, in the head's order, a section of its groups: varint ceil(nslots / group),
 //!   then each histogram a varint length and an uncompressed HdrHistogram V2 encoding;
 //!   histogram i merges slots i*group..
@@ -52,7 +54,8 @@
 //!            is one exactly), or byte 1 and 8 little-endian bytes a number (IEEE 754 bits)
 //! ```
 //!
-//! Version 3 is the same with each tag's groups section right after its levels' sections.
+//! Version 4 is the same without context records; version 3 the same as 4 with each tag's
+//! groups section right after its levels' sections.
 //! Version 2 is one zlib stream (after the version, the inflated size as a varint) of the
 //! head's fields with, per direction, its levels' points after `levels` and, for tags, its
 //! groups before `whole`; version 1 is the same without the size and without `whole`.
@@ -72,6 +75,7 @@
 //! the first time they are asked for; `varint.rs` holds the numbers' encodings.
 
 mod builder;
+mod context;
 mod error;
 mod groups;
 mod points;
@@ -97,8 +101,9 @@ pub use error::{CompactError, FormError, WriteError};
 /// The first bytes of a compact form.
 pub const MAGIC: &[u8; 14] = b"nines-compact\n";
 /// The version this crate writes. Versions 1 (no whole-run histograms), 2 (one zlib stream
-/// for everything) and 3 (each tag's groups after its levels) are still read.
-pub const VERSION: u64 = 4;
+/// for everything), 3 (each tag's groups after its levels) and 4 (no context records) are
+/// still read.
+pub const VERSION: u64 = 5;
 /// Metrics per point: median, 1 to 9 nines, max.
 pub const METRICS: usize = 11;
 /// The most the body of a compact form inflates to (a 24-hour run of 1 s windows is some tens
@@ -172,6 +177,9 @@ pub struct Compact {
     /// Windows the run recorded (all tags).
     pub windows: usize,
     pub traces: Vec<Trace>,
+    /// The recorded windows each of `run.context`'s records spans (1: every window's own;
+    /// a form read back holds them to within 0.25%, see `context.rs`).
+    pub context_group: usize,
     /// Per tag, its windows merged in groups of `group`.
     groups: Vec<TagGroups>,
     /// Where the groups begin in the bytes read (version 4).
@@ -185,6 +193,7 @@ impl PartialEq for Compact {
         self.run == other.run
             && self.group == other.group
             && self.windows == other.windows
+            && self.context_group == other.context_group
             && self.traces == other.traces
             && self.groups == other.groups
     }

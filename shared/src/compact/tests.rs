@@ -391,3 +391,56 @@ fn a_damaged_group_is_an_error_when_its_range_is_asked_for() {
     // named by the run it holds
     assert!(e.starts_with("r.hlog: compact form: group 2 of tag read holds 1 I/Os"), "{e}");
 }
+
+#[test]
+fn context_records_travel_in_the_head_within_a_quarter_percent() {
+    use crate::context::{DiskRates, PressureShares, WindowContext};
+    let mut r = run(40);
+    r.meta.context_devices = vec!["vda".into()];
+    r.context = (0..40u64)
+        .map(|i| WindowContext {
+            start_ns: i * 500_000_000,
+            end_ns: (i + 1) * 500_000_000,
+            devices: vec!["vda".into()],
+            disk: Some(DiskRates { r_s: 100.0 + i as f64, aqu_sz: 0.5 * i as f64, util: 50.0, ..Default::default() }),
+            io_pressure: Some(PressureShares { some: i as f64, full: None }),
+            span_ns: Some(500_000_000),
+            ..Default::default()
+        })
+        .collect();
+    let c = Compact::of(&r, 4);
+    assert_eq!(c.run.context, r.context);
+    for bytes in [c.write().unwrap(), c.write_stored().unwrap()] {
+        let whole = Compact::read("c.compact", &bytes).unwrap();
+        // drawn before the groups come: the records are in the head's part of the form
+        let head = Compact::read_head("c.compact", &bytes[..whole.groups_at().unwrap()]).unwrap();
+        for back in [&whole, &head] {
+            assert_eq!(back.context_group, 1);
+            assert_eq!(back.run.context.len(), 40);
+            for (a, b) in r.context.iter().zip(&back.run.context) {
+                assert_eq!((a.start_ns, a.end_ns, &a.devices), (b.start_ns, b.end_ns, &b.devices));
+                for (x, y) in a.values().iter().zip(b.values()) {
+                    assert_eq!(x.is_some(), y.is_some());
+                    if let (Some(x), Some(y)) = (x, y) {
+                        assert!((x - y).abs() <= 0.0026 * x.max(0.001), "{x} against {y}");
+                    }
+                }
+            }
+        }
+        // written again, a form read back keeps its records and their grouping
+        let again = Compact::read("again", &whole.write().unwrap()).unwrap();
+        assert_eq!((again.context_group, again.run.context.len()), (1, 40));
+    }
+    // a damaged context section is an error naming it
+    let bytes = c.write_stored().unwrap();
+    let at = Compact::read("c", &bytes).unwrap().groups_at().unwrap();
+    let mut bad = bytes.clone();
+    // the stored section ends with its four check bytes just before the groups
+    bad[at - 5] ^= 0x40;
+    let e = Compact::read("c.compact", &bad).unwrap_err().to_string();
+    assert!(e.contains("context records"), "{e}");
+    // a run without context writes no section and no "context" in its header
+    let plain = Compact::of(&run(40), 4);
+    let back = Compact::read("p", &plain.write().unwrap()).unwrap();
+    assert!(back.run.context.is_empty());
+}

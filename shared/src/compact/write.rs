@@ -14,7 +14,7 @@ use crate::stats::tag_name;
 impl Compact {
     /// The binary form (see the module's documentation), deflated at zlib's default level.
     pub fn write(&self) -> Result<Vec<u8>, WriteError> {
-        self.write_sections(|b| {
+        self.write_sections(true, |b| {
             let mut z = flate2::write::ZlibEncoder::new(Vec::with_capacity(b.len() / 2 + 16), flate2::Compression::default());
             z.write_all(b).map_err(|e| WriteError(e.to_string()))?;
             z.finish().map_err(|e| WriteError(e.to_string()))
@@ -25,13 +25,20 @@ impl Compact {
     /// memory, such as a viewer worker's answer to its page. (Its zlib streams are written
     /// here, not by flate2, so that the viewer's wasm carries no deflater.)
     pub fn write_stored(&self) -> Result<Vec<u8>, WriteError> {
-        self.write_sections(|b| Ok(stored_zlib(b)))
+        self.write_sections(false, |b| Ok(stored_zlib(b)))
     }
 
-    fn write_sections(&self, pack: impl Fn(&[u8]) -> Result<Vec<u8>, WriteError>) -> Result<Vec<u8>, WriteError> {
+    /// The form with its sections packed by `pack`; with `budget`, the context records taken
+    /// together until they fit their budget (`context::carried`), else every record as held.
+    fn write_sections(&self, budget: bool, pack: impl Fn(&[u8]) -> Result<Vec<u8>, WriteError>) -> Result<Vec<u8>, WriteError> {
+        let context = match &self.run.context[..] {
+            [] => None,
+            recs if budget => Some(super::context::carried(recs, self.hours(), &pack)?),
+            recs => Some((1, super::context::encode(recs))),
+        };
         let mut head = Vec::new();
         let warnings: Vec<Value> = self.run.warnings.iter().map(|w| json!([w.line, w.message])).collect();
-        let header = json!({
+        let mut header = json!({
             "name": self.run.name,
             "source": self.run.source,
             "start_time": self.run.start_time,
@@ -40,6 +47,10 @@ impl Compact {
             "group": self.group,
             "windows": self.windows,
         });
+        if let Some((k, _)) = &context {
+            // the records of a form read back already span `context_group` windows each
+            header["context"] = json!(k * self.context_group.max(1));
+        }
         let header = serde_json::to_vec(&header).map_err(|e| WriteError(e.to_string()))?;
         put(&mut head, header.len() as u64);
         head.extend_from_slice(&header);
@@ -108,13 +119,27 @@ impl Compact {
         }
         let mut out = MAGIC.to_vec();
         put(&mut out, VERSION);
-        for b in std::iter::once(&head).chain(&sections).chain(&group_sections) {
+        let context = context.map(|(_, b)| b);
+        for b in std::iter::once(&head).chain(&sections).chain(&context).chain(&group_sections) {
             let z = pack(b)?;
             put(&mut out, b.len() as u64);
             put(&mut out, z.len() as u64);
             out.extend_from_slice(&z);
         }
         Ok(out)
+    }
+}
+
+impl Compact {
+    /// The run's length in hours, from its first slot's start to its last slot's end.
+    fn hours(&self) -> f64 {
+        let slots = self.traces.iter().flat_map(|t| t.slots.first().into_iter().chain(t.slots.last()));
+        let (lo, hi) = slots.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), s| (lo.min(s.start_s), hi.max(s.start_s + s.length_s)));
+        if hi > lo {
+            (hi - lo) / 3600.0
+        } else {
+            0.0
+        }
     }
 }
 

@@ -54,5 +54,5 @@ pub(super) fn read_body(r: &mut Reader, body: &Arc<Vec<u8>>, version: u64) -> Re
     if r.at != r.b.len() {
         return Err(format!("{} bytes follow the last direction", r.b.len() - r.at).into());
     }
-    finish(h, traces, groups, whole)
+    finish(h, traces, groups, whole, Vec::new())
 }

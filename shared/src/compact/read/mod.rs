@@ -78,6 +78,8 @@ struct Header {
     warnings: Vec<Warning>,
     group: usize,
     windows: usize,
+    /// The windows a context record spans, when the form carries context records.
+    context: Option<usize>,
 }
 
 fn read_header(r: &mut Reader) -> Result<Header, FormError> {
@@ -109,7 +111,14 @@ fn read_header(r: &mut Reader) -> Result<Header, FormError> {
         .filter(|&g| g >= 1 && g <= u64::from(u32::MAX))
         .ok_or("header \"group\" is not a count of windows from 1 to 2^32-1")? as usize;
     let windows = field("windows")?.as_u64().ok_or("header \"windows\" is not a count")? as usize;
-    Ok(Header { name, source, start_time, meta, warnings, group, windows })
+    let context = match header.get("context") {
+        None => None,
+        Some(v) => Some(
+            v.as_u64().filter(|&k| k >= 1 && k <= u64::from(u32::MAX)).ok_or("header \"context\" is not a count of windows from 1 to 2^32-1")?
+                as usize,
+        ),
+    };
+    Ok(Header { name, source, start_time, meta, warnings, group, windows, context })
 }
 
 /// A direction's kind, slots, values and level count, checked; `total` gains a tag's I/Os.
@@ -221,7 +230,13 @@ fn read_whole(r: &mut Reader, dec: &mut Decoder, tag: &Option<String>, slots: &[
 }
 
 /// The checks across directions, then the form.
-fn finish(h: Header, traces: Vec<Trace>, groups: Vec<TagGroups>, whole: Vec<Window>) -> Result<Compact, FormError> {
+fn finish(
+    h: Header,
+    traces: Vec<Trace>,
+    groups: Vec<TagGroups>,
+    whole: Vec<Window>,
+    context: Vec<crate::context::WindowContext>,
+) -> Result<Compact, FormError> {
     if let Some(all) = traces.iter().find(|t| t.dir == Direction::All) {
         let dirs: u64 = traces
             .iter()
@@ -240,7 +255,8 @@ fn finish(h: Header, traces: Vec<Trace>, groups: Vec<TagGroups>, whole: Vec<Wind
         meta: h.meta,
         windows: whole,
         warnings: h.warnings,
-        context: Vec::new(),
+        context,
     };
-    Ok(Compact { run, group: h.group, windows: h.windows, traces, groups, groups_at: None })
+    let context_group = h.context.unwrap_or(1);
+    Ok(Compact { run, group: h.group, windows: h.windows, context_group, traces, groups, groups_at: None })
 }

@@ -95,7 +95,13 @@ pub(super) fn read_sections(bytes: &[u8], start: usize, version: u64, head_only:
     let mut groups_at = None;
     // version 3: each tag's groups after its levels; 4: every tag's after every level
     let mut cut = false;
+    let mut context = Vec::new();
     for pass in [0, 1] {
+        if pass == 1 && version >= 5 && h.context.is_some() {
+            let body = section(&mut f).and_then(|p| p.inflate()).map_err(|m| (None, format!("the context records: {m}").into()))?;
+            context = crate::compact::context::decode(&body, &h.meta.context_devices)
+                .map_err(|m| (None, format!("the context records: {}", m.0).into()))?;
+        }
         if pass == 1 && version >= 4 {
             groups_at = Some(f.at);
             // read without its groups: each tag's come with `attach_groups`
@@ -127,7 +133,7 @@ pub(super) fn read_sections(bytes: &[u8], start: usize, version: u64, head_only:
     if f.at != f.b.len() {
         return Err((None, format!("{} bytes follow the last section", f.b.len() - f.at).into()));
     }
-    let mut c = finish(h, traces, groups, whole).map_err(|m| (None, m))?;
+    let mut c = finish(h, traces, groups, whole, context).map_err(|m| (None, m))?;
     c.groups_at = groups_at;
     Ok(c)
 }
