@@ -86,6 +86,8 @@ echo "== viewer: the latency curve chart against nines sweep --curve --json"
 node --test tests/browser/curve.test.mjs 2>&1
 echo "== viewer: what a first-time reader sees (1-CDF axes, steady-state verdicts)"
 node --test tests/browser/glance.test.mjs 2>&1
+echo "== viewer: the device and host panel of a report against nines stats --context"
+node --test tests/browser/context.test.mjs 2>&1
 # ---- end viewer --------------------------------------------------------------------------
 
 # ---- reports and sites -------------------------------------------------------------------

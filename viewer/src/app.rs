@@ -37,6 +37,7 @@ use model::{
 
 mod cdf_panel;
 mod chart_data;
+mod context_panel;
 mod controls;
 mod dom;
 mod export;
@@ -355,6 +356,9 @@ struct Page {
     progress: RwSignal<Vec<(String, workers::Stage)>>,
     /// The latency under the mouse on the 1-CDF.
     hover_x: RwSignal<Option<f64>>,
+    /// The time chart under the mouse and the x there (seconds, or I/Os on the runtime and
+    /// rate charts when they count I/Os): a rule on every time chart, the context readout.
+    hover_t: RwSignal<Option<(&'static str, f64)>>,
     /// A drag on a chart in progress.
     drag: RwSignal<Drag>,
     canvases: Canvases,
@@ -371,6 +375,8 @@ struct Canvases {
     runtime_overlay: NodeRef<leptos::html::Canvas>,
     rate: NodeRef<leptos::html::Canvas>,
     rate_overlay: NodeRef<leptos::html::Canvas>,
+    context: NodeRef<leptos::html::Canvas>,
+    context_overlay: NodeRef<leptos::html::Canvas>,
 }
 
 impl Page {
@@ -400,6 +406,7 @@ fn App() -> impl IntoView {
         loading: RwSignal::new(None),
         progress: RwSignal::new(Vec::new()),
         hover_x: RwSignal::new(None),
+        hover_t: RwSignal::new(None),
         drag: RwSignal::new(None),
         canvases: Canvases {
             cdf: NodeRef::new(),
@@ -409,6 +416,8 @@ fn App() -> impl IntoView {
             runtime_overlay: NodeRef::new(),
             rate: NodeRef::new(),
             rate_overlay: NodeRef::new(),
+            context: NodeRef::new(),
+            context_overlay: NodeRef::new(),
         },
     };
     provide_context(p);
@@ -465,6 +474,7 @@ fn App() -> impl IntoView {
                 <div class="col">
                     <runtime_panel::RuntimePanel/>
                     <rate_panel::RatePanel/>
+                    <context_panel::ContextPanel/>
                     <heatmap::HeatmapPanel state=state version=version size=size/>
                 </div>
             </main>

@@ -19,19 +19,27 @@ pub(super) fn frame(name: &'static str) -> Option<Frame> {
 
 /// The hover rule on the 1-CDF and the drag boxes (a range box spans both linked charts).
 pub(super) fn overlays(p: Page) {
-    let Page { hover_x, drag, canvases: c, .. } = p;
-    let (cdf_overlay, rt_overlay, rate_overlay) = (c.cdf_overlay, c.runtime_overlay, c.rate_overlay);
+    let Page { state, hover_x, hover_t, drag, canvases: c, .. } = p;
+    let (cdf_overlay, rt_overlay, rate_overlay, ctx_overlay) = (c.cdf_overlay, c.runtime_overlay, c.rate_overlay, c.context_overlay);
     Effect::new(move |_| {
         let hx = hover_x.get();
+        let ht = hover_t.get();
         let dr = drag.get();
-        for (name, node) in [("cdf", cdf_overlay), ("runtime", rt_overlay), ("rate", rate_overlay)] {
+        let x_ios = state.with(|s| s.x_ios);
+        for (name, node) in [("cdf", cdf_overlay), ("runtime", rt_overlay), ("rate", rate_overlay), ("context", ctx_overlay)] {
             let Some(o) = node.get() else { continue };
             let Some(ctx) = ctx_css(&o) else { continue };
             let (cw, ch) = css_size(&o);
             ctx.clear_rect(0.0, 0.0, cw as f64, ch as f64);
             let Some(f) = with_model(|m| m.frames.get(name).copied()) else { continue };
-            if name == "cdf" {
-                if let Some(x) = hx {
+            // the time under the mouse, on every chart of the same axis
+            let rule = match (name, ht) {
+                ("cdf", _) => hx,
+                (_, Some((from, t))) if from == name || (!x_ios && from != "cdf") => Some(t),
+                _ => None,
+            };
+            {
+                if let Some(x) = rule.filter(|&x| x >= f.x.lo && x <= f.x.hi) {
                     let px = f.px(x).round() + 0.5;
                     ctx.set_stroke_style_str("#555");
                     ctx.set_line_width(1.0);
@@ -72,9 +80,13 @@ pub(super) fn x_down(p: Page, name: &'static str, ev: web_sys::MouseEvent) {
 /// The mouse moving on the runtime or rate chart: the selection box grows, or a pan shifts the
 /// zoom window by the drag distance.
 pub(super) fn x_move(p: Page, name: &'static str, ev: web_sys::MouseEvent) {
-    let Page { state, drag, .. } = p;
+    let Page { state, drag, hover_t, .. } = p;
     let set = move |f: Box<dyn FnOnce(&mut ViewState)>| p.set(f);
     let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
+    let at = frame(name).filter(|f| f.contains(x, y)).map(|f| (name, f.x_at(x)));
+    if hover_t.get_untracked() != at {
+        hover_t.set(at);
+    }
     if let Some((dn, x0, y0, _, _, pan)) = drag.get_untracked() {
         if dn != name {
             return;
@@ -159,9 +171,12 @@ pub(super) fn x_wheel(p: Page, name: &'static str, ev: web_sys::WheelEvent) {
     }));
 }
 
-/// The mouse left the runtime or rate chart: a drag on it ends.
+/// The mouse left the runtime or rate chart: a drag on it ends, and so does its rule.
 pub(super) fn x_leave(p: Page, name: &'static str) {
     if matches!(p.drag.get_untracked(), Some((n, ..)) if n == name) {
         p.drag.set(None)
+    }
+    if p.hover_t.get_untracked().is_some() {
+        p.hover_t.set(None);
     }
 }
