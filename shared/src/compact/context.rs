@@ -99,7 +99,10 @@ pub(super) fn decode(body: &[u8], devices: &[String]) -> Result<Vec<WindowContex
         let mut out = Vec::with_capacity(n);
         let mut prev = 0i64;
         for i in 0..n {
-            prev = prev.checked_add(unzigzag(r.varint()?)).filter(|&x| x >= 0).ok_or_else(|| format!("record {}: its {what} is out of range", i + 1))?;
+            prev = prev
+                .checked_add(unzigzag(r.varint()?))
+                .filter(|&x| x >= 0)
+                .ok_or_else(|| format!("record {}: its {what} is out of range", i + 1))?;
             out.push(prev);
         }
         Ok(out)
@@ -119,7 +122,10 @@ pub(super) fn decode(body: &[u8], devices: &[String]) -> Result<Vec<WindowContex
         let mut prev = 0i64;
         for (i, v) in values.iter_mut().enumerate().filter(|(i, _)| masks[*i] & 1 << part_bit(j) != 0) {
             // a code past 8,000 would be a number past 10^14: no counter rate is
-            prev = prev.checked_add(unzigzag(r.varint()?)).filter(|q| (0..8_000).contains(q)).ok_or_else(|| format!("record {}: number {} is out of range", i + 1, j + 1))?;
+            prev = prev
+                .checked_add(unzigzag(r.varint()?))
+                .filter(|q| (0..8_000).contains(q))
+                .ok_or_else(|| format!("record {}: number {} is out of range", i + 1, j + 1))?;
             v[j] = Some(value(prev));
         }
     }
@@ -136,16 +142,11 @@ pub(super) fn decode(body: &[u8], devices: &[String]) -> Result<Vec<WindowContex
 
 /// The records a form carries: `recs` taken together `k` at a time, the smallest power of
 /// two `k` whose section `pack` makes no larger than the budget of a run of `hours`.
-pub(super) fn carried<E>(
-    recs: &[WindowContext],
-    hours: f64,
-    pack: impl Fn(&[u8]) -> Result<Vec<u8>, E>,
-) -> Result<(usize, Vec<u8>), E> {
+pub(super) fn carried<E>(recs: &[WindowContext], hours: f64, pack: impl Fn(&[u8]) -> Result<Vec<u8>, E>) -> Result<(usize, Vec<u8>), E> {
     let budget = (BUDGET_PER_HOUR * hours).max(BUDGET_MIN as f64);
     let mut k = 1;
     loop {
-        let merged: Vec<WindowContext> =
-            if k == 1 { recs.to_vec() } else { recs.chunks(k).filter_map(WindowContext::merge).collect() };
+        let merged: Vec<WindowContext> = if k == 1 { recs.to_vec() } else { recs.chunks(k).filter_map(WindowContext::merge).collect() };
         let body = encode(&merged);
         if k >= recs.len() || pack(&body)?.len() as f64 <= budget {
             return Ok((k, body));
@@ -164,7 +165,16 @@ mod tests {
             start_ns: i * 1_000_000_000,
             end_ns: (i + 1) * 1_000_000_000,
             devices: vec!["vda".into()],
-            disk: Some(DiskRates { r_s: iops, w_s: 0.0, rkb_s: iops * 4.0, wkb_s: 0.0, r_await: 0.25, w_await: 0.0, aqu_sz: 0.5, util: 99.5 }),
+            disk: Some(DiskRates {
+                r_s: iops,
+                w_s: 0.0,
+                rkb_s: iops * 4.0,
+                wkb_s: 0.0,
+                r_await: 0.25,
+                w_await: 0.0,
+                aqu_sz: 0.5,
+                util: 99.5,
+            }),
             cpu: Some(CpuShares { user: 3.0, nice: 0.0, system: 20.0, idle: 70.0, iowait: 5.0, irq: 0.0, softirq: 2.0, steal: 0.0 }),
             io_pressure: Some(PressureShares { some: 12.5, full: Some(10.0) }),
             cpu_pressure: Some(PressureShares { some: 0.25, full: None }),
@@ -229,7 +239,8 @@ mod tests {
             .map(|i| {
                 let mut r = rec(i, 2000.0 * noise());
                 let d = r.disk.as_mut().unwrap();
-                (d.w_s, d.wkb_s, d.r_await, d.w_await, d.aqu_sz) = (900.0 * noise(), 3600.0 * noise(), 0.4 * noise(), 1.1 * noise(), 1.7 * noise());
+                (d.w_s, d.wkb_s, d.r_await, d.w_await, d.aqu_sz) =
+                    (900.0 * noise(), 3600.0 * noise(), 0.4 * noise(), 1.1 * noise(), 1.7 * noise());
                 let c = r.cpu.as_mut().unwrap();
                 (c.user, c.system, c.iowait, c.softirq) = (3.0 * noise(), 20.0 * noise(), 5.0 * noise(), 2.0 * noise());
                 r.io_pressure = Some(PressureShares { some: 12.5 * noise(), full: Some(10.0 * noise()) });

@@ -114,8 +114,9 @@ fn read_header(r: &mut Reader) -> Result<Header, FormError> {
     let context = match header.get("context") {
         None => None,
         Some(v) => Some(
-            v.as_u64().filter(|&k| k >= 1 && k <= u64::from(u32::MAX)).ok_or("header \"context\" is not a count of windows from 1 to 2^32-1")?
-                as usize,
+            v.as_u64()
+                .filter(|&k| k >= 1 && k <= u64::from(u32::MAX))
+                .ok_or("header \"context\" is not a count of windows from 1 to 2^32-1")? as usize,
         ),
     };
     Ok(Header { name, source, start_time, meta, warnings, group, windows, context })
@@ -248,15 +249,7 @@ fn finish(
             return Err(format!("\"all\" holds {n} I/Os; its directions hold {dirs}").into());
         }
     }
-    let run = Run {
-        name: h.name,
-        source: h.source,
-        start_time: h.start_time,
-        meta: h.meta,
-        windows: whole,
-        warnings: h.warnings,
-        context,
-    };
+    let run = Run { name: h.name, source: h.source, start_time: h.start_time, meta: h.meta, windows: whole, warnings: h.warnings, context };
     let context_group = h.context.unwrap_or(1);
     Ok(Compact { run, group: h.group, windows: h.windows, context_group, traces, groups, groups_at: None })
 }
