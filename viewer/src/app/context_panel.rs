@@ -168,33 +168,41 @@ pub(super) fn ContextPanel() -> impl IntoView {
     let (canvas, overlay) = (c.context, c.context_overlay);
     let which = RwSignal::new(0usize);
     // shown when a loaded run has context records, or says why it has none
-    let notes = Memo::new(move |_| {
+    let any = move || {
+        version.get();
+        with_model(|m| m.runs.iter().any(|l| !l.run.context.is_empty() || l.run.meta.context_missing.is_some()))
+    };
+    let missing = move || {
         version.get();
         with_model(|m| {
-            let any = m.runs.iter().any(|l| !l.run.context.is_empty());
-            let missing: Vec<String> =
+            let why: Vec<String> =
                 m.runs.iter().filter_map(|l| l.run.meta.context_missing.as_ref().map(|why| format!("{}: {why}", l.run.name))).collect();
-            (any, missing)
+            why.join("; ")
         })
-    });
-    let key = Memo::new(move |_| {
-        let s = state.get();
-        (version.get(), size.get(), which.get(), s.hidden.clone(), s.zoom, s.sel, s.x_ios, s.dir.clone())
-    });
+    };
+    // a report carries a long run's records taken together (nines_core::compact)
+    let per = move || {
+        version.get();
+        match with_model(|m| m.runs.iter().filter_map(|l| l.compact.as_ref()).map(|c| c.form.context_group).max()).unwrap_or(1) {
+            1 => "device and host, per window".to_string(),
+            k => format!("device and host, per window (up to {k} windows a point, as the report carries them)"),
+        }
+    };
+    // (no memo of what the chart depends on, as the other panels keep: redrawing a few
+    // hundred points on any change of the view costs less than the memo's code in the wasm)
     Effect::new(move |_| {
-        let _ = key.get();
+        let (_, _, st) = (version.get(), size.get(), state.get());
         let (Some(cv), Some(o)) = (canvas.get(), overlay.get()) else { return };
-        if !notes.get_untracked().0 {
+        if !any() {
             return;
         }
-        let st = state.get_untracked();
         let t0 = now_ms();
         let (w, _) = canvas_size(&cv, 230);
         size_overlay(&o, &cv);
         let full = runtime_extent(&st, &traces(&st)).unwrap_or((0.0, 1.0));
         // the I/O axis has no place for records kept by time: the whole run by time then
         let (x0, x1) = if st.x_ios { with_model(|m| context_extent(&m.runs)).unwrap_or(full) } else { st.zoom.unwrap_or(full) };
-        let shown = &SHOWN[which.get_untracked().min(SHOWN.len() - 1)];
+        let shown = &SHOWN[which.get().min(SHOWN.len() - 1)];
         let ls = lines(&st, shown, x0, x1, w);
         let note = if st.x_ios {
             Some("drawn against time: the runtime chart's x axis counts I/Os")
@@ -244,9 +252,9 @@ pub(super) fn ContextPanel() -> impl IntoView {
         (!lines.is_empty()).then(|| lines.join("\n"))
     };
     view! {
-        <section class="panel" data-testid="panel-context" style:display=move || if notes.get().0 || !notes.get().1.is_empty() { "" } else { "none" }>
+        <section class="panel" data-testid="panel-context" style:display=move || if any() { "" } else { "none" }>
             <div class="tools">
-                <span class="hint" title="read from /proc/diskstats, /proc/stat and /proc/pressure at every window's edges, as iostat -x computes them">"device and host, per window"</span>
+                <span class="hint" title="read from /proc/diskstats, /proc/stat and /proc/pressure at every window's edges, as iostat -x computes them">{per}</span>
                 {buttons}
                 <button data-testid="export-context-png" on:click=move |_| export::png(canvas, "context")>"PNG"</button>
             </div>
@@ -260,10 +268,7 @@ pub(super) fn ContextPanel() -> impl IntoView {
             <div class="keyline readout" data-testid="context-readout" style="white-space: pre-line">
                 {move || text().unwrap_or_else(|| "point at any time chart for every number of that window".into())}
             </div>
-            {move || {
-                let (_, missing) = notes.get();
-                (!missing.is_empty()).then(|| view! { <div class="keyline" data-testid="context-missing">{missing.join("; ")}</div> })
-            }}
+            <div class="keyline" data-testid="context-missing">{missing}</div>
         </section>
     }
 }
