@@ -64,6 +64,9 @@ test('a report shows the device and host under the runtime chart; its readout eq
     const c = document.querySelector('[data-testid=context-canvas]');
     return { shown: c.dataset.shown, points: Number(c.dataset.points) };
   });
+  // as wide as the rate chart above it, whose time axis it shares
+  const [cw, rw] = [(await v.box('context-canvas')).width, (await v.box('rate-canvas')).width];
+  assert.ok(Math.abs(cw - rw) <= 1, `the panel's chart is ${cw} px wide, the rate chart ${rw}`);
   // the queue by default: one point a window of the disk run (the tmpfs run has none)
   assert.equal(drawn.shown, 'queue');
   assert.equal(drawn.points, 4, JSON.stringify(drawn));

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use nines_core::context::{Getter, WindowContext};
 
 use super::interact::{x_down, x_leave, x_move, x_up, x_wheel};
-use super::{canvas_size, draw_canvas, export, mark_drawn, now_ms, page, runtime_extent, size_overlay, traces, with_model};
+use super::{canvas_size, draw_canvas, export, mark_drawn, now_ms, page, runtime_extent, set_size, size_overlay, traces, with_model};
 use crate::charts::{self, RateLine, RateSpec, Scale, TraceStyle, DASHES};
 use crate::panels;
 use crate::state::ViewState;
@@ -197,7 +197,14 @@ pub(super) fn ContextPanel() -> impl IntoView {
             return;
         }
         let t0 = now_ms();
-        let (w, _) = canvas_size(&cv, 230);
+        // the panel may have been hidden a moment ago (no width yet): the rate chart's column
+        let w = c.rate.get().and_then(|r| r.parent_element()).map_or(0, |p| p.client_width());
+        let w = if w > 0 {
+            set_size(&cv, w as u32, 230);
+            w as u32
+        } else {
+            canvas_size(&cv, 230).0
+        };
         size_overlay(&o, &cv);
         let full = runtime_extent(&st, &traces(&st)).unwrap_or((0.0, 1.0));
         // the I/O axis has no place for records kept by time: the whole run by time then
