@@ -18,7 +18,10 @@
 //! band shrinks from its end as its sums pass the budget (see [`nines_core::fleet::Merger`]).
 //! A merge whose sums fit stays one band, reading each run twice as before; the header, which
 //! states every run's offset from the grid, is known after the first band, which places every
-//! window of every run.
+//! window of every run. The default budget, 64 MB, is what the sums of about 100 one-hour runs
+//! at 2,000 IOPS take (measured: one band at 100 runs, so no merge of that size reads its runs
+//! more than twice); past it a larger fleet holds one run plus about the budget, and each
+//! band past the first costs about 0.05 s of CPU a run-hour.
 
 use crate::sys::FileExt;
 use std::fs::File;
