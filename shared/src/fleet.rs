@@ -934,6 +934,46 @@ mod tests {
     }
 
     #[test]
+    fn a_merge_in_bands_is_the_merge_in_one() {
+        let runs = [run("a", 1000.0, 9, 1.0, 10_000), run("b", 1002.0003, 6, 1.0, 50_000), run("c", 999.0, 4, 1.0, 90_000)];
+        let opts = Options { name: "fleet".into(), ..Default::default() };
+        let whole = merge_of(&runs, &opts).unwrap();
+        // one common window a band (a budget of 0), then a few a band
+        for (budget, bands) in [(0, 10), (20_000, 3)] {
+            let infos = runs.iter().map(|r| SourceInfo::of(r, label_of(r))).collect();
+            let mut merger = Merger::new(infos, &opts).unwrap().with_budget(budget);
+            let own: Vec<Own<Window>> = runs.iter().enumerate().map(|(i, r)| merger.add(i, r).unwrap()).collect();
+            let mut band = merger.take_band();
+            let (start_time, meta) = merger.head();
+            let shape = merger.shape();
+            let mut own: Vec<_> = own.into_iter().map(|o| o.into_iter().peekable()).collect();
+            let (mut windows, mut taken) = (Vec::new(), 0);
+            loop {
+                taken += 1;
+                shape
+                    .assemble(band, &mut own, |p| {
+                        windows.push(match p {
+                            Piece::Merged(w) | Piece::Own(_, w) => w,
+                        });
+                        Ok::<(), MergeError>(())
+                    })
+                    .unwrap();
+                if merger.done() {
+                    break;
+                }
+                for (i, r) in runs.iter().enumerate() {
+                    // the runs' own windows are given in the first band only
+                    assert!(merger.add(i, r).unwrap().is_empty());
+                }
+                band = merger.take_band();
+            }
+            assert_eq!(taken, bands, "budget {budget}");
+            assert_eq!((Some(start_time), &meta), (whole.start_time, &whole.meta));
+            assert_eq!(windows, whole.windows, "budget {budget}");
+        }
+    }
+
+    #[test]
     fn labels_are_tag_safe() {
         assert_eq!(clean_label("node 1,rack@2/x"), "node_1_rack_2_x");
         assert_eq!(clean_label("h1.example.org"), "h1.example.org");
