@@ -1,18 +1,32 @@
 //! `nines merge`: runs of many hosts into one archive, windows matched by wall-clock time and
 //! summed exactly ([`nines_core::fleet`]).
 //!
-//! The runs are read one at a time, twice: once to plan the merge (their start times, window
-//! lengths and tags), once to sum them. What stays in memory is the sums across runs (one
-//! histogram a common window and tag, however many runs there are) and, per run, where its
-//! own windows lie in a spill file: each run's windows are written out as archive lines as
-//! soon as it is summed, and read back from there one at a time into the merged archive in
-//! its order (only where each run's windows begin and end stays in memory). So a
-//! merge of a thousand runs needs the memory of about one run, not of a thousand.
+//! The runs are read one at a time: once to plan the merge (their start times, window
+//! lengths and tags), then once per band of common windows to sum them. What stays in memory
+//! is the band's sums across runs (one histogram a common window and tag, however many runs
+//! there are) and, per run, where its own windows lie in a spill file: each run's windows are
+//! written out as archive lines as soon as it is read for the first band, and read back from
+//! there one at a time into the merged archive in its order (only where each run's windows
+//! begin and end stays in memory).
+//!
+//! Why bands: a sum holds every bucket any run hit in its window, so the sums of every common
+//! window widen with the runs (about 25 MB of packed sums at 10 one-hour runs, 65 MB at 100:
+//! BENCHMARKS.md, "At fleet scale"). Holding only the common windows whose sums fit in
+//! `--memory-mb` keeps the memory to one run's plus that budget, however many runs there are,
+//! at the cost of reading every run again per further band. The budget is a size rather than
+//! a number of windows because the width of a sum is only known once the runs are summed: the
+//! band shrinks from its end as its sums pass the budget (see [`nines_core::fleet::Merger`]).
+//! A merge whose sums fit stays one band, reading each run twice as before; the header, which
+//! states every run's offset from the grid, is known after the first band, which places every
+//! window of every run. The default budget, 64 MB, is what the sums of about 100 one-hour runs
+//! at 2,000 IOPS take (measured: one band at 100 runs, so no merge of that size reads its runs
+//! more than twice); past it a larger fleet holds one run plus about the budget, and each
+//! band past the first costs about 0.05 s of CPU a run-hour.
 
 use crate::sys::FileExt;
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use nines_core::archive::{ArchiveWriter, Header};
@@ -52,14 +66,92 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
         _ => "merge".to_string(),
     });
     let opts = fleet::Options { name, tolerance_s: args.tolerance, regrid_s: args.regrid };
-    let mut merger = Merger::new(infos.clone(), &opts)?;
-    // second reading: each run summed, its own windows written to the spill file, each as
-    // its slot, its tag's position and its length (12 bytes) before its archive line
-    let mut spill = spill_file(&args.output)?;
+    if !(args.memory_mb.is_finite() && args.memory_mb >= 0.0) {
+        bail!("--memory-mb {}: give a size in MB, 0 or more", args.memory_mb);
+    }
+    // (f64 to usize saturates)
+    let budget = (args.memory_mb * 1e6) as usize;
+    let mut merger = Merger::new(infos.clone(), &opts)?.with_budget(budget);
+    // second reading, the first band
+    let (spill, spans) = first_band(&args.files, &args.output, &infos, &mut merger)?;
+    let mut band = merger.take_band();
+    let (start_time, meta) = merger.head();
+    let merge_meta = meta.merge.clone();
+    let header = Header { start_time, meta };
+    let shape = merger.shape();
+    let replace = if args.force { Replace::Always } else { Replace::Never };
+    let failed = std::cell::Cell::new(None);
+    let (mut windows, mut bands) = (0, 0);
+    // an error reading a run again for a later band, as it was
+    let mut later = None;
+    output::write_output_with(&args.output, replace, &Inputs::new(&args.files), |w| {
+        let mut aw = ArchiveWriter::new(w, &header)?;
+        let mut buf = Vec::new();
+        let mut own: Vec<_> = spans.iter().map(|&(at, end)| Spilled { file: &spill, at, end, failed: &failed }.peekable()).collect();
+        loop {
+            windows += band.windows();
+            bands += 1;
+            shape.assemble(band, &mut own, |piece| match piece {
+                Piece::Merged(win) => aw.write_window(&win),
+                Piece::Own(_, (at, len)) => {
+                    buf.resize(len as usize, 0);
+                    spill.read_exact_at(&mut buf, at)?;
+                    aw.get_mut().write_all(&buf)
+                }
+            })?;
+            // a record that could not be read back ended its run's windows early
+            if let Some(e) = failed.take() {
+                return Err(e);
+            }
+            if merger.done() {
+                break;
+            }
+            // the next band: every run read and summed again (its own windows are spilled)
+            if let Err(e) = next_band(&args.files, &infos, &mut merger) {
+                let said = format!("{e:#}");
+                later = Some(e);
+                return Err(std::io::Error::other(said));
+            }
+            band = merger.take_band();
+        }
+        aw.get_mut().flush()
+    })
+    .map_err(|e| later.take().unwrap_or(e))?;
+    // with the archive on stdout, what the command says goes to stderr
+    let mut err = std::io::stderr();
+    let out: &mut dyn Write = if output::goes_to_stdout(&args.output) { &mut err } else { out };
+    let num = |k: &str| merge_meta.get(k).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
+    writeln!(
+        out,
+        "merged {} runs into {}: {} windows of {} s{}, largest offset {:.6} s (tolerance {} s); each run's tags kept in its scope: {}/TAG",
+        args.files.len(),
+        output::shown(&args.output),
+        windows,
+        num("window_s"),
+        if merge_meta.contains_key("regrid") { " (regridded: each window counted whole in the one holding its midpoint)" } else { "" },
+        num("max_offset_s"),
+        num("tolerance_s"),
+        labels.join("/TAG, ")
+    )?;
+    if bands > 1 {
+        writeln!(
+            out,
+            "the sums across runs took {bands} bands of common windows (--memory-mb {}), every run read once per band",
+            args.memory_mb
+        )?;
+    }
+    Ok(())
+}
+
+/// The first band: each run read again and summed, its own windows written to the spill file
+/// (each as its slot, its tag's position and its length, 12 bytes, before its archive line);
+/// the spill file and, per run, where its windows begin and end in it.
+fn first_band(files: &[PathBuf], output: &Path, infos: &[SourceInfo], merger: &mut Merger) -> Result<(File, Vec<(u64, u64)>)> {
+    let mut spill = spill_file(output)?;
     // per run, where its windows begin and end in the spill file: 16 bytes a run
-    let mut spans = Vec::with_capacity(args.files.len());
+    let mut spans = Vec::with_capacity(files.len());
     let mut lines = ArchiveWriter::new(Vec::new(), &Header::default())?;
-    for (i, p) in args.files.iter().enumerate() {
+    for (i, p) in files.iter().enumerate() {
         // (its warnings were printed at the first reading)
         let mut run = load_with(p, &Options::default())?;
         run.name.clone_from(&infos[i].name);
@@ -82,47 +174,17 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
         spill.write_all(lines.get_mut()).context("could not write the merge's spill file")?;
         spans.push((begin, spill.stream_position()?));
     }
-    drop(lines);
-    let merged = merger.finish();
-    let windows = merged.windows();
-    let merge_meta = merged.meta.merge.clone();
-    let header = Header { start_time: merged.start_time, meta: merged.meta.clone() };
-    let replace = if args.force { Replace::Always } else { Replace::Never };
-    let failed = std::cell::Cell::new(None);
-    output::write_output_with(&args.output, replace, &Inputs::new(&args.files), |w| {
-        let mut aw = ArchiveWriter::new(w, &header)?;
-        let mut buf = Vec::new();
-        let own = spans.iter().map(|&(at, end)| Spilled { file: &spill, at, end, failed: &failed }).collect();
-        merged.assemble(own, |piece| match piece {
-            Piece::Merged(win) => aw.write_window(&win),
-            Piece::Own(_, (at, len)) => {
-                buf.resize(len as usize, 0);
-                spill.read_exact_at(&mut buf, at)?;
-                aw.get_mut().write_all(&buf)
-            }
-        })?;
-        // a record that could not be read back ended its run's windows early
-        if let Some(e) = failed.take() {
-            return Err(e);
-        }
-        aw.get_mut().flush()
-    })?;
-    // with the archive on stdout, what the command says goes to stderr
-    let mut err = std::io::stderr();
-    let out: &mut dyn Write = if output::goes_to_stdout(&args.output) { &mut err } else { out };
-    let num = |k: &str| merge_meta.get(k).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
-    writeln!(
-        out,
-        "merged {} runs into {}: {} windows of {} s{}, largest offset {:.6} s (tolerance {} s); each run's tags kept in its scope: {}/TAG",
-        args.files.len(),
-        output::shown(&args.output),
-        windows,
-        num("window_s"),
-        if merge_meta.contains_key("regrid") { " (regridded: each window counted whole in the one holding its midpoint)" } else { "" },
-        num("max_offset_s"),
-        num("tolerance_s"),
-        labels.join("/TAG, ")
-    )?;
+    Ok((spill, spans))
+}
+
+/// A band after the first: every run read and summed again (its own windows are spilled
+/// already).
+fn next_band(files: &[PathBuf], infos: &[SourceInfo], merger: &mut Merger) -> Result<()> {
+    for (i, p) in files.iter().enumerate() {
+        let mut run = load_with(p, &Options::default())?;
+        run.name.clone_from(&infos[i].name);
+        merger.add_run(i, run)?;
+    }
     Ok(())
 }
 

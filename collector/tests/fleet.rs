@@ -159,3 +159,94 @@ fn runs_that_do_not_line_up_are_refused_with_the_numbers() {
     let out = nines(&["merge", s(&a), s(&b), "-o", s(&d.path().join("n.hlog")), "--label", "x"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("one label per run"));
 }
+
+/// Synthetic one-second windows of a run starting at `start`: read and write (and, where
+/// `extra`, a tag of its own), each window's latencies spread by the run and the window so
+/// that the sums across runs widen as runs are added.
+fn synthetic(name: &str, start: f64, windows: usize, seed: u64, extra: bool) -> nines_core::run::Run {
+    use nines_core::hist::{Hist, Layout};
+    let l = Layout::default_ns();
+    let mut ws = Vec::new();
+    for i in 0..windows as u64 {
+        let tags: &[(&str, u64)] = if extra { &[("read", 300), ("write", 120), ("trim", 7)] } else { &[("read", 300), ("write", 120)] };
+        for &(tag, n) in tags {
+            let values = (0..n).map(|k| 20_000 + (k * k * 7_919 + i * 104_729 + seed * 1_299_709) % (3_000_000 + seed * 50_000));
+            ws.push(nines_core::run::Window {
+                start_s: i as f64,
+                length_s: 1.0,
+                tag: Some(tag.into()),
+                hist: Hist::from_values(l, values),
+            });
+        }
+    }
+    nines_core::run::Run {
+        name: name.into(),
+        source: format!("{name}.hlog"),
+        start_time: Some(start),
+        meta: Default::default(),
+        windows: ws,
+        warnings: Vec::new(),
+        context: Vec::new(),
+    }
+}
+
+#[test]
+fn a_merge_in_bands_of_common_windows_writes_the_same_bytes() {
+    let d = tempfile::tempdir().unwrap();
+    let t0 = 1_764_489_600.0;
+    // runs of different lengths and starts (whole seconds apart, a fraction of a millisecond
+    // off), one with a tag of its own; and runs a third of a second apart, to be regridded
+    let aligned = [(t0, 40, false), (t0 + 3.0002, 30, true), (t0 - 2.0, 45, false), (t0 + 0.0001, 40, false)];
+    let shifted = [(t0, 20, false), (t0 + 0.3, 20, true), (t0 + 5.6, 12, false)];
+    for (set, runs, regrid) in [("aligned", &aligned[..], None), ("shifted", &shifted[..], Some("2s"))] {
+        let dir = d.path().join(set);
+        std::fs::create_dir(&dir).unwrap();
+        let mut parts = Vec::new();
+        let mut loaded = Vec::new();
+        for (i, &(start, windows, extra)) in runs.iter().enumerate() {
+            let run = synthetic(&format!("host{i}"), start, windows, i as u64, extra);
+            let p = dir.join(format!("host{i}.hlog"));
+            std::fs::write(&p, nines_core::archive::write(Vec::new(), &run).unwrap()).unwrap();
+            loaded.push(nines_core::import::read_any(s(&p), &std::fs::read(&p).unwrap()).unwrap());
+            parts.push(p);
+        }
+        // the merge held in memory, as the merged archive's bytes
+        let labels: Vec<String> = (0..runs.len()).map(|i| format!("h{i}")).collect();
+        let sources: Vec<_> = loaded.iter().zip(&labels).map(|(run, l)| nines_core::fleet::Source { run, label: l.clone() }).collect();
+        let regrid_s = regrid.map(|r| nines_core::units::parse_duration_s(r).unwrap());
+        let opts = nines_core::fleet::Options { name: "fleet".into(), regrid_s, ..Default::default() };
+        let whole = nines_core::fleet::merge(&sources, &opts).unwrap();
+        let header = nines_core::archive::Header { start_time: whole.start_time.unwrap(), meta: whole.meta.clone() };
+        let mut w = nines_core::archive::ArchiveWriter::new(Vec::new(), &header).unwrap();
+        for win in &whole.windows {
+            w.write_window(win).unwrap();
+        }
+        let want = String::from_utf8(w.into_inner()).unwrap();
+        // the default budget (one band), one common window a band, and a few a band
+        for (budget, banded) in [(None, false), (Some("0"), true), (Some("0.01"), true)] {
+            let out = dir.join(format!("m-{}", budget.unwrap_or("default"))).join("fleet.hlog");
+            std::fs::create_dir(out.parent().unwrap()).unwrap();
+            let mut args = vec!["merge"];
+            args.extend(parts.iter().map(|p| s(p)));
+            args.extend(["-o", s(&out)]);
+            for l in &labels {
+                args.extend(["--label", l]);
+            }
+            if let Some(r) = regrid {
+                args.extend(["--regrid", r]);
+            }
+            if let Some(b) = budget {
+                args.extend(["--memory-mb", b]);
+            }
+            let said = nines_ok(&args);
+            assert_eq!(said.contains("bands of common windows"), banded, "{set} {budget:?}: {said}");
+            assert!(
+                std::fs::read_to_string(&out).unwrap() == want,
+                "{set}, --memory-mb {budget:?}: the merged archive differs from the merge in memory"
+            );
+        }
+    }
+    let out =
+        nines(&["merge", s(&d.path().join("aligned/host0.hlog")), s(&d.path().join("aligned/host1.hlog")), "-o", "-", "--memory-mb=-1"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--memory-mb -1"));
+}

@@ -179,6 +179,13 @@ pub fn merge(sources: &[Source], opts: &Options) -> Result<Run, MergeError> {
 /// time ([`Merger::add`]), which hands back each run's own windows (its tags in its scope),
 /// and keeps only the sums across runs (one histogram a window and tag, however many runs
 /// there are). [`Merged::assemble`] puts the two together in the archive's order.
+///
+/// With a memory budget ([`Merger::with_budget`]) the sums are held one band of common
+/// windows at a time: the runs are fed once per band, each band's sums taken with
+/// [`Merger::take_band`] and put in order with [`Shape::assemble`], until [`Merger::done`].
+/// A band starts with every common window from where the one before ended; when its sums
+/// pass the budget its last common windows are dropped (summed again in the next band), so
+/// the sums never hold much more than the budget, however many runs there are.
 pub struct Merger {
     infos: Vec<SourceInfo>,
     opts: Options,
@@ -188,8 +195,17 @@ pub struct Merger {
     one_clock: bool,
     stated: Vec<f64>,
     worst_clock: Option<f64>,
-    /// the sums across runs: slot, tag, (sum, longest window)
+    /// the sums across runs of the band: slot, tag, (sum, longest window)
     slots: BTreeMap<i64, BTreeMap<String, (Packed, f64)>>,
+    /// the band: the common windows from `lo` to before `hi`
+    lo: i64,
+    hi: i64,
+    /// about how many bytes the band's sums may take, and take
+    budget: usize,
+    held: usize,
+    /// how many bands were taken ([`Merger::take_band`]); the runs' own windows and their
+    /// total are taken in the first only
+    bands: usize,
     /// where [`Packed::add`] writes a new sum before it is copied to its exact size
     scratch: Vec<u8>,
     total: u64,
@@ -282,6 +298,11 @@ impl Merger {
             stated,
             worst_clock,
             slots: BTreeMap::new(),
+            lo: 0,
+            hi: i64::MAX,
+            budget: usize::MAX,
+            held: 0,
+            bands: 0,
             scratch: Vec::new(),
             total: 0,
             max_offset: 0.0,
@@ -289,8 +310,61 @@ impl Merger {
         })
     }
 
+    /// Hold the sums a band of common windows at a time, each band's about `bytes` at most
+    /// (but always at least one common window): see [`Merger`].
+    #[must_use]
+    pub fn with_budget(mut self, bytes: usize) -> Merger {
+        self.budget = bytes;
+        self
+    }
+
+    /// The sums of the band the runs were just fed for; the next band begins where it ends.
+    pub fn take_band(&mut self) -> Band {
+        let slots = std::mem::take(&mut self.slots);
+        self.lo = self.hi;
+        self.hi = i64::MAX;
+        self.held = 0;
+        self.bands += 1;
+        Band { slots }
+    }
+
+    /// Whether the last band taken ended with the last common window (the merge is whole).
+    pub fn done(&self) -> bool {
+        self.bands > 0 && self.lo == i64::MAX
+    }
+
+    /// The merged run's start and metadata, once the first band is taken (every window of
+    /// every run has been placed, so every offset from the grid is known).
+    pub fn head(&self) -> (f64, RunMeta) {
+        let meta =
+            merged_meta(&self.infos, &self.opts, self.grid, self.tolerance, self.max_offset, self.worst_clock, &self.offsets, self.origin);
+        (self.origin, meta)
+    }
+
+    /// How the merged run's windows are laid out (its tags, in order, and its grid).
+    pub fn shape(&self) -> Shape {
+        // tags in a stable order: the merged tags as the first source lists them, then each
+        // source's parts
+        let mut merged_tags: Vec<String> = Vec::new();
+        for s in &self.infos {
+            for t in &s.tags {
+                if !merged_tags.contains(t) {
+                    merged_tags.push(t.clone());
+                }
+            }
+        }
+        Shape {
+            grid: self.grid,
+            regrid: self.opts.regrid_s.is_some(),
+            merged_tags,
+            own_tags: self.infos.iter().map(|s| s.tags.iter().map(|t| scoped(&s.label, t)).collect()).collect(),
+            layout: self.infos[0].layout.unwrap_or_else(crate::hist::Layout::default_ns),
+        }
+    }
+
     /// Sum run `si` (the run [`SourceInfo`] `si` was taken of) into the merge, and give back
-    /// its own windows: per slot and tag the sum of its windows there, tagged `LABEL/TAG`.
+    /// its own windows: per slot and tag the sum of its windows there, tagged `LABEL/TAG`
+    /// (in the first band only; an empty list in the others).
     /// A run that is not the one planned (a file changed between two reads) is an error.
     pub fn add(&mut self, si: usize, run: &Run) -> Result<Own<Window>, MergeError> {
         self.check(si, run)?;
@@ -319,7 +393,6 @@ impl Merger {
     /// per slot and tag.
     fn place<'w>(&mut self, si: usize, run: &Run, windows: impl Iterator<Item = Cow<'w, Window>>) -> Result<Own<Window>, MergeError> {
         let err = |s: String| MergeError(s);
-        let info = &self.infos[si];
         let (grid, tolerance, regrid) = (self.grid, self.tolerance, self.opts.regrid_s.is_some());
         let mut own: BTreeMap<(u32, u32), Vec<Cow<Window>>> = BTreeMap::new();
         for (wi, w) in windows.enumerate() {
@@ -343,23 +416,44 @@ impl Merger {
                     }
                 )));
             }
+            // (the same in every band)
             if wi == 0 {
                 self.offsets[si] = offset;
             }
             self.max_offset = self.max_offset.max(offset.abs());
-            self.total = add_counts(self.total, w.hist.count()).map_err(|_| {
-                err(format!("{}: window at {:.3} s: the merged run would hold more I/Os than a log can count", run.source, w.start_s))
-            })?;
+            let first = self.bands == 0;
+            if first {
+                self.total = add_counts(self.total, w.hist.count()).map_err(|_| {
+                    err(format!("{}: window at {:.3} s: the merged run would hold more I/Os than a log can count", run.source, w.start_s))
+                })?;
+            }
             let tag = tag_name(w.tag.as_deref());
-            let e = self.slots.entry(k as i64).or_default().entry(tag.to_string()).or_insert_with(|| (Packed::empty(w.hist.layout()), 0.0));
-            e.0.add(&w.hist, &mut self.scratch);
-            e.1 = e.1.max(w.length_s);
-            let pos = info.tags.iter().position(|t| t == tag).expect("the run's own tag");
+            let k = k as i64;
+            if (self.lo..self.hi).contains(&k) {
+                let slots = &mut self.slots;
+                let sums = slots.entry(k).or_insert_with(|| {
+                    self.held += SLOT_BYTES;
+                    BTreeMap::new()
+                });
+                let e = sums.entry(tag.to_string()).or_insert_with(|| {
+                    self.held += SUM_BYTES + tag.len();
+                    (Packed::empty(w.hist.layout()), 0.0)
+                });
+                let before = e.0.bytes.len();
+                e.0.add(&w.hist, &mut self.scratch);
+                self.held = self.held + e.0.bytes.len() - before;
+                e.1 = e.1.max(w.length_s);
+                self.shrink();
+            }
+            let pos = self.infos[si].tags.iter().position(|t| t == tag).expect("the run's own tag");
             // the origin is the earliest window, so no slot is below 0
-            let slot = u32::try_from(k as i64)
+            let slot = u32::try_from(k)
                 .map_err(|_| err(format!("{}: window at {:.3} s is beyond 2^32 common windows from the first", run.source, w.start_s)))?;
-            own.entry((slot, pos as u32)).or_default().push(w);
+            if first {
+                own.entry((slot, pos as u32)).or_default().push(w);
+            }
         }
+        let info = &self.infos[si];
         Ok(own
             .into_iter()
             .map(|((k, pos), mut ws)| {
@@ -374,32 +468,30 @@ impl Merger {
             .collect())
     }
 
-    /// The sums across runs, with the merged run's start and metadata.
-    pub fn finish(self) -> Merged {
-        // tags in a stable order: the merged tags as the first source lists them, then each
-        // source's parts
-        let mut merged_tags: Vec<String> = Vec::new();
-        for s in &self.infos {
-            for t in &s.tags {
-                if !merged_tags.contains(t) {
-                    merged_tags.push(t.clone());
-                }
-            }
-        }
-        let meta =
-            merged_meta(&self.infos, &self.opts, self.grid, self.tolerance, self.max_offset, self.worst_clock, &self.offsets, self.origin);
-        Merged {
-            start_time: self.origin,
-            meta,
-            grid: self.grid,
-            regrid: self.opts.regrid_s.is_some(),
-            merged_tags,
-            own_tags: self.infos.iter().map(|s| s.tags.iter().map(|t| scoped(&s.label, t)).collect()).collect(),
-            layout: self.infos[0].layout.unwrap_or_else(crate::hist::Layout::default_ns),
-            slots: self.slots,
+    /// Past the budget, the band's last common windows dropped (to be summed in the next
+    /// band) until its sums fit again or one common window is left.
+    fn shrink(&mut self) {
+        while self.held > self.budget && self.slots.len() > 1 {
+            let (k, sums) = self.slots.pop_last().expect("two slots");
+            self.held -= SLOT_BYTES + sums.iter().map(|(t, (p, _))| SUM_BYTES + t.len() + p.bytes.len()).sum::<usize>();
+            self.hi = k;
         }
     }
+
+    /// The sums across runs, with the merged run's start and metadata (the merge in one band:
+    /// the runs fed once, with no budget).
+    pub fn finish(mut self) -> Merged {
+        let band = self.take_band();
+        let (start_time, meta) = self.head();
+        Merged { start_time, meta, shape: self.shape(), band }
+    }
 }
+
+/// About what a band holds besides a sum's packed bytes, for its budget: per common window
+/// (a `BTreeMap` of its tags, whose node has room for 11 of them) and per sum (its entry, its
+/// tag's name besides).
+const SLOT_BYTES: usize = 1024;
+const SUM_BYTES: usize = 64;
 
 /// A window of the merged run, from [`Merged::assemble`]: one summed across runs (or an empty
 /// one where no run has the tag at that time), or one of a run's own windows as
@@ -414,30 +506,63 @@ pub enum Piece<T> {
 pub struct Merged {
     pub start_time: f64,
     pub meta: RunMeta,
-    grid: f64,
-    regrid: bool,
-    merged_tags: Vec<String>,
-    own_tags: Vec<Vec<String>>,
-    layout: crate::hist::Layout,
-    slots: BTreeMap<i64, BTreeMap<String, (Packed, f64)>>,
+    shape: Shape,
+    band: Band,
 }
 
 impl Merged {
     /// How many common windows the merged run has.
     pub fn windows(&self) -> usize {
-        self.slots.len()
+        self.band.windows()
     }
 
-    /// The merged run's windows in order, each given to `out`: per common window, every tag
-    /// (empty or not, as the collector writes them): the tags across runs, then each run's
-    /// own. `own[i]` gives, in order, what [`Merger::add`] gave for run `i` (or the same
-    /// list with each window replaced by what the caller keeps of it, such as its place in a
-    /// file, which the caller may read back as it goes instead of keeping a list).
-    pub fn assemble<T, E, I>(self, own: Vec<I>, mut out: impl FnMut(Piece<T>) -> Result<(), E>) -> Result<(), E>
+    /// The merged run's windows in order, each given to `out` ([`Shape::assemble`]).
+    pub fn assemble<T, E, I>(self, own: Vec<I>, out: impl FnMut(Piece<T>) -> Result<(), E>) -> Result<(), E>
     where
         I: Iterator<Item = (u32, u32, T)>,
     {
         let mut own: Vec<std::iter::Peekable<I>> = own.into_iter().map(Iterator::peekable).collect();
+        self.shape.assemble(self.band, &mut own, out)
+    }
+}
+
+/// The sums across runs of a band of common windows ([`Merger::take_band`]).
+pub struct Band {
+    slots: BTreeMap<i64, BTreeMap<String, (Packed, f64)>>,
+}
+
+impl Band {
+    /// How many common windows the band has.
+    pub fn windows(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+/// How a merged run's windows are laid out ([`Merger::shape`]).
+pub struct Shape {
+    grid: f64,
+    regrid: bool,
+    merged_tags: Vec<String>,
+    own_tags: Vec<Vec<String>>,
+    layout: crate::hist::Layout,
+}
+
+impl Shape {
+    /// A band's windows in order, each given to `out`: per common window, every tag (empty
+    /// or not, as the collector writes them): the tags across runs, then each run's own.
+    /// `own[i]` gives, in order, what [`Merger::add`] gave for run `i` (or the same list with
+    /// each window replaced by what the caller keeps of it, such as its place in a file,
+    /// which the caller may read back as it goes instead of keeping a list); the bands taken
+    /// one after the other take them in turn from the same iterators.
+    pub fn assemble<T, E, I>(
+        &self,
+        band: Band,
+        own: &mut [std::iter::Peekable<I>],
+        mut out: impl FnMut(Piece<T>) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        I: Iterator<Item = (u32, u32, T)>,
+    {
         let grid = self.grid;
         let empty = |k: i64, tag: &str| Window {
             start_s: k as f64 * grid,
@@ -445,7 +570,7 @@ impl Merged {
             tag: Some(tag.to_string()),
             hist: Hist::empty(self.layout),
         };
-        for (k, mut sums) in self.slots {
+        for (k, mut sums) in band.slots {
             for t in &self.merged_tags {
                 out(Piece::Merged(match sums.remove(t) {
                     Some((sum, l)) => Window {
@@ -806,6 +931,46 @@ mod tests {
         assert!(merge_of(&[a.clone(), n], &Options::default()).unwrap_err().to_string().contains("no start time"));
         assert!(merge_of(std::slice::from_ref(&a), &Options::default()).is_err());
         assert!(merge_of(&[a.clone(), a], &Options::default()).unwrap_err().to_string().contains("labelled \"a-host\""));
+    }
+
+    #[test]
+    fn a_merge_in_bands_is_the_merge_in_one() {
+        let runs = [run("a", 1000.0, 9, 1.0, 10_000), run("b", 1002.0003, 6, 1.0, 50_000), run("c", 999.0, 4, 1.0, 90_000)];
+        let opts = Options { name: "fleet".into(), ..Default::default() };
+        let whole = merge_of(&runs, &opts).unwrap();
+        // one common window a band (a budget of 0), then a few a band
+        for (budget, bands) in [(0, 10), (20_000, 3)] {
+            let infos = runs.iter().map(|r| SourceInfo::of(r, label_of(r))).collect();
+            let mut merger = Merger::new(infos, &opts).unwrap().with_budget(budget);
+            let own: Vec<Own<Window>> = runs.iter().enumerate().map(|(i, r)| merger.add(i, r).unwrap()).collect();
+            let mut band = merger.take_band();
+            let (start_time, meta) = merger.head();
+            let shape = merger.shape();
+            let mut own: Vec<_> = own.into_iter().map(|o| o.into_iter().peekable()).collect();
+            let (mut windows, mut taken) = (Vec::new(), 0);
+            loop {
+                taken += 1;
+                shape
+                    .assemble(band, &mut own, |p| {
+                        windows.push(match p {
+                            Piece::Merged(w) | Piece::Own(_, w) => w,
+                        });
+                        Ok::<(), MergeError>(())
+                    })
+                    .unwrap();
+                if merger.done() {
+                    break;
+                }
+                for (i, r) in runs.iter().enumerate() {
+                    // the runs' own windows are given in the first band only
+                    assert!(merger.add(i, r).unwrap().is_empty());
+                }
+                band = merger.take_band();
+            }
+            assert_eq!(taken, bands, "budget {budget}");
+            assert_eq!((Some(start_time), &meta), (whole.start_time, &whole.meta));
+            assert_eq!(windows, whole.windows, "budget {budget}");
+        }
     }
 
     #[test]

@@ -31,6 +31,11 @@ pub struct MergeArgs {
     /// the longest window): each window goes whole to the one holding its midpoint.
     #[arg(long, value_name = "DUR", value_parser = nines_core::units::parse_duration_s)]
     pub regrid: Option<f64>,
+    /// About how much memory the sums across runs may take, in MB (besides one run's own):
+    /// past it, the merge sums its common windows a band at a time, reading every run again
+    /// per band. The output is the same whatever the budget; 0 sums one common window a time.
+    #[arg(long, value_name = "MB", default_value_t = 64.0)]
+    pub memory_mb: f64,
     /// Overwrite OUT if it exists.
     #[arg(long)]
     pub force: bool,
