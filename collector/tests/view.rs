@@ -455,3 +455,52 @@ fn run_live_serves_the_run_being_written_and_stops_with_it_on_ctrl_c() {
     assert!(TcpStream::connect(&host).is_err(), "the server stopped with the run");
     assert!(nines_core::archive::read("x", &std::fs::read(&archive).unwrap()).unwrap().windows.len() >= 2);
 }
+
+/// `nines view` of a site's directory serves the runs its manifest lists; of the files under
+/// its `runs/` (an archive and its compact form), each run once; a plain directory, or a
+/// manifest naming a file outside its site, is an error that names it.
+#[test]
+fn view_of_a_site_serves_its_runs_and_a_compact_form_beside_its_archive_is_one_run() {
+    let d = tempfile::tempdir().unwrap();
+    let (a, b) = (real_run(d.path(), "a"), real_run(d.path(), "b"));
+    let site = d.path().join("site");
+    nines_ok(&["site", a.to_str().unwrap(), b.to_str().unwrap(), "-o", site.to_str().unwrap()]);
+    let served = |args: &[&str]| -> (Value, String) {
+        let mut child = nines_cmd(&[&["view"], args].concat()).spawn().unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut seen = String::new();
+        let line = line_with(&mut out, "http://", &mut seen);
+        let (host, token) = url_in(&line);
+        let manifest: Value = serde_json::from_slice(&get(&host, &format!("/{token}/manifest.json"), "").body).unwrap();
+        sigint(&child);
+        assert!(child.wait().unwrap().success());
+        let mut err = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        (manifest, err)
+    };
+    let names =
+        |m: &Value| -> Vec<String> { m["runs"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap().to_string()).collect() };
+    let (m, _) = served(&[site.to_str().unwrap()]);
+    assert_eq!(names(&m), ["a", "b"], "{m}");
+    // every file of runs/: each archive with its compact form beside it
+    let mut files: Vec<String> =
+        std::fs::read_dir(site.join("runs")).unwrap().map(|e| e.unwrap().path().to_str().unwrap().to_string()).collect();
+    files.sort();
+    assert!(files.iter().any(|f| f.ends_with(".compact")), "{files:?}");
+    let args: Vec<&str> = files.iter().map(String::as_str).collect();
+    let (m, err) = served(&args);
+    assert_eq!(names(&m), ["a", "b"], "{m}");
+    assert!(err.contains("is the compact form of"), "{err}");
+
+    // not a site: the directory is named, and what to give instead
+    let plain = d.path().join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    let out = nines_cmd(&["view", plain.to_str().unwrap()]).output().unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && e.contains("without a manifest.json") && e.contains(plain.to_str().unwrap()), "{e}");
+    // a manifest naming a file outside the site
+    std::fs::write(plain.join("manifest.json"), r#"{"runs":[{"file":"../a.hlog"}]}"#).unwrap();
+    let out = nines_cmd(&["view", plain.to_str().unwrap()]).output().unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && e.contains("\"../a.hlog\" is not a path inside the site"), "{e}");
+}

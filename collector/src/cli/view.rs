@@ -7,8 +7,9 @@ use clap::Args;
 
 #[derive(Args, Debug, Clone, PartialEq)]
 pub struct ViewArgs {
-    /// Runs to show: nines archives and every format `nines stats` reads.
-    #[arg(required = true, value_name = "FILE")]
+    /// Runs to show: nines archives and every format `nines stats` reads, or a site's
+    /// directory (`nines site`'s output: the runs its manifest lists).
+    #[arg(required = true, value_name = "FILE|SITE")]
     pub files: Vec<PathBuf>,
     /// Follow the files as another process writes them (`nines run -o`, an HdrHistogram
     /// interval log being logged): the page draws each new window as it lands, and

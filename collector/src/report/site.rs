@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
@@ -124,6 +124,33 @@ fn each_entry(path: &Path, mut each: impl FnMut(Value) -> Result<()>) -> Result<
         Err(e) => Err(anyhow::Error::new(e).context(format!("'{}' is not valid JSON; fix or remove it", path.display()))),
         Ok(()) => Ok(()),
     }
+}
+
+/// The archives a site's manifest lists, as paths under `dir` (for `nines view DIR`), or
+/// None when `dir` holds no `manifest.json`. An entry is taken only as a relative path of
+/// plain names (no `..`, no root): a manifest naming a file outside its site is an error
+/// naming the entry.
+pub fn site_runs(dir: &Path) -> Result<Option<Vec<PathBuf>>> {
+    let manifest = dir.join("manifest.json");
+    if std::fs::symlink_metadata(&manifest).is_err() {
+        return Ok(None);
+    }
+    let mut out = Vec::new();
+    each_entry(&manifest, |e| {
+        let Some(file) = e.get("file").and_then(Value::as_str) else {
+            bail!("'{}': an entry of \"runs\" has no \"file\"", manifest.display());
+        };
+        let rel = Path::new(file);
+        if file.is_empty() || !rel.components().all(|c| matches!(c, std::path::Component::Normal(_))) {
+            bail!(
+                "'{}': the run {file:?} is not a path inside the site (expected a relative path such as runs/a.hlog)",
+                manifest.display()
+            );
+        }
+        out.push(dir.join(rel));
+        Ok(())
+    })?;
+    Ok(Some(out))
 }
 
 /// Is the site's `index.html` nines' own (so the viewer's files may be replaced)?

@@ -28,7 +28,7 @@ use std::sync::{Arc, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::header::{HeaderName, HeaderValue};
@@ -725,6 +725,39 @@ pub fn announce(server: &Server, flags: &ServeFlags, what: &str, out: &mut dyn W
     Ok(())
 }
 
+/// The runs `nines view` serves of the paths given: a site's directory (`nines site`'s
+/// output, with its `manifest.json`) gives the archives it lists; a compact form given beside
+/// its own archive (`nines view site/runs/*`: `a.hlog` and `a.hlog.compact`) is the same run
+/// and is left out.
+fn view_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::with_capacity(paths.len());
+    for p in paths {
+        if !p.is_dir() {
+            out.push(p.clone());
+            continue;
+        }
+        match crate::report::site::site_runs(p)? {
+            Some(runs) if runs.is_empty() => bail!("'{}' is a site whose manifest lists no runs", p.display()),
+            Some(runs) => out.extend(runs),
+            None => {
+                bail!("'{}' is a directory without a manifest.json; give a run's file, or a site's directory (nines site)", p.display())
+            }
+        }
+    }
+    let given: Vec<PathBuf> = out.clone();
+    out.retain(|p| {
+        let twin = p.to_str().and_then(|s| s.strip_suffix(".compact")).map(PathBuf::from);
+        match twin.filter(|t| given.contains(t)) {
+            Some(t) => {
+                crate::diag!("nines: note: '{}' is the compact form of '{}': the run is shown once", p.display(), t.display());
+                false
+            }
+            None => true,
+        }
+    });
+    Ok(out)
+}
+
 /// `nines view`.
 pub fn run(args: &ViewArgs, out: &mut impl Write) -> Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
@@ -734,7 +767,7 @@ pub fn run(args: &ViewArgs, out: &mut impl Write) -> Result<()> {
             .and_then(|_| signal_hook::flag::register(sig, stop.clone()))
             .with_context(|| format!("could not handle signal {sig}"))?;
     }
-    let files = load::each_file_once(&args.files);
+    let files = load::each_file_once(&view_files(&args.files)?);
     let server = Server::start(&files, args.follow, &args.serve)?;
     let n = files.len();
     let what = format!("{} {n} run{}", if args.follow { "following" } else { "serving" }, if n == 1 { "" } else { "s" });
