@@ -630,6 +630,24 @@ test('heatmap: every column is the merge of the windows it covers; it zooms and 
   assert.ok(m, readout);
   assert.equal(Number(m[4].replace(/,/g, '')), mid.count, 'the column under the mouse');
   assert.ok(Number(m[3].replace(/,/g, '')) > 0, 'the median bin holds I/Os');
+  // the readout sits beside the mouse, not under the chart
+  const tip = await v.box('heatmap-readout');
+  const gap = Math.max(0, tip.x - px, px - (tip.x + tip.width)) + Math.max(0, tip.y - py, py - (tip.y + tip.height));
+  assert.ok(gap <= 40, `the readout is ${gap} px from the mouse: ${JSON.stringify(tip)} against ${px},${py}`);
+  // six traces, four rows: a button per trace chooses which are drawn
+  const buttons = v.page.locator('[data-testid=heatmap-row]');
+  assert.equal(await buttons.count(), 6);
+  const off = await v.page.evaluate(() => [...document.querySelectorAll('[data-testid=heatmap-row]')].filter((b) => !b.classList.contains('active')).map((b) => b.dataset.label));
+  assert.equal(off.length, 2, JSON.stringify(off));
+  await v.act(() => v.page.click(`[data-testid=heatmap-row][data-label="${off[0]}"]`));
+  const chosen = (await heatmapCells(v)).map((r) => r.label);
+  assert.equal(chosen.length, 4);
+  assert.ok(chosen.includes(off[0]) && !chosen.includes(rows[0].label), `${off[0]} drawn in place of the first row: ${chosen}`);
+  await v.shotOf('panel-heatmap', 'panel-heatmap-chosen');
+  // back to the first four for what follows
+  await v.act(() => v.page.click(`[data-testid=heatmap-row][data-label="${off[0]}"]`));
+  await v.act(() => v.page.click(`[data-testid=heatmap-row][data-label="${rows[0].label}"]`));
+  assert.deepEqual((await heatmapCells(v)).map((r) => r.label).sort(), rows.map((r) => r.label).sort());
   // zoom on the runtime chart: the heatmap takes its range, and its columns are still windows
   const heat0 = await v.canvas('heatmap-canvas');
   await v.page.evaluate(() => window.scrollTo(0, 0));

@@ -16,6 +16,7 @@ use nines_core::quantile::Level;
 use nines_core::run::Run;
 use nines_core::units::{format_ns, group};
 
+use super::dom::{self, tx, Node};
 use super::{
     canvas_size, download, download_url, draw_canvas, mark_drawn, now_ms, report_range_error, runtime_extent, trace_data, traces, Loaded,
     Points, RangeError, TraceData, BINS_PER_DECADE,
@@ -24,7 +25,7 @@ use crate::charts::{self, Frame, Scale, Y_LABEL_AREA};
 use crate::heat_chart::{draw_heatmap, latency_scale, to_svg, HeatRow, HeatSpec, ShareScale, LEGEND_H};
 use crate::state::ViewState;
 
-/// The most traces drawn (one row each); the legend hides runs to choose others.
+/// The most traces drawn (one row each); with more, the panel's row buttons choose which.
 pub(super) const MAX_ROWS: usize = 4;
 /// Height of a row, CSS pixels.
 const ROW_H: u32 = 250;
@@ -104,7 +105,18 @@ struct HeatData {
     shares: ShareScale,
 }
 
-fn heat_data(st: &ViewState, width_px: u32) -> HeatData {
+/// The traces drawn: those `chosen` (by label) that are shown, up to [`MAX_ROWS`]; with none
+/// chosen, the first.
+fn drawn_traces(ts: &[crate::panels::Trace], chosen: &[String]) -> Vec<crate::panels::Trace> {
+    let picked: Vec<_> = ts.iter().filter(|t| chosen.contains(&t.label)).take(MAX_ROWS).cloned().collect();
+    if picked.is_empty() {
+        ts.iter().take(MAX_ROWS).cloned().collect()
+    } else {
+        picked
+    }
+}
+
+fn heat_data(st: &ViewState, width_px: u32, chosen: &[String]) -> HeatData {
     let ts = traces(st);
     let axis = if st.x_ios { Axis::Ios } else { Axis::Time };
     let full = runtime_extent(st, &ts).unwrap_or((0.0, 1.0));
@@ -112,7 +124,7 @@ fn heat_data(st: &ViewState, width_px: u32) -> HeatData {
     // about one column per three pixels of plot
     let max_columns = ((width_px.saturating_sub(Y_LABEL_AREA + 30)) / 3).max(10) as usize;
     let mut rows = Vec::new();
-    for t in ts.iter().take(MAX_ROWS) {
+    for t in &drawn_traces(&ts, chosen) {
         let Some(td) = trace_data(t.run, &t.dir) else { continue };
         let m = trace_heatmap(t.run, &td, |run, p| cached_heatmap(&td, run, p, axis, (x0, x1), max_columns, &st.levels));
         if let Some(m) = m {
@@ -194,7 +206,7 @@ pub fn heatmap_cells() -> String {
     })
 }
 
-/// What the cell under the mouse holds.
+/// What the cell under the mouse holds, shown beside the mouse.
 fn readout(st: &ViewState, px: f64, py: f64) -> Option<String> {
     DRAWN.with(|d| {
         let d = d.borrow();
@@ -223,20 +235,26 @@ fn readout(st: &ViewState, px: f64, py: f64) -> Option<String> {
 #[component]
 pub(super) fn HeatmapPanel(state: RwSignal<ViewState>, version: RwSignal<u64>, size: RwSignal<u32>) -> impl IntoView {
     let canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
-    let hover: RwSignal<Option<String>> = RwSignal::new(None);
-    let note: RwSignal<Option<String>> = RwSignal::new(None);
+    // the readout and where the mouse is on the chart (CSS pixels), to show it beside it
+    let hover: RwSignal<Option<(String, f64, f64)>> = RwSignal::new(None);
+    // with more traces than rows: a button per trace (built as the legend is: see `dom`)
+    let rows_out: NodeRef<leptos::html::Div> = NodeRef::new();
+    // the traces the user chose to draw (labels; none: the first)
+    let chosen: RwSignal<Vec<String>> = RwSignal::new(Vec::new());
     let key = Memo::new(move |_| {
         let s = state.get();
         (version.get(), size.get(), s.dir, s.hidden.clone(), s.levels.clone(), s.x_ios, s.zoom, s.sel)
     });
     Effect::new(move |_| {
         let _ = key.get();
+        let chosen = chosen.get();
         let Some(c) = canvas.get() else { return };
         let st = state.get_untracked();
         let t0 = now_ms();
-        let n = traces(&st).len().min(MAX_ROWS);
-        let (w, _) = canvas_size(&c, height_of(n));
-        let d = heat_data(&st, w);
+        let ts = traces(&st);
+        let drawn: Vec<String> = drawn_traces(&ts, &chosen).into_iter().map(|t| t.label).collect();
+        let (w, _) = canvas_size(&c, height_of(drawn.len()));
+        let d = heat_data(&st, w, &chosen);
         let frames: RefCell<Vec<Frame>> = RefCell::new(Vec::new());
         draw_canvas(&c, |root| {
             let f = draw_into(root, &st, &d)?;
@@ -253,14 +271,54 @@ pub(super) fn HeatmapPanel(state: RwSignal<ViewState>, version: RwSignal<u64>, s
         }
         let cols: Vec<String> = d.rows.iter().map(|r| r.1.columns.len().to_string()).collect();
         let _ = c.set_attribute("data-columns", &cols.join(","));
-        note.set((d.more > 0).then(|| format!("{} more traces not drawn: hide runs in the legend to see them.", d.more)));
+        if let Some(out) = rows_out.get() {
+            let buttons: Vec<Node> = if d.more > 0 {
+                std::iter::once(tx("span", vec![("class", "hint".into())], format!("rows (up to {MAX_ROWS}):")))
+                    .chain(ts.iter().map(|t| {
+                        let on = drawn.contains(&t.label);
+                        let class = if on { "active" } else { "" };
+                        let attrs = vec![("data-testid", "heatmap-row".into()), ("data-label", t.label.clone()), ("class", class.into())];
+                        tx("button", attrs, t.label.clone())
+                    }))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            dom::mount(&out, &buttons);
+        }
         DRAWN.with(|dr| *dr.borrow_mut() = d.rows.into_iter().zip(frames).map(|((l, m), f)| (l, f, m)).collect());
         hover.set(None);
         mark_drawn("heatmap", now_ms() - t0);
     });
     let on_move = move |ev: web_sys::MouseEvent| {
         let st = state.get_untracked();
-        hover.set(readout(&st, ev.offset_x() as f64, ev.offset_y() as f64));
+        let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
+        hover.set(readout(&st, x, y).map(|t| (t, x, y)));
+    };
+    // a click on a trace's button draws it (in place of the first chosen when the rows are
+    // full), or stops drawing it
+    let toggle = move |ev: web_sys::MouseEvent| {
+        use wasm_bindgen::JsCast;
+        let Some(b) =
+            ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|t| t.closest("[data-label]").ok().flatten())
+        else {
+            return;
+        };
+        let (Some(label), on) = (b.get_attribute("data-label"), b.class_list().contains("active")) else { return };
+        chosen.update(|c| {
+            if c.is_empty() {
+                let st = state.get_untracked();
+                *c = drawn_traces(&traces(&st), &[]).into_iter().map(|t| t.label).collect();
+            }
+            if on {
+                c.retain(|l| *l != label);
+            } else {
+                if c.len() >= MAX_ROWS {
+                    c.remove(0);
+                }
+                c.push(label);
+            }
+        })
     };
     let export_png = move |_| {
         if let Some(c) = canvas.get() {
@@ -272,7 +330,7 @@ pub(super) fn HeatmapPanel(state: RwSignal<ViewState>, version: RwSignal<u64>, s
     let export_svg = move |_| {
         let st = state.get_untracked();
         let w = DRAWN.with(|d| d.borrow().first().map(|r| r.1.right + 18)).unwrap_or(1000).max(600) as u32;
-        let d = heat_data(&st, w);
+        let d = heat_data(&st, w, &chosen.get_untracked());
         match to_svg(w, height_of(d.rows.len()), |root| draw_into(root, &st, &d)) {
             Ok((s, _)) => download("nines-heatmap.svg", "image/svg+xml", s.as_bytes()),
             Err(e) => leptos::logging::error!("svg export: {e}"),
@@ -285,11 +343,19 @@ pub(super) fn HeatmapPanel(state: RwSignal<ViewState>, version: RwSignal<u64>, s
                 <button data-testid="export-heatmap-png" on:click=export_png>"PNG"</button>
                 <button data-testid="export-heatmap-svg" on:click=export_svg>"SVG"</button>
             </div>
+            <div class="rows" data-testid="heatmap-note" node_ref=rows_out on:click=toggle></div>
             <div class="chart">
                 <canvas node_ref=canvas data-testid="heatmap-canvas" on:mousemove=on_move on:mouseleave=move |_| hover.set(None)></canvas>
+                // beside the mouse, on the side with room
+                <div class="tip" data-testid="heatmap-readout" style=move || hover.with(|h| match h {
+                    None => "display:none".to_string(),
+                    Some((_, x, y)) => {
+                        let right_half = canvas.get_untracked().is_some_and(|c| *x > c.client_width() as f64 / 2.0);
+                        let shift = if right_half { ";transform:translateX(calc(-100% - 28px))" } else { "" };
+                        format!("left:{}px;top:{}px{shift}", x + 14.0, y + 14.0)
+                    }
+                })>{move || hover.with(|h| h.as_ref().map(|h| h.0.clone()))}</div>
             </div>
-            <p class="hint" data-testid="heatmap-note">{move || note.get()}</p>
-            <div class="readout" data-testid="heatmap-readout">{move || hover.get()}</div>
         </section>
     }
 }
