@@ -231,6 +231,31 @@ fn readout(st: &ViewState, px: f64, py: f64) -> Option<String> {
     })
 }
 
+/// A click on a trace's row button: draw it (in place of the first chosen when the rows are
+/// full), or stop drawing it.
+fn toggle_row(ev: &web_sys::MouseEvent, chosen: RwSignal<Vec<String>>, state: RwSignal<ViewState>) {
+    use wasm_bindgen::JsCast;
+    let Some(b) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|t| t.closest("[data-label]").ok().flatten())
+    else {
+        return;
+    };
+    let (Some(label), on) = (b.get_attribute("data-label"), b.class_list().contains("active")) else { return };
+    chosen.update(|c| {
+        if c.is_empty() {
+            let st = state.get_untracked();
+            *c = drawn_traces(&traces(&st), &[]).into_iter().map(|t| t.label).collect();
+        }
+        if on {
+            c.retain(|l| *l != label);
+        } else {
+            if c.len() >= MAX_ROWS {
+                c.remove(0);
+            }
+            c.push(label);
+        }
+    })
+}
+
 /// The heatmap panel.
 #[component]
 pub(super) fn HeatmapPanel(state: RwSignal<ViewState>, version: RwSignal<u64>, size: RwSignal<u32>) -> impl IntoView {
@@ -295,31 +320,7 @@ pub(super) fn HeatmapPanel(state: RwSignal<ViewState>, version: RwSignal<u64>, s
         let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
         hover.set(readout(&st, x, y).map(|t| (t, x, y)));
     };
-    // a click on a trace's button draws it (in place of the first chosen when the rows are
-    // full), or stops drawing it
-    let toggle = move |ev: web_sys::MouseEvent| {
-        use wasm_bindgen::JsCast;
-        let Some(b) =
-            ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|t| t.closest("[data-label]").ok().flatten())
-        else {
-            return;
-        };
-        let (Some(label), on) = (b.get_attribute("data-label"), b.class_list().contains("active")) else { return };
-        chosen.update(|c| {
-            if c.is_empty() {
-                let st = state.get_untracked();
-                *c = drawn_traces(&traces(&st), &[]).into_iter().map(|t| t.label).collect();
-            }
-            if on {
-                c.retain(|l| *l != label);
-            } else {
-                if c.len() >= MAX_ROWS {
-                    c.remove(0);
-                }
-                c.push(label);
-            }
-        })
-    };
+    let toggle = move |ev: web_sys::MouseEvent| toggle_row(&ev, chosen, state);
     let export_png = move |_| {
         if let Some(c) = canvas.get() {
             if let Ok(url) = c.to_data_url_with_type("image/png") {
