@@ -475,9 +475,11 @@ fn App() -> impl IntoView {
                     <runtime_panel::RuntimePanel/>
                     <rate_panel::RatePanel/>
                     <context_panel::ContextPanel/>
-                    <heatmap::HeatmapPanel state=state version=version size=size/>
                 </div>
             </main>
+            // the full width under both columns: more columns of windows, and no empty space
+            // under the histogram beside a column of four charts
+            <heatmap::HeatmapPanel state=state version=version size=size/>
             <stats_panel::StatsPanel/>
             <qos::Qos state=state version=version/>
             <judge::ComparePanel/>
