@@ -15,8 +15,19 @@
 //! quotes), with fields read as RFC 4180 CSV by the `csv` crate (a quoted field may hold the
 //! separator); or, when a line has none of them, runs of blanks.
 //!
-//! With a time column, windows are by time (the caller's window length); without one, the
-//! whole list is one window of unknown length (IOPS are then not known).
+//! With a time column, windows are by time (the caller's window length), each a whole window,
+//! the last one too; without one, the whole list is one window of unknown length (IOPS are
+//! then not known).
+//!
+//! Why the last window is whole: a list records when I/Os completed, not when the measurement
+//! ended, and the time after the last completion is still time the device was under load (a
+//! stall at the end has no completion in it). A last window cut at its last I/O took that
+//! time as not measured and inflated its rate: 102 I/Os in [5.0 s, 5.5 s) of a run with 1 s
+//! windows read as 204 IOPS, and steady-state judgement used it. Whole windows are what fio's
+//! own averaged logs give: with `log_avg_msec` (and `iops_avg_time`, `bwavgtime`) each entry
+//! averages the period it is given (fio HOWTO, "Measurements and reporting"). Every I/O
+//! is still in a window, so latency levels are unchanged; the run's length is a whole number
+//! of windows.
 //!
 //! Windows are kept sparse as the fio latency-log reader keeps them: only the windows near
 //! the newest time are open, each as the bucket indexes of its latest values, folded into a
@@ -414,7 +425,6 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>, window_s: f64) 
     let mut unit = unit;
     let mut windows = Windows { layout, open: Vec::new(), newest: i64::MIN, done: Vec::new() };
     let mut t_min = f64::INFINITY;
-    let mut t_max = f64::NEG_INFINITY;
     let mut count = 0_u64;
     let mut warnings = Vec::new();
     let nlines = text.lines().count();
@@ -461,7 +471,6 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>, window_s: f64) 
         };
         if let Some(t) = t {
             t_min = t_min.min(t);
-            t_max = t_max.max(t);
         }
         // windows are placed once the first time is known: keep absolute window indexes
         let win = t.map_or(0, |t| (t / window_s).floor() as i64);
@@ -487,7 +496,7 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>, window_s: f64) 
         .into_iter()
         .map(|((win, tag), hist)| {
             let start = win as f64 * window_s;
-            let length = if c.time.is_some() { window_s.min((t_max - start).max(1e-3)) } else { 0.0 };
+            let length = if c.time.is_some() { window_s } else { 0.0 };
             Window { start_s: if epoch { start - origin } else { start }, length_s: length, tag, hist }
         })
         .collect();
@@ -543,6 +552,44 @@ fn parse_row(fields: &[&str], c: &Cols, scale: f64) -> Result<(u64, Option<f64>,
 mod tests {
     use super::*;
     use crate::stats::{run_stats, Options};
+
+    /// Five whole seconds of 200 I/Os, then 102 I/Os in [5.0 s, 5.5 s): a run with 1 s windows.
+    fn ends_mid_window() -> Vec<u8> {
+        let mut text = String::from("time,latency_us\n");
+        for w in 0..5 {
+            for i in 0..200 {
+                text.push_str(&format!("{:.4},{}\n", w as f64 + i as f64 / 200.0, 100 + i % 7));
+            }
+        }
+        for i in 0..102 {
+            text.push_str(&format!("{:.4},{}\n", 5.0 + i as f64 / 204.0, 100 + i % 7));
+        }
+        text.into_bytes()
+    }
+
+    #[test]
+    fn the_last_window_is_whole_so_its_rate_is_not_inflated() {
+        let run = read("l.csv", &ends_mid_window(), Some(Unit::Us), 1.0).unwrap();
+        assert_eq!(run.windows.len(), 6);
+        assert!(run.windows.iter().all(|w| w.length_s == 1.0), "{:?}", run.windows.iter().map(|w| w.length_s).collect::<Vec<_>>());
+        let last = &run.windows[5];
+        assert_eq!((last.start_s, last.hist.count()), (5.0, 102));
+        // the rate steady-state judgement sees: 102 IOPS, not 102 / 0.495 s = 206
+        let report = crate::convergence::steady_report(
+            &run,
+            &crate::series::Direction::All,
+            &crate::convergence::Track::Iops,
+            5,
+            crate::series::Grouping::Native,
+            &[],
+        )
+        .unwrap();
+        let r = report.rounds.last().unwrap();
+        assert_eq!((r.count, r.value), (102, Some(102.0)));
+        // latency levels still count every I/O
+        let s = run_stats(&run, &Options::default());
+        assert_eq!(s.tags.0.iter().map(|(_, t)| t.count).max(), Some(1102));
+    }
 
     #[test]
     fn one_per_line_with_unit() {
