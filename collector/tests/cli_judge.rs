@@ -241,6 +241,28 @@ fn steady_on_logs_and_real_runs() {
     assert!(String::from_utf8_lossy(&e.stderr).contains("no direction 'trim' (tags: read, write)"));
 }
 
+#[test]
+fn steady_judges_a_list_ending_mid_window_on_whole_windows() {
+    // 200 I/Os a second for 5 s, then 102 in [5.0 s, 5.5 s): the last round is 102 IOPS over
+    // its whole 1 s window, not 102 / 0.5 s
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("l.csv");
+    let mut text = String::from("time,latency_us\n");
+    for w in 0..5 {
+        for i in 0..200 {
+            text.push_str(&format!("{:.4},{}\n", w as f64 + i as f64 / 200.0, 100 + i % 7));
+        }
+    }
+    for i in 0..102 {
+        text.push_str(&format!("{:.4},{}\n", 5.0 + i as f64 / 204.0, 100 + i % 7));
+    }
+    std::fs::write(&path, text).unwrap();
+    let o = nines(&["steady", s(&path), "--json"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let last = v["rounds"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!((last["count"].as_u64(), last["length_s"].as_f64(), last["value"].as_f64()), (Some(102), Some(1.0), Some(102.0)), "{v}");
+}
+
 /// QD1 randrw, QD16 randrw and a QD1 O_SYNC randwrite run, recorded by `nines run` on one
 /// file (a short run each: what is judged here is their metadata, not their numbers).
 fn three_workloads(dir: &Path) -> [std::path::PathBuf; 3] {
