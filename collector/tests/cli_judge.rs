@@ -242,6 +242,25 @@ fn steady_on_logs_and_real_runs() {
 }
 
 #[test]
+fn steady_exits_1_when_steady_state_does_not_hold() {
+    // IOPS rising 100, 200, ... 600 a second: the PTS rule's range is far beyond 20%
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("rising.hlog");
+    let mut w = ArchiveWriter::new(std::fs::File::create(&path).unwrap(), &Header { start_time: 1.7e9, meta: Default::default() }).unwrap();
+    for i in 0..6_u64 {
+        let vals: Vec<u64> = (0..100 * (i + 1)).map(|k| 50_000 + k).collect();
+        w.write_hist(i as f64, 1.0, Some("read"), &Hist::from_values(Layout::default_ns(), vals)).unwrap();
+    }
+    drop(w);
+    let o = nines(&["steady", s(&path), "--json"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["last"]["holds"], false, "{v}");
+    // the report is printed and the exit status is the verdict, as nines check's: 1 fails
+    assert_eq!(o.status.code(), Some(1), "{v}");
+    assert_eq!(nines(&["steady", s(&path)]).status.code(), Some(1));
+}
+
+#[test]
 fn steady_judges_a_list_ending_mid_window_on_whole_windows() {
     // 200 I/Os a second for 5 s, then 102 in [5.0 s, 5.5 s): the last round is 102 IOPS over
     // its whole 1 s window, not 102 / 0.5 s
