@@ -189,6 +189,29 @@ fn report_errors_name_the_file() {
 }
 
 #[test]
+fn a_report_refuses_a_spec_direction_no_run_has() {
+    // as nines check: a misspelt direction names its word and line; a name no run has and
+    // nines does not know is an error, not a limit that is silently not applicable
+    let d = tempfile::tempdir().unwrap();
+    let (out, spec) = (d.path().join("r.html"), d.path().join("qos.spec"));
+    std::fs::write(&spec, "read p99 <= 1s\nred p99 <= 1ms\n").unwrap();
+    let r = nines(&["report", &data("java-rw.hlog"), "-o", out.to_str().unwrap(), "--spec", spec.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success());
+    assert!(err.contains("qos.spec:2:1: expected a direction") && err.contains("found \"red\""), "{err}");
+    let r = nines(&["report", &data("java-rw.hlog"), "-o", out.to_str().unwrap(), "--limit", "rd p99 <= 1ms"]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success());
+    assert!(
+        err.contains("--limit: the direction \"rd\" is none of read, write, trim, sync, all nor a tag of the runs (they have: "),
+        "{err}"
+    );
+    assert!(!out.exists(), "no report written on error");
+    // a direction nines knows that the run never issued is still a report (not applicable)
+    nines_ok(&["report", &data("java-rw.hlog"), "-o", out.to_str().unwrap(), "--limit", "trim p99 <= 1ms"]);
+}
+
+#[test]
 fn site_adds_runs_and_keeps_the_ones_there() {
     let d = tempfile::tempdir().unwrap();
     let site = d.path().join("site");

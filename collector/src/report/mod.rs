@@ -180,6 +180,10 @@ pub fn run(args: &ReportArgs, out: &mut impl Write) -> Result<()> {
     }
     let qos = if args.spec.is_some() || !args.limit.is_empty() {
         let (spec, text) = crate::check_cmd::load_spec_text(args.spec.as_deref(), &args.limit)?;
+        // a direction no run has and nines does not know is a slip in the spec, as for nines check
+        let tags: Vec<String> =
+            inputs.iter().flat_map(|i| i.run.tags()).map(|t| nines_core::stats::tag_name(t.as_deref()).to_string()).collect();
+        spec.check_directions(&tags).map_err(anyhow::Error::msg)?;
         // the viewer judges the runs again from the spec the page opens with (its link keeps
         // it), and draws it on the charts
         if text.len() > MAX_VIEW_SPEC {
