@@ -171,6 +171,14 @@ pub fn steady(args: &SteadyArgs, out: &mut impl Write) -> Result<Verdict> {
     };
     let run = crate::load::load_run(&args.file)?;
     let dir = direction(&run, args.tag.as_deref())?;
+    if let Some(w) = run.windows.iter().find(|w| run.is_partial(w)) {
+        crate::diag!(
+            "nines: steady: note: the window at {:.3} s is partial ({:.3} s of {} s, ending at the last I/O): it is no round",
+            w.start_s,
+            w.length_s,
+            run.per_io_window_s().unwrap_or(0.0)
+        );
+    }
     let report =
         convergence::steady_report(&run, &dir, track, args.rounds, round, criteria).with_context(|| format!("{}", args.file.display()))?;
     if args.json {

@@ -165,8 +165,11 @@ fn iops_of(run: &Run, tag: &str, stats: &TagStats) -> Measured {
         let t = run.tags().into_iter().find(|t| tag_name(t.as_deref()) == tag).flatten();
         Direction::Tag(t)
     };
-    let rates: Vec<f64> =
-        direction_windows(run, &dir).iter().filter(|w| w.length_s > 0.0).map(|w| w.hist.count() as f64 / w.length_s).collect();
+    let rates: Vec<f64> = direction_windows(run, &dir)
+        .iter()
+        .filter(|w| w.length_s > 0.0 && !run.is_partial(w))
+        .map(|w| w.hist.count() as f64 / w.length_s)
+        .collect();
     let n = rates.len() as f64;
     if rates.len() < 2 {
         return (Some(stats.iops), None);

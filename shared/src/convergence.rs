@@ -117,7 +117,11 @@ pub fn steady_report(
     if *track == Track::Bw && bytes.is_none() {
         return Err(SteadyError::NoBlockSize);
     }
-    let windows = regroup(&direction_windows(run, dir), round);
+    // a partial last window (a per-I/O import's, cut at its last I/O) is no round: its rate is
+    // not over a window (Run::is_partial)
+    let mut whole = direction_windows(run, dir);
+    whole.retain(|w| !run.is_partial(w));
+    let windows = regroup(&whole, round);
     let rounds: Vec<Round> = windows
         .iter()
         .map(|w| {

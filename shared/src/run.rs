@@ -186,6 +186,35 @@ impl Run {
         out
     }
 
+    /// The window length, in seconds, of a run imported from per-I/O records (a latency
+    /// list with times, a fio per-I/O latency log); `None` for every other run.
+    pub fn per_io_window_s(&self) -> Option<f64> {
+        let fio = self.meta.fio_lat_log.as_ref().map(|l| l.window_ms / 1e3);
+        fio.or_else(|| self.meta.list.as_ref().and_then(|l| l.window_s)).filter(|w| w.is_finite() && *w > 0.0)
+    }
+
+    /// Whether a window of this run `length_s` long is partial: a window of a run imported
+    /// from per-I/O records that ends before its window length (the last one, which ends at
+    /// the run's last I/O). Its latencies are whole and counted everywhere, but its rate is
+    /// not a rate over a window, so per-window rates (the IOPS interval of a spec, compare's
+    /// noise) and steady state leave it out, as fio's IOPS and bandwidth logs only ever
+    /// average whole `iops_avg_time` / `bwavgtime` periods (fio HOWTO, "Measurements and
+    /// reporting"). The run's own IOPS (all I/Os over the span to the last one) keep it.
+    ///
+    /// Neither length gives that window a rate. Cut at its last I/O, 102 I/Os in the last
+    /// half second of a run with 1 s windows read as 204 IOPS. As a whole window, the few
+    /// I/Os a 60 s fio run completes in [60 s, 61 s) would read as a drop to a few IOPS
+    /// (steady state lost), and the run's IOPS would count a second nothing was measured in.
+    pub fn is_partial_length(&self, length_s: f64) -> bool {
+        // within fio's LOG_MSEC_SLACK (1 ms, stat.c) of the window length, a window is whole
+        self.per_io_window_s().is_some_and(|len| length_s > 0.0 && length_s + 1e-3 < len)
+    }
+
+    /// [`Run::is_partial_length`] of a window of this run.
+    pub fn is_partial(&self, w: &Window) -> bool {
+        self.is_partial_length(w.length_s)
+    }
+
     /// Start of the first window and end of the last (seconds from run start).
     pub fn span(&self) -> Option<(f64, f64)> {
         let start = self.windows.iter().map(|w| w.start_s).reduce(f64::min)?;

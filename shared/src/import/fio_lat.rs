@@ -112,6 +112,7 @@ pub struct LatLogReader {
     count: u64,
     zero_bs: u64,
     base_ms: Option<u64>,
+    max_ms: u64,
     win_lo: u64,
     win_cached: u64,
     /// The first bytes of the file, while too few to tell whether they are a byte-order mark;
@@ -142,6 +143,7 @@ impl LatLogReader {
             count: 0,
             zero_bs: 0,
             base_ms: None,
+            max_ms: 0,
             win_lo: 0,
             win_cached: 0,
             head: Some(Vec::new()),
@@ -190,6 +192,7 @@ impl LatLogReader {
         self.done.append(&mut other.done);
         self.count += other.count;
         self.zero_bs += other.zero_bs;
+        self.max_ms = self.max_ms.max(other.max_ms);
         self.line += other.line;
         // the other part's unfinished last line is the file's, if it is the last part
         self.carry = std::mem::take(&mut other.carry);
@@ -367,6 +370,7 @@ impl LatLogReader {
     fn record(&mut self, t_ms: u64, value: u64, ddir: u64, bs: u64) {
         let base = *self.base_ms.get_or_insert(if t_ms >= EPOCH_MS { t_ms - t_ms % 1000 } else { 0 });
         let t = t_ms.saturating_sub(base);
+        self.max_ms = self.max_ms.max(t);
         self.count += 1;
         if bs == 0 {
             self.zero_bs += 1;
@@ -468,16 +472,16 @@ impl LatLogReader {
             });
         }
         let wms = self.window_ms;
-        // Every window is a whole window, the last one too (see `super::list`'s windows): the
-        // log records completions, not when the run ended, so a last window cut at its last
-        // sample would read 102 I/Os in half of a 1 s window as 204 IOPS.
+        // the last window ends after the last sample: a partial window (Run::is_partial), left
+        // out of per-window rates and steady state, its I/Os in every level and the run's IOPS
+        let end_ms = self.max_ms.saturating_add(1);
         let windows = super::in_key_order(std::mem::take(&mut self.done))
             .into_iter()
             .map(|((win, ddir), hist)| {
                 let start = win * wms;
                 Window {
                     start_s: start as f64 / 1e3,
-                    length_s: wms as f64 / 1e3,
+                    length_s: (wms.min(end_ms.saturating_sub(start)).max(1)) as f64 / 1e3,
                     tag: Some(format!("{}{}", ddir_tag(ddir), self.measure.suffix())),
                     hist,
                 }
@@ -624,8 +628,7 @@ mod tests {
         let run = read("job_lat.1.log", text.as_bytes(), 1.0).unwrap();
         let tags: Vec<(f64, &str, u64)> = run.windows.iter().map(|w| (w.start_s, w.tag.as_deref().unwrap(), w.hist.count())).collect();
         assert_eq!(tags, [(0.0, "read.lat", 2), (0.0, "write.lat", 1), (1.0, "read.lat", 1), (2.0, "write.lat", 1)]);
-        // the last window is whole: 1 s, not cut at its sample at 2.5 s
-        assert!(run.windows.iter().all(|w| w.length_s == 1.0));
+        assert!((run.windows[3].length_s - 0.501).abs() < 1e-9);
         assert!(run.warnings.is_empty());
         let run = read("job_clat.1.log", text.as_bytes(), 0.5).unwrap();
         assert_eq!(run.windows[0].tag.as_deref(), Some("read"));
@@ -634,15 +637,20 @@ mod tests {
     }
 
     #[test]
-    fn a_run_ending_mid_window_keeps_a_whole_last_window() {
-        // 200 reads a second for 5 s, then 102 in [5.0 s, 5.5 s): the last window is 1 s long,
-        // so its rate is 102 IOPS, not 102 / 0.5 s
+    fn the_last_window_is_partial() {
+        // 200 reads a second for 5 s, then 102 in [5.0 s, 5.5 s): the last window ends after
+        // its last sample and is partial; the others are whole
         let mut samples: Vec<(u64, u64, u64)> = (0..1000).map(|i| (i * 5, 1000, 0)).collect();
         samples.extend((0..102).map(|i| (5000 + i * 4, 1000, 0)));
         let run = read("r_clat.1.log", log(&samples).as_bytes(), 1.0).unwrap();
         let last = run.windows.last().unwrap();
-        assert_eq!((last.start_s, last.length_s, last.hist.count()), (5.0, 1.0, 102));
-        assert_eq!(run.windows.iter().map(|w| w.hist.count()).sum::<u64>(), 1102);
+        assert_eq!((last.start_s, last.length_s, last.hist.count()), (5.0, 0.405, 102));
+        assert!(run.is_partial(last));
+        assert!(run.windows[..5].iter().all(|w| w.length_s == 1.0 && !run.is_partial(w)));
+        // within fio's 1 ms log slack a last window is whole
+        samples.push((5999, 1000, 0));
+        let run = read("r_clat.1.log", log(&samples).as_bytes(), 1.0).unwrap();
+        assert!(!run.is_partial(run.windows.last().unwrap()));
     }
 
     #[test]

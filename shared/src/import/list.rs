@@ -15,19 +15,10 @@
 //! quotes), with fields read as RFC 4180 CSV by the `csv` crate (a quoted field may hold the
 //! separator); or, when a line has none of them, runs of blanks.
 //!
-//! With a time column, windows are by time (the caller's window length), each a whole window,
-//! the last one too; without one, the whole list is one window of unknown length (IOPS are
-//! then not known).
-//!
-//! Why the last window is whole: a list records when I/Os completed, not when the measurement
-//! ended, and the time after the last completion is still time the device was under load (a
-//! stall at the end has no completion in it). A last window cut at its last I/O took that
-//! time as not measured and inflated its rate: 102 I/Os in [5.0 s, 5.5 s) of a run with 1 s
-//! windows read as 204 IOPS, and steady-state judgement used it. Whole windows are what fio's
-//! own averaged logs give: with `log_avg_msec` (and `iops_avg_time`, `bwavgtime`) each entry
-//! averages the period it is given (fio HOWTO, "Measurements and reporting"). Every I/O
-//! is still in a window, so latency levels are unchanged; the run's length is a whole number
-//! of windows.
+//! With a time column, windows are by time (the caller's window length); without one, the
+//! whole list is one window of unknown length (IOPS are then not known). The last window ends
+//! at the last value's time: a partial window, whose I/Os count in every level and in the
+//! run's IOPS but which per-window rates and steady state leave out ([`Run::is_partial`]).
 //!
 //! Windows are kept sparse as the fio latency-log reader keeps them: only the windows near
 //! the newest time are open, each as the bucket indexes of its latest values, folded into a
@@ -425,6 +416,7 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>, window_s: f64) 
     let mut unit = unit;
     let mut windows = Windows { layout, open: Vec::new(), newest: i64::MIN, done: Vec::new() };
     let mut t_min = f64::INFINITY;
+    let mut t_max = f64::NEG_INFINITY;
     let mut count = 0_u64;
     let mut warnings = Vec::new();
     let nlines = text.lines().count();
@@ -471,6 +463,7 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>, window_s: f64) 
         };
         if let Some(t) = t {
             t_min = t_min.min(t);
+            t_max = t_max.max(t);
         }
         // windows are placed once the first time is known: keep absolute window indexes
         let win = t.map_or(0, |t| (t / window_s).floor() as i64);
@@ -496,7 +489,7 @@ pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>, window_s: f64) 
         .into_iter()
         .map(|((win, tag), hist)| {
             let start = win as f64 * window_s;
-            let length = if c.time.is_some() { window_s } else { 0.0 };
+            let length = if c.time.is_some() { window_s.min((t_max - start).max(1e-3)) } else { 0.0 };
             Window { start_s: if epoch { start - origin } else { start }, length_s: length, tag, hist }
         })
         .collect();
@@ -568,13 +561,13 @@ mod tests {
     }
 
     #[test]
-    fn the_last_window_is_whole_so_its_rate_is_not_inflated() {
+    fn a_partial_last_window_is_left_out_of_rates_and_steady_state() {
         let run = read("l.csv", &ends_mid_window(), Some(Unit::Us), 1.0).unwrap();
         assert_eq!(run.windows.len(), 6);
-        assert!(run.windows.iter().all(|w| w.length_s == 1.0), "{:?}", run.windows.iter().map(|w| w.length_s).collect::<Vec<_>>());
         let last = &run.windows[5];
         assert_eq!((last.start_s, last.hist.count()), (5.0, 102));
-        // the rate steady-state judgement sees: 102 IOPS, not 102 / 0.495 s = 206
+        assert!(run.is_partial(last) && run.windows[..5].iter().all(|w| !run.is_partial(w)));
+        // steady state is judged on the five whole rounds, not on 102 / 0.495 s = 206 IOPS
         let report = crate::convergence::steady_report(
             &run,
             &crate::series::Direction::All,
@@ -584,11 +577,18 @@ mod tests {
             &[],
         )
         .unwrap();
-        let r = report.rounds.last().unwrap();
-        assert_eq!((r.count, r.value), (102, Some(102.0)));
-        // latency levels still count every I/O
+        assert_eq!(report.rounds.len(), 5);
+        assert!(report.rounds.iter().all(|r| r.value == Some(200.0)), "{:?}", report.rounds);
+        // a spec's IOPS interval: the five whole windows' rates are equal, so it is a point
+        let spec = crate::spec::Spec::from_limits(&["all iops >= 150".into()]).unwrap();
+        let c = crate::spec::check_run(&run, &spec, None, None);
+        let [lo, hi] = c.checks[0].interval.unwrap();
+        assert!((hi.unwrap() - lo.unwrap()).abs() < 1e-6, "{c:?}");
+        // every I/O is in the levels and the run's IOPS (1,102 over the 5.495 s to the last)
         let s = run_stats(&run, &Options::default());
-        assert_eq!(s.tags.0.iter().map(|(_, t)| t.count).max(), Some(1102));
+        let all = s.tags.0.iter().find(|(t, _)| t == "all").unwrap();
+        assert_eq!(all.1.count, 1102);
+        assert!((all.1.iops - 1102.0 / 5.495).abs() < 0.01, "{}", all.1.iops);
     }
 
     #[test]

@@ -223,7 +223,7 @@ pub fn combine(name: &str, runs: &[Run]) -> Result<Run, CountError> {
     let mut index: HashMap<(Option<String>, u64), usize> = HashMap::new();
     let mut windows: Vec<Window> = Vec::with_capacity(out.windows.len());
     for w in std::mem::take(&mut out.windows) {
-        // Windows of one start may differ in length (a histogram log line ends when fio wrote it): the longest is kept.
+        // A job's last window is cut at its last sample: same start, shorter length.
         let key = (w.tag.clone(), w.start_s.to_bits());
         match index.get(&key) {
             Some(&i) => {
