@@ -744,8 +744,16 @@ fn check_directions(run: &Run, spec: &Spec, mut dirs: Dirs, duration: f64) -> Ru
     }
     let limits = spec.limits_for(run);
     let precision = run.meta.precision.as_ref();
-    let checks: Vec<Check> =
+    let mut checks: Vec<Check> =
         limits.iter().map(|l| check_one(l, find(&dirs, &l.tag).ok().map(|i| &dirs[i].1), duration, precision, &dirs)).collect();
+    if !run.windows.is_empty() && run.windows.iter().all(|w| w.tag.is_none()) {
+        // a log without directions (a list with no direction column) may hold the reads a
+        // read limit is about: that limit cannot be told from it, it is not inapplicable
+        for c in checks.iter_mut().filter(|c| c.verdict == Verdict::NotApplicable) {
+            c.verdict = Verdict::CannotTell;
+            c.reason = Some(format!("the run's I/Os have no direction (an untagged log): {} I/Os cannot be told apart; limit all", c.tag));
+        }
+    }
     let applicable = checks.iter().any(|c| c.verdict != Verdict::NotApplicable);
     let note = (!applicable).then(|| format!("no limit of the spec applies to {} ({})", run.name, run.source));
     // a run no limit applies to was not judged: not applicable (its exit status 2: nothing
@@ -1196,6 +1204,34 @@ mod tests {
         // a section whose direction the run never issued: that limit is not applicable
         let c = check_run(&r, &Spec::parse("s", "read p99 <= 1ms\n[*]\ntrim p99 <= 1ms\n").unwrap(), None, None);
         assert_eq!((c.verdict, c.checks[1].verdict), (Verdict::Meets, Verdict::NotApplicable));
+    }
+
+    #[test]
+    fn a_direction_limit_on_an_untagged_run_cannot_tell_and_on_a_run_without_it_is_not_applicable() {
+        let untagged = |tag: Option<&str>| Run {
+            name: "u".into(),
+            source: "u.csv".into(),
+            start_time: None,
+            meta: Default::default(),
+            windows: (0..3)
+                .map(|s| Window {
+                    start_s: s as f64,
+                    length_s: 1.0,
+                    tag: tag.map(String::from),
+                    hist: Hist::from_values(Layout::default_ns(), (0..1000_u64).map(|v| 1000 + v).collect::<Vec<u64>>()),
+                })
+                .collect(),
+            warnings: Vec::new(),
+            context: Vec::new(),
+        };
+        let spec = Spec::parse("s", "all p50 <= 1ms\nwrite p99 <= 1ms\n").unwrap();
+        // reads only: a write limit cannot apply
+        let c = check_run(&untagged(Some("read")), &spec, None, None);
+        assert_eq!((c.verdict, c.checks[1].verdict), (Verdict::Meets, Verdict::NotApplicable), "{c:#?}");
+        // no directions at all: the writes may be among its I/Os
+        let c = check_run(&untagged(None), &spec, None, None);
+        assert_eq!((c.verdict, c.checks[1].verdict), (Verdict::CannotTell, Verdict::CannotTell), "{c:#?}");
+        assert!(c.checks[1].reason.as_deref().unwrap().contains("no direction"), "{c:#?}");
     }
 
     #[test]
