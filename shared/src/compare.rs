@@ -303,6 +303,25 @@ mod tests {
         Run { name: name.into(), source: name.into(), windows: ws, ..Run::default() }
     }
 
+    #[test]
+    fn a_partial_last_window_is_no_rate_in_the_iops_interval() {
+        // 200 reads in each of five whole seconds, then 102 in [5.0 s, 5.5 s) of a list
+        let mut text = String::from("time,latency_us\n");
+        for i in 0..1000 {
+            text.push_str(&format!("{:.4},100\n", i as f64 / 200.0));
+        }
+        for i in 0..102 {
+            text.push_str(&format!("{:.4},100\n", 5.0 + i as f64 / 204.0));
+        }
+        let r = crate::import::list::read("l.csv", text.as_bytes(), None, 1.0).unwrap();
+        let s = run_stats(&r, &Options::default());
+        let all = s.tags.iter().find(|(t, _)| t == crate::run::ALL).unwrap().1.clone();
+        let (value, interval) = iops_of(&r, crate::run::ALL, &all);
+        // the five whole windows' rates are equal: no spread from 102 / 0.495 s = 206 IOPS
+        let (lo, hi) = interval.unwrap();
+        assert_eq!((value, lo, hi), (Some(all.iops), all.iops, all.iops));
+    }
+
     /// Latencies whose tail is set by `tail`: 1 in 1000 I/Os takes `tail` ns.
     fn lat(tail: u64) -> impl Fn(u64) -> u64 {
         move |i| if i % 1000 == 999 { tail + (i % 7) * 1000 } else { 100_000 + (i * 7919) % 50_000 }
