@@ -118,17 +118,20 @@ export class Viewer {
     // the table re-renders in the same tick; one frame for the DOM to settle
     await this.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
   }
-  /// Drag across the middle of a chart's overlay from fraction `a` to `b` of its width (a
-  /// brush), and wait for the redraws.
-  async brush(testid, a, b) {
+  /// Shift-drag across the middle of a chart's overlay from fraction `a` to `b` of its width
+  /// (a brush: a range selected for every panel), and wait for the redraws. `key` null: a
+  /// plain drag (a zoom); 'Alt': a pan.
+  async brush(testid, a, b, key = 'Shift') {
     const box = await this.box(testid);
     const y = box.y + box.height * 0.5;
+    if (key) await this.page.keyboard.down(key);
     await this.act(async () => {
       await this.page.mouse.move(box.x + box.width * a, y);
       await this.page.mouse.down();
       await this.page.mouse.move(box.x + box.width * b, y, { steps: 5 });
       await this.page.mouse.up();
     });
+    if (key) await this.page.keyboard.up(key);
   }
   canvas(id) { return this.page.evaluate((id) => document.querySelector(`[data-testid=${id}]`).toDataURL(), id); }
   // the page writes the link's hash shortly after the last change (data-nines-hash-pending)

@@ -174,7 +174,7 @@ test('direction control applies to every panel', async () => {
   await v.page.context().close();
 });
 
-test('wheel zoom re-aggregates, shift-drag pans, both x axes follow', async () => {
+test('wheel zoom re-aggregates, alt-drag pans, a drag zooms, a double-click returns to the whole run; both x axes follow', async () => {
   const v = await Viewer.open(browser, `${site.base}/index.html`);
   await v.ready(3);
   const box = await v.box('runtime-overlay');
@@ -191,21 +191,36 @@ test('wheel zoom re-aggregates, shift-drag pans, both x axes follow', async () =
   assert.notEqual(await v.canvas('runtime-canvas'), rt0);
   assert.notEqual(await v.canvas('rate-canvas'), rate0, 'the rate chart follows the zoom');
   await v.shotOf('panel-runtime', 'panel-runtime-zoomed');
-  // pan with shift-drag to the left: the window moves later in time
-  await v.page.keyboard.down('Shift');
+  // pan with alt-drag to the left: the window moves later in time
+  await v.page.keyboard.down('Alt');
   await v.act(async () => {
     await v.page.mouse.move(cx, cy);
     await v.page.mouse.down();
     await v.page.mouse.move(cx - box.width * 0.2, cy, { steps: 4 });
     await v.page.mouse.up();
   });
-  await v.page.keyboard.up('Shift');
+  await v.page.keyboard.up('Alt');
   const p = (await v.hash()).match(/zoom=([\d.e+-]+),([\d.e+-]+)/);
   assert.ok(Number(p[1]) > z0, `pan moved ${z0} -> ${p[1]}`);
   assert.ok(Math.abs((Number(p[2]) - Number(p[1])) - (z1 - z0)) < 1e-6 * (z1 - z0) + 1e-9, 'pan keeps the width');
   await v.act(() => v.page.click('[data-testid=zoom-reset]'));
   assert.doesNotMatch(await v.hash(), /zoom=/);
   assert.equal(await v.canvas('runtime-canvas'), rt0, 'reset returns to the same picture');
+  // a plain drag zooms to the dragged range (as on the 1-CDF) and selects nothing; on the
+  // rate chart as on the runtime chart
+  for (const chart of ['runtime-overlay', 'rate-overlay']) {
+    await v.brush(chart, 0.3, 0.6, null);
+    const d = (await v.hash()).match(/zoom=([\d.e+-]+),([\d.e+-]+)/);
+    assert.ok(d, `a drag on ${chart} zooms: ${await v.hash()}`);
+    assert.ok(Number(d[2]) - Number(d[1]) < 3.2 * 0.45, `zoomed to about 30% of the run: ${d[1]}..${d[2]}`);
+    assert.doesNotMatch(await v.hash(), /sel=/);
+    assert.notEqual(await v.canvas('runtime-canvas'), rt0);
+    // a double-click anywhere on a time chart returns to the whole run
+    const cb = await v.box(chart);
+    await v.act(() => v.page.dblclick(`[data-testid=${chart}]`, { position: { x: cb.width * 0.5, y: cb.height * 0.5 } }));
+    assert.doesNotMatch(await v.hash(), /zoom=/);
+    assert.equal(await v.canvas('runtime-canvas'), rt0, 'a double-click returns to the same picture');
+  }
   assert.deepEqual(v.errors, []);
   await v.page.context().close();
 });
@@ -225,6 +240,18 @@ test('brushing a time range restricts every panel; the table equals nines stats 
   const extra = ['--from', m[1], '--to', m[2]];
   const rows = await v.table();
   assertTableMatches(rows, ninesStats(all, extra), ninesStatsText(all, extra), ['read', 'write']);
+  // the range snapped to window edges: a window of some run starts exactly at each end, so
+  // moving an end by a microsecond changes what nines stats counts
+  const ios = (from, to) => ninesStats(all, ['--from', String(from), '--to', String(to)]).runs
+    .reduce((n, r) => n + (r.tags.read?.count ?? 0) + (r.tags.write?.count ?? 0), 0);
+  const [s0, s1] = [Number(m[1]), Number(m[2])];
+  const held = ios(s0, s1);
+  assert.ok(ios(s0 + 1e-6, s1) < held, `a window starts at ${s0}`);
+  assert.ok(ios(s0, s1 + 1e-6) > held, `a window starts at ${s1}`);
+  // the banner states the windows and I/Os the table uses
+  assert.equal(rows.reduce((n, r) => n + Number(r.cells.count.ns), 0), held);
+  const holds = await v.page.locator('[data-testid=selection-holds]').textContent();
+  assert.match(holds, new RegExp(`^: \\d+ windows of 3 runs, ${held.toLocaleString('en-US')} I/Os$`), holds);
   const whole = ninesStats(all);
   assert.ok(rows.every((r) => Number(r.cells.count.ns) < whole.runs[r.run].tags[r.dir].count), 'the selection has fewer I/Os');
   await v.shot('viewer-brushed');

@@ -136,6 +136,22 @@ fn time_sel(st: &ViewState, td: &TraceData) -> Option<(f64, f64)> {
     }
 }
 
+/// What the selection holds, for its banner: the windows that start in it (once a run) and
+/// the I/Os of the traces shown ([`panels::Held`]).
+fn held(st: &ViewState) -> Option<panels::Held> {
+    st.sel?;
+    let mut h = panels::Held::default();
+    let mut seen = Vec::new();
+    for t in traces(st) {
+        let Some(td) = trace_data(t.run, &t.dir) else { continue };
+        let Some((a, b)) = time_sel(st, &td) else { continue };
+        let new_run = !seen.contains(&t.run);
+        seen.push(t.run);
+        h.add(td.slots().iter().map(|s| (s.start_s, s.count)), a, b, new_run);
+    }
+    Some(h)
+}
+
 fn run_time_sel(st: &ViewState, run: usize) -> Option<(f64, f64)> {
     st.sel?;
     let td = trace_data(run, &Direction::All)?;

@@ -683,6 +683,33 @@ pub struct TrendSpec<'a> {
     pub marks: &'a [TrendMark],
     pub x: Scale,
     pub y: Scale,
+    /// Each run's name on the x axis, in its order ([`trend_labels`]): a tick is a run.
+    pub x_names: &'a [String],
+}
+
+/// The runs of a trend named on its x axis: each run's start date, or its time of day when
+/// every run started on one day, or (a run that states no start) its name.
+pub fn trend_labels<'n>(runs: impl Iterator<Item = (Option<f64>, &'n str)>) -> Vec<String> {
+    let runs: Vec<(Option<String>, &str)> = runs.map(|(t, name)| (t.map(nines_core::units::iso_date), name)).collect();
+    let mut days = runs.iter().filter_map(|(d, _)| Some(&d.as_ref()?[..10]));
+    let first = days.next();
+    let one_day = days.all(|d| Some(d) == first);
+    runs.iter()
+        .map(|(d, name)| match d {
+            Some(d) if one_day => d[11..16].to_string(),
+            Some(d) => d[..10].to_string(),
+            None if name.chars().count() > 14 => format!("{}…", name.chars().take(13).collect::<String>()),
+            None => name.to_string(),
+        })
+        .collect()
+}
+
+/// At most about `target` of `n` runs to name on an axis: every 1st, 2nd, 5th, 10th, ... run
+/// from the first, so a tick always falls on a run (never between two).
+fn run_ticks(n: usize, target: usize) -> impl Iterator<Item = usize> {
+    let raw = n.div_ceil(target.max(1)).max(1);
+    let step = (0..).flat_map(|k| [1, 2, 5].map(|m| m * 10usize.pow(k))).find(|&s| s >= raw).unwrap_or(raw);
+    (0..n).step_by(step)
 }
 
 /// Colour of a change's verdict: worse red, better green, within noise blue, unknown grey.
@@ -705,7 +732,8 @@ where
     root.fill(&WHITE).map_err(e)?;
     let mut chart = plot(root, s.title, s.x, s.y, "runs in start order", s.y_desc)?;
     let f = frame_of(&chart, s.x, s.y);
-    ticks(root, &f, &linear_ticks(s.x.lo, s.x.hi, 10, |v| format_count(v + 1.0)), &latency_ticks(s.y.lo, s.y.hi), false)?;
+    let x_ticks: Vec<(f64, String)> = run_ticks(s.x_names.len(), 8).map(|i| (i as f64, s.x_names[i].clone())).collect();
+    ticks(root, &f, &x_ticks, &latency_ticks(s.y.lo, s.y.hi), false)?;
     if s.marks.is_empty() {
         empty_note(root, &f, "no run has this level")?;
         return Ok(f);
@@ -743,6 +771,20 @@ mod trend_tests {
     use crate::charts::to_svg;
 
     #[test]
+    fn a_trend_names_its_runs_by_date_time_of_day_or_name_a_tick_a_run() {
+        let day = 1_764_547_200.0; // 2025-12-01T00:00:00Z
+        let names =
+            trend_labels([(Some(day + 3_600.0), "a"), (Some(day + 86_400.0 + 60.0), "b"), (None, "a run without a start")].into_iter());
+        assert_eq!(names, ["2025-12-01", "2025-12-02", "a run without…"]);
+        let names = trend_labels([(Some(day + 3_600.0), "a"), (Some(day + 7_260.0), "b")].into_iter());
+        assert_eq!(names, ["01:00", "02:01"]);
+        assert_eq!(run_ticks(3, 8).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(run_ticks(30, 8).collect::<Vec<_>>(), [0, 5, 10, 15, 20, 25]);
+        assert_eq!(run_ticks(1000, 8).collect::<Vec<_>>(), [0, 200, 400, 600, 800]);
+        assert_eq!(run_ticks(0, 8).count(), 0);
+    }
+
+    #[test]
     fn worse_runs_are_red_better_green_and_the_baseline_ringed() {
         let m = |x: f64, value: f64, verdict: Option<Verdict>| TrendMark {
             x,
@@ -764,6 +806,7 @@ mod trend_tests {
             marks: &marks,
             x: Scale { lo: -0.5, hi: 4.5, log: false },
             y: Scale { lo: 5e4, hi: 1e6, log: true },
+            x_names: &["12-01", "12-02", "12-03", "12-04", "12-05"].map(String::from),
         };
         let (svg, _) = to_svg(800, 300, |r| draw_trend(r, &spec)).unwrap();
         let hex = |c: RGBColor| format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);

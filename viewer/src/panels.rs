@@ -484,9 +484,101 @@ pub fn carried_notes(runs: &[LegendRun]) -> Vec<String> {
         .collect()
 }
 
+/// A range dragged on the x axis snapped to the nearest window starts, given each window's
+/// (start, end) on that axis: `nines stats --from A --to B` takes the windows that start in
+/// `[A, B)`, so window starts (and the end of the last window) are the only edges at which the
+/// page's range and the windows it uses agree; runs whose windows lie on other grids take the
+/// windows that start in it, as nines stats does. Where the last end and a start differ by
+/// rounding, the start is the edge. A range narrower than half a window becomes the window
+/// under its middle. None without windows.
+pub fn snap_range(windows: &[(f64, f64)], a: f64, b: f64) -> Option<(f64, f64)> {
+    let mut edges: Vec<f64> = windows.iter().map(|w| w.0).collect();
+    if let Some(end) = windows.iter().map(|w| w.1).reduce(f64::max) {
+        let tol = 1e-9 * end.abs().max(1.0);
+        if !edges.iter().any(|&s| (s - end).abs() <= tol) {
+            edges.push(end);
+        }
+    }
+    let nearest = |x: f64| edges.iter().copied().min_by(|p, q| (p - x).abs().total_cmp(&(q - x).abs()));
+    let (lo, hi) = (nearest(a.min(b))?, nearest(a.max(b))?);
+    if hi > lo {
+        return Some((lo, hi));
+    }
+    let mid = (a + b) / 2.0;
+    let dist = |w: &(f64, f64)| if w.0 <= mid && mid < w.1 { 0.0 } else { ((w.0 + w.1) / 2.0 - mid).abs() };
+    windows.iter().min_by(|p, q| dist(p).total_cmp(&dist(q))).map(|w| (w.0, w.1)).filter(|w| w.1 > w.0)
+}
+
+/// What a selection holds, for its banner: the windows (or carried groups) that start in the
+/// range, counted once per run, and the I/Os of the traces shown in them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Held {
+    pub runs: usize,
+    pub windows: usize,
+    pub ios: u64,
+}
+
+impl Held {
+    /// Add one trace's windows, as (start in seconds, I/Os), that start in `[from, to)`;
+    /// `new_run` when it is the first trace of its run.
+    pub fn add(&mut self, windows: impl Iterator<Item = (f64, u64)>, from: f64, to: f64, new_run: bool) {
+        let (mut n, mut ios) = (0, 0);
+        for (_, count) in windows.filter(|w| w.0 >= from && w.0 < to) {
+            n += 1;
+            ios += count;
+        }
+        if new_run {
+            self.runs += 1;
+            self.windows += n;
+        }
+        self.ios += ios;
+    }
+
+    /// "4 windows, 7,999 I/Os" or "12 windows of 3 runs, 23,997 I/Os".
+    pub fn text(&self) -> String {
+        let w = if self.windows == 1 { "window" } else { "windows" };
+        let of = if self.runs > 1 { format!(" of {} runs", self.runs) } else { String::new() };
+        format!("{} {w}{of}, {} I/Os", group(self.windows as u64), group(self.ios))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dragged_range_snaps_to_the_nearest_window_edges() {
+        let w: Vec<(f64, f64)> = (0..10).map(|i| (i as f64, i as f64 + 1.0)).collect();
+        assert_eq!(snap_range(&w, 1.9, 5.5), Some((2.0, 5.0)));
+        assert_eq!(snap_range(&w, 5.6, 1.9), Some((2.0, 6.0)));
+        // narrower than half a window: the window under its middle
+        assert_eq!(snap_range(&w, 3.2, 3.4), Some((3.0, 4.0)));
+        // beyond the last window: its end
+        assert_eq!(snap_range(&w, 8.4, 12.0), Some((8.0, 10.0)));
+        assert_eq!(snap_range(&[], 1.0, 2.0), None);
+        // an end one ulp past the next start snaps to that start, so the window is left out
+        let w = [(0.1, 0.1 + 0.2), (0.3, 0.4)];
+        assert!(0.1 + 0.2 > 0.3);
+        assert_eq!(snap_range(&w, 0.05, 0.31), Some((0.1, 0.3)));
+        // runs on other grids: the edges are window starts (and the last end), never the end
+        // of one run's window inside another's (nines stats would take that window whole)
+        let w = [(1.0, 2.001), (2.0, 2.1), (2.1, 2.2)];
+        assert_eq!(snap_range(&w, 1.0, 2.0015), Some((1.0, 2.0)));
+        assert_eq!(snap_range(&w, 1.0, 2.19), Some((1.0, 2.2)));
+    }
+
+    #[test]
+    fn a_selection_counts_the_windows_that_start_in_it_once_a_run() {
+        let mut h = Held::default();
+        let read = [(0.0, 10), (1.0, 11), (2.0, 12)];
+        let write = [(0.0, 1), (1.0, 2), (2.0, 3)];
+        h.add(read.into_iter(), 1.0, 3.0, true);
+        h.add(write.into_iter(), 1.0, 3.0, false);
+        assert_eq!(h, Held { runs: 1, windows: 2, ios: 28 });
+        assert_eq!(h.text(), "2 windows, 28 I/Os");
+        h.add(read.into_iter(), 0.5, 1.5, true);
+        assert_eq!(h.text(), "3 windows of 2 runs, 39 I/Os");
+    }
     use crate::charts::{Metric, DASHES};
     use nines_core::density::DensityBin;
     use nines_core::hist::{Hist, Layout};

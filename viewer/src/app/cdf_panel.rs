@@ -72,7 +72,7 @@ pub(super) fn CdfPanel() -> impl IntoView {
         ev.prevent_default();
         let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
         if frame("cdf").is_some_and(|f| f.contains(x, y)) {
-            drag.set(Some(("cdf", x, y, x, y, false)));
+            drag.set(Some(("cdf", x, y, x, y, super::interact::Gesture::Zoom)));
         }
     };
     let cdf_move = move |ev: web_sys::MouseEvent| {

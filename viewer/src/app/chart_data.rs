@@ -230,10 +230,13 @@ pub(super) fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
         };
         // (a faint run's bands are not drawn)
         let steady = scale.filter(|_| !faint).map(|k| panels::steady_bands(td.steady(), st.x_ios, k)).unwrap_or_default();
+        // a per-I/O import's partial last window has no rate ([`nines_core::run::Run::is_partial`])
+        let run = &td.loaded.run;
+        let rated = || xs.iter().zip(&pts).filter(|(_, p)| !run.is_partial_length(p.length_s));
         let rate: Vec<(f64, f64)> = match st.rate {
-            RateMode::Iops => xs.iter().zip(&pts).map(|(&x, p)| (x, p.iops)).collect(),
+            RateMode::Iops => rated().map(|(&x, p)| (x, p.iops)).collect(),
             RateMode::Mbps => match td.bytes_per_io {
-                Some(bpi) => xs.iter().zip(&pts).map(|(&x, p)| (x, mb_per_s(p.iops, bpi))).collect(),
+                Some(bpi) => rated().map(|(&x, p)| (x, mb_per_s(p.iops, bpi))).collect(),
                 None => {
                     missing_bs = true;
                     Vec::new()

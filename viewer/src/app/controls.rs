@@ -103,9 +103,11 @@ pub(super) fn Status() -> impl IntoView {
             {move || state.with(|s| s.sel).map(|(a, b)| {
                 let ios = state.with(|s| s.x_ios);
                 let fmt = move |v: f64| if ios { format!("{} I/Os", group(v.max(0.0) as u64)) } else { charts::format_seconds(v) };
+                let held = state.with(super::held).map(|h| format!(": {}", h.text())).unwrap_or_default();
                 view! {
                     <div class="selection" data-testid="selection">
-                        "Showing only " {fmt(a)} " to " {fmt(b)} " in every panel. "
+                        "Showing only the windows from " {fmt(a)} " to " {fmt(b)} " in every panel"
+                        <span data-testid="selection-holds">{held}</span>". "
                         <button data-testid="clear-selection" on:click=move |_| set(Box::new(|s| s.sel = None))>"show the whole run"</button>
                     </div>
                 }

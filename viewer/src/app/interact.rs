@@ -1,6 +1,9 @@
-//! The mouse on the charts: a box dragged on the 1-CDF zooms it, a range dragged on the
-//! runtime or rate chart is selected in every panel (shift: pan), the wheel zooms them; the
-//! hover rule and drag boxes are drawn on overlay canvases without redrawing the charts.
+//! The mouse on the charts, one set of gestures on every chart: a drag zooms (a box on the
+//! 1-CDF, a time range on the runtime, rate and device charts), a double-click returns to the
+//! whole run, the wheel zooms about the mouse. On the time charts shift-drag selects a range
+//! for every panel, snapped to the recorded windows' edges (`panels::snap_range`), and
+//! alt-drag or the middle button pans. The hover rule and drag boxes are drawn on overlay
+//! canvases without redrawing the charts.
 
 use leptos::prelude::*;
 
@@ -8,9 +11,17 @@ use super::{css_size, ctx_css, runtime_extent, traces, with_model, Page};
 use crate::charts::Frame;
 use crate::state::ViewState;
 
+/// What a drag on a time chart does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Gesture {
+    Zoom,
+    Select,
+    Pan,
+}
+
 /// A drag in progress: which chart, where it started (x, y) and where the mouse is now, and
-/// whether it pans.
-pub(super) type Drag = Option<(&'static str, f64, f64, f64, f64, bool)>;
+/// what it does (the 1-CDF's box zoom is a `Zoom`).
+pub(super) type Drag = Option<(&'static str, f64, f64, f64, f64, Gesture)>;
 
 /// Where chart `name` was last drawn.
 pub(super) fn frame(name: &'static str) -> Option<Frame> {
@@ -49,16 +60,22 @@ pub(super) fn overlays(p: Page) {
                     ctx.stroke();
                 }
             }
-            if let Some((dn, x0, y0, x1, y1, pan)) = dr {
-                if pan {
+            if let Some((dn, x0, y0, x1, y1, gesture)) = dr {
+                // a zoom's box on its own chart; a selection spans every time chart
+                let shown = match gesture {
+                    Gesture::Pan => false,
+                    Gesture::Zoom => dn == name || (dn != "cdf" && name != "cdf"),
+                    Gesture::Select => dn != "cdf" && name != "cdf",
+                };
+                if !shown {
                     continue;
                 }
-                let linked = dn == name || (dn != "cdf" && name != "cdf");
-                if !linked {
-                    continue;
-                }
-                ctx.set_fill_style_str("rgba(51,102,204,0.15)");
-                ctx.set_stroke_style_str("rgb(51,102,204)");
+                let (fill, stroke) = match gesture {
+                    Gesture::Select => ("rgba(51,102,204,0.15)", "rgb(51,102,204)"),
+                    _ => ("rgba(0,0,0,0.08)", "#666"),
+                };
+                ctx.set_fill_style_str(fill);
+                ctx.set_stroke_style_str(stroke);
                 let (ya, yb) = if name == "cdf" { (y0.min(y1), (y1 - y0).abs()) } else { (f.top as f64, (f.bottom - f.top) as f64) };
                 ctx.fill_rect(x0.min(x1), ya, (x1 - x0).abs(), yb);
                 ctx.stroke_rect(x0.min(x1) + 0.5, ya + 0.5, (x1 - x0).abs(), yb);
@@ -67,15 +84,28 @@ pub(super) fn overlays(p: Page) {
     });
 }
 
-/// A press on the runtime or rate chart: a range to select, or with shift (or the middle
-/// button) a pan.
+/// A press on a time chart: a range to zoom to, with shift a range to select, with alt (or
+/// the middle button) a pan; the second press of a double-click returns to the whole run.
 pub(super) fn x_down(p: Page, name: &'static str, ev: web_sys::MouseEvent) {
     let drag = p.drag;
     ev.prevent_default();
     let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
-    if frame(name).is_some_and(|f| f.contains(x, y)) {
-        drag.set(Some((name, x, y, x, y, ev.shift_key() || ev.button() == 1)));
+    if !frame(name).is_some_and(|f| f.contains(x, y)) {
+        return;
     }
+    if ev.detail() == 2 {
+        drag.set(None);
+        p.set(Box::new(|s| s.zoom = None));
+        return;
+    }
+    let gesture = if ev.button() == 1 || ev.alt_key() {
+        Gesture::Pan
+    } else if ev.shift_key() {
+        Gesture::Select
+    } else {
+        Gesture::Zoom
+    };
+    drag.set(Some((name, x, y, x, y, gesture)));
 }
 /// The mouse moving on the runtime or rate chart: the selection box grows, or a pan shifts the
 /// zoom window by the drag distance.
@@ -87,11 +117,11 @@ pub(super) fn x_move(p: Page, name: &'static str, ev: web_sys::MouseEvent) {
     if hover_t.get_untracked() != at {
         hover_t.set(at);
     }
-    if let Some((dn, x0, y0, _, _, pan)) = drag.get_untracked() {
+    if let Some((dn, x0, y0, _, _, gesture)) = drag.get_untracked() {
         if dn != name {
             return;
         }
-        if pan {
+        if gesture == Gesture::Pan {
             // pan: shift the zoom window by the drag distance
             if let Some(f) = frame(name) {
                 let (lo, hi) = (f.x.lo, f.x.hi);
@@ -113,28 +143,34 @@ pub(super) fn x_move(p: Page, name: &'static str, ev: web_sys::MouseEvent) {
                         }
                         s.zoom = Some((a, b));
                     }));
-                    drag.set(Some((name, x, y0, x, y, true)));
+                    drag.set(Some((name, x, y0, x, y, Gesture::Pan)));
                 }
             }
         } else {
-            drag.set(Some((name, x0, y0, x, y, false)));
+            drag.set(Some((name, x0, y0, x, y, gesture)));
         }
     }
 }
-/// The press let go: a range of more than a few pixels is selected in every panel; a click
+/// The press let go: a range of more than a few pixels is zoomed to, or selected in every
+/// panel (snapped to the recorded windows' edges, which the table then uses whole); a click
 /// clears the selection.
 pub(super) fn x_up(p: Page, name: &'static str, ev: web_sys::MouseEvent) {
     let Page { state, drag, .. } = p;
     let set = move |f: Box<dyn FnOnce(&mut ViewState)>| p.set(f);
     let x = ev.offset_x() as f64;
-    if let (Some((dn, x0, _, _, _, pan)), Some(f)) = (drag.get_untracked(), frame(name)) {
+    if let (Some((dn, x0, _, _, _, gesture)), Some(f)) = (drag.get_untracked(), frame(name)) {
         drag.set(None);
-        if dn != name || pan {
+        if dn != name || gesture == Gesture::Pan {
             return;
         }
         if (x - x0).abs() > 4.0 {
             let (a, b) = (f.x_at(x0.min(x)), f.x_at(x0.max(x)));
-            set(Box::new(move |s| s.sel = Some((a, b))));
+            if gesture == Gesture::Zoom {
+                let full = state.with_untracked(|s| runtime_extent(s, &traces(s)));
+                set(Box::new(move |s| s.zoom = zoom_within(a, b, full)));
+            } else if let Some(r) = state.with_untracked(|s| snapped(s, a, b)) {
+                set(Box::new(move |s| s.sel = Some(r)));
+            }
         } else if state.with_untracked(|s| s.sel.is_some()) {
             set(Box::new(|s| s.sel = None));
         }
@@ -169,6 +205,29 @@ pub(super) fn x_wheel(p: Page, name: &'static str, ev: web_sys::WheelEvent) {
             s.zoom = Some((a, b));
         }
     }));
+}
+
+/// A zoom to `[a, b]` kept within the runs' extent; none (the whole run) when it covers it.
+fn zoom_within(a: f64, b: f64, full: Option<(f64, f64)>) -> Option<(f64, f64)> {
+    let (a, b) = match full {
+        Some((fa, fb)) if a <= fa && b >= fb => return None,
+        Some((fa, fb)) => (a.max(fa), b.min(fb)),
+        None => (a, b),
+    };
+    (b - a > 1e-6).then_some((a, b))
+}
+
+/// A selection dragged from `a` to `b` on the x axis, snapped to the edges of the windows of
+/// the traces shown ([`crate::panels::snap_range`]).
+fn snapped(st: &ViewState, a: f64, b: f64) -> Option<(f64, f64)> {
+    let axis = if st.x_ios { nines_core::pyramid::Axis::Ios } else { nines_core::pyramid::Axis::Time };
+    let mut slots = Vec::new();
+    for t in traces(st) {
+        if let Some(td) = super::trace_data(t.run, &t.dir) {
+            slots.extend(td.slots().iter().map(|s| s.extent(axis)));
+        }
+    }
+    crate::panels::snap_range(&slots, a, b)
 }
 
 /// The mouse left the runtime or rate chart: a drag on it ends, and so does its rule.

@@ -273,12 +273,14 @@ impl TraceData {
     /// SNIA PTS steady regions of the recorded windows' IOPS (see the field).
     pub(super) fn steady(&self) -> &[SteadyRegion] {
         self.steady.get_or_init(|| {
-            let native = self.slots();
+            // a per-I/O import's partial last window has no rate ([`nines_core::run::Run::is_partial`])
+            let run = &self.loaded.run;
+            let native: Vec<&Slot> = self.slots().iter().filter(|s| !run.is_partial_length(s.length_s)).collect();
             let iops: Vec<f64> = native.iter().map(|s| if s.length_s > 0.0 { s.count as f64 / s.length_s } else { 0.0 }).collect();
             steady_regions(&iops, STEADY_ROUNDS)
                 .into_iter()
                 .map(|r| {
-                    let (a, b) = (&native[r.first], &native[r.end - 1]);
+                    let (a, b) = (native[r.first], native[r.end - 1]);
                     (a.start_s, b.start_s + b.length_s, a.extent(Axis::Ios).0, b.extent(Axis::Ios).1, r.average)
                 })
                 .collect()

@@ -71,7 +71,7 @@ pub(super) fn RuntimePanel() -> impl IntoView {
     view! {
         <section class="panel" data-testid="panel-runtime">
             <div class="tools">
-                <span class="hint">"wheel: zoom · drag: select a range for every panel · shift-drag: pan"</span>
+                <span class="hint">"drag or wheel: zoom · shift-drag: select a range for every panel · alt-drag: pan · double-click: whole run"</span>
                 <button data-testid="zoom-reset" on:click=move |_| set(Box::new(|s| s.zoom = None))>"reset zoom"</button>
                 <button data-testid="export-runtime-png" on:click=move |_| export::png(c.runtime, "runtime")>"PNG"</button>
                 <button data-testid="export-runtime-svg" on:click=move |_| export::svg(state, "runtime")>"SVG"</button>

@@ -14,7 +14,7 @@ use nines_core::units::format_ns;
 
 use super::{add_run, body, busy, canvas_size, draw_canvas, fetch_bytes, mark_drawn, now_ms, with_model, LoadError};
 use crate::charts::{Frame, Scale};
-use crate::judge_charts::{draw_trend, TrendMark, TrendSpec};
+use crate::judge_charts::{draw_trend, trend_labels, TrendMark, TrendSpec};
 use crate::state::ViewState;
 
 /// A run a site's manifest lists with its summary.
@@ -149,7 +149,9 @@ pub(super) fn Trend(
         let hi = m.iter().map(|m| m.interval.map_or(m.value, |i| i.1.max(m.value))).fold(0.0, f64::max);
         let y = if hi > 0.0 { Scale { lo: (lo / 1.5).max(1.0), hi: hi * 1.5, log: true } } else { Scale { lo: 1e3, hi: 1e7, log: true } };
         let title = format!("{} of {} across {} runs", t.level, t.tag, n);
-        let spec = TrendSpec { title: &title, y_desc: &t.level, marks: &m, x: Scale { lo: -0.5, hi: n as f64 - 0.5, log: false }, y };
+        let names = SITE.with(|s| trend_labels(s.borrow().iter().map(|r| (r.summary.start, r.name.as_str()))));
+        let x = Scale { lo: -0.5, hi: n as f64 - 0.5, log: false };
+        let spec = TrendSpec { title: &title, y_desc: &t.level, marks: &m, x, y, x_names: &names };
         let f = draw_canvas(&c, |root| draw_trend(root, &spec));
         if let Some(f) = f {
             // test hook: the plot area in CSS pixels, so a test can click a run's point
