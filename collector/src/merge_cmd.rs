@@ -42,6 +42,9 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
     if !args.label.is_empty() && args.label.len() != args.files.len() {
         bail!("--label is given {} times for {} runs: give one label per run, in order", args.label.len(), args.files.len());
     }
+    let replace = if args.force { Replace::Always } else { Replace::Never };
+    // a merge of a fleet reads for minutes: an output it may not write is refused first
+    output::refuse_early(&args.output, replace, &Inputs::new(&args.files))?;
     // first reading: what the plan needs of each run
     let mut infos = Vec::with_capacity(args.files.len());
     let mut sources = Vec::with_capacity(args.files.len());
@@ -79,7 +82,6 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
     let merge_meta = meta.merge.clone();
     let header = Header { start_time, meta };
     let shape = merger.shape();
-    let replace = if args.force { Replace::Always } else { Replace::Never };
     let failed = std::cell::Cell::new(None);
     let (mut windows, mut bands) = (0, 0);
     // an error reading a run again for a later band, as it was

@@ -245,6 +245,23 @@ pub fn write_output_with(
     write_atomic_with(path, replace, inputs, fill)
 }
 
+/// For a command that reads for minutes before it writes (`nines merge` of a fleet): the
+/// refusals [`write_output`] would give at the end, given before any input is read (an
+/// existing file or link at `path` without `--force`, an input named as the output). The
+/// write checks again, as the destination can change meanwhile.
+pub fn refuse_early(path: &Path, replace: Replace, inputs: &Inputs) -> Result<()> {
+    if is_stdout(path) {
+        return Ok(());
+    }
+    inputs.check(path)?;
+    let Ok(m) = std::fs::symlink_metadata(path) else { return Ok(()) };
+    let t = m.file_type();
+    if replace == Replace::Never && (t.is_file() || (t.is_symlink() && link_to_std(path).is_none())) {
+        bail!("'{}' already exists; pass --force to replace it", path.display());
+    }
+    Ok(())
+}
+
 /// Does [`write_output`] of `path` write to stdout (`-`, or a link to it such as
 /// `/dev/stdout`)? Then what the command says goes to stderr instead.
 pub fn goes_to_stdout(path: &Path) -> bool {

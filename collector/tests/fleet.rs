@@ -158,6 +158,15 @@ fn runs_that_do_not_line_up_are_refused_with_the_numbers() {
     // labels: one per run
     let out = nines(&["merge", s(&a), s(&b), "-o", s(&d.path().join("n.hlog")), "--label", "x"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("one label per run"));
+    // an output it may not write is refused before any run is read (a fleet's merge reads
+    // for minutes): here the runs named do not even exist, and the error is the output's
+    let gone = d.path().join("gone.hlog");
+    let out = nines(&["merge", s(&gone), s(&gone), "-o", s(&d.path().join("m.hlog"))]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("m.hlog' already exists; pass --force"), "{err}");
+    let out = nines(&["merge", s(&a), s(&b), "-o", s(&a), "--force"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is one of this command's inputs"));
 }
 
 /// Synthetic one-second windows of a run starting at `start`: read and write (and, where
