@@ -18,6 +18,10 @@ command -v fio >/dev/null || need_apt+=(fio)
 command -v java >/dev/null || need_apt+=(default-jre-headless)
 command -v chromium >/dev/null || need_apt+=(chromium)
 command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
+# reports and sites in WebKit (Safari's engine): WebKitGTK's WebDriver and MiniBrowser, under Xvfb
+command -v WebKitWebDriver >/dev/null || need_apt+=(webkit2gtk-driver)
+command -v xvfb-run >/dev/null || need_apt+=(xvfb)
+command -v xauth >/dev/null || need_apt+=(xauth)
 # collector tests: loop devices, a filesystem signature, a mounted device
 command -v losetup >/dev/null || need_apt+=(mount)
 command -v mkfs.ext4 >/dev/null || need_apt+=(e2fsprogs)

@@ -100,6 +100,8 @@ cargo build -q -p nines-qos
 node --test tests/browser/report.test.mjs 2>&1
 echo "== reports: the same report from file:// in Firefox"
 node --test tests/browser/report-firefox.test.mjs 2>&1
+echo "== reports and sites in WebKit (WebKitGTK's MiniBrowser over WebDriver, under Xvfb)"
+node --test tests/browser/report-webkit.test.mjs 2>&1
 echo "== live: nines run --live followed by a headless Chromium page (the /metrics Prometheus test ran with cargo test)"
 node --test tests/browser/live.test.mjs 2>&1
 echo "== view: nines view of 20 runs loaded 10 times in headless Chromium, under the page's Content-Security-Policy"
