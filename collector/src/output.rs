@@ -246,17 +246,16 @@ pub fn write_output_with(
 }
 
 /// For a command that reads for minutes before it writes (`nines merge` of a fleet): the
-/// refusals [`write_output`] would give at the end, given before any input is read (an
-/// existing file or link at `path` without `--force`, an input named as the output). The
-/// write checks again, as the destination can change meanwhile.
+/// commonest refusals [`write_output`] would give at the end, given before any input is read
+/// (an existing regular file at `path` without `--force`, an input named as the output).
+/// Links and other nodes are left to the write, which names what they are; it checks
+/// everything again, as the destination can change meanwhile.
 pub fn refuse_early(path: &Path, replace: Replace, inputs: &Inputs) -> Result<()> {
     if is_stdout(path) {
         return Ok(());
     }
     inputs.check(path)?;
-    let Ok(m) = std::fs::symlink_metadata(path) else { return Ok(()) };
-    let t = m.file_type();
-    if replace == Replace::Never && (t.is_file() || (t.is_symlink() && link_to_std(path).is_none())) {
+    if replace == Replace::Never && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file()) {
         bail!("'{}' already exists; pass --force to replace it", path.display());
     }
     Ok(())
