@@ -28,6 +28,8 @@ nines=target/release/nines
 # spill file take about three times the runs' size
 work=$(mktemp -d -p target)
 trap 'rm -rf "$work"' EXIT
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 src=("$archives"/*.hlog)
 per_run=$(stat -c %s "${src[0]}")
 
@@ -44,14 +46,7 @@ rows=""
 today=$(date -u +%Y-%m-%d)
 for n in "${sizes[@]}"; do
   dir=$work/runs-$n
-  mkdir -p "$dir"
-  for i in $(seq 0 $((n - 1))); do
-    # the runs start together (a fleet's runs started with --start-at), each hundred one
-    # second after the one before
-    t0=$((1764489600 + i / 100))
-    sed -e "1,6s/^#\[StartTime: [0-9.]*/#[StartTime: $t0.000/" -e "1,6s/^#\[BaseTime: [0-9.]*/#[BaseTime: $t0.000/" \
-      "${src[$((i % 100))]}" > "$dir/host-$(printf %04d "$i").hlog"
-  done
+  fleet_copies "$dir" "$n"
   echo "bench: $n runs: merge" >&2
   read -r mw mm < <(measure "$nines" merge "$dir"/*.hlog -o "$work/merged.hlog")
   merged_mb=$(( $(stat -c %s "$work/merged.hlog") / 1000000 ))

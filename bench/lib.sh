@@ -38,3 +38,17 @@ median_wall_cpu() {
   mc=$(printf '%s\n' "${c[@]}" | sort -g | awk '{a[NR]=$1} END{printf "%.2f\n", a[int((NR+1)/2)]}')
   echo "$mw $mc"
 }
+
+# `n` copies of the viewer benchmark's 100 synthetic one-hour archives (array `src`) in `dir`,
+# named host-NNNN.hlog, recorded at one instant as a fleet's runs started with --start-at:
+# StartTime and BaseTime set to one instant, a second later per hundred (so that no two runs
+# are the same run, which `nines compare` refuses in a set)
+fleet_copies() {
+  local dir=$1 n=$2 i t0
+  mkdir -p "$dir"
+  for i in $(seq 0 $((n - 1))); do
+    t0=$((1764489600 + i / 100))
+    sed -e "1,6s/^#\[StartTime: [0-9.]*/#[StartTime: $t0.000/" -e "1,6s/^#\[BaseTime: [0-9.]*/#[BaseTime: $t0.000/" \
+      "${src[$((i % 100))]}" > "$dir/host-$(printf %04d "$i").hlog"
+  done
+}

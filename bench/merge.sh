@@ -25,6 +25,8 @@ nines=$PWD/target/release/nines
 # about three times the runs' size
 work=$(mktemp -d -p "$PWD/target")
 trap 'rm -rf "$work"' EXIT
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 src=("$PWD/$archives"/*.hlog)
 
 csv=$work/merge.csv
@@ -32,12 +34,7 @@ echo "runs,memory_mb,bands,wall_s,cpu_s,peak_rss_mb,merged_mb" > "$csv"
 today=$(date -u +%Y-%m-%d)
 for n in "${sizes[@]}"; do
   dir=$work/runs-$n
-  mkdir -p "$dir"
-  for i in $(seq 0 $((n - 1))); do
-    t0=$((1764489600 + i / 100))
-    sed -e "1,6s/^#\[StartTime: [0-9.]*/#[StartTime: $t0.000/" -e "1,6s/^#\[BaseTime: [0-9.]*/#[BaseTime: $t0.000/" \
-      "${src[$((i % 100))]}" > "$dir/host-$(printf %04d "$i").hlog"
-  done
+  fleet_copies "$dir" "$n"
   for mb in "${budgets[@]}"; do
     echo "bench: $n runs, --memory-mb $mb" >&2
     # relative names: a thousand absolute paths make a long command line

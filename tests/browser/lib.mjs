@@ -168,6 +168,18 @@ export class Viewer {
 }
 
 /// `nines stats --json` for files (optionally with --from/--to).
+/// A copy of the archive `file` in `dir` whose name and metadata carry payloads that would set
+/// window.__pwned if a page ran them: { payload, hostile (its path) }.
+export function hostileCopy(file, dir) {
+  const payload = '</script><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
+  const hostile = path.join(dir, 'hostile.hlog');
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  const at = lines.findIndex((l) => !l.startsWith('#'));
+  lines.splice(at, 0, `#[nines ${JSON.stringify({ version: 1, name: payload, workload: { rw: payload }, target: { path: payload }, made_up: payload })}]`);
+  fs.writeFileSync(hostile, lines.join('\n'));
+  return { payload, hostile };
+}
+
 export function ninesStats(files, extra = []) {
   return JSON.parse(execFileSync(NINES, ['stats', '--json', ...extra, ...files], { encoding: 'utf8', maxBuffer: 1 << 28 }));
 }

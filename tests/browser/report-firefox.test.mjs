@@ -12,7 +12,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { ROOT, NINES, ARTIFACTS, ninesStats } from './lib.mjs';
+import { ROOT, NINES, ARTIFACTS, ninesStats, hostileCopy } from './lib.mjs';
 
 const TOOLS = process.env.NINES_FIREFOX_TOOLS || path.join(os.homedir(), '.cache/nines/firefox-tools');
 const FIREFOX = process.env.FIREFOX || ['/usr/bin/firefox-esr', '/usr/bin/firefox'].find((f) => fs.existsSync(f));
@@ -56,13 +56,7 @@ async function open(url) {
 
 test('Firefox: report from file:// starts the viewer, shows nines stats numbers, no request, payloads inert', async () => {
   const files = [path.join(ROOT, 'tests/data/java-rw.hlog'), path.join(ROOT, 'tests/data/fio-randrw_clat.1.log')];
-  // a hostile copy: name and metadata carry payloads that would set window.__pwned
-  const payload = '</script><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
-  const hostile = path.join(dir, 'hostile.hlog');
-  const lines = fs.readFileSync(files[0], 'utf8').split('\n');
-  const at = lines.findIndex((l) => !l.startsWith('#'));
-  lines.splice(at, 0, `#[nines ${JSON.stringify({ version: 1, name: payload, workload: { rw: payload }, target: { path: payload }, made_up: payload })}]`);
-  fs.writeFileSync(hostile, lines.join('\n'));
+  const { payload, hostile } = hostileCopy(files[0], dir);
   const report = path.join(dir, 'report.html');
   execFileSync(NINES, ['report', ...files, hostile, '-o', report, '--title', payload], { stdio: 'ignore' });
   const url = pathToFileURL(report).href;

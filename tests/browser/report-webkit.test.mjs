@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execFileSync, spawn } from 'node:child_process';
-import { ROOT, NINES, ARTIFACTS, ninesStats, serve } from './lib.mjs';
+import { ROOT, NINES, ARTIFACTS, ninesStats, serve, hostileCopy } from './lib.mjs';
 
 const DRIVER = process.env.WEBKIT_WEBDRIVER || '/usr/bin/WebKitWebDriver';
 // MiniBrowser ships with libwebkit2gtk-4.1 under the multiarch library directory
@@ -128,13 +128,7 @@ async function screenshot(name) {
 const FILES = [path.join(ROOT, 'tests/data/java-rw.hlog'), path.join(ROOT, 'tests/data/fio-randrw_clat.1.log')];
 
 test('WebKit: report from file:// starts the viewer, shows nines stats numbers, no request, payloads inert', async () => {
-  // a hostile copy: name and metadata carry payloads that would set window.__pwned
-  const payload = '</script><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
-  const hostile = path.join(dir, 'hostile.hlog');
-  const lines = fs.readFileSync(FILES[0], 'utf8').split('\n');
-  const at = lines.findIndex((l) => !l.startsWith('#'));
-  lines.splice(at, 0, `#[nines ${JSON.stringify({ version: 1, name: payload, workload: { rw: payload }, target: { path: payload }, made_up: payload })}]`);
-  fs.writeFileSync(hostile, lines.join('\n'));
+  const { payload, hostile } = hostileCopy(FILES[0], dir);
   const report = path.join(dir, 'report.html');
   execFileSync(NINES, ['report', ...FILES, hostile, '-o', report, '--title', payload], { stdio: 'ignore' });
   const url = pathToFileURL(report).href;
