@@ -13,6 +13,8 @@ use plotters::element::{DashedPathElement, Drawable, PointCollection};
 use plotters::prelude::*;
 use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind};
 
+pub use crate::image::Image;
+
 /// A backend: SVG into a string, or (wasm32 only) the page's canvas.
 pub enum Backend<'a> {
     Svg(SVGBackend<'a>),
@@ -22,11 +24,11 @@ pub enum Backend<'a> {
 
 /// The page's canvas (the wrapper that draws it in CSS pixels and joins strokes).
 #[cfg(target_arch = "wasm32")]
-pub struct Canvas(crate::app::HiDpi);
+pub struct Canvas(crate::hidpi::HiDpi);
 
 #[cfg(target_arch = "wasm32")]
 impl Backend<'static> {
-    pub(crate) fn canvas(c: crate::app::HiDpi) -> Backend<'static> {
+    pub(crate) fn canvas(c: crate::hidpi::HiDpi) -> Backend<'static> {
         Backend::Canvas(Canvas(c))
     }
 }
@@ -144,14 +146,6 @@ pub trait NativeDraw: DrawingBackend {
         dest: (f64, f64, f64, f64),
         clip: [BackendCoord; 2],
     ) -> Result<bool, DrawingErrorKind<Self::ErrorType>>;
-}
-
-/// An RGBA image: `width` x `height` pixels, rows top first, 4 bytes a pixel (alpha 0:
-/// nothing drawn there).
-pub struct Image {
-    pub width: u32,
-    pub height: u32,
-    pub rgba: Vec<u8>,
 }
 
 impl NativeDraw for Backend<'_> {

@@ -15,6 +15,9 @@
 pub mod backend;
 pub mod charts;
 pub mod heat_chart;
+#[cfg(target_arch = "wasm32")]
+mod hidpi;
+mod image;
 pub mod index_set;
 pub mod judge;
 pub mod judge_charts;

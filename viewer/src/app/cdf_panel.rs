@@ -7,8 +7,14 @@ use leptos::prelude::*;
 use nines_core::ccdf::{nines_of, share_at};
 use nines_core::units::{format_ns, group};
 
+use super::canvas::{canvas_size, draw_canvas, size_overlay};
+use super::chart_data::{cdf_data, hist_data};
+use super::dom::now_ms;
+use super::draws::mark_drawn;
+use super::export;
 use super::interact::frame;
-use super::{canvas_size, cdf_data, draw_canvas, export, hist_data, mark_drawn, now_ms, page, size_overlay, with_model};
+use super::model::with_model;
+use super::page::page;
 use crate::charts::{self, CdfSpec, HistSpec};
 use crate::state::ViewState;
 
@@ -72,7 +78,7 @@ pub(super) fn CdfPanel() -> impl IntoView {
         ev.prevent_default();
         let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
         if frame("cdf").is_some_and(|f| f.contains(x, y)) {
-            drag.set(Some(("cdf", x, y, x, y, super::interact::Gesture::Zoom)));
+            drag.set(Some(("cdf", x, y, x, y, super::page::Gesture::Zoom)));
         }
     };
     let cdf_move = move |ev: web_sys::MouseEvent| {

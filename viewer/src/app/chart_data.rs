@@ -10,7 +10,10 @@ use nines_core::pyramid::Axis;
 use nines_core::quantile::Support;
 use nines_core::series::SeriesPoint;
 
-use super::{qos, time_sel, trace_data, traces, with_model, TraceData, BINS_PER_DECADE};
+use super::model::{trace_data, with_model, TraceData, BINS_PER_DECADE};
+use super::qos;
+use super::traces::time_sel;
+use super::traces::traces;
 use crate::charts::{self, Curve, HistTrace, Metric, RateLine, RateSpec, RuntimeLine, RuntimeSpec, Scale};
 use crate::panels::{self, cdf_ranges, Trace};
 use crate::state::{RateMode, ViewState};

@@ -7,8 +7,15 @@ use leptos::prelude::*;
 
 use nines_core::context::{Getter, WindowContext};
 
+use super::canvas::{canvas_size, draw_canvas, set_size, size_overlay};
+use super::chart_data::runtime_extent;
+use super::dom::now_ms;
+use super::draws::mark_drawn;
+use super::export;
 use super::interact::{x_down, x_leave, x_move, x_up, x_wheel};
-use super::{canvas_size, draw_canvas, export, mark_drawn, now_ms, page, runtime_extent, set_size, size_overlay, traces, with_model};
+use super::model::with_model;
+use super::page::page;
+use super::traces::traces;
 use crate::charts::{self, RateLine, RateSpec, Scale, TraceStyle, DASHES};
 use crate::panels;
 use crate::state::ViewState;
@@ -281,7 +288,7 @@ pub(super) fn ContextPanel() -> impl IntoView {
 }
 
 /// From the earliest record's start to the latest record's end, seconds.
-fn context_extent(runs: &[std::rc::Rc<super::Loaded>]) -> Option<(f64, f64)> {
+fn context_extent(runs: &[std::rc::Rc<super::model::Loaded>]) -> Option<(f64, f64)> {
     let recs = runs.iter().flat_map(|l| l.run.context.first().into_iter().chain(l.run.context.last()));
     let (lo, hi) =
         recs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| (lo.min(c.start_ns as f64 / 1e9), hi.max(c.end_ns as f64 / 1e9)));

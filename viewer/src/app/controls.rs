@@ -6,7 +6,9 @@ use leptos::prelude::*;
 use nines_core::quantile::Level;
 use nines_core::units::group;
 
-use super::{loading, page, DIR_DECIDED};
+use super::loading;
+use super::page::page;
+use super::traces::DIR_DECIDED;
 use crate::charts;
 use crate::panels::scoped_directions;
 use crate::state::DirMode;
@@ -43,7 +45,7 @@ pub(super) fn Controls() -> impl IntoView {
                 // `host07/read`), one of them alone
                 {move || {
                     version.get();
-                    let tags = super::with_model(|m| scoped_directions(m.runs.iter().map(|r| &*r.run)));
+                    let tags = super::model::with_model(|m| scoped_directions(m.runs.iter().map(|r| &*r.run)));
                     (!tags.is_empty()).then(|| view! {
                         <select data-testid="dir-scoped" title="one scoped direction alone: a job section's, target's or host's share"
                             class:active=move || state.with(|s| matches!(s.dir, DirMode::Scoped(_)))
@@ -103,7 +105,7 @@ pub(super) fn Status() -> impl IntoView {
             {move || state.with(|s| s.sel).map(|(a, b)| {
                 let ios = state.with(|s| s.x_ios);
                 let fmt = move |v: f64| if ios { format!("{} I/Os", group(v.max(0.0) as u64)) } else { charts::format_seconds(v) };
-                let held = state.with(super::held).map(|h| format!(": {}", h.text())).unwrap_or_default();
+                let held = state.with(super::traces::held).map(|h| format!(": {}", h.text())).unwrap_or_default();
                 view! {
                     <div class="selection" data-testid="selection">
                         "Showing only the windows from " {fmt(a)} " to " {fmt(b)} " in every panel"

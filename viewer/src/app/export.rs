@@ -2,7 +2,9 @@
 
 use leptos::prelude::*;
 
-use super::{cdf_data, download, download_url, hist_data, runtime_data, with_model};
+use super::chart_data::{cdf_data, hist_data, runtime_data};
+use super::dom::{download, download_url};
+use super::model::with_model;
 use crate::charts::{self, CdfSpec, HistSpec};
 use crate::state::ViewState;
 

@@ -16,11 +16,12 @@ use nines_core::quantile::Level;
 use nines_core::run::Run;
 use nines_core::units::{format_ns, group};
 
-use super::dom::{self, tx, Node};
-use super::{
-    canvas_size, download, download_url, draw_canvas, mark_drawn, now_ms, report_range_error, runtime_extent, trace_data, traces, Loaded,
-    Points, RangeError, TraceData, BINS_PER_DECADE,
-};
+use super::canvas::{canvas_size, draw_canvas};
+use super::chart_data::runtime_extent;
+use super::dom::{self, download, download_url, now_ms, tx, Node};
+use super::draws::mark_drawn;
+use super::model::{report_range_error, trace_data, Loaded, Points, RangeError, TraceData, BINS_PER_DECADE};
+use super::traces::traces;
 use crate::charts::{self, Frame, Scale, Y_LABEL_AREA};
 use crate::heat_chart::{draw_heatmap, latency_scale, to_svg, HeatRow, HeatSpec, ShareScale, LEGEND_H};
 use crate::state::ViewState;
@@ -47,7 +48,7 @@ fn trace_heatmap(run: usize, td: &TraceData, f: impl Fn(&Run, &Pyramid) -> Heatm
     match &td.source {
         Points::Pyramid(p) => Some(f(&td.loaded.run, p)),
         Points::Stored(_) => {
-            let key = (run, super::dir_key(&td.dir));
+            let key = (run, crate::panels::dir_key(&td.dir));
             let hit = SOURCES
                 .with(|s| s.borrow().get(&key).filter(|(l, _, _)| Rc::ptr_eq(l, &td.loaded)).map(|(_, r, p)| (r.clone(), p.clone())));
             let (r, p) = match hit {

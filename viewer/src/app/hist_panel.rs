@@ -3,7 +3,8 @@
 
 use leptos::prelude::*;
 
-use super::{export, page};
+use super::export;
+use super::page::page;
 
 #[component]
 pub(super) fn HistPanel() -> impl IntoView {

@@ -7,21 +7,13 @@
 
 use leptos::prelude::*;
 
-use super::{css_size, ctx_css, runtime_extent, traces, with_model, Page};
+use super::canvas::{css_size, ctx_css};
+use super::chart_data::runtime_extent;
+use super::model::with_model;
+use super::page::{Gesture, Page};
+use super::traces::traces;
 use crate::charts::Frame;
 use crate::state::ViewState;
-
-/// What a drag on a time chart does.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum Gesture {
-    Zoom,
-    Select,
-    Pan,
-}
-
-/// A drag in progress: which chart, where it started (x, y) and where the mouse is now, and
-/// what it does (the 1-CDF's box zoom is a `Zoom`).
-pub(super) type Drag = Option<(&'static str, f64, f64, f64, f64, Gesture)>;
 
 /// Where chart `name` was last drawn.
 pub(super) fn frame(name: &'static str) -> Option<Frame> {
@@ -223,7 +215,7 @@ fn snapped(st: &ViewState, a: f64, b: f64) -> Option<(f64, f64)> {
     let axis = if st.x_ios { nines_core::pyramid::Axis::Ios } else { nines_core::pyramid::Axis::Time };
     let mut slots = Vec::new();
     for t in traces(st) {
-        if let Some(td) = super::trace_data(t.run, &t.dir) {
+        if let Some(td) = super::model::trace_data(t.run, &t.dir) {
             slots.extend(td.slots().iter().map(|s| s.extent(axis)));
         }
     }

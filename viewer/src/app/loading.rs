@@ -13,7 +13,13 @@ use wasm_bindgen::JsCast;
 use nines_core::compact::{self, Compact};
 use nines_core::run::distinct_names;
 
-use super::{body, busy, now_ms, split_by_default, trend, with_model, workers, CompactParts, Loaded, Model, Page, LIVE};
+use super::dom::{body, busy, now_ms};
+use super::model::{with_model, CompactParts, Loaded, Model};
+use super::net::{body_of, fetch_bytes, range_request, sleep_ms};
+use super::page::LoadError;
+use super::page::{Page, LIVE};
+use super::traces::split_by_default;
+use super::{site, workers};
 use crate::state::ViewState;
 
 /// A manifest's runs, requested; an error for a manifest that is not JSON.
@@ -41,15 +47,15 @@ pub(super) async fn manifest_items() -> Preload {
         .map_err(|e| LoadError { file: "manifest.json".into(), message: format!("not valid JSON: {e}") })?;
     let Some(w) = web_sys::window() else { return Ok(Vec::new()) };
     let entries = manifest_entries(&v);
-    let summarised: Vec<trend::SiteRun> = entries
+    let summarised: Vec<site::SiteRun> = entries
         .iter()
         .filter_map(|e| {
-            Some(trend::SiteRun { file: e.file.clone(), compact: e.compact.clone(), name: e.name.clone(), summary: e.summary.clone()? })
+            Some(site::SiteRun { file: e.file.clone(), compact: e.compact.clone(), name: e.name.clone(), summary: e.summary.clone()? })
         })
         .collect();
     // a site of many runs opens on its trend, each run loaded when asked for
     let trend_only = entries.len() > AUTO_LOAD_MAX && summarised.len() == entries.len();
-    trend::set_site(summarised);
+    site::set_site(summarised);
     if trend_only {
         return Ok(Vec::new());
     }
@@ -71,12 +77,6 @@ pub(super) async fn manifest_items() -> Preload {
             (e.file, Pending::Fetch(p))
         })
         .collect())
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct LoadError {
-    pub(super) file: String,
-    pub(super) message: String,
 }
 
 pub(super) fn add_run(file: &str, bytes: &[u8]) -> Result<(), LoadError> {
@@ -213,16 +213,6 @@ async fn yield_now() {
     sleep_ms(0.0).await;
 }
 
-/// Wait `ms` milliseconds (a timer), the browser free meanwhile.
-pub(super) async fn sleep_ms(ms: f64) {
-    let p = js_sys::Promise::new(&mut |resolve, _| {
-        if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms.clamp(0.0, 10_000.0) as i32);
-        }
-    });
-    let _ = wasm_bindgen_futures::JsFuture::from(p).await;
-}
-
 async fn read_file(f: web_sys::File) -> Result<Vec<u8>, String> {
     let buf = wasm_bindgen_futures::JsFuture::from(f.array_buffer()).await.map_err(|e| format!("{e:?}"))?;
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
@@ -234,37 +224,6 @@ pub(super) enum Pending {
     /// Bytes still in JavaScript memory.
     Bytes(js_sys::Uint8Array),
     Fetch(js_sys::Promise),
-}
-
-pub(super) async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
-    let w = web_sys::window().ok_or("no window")?;
-    body_of(w.fetch_with_str(url)).await
-}
-
-/// A `fetch` of `range` (an HTTP Range header, RFC 9110 section 14.2) of `url`.
-fn range_request(w: &web_sys::Window, url: &str, range: &str) -> js_sys::Promise {
-    let headers = js_sys::Object::new();
-    let _ = js_sys::Reflect::set(&headers, &"Range".into(), &range.into());
-    let init = web_sys::RequestInit::new();
-    init.set_headers(&headers);
-    w.fetch_with_str_and_init(url, &init)
-}
-
-/// `range` of `url` (a server without range requests sends the whole file).
-pub(super) async fn fetch_range(url: &str, range: &str) -> Result<Vec<u8>, String> {
-    body_of(range_request(&web_sys::window().ok_or("no window")?, url, range)).await
-}
-
-/// The body of a `fetch` response, or why there is none.
-async fn body_of(fetch: js_sys::Promise) -> Result<Vec<u8>, String> {
-    let resp = wasm_bindgen_futures::JsFuture::from(fetch).await.map_err(|_| "could not fetch".to_string())?;
-    let resp: web_sys::Response = resp.dyn_into().map_err(|_| "not a response")?;
-    if !resp.ok() {
-        return Err(format!("HTTP {}", resp.status()));
-    }
-    let buf =
-        wasm_bindgen_futures::JsFuture::from(resp.array_buffer().map_err(|_| "no body")?).await.map_err(|_| "could not read the body")?;
-    Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
 
 /// Embedded runs: file name and bytes, or why they could not be decoded.

@@ -21,7 +21,7 @@ use nines_core::series::{Direction, SeriesPoint};
 use nines_core::stats::{run_stats, Options, RunStats};
 use nines_core::steady::steady_regions;
 
-use super::{LoadError, ERRORS, VERSION};
+use super::page::{LoadError, ERRORS, VERSION};
 use crate::charts::Frame;
 use crate::panels::dir_key;
 
@@ -132,7 +132,7 @@ thread_local! {
 fn fetch_groups(file: String, url: String, at: usize) {
     GROUPS_PENDING.with(|n| n.set(n.get() + 1));
     leptos::task::spawn_local(async move {
-        let got = super::loading::fetch_range(&url, &format!("bytes={at}-")).await.and_then(|bytes| {
+        let got = super::net::fetch_range(&url, &format!("bytes={at}-")).await.and_then(|bytes| {
             with_model(|m| match m.runs.iter().find(|r| r.file == file).and_then(|r| r.compact.as_ref()) {
                 Some(c) => c.form.attach_groups(&bytes).map_err(|e| e.to_string()),
                 None => Ok(()),

@@ -17,8 +17,9 @@ use nines_core::spec::{self, Limit, Metric, Op, RunCheck, Spec, SpecError};
 use nines_core::stats::tag_name;
 use nines_core::units::group;
 
-use super::dom::{el, mount, tx, Node};
-use super::{busy, mark_drawn, now_ms, with_model, Loaded};
+use super::dom::{busy, el, mount, now_ms, tx, Node};
+use super::draws::mark_drawn;
+use super::model::{with_model, Loaded};
 use crate::charts;
 use crate::state::ViewState;
 

@@ -3,8 +3,9 @@
 
 use leptos::prelude::*;
 
+use super::export;
 use super::interact::{x_down, x_leave, x_move, x_up, x_wheel};
-use super::{export, page};
+use super::page::page;
 use crate::state::{RateMode, ViewState};
 
 #[component]

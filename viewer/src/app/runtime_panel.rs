@@ -6,8 +6,14 @@ use leptos::prelude::*;
 
 use nines_core::quantile::Level;
 
+use super::canvas::{canvas_size, draw_canvas, size_overlay};
+use super::chart_data::runtime_data;
+use super::dom::now_ms;
+use super::draws::mark_drawn;
 use super::interact::{x_down, x_leave, x_move, x_up, x_wheel};
-use super::{canvas_size, chart_data, draw_canvas, export, mark_drawn, now_ms, page, runtime_data, size_overlay, with_model};
+use super::model::with_model;
+use super::page::page;
+use super::{chart_data, export};
 use crate::charts;
 use crate::state::ViewState;
 

@@ -6,7 +6,10 @@ use leptos::prelude::*;
 
 use nines_core::stats::RunStats;
 
-use super::{body, dom, download, now_ms, page, run_time_sel, stats_of, with_model};
+use super::dom::{self, body, download, now_ms};
+use super::model::{stats_of, with_model};
+use super::page::page;
+use super::traces::run_time_sel;
 use crate::panels::{self, shown_tag, TableRow};
 use crate::state::ViewState;
 

@@ -12,36 +12,20 @@ use nines_core::compare::Verdict;
 use nines_core::trend::{points, Summary};
 use nines_core::units::format_ns;
 
-use super::{add_run, body, busy, canvas_size, draw_canvas, fetch_bytes, mark_drawn, now_ms, with_model, LoadError};
+use super::canvas::{canvas_size, draw_canvas};
+use super::dom::{body, busy, now_ms};
+use super::draws::mark_drawn;
+use super::loading::add_run;
+use super::model::with_model;
+use super::net::fetch_bytes;
+use super::page::LoadError;
+use super::site::SITE;
 use crate::charts::{Frame, Scale};
 use crate::judge_charts::{draw_trend, trend_labels, TrendMark, TrendSpec};
 use crate::state::ViewState;
 
-/// A run a site's manifest lists with its summary.
-#[derive(Clone, Debug)]
-pub(super) struct SiteRun {
-    pub file: String,
-    pub compact: Option<String>,
-    pub name: String,
-    pub summary: Summary,
-}
-
 thread_local! {
-    /// The site's runs that have a summary, in start order (runs without a start last, in
-    /// manifest order).
-    pub(super) static SITE: RefCell<Vec<SiteRun>> = const { RefCell::new(Vec::new()) };
     static FRAME: RefCell<Option<Frame>> = const { RefCell::new(None) };
-}
-
-/// Keep the site's runs for the trend, in start order.
-pub(super) fn set_site(mut runs: Vec<SiteRun>) {
-    nines_core::sort::sort_by(&mut runs, |a, b| match (a.summary.start, b.summary.start) {
-        (Some(x), Some(y)) => x.total_cmp(&y),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => std::cmp::Ordering::Equal,
-    });
-    SITE.with(|s| *s.borrow_mut() = runs);
 }
 
 /// The marks of the chosen level and direction, and the runs they belong to.
@@ -94,7 +78,7 @@ fn open(i: usize, state: RwSignal<ViewState>, version: RwSignal<u64>, errors: Rw
             .and_then(|b| add_run(&r.file, &b));
         match added {
             Ok(()) => {
-                super::split_by_default(state);
+                super::traces::split_by_default(state);
                 version.update(|v| *v += 1);
                 show_only(with_model(|m| m.runs.len()) - 1);
             }

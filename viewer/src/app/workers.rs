@@ -160,7 +160,7 @@ pub fn prepare() {
         }
         // the warm-up once the page has been left alone a while: files given at once do not
         // wait for it
-        super::loading::sleep_ms(WARM_AFTER_MS).await;
+        super::net::sleep_ms(WARM_AFTER_MS).await;
         let waiting: Vec<web_sys::Worker> = SPARE.with(|s| s.borrow().iter().map(|s| s.worker.clone()).collect());
         for (w, _, warmed) in fresh.iter().filter(|(w, _, _)| waiting.contains(w)) {
             post_one(w, "warm", &JsValue::TRUE);

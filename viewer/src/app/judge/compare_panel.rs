@@ -3,9 +3,12 @@
 
 use leptos::prelude::*;
 
-use super::super::dom::mount;
-use super::super::{canvas_size, draw_canvas, mark_drawn, now_ms, page, with_model};
-use super::{cached, change_chart, cmp_key, compare_data, compare_table, ctl_key, fold, on_change, CmpKey, CtlKey, Fold, CMP};
+use super::super::canvas::{canvas_size, draw_canvas};
+use super::super::dom::{mount, now_ms};
+use super::super::draws::mark_drawn;
+use super::super::model::with_model;
+use super::super::page::page;
+use super::common::{cached, change_chart, cmp_key, compare_data, compare_table, ctl_key, fold, on_change, CmpKey, CtlKey, Fold, CMP};
 use crate::judge_charts::{self as jc, ChangeSpec};
 use crate::judge_controls;
 

@@ -3,9 +3,12 @@
 
 use leptos::prelude::*;
 
-use super::super::dom::mount;
-use super::super::{canvas_size, draw_canvas, mark_drawn, now_ms, page, with_model};
-use super::{cached, conv_series, ctl_key, fold, on_change, steady_data, steady_view, CtlKey, Fold, SsKey, STEADY};
+use super::super::canvas::{canvas_size, draw_canvas};
+use super::super::dom::{mount, now_ms};
+use super::super::draws::mark_drawn;
+use super::super::model::with_model;
+use super::super::page::page;
+use super::common::{cached, conv_series, ctl_key, fold, on_change, steady_data, steady_view, CtlKey, Fold, SsKey, STEADY};
 use crate::charts::Scale;
 use crate::judge_charts::{self as jc, ConvSpec};
 use crate::judge_controls;

@@ -3,9 +3,12 @@
 
 use leptos::prelude::*;
 
-use super::super::dom::mount;
-use super::super::{canvas_size, download, draw_canvas, mark_drawn, now_ms, page, with_model};
-use super::{
+use super::super::canvas::{canvas_size, draw_canvas};
+use super::super::dom::{download, mount, now_ms};
+use super::super::draws::mark_drawn;
+use super::super::model::with_model;
+use super::super::page::page;
+use super::common::{
     cached, ctl_key, curve_points_attr, curve_table_view, fold, on_change, sweep_data, sweep_fold, sweep_key, sweep_table_view, CtlKey,
     Fold, SweepKey, SWEEP,
 };

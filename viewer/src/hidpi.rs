@@ -122,7 +122,7 @@ impl HiDpi {
     /// Draw an RGBA image stretched over `dest`, nearest pixel, clipped to `clip` (see
     /// `backend::NativeDraw::image`): put into a scratch canvas, then drawn scaled from it.
     /// Whether it was drawn (the caller draws the content otherwise).
-    pub(crate) fn draw_image(&mut self, image: &crate::backend::Image, dest: (f64, f64, f64, f64), clip: [BackendCoord; 2]) -> bool {
+    pub(crate) fn draw_image(&mut self, image: &crate::image::Image, dest: (f64, f64, f64, f64), clip: [BackendCoord; 2]) -> bool {
         self.flush();
         if image.width == 0 || image.height == 0 {
             return true;
@@ -371,6 +371,6 @@ fn scratch() -> Option<(web_sys::HtmlCanvasElement, web_sys::CanvasRenderingCont
 }
 
 /// Device pixels per CSS pixel (1 to 4).
-pub(super) fn ratio() -> f64 {
+pub(crate) fn ratio() -> f64 {
     web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).clamp(1.0, 4.0)
 }

@@ -1,0 +1,74 @@
+//! The traces the view shows of the loaded runs, what a brushed range holds of them, and the
+//! direction the first runs open with.
+
+use std::cell::Cell;
+
+use leptos::prelude::*;
+
+use nines_core::pyramid::time_range_of_ios;
+use nines_core::series::Direction;
+
+use super::model::{trace_data, with_model, TraceData};
+use crate::panels::{self, directions_of, Trace};
+use crate::state::{DirMode, ViewState};
+
+thread_local! {
+    /// The direction shown is decided: by the link, by a click, or by the first runs loaded
+    /// ([`split_by_default`]).
+    pub(super) static DIR_DECIDED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The traces the view shows of the loaded runs.
+pub(super) fn traces(st: &ViewState) -> Vec<Trace> {
+    let runs = with_model(|m| m.runs.clone());
+    panels::traces_of(runs.iter().map(|r| &*r.run), st)
+}
+
+/// Do the loaded runs have more than one direction (read and write, a merge's hosts)?
+pub(super) fn multi_direction() -> bool {
+    with_model(|m| m.runs.iter().any(|r| directions_of(&r.run, &DirMode::Overlay).len() > 1))
+}
+
+/// Runs with more than one direction open with each direction shown, not merged: decided once,
+/// when the first runs are loaded, unless the link (or a click) chose a direction.
+pub(super) fn split_by_default(state: RwSignal<ViewState>) {
+    if DIR_DECIDED.with(Cell::get) || with_model(|m| m.runs.is_empty()) {
+        return;
+    }
+    DIR_DECIDED.with(|d| d.set(true));
+    if multi_direction() && state.with_untracked(|s| s.dir == DirMode::All) {
+        state.update(|s| s.dir = DirMode::Overlay);
+    }
+}
+
+/// The brushed range of a trace in seconds (the selection is kept in x-axis units).
+pub(super) fn time_sel(st: &ViewState, td: &TraceData) -> Option<(f64, f64)> {
+    let (a, b) = st.sel?;
+    if st.x_ios {
+        Some(time_range_of_ios(td.slots(), a, b).unwrap_or((0.0, 0.0)))
+    } else {
+        Some((a, b))
+    }
+}
+
+/// What the selection holds, for its banner: the windows that start in it (once a run) and
+/// the I/Os of the traces shown ([`panels::Held`]).
+pub(super) fn held(st: &ViewState) -> Option<panels::Held> {
+    st.sel?;
+    let mut h = panels::Held::default();
+    let mut seen = Vec::new();
+    for t in traces(st) {
+        let Some(td) = trace_data(t.run, &t.dir) else { continue };
+        let Some((a, b)) = time_sel(st, &td) else { continue };
+        let new_run = !seen.contains(&t.run);
+        seen.push(t.run);
+        h.add(td.slots().iter().map(|s| (s.start_s, s.count)), a, b, new_run);
+    }
+    Some(h)
+}
+
+pub(super) fn run_time_sel(st: &ViewState, run: usize) -> Option<(f64, f64)> {
+    st.sel?;
+    let td = trace_data(run, &Direction::All)?;
+    time_sel(st, &td)
+}
