@@ -28,6 +28,8 @@ cargo clippy -q --workspace --all-targets -- -D warnings
 cargo clippy -q -p nines-viewer --target wasm32-unknown-unknown --all-targets -- -D warnings
 echo "== gates: no function over 120 lines without a // long: reason beside it"
 python3 scripts/long-fns.py
+echo "== gates: no import cycle between the viewer's files (the app's panels over what they share)"
+python3 scripts/import-graph.py viewer/src
 
 # ---- other operating systems and the static Linux binary ---------------------------------
 # Every command but the Linux-only I/O builds for macOS and Windows (nines run there uses the
