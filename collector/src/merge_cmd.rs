@@ -64,6 +64,8 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
         info.label = args.label.get(i).map_or(default, |l| fleet::clean_label(l));
     }
     let labels: Vec<String> = infos.iter().map(|i| i.label.clone()).collect();
+    // the names the runs are given again at each reading (the merger keeps the rest of the plan)
+    let names: Vec<String> = infos.iter().map(|i| i.name.clone()).collect();
     let name = args.name.clone().unwrap_or_else(|| match args.output.file_stem() {
         Some(s) if !output::is_stdout(&args.output) => s.to_string_lossy().into_owned(),
         _ => "merge".to_string(),
@@ -74,9 +76,9 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
     }
     // (f64 to usize saturates)
     let budget = (args.memory_mb * 1e6) as usize;
-    let mut merger = Merger::new(infos.clone(), &opts)?.with_budget(budget);
+    let mut merger = Merger::new(infos, &opts)?.with_budget(budget);
     // second reading, the first band
-    let (spill, spans) = first_band(&args.files, &args.output, &infos, &mut merger)?;
+    let (spill, spans) = first_band(&args.files, &args.output, &names, &mut merger)?;
     let mut band = merger.take_band();
     let (start_time, meta) = merger.head();
     let merge_meta = meta.merge.clone();
@@ -109,7 +111,7 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
                 break;
             }
             // the next band: every run read and summed again (its own windows are spilled)
-            if let Err(e) = next_band(&args.files, &infos, &mut merger) {
+            if let Err(e) = next_band(&args.files, &names, &mut merger) {
                 let said = format!("{e:#}");
                 later = Some(e);
                 return Err(std::io::Error::other(said));
@@ -148,7 +150,7 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
 /// The first band: each run read again and summed, its own windows written to the spill file
 /// (each as its slot, its tag's position and its length, 12 bytes, before its archive line);
 /// the spill file and, per run, where its windows begin and end in it.
-fn first_band(files: &[PathBuf], output: &Path, infos: &[SourceInfo], merger: &mut Merger) -> Result<(File, Vec<(u64, u64)>)> {
+fn first_band(files: &[PathBuf], output: &Path, names: &[String], merger: &mut Merger) -> Result<(File, Vec<(u64, u64)>)> {
     let mut spill = spill_file(output)?;
     // per run, where its windows begin and end in the spill file: 16 bytes a run
     let mut spans = Vec::with_capacity(files.len());
@@ -156,7 +158,7 @@ fn first_band(files: &[PathBuf], output: &Path, infos: &[SourceInfo], merger: &m
     for (i, p) in files.iter().enumerate() {
         // (its warnings were printed at the first reading)
         let mut run = load_with(p, &Options::default())?;
-        run.name.clone_from(&infos[i].name);
+        run.name.clone_from(&names[i]);
         // the run's histograms are moved into its own windows, not copied
         let windows = merger.add_run(i, run)?;
         let begin = spill.stream_position()?;
@@ -181,10 +183,10 @@ fn first_band(files: &[PathBuf], output: &Path, infos: &[SourceInfo], merger: &m
 
 /// A band after the first: every run read and summed again (its own windows are spilled
 /// already).
-fn next_band(files: &[PathBuf], infos: &[SourceInfo], merger: &mut Merger) -> Result<()> {
+fn next_band(files: &[PathBuf], names: &[String], merger: &mut Merger) -> Result<()> {
     for (i, p) in files.iter().enumerate() {
         let mut run = load_with(p, &Options::default())?;
-        run.name.clone_from(&infos[i].name);
+        run.name.clone_from(&names[i]);
         merger.add_run(i, run)?;
     }
     Ok(())

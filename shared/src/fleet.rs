@@ -195,12 +195,15 @@ pub struct Merger {
     one_clock: bool,
     stated: Vec<f64>,
     worst_clock: Option<f64>,
-    /// the sums across runs of the band: slot, tag, (sum, longest window)
+    /// the sums across runs of the band: slot, tag, (sum, longest window); their bytes are
+    /// in `store`
     slots: BTreeMap<i64, BTreeMap<String, (Packed, f64)>>,
+    store: Store,
     /// the band: the common windows from `lo` to before `hi`
     lo: i64,
     hi: i64,
-    /// about how many bytes the band's sums may take, and take
+    /// about how many bytes the band's sums may take, and what they take besides their
+    /// store's live bytes (an entry a common window and a sum)
     budget: usize,
     held: usize,
     /// how many bands were taken ([`Merger::take_band`]); the runs' own windows and their
@@ -298,6 +301,7 @@ impl Merger {
             stated,
             worst_clock,
             slots: BTreeMap::new(),
+            store: Store::default(),
             lo: 0,
             hi: i64::MAX,
             budget: usize::MAX,
@@ -321,11 +325,12 @@ impl Merger {
     /// The sums of the band the runs were just fed for; the next band begins where it ends.
     pub fn take_band(&mut self) -> Band {
         let slots = std::mem::take(&mut self.slots);
+        let store = std::mem::take(&mut self.store);
         self.lo = self.hi;
         self.hi = i64::MAX;
         self.held = 0;
         self.bands += 1;
-        Band { slots }
+        Band { slots, store }
     }
 
     /// Whether the last band taken ended with the last common window (the merge is whole).
@@ -439,9 +444,7 @@ impl Merger {
                     self.held += SUM_BYTES + tag.len();
                     (Packed::empty(w.hist.layout()), 0.0)
                 });
-                let before = e.0.bytes.len();
-                e.0.add(&w.hist, &mut self.scratch);
-                self.held = self.held + e.0.bytes.len() - before;
+                e.0.add(&w.hist, &mut self.store, &mut self.scratch);
                 e.1 = e.1.max(w.length_s);
                 self.shrink();
             }
@@ -469,12 +472,20 @@ impl Merger {
     }
 
     /// Past the budget, the band's last common windows dropped (to be summed in the next
-    /// band) until its sums fit again or one common window is left.
+    /// band) until its sums fit again or one common window is left; the store compacted when
+    /// its dead bytes pass an eighth of it.
     fn shrink(&mut self) {
-        while self.held > self.budget && self.slots.len() > 1 {
+        while self.held + self.store.live() > self.budget && self.slots.len() > 1 {
             let (k, sums) = self.slots.pop_last().expect("two slots");
-            self.held -= SLOT_BYTES + sums.iter().map(|(t, (p, _))| SUM_BYTES + t.len() + p.bytes.len()).sum::<usize>();
+            for (t, (p, _)) in &sums {
+                self.held -= SUM_BYTES + t.len();
+                self.store.free(p);
+            }
+            self.held -= SLOT_BYTES;
             self.hi = k;
+        }
+        if self.store.dead > self.store.bytes.len() / 8 {
+            self.store.compact(self.slots.values_mut().flat_map(|m| m.values_mut()).map(|(p, _)| p));
         }
     }
 
@@ -529,6 +540,7 @@ impl Merged {
 /// The sums across runs of a band of common windows ([`Merger::take_band`]).
 pub struct Band {
     slots: BTreeMap<i64, BTreeMap<String, (Packed, f64)>>,
+    store: Store,
 }
 
 impl Band {
@@ -577,7 +589,7 @@ impl Shape {
                         start_s: k as f64 * grid,
                         length_s: if self.regrid { grid } else { l },
                         tag: Some(t.clone()),
-                        hist: sum.unpack(),
+                        hist: sum.unpack(&band.store),
                     },
                     None => empty(k, t),
                 }))?;
@@ -599,79 +611,144 @@ impl Shape {
 /// ascending index order, each as how many indexes it lies past the one after the previous
 /// bucket (0 for the next index) and its count, both unsigned LEB128 varints (as Protocol
 /// Buffers writes them: <https://protobuf.dev/programming-guides/encoding/#varints>). The gap
-/// is mostly one byte and the count one or two, against 8 bytes a bucket decoded.
+/// is mostly one byte and the count one or two, against 8 bytes a bucket decoded. The bytes
+/// lie in the band's [`Store`], at `at`, with room for `cap`.
 struct Packed {
     layout: Layout,
     buckets: u32,
-    bytes: Box<[u8]>,
+    at: usize,
+    len: usize,
+    cap: usize,
+}
+
+/// The packed sums of a band, one after the other in one buffer. Why not a buffer each: a sum
+/// widens a little with almost every run, and a sum rewritten into a new allocation of its new
+/// size each time left the allocator's heap full of holes a little too small for the next
+/// (the resident memory of a merge grew with the runs while its heap did not: BENCHMARKS.md,
+/// "Merging many runs"). Here a sum is rewritten in place while it fits its room; one that
+/// outgrows it moves to the end with an eighth more room, and the buffer is compacted when
+/// the room left behind passes an eighth of it, so it holds at most about 9/8 of the live
+/// sums and is never reallocated but to grow.
+#[derive(Default)]
+struct Store {
+    bytes: Vec<u8>,
+    /// bytes no sum uses any longer (the room of moved and dropped sums)
+    dead: usize,
+}
+
+impl Store {
+    /// The bytes the live sums take with their room.
+    fn live(&self) -> usize {
+        self.bytes.len() - self.dead
+    }
+
+    /// `p`'s room is no longer used (its sum was dropped).
+    fn free(&mut self, p: &Packed) {
+        self.dead += p.cap;
+    }
+
+    /// Write `new` as `p`'s bytes: in its room if it fits, else at the end with room to widen.
+    fn put(&mut self, p: &mut Packed, new: &[u8]) {
+        if new.len() <= p.cap {
+            self.bytes[p.at..p.at + new.len()].copy_from_slice(new);
+        } else {
+            self.dead += p.cap;
+            let cap = new.len() + new.len() / 8;
+            p.at = self.bytes.len();
+            p.cap = cap;
+            self.bytes.extend_from_slice(new);
+            self.bytes.resize(p.at + cap, 0);
+        }
+        p.len = new.len();
+    }
+
+    /// Move every live sum (`sums`: all of them) to the front, in the order they lie, and drop
+    /// the dead bytes.
+    fn compact<'a>(&mut self, sums: impl Iterator<Item = &'a mut Packed>) {
+        let mut sums: Vec<&mut Packed> = sums.collect();
+        sums.sort_unstable_by_key(|p| p.at);
+        let mut to = 0;
+        for p in sums {
+            self.bytes.copy_within(p.at..p.at + p.cap, to);
+            p.at = to;
+            to += p.cap;
+        }
+        self.bytes.truncate(to);
+        self.dead = 0;
+    }
 }
 
 impl Packed {
     fn empty(layout: Layout) -> Packed {
-        Packed { layout, buckets: 0, bytes: Box::default() }
+        Packed { layout, buckets: 0, at: 0, len: 0, cap: 0 }
     }
 
     /// The buckets: (index, count), in ascending index order.
-    fn iter(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
-        let (b, mut at, mut next) = (&self.bytes, 0, 0u64);
-        std::iter::from_fn(move || {
-            if at >= b.len() {
-                return None;
-            }
-            let index = next + leb128(b, &mut at);
-            next = index + 1;
-            // indexes were u32 when packed
-            Some((index as u32, leb128(b, &mut at)))
-        })
+    fn iter<'s>(&self, store: &'s Store) -> impl Iterator<Item = (u32, u64)> + 's {
+        iter_packed(&store.bytes[self.at..self.at + self.len])
     }
 
-    fn unpack(&self) -> Hist {
+    fn unpack(&self, store: &Store) -> Hist {
         let mut h = HistBuilder::with_capacity(self.layout, self.buckets as usize);
-        for (i, c) in self.iter() {
+        for (i, c) in self.iter(store) {
             h.push(i, c);
         }
         h.finish()
     }
 
     /// Add `h` exactly, in this sum's layout (as [`add`] does), the new sum written into
-    /// `scratch` first and then copied at its exact size.
-    fn add(&mut self, h: &Hist, scratch: &mut Vec<u8>) {
-        if h.layout() != self.layout {
-            *self = Packed::of(&add(&self.unpack(), h), scratch);
-            return;
-        }
+    /// `scratch` first and then into its room in `store`.
+    fn add(&mut self, h: &Hist, store: &mut Store, scratch: &mut Vec<u8>) {
         scratch.clear();
-        let (mut a, mut b) = (self.iter().peekable(), h.indexed().peekable());
-        let (mut next, mut n) = (0u32, 0u32);
-        loop {
-            let (i, c) = match (a.peek().copied(), b.peek().copied()) {
-                (Some((i, c)), Some((j, d))) => match i.cmp(&j) {
-                    std::cmp::Ordering::Less => (i, c),
-                    std::cmp::Ordering::Greater => (j, d),
-                    // as Hist::merge: the counts were checked not to pass MAX_COUNT
-                    std::cmp::Ordering::Equal => (i, c.saturating_add(d)),
-                },
-                (Some((i, c)), None) => (i, c),
-                (None, Some((j, d))) => (j, d),
-                (None, None) => break,
-            };
-            a.next_if(|&(x, _)| x == i);
-            b.next_if(|&(x, _)| x == i);
-            push_leb128(scratch, u64::from(i - next));
-            push_leb128(scratch, c);
-            next = i + 1;
-            n += 1;
+        if h.layout() != self.layout {
+            let sum = add(&self.unpack(store), h);
+            self.buckets = pack(sum.indexed(), std::iter::empty(), scratch);
+        } else {
+            self.buckets = pack(self.iter(store), h.indexed(), scratch);
         }
-        drop(a);
-        self.buckets = n;
-        self.bytes = scratch.as_slice().into();
+        store.put(self, scratch);
     }
+}
 
-    fn of(h: &Hist, scratch: &mut Vec<u8>) -> Packed {
-        let mut p = Packed::empty(h.layout());
-        p.add(h, scratch);
-        p
+/// The buckets of packed bytes: (index, count), in ascending index order.
+fn iter_packed(b: &[u8]) -> impl Iterator<Item = (u32, u64)> + '_ {
+    let (mut at, mut next) = (0, 0u64);
+    std::iter::from_fn(move || {
+        if at >= b.len() {
+            return None;
+        }
+        let index = next + leb128(b, &mut at);
+        next = index + 1;
+        // indexes were u32 when packed
+        Some((index as u32, leb128(b, &mut at)))
+    })
+}
+
+/// The sum of two lists of buckets in ascending index order, packed into `out` (as
+/// [`Packed`] holds them); how many buckets it has.
+fn pack(a: impl Iterator<Item = (u32, u64)>, b: impl Iterator<Item = (u32, u64)>, out: &mut Vec<u8>) -> u32 {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    let (mut next, mut n) = (0u32, 0u32);
+    loop {
+        let (i, c) = match (a.peek().copied(), b.peek().copied()) {
+            (Some((i, c)), Some((j, d))) => match i.cmp(&j) {
+                std::cmp::Ordering::Less => (i, c),
+                std::cmp::Ordering::Greater => (j, d),
+                // as Hist::merge: the counts were checked not to pass MAX_COUNT
+                std::cmp::Ordering::Equal => (i, c.saturating_add(d)),
+            },
+            (Some((i, c)), None) => (i, c),
+            (None, Some((j, d))) => (j, d),
+            (None, None) => break,
+        };
+        a.next_if(|&(x, _)| x == i);
+        b.next_if(|&(x, _)| x == i);
+        push_leb128(out, u64::from(i - next));
+        push_leb128(out, c);
+        next = i + 1;
+        n += 1;
     }
+    n
 }
 
 /// Append `v` as an unsigned LEB128 varint: 7 bits a byte, low bits first, the top bit set on
@@ -844,10 +921,11 @@ mod tests {
             Hist::from_values(l, [0, 1, 6]),
         ];
         let (mut packed, mut want, mut scratch) = (Packed::empty(l), Hist::empty(l), Vec::new());
+        let mut store = Store::default();
         for h in &hists {
-            packed.add(h, &mut scratch);
+            packed.add(h, &mut store, &mut scratch);
             want = add(&want, h);
-            assert_eq!(packed.unpack(), want);
+            assert_eq!(packed.unpack(&store), want);
             assert_eq!(packed.buckets as usize, want.indexed().count());
         }
         // the varints themselves, at the edges of their bytes
@@ -860,6 +938,42 @@ mod tests {
         let mut at = 0;
         assert_eq!(vs.map(|_| leb128(&b, &mut at)), vs);
         assert_eq!(at, b.len());
+    }
+
+    #[test]
+    fn sums_moved_and_compacted_in_their_store_stay_exact() {
+        let l = Layout::default_ns();
+        let (mut store, mut scratch) = (Store::default(), Vec::new());
+        let mut sums: Vec<(Packed, Hist)> = (0..20).map(|_| (Packed::empty(l), Hist::empty(l))).collect();
+        let mut moved = 0;
+        for round in 0..30u64 {
+            for (i, (p, want)) in sums.iter_mut().enumerate() {
+                // each sum widens by a few buckets a round, some rounds not at all
+                let h = Hist::from_values(l, (0..(i as u64 % 4) * round).map(|k| 1_000 + k * 131 * (i as u64 + 1)));
+                let at = p.at;
+                p.add(&h, &mut store, &mut scratch);
+                moved += usize::from(p.at != at);
+                *want = add(want, &h);
+            }
+            // one sum dropped now and then, as a band drops its last common windows
+            if round % 7 == 6 {
+                let (p, _) = sums.pop().expect("a sum");
+                store.free(&p);
+            }
+            if store.dead > store.bytes.len() / 8 {
+                store.compact(sums.iter_mut().map(|(p, _)| p));
+                assert_eq!(store.dead, 0);
+                assert_eq!(store.bytes.len(), sums.iter().map(|(p, _)| p.cap).sum::<usize>());
+            }
+            for (p, want) in &sums {
+                assert_eq!(&p.unpack(&store), want);
+                assert!(p.len <= p.cap);
+            }
+            assert_eq!(store.live(), sums.iter().map(|(p, _)| p.cap).sum::<usize>());
+        }
+        assert!(moved > 20, "the sums outgrew their room");
+        // what the store counts as live is the room of the sums it holds, no more
+        assert_eq!(store.live(), sums.iter().map(|(p, _)| p.cap).sum::<usize>());
     }
 
     #[test]
