@@ -23,7 +23,7 @@ pub struct CompareArgs {
     #[arg(long = "with", required = true, num_args = 1.., value_name = "CAND")]
     pub with: Vec<PathBuf>,
     #[command(flatten)]
-    pub sel: super::Selection,
+    pub sel: super::selection::Selection,
     /// Print JSON instead of tables.
     #[arg(long)]
     pub json: bool,

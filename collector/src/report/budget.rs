@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use anyhow::{bail, Result};
 use nines_core::compact::Builder;
 
-use super::Input;
+use super::input::Input;
 
 /// What the summary says of a run carried whole.
 pub const FULL: &str = "the full archive";

@@ -24,6 +24,7 @@
 pub mod budget;
 pub mod bundle;
 pub mod html;
+pub mod input;
 pub mod pts;
 pub mod site;
 pub mod summary;
@@ -39,6 +40,8 @@ use nines_core::stats::{self, RunStats};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+pub use input::Input;
+
 use crate::cli::report::ReportArgs;
 use crate::load::load_with_bytes;
 use crate::output::{self, Inputs, Replace};
@@ -53,17 +56,6 @@ const MAX_VIEW_SPEC: usize = 16 * 1024;
 /// What the view link keeps of a spec's text: letters, digits and `-_.~` (RFC 3986's
 /// unreserved set), every other byte as `%XX`, as the viewer's `state::encode` writes it.
 const SPEC_KEEP: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
-
-/// A run to embed: the bytes the viewer reads, under a file name.
-pub struct Input {
-    /// File name (no directories: the page does not tell where the file was).
-    pub name: String,
-    /// The archive, or once [`budget::fit`] has chosen, the run's compact form.
-    pub bytes: Vec<u8>,
-    pub run: Run,
-    /// What the bytes carry of the run, for the static summary.
-    pub carries: String,
-}
 
 /// What a report holds besides runs.
 #[derive(Clone, Debug, Default)]
