@@ -77,7 +77,7 @@ pub struct SweepArgs {
     pub limit: Option<nines_core::spec::Limit>,
 }
 
-fn parse_limit(s: &str) -> Result<nines_core::spec::Limit, String> {
+fn parse_limit(s: &str) -> Result<nines_core::spec::Limit, nines_core::curve::CurveError> {
     nines_core::curve::target_limit(s)
 }
 
