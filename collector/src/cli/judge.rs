@@ -6,7 +6,7 @@ use clap::Args;
 use nines_core::convergence::Track;
 use nines_core::steady::Criterion;
 
-fn parse_track(s: &str) -> Result<Track, String> {
+fn parse_track(s: &str) -> Result<Track, nines_core::convergence::TrackError> {
     s.parse()
 }
 

@@ -327,7 +327,7 @@ fn parse_path(s: &str) -> Result<PathBuf, String> {
     Ok(PathBuf::from(s))
 }
 
-fn parse_distribution(s: &str) -> Result<Distribution, String> {
+fn parse_distribution(s: &str) -> Result<Distribution, nines_core::distribution::DistributionError> {
     s.parse()
 }
 
