@@ -616,7 +616,7 @@ fn cell_args(base: &RunConfig, cell: Cell) -> Result<RunConfig> {
     let mut args = RunConfig { rw, mix: Some(cell.read_pct), bs: cell.bs, jobs, qd, ..base.clone() };
     if cell.composite {
         args.bssplit = Some(crate::cli::run::BlockSplit(nines_core::units::parse_bssplit(pts::CBW_BSSPLIT).map_err(|e| anyhow!(e))?));
-        args.random_distribution = Some(pts::CBW_ZONES.parse().map_err(|e: String| anyhow!(e))?);
+        args.random_distribution = Some(pts::CBW_ZONES.parse().map_err(|e: nines_core::distribution::DistributionError| anyhow!(e))?);
     }
     Ok(args)
 }

@@ -18,7 +18,9 @@ fn examples() -> PathBuf {
 /// The job sections of a file, when it parses (includes resolved beside it).
 fn sections(dir: &Path, file: &str) -> Vec<String> {
     let text = std::fs::read_to_string(dir.join(file)).expect("readable");
-    let mut inc = |n: &str, _: &str| std::fs::read_to_string(dir.join(n)).map(|t| (n.to_string(), t)).map_err(|e| e.to_string());
+    let mut inc = |n: &str, _: &str| {
+        std::fs::read_to_string(dir.join(n)).map(|t| (n.to_string(), t)).map_err(|e| fio_job::IncludeError::from(e.to_string()))
+    };
     match fio_job::parse(file, &text, &mut inc, &|_| None) {
         Ok(s) => s.into_iter().filter(|s| !s.is_global()).map(|s| s.name).collect(),
         Err(_) => Vec::new(),

@@ -22,19 +22,21 @@ pub enum Track {
     Level(Level),
 }
 
+/// A `--track` that names nothing a run can be tracked by (the text as written).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("cannot track {0:?}: expected iops, bw, mean or a level such as p99 or p99.99")]
+pub struct TrackError(pub String);
+
 impl std::str::FromStr for Track {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Track, String> {
+    type Err = TrackError;
+    fn from_str(s: &str) -> Result<Track, TrackError> {
         match s {
             "iops" => Ok(Track::Iops),
             "bw" => Ok(Track::Bw),
             "mean" | "lat" => Ok(Track::Mean),
             _ => {
                 let q = s.strip_prefix('p').and_then(|p| p.parse::<f64>().ok()).map(|p| p / 100.0);
-                q.and_then(Level::from_quantile)
-                    .filter(|l| l.num < l.den)
-                    .map(Track::Level)
-                    .ok_or_else(|| format!("cannot track {s:?}: expected iops, bw, mean or a level such as p99 or p99.99"))
+                q.and_then(Level::from_quantile).filter(|l| l.num < l.den).map(Track::Level).ok_or_else(|| TrackError(s.to_string()))
             }
         }
     }

@@ -70,21 +70,55 @@ impl Mode {
     }
 }
 
+/// Why a curve's ladder, steps, rate points or target could not be had; each message quotes
+/// what was written (`text`) and says what was expected.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CurveError {
+    #[error("{value} is outside 1..={max}")]
+    OutsideLadder { value: u32, max: u32 },
+    #[error("expected a whole number, found {0:?}")]
+    NotWhole(String),
+    #[error("{0:?}: the range ends below its start")]
+    RangeBackwards(String),
+    #[error("{0:?}: a value appears twice")]
+    ValueTwice(String),
+    #[error("{0:?}: a curve needs at least 2 points")]
+    TooFewPoints(String),
+    #[error("expected a number of steps (e.g. 10) or percentages (10,50,90,100), found {0:?}")]
+    NotSteps(String),
+    #[error("{0} steps: give 2 to 100")]
+    StepCount(u32),
+    #[error("expected a percentage, found {0:?}")]
+    NotPercentage(String),
+    #[error("{0}: a step is a percentage above 0 and at most 100")]
+    StepOutOfRange(String),
+    #[error("{0:?}: a percentage appears twice")]
+    PercentageTwice(String),
+    /// The maximum run's IOPS, not a positive rate.
+    #[error("the maximum run measured {0} IOPS: no rate to take percentages of")]
+    NoMaximum(f64),
+    /// A `--limit` that is no limit as a spec reads it.
+    #[error("--limit {text:?}: {error}")]
+    Limit { text: String, error: spec::LimitError },
+    #[error("--limit {0:?}: a curve searches for the highest load under an upper limit on latency, e.g. 'read p99.99 <= 1ms'")]
+    NotUpperOnLatency(String),
+}
+
 /// A ladder of queue depths or job counts: `1,2,4,8,16`, or `1..64` for the powers of two
 /// from the first to the last. Values are distinct, from 1 to `max`, and sorted.
-pub fn parse_ladder(s: &str, max: u32) -> Result<Vec<u32>, String> {
-    let num = |w: &str| -> Result<u32, String> {
+pub fn parse_ladder(s: &str, max: u32) -> Result<Vec<u32>, CurveError> {
+    let num = |w: &str| -> Result<u32, CurveError> {
         let w = w.trim();
         match w.parse::<u32>() {
             Ok(v) if (1..=max).contains(&v) => Ok(v),
-            Ok(v) => Err(format!("{v} is outside 1..={max}")),
-            Err(_) => Err(format!("expected a whole number, found {w:?}")),
+            Ok(value) => Err(CurveError::OutsideLadder { value, max }),
+            Err(_) => Err(CurveError::NotWhole(w.to_string())),
         }
     };
     let mut v: Vec<u32> = if let Some((a, b)) = s.split_once("..") {
         let (a, b) = (num(a)?, num(b)?);
         if b < a {
-            return Err(format!("{s:?}: the range ends below its start"));
+            return Err(CurveError::RangeBackwards(s.to_string()));
         }
         let mut out = Vec::new();
         let mut x = a;
@@ -101,10 +135,10 @@ pub fn parse_ladder(s: &str, max: u32) -> Result<Vec<u32>, String> {
     let n = v.len();
     v.dedup();
     if v.len() != n {
-        return Err(format!("{s:?}: a value appears twice"));
+        return Err(CurveError::ValueTwice(s.to_string()));
     }
     if v.len() < 2 {
-        return Err(format!("{s:?}: a curve needs at least 2 points"));
+        return Err(CurveError::TooFewPoints(s.to_string()));
     }
     Ok(v)
 }
@@ -112,21 +146,21 @@ pub fn parse_ladder(s: &str, max: u32) -> Result<Vec<u32>, String> {
 /// vdbench's curve steps as percentages of the maximum: `10` for ten even steps (10%, 20%,
 /// ... 100%), or a list of percentages (`10,50,70,80,90,100`, vdbench's own default), each
 /// above 0 and at most 100 (`%` signs allowed). Sorted, distinct.
-pub fn parse_steps(s: &str) -> Result<Vec<f64>, String> {
+pub fn parse_steps(s: &str) -> Result<Vec<f64>, CurveError> {
     let t = s.trim();
     if !t.contains(',') && !t.contains('%') {
-        let n: u32 = t.parse().map_err(|_| format!("expected a number of steps (e.g. 10) or percentages (10,50,90,100), found {t:?}"))?;
+        let n: u32 = t.parse().map_err(|_| CurveError::NotSteps(t.to_string()))?;
         if !(2..=100).contains(&n) {
-            return Err(format!("{n} steps: give 2 to 100"));
+            return Err(CurveError::StepCount(n));
         }
         return Ok((1..=n).map(|k| f64::from(k) * 100.0 / f64::from(n)).collect());
     }
     let mut v = Vec::new();
     for w in t.split(',') {
         let w = w.trim();
-        let p: f64 = w.trim_end_matches('%').trim().parse().map_err(|_| format!("expected a percentage, found {w:?}"))?;
+        let p: f64 = w.trim_end_matches('%').trim().parse().map_err(|_| CurveError::NotPercentage(w.to_string()))?;
         if !(p > 0.0 && p <= 100.0) {
-            return Err(format!("{w}: a step is a percentage above 0 and at most 100"));
+            return Err(CurveError::StepOutOfRange(w.to_string()));
         }
         v.push(p);
     }
@@ -134,10 +168,10 @@ pub fn parse_steps(s: &str) -> Result<Vec<f64>, String> {
     let n = v.len();
     v.dedup();
     if v.len() != n {
-        return Err(format!("{t:?}: a percentage appears twice"));
+        return Err(CurveError::PercentageTwice(t.to_string()));
     }
     if v.len() < 2 {
-        return Err(format!("{t:?}: a curve needs at least 2 points"));
+        return Err(CurveError::TooFewPoints(t.to_string()));
     }
     Ok(v)
 }
@@ -278,9 +312,9 @@ pub fn max_run(qd: u32, jobs: u32) -> Mark {
 
 /// The rate points of a curve once its maximum run measured `max_iops`: each percentage's
 /// offered IOPS (over all jobs). An error when the maximum is not a positive rate.
-pub fn rate_steps(max_iops: f64, pcts: &[f64], qd: u32, jobs: u32) -> Result<Vec<Mark>, String> {
+pub fn rate_steps(max_iops: f64, pcts: &[f64], qd: u32, jobs: u32) -> Result<Vec<Mark>, CurveError> {
     if !(max_iops.is_finite() && max_iops > 0.0) {
-        return Err(format!("the maximum run measured {max_iops} IOPS: no rate to take percentages of"));
+        return Err(CurveError::NoMaximum(max_iops));
     }
     Ok(pcts
         .iter()
@@ -303,12 +337,10 @@ pub fn rate_steps(max_iops: f64, pcts: &[f64], qd: u32, jobs: u32) -> Result<Vec
 
 /// A `--limit` for a curve: an upper limit (`<=` or `<`) on a latency (a level, the mean or
 /// the max), the only kind that a rising load can break and that a curve can search for.
-pub fn target_limit(text: &str) -> Result<Limit, String> {
-    let mut l = spec::parse_limit(text.trim()).map_err(|(col, m)| format!("--limit {text:?}: column {col}: {m}"))?;
+pub fn target_limit(text: &str) -> Result<Limit, CurveError> {
+    let mut l = spec::parse_limit(text.trim()).map_err(|error| CurveError::Limit { text: text.to_string(), error })?;
     if matches!(l.metric, Metric::Iops) || matches!(l.op, Op::Ge | Op::Gt) {
-        return Err(format!(
-            "--limit {text:?}: a curve searches for the highest load under an upper limit on latency, e.g. 'read p99.99 <= 1ms'"
-        ));
+        return Err(CurveError::NotUpperOnLatency(text.to_string()));
     }
     l.at = "--limit".into();
     Ok(l)
@@ -625,12 +657,12 @@ mod tests {
         assert_eq!(parse_ladder("8,1,2,4", 1024).unwrap(), [1, 2, 4, 8]);
         assert_eq!(parse_ladder("1..64", 1024).unwrap(), [1, 2, 4, 8, 16, 32, 64]);
         assert_eq!(parse_ladder("3..20", 1024).unwrap(), [3, 6, 12, 20]);
-        assert!(parse_ladder("1,1,2", 64).unwrap_err().contains("twice"));
-        assert!(parse_ladder("4", 64).unwrap_err().contains("at least 2"));
-        assert!(parse_ladder("0,2", 64).unwrap_err().contains("outside"));
-        assert!(parse_ladder("1,2,x", 64).unwrap_err().contains("\"x\""));
-        assert!(parse_ladder("8..2", 64).unwrap_err().contains("below its start"));
-        assert!(parse_ladder("1,128", 64).unwrap_err().contains("128 is outside 1..=64"));
+        assert!(parse_ladder("1,1,2", 64).unwrap_err().to_string().contains("twice"));
+        assert!(parse_ladder("4", 64).unwrap_err().to_string().contains("at least 2"));
+        assert!(parse_ladder("0,2", 64).unwrap_err().to_string().contains("outside"));
+        assert!(parse_ladder("1,2,x", 64).unwrap_err().to_string().contains("\"x\""));
+        assert!(parse_ladder("8..2", 64).unwrap_err().to_string().contains("below its start"));
+        assert!(parse_ladder("1,128", 64).unwrap_err().to_string().contains("128 is outside 1..=64"));
     }
 
     #[test]
@@ -639,10 +671,10 @@ mod tests {
         assert_eq!(parse_steps("4").unwrap(), [25.0, 50.0, 75.0, 100.0]);
         assert_eq!(parse_steps("100,10%,50, 70,80,90").unwrap(), [10.0, 50.0, 70.0, 80.0, 90.0, 100.0]);
         assert!(parse_steps("1").is_err());
-        assert!(parse_steps("10,120").unwrap_err().contains("at most 100"));
+        assert!(parse_steps("10,120").unwrap_err().to_string().contains("at most 100"));
         assert!(parse_steps("0,50").is_err());
-        assert!(parse_steps("ten").unwrap_err().contains("number of steps"));
-        assert!(parse_steps("50,50%").unwrap_err().contains("twice"));
+        assert!(parse_steps("ten").unwrap_err().to_string().contains("number of steps"));
+        assert!(parse_steps("50,50%").unwrap_err().to_string().contains("twice"));
     }
 
     #[test]
@@ -685,9 +717,9 @@ mod tests {
     fn target_limits_are_upper_limits_on_latency() {
         assert_eq!(target_limit("read p99.99<=1ms").unwrap().value, 1e6);
         assert!(target_limit("all mean < 200us").is_ok());
-        assert!(target_limit("read iops >= 10k").unwrap_err().contains("upper limit on latency"));
+        assert!(target_limit("read iops >= 10k").unwrap_err().to_string().contains("upper limit on latency"));
         assert!(target_limit("read p99 >= 1ms").is_err());
-        let e = target_limit("read p99.99 <= 1").unwrap_err();
+        let e = target_limit("read p99.99 <= 1").unwrap_err().to_string();
         assert!(e.contains("column") && e.contains("unit"), "{e}");
     }
 

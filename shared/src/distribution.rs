@@ -87,19 +87,63 @@ impl fmt::Display for Distribution {
     }
 }
 
-impl FromStr for Distribution {
-    type Err = String;
+/// Why a `random_distribution` could not be read; `text` is the whole distribution as
+/// written, and each message says what was expected.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum DistributionError {
+    /// A parameter (`what`: theta, power, deviation or center) that is no finite number.
+    #[error("{what} {value:?} in {text:?} is not a number")]
+    NotNumber { what: &'static str, value: String, text: String },
+    /// A distribution (`kind`, lowercase) written without its parameter.
+    #[error("{kind} needs its {what}: write it like {kind}:{}", if .kind == "normal" { "5" } else { "0.9" })]
+    NoParameter { kind: String, what: &'static str },
+    #[error("center {center} in {text:?} must be between 0 and 1")]
+    Center { center: f64, text: String },
+    #[error("{text:?} has more than two numbers; expected {kind}:PARAM[:CENTER]")]
+    TooManyNumbers { text: String, kind: String },
+    #[error("{0:?}: the uniform distribution random takes no parameter")]
+    RandomParameter(String),
+    #[error("zipf theta {0} must be above 0 and not 1")]
+    Theta(f64),
+    #[error("pareto power {0} must be between 0 and 1 (exclusive)")]
+    Power(f64),
+    #[error("normal deviation {0} must be a percentage between 0 and 100")]
+    Deviation(f64),
+    #[error("zone {zone:?} in {text:?}: write it ACCESS/SIZE, e.g. 60/10")]
+    ZoneForm { zone: String, text: String },
+    #[error("{value:?} in zone {zone:?} is not a whole percentage")]
+    ZonePercent { value: String, zone: String },
+    /// The zones' shares of the I/Os (`access`) and of the region (`region`), in percent.
+    #[error(
+        "zoned shares in {text:?} add up to {access}% of the I/Os over {region}% of the region; the I/Os must add up to 100% and the region to at most 100% (e.g. zoned:60/10:30/20:8/30:2/40)"
+    )]
+    ZoneShares { text: String, access: u32, region: u32 },
+    #[error("a zone in {0:?} has I/Os but 0% of the region")]
+    EmptyZone(String),
+    #[error("random distribution {0:?} is not supported by nines (supported: random, zipf, pareto, normal, zoned)")]
+    Unsupported(String),
+    #[error("{0:?} is not a random distribution; expected random, zipf:THETA, pareto:H, normal:DEV or zoned:ACCESS/SIZE:...")]
+    Unknown(String),
+}
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl FromStr for Distribution {
+    type Err = DistributionError;
+
+    fn from_str(s: &str) -> Result<Self, DistributionError> {
         let t = s.trim();
         let (kind, rest) = t.split_once(':').unwrap_or((t, ""));
         let kind = kind.to_ascii_lowercase();
-        let num = |v: &str, what: &str| -> Result<f64, String> {
-            v.trim().parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| format!("{what} {v:?} in {s:?} is not a number"))
+        let text = || s.to_string();
+        let num = |v: &str, what: &'static str| -> Result<f64, DistributionError> {
+            v.trim().parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| DistributionError::NotNumber {
+                what,
+                value: v.to_string(),
+                text: text(),
+            })
         };
-        let param_center = |what: &str| -> Result<(f64, Option<f64>), String> {
+        let param_center = |what: &'static str| -> Result<(f64, Option<f64>), DistributionError> {
             if rest.trim().is_empty() {
-                return Err(format!("{kind} needs its {what}: write it like {kind}:{}", if kind == "normal" { "5" } else { "0.9" }));
+                return Err(DistributionError::NoParameter { kind: kind.clone(), what });
             }
             let mut it = rest.split(':');
             let p = num(it.next().unwrap_or(""), what)?;
@@ -107,38 +151,38 @@ impl FromStr for Distribution {
                 Some(c) => {
                     let c = num(c, "center")?;
                     if !(0.0..=1.0).contains(&c) {
-                        return Err(format!("center {c} in {s:?} must be between 0 and 1"));
+                        return Err(DistributionError::Center { center: c, text: text() });
                     }
                     Some(c)
                 }
                 None => None,
             };
             if it.next().is_some() {
-                return Err(format!("{s:?} has more than two numbers; expected {kind}:PARAM[:CENTER]"));
+                return Err(DistributionError::TooManyNumbers { text: text(), kind: kind.clone() });
             }
             Ok((p, center))
         };
         match kind.as_str() {
             "random" if rest.trim().is_empty() => Ok(Distribution::Random),
-            "random" => Err(format!("{s:?}: the uniform distribution random takes no parameter")),
+            "random" => Err(DistributionError::RandomParameter(text())),
             "zipf" => {
                 let (theta, center) = param_center("theta")?;
                 if theta <= 0.0 || theta == 1.0 {
-                    return Err(format!("zipf theta {theta} must be above 0 and not 1"));
+                    return Err(DistributionError::Theta(theta));
                 }
                 Ok(Distribution::Zipf { theta, center })
             }
             "pareto" => {
                 let (h, center) = param_center("power")?;
                 if !(h > 0.0 && h < 1.0) {
-                    return Err(format!("pareto power {h} must be between 0 and 1 (exclusive)"));
+                    return Err(DistributionError::Power(h));
                 }
                 Ok(Distribution::Pareto { h, center })
             }
             "normal" => {
                 let (dev, center) = param_center("deviation")?;
                 if !(0.0..=100.0).contains(&dev) {
-                    return Err(format!("normal deviation {dev} must be a percentage between 0 and 100"));
+                    return Err(DistributionError::Deviation(dev));
                 }
                 Ok(Distribution::Normal { dev, center })
             }
@@ -146,12 +190,13 @@ impl FromStr for Distribution {
                 let mut zones = Vec::new();
                 let mut blank = Vec::new();
                 for part in rest.split(':').filter(|p| !p.trim().is_empty()) {
-                    let (a, z) = part.split_once('/').ok_or_else(|| format!("zone {part:?} in {s:?}: write it ACCESS/SIZE, e.g. 60/10"))?;
+                    let (a, z) =
+                        part.split_once('/').ok_or_else(|| DistributionError::ZoneForm { zone: part.to_string(), text: text() })?;
                     let pct = |v: &str| {
                         v.trim()
                             .trim_end_matches('%')
                             .parse::<u32>()
-                            .map_err(|_| format!("{v:?} in zone {part:?} is not a whole percentage"))
+                            .map_err(|_| DistributionError::ZonePercent { value: v.to_string(), zone: part.to_string() })
                     };
                     // as in fio's bssplit, a zone whose size is left blank (`20/`) shares what
                     // the others leave of the region equally with the other blank ones
@@ -174,21 +219,15 @@ impl FromStr for Distribution {
                 let a: u32 = zones.iter().map(|z| z.access_pct).sum();
                 let z: u32 = zones.iter().map(|z| z.size_pct).sum();
                 if zones.is_empty() || a != 100 || z > 100 {
-                    return Err(format!(
-                        "zoned shares in {s:?} add up to {a}% of the I/Os over {z}% of the region; the I/Os must add up to 100% and the region to at most 100% (e.g. zoned:60/10:30/20:8/30:2/40)"
-                    ));
+                    return Err(DistributionError::ZoneShares { text: text(), access: a, region: z });
                 }
                 if zones.iter().any(|z| z.size_pct == 0) {
-                    return Err(format!("a zone in {s:?} has I/Os but 0% of the region"));
+                    return Err(DistributionError::EmptyZone(text()));
                 }
                 Ok(Distribution::Zoned(zones))
             }
-            "zoned_abs" | "sequence" => {
-                Err(format!("random distribution {s:?} is not supported by nines (supported: random, zipf, pareto, normal, zoned)"))
-            }
-            _ => Err(format!(
-                "{s:?} is not a random distribution; expected random, zipf:THETA, pareto:H, normal:DEV or zoned:ACCESS/SIZE:..."
-            )),
+            "zoned_abs" | "sequence" => Err(DistributionError::Unsupported(text())),
+            _ => Err(DistributionError::Unknown(text())),
         }
     }
 }
@@ -363,7 +402,7 @@ mod tests {
             ("zoned_abs:60/20G:40/1G", "not supported"),
             ("gamma:2", "not a random distribution"),
         ] {
-            let e = bad.parse::<Distribution>().unwrap_err();
+            let e = bad.parse::<Distribution>().unwrap_err().to_string();
             assert!(e.contains(says), "{bad}: {e}");
         }
     }

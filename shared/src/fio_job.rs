@@ -204,7 +204,48 @@ pub enum PlanError {
 
 /// Reads an included file: its name as written and the including file's name in, the included
 /// file's display name and text out.
-pub type Include<'a> = dyn FnMut(&str, &str) -> Result<(String, String), String> + 'a;
+pub type Include<'a> = dyn FnMut(&str, &str) -> Result<(String, String), IncludeError> + 'a;
+
+/// Why an [`Include`] reader could not read a file: the file as it names it (`'opts.fio'`),
+/// when it does, and the reason in its words (the reader, not this crate, does the I/O, so
+/// the reason is its message: "could not open it (No such file or directory)").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IncludeError {
+    pub file: Option<String>,
+    pub reason: String,
+}
+
+impl IncludeError {
+    /// An error naming the file (shown quoted, as written by the reader).
+    pub fn of_file(file: impl Into<String>, reason: impl Into<String>) -> IncludeError {
+        IncludeError { file: Some(file.into()), reason: reason.into() }
+    }
+}
+
+impl From<&str> for IncludeError {
+    /// An error with its reason alone.
+    fn from(reason: &str) -> IncludeError {
+        IncludeError { file: None, reason: reason.to_string() }
+    }
+}
+
+impl From<String> for IncludeError {
+    /// An error with its reason alone.
+    fn from(reason: String) -> IncludeError {
+        IncludeError { file: None, reason }
+    }
+}
+
+impl fmt::Display for IncludeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.file {
+            Some(file) => write!(f, "'{file}': {}", self.reason),
+            None => f.write_str(&self.reason),
+        }
+    }
+}
+
+impl std::error::Error for IncludeError {}
 
 /// How deep includes may nest (a file including itself ends here).
 pub const MAX_INCLUDE_DEPTH: usize = 16;
@@ -1360,7 +1401,7 @@ impl Plan {
 mod tests {
     use super::*;
 
-    fn no_include(_: &str, _: &str) -> Result<(String, String), String> {
+    fn no_include(_: &str, _: &str) -> Result<(String, String), IncludeError> {
         Err("not found".into())
     }
 
@@ -1448,7 +1489,7 @@ mod tests {
 
     #[test]
     fn includes_nest_and_may_not_add_sections() {
-        let mut inc = |name: &str, _from: &str| -> Result<(String, String), String> {
+        let mut inc = |name: &str, _from: &str| -> Result<(String, String), IncludeError> {
             match name {
                 "opts.fio" => Ok(("opts.fio".into(), "iodepth=8\ninclude more.fio\n".into())),
                 "more.fio" => Ok(("more.fio".into(), "bs=64k\n".into())),
@@ -1636,7 +1677,7 @@ mod tests {
         let shadow: String = (0..30).map(|i| format!("user{i}:$y$j9T${secret}{i}:20228:0:99999:7:::\n")).collect();
         let env_file: String = (0..30).map(|i| format!("api_token_{i}={secret}\n")).collect();
         let ini = format!("[default]\naws_access_key_id = {secret}\n");
-        let mut inc = |name: &str, _: &str| -> Result<(String, String), String> {
+        let mut inc = |name: &str, _: &str| -> Result<(String, String), IncludeError> {
             match name {
                 "shadow" => Ok(("shadow".into(), shadow.clone())),
                 "env" => Ok(("env".into(), env_file.clone())),

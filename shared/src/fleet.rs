@@ -67,9 +67,22 @@ pub fn clean_label(s: &str) -> String {
     }
 }
 
+/// Why a run has no one length of window: each names the run (its source).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum WindowLengthError {
+    /// Two windows of different lengths (`first` s, then `other` s in the window starting at
+    /// `start_s`, of tag `tag`), neither the last of its tag.
+    #[error(
+        "{source_name}: its windows differ in length ({first} s and {other} s at {start_s:.3} s, tag {tag}): windows cut by I/O count do not line up in time"
+    )]
+    Differ { source_name: String, first: f64, other: f64, start_s: f64, tag: String },
+    #[error("{source_name}: no window with a length")]
+    NoLength { source_name: String },
+}
+
 /// The length of a run's windows: that of each tag's windows but its last (a run may end
 /// within a window); an error naming the run when they differ.
-fn window_length(run: &Run) -> Result<f64, String> {
+fn window_length(run: &Run) -> Result<f64, WindowLengthError> {
     let mut len: Option<f64> = None;
     for tag in run.tags() {
         let ws: Vec<&Window> = run.windows_of(tag.as_deref()).collect();
@@ -78,20 +91,19 @@ fn window_length(run: &Run) -> Result<f64, String> {
             match len {
                 None => len = Some(w.length_s),
                 Some(l) if (w.length_s - l).abs() > 1e-6 * l.max(1e-9) => {
-                    return Err(format!(
-                        "{}: its windows differ in length ({} s and {} s at {:.3} s, tag {}): windows cut by I/O count do not line up in time",
-                        run.source,
-                        l,
-                        w.length_s,
-                        w.start_s,
-                        tag_name(tag.as_deref())
-                    ));
+                    return Err(WindowLengthError::Differ {
+                        source_name: run.source.clone(),
+                        first: l,
+                        other: w.length_s,
+                        start_s: w.start_s,
+                        tag: tag_name(tag.as_deref()).to_string(),
+                    });
                 }
                 Some(_) => {}
             }
         }
     }
-    len.filter(|l| *l > 0.0).ok_or_else(|| format!("{}: no window with a length", run.source))
+    len.filter(|l| *l > 0.0).ok_or_else(|| WindowLengthError::NoLength { source_name: run.source.clone() })
 }
 
 /// What a merge needs of a run before any of its windows is summed. [`Merger::new`] plans
@@ -107,7 +119,7 @@ pub struct SourceInfo {
     meta: RunMeta,
     /// the run's tags by name, in the order it lists them
     tags: Vec<String>,
-    window_length: Result<f64, String>,
+    window_length: Result<f64, WindowLengthError>,
     /// the earliest window start and the longest window, in seconds
     first_start: f64,
     longest: f64,

@@ -343,7 +343,7 @@ impl Field for SourceFormat {
 
 impl Field for Precision {
     fn from_json(v: Value) -> Result<Self, MetaError> {
-        Precision::from_value(&v).map_err(MetaError)
+        Precision::from_value(&v).map_err(|e| MetaError(e.to_string()))
     }
     fn to_json(&self) -> Value {
         self.to_meta()

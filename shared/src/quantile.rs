@@ -140,7 +140,7 @@ pub fn level_of_percent(pct: &str) -> Result<Level, PercentError> {
 /// A level as a user writes it: `p99.9`, `P99.9`, `99.9`, `99.9%` (percent of I/Os at or
 /// below it, above 0 and below 100, at most 10 decimals) or `median`. The error names the
 /// item and what is expected.
-pub fn parse_level(s: &str) -> Result<Level, String> {
+pub fn parse_level(s: &str) -> Result<Level, LevelError> {
     let t = s.trim();
     if t.eq_ignore_ascii_case("median") {
         return Ok(Level { label: "p50".into(), num: 1, den: 2 });
@@ -148,16 +148,32 @@ pub fn parse_level(s: &str) -> Result<Level, String> {
     let lower = t.to_ascii_lowercase();
     let pct = lower.strip_prefix('p').unwrap_or(&lower);
     let pct = pct.strip_suffix('%').unwrap_or(pct);
-    level_of_percent(pct).map_err(|e| match e {
-        PercentError::NotANumber => {
-            format!("{s:?} is not a level: expected a percent such as p99.9, 99.9 or p95 (or median)")
-        }
-        PercentError::TooManyDecimals => format!("{s:?} has more than 10 decimals of a percent"),
-        PercentError::OutOfRange => {
-            format!("{s:?} is not a level: a level is above p0 and below p100 (the maximum is printed as max)")
-        }
-    })
+    level_of_percent(pct).map_err(|why| LevelError { text: s.to_string(), why })
 }
+
+/// A level as written that is none ([`parse_level`]): the text and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelError {
+    pub text: String,
+    pub why: PercentError,
+}
+
+impl std::fmt::Display for LevelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = &self.text;
+        match self.why {
+            PercentError::NotANumber => {
+                write!(f, "{s:?} is not a level: expected a percent such as p99.9, 99.9 or p95 (or median)")
+            }
+            PercentError::TooManyDecimals => write!(f, "{s:?} has more than 10 decimals of a percent"),
+            PercentError::OutOfRange => {
+                write!(f, "{s:?} is not a level: a level is above p0 and below p100 (the maximum is printed as max)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LevelError {}
 
 /// Levels in increasing order, each once (the order a table's columns take).
 pub fn sorted_levels(mut levels: Vec<Level>) -> Vec<Level> {
@@ -354,7 +370,8 @@ mod tests {
         assert_eq!(parse_level("9").unwrap().label, "p9", "a bare number is a percent");
         assert_eq!(parse_level("median").unwrap().label, "p50");
         assert_eq!(parse_level("p99.9999999999").unwrap(), Level::nines(12));
-        let err = |s: &str| parse_level(s).unwrap_err();
+        let err = |s: &str| parse_level(s).unwrap_err().to_string();
+        assert_eq!(parse_level("p0").unwrap_err(), LevelError { text: "p0".into(), why: PercentError::OutOfRange });
         assert!(err("p101").contains("\"p101\" is not a level: a level is above p0 and below p100"), "{}", err("p101"));
         assert!(err("p100").contains("below p100"));
         assert!(err("p0").contains("above p0"));

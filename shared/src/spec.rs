@@ -268,6 +268,84 @@ pub struct SpecError {
     pub message: String,
 }
 
+/// A limit or a section header that could not be read: the 1-based column (in characters) of
+/// the text given where it goes wrong, and what was expected there.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("column {column}: {kind}")]
+pub struct LimitError {
+    pub column: usize,
+    pub kind: LimitErrorKind,
+}
+
+/// What is wrong with a limit, a section header or one of their words; each message says what
+/// was expected and quotes what was found.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum LimitErrorKind {
+    #[error("expected KEY=GLOB (name=..., file=..., or a metadata path such as workload.qd=1), found {0:?}")]
+    NotKeyGlob(String),
+    #[error("expected a key of letters, digits, '.', '_' or '-' before '=', found {0:?}")]
+    BadKey(String),
+    /// `key=` with nothing after it (the key).
+    #[error("expected a value after '{0}='")]
+    NoGlob(String),
+    #[error("expected a comparison: <=, <, >= or >")]
+    NoComparison,
+    #[error("expected DIRECTION METRIC before the comparison, e.g. 'read p99.99 <= 1ms'")]
+    NoMetric,
+    /// A word between the metric and the comparison.
+    #[error("expected the comparison after the metric, found {0:?}")]
+    AfterMetric(String),
+    #[error("expected a direction (read, write, trim, all or a tag name), found {0:?}")]
+    BadDirection(String),
+    /// A direction one or two edits from one nines records ([`DIRECTIONS`]).
+    #[error("expected a direction ({}, or a tag of the runs), found {tag:?}: did you mean {near:?}?", DIRECTIONS.join(", "))]
+    Misspelt { tag: String, near: &'static str },
+    #[error("expected a value after the comparison")]
+    NoValue,
+    /// Everything from the comparison on.
+    #[error("expected one comparison (<=, <, >= or >) and a value, found {0:?}")]
+    TwoComparisons(String),
+    #[error("expected one value, found {0:?}")]
+    TwoValues(String),
+    #[error("expected a metric (pQ such as p99.99, median, max, mean or iops), found {0:?}")]
+    NotMetric(String),
+    #[error("{0:?}: at most 10 decimals of a percent")]
+    TooManyDecimals(String),
+    #[error("{0:?}: a level is above p0 and below p100 (use max for the maximum)")]
+    LevelOutOfRange(String),
+    #[error("expected a latency with its unit (ns, us, ms or s), e.g. 1ms, found {0:?}")]
+    NotLatency(String),
+    #[error("{0:?} is longer than 1000000000 s, the longest latency a limit takes")]
+    LatencyTooLong(String),
+    /// Above [`MAX_RATE`].
+    #[error("{0:?} is above {max} I/Os per second (2^53), the highest rate a limit keeps exactly", max = crate::units::group(MAX_RATE as u64))]
+    RateTooHigh(String),
+    #[error("expected an I/O rate, e.g. 50000 or 50k, found {0:?}")]
+    NotRate(String),
+}
+
+impl LimitErrorKind {
+    fn at(self, column: usize) -> LimitError {
+        LimitError { column, kind: self }
+    }
+}
+
+/// A limit naming a direction that is none nines knows and no tag of the runs checked
+/// ([`Spec::check_directions`]): where the limit was written (`at`), the direction it names,
+/// and the runs' tags.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error(
+    "{at}: the direction {tag:?} is none of {} nor a tag of the runs (they have: {})",
+    DIRECTIONS.join(", "),
+    if .have.is_empty() { "no tags".into() } else { .have.join(", ") }
+)]
+pub struct DirectionError {
+    pub at: String,
+    pub tag: String,
+    /// The runs' tags, sorted, each once.
+    pub have: Vec<String>,
+}
+
 impl Spec {
     /// Parse a spec file's text; `source_name` names it in errors and in each limit's `at`.
     pub fn parse(source_name: &str, text: &str) -> Result<Spec, SpecError> {
@@ -284,11 +362,11 @@ impl Spec {
                 let Some(inner) = rest.strip_suffix(']') else {
                     return Err(err(indent + body.chars().count(), "expected ']' closing the section header".into()));
                 };
-                let selector = parse_selector(inner).map_err(|(c, m)| err(indent + 1 + c, m))?;
+                let selector = parse_selector(inner).map_err(|e| err(indent + e.column, e.kind.to_string()))?;
                 spec.sections.push(Section { selector, limits: Vec::new() });
                 continue;
             }
-            let mut limit = parse_limit(body).map_err(|(c, m)| err(indent - 1 + c, m))?;
+            let mut limit = parse_limit(body).map_err(|e| err(indent - 1 + e.column, e.kind.to_string()))?;
             limit.at = format!("{source_name}:{}", n + 1);
             spec.sections.last_mut().expect("a first section").limits.push(limit);
         }
@@ -306,7 +384,7 @@ impl Spec {
                 })
             })
             .collect::<Result<Vec<Limit>, _>>()
-            .map_err(|(column, message)| SpecError { source_name: "--limit".into(), line: 1, column, message })?;
+            .map_err(|e| SpecError { source_name: "--limit".into(), line: 1, column: e.column, message: e.kind.to_string() })?;
         Ok(Spec { sections: vec![Section { selector: Selector::default(), limits: parsed }] })
     }
 
@@ -336,24 +414,21 @@ fn char_col(s: &str, at: usize) -> usize {
     s[..at].chars().count() + 1
 }
 
-/// A selector's conditions; errors as (0-based column within `inner`, message).
-fn parse_selector(inner: &str) -> Result<Selector, (usize, String)> {
+/// A selector's conditions; an error's column is within `inner`.
+fn parse_selector(inner: &str) -> Result<Selector, LimitError> {
     let mut conditions = Vec::new();
     for (at, word) in words(inner) {
         if word == "*" {
             continue;
         }
         let Some((key, glob)) = word.split_once('=') else {
-            return Err((
-                char_col(inner, at) - 1,
-                format!("expected KEY=GLOB (name=..., file=..., or a metadata path such as workload.qd=1), found {word:?}"),
-            ));
+            return Err(LimitErrorKind::NotKeyGlob(word.to_string()).at(char_col(inner, at)));
         };
         if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)) {
-            return Err((char_col(inner, at) - 1, format!("expected a key of letters, digits, '.', '_' or '-' before '=', found {key:?}")));
+            return Err(LimitErrorKind::BadKey(key.to_string()).at(char_col(inner, at)));
         }
         if glob.is_empty() {
-            return Err((char_col(inner, at + word.len()) - 1, format!("expected a value after '{key}='")));
+            return Err(LimitErrorKind::NoGlob(key.to_string()).at(char_col(inner, at + word.len())));
         }
         conditions.push((key.to_string(), glob.to_string()));
     }
@@ -365,11 +440,11 @@ fn words(s: &str) -> impl Iterator<Item = (usize, &str)> {
     s.split_whitespace().map(move |w| (w.as_ptr() as usize - s.as_ptr() as usize, w))
 }
 
-/// One limit, e.g. `read p99.99 <= 1ms` or `read p99.99<=1ms`; errors as (1-based column,
-/// message). `at` is left empty.
-pub fn parse_limit(text: &str) -> Result<Limit, (usize, String)> {
+/// One limit, e.g. `read p99.99 <= 1ms` or `read p99.99<=1ms`; an error's column is within
+/// `text`. `at` is left empty.
+pub fn parse_limit(text: &str) -> Result<Limit, LimitError> {
     let col = |at: usize| char_col(text, at);
-    let op_at = text.find(['<', '>']).ok_or((col(text.len()), "expected a comparison: <=, <, >= or >".to_string()))?;
+    let op_at = text.find(['<', '>']).ok_or_else(|| LimitErrorKind::NoComparison.at(col(text.len())))?;
     let (op, op_len) = match &text[op_at..] {
         s if s.starts_with("<=") => (Op::Le, 2),
         s if s.starts_with(">=") => (Op::Ge, 2),
@@ -380,33 +455,30 @@ pub fn parse_limit(text: &str) -> Result<Limit, (usize, String)> {
     let (tag, metric_word) = match head.as_slice() {
         [(_, t), m] => (*t, *m),
         [] | [_] => {
-            return Err((col(op_at), "expected DIRECTION METRIC before the comparison, e.g. 'read p99.99 <= 1ms'".into()));
+            return Err(LimitErrorKind::NoMetric.at(col(op_at)));
         }
-        [_, _, (at, extra), ..] => return Err((col(*at), format!("expected the comparison after the metric, found {extra:?}"))),
+        [_, _, (at, extra), ..] => return Err(LimitErrorKind::AfterMetric(extra.to_string()).at(col(*at))),
     };
     if !tag.chars().all(|c| c.is_alphanumeric() || "._-:/".contains(c)) {
-        return Err((col(0), format!("expected a direction (read, write, trim, all or a tag name), found {tag:?}")));
+        return Err(LimitErrorKind::BadDirection(tag.to_string()).at(col(0)));
     }
     if let Some(near) = misspelt(crate::tag::Tag::parse(tag).direction) {
-        return Err((
-            col(0),
-            format!("expected a direction ({}, or a tag of the runs), found {tag:?}: did you mean {near:?}?", DIRECTIONS.join(", ")),
-        ));
+        return Err(LimitErrorKind::Misspelt { tag: tag.to_string(), near }.at(col(0)));
     }
-    let metric = parse_metric(metric_word.1).map_err(|m| (col(metric_word.0), m))?;
+    let metric = parse_metric(metric_word.1).map_err(|k| k.at(col(metric_word.0)))?;
     let value_at = op_at + op_len;
     let value_text = text[value_at..].trim();
     let value_col = col(value_at + (text[value_at..].len() - text[value_at..].trim_start().len()));
     if value_text.is_empty() {
-        return Err((value_col, "expected a value after the comparison".into()));
+        return Err(LimitErrorKind::NoValue.at(value_col));
     }
     if value_text.starts_with(['<', '>', '=']) {
-        return Err((value_col, format!("expected one comparison (<=, <, >= or >) and a value, found {:?}", &text[op_at..])));
+        return Err(LimitErrorKind::TwoComparisons(text[op_at..].to_string()).at(value_col));
     }
     if value_text.split_whitespace().count() > 1 {
-        return Err((value_col, format!("expected one value, found {value_text:?}")));
+        return Err(LimitErrorKind::TwoValues(value_text.to_string()).at(value_col));
     }
-    let value = if metric.is_latency() { parse_latency(value_text) } else { parse_rate(value_text) }.map_err(|m| (value_col, m))?;
+    let value = if metric.is_latency() { parse_latency(value_text) } else { parse_rate(value_text) }.map_err(|k| k.at(value_col))?;
     Ok(Limit { tag: tag.to_string(), metric, op, value, at: String::new() })
 }
 
@@ -444,27 +516,21 @@ impl Spec {
     /// A limit naming a direction that is no direction nines knows (read, write, trim, sync,
     /// all) and no tag of any of `tags` (the tags of every run checked): a spec error naming
     /// the limit's place, as a misspelling would be, not a verdict on each run.
-    pub fn check_directions(&self, tags: &[String]) -> Result<(), String> {
+    pub fn check_directions(&self, tags: &[String]) -> Result<(), DirectionError> {
         for l in self.sections.iter().flat_map(|s| &s.limits) {
             let d = crate::tag::Tag::parse(&l.tag).direction;
             if !DIRECTIONS.contains(&d) && !tags.contains(&l.tag) {
-                let mut have: Vec<&str> = tags.iter().map(String::as_str).collect();
+                let mut have: Vec<String> = tags.to_vec();
                 have.sort_unstable();
                 have.dedup();
-                return Err(format!(
-                    "{}: the direction {:?} is none of {} nor a tag of the runs (they have: {})",
-                    l.at,
-                    l.tag,
-                    DIRECTIONS.join(", "),
-                    if have.is_empty() { "no tags".into() } else { have.join(", ") }
-                ));
+                return Err(DirectionError { at: l.at.clone(), tag: l.tag.clone(), have });
             }
         }
         Ok(())
     }
 }
 
-fn parse_metric(w: &str) -> Result<Metric, String> {
+fn parse_metric(w: &str) -> Result<Metric, LimitErrorKind> {
     let lower = w.to_ascii_lowercase();
     match lower.as_str() {
         "max" => return Ok(Metric::Max),
@@ -473,7 +539,7 @@ fn parse_metric(w: &str) -> Result<Metric, String> {
         "median" => return Ok(Metric::Level(Level { label: "p50".into(), num: 1, den: 2 })),
         _ => {}
     }
-    let expected = || format!("expected a metric (pQ such as p99.99, median, max, mean or iops), found {w:?}");
+    let expected = || LimitErrorKind::NotMetric(w.to_string());
     let pct = lower.strip_prefix('p').ok_or_else(expected)?;
     // (the same rule as quantile::level_of_percent, written out: routed through that function
     // and its error type, the viewer's page, which parses specs, grew by about 800 bytes
@@ -484,12 +550,12 @@ fn parse_metric(w: &str) -> Result<Metric, String> {
     // the level as an exact fraction of a power of ten, from its decimal digits
     let (int, frac) = pct.split_once('.').unwrap_or((pct, ""));
     if frac.len() > 10 {
-        return Err(format!("{w:?}: at most 10 decimals of a percent"));
+        return Err(LimitErrorKind::TooManyDecimals(w.to_string()));
     }
     let den = 100 * 10u64.pow(frac.len() as u32);
     let num: u64 = format!("{int}{frac}").parse().map_err(|_| expected())?;
     if num == 0 || num >= den {
-        return Err(format!("{w:?}: a level is above p0 and below p100 (use max for the maximum)"));
+        return Err(LimitErrorKind::LevelOutOfRange(w.to_string()));
     }
     Level::from_quantile(num as f64 / den as f64)
         .filter(|l| u128::from(l.num) * u128::from(den) == u128::from(num) * u128::from(l.den))
@@ -499,17 +565,14 @@ fn parse_metric(w: &str) -> Result<Metric, String> {
 
 /// A latency with its unit, in ns. Unlike a duration flag, a bare number is refused: a
 /// spec line `read p99 <= 1` is too easily meant as 1 ms.
-pub fn parse_latency(s: &str) -> Result<f64, String> {
+pub fn parse_latency(s: &str) -> Result<f64, LimitErrorKind> {
     let lower = s.to_ascii_lowercase();
     if !lower.ends_with("ns") && !lower.ends_with("us") && !lower.ends_with("µs") && !lower.ends_with("ms") && !lower.ends_with('s') {
-        return Err(format!("expected a latency with its unit (ns, us, ms or s), e.g. 1ms, found {s:?}"));
+        return Err(LimitErrorKind::NotLatency(s.to_string()));
     }
-    crate::units::parse_duration_ns(s).map(|ns| ns as f64).map_err(|e| {
-        if e.contains("out of range") {
-            format!("{s:?} is longer than 1000000000 s, the longest latency a limit takes")
-        } else {
-            format!("expected a latency with its unit (ns, us, ms or s), e.g. 1ms, found {s:?}")
-        }
+    crate::units::parse_duration_ns(s).map(|ns| ns as f64).map_err(|e| match e {
+        crate::units::UnitError::DurationOutOfRange(_) => LimitErrorKind::LatencyTooLong(s.to_string()),
+        _ => LimitErrorKind::NotLatency(s.to_string()),
     })
 }
 
@@ -519,7 +582,7 @@ pub fn parse_latency(s: &str) -> Result<f64, String> {
 pub const MAX_RATE: f64 = 9_007_199_254_740_992.0;
 
 /// An I/O rate: `50000`, `50k`, `1.5m` (k = 1,000), at most [`MAX_RATE`].
-fn parse_rate(s: &str) -> Result<f64, String> {
+fn parse_rate(s: &str) -> Result<f64, LimitErrorKind> {
     let lower = s.to_ascii_lowercase().replace('_', "");
     let (num, mult) = match lower.chars().last() {
         Some('k') => (&lower[..lower.len() - 1], 1e3),
@@ -529,11 +592,8 @@ fn parse_rate(s: &str) -> Result<f64, String> {
     };
     match num.parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 && v * mult <= MAX_RATE => Ok(v * mult),
-        Ok(v) if v >= 0.0 => Err(format!(
-            "{s:?} is above {} I/Os per second (2^53), the highest rate a limit keeps exactly",
-            crate::units::group(MAX_RATE as u64)
-        )),
-        _ => Err(format!("expected an I/O rate, e.g. 50000 or 50k, found {s:?}")),
+        Ok(v) if v >= 0.0 => Err(LimitErrorKind::RateTooHigh(s.to_string())),
+        _ => Err(LimitErrorKind::NotRate(s.to_string())),
     }
 }
 
@@ -1037,10 +1097,14 @@ mod tests {
         assert_eq!(parse_limit("read median <= 90us").unwrap().metric.label(), "p50");
         assert_eq!(parse_limit("read p99.5 <= 1ms").unwrap().metric.label(), "p99.5");
         assert_eq!(parse_limit("read p99.99 <= 1ms").unwrap().text(), "read p99.99 <= 1.00ms");
-        let err = |s: &str| parse_limit(s).unwrap_err();
+        let err = |s: &str| {
+            let e = parse_limit(s).unwrap_err();
+            (e.column, e.kind.to_string())
+        };
         assert_eq!(err("read p99.99 <= 1").0, 16);
         assert!(err("read p99.99 <= 1").1.contains("unit"), "{:?}", err("read p99.99 <= 1"));
         assert_eq!(err("read q99 <= 1ms"), (6, "expected a metric (pQ such as p99.99, median, max, mean or iops), found \"q99\"".into()));
+        assert_eq!(parse_limit("read q99 <= 1ms").unwrap_err(), LimitErrorKind::NotMetric("q99".into()).at(6));
         assert_eq!(err("read p99.99 = 1ms").0, 18);
         assert_eq!(err("p99 <= 1ms").0, 5);
         assert_eq!(err("read p99 extra <= 1ms").0, 10);
@@ -1061,7 +1125,7 @@ mod tests {
             "{e}"
         );
         assert!(parse_limit("read iops >= 9007.3t").is_err(), "t is not a rate's suffix");
-        assert!(parse_limit("read iops >= 9007200g").unwrap_err().1.contains("2^53"));
+        assert!(parse_limit("read iops >= 9007200g").unwrap_err().kind.to_string().contains("2^53"));
         assert_eq!(parse_limit("read iops >= 9007199254740992").unwrap().value, MAX_RATE);
         let e = Spec::from_limits(&["read p99 <= 99999999999999999999s".into()]).unwrap_err();
         assert!(e.to_string().contains("--limit:1:13: \"99999999999999999999s\" is longer than 1000000000 s"), "{e}");
@@ -1255,7 +1319,7 @@ mod tests {
         assert!(spec.check_directions(&["lookups".into()]).is_ok());
         let e = spec.check_directions(&["read".into(), "write".into()]).unwrap_err();
         assert_eq!(
-            e,
+            e.to_string(),
             "s:2: the direction \"lookups\" is none of read, write, trim, sync, all nor a tag of the runs (they have: read, write)"
         );
     }

@@ -5,7 +5,8 @@
 //! fetches the archive). The viewer's workers run it in a wasm module of their own (the
 //! `nines-worker` crate), built for speed where the page's is built for size.
 
-use crate::compact::{self, Builder, Compact};
+use crate::compact::{self, Builder, Compact, CompactError, WriteError};
+use crate::import::LoadError;
 
 /// The longest group a worker's compact form carries: a minute, the round of SNIA PTS
 /// steady-state measurement (and the default of `nines report`).
@@ -15,18 +16,32 @@ pub const GROUP_S: f64 = 60.0;
 /// little, and the panels that work per window (steady state, run-to-run) keep their rounds.
 pub const FULL_WINDOWS: usize = 2_000;
 
+/// Why a run could not be summarised; each names the file.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SummariseError {
+    /// A compact form that does not read.
+    #[error(transparent)]
+    Compact(#[from] CompactError),
+    /// A raw run that does not read.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// The compact form could not be written (the file's name and why).
+    #[error("{source_name}: {error}")]
+    Write { source_name: String, error: WriteError },
+}
+
 /// The compact form of the run in `bytes` (named `name` in errors); a compact form is
 /// checked and passed on as it is.
-pub fn summarise(name: &str, bytes: &[u8]) -> Result<Vec<u8>, String> {
+pub fn summarise(name: &str, bytes: &[u8]) -> Result<Vec<u8>, SummariseError> {
     if compact::sniff(bytes) {
-        Compact::read(name, bytes).map_err(|e| e.to_string())?;
+        Compact::read(name, bytes)?;
         return Ok(bytes.to_vec());
     }
-    let run = crate::import::read_any(name, bytes).map_err(|e| e.to_string())?;
+    let run = crate::import::read_any(name, bytes)?;
     let b = Builder::new(&run);
     let group = if run.windows.len() <= FULL_WINDOWS { 1 } else { b.group_within(GROUP_S) };
     // stored, not deflated: the form only crosses to the page's memory
-    b.build(group).write_stored().map_err(|e| format!("{name}: {e}"))
+    b.build(group).write_stored().map_err(|error| SummariseError::Write { source_name: name.to_string(), error })
 }
 
 #[cfg(test)]
@@ -82,11 +97,11 @@ mod tests {
     fn a_compact_form_passes_as_it_is_and_bad_bytes_name_the_file() {
         let c = summarise("a.hlog", &archive(3)).unwrap();
         assert_eq!(summarise("a.compact", &c).unwrap(), c);
-        let e = summarise("bad.hlog", b"#[StartTime: x\nnot a line\n").unwrap_err();
+        let e = summarise("bad.hlog", b"#[StartTime: x\nnot a line\n").unwrap_err().to_string();
         assert!(e.contains("bad.hlog"), "{e}");
         let mut cut = c.clone();
         cut.truncate(c.len() / 2);
-        let e = summarise("cut.compact", &cut).unwrap_err();
+        let e = summarise("cut.compact", &cut).unwrap_err().to_string();
         assert!(e.contains("cut.compact"), "{e}");
     }
 }

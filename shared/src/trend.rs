@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use crate::compare::{self, Verdict};
 use crate::run::Run;
 use crate::stats::RunStats;
-use crate::workload_key::WorkloadKey;
+use crate::workload_key::{WorkloadKey, WorkloadKeyError};
 
 /// One level of one direction of a run: its value and 95% interval (ns), and the I/Os beyond.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,6 +18,23 @@ pub struct LevelSummary {
     pub value_ns: Option<u64>,
     pub ci95_ns: Option<(u64, u64)>,
     pub beyond: u64,
+}
+
+/// Which part of a [`Summary`]'s JSON form is not as [`Summary::to_json`] writes it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SummaryError {
+    #[error("'start' is not a number")]
+    Start,
+    #[error(transparent)]
+    Workload(#[from] WorkloadKeyError),
+    #[error("no 'tags' list")]
+    NoTags,
+    /// The tag at this index of the list.
+    #[error("tag {0}: expected [tag, count, levels]")]
+    Tag(usize),
+    /// A level (its index) of a tag.
+    #[error("tag '{tag}': level {index}: expected [label, value, lo, hi, beyond]")]
+    Level { tag: String, index: usize },
 }
 
 /// A run's whole-run levels per direction, as a site's manifest keeps them.
@@ -77,25 +94,25 @@ impl Summary {
     }
 
     /// Read [`Summary::to_json`]'s form; the error says which part is not as written.
-    pub fn from_json(v: &Value) -> Result<Summary, String> {
+    pub fn from_json(v: &Value) -> Result<Summary, SummaryError> {
         let start = match v.get("start") {
             None | Some(Value::Null) => None,
-            Some(s) => Some(s.as_f64().ok_or("'start' is not a number")?),
+            Some(s) => Some(s.as_f64().ok_or(SummaryError::Start)?),
         };
         let workload = v.get("workload").map(WorkloadKey::from_json).transpose()?;
-        let tags = v.get("tags").and_then(Value::as_array).ok_or("no 'tags' list")?;
+        let tags = v.get("tags").and_then(Value::as_array).ok_or(SummaryError::NoTags)?;
         let mut out = Vec::with_capacity(tags.len());
         for (k, tv) in tags.iter().enumerate() {
-            let bad_tag = || format!("tag {k}: expected [tag, count, levels]");
+            let bad_tag = || SummaryError::Tag(k);
             let (t, n, lv) = match tv.as_array().map(Vec::as_slice) {
                 Some([t, n, lv]) => (t.as_str().ok_or_else(bad_tag)?, n.as_u64().ok_or_else(bad_tag)?, lv.as_array().ok_or_else(bad_tag)?),
                 _ => return Err(bad_tag()),
             };
             let mut levels = Vec::with_capacity(lv.len());
             for (i, l) in lv.iter().enumerate() {
-                let bad = || format!("tag '{t}': level {i}: expected [label, value, lo, hi, beyond]");
+                let bad = || SummaryError::Level { tag: t.to_string(), index: i };
                 let a = l.as_array().filter(|a| a.len() == 5).ok_or_else(bad)?;
-                let opt = |x: &Value| -> Result<Option<u64>, String> {
+                let opt = |x: &Value| -> Result<Option<u64>, SummaryError> {
                     if x.is_null() {
                         Ok(None)
                     } else {
@@ -202,8 +219,11 @@ mod tests {
         let p999 = s.level("read", "p99.9").unwrap();
         let want = st.tags.get("read").unwrap().levels.iter().find(|l| l.label == "p99.9").unwrap();
         assert_eq!((p999.value_ns, p999.ci95_ns, p999.beyond), (want.value_ns, want.ci95_ns, want.beyond));
-        assert!(Summary::from_json(&json!({"tags": [["read", 1, [["p50", "x", null, null, 0]]]]})).unwrap_err().contains("level 0"));
-        assert!(Summary::from_json(&json!({"tags": [["read", 1]]})).unwrap_err().contains("tag 0"));
+        assert!(Summary::from_json(&json!({"tags": [["read", 1, [["p50", "x", null, null, 0]]]]}))
+            .unwrap_err()
+            .to_string()
+            .contains("level 0"));
+        assert!(Summary::from_json(&json!({"tags": [["read", 1]]})).unwrap_err().to_string().contains("tag 0"));
         assert!(Summary::from_json(&json!({"start": "now", "tags": {}})).is_err());
     }
 

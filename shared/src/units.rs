@@ -5,8 +5,9 @@
 //! The parsing rules are fio's (its documentation, "Parameter types", with the default
 //! `kb_base=1024`): `k`, `K`, `KB` and `KiB` all mean 1024 bytes, `m`/`MiB` 1024², `g`/`GiB`
 //! 1024³, `t`/`TiB` 1024⁴; a bare number of bytes is bytes, a bare duration is seconds, and
-//! durations take `ns`, `us`, `ms`, `s`, `m` (minutes) and `h`. Each parser returns a sentence
-//! that says what was expected, so it can serve as a clap `value_parser` unchanged.
+//! durations take `ns`, `us`, `ms`, `s`, `m` (minutes) and `h`. Each parser's error, a
+//! [`UnitError`], displays as a sentence that says what was expected, so the parser can serve
+//! as a clap `value_parser` unchanged.
 //!
 //! ```
 //! use nines_core::units::{parse_duration_ns, parse_size};
@@ -14,6 +15,37 @@
 //! assert_eq!(parse_duration_ns("500ms"), Ok(500_000_000));
 //! assert_eq!(parse_duration_ns("2"), Ok(2_000_000_000));
 //! ```
+
+/// Why a size, duration, count or block-size split could not be read: each variant keeps the
+/// text as written (or the number at fault) and says what was expected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UnitError {
+    #[error("{0:?} is not a size; expected e.g. 4k, 512, 64KiB, 1GiB")]
+    NotSize(String),
+    #[error("size {0:?} is out of range")]
+    SizeOutOfRange(String),
+    #[error("size {0:?} is not a whole number of bytes")]
+    NotWholeBytes(String),
+    #[error("{0:?} is not a duration; expected e.g. 10s, 500ms, 2m (a bare number is seconds)")]
+    NotDuration(String),
+    #[error("duration {0:?} is out of range")]
+    DurationOutOfRange(String),
+    #[error("{0:?} is not a count; expected e.g. 100000 or 100k")]
+    NotCount(String),
+    #[error("count {0:?} is out of range")]
+    CountOutOfRange(String),
+    /// A `--bssplit` entry without its `/PCT`.
+    #[error("bssplit entry {0:?} needs a share: write it like 4k/70")]
+    SplitNoShare(String),
+    /// A `--bssplit` block size of 0 or above [`MAX_BLOCK`].
+    #[error("block size {0} in --bssplit must be between 1 byte and 64MiB")]
+    SplitBlock(u64),
+    #[error("share {0:?} in --bssplit is not a whole percentage")]
+    SplitShare(String),
+    /// The shares' sum.
+    #[error("--bssplit shares add up to {0}%, they must add up to 100% (e.g. 4k/70:64k/30)")]
+    SplitTotal(u32),
+}
 
 /// Split a unit-suffixed number: the leading digits and dots, and the rest trimmed.
 fn split_number(s: &str) -> (&str, &str) {
@@ -24,10 +56,10 @@ fn split_number(s: &str) -> (&str, &str) {
 /// Parse a size in bytes: a number with an optional `k`/`m`/`g`/`t` suffix (powers of 1024),
 /// optionally followed by `b`, `ib` or `B`/`iB` (any case). Fractions are fine as long as the
 /// result is a whole number of bytes (`1.5m`).
-pub fn parse_size(s: &str) -> Result<u64, String> {
+pub fn parse_size(s: &str) -> Result<u64, UnitError> {
     let lower = s.trim().to_ascii_lowercase();
     let (num, suffix) = split_number(&lower);
-    let expected = || format!("{s:?} is not a size; expected e.g. 4k, 512, 64KiB, 1GiB");
+    let expected = || UnitError::NotSize(s.to_string());
     let mult: u64 = match suffix {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1 << 10,
@@ -39,20 +71,20 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     let v: f64 = num.parse().map_err(|_| expected())?;
     let bytes = v * mult as f64;
     if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 / 2.0 {
-        return Err(format!("size {s:?} is out of range"));
+        return Err(UnitError::SizeOutOfRange(s.to_string()));
     }
     if bytes.fract() != 0.0 {
-        return Err(format!("size {s:?} is not a whole number of bytes"));
+        return Err(UnitError::NotWholeBytes(s.to_string()));
     }
     Ok(bytes as u64)
 }
 
 /// Parse a duration in nanoseconds: a number with `ns`, `us`, `ms`, `s`, `m` (minutes) or `h`
 /// (any case); a bare number is seconds, as in fio.
-pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
+pub fn parse_duration_ns(s: &str) -> Result<u64, UnitError> {
     let lower = s.trim().to_ascii_lowercase();
     let (num, suffix) = split_number(&lower);
-    let expected = || format!("{s:?} is not a duration; expected e.g. 10s, 500ms, 2m (a bare number is seconds)");
+    let expected = || UnitError::NotDuration(s.to_string());
     let mult: f64 = match suffix {
         "ns" => 1.0,
         "us" | "µs" => 1e3,
@@ -65,20 +97,20 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
     let v: f64 = num.parse().map_err(|_| expected())?;
     let ns = v * mult;
     if !ns.is_finite() || !(0.0..=1e18).contains(&ns) {
-        return Err(format!("duration {s:?} is out of range"));
+        return Err(UnitError::DurationOutOfRange(s.to_string()));
     }
     Ok(ns.round() as u64)
 }
 
 /// Parse a duration in seconds (for options kept in seconds, such as a stats range): as
 /// [`parse_duration_ns`], so `90`, `90s`, `1.5m` and `1500ms` are all accepted.
-pub fn parse_duration_s(s: &str) -> Result<f64, String> {
+pub fn parse_duration_s(s: &str) -> Result<f64, UnitError> {
     parse_duration_ns(s).map(|ns| ns as f64 / 1e9)
 }
 
 /// Parse a count: a whole number with an optional `k`, `m` or `g` suffix (powers of 1000, as
 /// counts are not sizes) and `_` separators allowed.
-pub fn parse_count(s: &str) -> Result<u64, String> {
+pub fn parse_count(s: &str) -> Result<u64, UnitError> {
     let t = s.trim().to_ascii_lowercase().replace('_', "");
     let (num, mult) = match t.chars().last() {
         Some('k') => (&t[..t.len() - 1], 1_000u64),
@@ -86,8 +118,8 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
         Some('g') => (&t[..t.len() - 1], 1_000_000_000),
         _ => (&t[..], 1),
     };
-    let v: u64 = num.parse().map_err(|_| format!("{s:?} is not a count; expected e.g. 100000 or 100k"))?;
-    v.checked_mul(mult).ok_or_else(|| format!("count {s:?} is out of range"))
+    let v: u64 = num.parse().map_err(|_| UnitError::NotCount(s.to_string()))?;
+    v.checked_mul(mult).ok_or_else(|| UnitError::CountOutOfRange(s.to_string()))
 }
 
 /// The largest block size an I/O may have.
@@ -96,23 +128,22 @@ pub const MAX_BLOCK: u64 = 64 << 20;
 /// Parse a block-size split as fio's `bssplit` writes it, `4k/70:64k/30`: block sizes (1 byte
 /// to 64MiB) with their share in whole percent, summing to 100. Entries with a share of 0 are
 /// dropped.
-pub fn parse_bssplit(s: &str) -> Result<Vec<(u32, u32)>, String> {
+pub fn parse_bssplit(s: &str) -> Result<Vec<(u32, u32)>, UnitError> {
     let mut out = Vec::new();
     for part in s.split(':').filter(|p| !p.trim().is_empty()) {
-        let (bs, pct) = part.split_once('/').ok_or_else(|| format!("bssplit entry {part:?} needs a share: write it like 4k/70"))?;
+        let (bs, pct) = part.split_once('/').ok_or_else(|| UnitError::SplitNoShare(part.to_string()))?;
         let bs = parse_size(bs)?;
         if bs == 0 || bs > MAX_BLOCK {
-            return Err(format!("block size {bs} in --bssplit must be between 1 byte and 64MiB"));
+            return Err(UnitError::SplitBlock(bs));
         }
-        let pct: u32 =
-            pct.trim().trim_end_matches('%').parse().map_err(|_| format!("share {pct:?} in --bssplit is not a whole percentage"))?;
+        let pct: u32 = pct.trim().trim_end_matches('%').parse().map_err(|_| UnitError::SplitShare(pct.to_string()))?;
         if pct > 0 {
             out.push((bs as u32, pct));
         }
     }
     let total: u32 = out.iter().map(|(_, p)| p).sum();
     if out.is_empty() || total != 100 {
-        return Err(format!("--bssplit shares add up to {total}%, they must add up to 100% (e.g. 4k/70:64k/30)"));
+        return Err(UnitError::SplitTotal(total));
     }
     Ok(out)
 }
@@ -304,8 +335,8 @@ mod tests {
         assert!(parse_size("4q").is_err());
         assert!(parse_size("").is_err());
         assert!(parse_size("-4k").is_err());
-        assert!(parse_size("0.3k").unwrap_err().contains("whole number"));
-        assert!(parse_size("99999999999t").unwrap_err().contains("out of range"));
+        assert!(parse_size("0.3k").unwrap_err().to_string().contains("whole number"));
+        assert!(parse_size("99999999999t").unwrap_err().to_string().contains("out of range"));
     }
 
     #[test]
@@ -352,7 +383,7 @@ mod tests {
     fn bssplits() {
         assert_eq!(parse_bssplit("4k/70:64k/30"), Ok(vec![(4096, 70), (65536, 30)]));
         assert_eq!(parse_bssplit("4k/100:8k/0"), Ok(vec![(4096, 100)]));
-        assert!(parse_bssplit("4k/70:64k/20").unwrap_err().contains("100%"));
+        assert!(parse_bssplit("4k/70:64k/20").unwrap_err().to_string().contains("100%"));
         assert!(parse_bssplit("4k").is_err());
         assert!(parse_bssplit("4k/x").is_err());
         assert!(parse_bssplit("128m/100").is_err());

@@ -19,8 +19,9 @@ use serde::Serialize;
 
 use crate::hist::Hist;
 use crate::precision::Precision;
+use crate::quantile::LevelError;
 use crate::quantile::{value_at, Level, Support};
-use crate::spec::{parse_latency, parse_limit, Metric, Op};
+use crate::spec::{parse_latency, parse_limit, LimitErrorKind, Metric, Op};
 use crate::units::format_ns;
 
 /// An upper limit on a level in every window: `p99.99=2ms` for every direction, or a QoS
@@ -62,24 +63,42 @@ fn same_level(a: &Level, b: &Level) -> bool {
 /// One limit as written: `p99.99=2ms` (every direction; the level as `--levels` takes it, the
 /// latency with its unit) or `read p99.99 <= 2ms` (a spec's syntax; an upper limit on a
 /// level). The error names the item and what is expected.
-pub fn parse_window_limit(s: &str) -> Result<WindowLimit, String> {
+pub fn parse_window_limit(s: &str) -> Result<WindowLimit, WindowLimitError> {
     let t = s.trim();
+    let text = || s.to_string();
     if t.contains(['<', '>']) {
-        let l = parse_limit(t).map_err(|(_, m)| format!("{s:?}: {m}"))?;
+        let l = parse_limit(t).map_err(|e| WindowLimitError::Limit { text: text(), kind: e.kind })?;
         let Metric::Level(level) = l.metric else {
-            return Err(format!("{s:?}: expected a limit on a level, such as 'read p99.99 <= 2ms'"));
+            return Err(WindowLimitError::NotOnLevel(text()));
         };
         if !matches!(l.op, Op::Le | Op::Lt) {
-            return Err(format!("{s:?}: expected an upper limit (<= or <) on the level"));
+            return Err(WindowLimitError::NotUpper(text()));
         }
         return Ok(WindowLimit { tag: Some(l.tag), level, op: l.op, value_ns: l.value as u64 });
     }
     let Some((level, value)) = t.split_once('=') else {
-        return Err(format!("{s:?} is not a limit: expected LEVEL=LATENCY such as p99.99=2ms, or 'read p99.99 <= 2ms'"));
+        return Err(WindowLimitError::NotLimit(text()));
     };
-    let level = crate::quantile::parse_level(level).map_err(|m| format!("{s:?}: {m}"))?;
-    let value_ns = parse_latency(value.trim()).map_err(|m| format!("{s:?}: {m}"))? as u64;
+    let level = crate::quantile::parse_level(level).map_err(|e| WindowLimitError::Level { text: text(), error: e })?;
+    let value_ns = parse_latency(value.trim()).map_err(|kind| WindowLimitError::Limit { text: text(), kind })? as u64;
     Ok(WindowLimit { tag: None, level, op: Op::Le, value_ns })
+}
+
+/// Why a `--window-limit` item is no limit on a level: the item as written (`text`) and what
+/// was expected.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum WindowLimitError {
+    /// Its limit (or its latency) as a spec reads it.
+    #[error("{text:?}: {kind}")]
+    Limit { text: String, kind: LimitErrorKind },
+    #[error("{0:?}: expected a limit on a level, such as 'read p99.99 <= 2ms'")]
+    NotOnLevel(String),
+    #[error("{0:?}: expected an upper limit (<= or <) on the level")]
+    NotUpper(String),
+    #[error("{0:?} is not a limit: expected LEVEL=LATENCY such as p99.99=2ms, or 'read p99.99 <= 2ms'")]
+    NotLimit(String),
+    #[error("{text:?}: {error}")]
+    Level { text: String, error: LevelError },
 }
 
 /// The per-window levels of one direction.
@@ -289,7 +308,7 @@ mod tests {
         let l = parse_window_limit(" write p99.9 < 500us ").unwrap();
         assert_eq!((l.tag.as_deref(), l.op, l.value_ns), (Some("write"), Op::Lt, 500_000));
         assert_eq!(parse_window_limit("99.9=1.5ms").unwrap().level, Level::nines(3));
-        let err = |s: &str| parse_window_limit(s).unwrap_err();
+        let err = |s: &str| parse_window_limit(s).unwrap_err().to_string();
         assert!(err("p101=2ms").contains("\"p101\" is not a level"), "{}", err("p101=2ms"));
         assert!(err("p99=2").contains("expected a latency with its unit"), "{}", err("p99=2"));
         assert!(err("p99").contains("expected LEVEL=LATENCY such as p99.99=2ms"));

@@ -146,17 +146,27 @@ impl WorkloadKey {
 
     /// Read [`WorkloadKey::to_json`]'s form; settings nines does not know are left out (a
     /// newer nines may know more), a value that is not a string is an error naming it.
-    pub fn from_json(v: &Value) -> Result<WorkloadKey, String> {
-        let o = v.as_object().ok_or("'workload' is not an object")?;
+    pub fn from_json(v: &Value) -> Result<WorkloadKey, WorkloadKeyError> {
+        let o = v.as_object().ok_or(WorkloadKeyError::NotObject)?;
         let mut k = WorkloadKey::default();
         for (n, v) in o {
             if let Some(&name) = KEYS.iter().find(|&&k| k == n) {
-                let v = v.as_str().ok_or_else(|| format!("'workload': '{n}' is not a string"))?;
+                let v = v.as_str().ok_or(WorkloadKeyError::NotString(name))?;
                 k.put(name, Some(v.to_string()));
             }
         }
         Ok(k)
     }
+}
+
+/// What is wrong with a workload key's JSON form ([`WorkloadKey::from_json`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WorkloadKeyError {
+    #[error("'workload' is not an object")]
+    NotObject,
+    /// A setting (its name) whose value is not a string.
+    #[error("'workload': '{0}' is not a string")]
+    NotString(&'static str),
 }
 
 fn position(name: &str) -> usize {
@@ -316,7 +326,7 @@ pub(crate) mod tests {
         // the manifest's form reads back
         assert_eq!(WorkloadKey::from_json(&sync.to_json()), Ok(sync));
         assert_eq!(WorkloadKey::from_json(&json!({"qd": "4", "color": "red"})), Ok(WorkloadKey(vec![("qd", "4".into())])));
-        assert!(WorkloadKey::from_json(&json!({"qd": 4})).unwrap_err().contains("'qd'"));
+        assert!(WorkloadKey::from_json(&json!({"qd": 4})).unwrap_err().to_string().contains("'qd'"));
     }
 
     #[test]

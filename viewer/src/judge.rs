@@ -659,7 +659,7 @@ pub const CRITERIA: [&str; 2] = ["iops:10%", "iops_slope:0.1%"];
 pub fn steady_data(st: &ViewState, runs: &dyn JudgeRuns) -> SsData {
     let n = runs.count();
     let ss = &st.steady;
-    let track: Result<Tracked, String> = ss.track.parse();
+    let track: Result<Tracked, convergence::TrackError> = ss.track.parse();
     let unit = match &track {
         Ok(Tracked::Iops) => ConvUnit::Iops,
         Ok(Tracked::Bw) => ConvUnit::Mbps,
@@ -680,7 +680,7 @@ pub fn steady_data(st: &ViewState, runs: &dyn JudgeRuns) -> SsData {
     let track = match track {
         Ok(t) => t,
         Err(e) => {
-            d.note = Some(e);
+            d.note = Some(e.to_string());
             return d;
         }
     };

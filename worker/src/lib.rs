@@ -16,7 +16,7 @@ pub use nines_core::summarise::summarise;
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen(js_name = summarise)]
 pub fn summarise_js(name: &str, bytes: &[u8]) -> Result<Vec<u8>, wasm_bindgen::JsError> {
-    summarise(name, bytes).map_err(|e| wasm_bindgen::JsError::new(&e))
+    summarise(name, bytes).map_err(|e| wasm_bindgen::JsError::new(&e.to_string()))
 }
 
 /// Windows of the warm-up run, per direction. Few: the warm-up's own archive is written with

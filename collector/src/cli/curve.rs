@@ -2,6 +2,7 @@
 //! steps, the limit to search for, and the directory of the points.
 
 use clap::{ArgGroup, Args};
+use nines_core::curve::CurveError;
 use nines_core::spec::Limit;
 use nines_core::units::parse_duration_ns;
 
@@ -15,19 +16,19 @@ pub struct Ladder(pub Vec<u32>);
 #[derive(Clone, Debug, PartialEq)]
 pub struct Steps(pub Vec<f64>);
 
-fn parse_qd_ladder(s: &str) -> Result<Ladder, String> {
+fn parse_qd_ladder(s: &str) -> Result<Ladder, CurveError> {
     nines_core::curve::parse_ladder(s, 65_536).map(Ladder)
 }
 
-fn parse_jobs_ladder(s: &str) -> Result<Ladder, String> {
+fn parse_jobs_ladder(s: &str) -> Result<Ladder, CurveError> {
     nines_core::curve::parse_ladder(s, 1024).map(Ladder)
 }
 
-fn parse_steps(s: &str) -> Result<Steps, String> {
+fn parse_steps(s: &str) -> Result<Steps, CurveError> {
     nines_core::curve::parse_steps(s).map(Steps)
 }
 
-fn parse_limit(s: &str) -> Result<Limit, String> {
+fn parse_limit(s: &str) -> Result<Limit, CurveError> {
     nines_core::curve::target_limit(s)
 }
 

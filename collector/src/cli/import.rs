@@ -44,7 +44,7 @@ fn parse_unit(s: &str) -> std::result::Result<Unit, String> {
 /// A window length in seconds: a duration (`1s`, `500ms`, `2.5s`, `1m`; a bare number is
 /// seconds) of at least 1ms, fio's time resolution.
 pub fn parse_window_s(s: &str) -> std::result::Result<f64, String> {
-    let ns = nines_core::units::parse_duration_ns(s)?;
+    let ns = nines_core::units::parse_duration_ns(s).map_err(|e| e.to_string())?;
     if ns < 1_000_000 {
         return Err(format!("duration {s:?} is shorter than 1ms, fio's time resolution"));
     }

@@ -6,7 +6,7 @@ use clap::Args;
 use nines_core::convergence::Track;
 use nines_core::steady::Criterion;
 
-fn parse_track(s: &str) -> Result<Track, String> {
+fn parse_track(s: &str) -> Result<Track, nines_core::convergence::TrackError> {
     s.parse()
 }
 
@@ -77,7 +77,7 @@ pub struct SweepArgs {
     pub limit: Option<nines_core::spec::Limit>,
 }
 
-fn parse_limit(s: &str) -> Result<nines_core::spec::Limit, String> {
+fn parse_limit(s: &str) -> Result<nines_core::spec::Limit, nines_core::curve::CurveError> {
     nines_core::curve::target_limit(s)
 }
 

@@ -229,7 +229,7 @@ pub struct Durations(pub Vec<u64>);
 #[derive(Clone, Debug, PartialEq)]
 pub struct Percents(pub Vec<f64>);
 
-fn parse_durations(s: &str) -> Result<Durations, String> {
+fn parse_durations(s: &str) -> Result<Durations, nines_core::units::UnitError> {
     s.split(',').map(|d| parse_duration_ns(d.trim())).collect::<Result<Vec<_>, _>>().map(Durations)
 }
 

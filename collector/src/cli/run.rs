@@ -310,7 +310,7 @@ impl RunArgs {
 
 /// A rate in bytes per second: a size (`10m`, `512k`), above 0.
 fn parse_rate(s: &str) -> Result<u64, String> {
-    match parse_size(s)? {
+    match parse_size(s).map_err(|e| e.to_string())? {
         0 => Err("a rate must be above 0 bytes per second".into()),
         r => Ok(r),
     }
@@ -327,19 +327,19 @@ fn parse_path(s: &str) -> Result<PathBuf, String> {
     Ok(PathBuf::from(s))
 }
 
-fn parse_distribution(s: &str) -> Result<Distribution, String> {
+fn parse_distribution(s: &str) -> Result<Distribution, nines_core::distribution::DistributionError> {
     s.parse()
 }
 
 fn parse_block_size(s: &str) -> Result<u32, String> {
-    let b = parse_size(s)?;
+    let b = parse_size(s).map_err(|e| e.to_string())?;
     if b == 0 || b > MAX_BLOCK {
         return Err(format!("{} must be between 1 byte and 64MiB", format_size(b)));
     }
     Ok(b as u32)
 }
 
-fn parse_block_split(s: &str) -> Result<BlockSplit, String> {
+fn parse_block_split(s: &str) -> Result<BlockSplit, nines_core::units::UnitError> {
     parse_bssplit(s).map(BlockSplit)
 }
 

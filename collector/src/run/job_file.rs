@@ -21,7 +21,7 @@ use crate::load;
 pub fn read_plan(path: &Path, given: &[String]) -> Result<Plan> {
     let name = path.display().to_string();
     let text = load::read_text(path).map_err(|e| anyhow!("{name}: {e}"))?;
-    let mut include = |inc: &str, from: &str| -> Result<(String, String), String> {
+    let mut include = |inc: &str, from: &str| -> Result<(String, String), fio_job::IncludeError> {
         // as fio: the name as given (from the working directory), else beside the including file
         let mut p = PathBuf::from(inc);
         if !p.exists() {
@@ -29,7 +29,8 @@ pub fn read_plan(path: &Path, given: &[String]) -> Result<Plan> {
                 p = dir.join(inc);
             }
         }
-        let text = load::read_included_text(&p).map_err(|e| format!("'{}': {e}", fio_job::excerpt(&p.display().to_string())))?;
+        let text =
+            load::read_included_text(&p).map_err(|e| fio_job::IncludeError::of_file(fio_job::excerpt(&p.display().to_string()), e))?;
         Ok((p.display().to_string(), text))
     };
     let env = |v: &str| std::env::var(v).ok();

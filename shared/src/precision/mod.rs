@@ -56,36 +56,54 @@ pub struct Bucket {
     pub at_least: bool,
 }
 
+/// What is wrong with a run's stated precision (its metadata value, [`Precision::from_value`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PrecisionError {
+    #[error("expected an object with a \"kind\"")]
+    NotObject,
+    #[error("no \"kind\"")]
+    NoKind,
+    #[error("unknown precision kind \"{0}\" (known: {FIO_KIND}, {STEPS_KIND})")]
+    UnknownKind(String),
+    /// A field (its key) that is not a whole number.
+    #[error("\"{0}\" is not a whole number")]
+    NotWhole(&'static str),
+    #[error("fio's bucket coarseness is at most {MAX_COARSENESS}, not {0}")]
+    Coarseness(u64),
+    #[error("\"edges_ns\" is not a list")]
+    EdgesNotList,
+    #[error("\"edges_ns\" holds a value that is not a whole number")]
+    EdgeNotWhole,
+    #[error("\"edges_ns\" must be a non-empty ascending list")]
+    EdgesNotAscending,
+}
+
 impl Precision {
     /// A precision from its metadata value; what is wrong with it otherwise.
-    pub fn from_value(v: &Value) -> Result<Precision, String> {
-        let p = v.as_object().ok_or("expected an object with a \"kind\"")?;
-        let uint = |k: &str| match p.get(k) {
+    pub fn from_value(v: &Value) -> Result<Precision, PrecisionError> {
+        let p = v.as_object().ok_or(PrecisionError::NotObject)?;
+        let uint = |k: &'static str| match p.get(k) {
             None => Ok(0),
-            Some(x) => x.as_u64().ok_or(format!("\"{k}\" is not a whole number")),
+            Some(x) => x.as_u64().ok_or(PrecisionError::NotWhole(k)),
         };
         match p.get("kind").and_then(Value::as_str) {
             Some(FIO_KIND) => {
                 let c = uint("coarseness")?;
                 if c > u64::from(MAX_COARSENESS) {
-                    return Err(format!("fio's bucket coarseness is at most {MAX_COARSENESS}, not {c}"));
+                    return Err(PrecisionError::Coarseness(c));
                 }
                 Ok(Precision::Fio { coarseness: c as u8 })
             }
             Some(STEPS_KIND) => {
-                let edges = p.get("edges_ns").and_then(Value::as_array).ok_or("\"edges_ns\" is not a list")?;
-                let edges_ns = edges
-                    .iter()
-                    .map(Value::as_u64)
-                    .collect::<Option<Vec<u64>>>()
-                    .ok_or("\"edges_ns\" holds a value that is not a whole number")?;
+                let edges = p.get("edges_ns").and_then(Value::as_array).ok_or(PrecisionError::EdgesNotList)?;
+                let edges_ns = edges.iter().map(Value::as_u64).collect::<Option<Vec<u64>>>().ok_or(PrecisionError::EdgeNotWhole)?;
                 if edges_ns.is_empty() || edges_ns.windows(2).any(|w| w[0] > w[1]) {
-                    return Err("\"edges_ns\" must be a non-empty ascending list".into());
+                    return Err(PrecisionError::EdgesNotAscending);
                 }
                 Ok(Precision::Steps { edges_ns, res_ns: uint("resolution_ns")? })
             }
-            Some(k) => Err(format!("unknown precision kind \"{k}\" (known: {FIO_KIND}, {STEPS_KIND})")),
-            None => Err("no \"kind\"".into()),
+            Some(k) => Err(PrecisionError::UnknownKind(k.to_string())),
+            None => Err(PrecisionError::NoKind),
         }
     }
 
