@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Finds import cycles between the files of a Rust crate (the viewer's, by default).
 
-    python3 scripts/import-graph.py [--tests] [CRATE_SRC_DIR ...]      (default: viewer/src)
+    python3 scripts/import-graph.py [--tests] [--modules] [CRATE_SRC_DIR ...]   (default: viewer/src)
 
 Every `.rs` file under the directory is one module: `lib.rs` or `main.rs` the crate root,
 `a/mod.rs` and `a.rs` (with its children in `a/`) the module `a`, `a/b.rs` the module `a::b`.
@@ -26,6 +26,11 @@ counts as that module's, as the compiler sees the path. Visibility paths (`pub(i
 and comments, strings and doc links are not uses. Paths through external crates
 (`nines_core::...`, `leptos::...`) and macros defined with `macro_rules!` are not followed.
 `#[path]` attributes are not supported (the crates of nines use none).
+
+With `--modules` the nodes are the crate's top-level modules instead of its files: `a.rs`,
+`a/mod.rs` and every file under `a/` are the one module `a` (the crate root is one more): the files of one top-level module may
+use each other (a folder's files their parent's items, as Rust's facade modules do), while no
+two top-level modules may use each other, through any of their files.
 
 Prints each strongly connected component of more than one file (a set of files each of which
 reaches every other through uses), with the uses inside it, and exits 1 if there is any; else
@@ -327,20 +332,35 @@ def components(nodes, edges):
     return comps
 
 
-def check(src, tests):
+def top_module(rel):
+    """The top-level module a file belongs to (`--modules`): `a.rs`, `a/mod.rs`, `a/b/c.rs`
+    are `a`; `lib.rs` and `main.rs` the crate root."""
+    first = rel.split("/")[0]
+    if first in ("lib.rs", "main.rs"):
+        return "(crate root)"
+    return first[:-3] if first.endswith(".rs") else first
+
+
+def check(src, tests, modules=False):
     crate = Crate(src, tests)
     uses = crate.uses()
+    node = top_module if modules else (lambda rel: rel)
     edges, names = {}, {}
     for a, b, path in uses:
+        a, b = node(a), node(b)
+        if a == b:
+            continue
         edges.setdefault(a, set()).add(b)
         names.setdefault((a, b), set()).add(path)
-    cycles = [c for c in components(sorted(crate.code), edges) if len(c) > 1]
+    nodes = sorted({node(f) for f in crate.code})
+    what = "modules" if modules else "files"
+    cycles = [c for c in components(nodes, edges) if len(c) > 1]
     pairs = sum(len(v) for v in edges.values())
     if not cycles:
-        print(f"{src}: no import cycles ({len(crate.code)} files, {pairs} file-to-file uses)")
+        print(f"{src}: no import cycles ({len(nodes)} {what}, {pairs} {what[:-1]}-to-{what[:-1]} uses)")
         return 0
     for c in sorted(cycles, key=len, reverse=True):
-        print(f"{src}: a cycle of {len(c)} files:")
+        print(f"{src}: a cycle of {len(c)} {what}:")
         members = set(c)
         for a in c:
             for b in sorted(edges.get(a, ()) & members):
@@ -352,13 +372,14 @@ def check(src, tests):
 
 def main(argv):
     tests = "--tests" in argv[1:]
-    dirs = [a for a in argv[1:] if a != "--tests"] or ["viewer/src"]
+    modules = "--modules" in argv[1:]
+    dirs = [a for a in argv[1:] if a not in ("--tests", "--modules")] or ["viewer/src"]
     status = 0
     for d in dirs:
         if not os.path.isdir(d):
             print(f"{d}: not a directory", file=sys.stderr)
             return 2
-        status |= check(d.rstrip("/"), tests)
+        status |= check(d.rstrip("/"), tests, modules)
     return status
 
 

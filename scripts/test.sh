@@ -30,6 +30,8 @@ echo "== gates: no function over 120 lines without a // long: reason beside it"
 python3 scripts/long-fns.py
 echo "== gates: no import cycle between the viewer's files (the app's panels over what they share)"
 python3 scripts/import-graph.py viewer/src
+echo "== gates: no import cycle between the top-level modules of nines-core and the collector"
+python3 scripts/import-graph.py --modules shared/src collector/src
 
 # ---- other operating systems and the static Linux binary ---------------------------------
 # Every command but the Linux-only I/O builds for macOS and Windows (nines run there uses the

@@ -331,13 +331,14 @@ impl Merger {
     #[must_use]
     pub fn with_budget(mut self, bytes: usize) -> Merger {
         self.budget = bytes;
+        self.store = Store::for_budget(bytes);
         self
     }
 
     /// The sums of the band the runs were just fed for; the next band begins where it ends.
     pub fn take_band(&mut self) -> Band {
         let slots = std::mem::take(&mut self.slots);
-        let store = std::mem::take(&mut self.store);
+        let store = std::mem::replace(&mut self.store, Store::for_budget(self.budget));
         self.lo = self.hi;
         self.hi = i64::MAX;
         self.held = 0;
@@ -649,6 +650,20 @@ struct Store {
 }
 
 impl Store {
+    /// A store with its room for a band of `budget` bytes reserved (address space only: a
+    /// page takes memory once written), so that it is not reallocated as it fills: a buffer
+    /// grown by doubling leaves each smaller copy behind in the heap (about as much again as
+    /// the last size, in glibc's heap below its mmap threshold). Beyond 1 GiB, or if the
+    /// reservation fails, the buffer grows as it needs.
+    fn for_budget(budget: usize) -> Store {
+        let mut bytes = Vec::new();
+        if budget < usize::MAX {
+            // the dead bytes are kept under an eighth of the store ([`Merger::shrink`])
+            let _ = bytes.try_reserve_exact(budget.saturating_add(budget / 7).min(1 << 30));
+        }
+        Store { bytes, dead: 0 }
+    }
+
     /// The bytes the live sums take with their room.
     fn live(&self) -> usize {
         self.bytes.len() - self.dead

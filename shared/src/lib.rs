@@ -32,6 +32,7 @@ pub mod codec;
 pub mod compact;
 pub mod compare;
 pub mod context;
+pub mod context_summary;
 pub mod convergence;
 pub mod curve;
 pub mod density;

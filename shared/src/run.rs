@@ -40,11 +40,6 @@ impl std::fmt::Display for Warning {
     }
 }
 
-/// The tag name used for windows without a tag.
-pub const UNTAGGED: &str = "untagged";
-/// The name of the row that merges every direction.
-pub const ALL: &str = "all";
-
 /// A measured run.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Run {
@@ -115,7 +110,7 @@ pub const RESERVED_SUFFIX: &str = ".log";
 
 /// Is `tag` a direction of the whole run (merged into "all"), rather than an auxiliary measure
 /// such as `read.svc` or one scope's share such as `host07/read`? See [`crate::tag`].
-pub use crate::tag::is_direction;
+pub use crate::tag::{is_direction, ALL, UNTAGGED};
 
 impl Run {
     /// Check the invariant every reader establishes: the counts of all windows add up to at

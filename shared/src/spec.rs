@@ -52,7 +52,7 @@ use crate::hist::{Accumulator, Hist};
 use crate::precision::Precision;
 use crate::quantile::{ci95_rank_bounds, level_stat, Level, Support, RELIABLE_BEYOND};
 use crate::run::{is_direction, Run, ALL};
-use crate::stats::tag_name;
+use crate::tag::tag_name;
 use crate::units::{format_ns, format_rate, group};
 
 /// What a limit bounds.

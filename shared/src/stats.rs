@@ -8,8 +8,9 @@ use serde::Serialize;
 use crate::hist::{Accumulator, Hist};
 use crate::precision::Precision;
 use crate::quantile::{level_stats, standard_levels, Level, LevelStat};
-use crate::run::{is_direction, Run, Warning, Window, ALL, UNTAGGED};
+use crate::run::{is_direction, Run, Warning, Window, ALL};
 use crate::series::{direction_windows, Direction};
+pub use crate::tag::tag_name;
 use crate::window_levels::{window_levels, WindowLevels, WindowLimit};
 
 /// Statistics of one direction (or of all merged).
@@ -112,11 +113,6 @@ impl Default for Options {
     fn default() -> Options {
         Options { tag: None, from: None, to: None, levels: standard_levels() }
     }
-}
-
-/// Display name of a tag.
-pub fn tag_name(tag: Option<&str>) -> &str {
-    tag.unwrap_or(UNTAGGED)
 }
 
 /// Statistics of a histogram over a duration.

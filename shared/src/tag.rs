@@ -113,6 +113,16 @@ pub fn scope_name(label: &str) -> String {
     }
 }
 
+/// The tag name used for windows without a tag.
+pub const UNTAGGED: &str = "untagged";
+/// The name of the row that merges every direction.
+pub const ALL: &str = "all";
+
+/// Display name of a tag: its name, or [`UNTAGGED`] for a window without one.
+pub fn tag_name(tag: Option<&str>) -> &str {
+    tag.unwrap_or(UNTAGGED)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -148,7 +148,6 @@ pub struct StatsArgs {
     pub json: bool,
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

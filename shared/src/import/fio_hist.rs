@@ -66,7 +66,7 @@ fn expected_columns() -> String {
 
 /// Does this look like a fio histogram log?
 pub fn sniff(bytes: &[u8]) -> bool {
-    let bytes = super::without_bom(bytes);
+    let bytes = crate::bom::without_bom(bytes);
     let end = bytes.iter().position(|&b| b == b'\n').unwrap_or(bytes.len());
     let first = &bytes[..end];
     let Ok(text) = std::str::from_utf8(first) else { return false };
@@ -78,7 +78,7 @@ pub fn sniff(bytes: &[u8]) -> bool {
 /// by a writer that was killed (as a cut archive line is): it is dropped with a warning and
 /// every complete line before it is kept.
 pub fn read(source_name: &str, bytes: &[u8]) -> Result<Run, FioHistError> {
-    let bytes = super::without_bom(bytes);
+    let bytes = crate::bom::without_bom(bytes);
     let mut warnings = Vec::new();
     let result = read_lines(source_name, bytes);
     let (windows, c, line_of) = match result {

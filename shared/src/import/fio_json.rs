@@ -63,7 +63,7 @@ const MEASURES: &[(&str, &str)] = &[("clat_ns", ""), ("lat_ns", ".lat"), ("slat_
 
 /// Does this look like fio JSON output?
 pub fn sniff(bytes: &[u8]) -> bool {
-    let bytes = super::without_bom(bytes);
+    let bytes = crate::bom::without_bom(bytes);
     let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
     head.contains("\"fio version\"") || (head.trim_start().starts_with('{') && head.contains("\"jobs\""))
 }
@@ -95,7 +95,7 @@ fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
 /// Parse every document of a json+ file.
 pub fn read_docs(source_name: &str, bytes: &[u8]) -> Result<(Vec<Doc>, Vec<Warning>), FioJsonError> {
     let e = |line, column, kind| FioJsonError { source_name: source_name.to_string(), line, column, kind };
-    let bytes = super::without_bom(bytes);
+    let bytes = crate::bom::without_bom(bytes);
     let mut warnings = Vec::new();
     // fio prints notes ("note: both iodepth >= 1 and synchronous I/O engine ...") on stdout
     // before the JSON when --output is not used: skip text lines before the first `{`.

@@ -218,11 +218,11 @@ impl LatLogReader {
         let take = (3 - head.len()).min(chunk.len());
         head.extend_from_slice(&chunk[..take]);
         let rest = &chunk[take..];
-        if head.len() < 3 && super::BOM.starts_with(&head) {
+        if head.len() < 3 && crate::bom::BOM.starts_with(&head) {
             self.head = Some(head);
             return Ok(());
         }
-        if head != super::BOM {
+        if head != crate::bom::BOM {
             self.feed_lines(&head)?;
         }
         self.feed_lines(rest)
@@ -475,7 +475,7 @@ impl LatLogReader {
         // the last window ends after the last sample: a partial window (Run::is_partial), left
         // out of per-window rates and steady state, its I/Os in every level and the run's IOPS
         let end_ms = self.max_ms.saturating_add(1);
-        let windows = super::in_key_order(std::mem::take(&mut self.done))
+        let windows = super::order::in_key_order(std::mem::take(&mut self.done))
             .into_iter()
             .map(|((win, ddir), hist)| {
                 let start = win * wms;
@@ -597,7 +597,7 @@ fn fits_u64(digits: &[u8]) -> bool {
 
 /// Does this look like a fio latency log? (4 to 7 integer columns)
 pub fn sniff(bytes: &[u8]) -> bool {
-    let bytes = super::without_bom(bytes);
+    let bytes = crate::bom::without_bom(bytes);
     let end = bytes.iter().position(|&b| b == b'\n').unwrap_or(bytes.len());
     let Ok(first) = std::str::from_utf8(&bytes[..end]) else { return false };
     let cols: Vec<&str> = first.split(',').collect();

@@ -276,7 +276,7 @@ fn guess_cols(fields: &[&str]) -> Cols {
 
 /// Does this look like a list of numbers (or a CSV with a header and numbers)?
 pub fn sniff(bytes: &[u8]) -> bool {
-    let bytes = super::without_bom(bytes);
+    let bytes = crate::bom::without_bom(bytes);
     let head = &bytes[..bytes.len().min(4096)];
     // the head may cut a character in two at its end; a byte that is not UTF-8 anywhere else
     // makes it no list (random bytes that begin with a digit were taken for one, and read
@@ -351,7 +351,7 @@ struct Windows {
     layout: Layout,
     open: Vec<Open>,
     newest: i64,
-    /// Closed windows, in the order they closed ([`super::in_key_order`] sorts them).
+    /// Closed windows, in the order they closed ([`super::order::in_key_order`] sorts them).
     done: Vec<((i64, Option<String>), Hist)>,
 }
 
@@ -375,7 +375,7 @@ impl Windows {
     /// Every window, in order of time and direction.
     fn finish(mut self) -> Vec<((i64, Option<String>), Hist)> {
         self.close_before(None);
-        super::in_key_order(self.done)
+        super::order::in_key_order(self.done)
     }
 
     /// Close the open windows before `win` (all of them for `None`).
@@ -404,7 +404,7 @@ impl Windows {
 /// before it is kept. A leading UTF-8 byte-order mark is skipped.
 pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>, window_s: f64) -> Result<Run, ListError> {
     let e = |line, kind| ListError { source_name: source_name.to_string(), line, kind };
-    let bytes = super::without_bom(bytes);
+    let bytes = crate::bom::without_bom(bytes);
     let text = std::str::from_utf8(bytes).map_err(|err| {
         let line = bytes[..err.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
         e(line, ListErrorKind::NotText)

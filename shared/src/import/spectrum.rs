@@ -65,7 +65,7 @@ fn is_header(line: &str) -> bool {
 
 /// Does this look like a percentile spectrum?
 pub fn sniff(bytes: &[u8]) -> bool {
-    let bytes = super::without_bom(bytes);
+    let bytes = crate::bom::without_bom(bytes);
     let head = String::from_utf8_lossy(&bytes[..bytes.len().min(16384)]);
     head.lines().any(is_header)
 }
@@ -73,7 +73,7 @@ pub fn sniff(bytes: &[u8]) -> bool {
 /// Read every spectrum in the text; values in `unit` (milliseconds when `None`).
 pub fn read(source_name: &str, bytes: &[u8], unit: Option<Unit>) -> Result<Run, SpectrumError> {
     let e = |line, kind| SpectrumError { source_name: source_name.to_string(), line, kind };
-    let bytes = super::without_bom(bytes);
+    let bytes = crate::bom::without_bom(bytes);
     let text = std::str::from_utf8(bytes).map_err(|err| {
         let line = bytes[..err.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
         e(line, SpectrumErrorKind::NotText)
