@@ -14,6 +14,8 @@ pub(super) struct SiteRun {
     pub summary: Summary,
 }
 
+// Filled from the manifest before the app (and the page's `model::Runs`) exists: the runs are
+// requested while the page is built. Read only afterwards.
 thread_local! {
     /// The site's runs that have a summary, in start order (runs without a start last, in
     /// manifest order).

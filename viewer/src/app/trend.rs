@@ -4,8 +4,6 @@
 //! the run before it, or with a pinned baseline, as `nines compare` compares two runs; a
 //! click opens the run.
 
-use std::cell::RefCell;
-
 use leptos::prelude::*;
 
 use nines_core::compare::Verdict;
@@ -16,17 +14,13 @@ use super::canvas::{canvas_size, draw_canvas};
 use super::dom::{body, busy, now_ms};
 use super::draws::mark_drawn;
 use super::loading::add_run;
-use super::model::with_model;
+use super::model::Runs;
 use super::net::fetch_bytes;
 use super::page::LoadError;
 use super::site::SITE;
-use crate::charts::{Frame, Scale};
+use crate::charts::Scale;
 use crate::judge_charts::{draw_trend, trend_labels, TrendMark, TrendSpec};
 use crate::state::ViewState;
-
-thread_local! {
-    static FRAME: RefCell<Option<Frame>> = const { RefCell::new(None) };
-}
 
 /// The marks of the chosen level and direction, and the runs they belong to.
 fn marks(st: &ViewState) -> Vec<(usize, TrendMark)> {
@@ -56,17 +50,17 @@ fn verdict_text(v: Option<Verdict>) -> &'static str {
 }
 
 /// Show run `i` of the site alone: the loaded run, or its compact form (else archive) fetched.
-fn open(i: usize, state: RwSignal<ViewState>, version: RwSignal<u64>, errors: RwSignal<Vec<LoadError>>) {
+fn open(i: usize, state: RwSignal<ViewState>, runs: Runs, errors: RwSignal<Vec<LoadError>>) {
     let Some(r) = SITE.with(|s| s.borrow().get(i).cloned()) else { return };
     let show_only = move |idx: usize| {
-        let n = with_model(|m| m.runs.len());
+        let n = runs.len();
         busy();
         state.update(|s| {
             s.hidden.clear();
             s.hidden.extend((0..n).filter(|&j| j != idx));
         });
     };
-    if let Some(idx) = with_model(|m| m.runs.iter().position(|l| l.file == r.file)) {
+    if let Some(idx) = runs.with(|m| m.iter().position(|l| l.file == r.file)) {
         show_only(idx);
         return;
     }
@@ -75,12 +69,12 @@ fn open(i: usize, state: RwSignal<ViewState>, version: RwSignal<u64>, errors: Rw
         let added = fetch_bytes(&url)
             .await
             .map_err(|e| LoadError { file: r.file.clone(), message: format!("could not load it from the manifest: {e}") })
-            .and_then(|b| add_run(&r.file, &b));
+            .and_then(|b| add_run(runs, &r.file, &b));
         match added {
             Ok(()) => {
                 super::traces::split_by_default(state);
-                version.update(|v| *v += 1);
-                show_only(with_model(|m| m.runs.len()) - 1);
+                runs.notify();
+                show_only(runs.len() - 1);
             }
             Err(e) => errors.update(|v| v.push(e)),
         }
@@ -90,12 +84,7 @@ fn open(i: usize, state: RwSignal<ViewState>, version: RwSignal<u64>, errors: Rw
 /// The trend panel (nothing when the site has fewer than two summarised runs).
 // long: a Leptos component: its signals, effects and view! markup read best as one piece
 #[component]
-pub(super) fn Trend(
-    state: RwSignal<ViewState>,
-    version: RwSignal<u64>,
-    size: RwSignal<u32>,
-    errors: RwSignal<Vec<LoadError>>,
-) -> impl IntoView {
+pub(super) fn Trend(state: RwSignal<ViewState>, runs: Runs, size: RwSignal<u32>, errors: RwSignal<Vec<LoadError>>) -> impl IntoView {
     let (tags, levels) = SITE.with(|s| {
         let s = s.borrow();
         let mut tags: Vec<String> = Vec::new();
@@ -141,7 +130,10 @@ pub(super) fn Trend(
             // test hook: the plot area in CSS pixels, so a test can click a run's point
             let _ = c.set_attribute("data-frame", &format!("{},{},{},{}", f.left, f.right, f.top, f.bottom));
         }
-        FRAME.with(|fr| *fr.borrow_mut() = f);
+        runs.book(|b| match f {
+            Some(f) => b.frames.insert("trend", f),
+            None => b.frames.remove("trend"),
+        });
         // test and benchmark hooks: what the chart shows, and when it first drew
         let worse = m.iter().filter(|m| m.verdict == Some(Verdict::Worse)).count();
         let _ = c.set_attribute("data-marks", &m.len().to_string());
@@ -155,7 +147,7 @@ pub(super) fn Trend(
     });
     // the run under the mouse: nearest on x
     let run_at = move |ev: &web_sys::MouseEvent| -> Option<usize> {
-        let f = FRAME.with(|f| *f.borrow())?;
+        let f = runs.book(|b| b.frames.get("trend").copied())?;
         let (px, py) = (ev.offset_x() as f64, ev.offset_y() as f64);
         if !f.contains(px, py) {
             return None;
@@ -180,7 +172,7 @@ pub(super) fn Trend(
             busy();
             state.update(|s| s.trend.base = if s.trend.base == Some(i) { None } else { Some(i) });
         } else {
-            open(i, state, version, errors);
+            open(i, state, runs, errors);
         }
     };
     let set_tag = move |t: String| {
