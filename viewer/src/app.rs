@@ -20,7 +20,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::state::{DirMode, ViewState};
 use dom::body;
-use loading::{embedded_view, handed_runs, manifest_items, PRELOAD};
+use loading::{embedded_view, handed_runs, manifest_items, Preloaded};
 use page::{Canvases, Page};
 use traces::{decide_dir, dir_decided, multi_direction};
 
@@ -77,12 +77,11 @@ pub fn start() {
         // that the requests waited for)
         // (leptos' executor starts with the page: the request runs on wasm-bindgen's own)
         wasm_bindgen_futures::spawn_local(async {
-            let items = manifest_items().await;
-            PRELOAD.with(|p| *p.borrow_mut() = Some(items));
-            leptos::mount::mount_to_body(App);
+            let pre = manifest_items().await;
+            leptos::mount::mount_to_body(move || app(Some(pre)));
         });
     } else {
-        leptos::mount::mount_to_body(App);
+        leptos::mount::mount_to_body(|| app(None));
     }
 }
 
@@ -148,8 +147,8 @@ fn write_hash_soon(h: String) {
 // ---------------------------------------------------------------------------------------
 // The app
 
-#[component]
-fn App() -> impl IntoView {
+/// The page, with what a site's manifest gave before it was built.
+fn app(pre: Option<Preloaded>) -> impl IntoView {
     // the link's view, else the one a report was written with (`nines report --baseline`)
     let hash = location_hash().filter(|h| !h.trim_start_matches('#').is_empty()).or_else(embedded_view).unwrap_or_default();
     let initial = ViewState::from_hash(&hash);
@@ -181,7 +180,14 @@ fn App() -> impl IntoView {
     let Page { state, runs, size, errors, .. } = p;
 
     // Loading: embedded runs, else manifest.json beside the page (static sites).
-    loading::load_first(p);
+    let preload = pre.map(|pre| {
+        runs.book(|b| {
+            b.site = std::rc::Rc::new(pre.site);
+            b.groups_at = pre.groups_at;
+        });
+        pre.items
+    });
+    loading::load_first(p, preload);
 
     // URL hash mirrors the state.
     Effect::new(move |_| {

@@ -8,8 +8,8 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::chart_data::focus_of;
+use super::dom;
 use super::page::page;
-use super::{dom, site};
 use crate::panels::{self, LegendRun};
 use crate::state::{DirMode, Focus};
 
@@ -39,7 +39,7 @@ pub(super) fn Legend() -> impl IntoView {
             .map(|r| LegendRun { run: &r.run, file: &r.file, compact: r.compact.as_ref().map(|c| (c.text.as_str(), c.group)) })
             .collect();
         // a large site opens on its trend alone: the legend says where its runs are
-        let site = if runs.is_empty() { site::SITE.with(|s| s.borrow().len()) } else { 0 };
+        let site = if runs.is_empty() { p.runs.site().len() } else { 0 };
         dom::mount(&out, &panels::legend(&shown, &st.hidden, &st.dir, focus, site));
         key
     });

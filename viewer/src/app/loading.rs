@@ -25,16 +25,17 @@ use crate::state::ViewState;
 /// A manifest's runs, requested; an error for a manifest that is not JSON.
 pub(super) type Preload = Result<Vec<(String, Pending)>, LoadError>;
 
-// What is read before the app (and the page's `model::Runs`) exists: the manifest's runs and
-// where their groups are; and a measurement for the benchmarks (the page's decoding time).
-thread_local! {
-    /// The runs of the site's manifest, requested before the page was built.
-    pub(super) static PRELOAD: RefCell<Option<Preload>> = const { RefCell::new(None) };
-    /// By file: the compact forms requested without their groups, and where those are (the
-    /// form's URL and the byte they begin at).
-    static GROUPS_AT: RefCell<Vec<(String, (String, usize))>> = const { RefCell::new(Vec::new()) };
-    /// Time spent decoding runs so far, in ms (`<body data-nines-parse-ms>`).
-    static PARSE_MS: Cell<f64> = const { Cell::new(0.0) };
+/// By file: the compact forms requested without their groups, and where those are (the form's
+/// URL and the byte they begin at).
+pub(super) type GroupsAt = Vec<(String, (String, usize))>;
+
+/// What a site's manifest gives the page, read before the page is built: its runs, requested;
+/// its runs that have a summary, for the trend ([`site::sorted`]); and where the groups of the
+/// compact forms requested without them are.
+pub(super) struct Preloaded {
+    pub(super) items: Preload,
+    pub(super) site: Vec<site::SiteRun>,
+    pub(super) groups_at: GroupsAt,
 }
 
 /// The first runs of a site's manifest come with their groups (the heatmap and steady-state
@@ -43,11 +44,17 @@ const WHOLE_FIRST: usize = super::heatmap::MAX_ROWS;
 
 /// The runs listed in `manifest.json` beside the page, each requested now (no runs when there
 /// is no manifest).
-pub(super) async fn manifest_items() -> Preload {
-    let Ok(bytes) = fetch_bytes("manifest.json").await else { return Ok(Vec::new()) };
-    let v = serde_json::from_slice::<serde_json::Value>(&bytes)
-        .map_err(|e| LoadError { file: "manifest.json".into(), message: format!("not valid JSON: {e}") })?;
-    let Some(w) = web_sys::window() else { return Ok(Vec::new()) };
+pub(super) async fn manifest_items() -> Preloaded {
+    let mut pre = Preloaded { items: Ok(Vec::new()), site: Vec::new(), groups_at: Vec::new() };
+    let Ok(bytes) = fetch_bytes("manifest.json").await else { return pre };
+    let v = match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            pre.items = Err(LoadError { file: "manifest.json".into(), message: format!("not valid JSON: {e}") });
+            return pre;
+        }
+    };
+    let Some(w) = web_sys::window() else { return pre };
     let entries = manifest_entries(&v);
     let summarised: Vec<site::SiteRun> = entries
         .iter()
@@ -57,12 +64,13 @@ pub(super) async fn manifest_items() -> Preload {
         .collect();
     // a site of many runs opens on its trend, each run loaded when asked for
     let trend_only = entries.len() > AUTO_LOAD_MAX && summarised.len() == entries.len();
-    site::set_site(summarised);
+    pre.site = site::sorted(summarised);
     if trend_only {
-        return Ok(Vec::new());
+        return pre;
     }
     // every request goes out now; the runs download while earlier ones decode
-    Ok(entries
+    let groups_at = &mut pre.groups_at;
+    let items = entries
         .into_iter()
         .enumerate()
         .map(|(i, e)| {
@@ -71,14 +79,16 @@ pub(super) async fn manifest_items() -> Preload {
             // a one-hour run's form): its groups come when a range needs them.
             let p = match (&e.compact, e.groups_at) {
                 (Some(c), Some(at)) if i >= WHOLE_FIRST && at > 0 => {
-                    GROUPS_AT.with(|g| g.borrow_mut().push((e.file.clone(), (c.clone(), at))));
+                    groups_at.push((e.file.clone(), (c.clone(), at)));
                     range_request(&w, c, &format!("bytes=0-{}", at - 1))
                 }
                 _ => w.fetch_with_str(e.compact.as_deref().unwrap_or(&e.file)),
             };
             (e.file, Pending::Fetch(p))
         })
-        .collect())
+        .collect();
+    pre.items = Ok(items);
+    pre
 }
 
 /// Add a run to the page's, without drawing it yet: the caller tells the runs' readers
@@ -134,7 +144,7 @@ pub fn replace_run(file: &str, bytes: &[u8]) -> Result<bool, JsValue> {
 fn read_run(file: &str, bytes: &[u8]) -> Result<Loaded, LoadError> {
     let t0 = now_ms();
     let read = if compact::sniff(bytes) {
-        let groups_url = GROUPS_AT.with(|g| g.borrow().iter().find(|(f, _)| f == file).map(|(_, u)| u.clone()));
+        let groups_url = runs().book(|b| b.groups_at.iter().find(|(f, _)| f == file).map(|(_, u)| u.clone()));
         // a form asked for without its groups may come without them; any other must be whole
         let c = match groups_url {
             Some(_) => Compact::read_head(file, bytes),
@@ -155,9 +165,9 @@ fn read_run(file: &str, bytes: &[u8]) -> Result<Loaded, LoadError> {
         nines_core::import::read_any(file, bytes).map_err(|e| e.to_string()).map(|r| (r, None))
     };
     // time spent decoding runs (nines_core::import::read_any only), for the benchmark
-    let total = PARSE_MS.with(|p| {
-        p.set(p.get() + now_ms() - t0);
-        p.get()
+    let total = runs().book(|b| {
+        b.parse_ms += now_ms() - t0;
+        b.parse_ms
     });
     if let Some(b) = body() {
         let _ = b.set_attribute("data-nines-parse-ms", &format!("{total:.1}"));
@@ -478,13 +488,13 @@ async fn load_list(p: Page, items: Vec<(String, Pending)>) {
 
 /// The page's first runs: embedded ones, else a site's manifest (requested before the page
 /// was built); then `replace_run` may add or replace runs.
-pub(super) fn load_first(p: Page) {
+pub(super) fn load_first(p: Page, preload: Option<Preload>) {
     leptos::task::spawn_local(async move {
         if let Some(items) = embedded_runs() {
             load_list(p, items).await;
             return;
         }
-        match PRELOAD.with(|p| p.borrow_mut().take()) {
+        match preload {
             Some(Ok(items)) => load_list(p, items).await,
             Some(Err(e)) => p.errors.update(|v| v.push(e)),
             None => {}

@@ -23,6 +23,7 @@ use nines_core::series::{Direction, SeriesPoint};
 use nines_core::stats::{run_stats, Options, RunStats};
 use nines_core::steady::steady_regions;
 
+use super::site::SiteRun;
 use crate::charts::Frame;
 use crate::panels::dir_key;
 
@@ -91,6 +92,11 @@ impl Runs {
     #[inline(never)]
     fn held(self) -> Rc<Held> {
         self.held.try_with_value(Rc::clone).unwrap_or_default()
+    }
+
+    /// The site's runs that have a summary (not reactive: set once, as the page is built).
+    pub(super) fn site(self) -> Rc<Vec<SiteRun>> {
+        self.book(|b| b.site.clone())
     }
 
     /// `f` of the loaded runs (tracked).
@@ -343,6 +349,12 @@ pub(super) struct Book {
     pub(super) drawn: Vec<&'static str>,
     pub(super) first_render_done: bool,
     pub(super) renders: u64,
+    /// The site's runs that have a summary, for the trend (`site::sorted`).
+    pub(super) site: Rc<Vec<SiteRun>>,
+    /// By file: the compact forms requested without their groups, and where those are.
+    pub(super) groups_at: Vec<(String, (String, usize))>,
+    /// Time spent decoding runs so far, in ms (`<body data-nines-parse-ms>`).
+    pub(super) parse_ms: f64,
     /// The direction shown is decided (`traces::dir_decided`).
     pub(super) dir_decided: bool,
     /// The page's first runs are loaded: `replace_run` may change them.

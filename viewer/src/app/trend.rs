@@ -17,26 +17,23 @@ use super::loading::add_run;
 use super::model::Runs;
 use super::net::fetch_bytes;
 use super::page::LoadError;
-use super::site::SITE;
+use super::site::SiteRun;
 use crate::charts::Scale;
 use crate::judge_charts::{draw_trend, trend_labels, TrendMark, TrendSpec};
 use crate::state::ViewState;
 
 /// The marks of the chosen level and direction, and the runs they belong to.
-fn marks(st: &ViewState) -> Vec<(usize, TrendMark)> {
-    SITE.with(|s| {
-        let s = s.borrow();
-        let refs: Vec<&Summary> = s.iter().map(|r| &r.summary).collect();
-        let t = &st.trend;
-        points(&refs, &t.tag, &t.level, t.base)
-            .into_iter()
-            .enumerate()
-            .filter_map(|(i, p)| {
-                let value = p.value?;
-                Some((i, TrendMark { x: i as f64, value, interval: p.interval, verdict: p.verdict, baseline: t.base == Some(i) }))
-            })
-            .collect()
-    })
+fn marks(site: &[SiteRun], st: &ViewState) -> Vec<(usize, TrendMark)> {
+    let refs: Vec<&Summary> = site.iter().map(|r| &r.summary).collect();
+    let t = &st.trend;
+    points(&refs, &t.tag, &t.level, t.base)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            let value = p.value?;
+            Some((i, TrendMark { x: i as f64, value, interval: p.interval, verdict: p.verdict, baseline: t.base == Some(i) }))
+        })
+        .collect()
 }
 
 fn verdict_text(v: Option<Verdict>) -> &'static str {
@@ -51,7 +48,7 @@ fn verdict_text(v: Option<Verdict>) -> &'static str {
 
 /// Show run `i` of the site alone: the loaded run, or its compact form (else archive) fetched.
 fn open(i: usize, state: RwSignal<ViewState>, runs: Runs, errors: RwSignal<Vec<LoadError>>) {
-    let Some(r) = SITE.with(|s| s.borrow().get(i).cloned()) else { return };
+    let Some(r) = runs.site().get(i).cloned() else { return };
     let show_only = move |idx: usize| {
         let n = runs.len();
         busy();
@@ -85,8 +82,9 @@ fn open(i: usize, state: RwSignal<ViewState>, runs: Runs, errors: RwSignal<Vec<L
 // long: a Leptos component: its signals, effects and view! markup read best as one piece
 #[component]
 pub(super) fn Trend(state: RwSignal<ViewState>, runs: Runs, size: RwSignal<u32>, errors: RwSignal<Vec<LoadError>>) -> impl IntoView {
-    let (tags, levels) = SITE.with(|s| {
-        let s = s.borrow();
+    let site = runs.site();
+    let (tags, levels) = {
+        let s = &site;
         let mut tags: Vec<String> = Vec::new();
         let mut levels: Vec<String> = Vec::new();
         for r in s.iter() {
@@ -102,8 +100,8 @@ pub(super) fn Trend(state: RwSignal<ViewState>, runs: Runs, size: RwSignal<u32>,
             }
         }
         (tags, levels)
-    });
-    let shown = SITE.with(|s| s.borrow().len()) >= 2;
+    };
+    let shown = site.len() >= 2;
     let canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
     let hover: RwSignal<Option<String>> = RwSignal::new(None);
     let key = Memo::new(move |_| {
@@ -116,13 +114,14 @@ pub(super) fn Trend(state: RwSignal<ViewState>, runs: Runs, size: RwSignal<u32>,
         let t0 = now_ms();
         canvas_size(&c, 300);
         let st = state.get_untracked();
-        let m: Vec<TrendMark> = marks(&st).into_iter().map(|(_, m)| m).collect();
-        let n = SITE.with(|s| s.borrow().len()).max(1);
+        let site = runs.site();
+        let m: Vec<TrendMark> = marks(&site, &st).into_iter().map(|(_, m)| m).collect();
+        let n = site.len().max(1);
         let lo = m.iter().map(|m| m.interval.map_or(m.value, |i| i.0.min(m.value))).fold(f64::INFINITY, f64::min);
         let hi = m.iter().map(|m| m.interval.map_or(m.value, |i| i.1.max(m.value))).fold(0.0, f64::max);
         let y = if hi > 0.0 { Scale { lo: (lo / 1.5).max(1.0), hi: hi * 1.5, log: true } } else { Scale { lo: 1e3, hi: 1e7, log: true } };
         let title = format!("{} of {} across {} runs", t.level, t.tag, n);
-        let names = SITE.with(|s| trend_labels(s.borrow().iter().map(|r| (r.summary.start, r.name.as_str()))));
+        let names = trend_labels(site.iter().map(|r| (r.summary.start, r.name.as_str())));
         let x = Scale { lo: -0.5, hi: n as f64 - 0.5, log: false };
         let spec = TrendSpec { title: &title, y_desc: &t.level, marks: &m, x, y, x_names: &names };
         let f = draw_canvas(&c, |root| draw_trend(root, &spec));
@@ -154,13 +153,14 @@ pub(super) fn Trend(state: RwSignal<ViewState>, runs: Runs, size: RwSignal<u32>,
         }
         let x = f.x_at(px).round();
         let st = state.get_untracked();
-        marks(&st).into_iter().map(|(i, _)| i).min_by(|a, b| (*a as f64 - x).abs().total_cmp(&(*b as f64 - x).abs()))
+        marks(&runs.site(), &st).into_iter().map(|(i, _)| i).min_by(|a, b| (*a as f64 - x).abs().total_cmp(&(*b as f64 - x).abs()))
     };
     let on_move = move |ev: web_sys::MouseEvent| {
         let text = run_at(&ev).and_then(|i| {
             let st = state.get_untracked();
-            let (_, m) = marks(&st).into_iter().find(|(j, _)| *j == i)?;
-            let name = SITE.with(|s| s.borrow().get(i).map(|r| r.name.clone()))?;
+            let site = runs.site();
+            let (_, m) = marks(&site, &st).into_iter().find(|(j, _)| *j == i)?;
+            let name = site.get(i).map(|r| r.name.clone())?;
             let ci = m.interval.map(|(a, b)| format!(" (95% {}..{})", format_ns(a as u64), format_ns(b as u64))).unwrap_or_default();
             Some(format!("run {}: {name}: {} {}{ci}, {}", i + 1, st.trend.level, format_ns(m.value as u64), verdict_text(m.verdict)))
         });
