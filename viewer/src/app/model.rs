@@ -48,9 +48,11 @@ pub(super) type RunSet = Rc<Vec<Rc<Loaded>>>;
 ///
 /// Reads never panic, nested or not: [`Runs::get`] hands out the set as it is (an `Rc`), and
 /// a change made while a reader holds it ([`Runs::commit`], [`Runs::stage`]) gives the page a
-/// new set and leaves the reader its own. The bookkeeping ([`Runs::book`]) is a `RefCell` borrowed
-/// for the closure given: a `book` call inside another panics (the closures given are short and
-/// call nothing that reaches the bookkeeping).
+/// new set and leaves the reader its own (a read inside the closure given to `stage` or
+/// `commit` sees no runs: the set being changed is the closure's). The bookkeeping
+/// ([`Runs::book`]) is a `RefCell` borrowed for the closure given, and for `stage`'s: a `book`
+/// call inside either panics (the closures given are short and call nothing that reaches the
+/// bookkeeping).
 #[derive(Clone, Copy)]
 pub(super) struct Runs {
     held: StoredValue<Rc<Held>, LocalStorage>,
