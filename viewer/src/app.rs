@@ -1,7 +1,7 @@
 //! The Leptos app (wasm32 only): loading, the panels, interactions and exports.
 //!
-//! Runs and everything derived from them live in a thread-local [`model::Model`] outside the reactive
-//! graph (histograms are large and not `Send`-cheap); a `version` signal says when it changed.
+//! The loaded runs live in Leptos' arena behind the page's [`model::Runs`] handle, whose
+//! readers track them; what is derived from them is cached beside them without notifying.
 //! The view state is one signal ([`ViewState`]) mirrored into the URL hash. The page's signals
 //! are handed to its panels as one [`page::Page`] context; each panel is its own component (its
 //! module below) and draws in its own effect keyed by a memo of the state it depends on, so a
@@ -20,9 +20,9 @@ use wasm_bindgen::prelude::*;
 
 use crate::state::{DirMode, ViewState};
 use dom::body;
-use loading::{embedded_view, handed_runs, manifest_items, PRELOAD};
-use page::{Canvases, Page, ERRORS, VERSION};
-use traces::{multi_direction, DIR_DECIDED};
+use loading::{embedded_view, handed_runs, manifest_items, Preloaded};
+use page::{Canvases, Page};
+use traces::{decide_dir, dir_decided, multi_direction};
 
 // The modules of the app: nothing imports app.rs, and no file imports one that imports it
 // back (`scripts/import-graph.py` checks it).
@@ -77,15 +77,15 @@ pub fn start() {
         // that the requests waited for)
         // (leptos' executor starts with the page: the request runs on wasm-bindgen's own)
         wasm_bindgen_futures::spawn_local(async {
-            let items = manifest_items().await;
-            PRELOAD.with(|p| *p.borrow_mut() = Some(items));
-            leptos::mount::mount_to_body(App);
+            let pre = manifest_items().await;
+            leptos::mount::mount_to_body(move || app(Some(pre)));
         });
     } else {
-        leptos::mount::mount_to_body(App);
+        leptos::mount::mount_to_body(|| app(None));
     }
 }
 
+// The debounce of the link's writes (a timer's bookkeeping), not page state.
 thread_local! {
     /// The link's hash waiting to be written (see `write_hash_soon`).
     static HASH_PENDING: std::cell::RefCell<Option<(u64, String)>> = const { std::cell::RefCell::new(None) };
@@ -147,17 +147,17 @@ fn write_hash_soon(h: String) {
 // ---------------------------------------------------------------------------------------
 // The app
 
-#[component]
-fn App() -> impl IntoView {
+/// The page, with what a site's manifest gave before it was built.
+fn app(pre: Option<Preloaded>) -> impl IntoView {
     // the link's view, else the one a report was written with (`nines report --baseline`)
     let hash = location_hash().filter(|h| !h.trim_start_matches('#').is_empty()).or_else(embedded_view).unwrap_or_default();
     let initial = ViewState::from_hash(&hash);
-    DIR_DECIDED.with(|d| d.set(crate::state::dir_in_hash(&hash)));
+    let errors = RwSignal::new(Vec::new());
     let p = Page {
         state: RwSignal::new(initial),
-        version: RwSignal::new(0u64),
+        runs: model::Runs::new(errors),
         size: RwSignal::new(0u32),
-        errors: RwSignal::new(Vec::new()),
+        errors,
         loading: RwSignal::new(None),
         progress: RwSignal::new(Vec::new()),
         hover_x: RwSignal::new(None),
@@ -176,19 +176,25 @@ fn App() -> impl IntoView {
         },
     };
     provide_context(p);
-    let Page { state, version, size, errors, .. } = p;
-    ERRORS.with(|e| e.set(Some(errors)));
-    VERSION.with(|v| v.set(Some(version)));
+    decide_dir(crate::state::dir_in_hash(&hash));
+    let Page { state, runs, size, errors, .. } = p;
 
     // Loading: embedded runs, else manifest.json beside the page (static sites).
-    loading::load_first(p);
+    let preload = pre.map(|pre| {
+        runs.book(|b| {
+            b.site = std::rc::Rc::new(pre.site);
+            b.groups_at = pre.groups_at;
+        });
+        pre.items
+    });
+    loading::load_first(p, preload);
 
     // URL hash mirrors the state.
     Effect::new(move |_| {
         // `all` is written when the runs would open split, so the link keeps it
         let h = state.with(|s| {
             let h = s.to_hash();
-            if s.dir == DirMode::All && DIR_DECIDED.with(Cell::get) && multi_direction() {
+            if s.dir == DirMode::All && dir_decided() && multi_direction() {
                 if h.is_empty() {
                     "dir=all".to_string()
                 } else {
@@ -219,7 +225,7 @@ fn App() -> impl IntoView {
         <div class="app" on:dragover=move |ev: web_sys::DragEvent| ev.prevent_default() on:drop=on_drop>
             <controls::Controls/>
             <controls::Status/>
-            <trend::Trend state=state version=version size=size errors=errors/>
+            <trend::Trend state=state runs=runs size=size errors=errors/>
             <legend::Legend/>
             <main class="panels">
                 <div class="col">
@@ -234,9 +240,9 @@ fn App() -> impl IntoView {
             </main>
             // the full width under both columns: more columns of windows, and no empty space
             // under the histogram beside a column of four charts
-            <heatmap::HeatmapPanel state=state version=version size=size/>
+            <heatmap::HeatmapPanel state=state runs=runs size=size/>
             <stats_panel::StatsPanel/>
-            <qos::Qos state=state version=version/>
+            <qos::Qos state=state runs=runs/>
             <judge::ComparePanel/>
             <judge::SweepPanel/>
             <judge::SteadyPanel/>

@@ -347,6 +347,7 @@ fn font_of<T: BackendTextStyle>(style: &T) -> String {
     format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str())
 }
 
+// Pure caches of text measures, not page state.
 thread_local! {
     /// Line height in CSS pixels by canvas font string (see `estimate_text_size`).
     static LINE_HEIGHT: std::cell::RefCell<std::collections::HashMap<String, u32>> = Default::default();
@@ -357,6 +358,7 @@ thread_local! {
 /// The canvas images are put on before they are drawn scaled (one for the page, kept).
 fn scratch() -> Option<(web_sys::HtmlCanvasElement, web_sys::CanvasRenderingContext2d)> {
     use wasm_bindgen::JsCast;
+    // a canvas reused for every image (a cache, not page state)
     thread_local! {
         static SCRATCH: std::cell::RefCell<Option<(web_sys::HtmlCanvasElement, web_sys::CanvasRenderingContext2d)>> = const { std::cell::RefCell::new(None) };
     }

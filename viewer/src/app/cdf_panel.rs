@@ -13,7 +13,7 @@ use super::dom::now_ms;
 use super::draws::mark_drawn;
 use super::export;
 use super::interact::frame;
-use super::model::with_model;
+use super::model::runs;
 use super::page::page;
 use crate::charts::{self, CdfSpec, HistSpec};
 use crate::state::ViewState;
@@ -21,7 +21,7 @@ use crate::state::ViewState;
 #[component]
 pub(super) fn CdfPanel() -> impl IntoView {
     let p = page();
-    let (state, version, size, hover_x, drag, c) = (p.state, p.version, p.size, p.hover_x, p.drag, p.canvases);
+    let (state, runs, size, hover_x, drag, c) = (p.state, p.runs, p.size, p.hover_x, p.drag, p.canvases);
     let (cdf_canvas, cdf_overlay, hist_canvas) = (c.cdf, c.cdf_overlay, c.hist);
     let set = move |f: Box<dyn FnOnce(&mut ViewState)>| p.set(f);
     // while the default view starts above the minimum (at the lowest p1): the whole x, the y
@@ -29,7 +29,7 @@ pub(super) fn CdfPanel() -> impl IntoView {
     // what the 1-CDF and histogram depend on
     let cdf_key = Memo::new(move |_| {
         let s = state.get();
-        (version.get(), size.get(), s.dir.clone(), s.hidden.clone(), s.sel, s.x_ios, s.cdf, s.spec.clone())
+        (runs.version(), size.get(), s.dir.clone(), s.hidden.clone(), s.sel, s.x_ios, s.cdf, s.spec.clone())
     });
 
     // ----- 1-CDF and histogram (share the x axis)
@@ -53,7 +53,7 @@ pub(super) fn CdfPanel() -> impl IntoView {
             envelopes: &data.envelopes,
         };
         if let Some(f) = draw_canvas(&c, |root| charts::draw_cdf(root, &spec)) {
-            with_model(|m| {
+            runs.book(|m| {
                 m.frames.insert("cdf", f);
                 m.hover_curves = data.hover;
             });
@@ -68,7 +68,7 @@ pub(super) fn CdfPanel() -> impl IntoView {
         let hd = hist_data(&st, data.x);
         let hspec = HistSpec { title: "Latency histogram", traces: &hd.traces, x: hd.x, y: hd.y, legend: false };
         if let Some(f) = draw_canvas(&hc, |root| charts::draw_hist(root, &hspec)) {
-            with_model(|m| m.frames.insert("hist", f));
+            runs.book(|m| m.frames.insert("hist", f));
         }
         mark_drawn("hist", now_ms() - t1);
     });
@@ -149,7 +149,7 @@ fn readout(hover_x: RwSignal<Option<f64>>) -> impl IntoView {
         <div class="readout" data-testid="cdf-readout">
             {move || {
                 let x = hover_x.get()?;
-                let rows = with_model(|m| m.hover_curves.iter().map(|(l, c, pts)| (l.clone(), c.clone(), share_at(pts, x))).collect::<Vec<_>>());
+                let rows = runs().book(|m| m.hover_curves.iter().map(|(l, c, pts)| (l.clone(), c.clone(), share_at(pts, x))).collect::<Vec<_>>());
                 Some(view! {
                     <b>{format_ns(x.round() as u64)}</b>
                     {rows.into_iter().map(|(l, c, s)| {

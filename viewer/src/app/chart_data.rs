@@ -10,7 +10,7 @@ use nines_core::pyramid::Axis;
 use nines_core::quantile::Support;
 use nines_core::series::SeriesPoint;
 
-use super::model::{trace_data, with_model, TraceData, BINS_PER_DECADE};
+use super::model::{runs, trace_data, TraceData, BINS_PER_DECADE};
 use super::qos;
 use super::traces::time_sel;
 use super::traces::traces;
@@ -63,7 +63,7 @@ pub(super) fn cdf_data(st: &ViewState) -> CdfData {
 
 /// The focus run of the runtime and rate charts among the runs the legend shows.
 pub(super) fn focus_of(st: &ViewState) -> Option<usize> {
-    let n = with_model(|m| m.runs.len());
+    let n = runs().len();
     let shown: Vec<usize> = (0..n).filter(|i| !st.hidden.contains(i)).collect();
     crate::state::focus_run(&shown, st.focus)
 }

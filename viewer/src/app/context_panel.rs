@@ -13,7 +13,7 @@ use super::dom::now_ms;
 use super::draws::mark_drawn;
 use super::export;
 use super::interact::{x_down, x_leave, x_move, x_up, x_wheel};
-use super::model::with_model;
+use super::model::runs;
 use super::page::page;
 use super::traces::traces;
 use crate::charts::{self, RateLine, RateSpec, Scale, TraceStyle, DASHES};
@@ -83,8 +83,7 @@ fn shown_runs(st: &ViewState) -> Vec<(usize, String, TraceStyle, std::rc::Rc<nin
         if out.iter().any(|o| o.0 == t.run) {
             continue;
         }
-        let Some((run, k)) =
-            with_model(|m| m.runs.get(t.run).map(|l| (l.run.clone(), l.compact.as_ref().map_or(1, |c| c.form.context_group))))
+        let Some((run, k)) = runs().with(|m| m.get(t.run).map(|l| (l.run.clone(), l.compact.as_ref().map_or(1, |c| c.form.context_group))))
         else {
             continue;
         };
@@ -171,34 +170,27 @@ fn readout(st: &ViewState, t: f64) -> Vec<String> {
 #[component]
 pub(super) fn ContextPanel() -> impl IntoView {
     let p = page();
-    let (state, version, size, hover_t, c) = (p.state, p.version, p.size, p.hover_t, p.canvases);
+    let (state, runs, size, hover_t, c) = (p.state, p.runs, p.size, p.hover_t, p.canvases);
     let (canvas, overlay) = (c.context, c.context_overlay);
     let which = RwSignal::new(0usize);
     // shown when a loaded run has context records, or says why it has none
-    let any = move || {
-        version.get();
-        with_model(|m| m.runs.iter().any(|l| !l.run.context.is_empty() || l.run.meta.context_missing.is_some()))
-    };
+    let any = move || runs.with(|m| m.iter().any(|l| !l.run.context.is_empty() || l.run.meta.context_missing.is_some()));
     let missing = move || {
-        version.get();
-        with_model(|m| {
+        runs.with(|m| {
             let why: Vec<String> =
-                m.runs.iter().filter_map(|l| l.run.meta.context_missing.as_ref().map(|why| format!("{}: {why}", l.run.name))).collect();
+                m.iter().filter_map(|l| l.run.meta.context_missing.as_ref().map(|why| format!("{}: {why}", l.run.name))).collect();
             why.join("; ")
         })
     };
     // a report carries a long run's records taken together (nines_core::compact)
-    let per = move || {
-        version.get();
-        match with_model(|m| m.runs.iter().filter_map(|l| l.compact.as_ref()).map(|c| c.form.context_group).max()).unwrap_or(1) {
-            1 => "device and host, per window".to_string(),
-            k => format!("device and host, per window (up to {k} windows a point, as the report carries them)"),
-        }
+    let per = move || match runs.with(|m| m.iter().filter_map(|l| l.compact.as_ref()).map(|c| c.form.context_group).max()).unwrap_or(1) {
+        1 => "device and host, per window".to_string(),
+        k => format!("device and host, per window (up to {k} windows a point, as the report carries them)"),
     };
     // (no memo of what the chart depends on, as the other panels keep: redrawing a few
     // hundred points on any change of the view costs less than the memo's code in the wasm)
     Effect::new(move |_| {
-        let (_, _, st) = (version.get(), size.get(), state.get());
+        let (_, _, st) = (runs.version(), size.get(), state.get());
         let (Some(cv), Some(o)) = (canvas.get(), overlay.get()) else { return };
         if !any() {
             return;
@@ -215,7 +207,7 @@ pub(super) fn ContextPanel() -> impl IntoView {
         size_overlay(&o, &cv);
         let full = runtime_extent(&st, &traces(&st)).unwrap_or((0.0, 1.0));
         // the I/O axis has no place for records kept by time: the whole run by time then
-        let (x0, x1) = if st.x_ios { with_model(|m| context_extent(&m.runs)).unwrap_or(full) } else { st.zoom.unwrap_or(full) };
+        let (x0, x1) = if st.x_ios { runs.with(context_extent).unwrap_or(full) } else { st.zoom.unwrap_or(full) };
         let shown = &SHOWN[which.get().min(SHOWN.len() - 1)];
         let ls = lines(&st, shown, x0, x1, w);
         let note = if st.x_ios {
@@ -238,7 +230,7 @@ pub(super) fn ContextPanel() -> impl IntoView {
             legend: true,
         };
         if let Some(f) = draw_canvas(&cv, |root| charts::draw_rate(root, &spec)) {
-            with_model(|m| m.frames.insert("context", f));
+            runs.book(|m| m.frames.insert("context", f));
         }
         // test hooks: the number drawn and how many points
         let _ = cv.set_attribute("data-shown", shown.button);

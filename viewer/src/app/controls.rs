@@ -8,7 +8,7 @@ use nines_core::units::group;
 
 use super::loading;
 use super::page::page;
-use super::traces::DIR_DECIDED;
+use super::traces::decide_dir;
 use crate::charts;
 use crate::panels::scoped_directions;
 use crate::state::DirMode;
@@ -17,7 +17,7 @@ use crate::state::DirMode;
 #[component]
 pub(super) fn Controls() -> impl IntoView {
     let p = page();
-    let (state, version) = (p.state, p.version);
+    let (state, runs) = (p.state, p.runs);
     let set = move |f: Box<dyn FnOnce(&mut crate::state::ViewState)>| p.set(f);
     view! {
         <header class="bar">
@@ -38,21 +38,20 @@ pub(super) fn Controls() -> impl IntoView {
                     view! {
                         <button data-testid=testid
                             class:active=move || state.with(|s| s.dir == d)
-                            on:click=move |_| { DIR_DECIDED.with(|c| c.set(true)); let d = on.clone(); set(Box::new(move |s| s.dir = d)) }>{label}</button>
+                            on:click=move |_| { decide_dir(true); let d = on.clone(); set(Box::new(move |s| s.dir = d)) }>{label}</button>
                     }
                 }).collect_view()}
                 // the loaded runs' scoped directions (a job file's `probe/read`, a merge's
                 // `host07/read`), one of them alone
                 {move || {
-                    version.get();
-                    let tags = super::model::with_model(|m| scoped_directions(m.runs.iter().map(|r| &*r.run)));
+                    let tags = runs.with(|m| scoped_directions(m.iter().map(|r| &*r.run)));
                     (!tags.is_empty()).then(|| view! {
                         <select data-testid="dir-scoped" title="one scoped direction alone: a job section's, target's or host's share"
                             class:active=move || state.with(|s| matches!(s.dir, DirMode::Scoped(_)))
                             prop:value=move || state.with(|s| if let DirMode::Scoped(t) = &s.dir { t.clone() } else { String::new() })
                             on:change=move |ev| {
                                 if let Some(d) = DirMode::from_key(&event_target_value(&ev)) {
-                                    DIR_DECIDED.with(|c| c.set(true));
+                                    decide_dir(true);
                                     set(Box::new(move |s| s.dir = d));
                                 }
                             }>

@@ -7,8 +7,9 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::dom::{body, now_ms};
-use super::model::with_model;
+use super::model::runs;
 
+// A timer's flag for the test hook, not page state.
 thread_local! {
     static IDLE_PENDING: Cell<bool> = const { Cell::new(false) };
 }
@@ -17,9 +18,11 @@ const PANELS: [&str; 4] = ["cdf", "runtime", "rate", "hist"];
 
 /// Record that a panel drew; flips the idle flag once the queued draws are done.
 pub(super) fn mark_drawn(panel: &'static str, ms: f64) {
-    let (renders, first) = with_model(|m| {
+    let h = runs();
+    let loaded = !h.get_untracked().is_empty();
+    let (renders, first) = h.book(|m| {
         m.renders += 1;
-        if !m.runs.is_empty() && !m.drawn.contains(&panel) {
+        if loaded && !m.drawn.contains(&panel) {
             m.drawn.push(panel);
         }
         let first = !m.first_render_done && PANELS.iter().all(|p| m.drawn.contains(p));

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 use super::chart_data::{cdf_data, hist_data, runtime_data};
 use super::dom::{download, download_url};
-use super::model::with_model;
+use super::model::runs;
 use crate::charts::{self, CdfSpec, HistSpec};
 use crate::state::ViewState;
 
@@ -21,7 +21,7 @@ pub(super) fn png(node: NodeRef<leptos::html::Canvas>, name: &'static str) {
 /// as wide as the charts on the page.
 pub(super) fn svg(state: RwSignal<ViewState>, name: &'static str) {
     let st = state.get_untracked();
-    let w = with_model(|m| m.frames.get("cdf").or(m.frames.get("runtime")).map(|f| f.right + 18)).unwrap_or(1000).max(600) as u32;
+    let w = runs().book(|m| m.frames.get("cdf").or(m.frames.get("runtime")).map(|f| f.right + 18)).unwrap_or(1000).max(600) as u32;
     let svg = match name {
         "cdf" => {
             let d = cdf_data(&st);

@@ -20,7 +20,7 @@ use super::canvas::{canvas_size, draw_canvas};
 use super::chart_data::runtime_extent;
 use super::dom::{self, download, download_url, now_ms, tx, Node};
 use super::draws::mark_drawn;
-use super::model::{report_range_error, trace_data, Loaded, Points, RangeError, TraceData, BINS_PER_DECADE};
+use super::model::{report_range_error, runs, trace_data, Loaded, Points, RangeError, Runs, TraceData, BINS_PER_DECADE};
 use super::traces::traces;
 use crate::charts::{self, Frame, Scale, Y_LABEL_AREA};
 use crate::heat_chart::{draw_heatmap, latency_scale, to_svg, HeatRow, HeatSpec, ShareScale, LEGEND_H};
@@ -34,12 +34,12 @@ const ROW_H: u32 = 250;
 /// A compact form's carried groups as a run, with the pyramid of one direction over them.
 type Source = (Rc<Loaded>, Rc<Run>, Rc<Pyramid>);
 
+// A pure cache (checked against the run it was built from), not page state: the page's runs
+// and bookkeeping are in `model::Runs`.
 thread_local! {
     /// By (run, direction): the groups and pyramid of a compact form, for the run it was built
     /// from (a run replaced by its archive or a newer form is built again).
     static SOURCES: RefCell<HashMap<(usize, String), Source>> = RefCell::new(HashMap::new());
-    /// What the chart last drew: each row's label, frame and heatmap.
-    static DRAWN: RefCell<Vec<(String, Frame, Heatmap)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The heatmap of a trace: over the recorded windows' pyramid the page holds, or over a
@@ -171,9 +171,9 @@ where
 pub fn heatmap_cells() -> String {
     let opt = |v: Option<u64>| v.map_or("null".to_string(), |v| v.to_string());
     let list = |v: Vec<String>| v.join(",");
-    DRAWN.with(|d| {
-        let rows: Vec<String> = d
-            .borrow()
+    runs().book(|b| {
+        let rows: Vec<String> = b
+            .heat_drawn
             .iter()
             .map(|(label, _, m)| {
                 let cols: Vec<String> = m
@@ -209,9 +209,8 @@ pub fn heatmap_cells() -> String {
 
 /// What the cell under the mouse holds, shown beside the mouse.
 fn readout(st: &ViewState, px: f64, py: f64) -> Option<String> {
-    DRAWN.with(|d| {
-        let d = d.borrow();
-        let (label, f, m) = d.iter().find(|(_, f, _)| f.contains(px, py))?;
+    runs().book(|b| {
+        let (label, f, m) = b.heat_drawn.iter().find(|(_, f, _)| f.contains(px, py))?;
         let (i, k) = m.at(f.x_at(px), f.y_at(py))?;
         let c = &m.columns[i];
         let (lo, hi) = m.edges(k);
@@ -259,7 +258,7 @@ fn toggle_row(ev: &web_sys::MouseEvent, chosen: RwSignal<Vec<String>>, state: Rw
 
 /// The heatmap panel.
 #[component]
-pub(super) fn HeatmapPanel(state: RwSignal<ViewState>, version: RwSignal<u64>, size: RwSignal<u32>) -> impl IntoView {
+pub(super) fn HeatmapPanel(state: RwSignal<ViewState>, runs: Runs, size: RwSignal<u32>) -> impl IntoView {
     let canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
     // the readout and where the mouse is on the chart (CSS pixels), to show it beside it
     let hover: RwSignal<Option<(String, f64, f64)>> = RwSignal::new(None);
@@ -269,7 +268,7 @@ pub(super) fn HeatmapPanel(state: RwSignal<ViewState>, version: RwSignal<u64>, s
     let chosen: RwSignal<Vec<String>> = RwSignal::new(Vec::new());
     let key = Memo::new(move |_| {
         let s = state.get();
-        (version.get(), size.get(), s.dir, s.hidden.clone(), s.levels.clone(), s.x_ios, s.zoom, s.sel)
+        (runs.version(), size.get(), s.dir, s.hidden.clone(), s.levels.clone(), s.x_ios, s.zoom, s.sel)
     });
     Effect::new(move |_| {
         let _ = key.get();
@@ -312,7 +311,7 @@ pub(super) fn HeatmapPanel(state: RwSignal<ViewState>, version: RwSignal<u64>, s
             };
             dom::mount(&out, &buttons);
         }
-        DRAWN.with(|dr| *dr.borrow_mut() = d.rows.into_iter().zip(frames).map(|((l, m), f)| (l, f, m)).collect());
+        runs.book(|b| b.heat_drawn = d.rows.into_iter().zip(frames).map(|((l, m), f)| (l, f, m)).collect());
         hover.set(None);
         mark_drawn("heatmap", now_ms() - t0);
     });
@@ -331,7 +330,7 @@ pub(super) fn HeatmapPanel(state: RwSignal<ViewState>, version: RwSignal<u64>, s
     };
     let export_svg = move |_| {
         let st = state.get_untracked();
-        let w = DRAWN.with(|d| d.borrow().first().map(|r| r.1.right + 18)).unwrap_or(1000).max(600) as u32;
+        let w = runs.book(|b| b.heat_drawn.first().map(|r| r.1.right + 18)).unwrap_or(1000).max(600) as u32;
         let d = heat_data(&st, w, &chosen.get_untracked());
         match to_svg(w, height_of(d.rows.len()), |root| draw_into(root, &st, &d)) {
             Ok((s, _)) => download("nines-heatmap.svg", "image/svg+xml", s.as_bytes()),

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 
 use super::canvas::{css_size, ctx_css};
 use super::chart_data::runtime_extent;
-use super::model::with_model;
+use super::model::runs;
 use super::page::{Gesture, Page};
 use super::traces::traces;
 use crate::charts::Frame;
@@ -17,7 +17,7 @@ use crate::state::ViewState;
 
 /// Where chart `name` was last drawn.
 pub(super) fn frame(name: &'static str) -> Option<Frame> {
-    with_model(|m| m.frames.get(name).copied())
+    runs().book(|m| m.frames.get(name).copied())
 }
 
 /// The hover rule on the 1-CDF and the drag boxes (a range box spans both linked charts).
@@ -34,7 +34,7 @@ pub(super) fn overlays(p: Page) {
             let Some(ctx) = ctx_css(&o) else { continue };
             let (cw, ch) = css_size(&o);
             ctx.clear_rect(0.0, 0.0, cw as f64, ch as f64);
-            let Some(f) = with_model(|m| m.frames.get(name).copied()) else { continue };
+            let Some(f) = runs().book(|m| m.frames.get(name).copied()) else { continue };
             // the time under the mouse, on every chart of the same axis
             let rule = match (name, ht) {
                 ("cdf", _) => hx,

@@ -8,9 +8,8 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::chart_data::focus_of;
-use super::model::with_model;
+use super::dom;
 use super::page::page;
-use super::{dom, site};
 use crate::panels::{self, LegendRun};
 use crate::state::{DirMode, Focus};
 
@@ -21,7 +20,7 @@ type LegendKey = (u64, IndexSet, DirMode, Option<usize>);
 #[component]
 pub(super) fn Legend() -> impl IntoView {
     let p = page();
-    let (state, version) = (p.state, p.version);
+    let (state, runs) = (p.state, p.runs);
     let set = move |f: Box<dyn FnOnce(&mut crate::state::ViewState)>| p.set(f);
     let out: NodeRef<leptos::html::Section> = NodeRef::new();
     // (the effect returns what it drew for, and skips a change that does not touch it: a
@@ -29,18 +28,18 @@ pub(super) fn Legend() -> impl IntoView {
     Effect::new(move |prev: Option<Option<LegendKey>>| {
         let st = state.get();
         let focus = focus_of(&st);
-        let key = Some((version.get(), st.hidden.clone(), st.dir.clone(), focus));
+        let key = Some((runs.version(), st.hidden.clone(), st.dir.clone(), focus));
         if prev.as_ref() == Some(&key) {
             return key;
         }
         let out = out.get()?;
-        let runs = with_model(|m| m.runs.clone());
+        let runs = runs.get();
         let shown: Vec<LegendRun> = runs
             .iter()
             .map(|r| LegendRun { run: &r.run, file: &r.file, compact: r.compact.as_ref().map(|c| (c.text.as_str(), c.group)) })
             .collect();
         // a large site opens on its trend alone: the legend says where its runs are
-        let site = if runs.is_empty() { site::SITE.with(|s| s.borrow().len()) } else { 0 };
+        let site = if runs.is_empty() { p.runs.site().len() } else { 0 };
         dom::mount(&out, &panels::legend(&shown, &st.hidden, &st.dir, focus, site));
         key
     });
@@ -52,7 +51,7 @@ pub(super) fn Legend() -> impl IntoView {
         match t.get_attribute("data-act").as_deref() {
             Some("show-all") => set(Box::new(|s| s.hidden.clear())),
             Some("hide-all") => {
-                let n = with_model(|m| m.runs.len());
+                let n = runs.len();
                 // extend, not collect: a collected BTreeSet sorts first (one more sort in the wasm)
                 set(Box::new(move |s| s.hidden.extend(0..n)));
             }
@@ -64,11 +63,11 @@ pub(super) fn Legend() -> impl IntoView {
                     }));
                 }
             }
-            Some("focus-toggle") => set(Box::new(|s| {
+            Some("focus-toggle") => set(Box::new(move |s| {
                 s.focus = match focus_of(s) {
                     Some(_) => Focus::Off,
                     None => {
-                        let n = with_model(|m| m.runs.len());
+                        let n = runs.len();
                         (0..n).find(|i| !s.hidden.contains(i)).map(Focus::Run).unwrap_or_default()
                     }
                 }

@@ -14,10 +14,10 @@ use nines_core::compact::{self, Compact};
 use nines_core::run::distinct_names;
 
 use super::dom::{body, busy, now_ms};
-use super::model::{with_model, CompactParts, Loaded, Model};
+use super::model::{runs, Book, CompactParts, Loaded, Runs};
 use super::net::{body_of, fetch_bytes, range_request, sleep_ms};
 use super::page::LoadError;
-use super::page::{Page, LIVE};
+use super::page::Page;
 use super::traces::split_by_default;
 use super::{site, workers};
 use crate::state::ViewState;
@@ -25,14 +25,17 @@ use crate::state::ViewState;
 /// A manifest's runs, requested; an error for a manifest that is not JSON.
 pub(super) type Preload = Result<Vec<(String, Pending)>, LoadError>;
 
-thread_local! {
-    /// The runs of the site's manifest, requested before the page was built.
-    pub(super) static PRELOAD: RefCell<Option<Preload>> = const { RefCell::new(None) };
-    /// By file: the compact forms requested without their groups, and where those are (the
-    /// form's URL and the byte they begin at).
-    static GROUPS_AT: RefCell<Vec<(String, (String, usize))>> = const { RefCell::new(Vec::new()) };
-    /// Time spent decoding runs so far, in ms (`<body data-nines-parse-ms>`).
-    static PARSE_MS: Cell<f64> = const { Cell::new(0.0) };
+/// By file: the compact forms requested without their groups, and where those are (the form's
+/// URL and the byte they begin at).
+pub(super) type GroupsAt = Vec<(String, (String, usize))>;
+
+/// What a site's manifest gives the page, read before the page is built: its runs, requested;
+/// its runs that have a summary, for the trend ([`site::sorted`]); and where the groups of the
+/// compact forms requested without them are.
+pub(super) struct Preloaded {
+    pub(super) items: Preload,
+    pub(super) site: Vec<site::SiteRun>,
+    pub(super) groups_at: GroupsAt,
 }
 
 /// The first runs of a site's manifest come with their groups (the heatmap and steady-state
@@ -41,11 +44,17 @@ const WHOLE_FIRST: usize = super::heatmap::MAX_ROWS;
 
 /// The runs listed in `manifest.json` beside the page, each requested now (no runs when there
 /// is no manifest).
-pub(super) async fn manifest_items() -> Preload {
-    let Ok(bytes) = fetch_bytes("manifest.json").await else { return Ok(Vec::new()) };
-    let v = serde_json::from_slice::<serde_json::Value>(&bytes)
-        .map_err(|e| LoadError { file: "manifest.json".into(), message: format!("not valid JSON: {e}") })?;
-    let Some(w) = web_sys::window() else { return Ok(Vec::new()) };
+pub(super) async fn manifest_items() -> Preloaded {
+    let mut pre = Preloaded { items: Ok(Vec::new()), site: Vec::new(), groups_at: Vec::new() };
+    let Ok(bytes) = fetch_bytes("manifest.json").await else { return pre };
+    let v = match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            pre.items = Err(LoadError { file: "manifest.json".into(), message: format!("not valid JSON: {e}") });
+            return pre;
+        }
+    };
+    let Some(w) = web_sys::window() else { return pre };
     let entries = manifest_entries(&v);
     let summarised: Vec<site::SiteRun> = entries
         .iter()
@@ -55,12 +64,13 @@ pub(super) async fn manifest_items() -> Preload {
         .collect();
     // a site of many runs opens on its trend, each run loaded when asked for
     let trend_only = entries.len() > AUTO_LOAD_MAX && summarised.len() == entries.len();
-    site::set_site(summarised);
+    pre.site = site::sorted(summarised);
     if trend_only {
-        return Ok(Vec::new());
+        return pre;
     }
     // every request goes out now; the runs download while earlier ones decode
-    Ok(entries
+    let groups_at = &mut pre.groups_at;
+    let items = entries
         .into_iter()
         .enumerate()
         .map(|(i, e)| {
@@ -69,23 +79,27 @@ pub(super) async fn manifest_items() -> Preload {
             // a one-hour run's form): its groups come when a range needs them.
             let p = match (&e.compact, e.groups_at) {
                 (Some(c), Some(at)) if i >= WHOLE_FIRST && at > 0 => {
-                    GROUPS_AT.with(|g| g.borrow_mut().push((e.file.clone(), (c.clone(), at))));
+                    groups_at.push((e.file.clone(), (c.clone(), at)));
                     range_request(&w, c, &format!("bytes=0-{}", at - 1))
                 }
                 _ => w.fetch_with_str(e.compact.as_deref().unwrap_or(&e.file)),
             };
             (e.file, Pending::Fetch(p))
         })
-        .collect())
+        .collect();
+    pre.items = Ok(items);
+    pre
 }
 
-pub(super) fn add_run(file: &str, bytes: &[u8]) -> Result<(), LoadError> {
+/// Add a run to the page's, without drawing it yet: the caller tells the runs' readers
+/// ([`Runs::notify`]) once it has added what it draws together.
+pub(super) fn add_run(h: Runs, file: &str, bytes: &[u8]) -> Result<(), LoadError> {
     let l = read_run(file, bytes)?;
-    with_model(|m| {
-        m.runs.push(Rc::new(l));
-        name_runs(m);
-        m.drawn.clear();
-        m.first_render_done = false;
+    h.stage(|runs, b| {
+        runs.push(Rc::new(l));
+        name_runs(runs, b);
+        b.drawn.clear();
+        b.first_render_done = false;
     });
     Ok(())
 }
@@ -95,32 +109,34 @@ pub(super) fn add_run(file: &str, bytes: &[u8]) -> Result<(), LoadError> {
 /// done) until the page's first runs are loaded; an error when the bytes are not a run.
 #[wasm_bindgen]
 pub fn replace_run(file: &str, bytes: &[u8]) -> Result<bool, JsValue> {
-    let Some(version) = LIVE.with(Cell::get) else { return Ok(false) };
+    let h = runs();
+    if !h.book(|b| b.live) {
+        return Ok(false);
+    }
     let mut l = read_run(file, bytes).map_err(|e| JsValue::from_str(&format!("{}: {}", e.file, e.message)))?;
-    with_model(|m| {
-        match m.runs.iter().position(|r| r.file == file) {
+    h.commit(|runs, b| {
+        match runs.iter().position(|r| r.file == file) {
             Some(i) => {
                 // the name the page shows stays
-                let name = &m.runs[i].run.name;
+                let name = &runs[i].run.name;
                 if let Some(r) = Rc::get_mut(&mut l.run) {
                     r.name.clone_from(name);
                 }
                 if let Some(c) = &mut l.compact {
                     c.form.run.name.clone_from(name);
                 }
-                m.runs[i] = Rc::new(l);
-                m.traces.retain(|k, _| k.0 != i);
-                m.stats.retain(|k, _| k.0 != i);
+                runs[i] = Rc::new(l);
+                b.traces.retain(|k, _| k.0 != i);
+                b.stats.retain(|k, _| k.0 != i);
             }
             None => {
-                m.runs.push(Rc::new(l));
-                name_runs(m);
+                runs.push(Rc::new(l));
+                name_runs(runs, b);
             }
         }
-        m.drawn.clear();
-        m.first_render_done = false;
+        b.drawn.clear();
+        b.first_render_done = false;
     });
-    version.update(|v| *v += 1);
     Ok(true)
 }
 
@@ -128,7 +144,7 @@ pub fn replace_run(file: &str, bytes: &[u8]) -> Result<bool, JsValue> {
 fn read_run(file: &str, bytes: &[u8]) -> Result<Loaded, LoadError> {
     let t0 = now_ms();
     let read = if compact::sniff(bytes) {
-        let groups_url = GROUPS_AT.with(|g| g.borrow().iter().find(|(f, _)| f == file).map(|(_, u)| u.clone()));
+        let groups_url = runs().book(|b| b.groups_at.iter().find(|(f, _)| f == file).map(|(_, u)| u.clone()));
         // a form asked for without its groups may come without them; any other must be whole
         let c = match groups_url {
             Some(_) => Compact::read_head(file, bytes),
@@ -149,9 +165,9 @@ fn read_run(file: &str, bytes: &[u8]) -> Result<Loaded, LoadError> {
         nines_core::import::read_any(file, bytes).map_err(|e| e.to_string()).map(|r| (r, None))
     };
     // time spent decoding runs (nines_core::import::read_any only), for the benchmark
-    let total = PARSE_MS.with(|p| {
-        p.set(p.get() + now_ms() - t0);
-        p.get()
+    let total = runs().book(|b| {
+        b.parse_ms += now_ms() - t0;
+        b.parse_ms
     });
     if let Some(b) = body() {
         let _ = b.set_attribute("data-nines-parse-ms", &format!("{total:.1}"));
@@ -174,21 +190,21 @@ fn read_run(file: &str, bytes: &[u8]) -> Result<Loaded, LoadError> {
 /// Give the runs distinct names (nines-core's `distinct_names` of their own names and file
 /// names): a run whose name another run has too is renamed, and what was computed under its
 /// old name is dropped.
-fn name_runs(m: &mut Model) {
+fn name_runs(runs: &mut [Rc<Loaded>], b: &mut Book) {
     // the usual case, a name no other run has: nothing to rename (and no pass over all pairs)
-    if let Some((last, rest)) = m.runs.split_last() {
+    if let Some((last, rest)) = runs.split_last() {
         if rest.iter().all(|r| r.given != last.given && r.run.name != last.given) && last.run.name == last.given {
             return;
         }
     }
-    let names = distinct_names(&m.runs.iter().map(|r| (r.given.as_str(), r.file.as_str())).collect::<Vec<_>>());
+    let names = distinct_names(&runs.iter().map(|r| (r.given.as_str(), r.file.as_str())).collect::<Vec<_>>());
     for (i, name) in names.into_iter().enumerate() {
-        if m.runs[i].run.name == name {
+        if runs[i].run.name == name {
             continue;
         }
         // the caches hold the run (traces) or its name (stats)
-        m.traces.retain(|k, _| k.0 != i);
-        m.stats.retain(|k, _| k.0 != i);
+        b.traces.retain(|k, _| k.0 != i);
+        b.stats.retain(|k, _| k.0 != i);
         let rename = |l: &mut Loaded| {
             Rc::make_mut(&mut l.run).name.clone_from(&name);
             if let Some(c) = &mut l.compact {
@@ -196,13 +212,13 @@ fn name_runs(m: &mut Model) {
                 *c.range.get_mut() = None;
             }
         };
-        match Rc::get_mut(&mut m.runs[i]) {
+        match Rc::get_mut(&mut runs[i]) {
             Some(l) => rename(l),
             None => {
-                let old = &m.runs[i];
+                let old = &runs[i];
                 let mut l = Loaded { run: old.run.clone(), given: old.given.clone(), file: old.file.clone(), compact: old.compact.clone() };
                 rename(&mut l);
-                m.runs[i] = Rc::new(l);
+                runs[i] = Rc::new(l);
             }
         }
     }
@@ -232,6 +248,7 @@ type EmbeddedRuns = Vec<(String, Pending)>;
 /// Runs handed over by a report's bootstrap (`nines report`), as bytes:
 /// `globalThis.ninesRuns = {runs: [{name, bytes: Uint8Array}], view}`; read once.
 pub(super) fn handed_runs() -> Option<JsValue> {
+    // read once, before the app exists, from a global the page deletes
     thread_local!(static HANDED: RefCell<Option<Option<JsValue>>> = const { RefCell::new(None) });
     HANDED.with(|h| {
         h.borrow_mut()
@@ -352,7 +369,7 @@ struct PageSink {
     base: usize,
     progress: RwSignal<Vec<(String, workers::Stage)>>,
     errors: RwSignal<Vec<LoadError>>,
-    version: RwSignal<u64>,
+    runs: Runs,
     state: RwSignal<ViewState>,
     /// Results not added yet, and whether a task is adding them.
     queue: Rc<RefCell<(std::collections::VecDeque<Arrived>, bool)>>,
@@ -379,8 +396,8 @@ impl workers::Sink for PageSink {
         if !start {
             return;
         }
-        let (queue, progress, errors, version, base, state) =
-            (self.queue.clone(), self.progress, self.errors, self.version, self.base, self.state);
+        let (queue, progress, errors, runs, base, state) =
+            (self.queue.clone(), self.progress, self.errors, self.runs, self.base, self.state);
         leptos::task::spawn_local(async move {
             loop {
                 let batch: Vec<_> = queue.borrow_mut().0.drain(..).collect();
@@ -393,9 +410,9 @@ impl workers::Sink for PageSink {
                 for (i, file, outcome, ms) in batch {
                     let name = file.name();
                     let res = match outcome {
-                        workers::Outcome::Compact(b) => add_run(&name, &b),
+                        workers::Outcome::Compact(b) => add_run(runs, &name, &b),
                         workers::Outcome::Raw => match read_file(file).await {
-                            Ok(b) => add_run(&name, &b),
+                            Ok(b) => add_run(runs, &name, &b),
                             Err(message) => Err(LoadError { file: name.clone(), message }),
                         },
                         workers::Outcome::Error(msg) => {
@@ -414,7 +431,7 @@ impl workers::Sink for PageSink {
                     });
                 }
                 split_by_default(state);
-                version.update(|v| *v += 1);
+                runs.notify();
                 // let the charts draw what came before the next results are added
                 yield_now().await;
                 // While files are still being decoded, the page's redraws take a core from the
@@ -441,7 +458,7 @@ impl workers::Sink for PageSink {
 /// Load runs one after the other (embedded, a site's manifest, files read on the page), the
 /// page painting between them, then draw them all.
 async fn load_list(p: Page, items: Vec<(String, Pending)>) {
-    let Page { loading, errors, state, version, .. } = p;
+    let Page { loading, errors, state, runs, .. } = p;
     busy();
     let n = items.len();
     // the page paints and takes input between runs, but not after every run: a yield
@@ -459,33 +476,33 @@ async fn load_list(p: Page, items: Vec<(String, Pending)>) {
             Pending::Bytes(b) => Ok(b.to_vec()),
             Pending::Fetch(p) => body_of(p).await.map_err(|e| format!("could not load it from the manifest: {e}")),
         };
-        let res = bytes.map_err(|message| LoadError { file: name.clone(), message }).and_then(|b| add_run(&name, &b));
+        let res = bytes.map_err(|message| LoadError { file: name.clone(), message }).and_then(|b| add_run(runs, &name, &b));
         if let Err(e) = res {
             errors.update(|v| v.push(e));
         }
     }
     loading.set(None);
     split_by_default(state);
-    version.update(|v| *v += 1);
+    runs.notify();
 }
 
 /// The page's first runs: embedded ones, else a site's manifest (requested before the page
 /// was built); then `replace_run` may add or replace runs.
-pub(super) fn load_first(p: Page) {
+pub(super) fn load_first(p: Page, preload: Option<Preload>) {
     leptos::task::spawn_local(async move {
         if let Some(items) = embedded_runs() {
             load_list(p, items).await;
             return;
         }
-        match PRELOAD.with(|p| p.borrow_mut().take()) {
+        match preload {
             Some(Ok(items)) => load_list(p, items).await,
             Some(Err(e)) => p.errors.update(|v| v.push(e)),
             None => {}
         }
-        p.version.update(|v| *v += 1);
-        LIVE.with(|l| l.set(Some(p.version)));
+        p.runs.notify();
+        p.runs.book(|b| b.live = true);
         // a page without runs waits for files: their workers start now, after its first paint
-        if with_model(|m| m.runs.is_empty()) {
+        if p.runs.get_untracked().is_empty() {
             yield_now().await;
             workers::prepare();
         }
@@ -495,7 +512,7 @@ pub(super) fn load_first(p: Page) {
 /// Files opened or dropped: decoded in workers when there are several (see `workers`), else
 /// read and loaded here.
 pub(super) fn load_files(p: Page, files: web_sys::FileList) {
-    let Page { progress, errors, version, state, .. } = p;
+    let Page { progress, errors, runs, state, .. } = p;
     let list: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
     if let Some(k) = workers::pool_size(list.len()) {
         busy();
@@ -510,7 +527,7 @@ pub(super) fn load_files(p: Page, files: web_sys::FileList) {
             p.truncate(base);
             p.extend(list.iter().map(|f| (f.name(), workers::Stage::Queued)));
         });
-        let sink = Rc::new(PageSink { base, progress, errors, version, state, queue: Default::default() });
+        let sink = Rc::new(PageSink { base, progress, errors, runs, state, queue: Default::default() });
         workers::run(list, k, sink);
         return;
     }

@@ -1,7 +1,9 @@
-//! The loaded runs and what is derived from them, in a thread-local [`Model`] outside the
-//! reactive graph (histograms are large and not `Send`-cheap): each trace's (run x direction)
-//! 1-CDF, density, steady regions and runtime points (cached by pyramid level), and the stats
-//! of a run over a range.
+//! The loaded runs and what is derived from them: the page's [`Runs`] handle holds the run
+//! set in Leptos' arena, with the signal that says it changed (its readers track it), and
+//! beside it the caches and draw bookkeeping ([`Book`]: each trace's (run x direction) 1-CDF,
+//! density, steady regions and runtime points, cached by pyramid level, the stats of a run
+//! over a range, the frames drawn), which notify nobody: a draw that fills a cache would
+//! otherwise trigger itself again.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -21,12 +23,137 @@ use nines_core::series::{Direction, SeriesPoint};
 use nines_core::stats::{run_stats, Options, RunStats};
 use nines_core::steady::steady_regions;
 
-use super::page::{LoadError, ERRORS, VERSION};
+use super::site::SiteRun;
 use crate::charts::Frame;
 use crate::panels::dir_key;
 
 thread_local! {
-    static MODEL: RefCell<Model> = RefCell::new(Model::default());
+    /// The page's [`Runs`] handle (arena ids; the runs themselves live in Leptos' arena, owned
+    /// by the app), for the code no reactive owner reaches: `replace_run` called from
+    /// JavaScript, tasks and timers, and the draw helpers they share with the panels.
+    static RUNS: Cell<Option<Runs>> = const { Cell::new(None) };
+}
+
+/// A run that could not be loaded (or read while drawing), shown with the file it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct LoadError {
+    pub(super) file: String,
+    pub(super) message: String,
+}
+
+/// The run set as the page holds it: shared, so that a reader keeps the set it read.
+pub(super) type RunSet = Rc<Vec<Rc<Loaded>>>;
+
+/// The page's loaded runs (reactive) and their caches and draw bookkeeping (not reactive).
+///
+/// Reads never panic, nested or not: [`Runs::get`] hands out the set as it is (an `Rc`), and
+/// a change made while a reader holds it ([`Runs::commit`], [`Runs::stage`]) gives the page a
+/// new set and leaves the reader its own (a read inside the closure given to `stage` or
+/// `commit` sees no runs: the set being changed is the closure's). The bookkeeping
+/// ([`Runs::book`]) is a `RefCell` borrowed for the closure given, and for `stage`'s: a `book`
+/// call inside either panics (the closures given are short and call nothing that reaches the
+/// bookkeeping).
+#[derive(Clone, Copy)]
+pub(super) struct Runs {
+    held: StoredValue<Rc<Held>, LocalStorage>,
+    /// Bumped when the run set changes.
+    version: RwSignal<u64>,
+    /// The page's load errors, which drawing may add to (a damaged carried group).
+    pub(super) errors: RwSignal<Vec<LoadError>>,
+}
+
+/// What the [`Runs`] handle holds in the arena (each borrowed only within a call of its).
+#[derive(Default)]
+struct Held {
+    set: RefCell<RunSet>,
+    book: RefCell<Book>,
+}
+
+impl Runs {
+    /// The page's runs, owned by the current reactive owner (the app), and the handle for the
+    /// code no owner reaches ([`runs`]).
+    pub(super) fn new(errors: RwSignal<Vec<LoadError>>) -> Self {
+        let r = Runs { held: StoredValue::new_local(Rc::default()), version: RwSignal::new(0), errors };
+        RUNS.with(|h| h.set(Some(r)));
+        r
+    }
+
+    /// The loaded runs; the reactive caller runs again when they change.
+    pub(super) fn get(self) -> RunSet {
+        self.version.track();
+        self.get_untracked()
+    }
+
+    /// The loaded runs, without tracking them.
+    #[inline(never)]
+    pub(super) fn get_untracked(self) -> RunSet {
+        self.held().set.borrow().clone()
+    }
+
+    /// What the arena holds (one copy of the arena's code, however many callers).
+    #[inline(never)]
+    fn held(self) -> Rc<Held> {
+        self.held.try_with_value(Rc::clone).unwrap_or_default()
+    }
+
+    /// The site's runs that have a summary (not reactive: set once, as the page is built).
+    pub(super) fn site(self) -> Rc<Vec<SiteRun>> {
+        self.book(|b| b.site.clone())
+    }
+
+    /// `f` of the loaded runs (tracked).
+    pub(super) fn with<T>(self, f: impl FnOnce(&[Rc<Loaded>]) -> T) -> T {
+        f(&self.get())
+    }
+
+    /// How many runs are loaded (tracked).
+    pub(super) fn len(self) -> usize {
+        self.get().len()
+    }
+
+    /// The runs' version (tracked): bumped at each change.
+    pub(super) fn version(self) -> u64 {
+        self.version.get()
+    }
+
+    pub(super) fn version_untracked(self) -> u64 {
+        self.version.get_untracked()
+    }
+
+    /// Change the runs and tell their readers once.
+    pub(super) fn commit<T>(self, f: impl FnOnce(&mut Vec<Rc<Loaded>>, &mut Book) -> T) -> T {
+        let t = self.stage(f);
+        self.notify();
+        t
+    }
+
+    /// Change the runs without telling their readers (a loader that adds several runs and
+    /// draws them together calls [`Runs::notify`] after the last). `f` is given the set and the
+    /// bookkeeping; meanwhile the page's set reads as empty.
+    pub(super) fn stage<T>(self, f: impl FnOnce(&mut Vec<Rc<Loaded>>, &mut Book) -> T) -> T {
+        let held = self.held();
+        let mut set = std::mem::take(&mut *held.set.borrow_mut());
+        let t = f(Rc::make_mut(&mut set), &mut held.book.borrow_mut());
+        *held.set.borrow_mut() = set;
+        t
+    }
+
+    /// Tell the runs' readers that they changed (they draw again).
+    #[inline(never)]
+    pub(super) fn notify(self) {
+        self.version.update(|v| *v += 1);
+    }
+
+    /// The caches and draw bookkeeping (no reader is told of a change).
+    pub(super) fn book<T>(self, f: impl FnOnce(&mut Book) -> T) -> T {
+        f(&mut self.held().book.borrow_mut())
+    }
+}
+
+/// The page's [`Runs`] handle, from anywhere once the app is built.
+#[inline(never)]
+pub(super) fn runs() -> Runs {
+    RUNS.with(Cell::get).expect("the app holds the runs")
 }
 
 pub(super) struct Loaded {
@@ -116,49 +243,44 @@ impl CompactParts {
     }
 }
 
-thread_local! {
-    /// Fetches of groups not back yet; groups arrived and not drawn yet; a draw of them is
-    /// due within a second.
-    static GROUPS_PENDING: Cell<u32> = const { Cell::new(0) };
-    static GROUPS_UNDRAWN: Cell<bool> = const { Cell::new(false) };
-    static GROUPS_TIMER: Cell<bool> = const { Cell::new(false) };
-}
-
 /// Fetch the groups of run `file`'s compact form (the bytes of `url` from `at` on, as an HTTP
 /// range request; a server that sends the whole form is fine too), give them to the form and
 /// draw again once no other groups fetch is under way (or a second after the first that was
 /// not drawn): a brush on a site of 100 runs asks for the groups of 96 at once, and drawing
 /// every panel again at each arrival took its table 15 s to fill, against 1 s.
 fn fetch_groups(file: String, url: String, at: usize) {
-    GROUPS_PENDING.with(|n| n.set(n.get() + 1));
+    let h = runs();
+    h.book(|b| b.groups_pending += 1);
     leptos::task::spawn_local(async move {
         let got = super::net::fetch_range(&url, &format!("bytes={at}-")).await.and_then(|bytes| {
-            with_model(|m| match m.runs.iter().find(|r| r.file == file).and_then(|r| r.compact.as_ref()) {
+            match h.get_untracked().iter().find(|r| r.file == file).and_then(|r| r.compact.as_ref()) {
                 Some(c) => c.form.attach_groups(&bytes).map_err(|e| e.to_string()),
                 None => Ok(()),
-            })
+            }
         });
         match got {
-            Ok(()) => with_model(|m| {
-                m.drawn.clear();
-                m.first_render_done = false;
+            Ok(()) => h.book(|b| {
+                b.drawn.clear();
+                b.first_render_done = false;
             }),
             Err(e) => report_range_error(&file, format!("could not load the groups of its compact form: {e}")),
         }
-        let left = GROUPS_PENDING.with(|n| {
-            n.set(n.get() - 1);
-            n.get()
+        let left = h.book(|b| {
+            b.groups_pending -= 1;
+            b.groups_undrawn = true;
+            b.groups_pending
         });
-        GROUPS_UNDRAWN.with(|u| u.set(true));
         if left == 0 {
-            draw_groups();
-        } else if !GROUPS_TIMER.with(|t| t.replace(true)) {
+            draw_groups(h);
+        } else if !h.book(|b| std::mem::replace(&mut b.groups_timer, true)) {
             // a fetch that takes long holds back the others' drawing by at most a second
             leptos::prelude::set_timeout(
-                || {
-                    GROUPS_TIMER.with(|t| t.set(false));
-                    if GROUPS_UNDRAWN.with(Cell::get) {
-                        draw_groups();
+                move || {
+                    if h.book(|b| {
+                        b.groups_timer = false;
+                        b.groups_undrawn
+                    }) {
+                        draw_groups(h);
                     }
                 },
                 std::time::Duration::from_secs(1),
@@ -167,12 +289,10 @@ fn fetch_groups(file: String, url: String, at: usize) {
     });
 }
 
-/// Draw the groups that arrived.
-fn draw_groups() {
-    GROUPS_UNDRAWN.with(|u| u.set(false));
-    if let Some(v) = VERSION.with(Cell::get) {
-        v.update(|v| *v += 1);
-    }
+/// Draw the groups that arrived (the set of runs is the same; what they hold changed).
+fn draw_groups(h: Runs) {
+    h.book(|b| b.groups_undrawn = false);
+    h.notify();
 }
 
 /// Where a trace's runtime points come from: merged from the run's windows on demand
@@ -215,32 +335,48 @@ pub(super) type HeatCache = crate::paged::Paged<Option<nines_core::heatmap::Colu
 /// Consecutive windows the PTS rule is applied over (its "rounds").
 pub(super) const STEADY_ROUNDS: usize = 5;
 
+/// The caches of what is derived from the runs (by run index: a change of the runs clears
+/// those of the runs it touched) and the draw bookkeeping; see [`Runs`].
 #[derive(Default)]
-pub(super) struct Model {
-    pub(super) runs: Vec<Rc<Loaded>>,
+pub(super) struct Book {
     pub(super) traces: HashMap<(usize, String), Rc<TraceData>>,
     pub(super) stats: HashMap<(usize, u64, u64), Rc<RunStats>>,
     pub(super) frames: HashMap<&'static str, Frame>,
     /// The 1-CDF curves last drawn, for the hover readout: (label, css colour, points).
     pub(super) hover_curves: Vec<(String, String, Rc<Vec<CcdfPoint>>)>,
+    /// What the heatmap last drew: each row's label, frame and heatmap (its readout and
+    /// `heatmap_cells`).
+    pub(super) heat_drawn: Vec<(String, Frame, nines_core::heatmap::Heatmap)>,
     /// The panels drawn since the runs last changed (a few names).
     pub(super) drawn: Vec<&'static str>,
     pub(super) first_render_done: bool,
     pub(super) renders: u64,
+    /// The site's runs that have a summary, for the trend (`site::sorted`).
+    pub(super) site: Rc<Vec<SiteRun>>,
+    /// By file: the compact forms requested without their groups, and where those are.
+    pub(super) groups_at: Vec<(String, (String, usize))>,
+    /// Time spent decoding runs so far, in ms (`<body data-nines-parse-ms>`).
+    pub(super) parse_ms: f64,
+    /// The direction shown is decided (`traces::dir_decided`).
+    pub(super) dir_decided: bool,
+    /// The page's first runs are loaded: `replace_run` may change them.
+    pub(super) live: bool,
+    /// Fetches of groups not back yet; groups arrived and not drawn yet; a draw of them is
+    /// due within a second (see `fetch_groups`).
+    groups_pending: u32,
+    groups_undrawn: bool,
+    groups_timer: bool,
 }
 
 pub(super) const BINS_PER_DECADE: u32 = 40;
 
-pub(super) fn with_model<T>(f: impl FnOnce(&mut Model) -> T) -> T {
-    MODEL.with(|m| f(&mut m.borrow_mut()))
-}
-
 pub(super) fn trace_data(run: usize, dir: &Direction) -> Option<Rc<TraceData>> {
     let key = (run, dir_key(dir));
-    if let Some(t) = with_model(|m| m.traces.get(&key).cloned()) {
+    let h = runs();
+    if let Some(t) = h.book(|b| b.traces.get(&key).cloned()) {
         return Some(t);
     }
-    let loaded = with_model(|m| m.runs.get(run).cloned())?;
+    let loaded = h.get().get(run).cloned()?;
     let source = match &loaded.compact {
         Some(c) => Points::Stored(c.form.traces.iter().position(|t| t.dir == *dir)?),
         None => Points::Pyramid(Pyramid::new(&loaded.run, dir)),
@@ -265,7 +401,7 @@ pub(super) fn trace_data(run: usize, dir: &Direction) -> Option<Rc<TraceData>> {
     td.density = log_density(&whole, BINS_PER_DECADE);
     td.bytes_per_io = bytes_per_io(&loaded.run, tag);
     let td = Rc::new(td);
-    with_model(|m| m.traces.insert(key, td.clone()));
+    h.book(|b| b.traces.insert(key, td.clone()));
     Some(td)
 }
 
@@ -364,7 +500,7 @@ impl TraceData {
 /// A carried group of a compact form could not be decoded for a range: shown with the load
 /// errors (once), after the drawing that found it.
 pub(super) fn report_range_error(file: &str, message: String) {
-    let Some(errors) = ERRORS.with(Cell::get) else { return };
+    let errors = runs().errors;
     let e = LoadError { file: file.to_string(), message };
     leptos::task::spawn_local(async move {
         errors.update(|v| {
@@ -378,10 +514,11 @@ pub(super) fn report_range_error(file: &str, message: String) {
 /// Stats of a run over a time range (cached).
 pub(super) fn stats_of(run: usize, range: Option<(f64, f64)>) -> Option<Rc<RunStats>> {
     let key = (run, range.map_or(u64::MAX, |r| r.0.to_bits()), range.map_or(u64::MAX, |r| r.1.to_bits()));
-    if let Some(s) = with_model(|m| m.stats.get(&key).cloned()) {
+    let h = runs();
+    if let Some(s) = h.book(|b| b.stats.get(&key).cloned()) {
         return Some(s);
     }
-    let loaded = with_model(|m| m.runs.get(run).cloned())?;
+    let loaded = h.get().get(run).cloned()?;
     let opts = Options { from: range.map(|r| r.0), to: range.map(|r| r.1), ..Options::default() };
     let s = match (&loaded.compact, range) {
         (Some(c), Some(_)) => match c.range(&loaded.file, opts.from, opts.to) {
@@ -394,6 +531,6 @@ pub(super) fn stats_of(run: usize, range: Option<(f64, f64)>) -> Option<Rc<RunSt
         },
         _ => Rc::new(run_stats(&loaded.run, &opts)),
     };
-    with_model(|m| m.stats.insert(key, s.clone()));
+    h.book(|b| b.stats.insert(key, s.clone()));
     Some(s)
 }

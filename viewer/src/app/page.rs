@@ -1,35 +1,20 @@
-//! The page's signals: the [`Page`] context every panel reads, and the few of them that code
-//! outside a component reaches (errors found while drawing, the run version).
-
-use std::cell::Cell;
+//! The page's signals: the [`Page`] context every panel reads.
 
 use leptos::prelude::*;
 
 use super::dom::busy;
+use super::model::Runs;
 use super::workers;
 use crate::state::ViewState;
 
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct LoadError {
-    pub(super) file: String,
-    pub(super) message: String,
-}
-
-thread_local! {
-    /// The page's list of errors, for errors found while drawing (a damaged carried group).
-    pub(super) static ERRORS: Cell<Option<RwSignal<Vec<LoadError>>>> = const { Cell::new(None) };
-    /// The page's run version, once its first runs are loaded (`loading::replace_run`).
-    pub(super) static LIVE: Cell<Option<RwSignal<u64>>> = const { Cell::new(None) };
-    /// The page's run version, for what arrives while drawing (a compact form's groups).
-    pub(super) static VERSION: Cell<Option<RwSignal<u64>>> = const { Cell::new(None) };
-}
+pub(super) use super::model::LoadError;
 
 /// The page's signals, provided as a context to every panel ([`page`]).
 #[derive(Clone, Copy)]
 pub(super) struct Page {
     pub(super) state: RwSignal<ViewState>,
-    /// Bumped when the loaded runs change.
-    pub(super) version: RwSignal<u64>,
+    /// The loaded runs (reactive: their readers draw again when they change).
+    pub(super) runs: Runs,
     /// Bumped when the window is resized.
     pub(super) size: RwSignal<u32>,
     pub(super) errors: RwSignal<Vec<LoadError>>,

@@ -19,7 +19,7 @@ use nines_core::units::group;
 
 use super::dom::{busy, el, mount, now_ms, tx, Node};
 use super::draws::mark_drawn;
-use super::model::{with_model, Loaded};
+use super::model::{Loaded, Runs};
 use crate::charts;
 use crate::state::ViewState;
 
@@ -124,11 +124,11 @@ fn table(checks: &[RunCheck]) -> Vec<Node> {
 
 /// The QoS spec panel.
 #[component]
-pub(super) fn Qos(state: RwSignal<ViewState>, version: RwSignal<u64>) -> impl IntoView {
+pub(super) fn Qos(state: RwSignal<ViewState>, runs: Runs) -> impl IntoView {
     let out: NodeRef<leptos::html::Div> = NodeRef::new();
     let key = Memo::new(move |_| {
         let s = state.get();
-        (version.get(), s.spec.clone(), s.hidden.clone())
+        (runs.version(), s.spec.clone(), s.hidden.clone())
     });
     let error = RwSignal::new(None::<String>);
     Effect::new(move |_| {
@@ -147,7 +147,7 @@ pub(super) fn Qos(state: RwSignal<ViewState>, version: RwSignal<u64>) -> impl In
             Some(Ok(spec)) => {
                 error.set(None);
                 let runs: Vec<Rc<Loaded>> =
-                    with_model(|m| m.runs.iter().enumerate().filter(|(i, _)| !hidden.contains(i)).map(|(_, r)| r.clone()).collect());
+                    runs.with(|m| m.iter().enumerate().filter(|(i, _)| !hidden.contains(i)).map(|(_, r)| r.clone()).collect());
                 let checks: Vec<RunCheck> = runs.iter().map(|r| check(r, &spec)).collect();
                 table(&checks)
             }

@@ -11,7 +11,6 @@ use super::chart_data::runtime_data;
 use super::dom::now_ms;
 use super::draws::mark_drawn;
 use super::interact::{x_down, x_leave, x_move, x_up, x_wheel};
-use super::model::with_model;
 use super::page::page;
 use super::{chart_data, export};
 use crate::charts;
@@ -20,14 +19,14 @@ use crate::state::ViewState;
 #[component]
 pub(super) fn RuntimePanel() -> impl IntoView {
     let p = page();
-    let (state, version, size, c) = (p.state, p.version, p.size, p.canvases);
+    let (state, runs, size, c) = (p.state, p.runs, p.size, p.canvases);
     let (rt_canvas, rt_overlay, rate_canvas, rate_overlay) = (c.runtime, c.runtime_overlay, c.rate, c.rate_overlay);
     let set = move |f: Box<dyn FnOnce(&mut ViewState)>| p.set(f);
     // what the runtime and rate charts depend on
     let rt_key = Memo::new(move |_| {
         let s = state.get();
         (
-            version.get(),
+            runs.version(),
             size.get(),
             s.dir.clone(),
             s.hidden.clone(),
@@ -56,19 +55,19 @@ pub(super) fn RuntimePanel() -> impl IntoView {
         let d = runtime_data(&st, w);
         let spec = d.runtime_spec(&st, false);
         if let Some(f) = draw_canvas(&c, |root| charts::draw_runtime(root, &spec)) {
-            with_model(|m| m.frames.insert("runtime", f));
+            runs.book(|m| m.frames.insert("runtime", f));
         }
         // test hook: the points ringed as beyond a limit of the spec
         let breaks = d.lines.iter().map(|l| l.broken.iter().filter(|b| **b).count()).sum::<usize>();
         let _ = c.set_attribute("data-limit-breaks", &breaks.to_string());
         // test hook: the run drawn strong (empty: every run alike)
-        let focus = d.focus.and_then(|i| with_model(|m| m.runs.get(i).map(|r| r.run.name.clone())));
+        let focus = d.focus.and_then(|i| runs.with(|m| m.get(i).map(|r| r.run.name.clone())));
         let _ = c.set_attribute("data-focus", &focus.unwrap_or_default());
         mark_drawn("runtime", now_ms() - t0);
         let t1 = now_ms();
         let rspec = d.rate_spec(&st, false);
         if let Some(f) = draw_canvas(&rc, |root| charts::draw_rate(root, &rspec)) {
-            with_model(|m| m.frames.insert("rate", f));
+            runs.book(|m| m.frames.insert("rate", f));
         }
         mark_drawn("rate", now_ms() - t1);
         chart_data::read_ahead(&st, w);

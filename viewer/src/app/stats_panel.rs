@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use nines_core::stats::RunStats;
 
 use super::dom::{self, body, download, now_ms};
-use super::model::{stats_of, with_model};
+use super::model::{runs, stats_of};
 use super::page::page;
 use super::traces::run_time_sel;
 use crate::panels::{self, shown_tag, TableRow};
@@ -16,10 +16,10 @@ use crate::state::ViewState;
 #[component]
 pub(super) fn StatsPanel() -> impl IntoView {
     let p = page();
-    let (state, version) = (p.state, p.version);
+    let (state, runs) = (p.state, p.runs);
     let table_key = Memo::new(move |_| {
         let s = state.get();
-        (version.get(), s.dir.clone(), s.hidden.clone(), s.sel, s.x_ios)
+        (runs.version(), s.dir.clone(), s.hidden.clone(), s.sel, s.x_ios)
     });
     let out: NodeRef<leptos::html::Div> = NodeRef::new();
     Effect::new(move |_| {
@@ -33,7 +33,7 @@ pub(super) fn StatsPanel() -> impl IntoView {
     });
     let export_csv = move |_| {
         let st = state.get_untracked();
-        let n = with_model(|m| m.runs.len());
+        let n = runs.len();
         let stats: Vec<RunStats> = (0..n)
             .filter(|i| !st.hidden.contains(i))
             .filter_map(|i| stats_of(i, run_time_sel(&st, i)))
@@ -58,7 +58,7 @@ pub(super) fn StatsPanel() -> impl IntoView {
 
 /// The table's rows: each run shown, of the brushed range when there is one.
 fn table_rows(st: &ViewState) -> Vec<TableRow> {
-    let n = with_model(|m| m.runs.len());
+    let n = runs().len();
     (0..n)
         .filter(|i| !st.hidden.contains(i))
         .filter_map(|i| Some(panels::table_row(i, &*stats_of(i, run_time_sel(st, i))?, &st.dir)))

@@ -1,41 +1,44 @@
 //! The traces the view shows of the loaded runs, what a brushed range holds of them, and the
 //! direction the first runs open with.
 
-use std::cell::Cell;
-
 use leptos::prelude::*;
 
 use nines_core::pyramid::time_range_of_ios;
 use nines_core::series::Direction;
 
-use super::model::{trace_data, with_model, TraceData};
+use super::model::{runs, trace_data, TraceData};
 use crate::panels::{self, directions_of, Trace};
 use crate::state::{DirMode, ViewState};
 
-thread_local! {
-    /// The direction shown is decided: by the link, by a click, or by the first runs loaded
-    /// ([`split_by_default`]).
-    pub(super) static DIR_DECIDED: Cell<bool> = const { Cell::new(false) };
+/// Is the direction shown decided: by the link, by a click, or by the first runs loaded
+/// ([`split_by_default`])?
+pub(super) fn dir_decided() -> bool {
+    runs().book(|b| b.dir_decided)
+}
+
+/// The direction shown is decided (or not, for a link that names none).
+pub(super) fn decide_dir(decided: bool) {
+    runs().book(|b| b.dir_decided = decided);
 }
 
 /// The traces the view shows of the loaded runs.
 pub(super) fn traces(st: &ViewState) -> Vec<Trace> {
-    let runs = with_model(|m| m.runs.clone());
-    panels::traces_of(runs.iter().map(|r| &*r.run), st)
+    panels::traces_of(runs().get().iter().map(|r| &*r.run), st)
 }
 
-/// Do the loaded runs have more than one direction (read and write, a merge's hosts)?
+/// Do the loaded runs have more than one direction (read and write, a merge's hosts)? Not
+/// tracked: the link's hash is written again when the view changes, not when runs arrive.
 pub(super) fn multi_direction() -> bool {
-    with_model(|m| m.runs.iter().any(|r| directions_of(&r.run, &DirMode::Overlay).len() > 1))
+    runs().get_untracked().iter().any(|r| directions_of(&r.run, &DirMode::Overlay).len() > 1)
 }
 
 /// Runs with more than one direction open with each direction shown, not merged: decided once,
 /// when the first runs are loaded, unless the link (or a click) chose a direction.
 pub(super) fn split_by_default(state: RwSignal<ViewState>) {
-    if DIR_DECIDED.with(Cell::get) || with_model(|m| m.runs.is_empty()) {
+    if dir_decided() || runs().get_untracked().is_empty() {
         return;
     }
-    DIR_DECIDED.with(|d| d.set(true));
+    decide_dir(true);
     if multi_direction() && state.with_untracked(|s| s.dir == DirMode::All) {
         state.update(|s| s.dir = DirMode::Overlay);
     }

@@ -4,8 +4,6 @@
 //! the run before it, or with a pinned baseline, as `nines compare` compares two runs; a
 //! click opens the run.
 
-use std::cell::RefCell;
-
 use leptos::prelude::*;
 
 use nines_core::compare::Verdict;
@@ -16,33 +14,26 @@ use super::canvas::{canvas_size, draw_canvas};
 use super::dom::{body, busy, now_ms};
 use super::draws::mark_drawn;
 use super::loading::add_run;
-use super::model::with_model;
+use super::model::Runs;
 use super::net::fetch_bytes;
 use super::page::LoadError;
-use super::site::SITE;
-use crate::charts::{Frame, Scale};
+use super::site::SiteRun;
+use crate::charts::Scale;
 use crate::judge_charts::{draw_trend, trend_labels, TrendMark, TrendSpec};
 use crate::state::ViewState;
 
-thread_local! {
-    static FRAME: RefCell<Option<Frame>> = const { RefCell::new(None) };
-}
-
 /// The marks of the chosen level and direction, and the runs they belong to.
-fn marks(st: &ViewState) -> Vec<(usize, TrendMark)> {
-    SITE.with(|s| {
-        let s = s.borrow();
-        let refs: Vec<&Summary> = s.iter().map(|r| &r.summary).collect();
-        let t = &st.trend;
-        points(&refs, &t.tag, &t.level, t.base)
-            .into_iter()
-            .enumerate()
-            .filter_map(|(i, p)| {
-                let value = p.value?;
-                Some((i, TrendMark { x: i as f64, value, interval: p.interval, verdict: p.verdict, baseline: t.base == Some(i) }))
-            })
-            .collect()
-    })
+fn marks(site: &[SiteRun], st: &ViewState) -> Vec<(usize, TrendMark)> {
+    let refs: Vec<&Summary> = site.iter().map(|r| &r.summary).collect();
+    let t = &st.trend;
+    points(&refs, &t.tag, &t.level, t.base)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            let value = p.value?;
+            Some((i, TrendMark { x: i as f64, value, interval: p.interval, verdict: p.verdict, baseline: t.base == Some(i) }))
+        })
+        .collect()
 }
 
 fn verdict_text(v: Option<Verdict>) -> &'static str {
@@ -56,17 +47,17 @@ fn verdict_text(v: Option<Verdict>) -> &'static str {
 }
 
 /// Show run `i` of the site alone: the loaded run, or its compact form (else archive) fetched.
-fn open(i: usize, state: RwSignal<ViewState>, version: RwSignal<u64>, errors: RwSignal<Vec<LoadError>>) {
-    let Some(r) = SITE.with(|s| s.borrow().get(i).cloned()) else { return };
+fn open(i: usize, state: RwSignal<ViewState>, runs: Runs, errors: RwSignal<Vec<LoadError>>) {
+    let Some(r) = runs.site().get(i).cloned() else { return };
     let show_only = move |idx: usize| {
-        let n = with_model(|m| m.runs.len());
+        let n = runs.len();
         busy();
         state.update(|s| {
             s.hidden.clear();
             s.hidden.extend((0..n).filter(|&j| j != idx));
         });
     };
-    if let Some(idx) = with_model(|m| m.runs.iter().position(|l| l.file == r.file)) {
+    if let Some(idx) = runs.with(|m| m.iter().position(|l| l.file == r.file)) {
         show_only(idx);
         return;
     }
@@ -75,12 +66,12 @@ fn open(i: usize, state: RwSignal<ViewState>, version: RwSignal<u64>, errors: Rw
         let added = fetch_bytes(&url)
             .await
             .map_err(|e| LoadError { file: r.file.clone(), message: format!("could not load it from the manifest: {e}") })
-            .and_then(|b| add_run(&r.file, &b));
+            .and_then(|b| add_run(runs, &r.file, &b));
         match added {
             Ok(()) => {
                 super::traces::split_by_default(state);
-                version.update(|v| *v += 1);
-                show_only(with_model(|m| m.runs.len()) - 1);
+                runs.notify();
+                show_only(runs.len() - 1);
             }
             Err(e) => errors.update(|v| v.push(e)),
         }
@@ -90,14 +81,10 @@ fn open(i: usize, state: RwSignal<ViewState>, version: RwSignal<u64>, errors: Rw
 /// The trend panel (nothing when the site has fewer than two summarised runs).
 // long: a Leptos component: its signals, effects and view! markup read best as one piece
 #[component]
-pub(super) fn Trend(
-    state: RwSignal<ViewState>,
-    version: RwSignal<u64>,
-    size: RwSignal<u32>,
-    errors: RwSignal<Vec<LoadError>>,
-) -> impl IntoView {
-    let (tags, levels) = SITE.with(|s| {
-        let s = s.borrow();
+pub(super) fn Trend(state: RwSignal<ViewState>, runs: Runs, size: RwSignal<u32>, errors: RwSignal<Vec<LoadError>>) -> impl IntoView {
+    let site = runs.site();
+    let (tags, levels) = {
+        let s = &site;
         let mut tags: Vec<String> = Vec::new();
         let mut levels: Vec<String> = Vec::new();
         for r in s.iter() {
@@ -113,8 +100,8 @@ pub(super) fn Trend(
             }
         }
         (tags, levels)
-    });
-    let shown = SITE.with(|s| s.borrow().len()) >= 2;
+    };
+    let shown = site.len() >= 2;
     let canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
     let hover: RwSignal<Option<String>> = RwSignal::new(None);
     let key = Memo::new(move |_| {
@@ -127,13 +114,14 @@ pub(super) fn Trend(
         let t0 = now_ms();
         canvas_size(&c, 300);
         let st = state.get_untracked();
-        let m: Vec<TrendMark> = marks(&st).into_iter().map(|(_, m)| m).collect();
-        let n = SITE.with(|s| s.borrow().len()).max(1);
+        let site = runs.site();
+        let m: Vec<TrendMark> = marks(&site, &st).into_iter().map(|(_, m)| m).collect();
+        let n = site.len().max(1);
         let lo = m.iter().map(|m| m.interval.map_or(m.value, |i| i.0.min(m.value))).fold(f64::INFINITY, f64::min);
         let hi = m.iter().map(|m| m.interval.map_or(m.value, |i| i.1.max(m.value))).fold(0.0, f64::max);
         let y = if hi > 0.0 { Scale { lo: (lo / 1.5).max(1.0), hi: hi * 1.5, log: true } } else { Scale { lo: 1e3, hi: 1e7, log: true } };
         let title = format!("{} of {} across {} runs", t.level, t.tag, n);
-        let names = SITE.with(|s| trend_labels(s.borrow().iter().map(|r| (r.summary.start, r.name.as_str()))));
+        let names = trend_labels(site.iter().map(|r| (r.summary.start, r.name.as_str())));
         let x = Scale { lo: -0.5, hi: n as f64 - 0.5, log: false };
         let spec = TrendSpec { title: &title, y_desc: &t.level, marks: &m, x, y, x_names: &names };
         let f = draw_canvas(&c, |root| draw_trend(root, &spec));
@@ -141,7 +129,10 @@ pub(super) fn Trend(
             // test hook: the plot area in CSS pixels, so a test can click a run's point
             let _ = c.set_attribute("data-frame", &format!("{},{},{},{}", f.left, f.right, f.top, f.bottom));
         }
-        FRAME.with(|fr| *fr.borrow_mut() = f);
+        runs.book(|b| match f {
+            Some(f) => b.frames.insert("trend", f),
+            None => b.frames.remove("trend"),
+        });
         // test and benchmark hooks: what the chart shows, and when it first drew
         let worse = m.iter().filter(|m| m.verdict == Some(Verdict::Worse)).count();
         let _ = c.set_attribute("data-marks", &m.len().to_string());
@@ -155,20 +146,21 @@ pub(super) fn Trend(
     });
     // the run under the mouse: nearest on x
     let run_at = move |ev: &web_sys::MouseEvent| -> Option<usize> {
-        let f = FRAME.with(|f| *f.borrow())?;
+        let f = runs.book(|b| b.frames.get("trend").copied())?;
         let (px, py) = (ev.offset_x() as f64, ev.offset_y() as f64);
         if !f.contains(px, py) {
             return None;
         }
         let x = f.x_at(px).round();
         let st = state.get_untracked();
-        marks(&st).into_iter().map(|(i, _)| i).min_by(|a, b| (*a as f64 - x).abs().total_cmp(&(*b as f64 - x).abs()))
+        marks(&runs.site(), &st).into_iter().map(|(i, _)| i).min_by(|a, b| (*a as f64 - x).abs().total_cmp(&(*b as f64 - x).abs()))
     };
     let on_move = move |ev: web_sys::MouseEvent| {
         let text = run_at(&ev).and_then(|i| {
             let st = state.get_untracked();
-            let (_, m) = marks(&st).into_iter().find(|(j, _)| *j == i)?;
-            let name = SITE.with(|s| s.borrow().get(i).map(|r| r.name.clone()))?;
+            let site = runs.site();
+            let (_, m) = marks(&site, &st).into_iter().find(|(j, _)| *j == i)?;
+            let name = site.get(i).map(|r| r.name.clone())?;
             let ci = m.interval.map(|(a, b)| format!(" (95% {}..{})", format_ns(a as u64), format_ns(b as u64))).unwrap_or_default();
             Some(format!("run {}: {name}: {} {}{ci}, {}", i + 1, st.trend.level, format_ns(m.value as u64), verdict_text(m.verdict)))
         });
@@ -180,7 +172,7 @@ pub(super) fn Trend(
             busy();
             state.update(|s| s.trend.base = if s.trend.base == Some(i) { None } else { Some(i) });
         } else {
-            open(i, state, version, errors);
+            open(i, state, runs, errors);
         }
     };
     let set_tag = move |t: String| {

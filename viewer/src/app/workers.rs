@@ -101,6 +101,8 @@ type Handlers = (Closure<dyn FnMut(web_sys::MessageEvent)>, Closure<dyn FnMut(we
 
 type Shared = Rc<RefCell<Pool>>;
 
+// Browser resources made ahead of any file (the compiled module, idle workers), kept for the
+// page's life; not the page's state, which is in `model::Runs`.
 thread_local! {
     /// The workers' module, compiled once for the page ([`worker_module`]).
     static MODULE: RefCell<Option<js_sys::Promise>> = const { RefCell::new(None) };

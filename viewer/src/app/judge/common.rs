@@ -13,7 +13,7 @@ use nines_core::spec::{RunCheck, Spec};
 use nines_core::stats::RunStats;
 
 use super::super::dom::{mount, tx};
-use super::super::model::{stats_of, with_model, Loaded};
+use super::super::model::{runs, stats_of, RunSet};
 use super::super::page::Page;
 use crate::judge::{self as data, CmpData, JudgeRuns, SsData, SweepData};
 pub(super) use crate::judge::{
@@ -22,11 +22,11 @@ pub(super) use crate::judge::{
 use crate::state::{DirMode, SteadyView, ViewState, TRACKS};
 
 /// The judge panels' view of the page's model: the loaded runs as they are now.
-struct ModelRuns(Vec<Rc<Loaded>>);
+struct ModelRuns(RunSet);
 
 impl ModelRuns {
     fn now() -> ModelRuns {
-        ModelRuns(with_model(|m| m.runs.clone()))
+        ModelRuns(runs().get())
     }
 }
 
@@ -103,6 +103,8 @@ pub(super) fn sweep_key(st: &ViewState, version: u64) -> SweepKey {
     )
 }
 
+// Pure caches ([`cached`]: the last result and the key it was made for, the runs' version
+// among it), not page state.
 thread_local! {
     pub(super) static CMP: Slot<CmpKey, CmpData> = const { RefCell::new(None) };
     pub(super) static SWEEP: Slot<SweepKey, SweepData> = const { RefCell::new(None) };

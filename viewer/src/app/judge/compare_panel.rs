@@ -6,7 +6,6 @@ use leptos::prelude::*;
 use super::super::canvas::{canvas_size, draw_canvas};
 use super::super::dom::{mount, now_ms};
 use super::super::draws::mark_drawn;
-use super::super::model::with_model;
 use super::super::page::page;
 use super::common::{cached, change_chart, cmp_key, compare_data, compare_table, ctl_key, fold, on_change, CmpKey, CtlKey, Fold, CMP};
 use crate::judge_charts::{self as jc, ChangeSpec};
@@ -15,9 +14,9 @@ use crate::judge_controls;
 #[component]
 pub(in crate::app) fn ComparePanel() -> impl IntoView {
     let p = page();
-    let (state, version, size) = (p.state, p.version, p.size);
+    let (state, runs, size) = (p.state, p.runs, p.size);
     let set = move |f: Box<dyn FnOnce(&mut crate::state::ViewState)>| p.set(f);
-    let cmp_memo = Memo::new(move |_| (cmp_key(&state.get(), version.get()), size.get()));
+    let cmp_memo = Memo::new(move |_| (cmp_key(&state.get(), runs.version()), size.get()));
     let change_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
     let cmp_out: NodeRef<leptos::html::Div> = NodeRef::new();
     let cmp_sec: NodeRef<leptos::html::Section> = NodeRef::new();
@@ -31,7 +30,7 @@ pub(in crate::app) fn ComparePanel() -> impl IntoView {
         let t0 = now_ms();
         let d = cmp(&k);
         if d.rows.is_empty() {
-            let few = with_model(|m| m.runs.len()) < 2;
+            let few = runs.len() < 2;
             let why = Fold { testid: "compare-note", class: "fold-note", text: d.note.clone().unwrap_or_default(), few };
             fold(&sec, &slot, Some(&why));
             if let Some(out) = cmp_out.get() {
@@ -73,13 +72,13 @@ pub(in crate::app) fn ComparePanel() -> impl IntoView {
     // the controls, rebuilt whenever the runs or the choices change
     Effect::new(move |prev: Option<Option<CtlKey>>| -> Option<CtlKey> {
         let st = state.get();
-        let key = Some(ctl_key(&st, version.get()));
+        let key = Some(ctl_key(&st, runs.version()));
         if prev.as_ref() == Some(&key) {
             return key;
         }
         // not mounted yet: draw on the next run
         let c = cmp_ctl.get()?;
-        let names = with_model(|m| m.runs.iter().map(|r| r.run.name.clone()).collect::<Vec<_>>());
+        let names = runs.with(|m| m.iter().map(|r| r.run.name.clone()).collect::<Vec<_>>());
         mount(&c, &judge_controls::compare(&names, &st.base, st.cset));
         key
     });

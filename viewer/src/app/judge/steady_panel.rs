@@ -6,7 +6,6 @@ use leptos::prelude::*;
 use super::super::canvas::{canvas_size, draw_canvas};
 use super::super::dom::{mount, now_ms};
 use super::super::draws::mark_drawn;
-use super::super::model::with_model;
 use super::super::page::page;
 use super::common::{cached, conv_series, ctl_key, fold, on_change, steady_data, steady_view, CtlKey, Fold, SsKey, STEADY};
 use crate::charts::Scale;
@@ -16,10 +15,10 @@ use crate::judge_controls;
 #[component]
 pub(in crate::app) fn SteadyPanel() -> impl IntoView {
     let p = page();
-    let (state, version, size) = (p.state, p.version, p.size);
+    let (state, runs, size) = (p.state, p.runs, p.size);
     let ss_memo = Memo::new(move |_| {
         let s = state.get();
-        ((version.get(), s.dir.clone(), s.steady.clone()), size.get())
+        ((runs.version(), s.dir.clone(), s.steady.clone()), size.get())
     });
     let conv_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
     let ss_out: NodeRef<leptos::html::Div> = NodeRef::new();
@@ -36,7 +35,7 @@ pub(in crate::app) fn SteadyPanel() -> impl IntoView {
         let series = conv_series(&d);
         if !series.iter().any(|s| !s.points.is_empty()) {
             // the note, or why each direction cannot be checked (too few windows, ...)
-            let few = with_model(|m| m.runs.is_empty());
+            let few = runs.get().is_empty();
             let why: Vec<String> = d.series.iter().filter_map(|s| s.report.as_ref().err().map(|e| format!("{}: {e}", s.label))).collect();
             let f = match &d.note {
                 Some(n) => Fold { testid: "steady-note", class: "fold-note", text: n.clone(), few },
@@ -75,13 +74,13 @@ pub(in crate::app) fn SteadyPanel() -> impl IntoView {
     // the controls, rebuilt whenever the runs or the choices change
     Effect::new(move |prev: Option<Option<CtlKey>>| -> Option<CtlKey> {
         let st = state.get();
-        let key = Some(ctl_key(&st, version.get()));
+        let key = Some(ctl_key(&st, runs.version()));
         if prev.as_ref() == Some(&key) {
             return key;
         }
         // not mounted yet: draw on the next run
         let c = ss_ctl.get()?;
-        let names = with_model(|m| m.runs.iter().map(|r| r.run.name.clone()).collect::<Vec<_>>());
+        let names = runs.with(|m| m.iter().map(|r| r.run.name.clone()).collect::<Vec<_>>());
         mount(&c, &judge_controls::steady(&names, &st.steady));
         key
     });

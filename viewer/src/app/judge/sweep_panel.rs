@@ -6,7 +6,6 @@ use leptos::prelude::*;
 use super::super::canvas::{canvas_size, draw_canvas};
 use super::super::dom::{download, mount, now_ms};
 use super::super::draws::mark_drawn;
-use super::super::model::with_model;
 use super::super::page::page;
 use super::common::{
     cached, ctl_key, curve_points_attr, curve_table_view, fold, on_change, sweep_data, sweep_fold, sweep_key, sweep_table_view, CtlKey,
@@ -18,8 +17,8 @@ use crate::judge_controls;
 #[component]
 pub(in crate::app) fn SweepPanel() -> impl IntoView {
     let p = page();
-    let (state, version, size) = (p.state, p.version, p.size);
-    let sweep_memo = Memo::new(move |_| (sweep_key(&state.get(), version.get()), size.get()));
+    let (state, runs, size) = (p.state, p.runs, p.size);
+    let sweep_memo = Memo::new(move |_| (sweep_key(&state.get(), runs.version()), size.get()));
     let sweep_canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
     let sweep_out: NodeRef<leptos::html::Div> = NodeRef::new();
     let sweep_sec: NodeRef<leptos::html::Section> = NodeRef::new();
@@ -73,7 +72,7 @@ pub(in crate::app) fn SweepPanel() -> impl IntoView {
             return;
         }
         if !d.panels.iter().any(|p| p.lines.iter().any(|l| !l.points.is_empty())) {
-            let shown = state.with_untracked(|s| with_model(|m| (0..m.runs.len()).filter(|i| !s.hidden.contains(i)).count()));
+            let shown = state.with_untracked(|s| runs.with(|m| (0..m.len()).filter(|i| !s.hidden.contains(i)).count()));
             fold(&sec, &slot, Some(&sweep_fold(&d, shown)));
             if let Some(out) = sweep_out.get() {
                 mount(&out, &[]);
@@ -102,13 +101,13 @@ pub(in crate::app) fn SweepPanel() -> impl IntoView {
     // the controls, rebuilt whenever the runs or the choices change
     Effect::new(move |prev: Option<Option<CtlKey>>| -> Option<CtlKey> {
         let st = state.get();
-        let key = Some(ctl_key(&st, version.get()));
+        let key = Some(ctl_key(&st, runs.version()));
         if prev.as_ref() == Some(&key) {
             return key;
         }
         // not mounted yet: draw on the next run
         let c = sweep_ctl.get()?;
-        let d = swp(&sweep_key(&st, version.get_untracked()));
+        let d = swp(&sweep_key(&st, runs.version_untracked()));
         mount(&c, &judge_controls::sweep(d.param.as_deref(), &d.params, d.curve.is_some(), st.curve_log));
         key
     });
