@@ -5,7 +5,7 @@
 
 use crate::index_set::IndexSet;
 
-use nines_core::quantile::{LevelStat, Support};
+use nines_core::quantile::{Level, LevelStat, Support};
 use nines_core::run::Run;
 use nines_core::series::Direction;
 use nines_core::stats::{RunStats, TagStats};
@@ -236,15 +236,32 @@ pub fn level_cell(l: &LevelStat) -> (String, &'static str, String) {
     }
 }
 
+/// A level's `td` (`testid` `cell` for a standard level, `custom-cell` for a custom one).
+fn level_td(l: &LevelStat, testid: &str) -> Node {
+    let (text, class, title) = level_cell(l);
+    let attrs = vec![
+        ("class", class.to_string()),
+        ("title", title),
+        ("data-testid", testid.into()),
+        ("data-col", l.label.clone()),
+        ("data-ns", l.value_ns.map_or(String::new(), |v| v.to_string())),
+        ("data-support", format!("{:?}", l.support).to_ascii_lowercase()),
+        ("data-beyond", l.beyond.to_string()),
+    ];
+    tx("td", attrs, text)
+}
+
 /// The stats table: `nines stats` columns per run and direction, then run-to-run variability.
-pub fn stats_table(table: &[TableRow]) -> Vec<Node> {
+/// `custom`: the levels each row's stats carry after the standard ones, as columns after the
+/// max (`nines stats --levels`).
+pub fn stats_table(table: &[TableRow], custom: &[Level]) -> Vec<Node> {
     let labels: Vec<String> = nines_core::quantile::standard_levels().into_iter().map(|l| l.label).collect();
     // As `nines stats`: level columns up to the last one any shown row has a value in.
     let shown = (0..labels.len())
         .rev()
         .find(|&i| table.iter().any(|(_, _, _, rows)| rows.iter().any(|(_, s)| s.levels.get(i).is_some_and(|l| l.value_ns.is_some()))))
         .map_or(0, |i| i + 1);
-    let ncols = 8 + shown;
+    let ncols = 8 + shown + custom.len();
     let cell = |class: &str, col: &str, ns: String, text: String| {
         tx("td", vec![("class", class.into()), ("data-testid", "cell".into()), ("data-col", col.into()), ("data-ns", ns)], text)
     };
@@ -260,20 +277,10 @@ pub fn stats_table(table: &[TableRow]) -> Vec<Node> {
                 cell("num", "mean", format!("{}", s.mean_ns), format_ns_f(s.mean_ns)),
                 cell("num", "stdev", format!("{}", s.stdev_ns), format_ns_f(s.stdev_ns)),
             ];
-            for l in &s.levels[..shown.min(s.levels.len())] {
-                let (text, class, title) = level_cell(l);
-                let attrs = vec![
-                    ("class", class.to_string()),
-                    ("title", title),
-                    ("data-testid", "cell".into()),
-                    ("data-col", l.label.clone()),
-                    ("data-ns", l.value_ns.map_or(String::new(), |v| v.to_string())),
-                    ("data-support", format!("{:?}", l.support).to_ascii_lowercase()),
-                    ("data-beyond", l.beyond.to_string()),
-                ];
-                cells.push(tx("td", attrs, text));
-            }
+            cells.extend(s.levels[..shown.min(s.levels.len())].iter().map(|l| level_td(l, "cell")));
             cells.push(cell("num max", "max", s.max_ns.to_string(), format_ns(s.max_ns)));
+            // the custom levels, each shown (blank: none beyond), after the max
+            cells.extend(s.levels.iter().skip(labels.len()).map(|l| level_td(l, "custom-cell")));
             body.push(el(
                 "tr",
                 vec![
@@ -308,7 +315,13 @@ pub fn stats_table(table: &[TableRow]) -> Vec<Node> {
                 tx("td", vec![], d.clone()),
                 tx("td", vec![("colspan", "5".into()), ("class", "hint".into())], "spread (max − min) / median across runs"),
             ];
-            for lv in variability(&refs).into_iter().take(shown) {
+            let var = variability(&refs);
+            // the standard levels shown, the max's blank cell, then the custom levels
+            let (nvar, nstd) = (var.len(), labels.len().min(var.len()));
+            for (i, lv) in var.into_iter().enumerate().filter(|&(i, _)| i < shown || i >= nstd) {
+                if i == nstd {
+                    cells.push(el("td", vec![], vec![]));
+                }
                 let title = match (lv.min_ns, lv.median_ns, lv.max_ns) {
                     (Some(a), Some(m), Some(b)) => {
                         format!("{} runs: min {}, median {}, max {}", lv.runs, format_ns(a), format_ns(m), format_ns(b))
@@ -322,7 +335,9 @@ pub fn stats_table(table: &[TableRow]) -> Vec<Node> {
                     txt,
                 ));
             }
-            cells.push(el("td", vec![], vec![]));
+            if nstd == nvar {
+                cells.push(el("td", vec![], vec![]));
+            }
             var_rows.push(el("tr", vec![("data-testid", "variability-row".into()), ("data-dir", d.clone())], cells));
         }
     }
@@ -330,6 +345,9 @@ pub fn stats_table(table: &[TableRow]) -> Vec<Node> {
         ["run", "dir", "count", "IOPS", "min", "mean", "stdev"].iter().map(|h| tx("th", vec![], h.to_string())).collect();
     head.extend(labels[..shown].iter().map(|l| tx("th", vec![], l.clone())));
     head.push(tx("th", vec![], "max"));
+    head.extend(
+        custom.iter().map(|l| tx("th", vec![("class", "custom".into()), ("title", "a level of the levels field".into())], l.label.clone())),
+    );
     let mut parts = vec![el("thead", vec![], vec![el("tr", vec![], head)]), el("tbody", vec![], body)];
     if !var_rows.is_empty() {
         let mut v = vec![el("tr", vec![], vec![tx("th", vec![("colspan", ncols.to_string())], "Run-to-run variability")])];
@@ -665,7 +683,7 @@ mod tests {
         let stats: Vec<RunStats> = runs.iter().map(|r| run_stats(r, &Options::default())).collect();
         let rows_of = |dir: DirMode, n: usize| -> Vec<Node> {
             let table: Vec<TableRow> = stats.iter().take(n).enumerate().map(|(i, s)| table_row(i, s, &dir)).collect();
-            stats_table(&table)
+            stats_table(&table, &[])
         };
         let t = &rows_of(DirMode::Overlay, 2)[0];
         let rows = t.by_testid("stats-row");
@@ -694,6 +712,39 @@ mod tests {
         let one = &rows_of(DirMode::All, 1)[0];
         assert!(one.by_testid("variability-row").is_empty());
         assert_eq!(one.by_testid("stats-row").iter().map(|r| r.attr("data-dir").unwrap()).collect::<Vec<_>>(), vec!["all"]);
+    }
+
+    #[test]
+    fn custom_levels_are_columns_after_the_max_with_their_support() {
+        let runs = [run("a", &["read", "write"], 200), run("b", &["read", "write"], 400)];
+        let custom = crate::state::parse_levels("p95, p99.5, p99.99").unwrap();
+        let stats: Vec<RunStats> = runs
+            .iter()
+            .map(|r| {
+                let mut o = Options::default();
+                o.levels.extend_from_slice(&custom);
+                run_stats(r, &o)
+            })
+            .collect();
+        let table: Vec<TableRow> = stats.iter().enumerate().map(|(i, s)| table_row(i, s, &DirMode::Overlay)).collect();
+        let t = &stats_table(&table, &custom)[0];
+        for (r, row) in t.by_testid("stats-row").into_iter().enumerate() {
+            let cells = row.by_testid("custom-cell");
+            assert_eq!(cells.iter().map(|c| c.attr("data-col").unwrap()).collect::<Vec<_>>(), ["p95", "p99.5", "p99.99"]);
+            // as `nines stats --levels` computes them, none beyond left blank
+            let alone = run_stats(&runs[r / 2], &Options { levels: custom.clone(), ..Options::default() });
+            let tag = row.attr("data-dir").unwrap();
+            for (c, l) in cells.iter().zip(&alone.tags.get(tag).unwrap().levels) {
+                assert_eq!(c.attr("data-ns").unwrap(), l.value_ns.map_or(String::new(), |v| v.to_string()));
+                assert_eq!(c.attr("data-support").unwrap(), format!("{:?}", l.support).to_ascii_lowercase());
+                assert_eq!(c.text(), level_cell(l).0);
+            }
+        }
+        // variability rows: a cell a standard level shown, the max's blank, a cell a custom level
+        for v in t.by_testid("variability-row") {
+            let cols: Vec<&str> = v.by_testid("spread").iter().map(|c| c.attr("data-col").unwrap()).collect();
+            assert_eq!(cols, ["p50", "p90", "p99", "p99.9", "p95", "p99.5", "p99.99"]);
+        }
     }
 
     #[test]

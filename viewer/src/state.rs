@@ -1,9 +1,11 @@
 //! The view's state and its URL-hash form, so that a link reopens the same view:
-//! `#dir=read&lv=3,4&hide=2,5&x=ios&zoom=100,200&sel=120,150&cdf=1e4,1e6,1e-6,1&rate=mbps`
+//! `#dir=read&lv=3,4&lx=p95,p99.5&hide=2,5&x=ios&zoom=100,200&sel=120,150&cdf=1e4,1e6,1e-6,1&rate=mbps`
 //! (`dir=probe%2Fread`: one scoped direction alone).
 //!
 //! Parsing is forgiving: an unknown or malformed key is ignored (a hand-edited link still
 //! opens), and nothing in the hash is ever interpreted as markup or code.
+
+use nines_core::quantile::{parse_level, Level, LevelError};
 
 use crate::index_set::IndexSet;
 
@@ -67,6 +69,9 @@ pub struct ViewState {
     pub dir: DirMode,
     /// Levels (in nines) drawn on the runtime chart.
     pub levels: Vec<u32>,
+    /// Levels the stats table shows after the standard ones (`nines stats --levels`), in
+    /// increasing order, each once ([`parse_levels`]).
+    pub custom: Vec<Level>,
     /// Indices of runs the legend has hidden.
     pub hidden: IndexSet,
     /// Runtime x axis: seconds (false) or cumulative I/Os (true).
@@ -175,6 +180,7 @@ impl Default for ViewState {
         ViewState {
             dir: DirMode::All,
             levels: vec![3, 4],
+            custom: Vec::new(),
             hidden: IndexSet::new(),
             x_ios: false,
             zoom: None,
@@ -269,6 +275,9 @@ impl ViewState {
         if self.levels != d.levels {
             parts.push(format!("lv={}", self.levels.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(",")));
         }
+        if !self.custom.is_empty() {
+            parts.push(format!("lx={}", self.custom.iter().map(|l| l.label.as_str()).collect::<Vec<_>>().join(",")));
+        }
         if !self.hidden.is_empty() {
             parts.push(format!("hide={}", self.hidden.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(",")));
         }
@@ -341,6 +350,11 @@ impl ViewState {
                         s.levels = lv;
                     }
                 }
+                "lx" => {
+                    if let Some(Ok(lx)) = decode(v).map(|v| parse_levels(&v)) {
+                        s.custom = lx;
+                    }
+                }
                 "hide" => s.hidden = indices(v),
                 "x" => s.x_ios = v == "ios",
                 "zoom" => s.zoom = pair(v),
@@ -394,6 +408,31 @@ impl ViewState {
         }
         s
     }
+}
+
+/// The most custom levels a list holds (a link's or the levels field's).
+pub const MAX_CUSTOM: usize = 32;
+
+/// Levels as `nines stats --levels` reads them (nines-core's [`parse_level`]: `p95`, `99.5`,
+/// `median`), comma-separated, blank entries skipped; in increasing order, each once.
+/// The first entry that is no level is the error (at most [`MAX_CUSTOM`] kept).
+pub fn parse_levels(text: &str) -> Result<Vec<Level>, LevelError> {
+    let mut out = Vec::new();
+    for item in text.split(',').filter(|x| !x.trim().is_empty()) {
+        out.push(parse_level(item.trim())?);
+    }
+    // the shared sort (nines_core::sort), as `sorted_levels` orders them
+    let cross = |a: &Level, b: &Level| (u128::from(a.num) * u128::from(b.den), u128::from(b.num) * u128::from(a.den));
+    nines_core::sort::sort_by(&mut out, |a, b| {
+        let (x, y) = cross(a, b);
+        x.cmp(&y)
+    });
+    out.dedup_by(|a, b| {
+        let (x, y) = cross(a, b);
+        x == y
+    });
+    out.truncate(MAX_CUSTOM);
+    Ok(out)
 }
 
 /// Does a hash choose the direction (a `dir` key the viewer knows)? A page then opens on it;
@@ -456,6 +495,7 @@ mod tests {
         let s = ViewState {
             dir: DirMode::Overlay,
             levels: vec![2, 5, 6],
+            custom: parse_levels("p99.99, 95,p99.5").unwrap(),
             hidden: [1, 7].into_iter().collect(),
             x_ios: true,
             zoom: Some((100.5, 2000.0)),
@@ -473,8 +513,27 @@ mod tests {
             focus: Focus::Run(3),
         };
         let h = s.to_hash();
-        assert_eq!(h, "dir=overlay&lv=2,5,6&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&curve=1&cx=log&ss=2,p99.9,6,10&tr=read,p99.9,4&fo=3&spec=read%20p99.99%20%3C%3D%201ms%20%23%20vendor%0A%5Bname%3Da%26b%3Dc%5D%0Awrite%20max%3C50ms%20%C2%B5");
+        assert_eq!(h, "dir=overlay&lv=2,5,6&lx=p95,p99.5,p99.99&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&curve=1&cx=log&ss=2,p99.9,6,10&tr=read,p99.9,4&fo=3&spec=read%20p99.99%20%3C%3D%201ms%20%23%20vendor%0A%5Bname%3Da%26b%3Dc%5D%0Awrite%20max%3C50ms%20%C2%B5");
         assert_eq!(ViewState::from_hash(&format!("#{h}")), s);
+    }
+
+    #[test]
+    fn custom_levels_round_trip_and_a_bad_one_is_ignored() {
+        let s = ViewState { custom: parse_levels("p99.99, p95, p50,, 99.5%").unwrap(), ..ViewState::default() };
+        assert_eq!(s.to_hash(), "lx=p50,p95,p99.5,p99.99");
+        assert_eq!(ViewState::from_hash("#lx=p50,p95,p99.5,p99.99"), s);
+        // the same level twice is one column
+        assert_eq!(parse_levels("p99.9,99.90").unwrap().len(), 1);
+        assert_eq!(ViewState::from_hash("lx=").custom, vec![]);
+        // a list with an entry that is no level is ignored whole, the other keys kept
+        for bad in ["lx=p95,p101&x=ios", "lx=p95,%3Cb%3E&x=ios", "lx=p0&x=ios", "lx=%FF&x=ios"] {
+            let s = ViewState::from_hash(bad);
+            assert_eq!((s.custom, s.x_ios), (vec![], true), "{bad}");
+        }
+        // the field's message names the entry, as `nines stats --levels` does
+        let e = parse_levels("p95, p101").unwrap_err().to_string();
+        assert!(e.contains("\"p101\" is not a level"), "{e}");
+        assert_eq!(parse_levels(&["p95"; 5].join(",")).unwrap().len(), 1);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::page::page;
 use super::traces::decide_dir;
 use crate::charts;
 use crate::panels::scoped_directions;
-use crate::state::DirMode;
+use crate::state::{parse_levels, DirMode};
 
 /// The bar of controls.
 #[component]
@@ -70,6 +70,7 @@ pub(super) fn Controls() -> impl IntoView {
                             if let Some(i) = s.levels.iter().position(|&x| x == k) { s.levels.remove(i); } else { s.levels.push(k); nines_core::sort::sort_by(&mut s.levels, u32::cmp); }
                         }))>{k.to_string()}</button>
                 }).collect_view()}
+                <CustomLevels/>
             </div>
             <div class="group">
                 <span class="glabel">"x axis"</span>
@@ -79,6 +80,33 @@ pub(super) fn Controls() -> impl IntoView {
                     on:click=move |_| set(Box::new(|s| { if !s.x_ios { s.x_ios = true; s.zoom = None; s.sel = None; } }))>"I/Os"</button>
             </div>
         </header>
+    }
+}
+
+/// The levels field: levels of the stats table after the standard ones, as `nines stats
+/// --levels` reads them. A list with an entry that is no level marks the field, its title
+/// nines-core's message, and leaves the view as it was.
+#[component]
+fn CustomLevels() -> impl IntoView {
+    let p = page();
+    let state = p.state;
+    let error = RwSignal::new(None::<String>);
+    let shown = move || state.with(|s| s.custom.iter().map(|l| l.label.as_str()).collect::<Vec<_>>().join(", "));
+    view! {
+        <input type="text" data-testid="custom-levels" placeholder="p95, p99.5" size="14" spellcheck="false"
+            style=move || format!("margin-left: 6px; font: inherit; font-size: 13px; padding: 2px 4px; border-radius: 4px; border: 1px solid {}",
+                if error.with(Option::is_some) { "#c62828" } else { "var(--line)" })
+            class:invalid=move || error.with(Option::is_some)
+            aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
+            title=move || error.get().unwrap_or_else(|| "more levels for the stats table, as nines stats --levels reads them: p95, p99.5, 99.99".into())
+            prop:value=shown
+            on:change=move |ev| match parse_levels(&event_target_value(&ev)) {
+                Ok(lx) => {
+                    error.set(None);
+                    p.set(Box::new(move |s| s.custom = lx));
+                }
+                Err(e) => error.set(Some(e.to_string())),
+            }/>
     }
 }
 

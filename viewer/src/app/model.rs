@@ -340,7 +340,7 @@ pub(super) const STEADY_ROUNDS: usize = 5;
 #[derive(Default)]
 pub(super) struct Book {
     pub(super) traces: HashMap<(usize, String), Rc<TraceData>>,
-    pub(super) stats: HashMap<(usize, u64, u64), Rc<RunStats>>,
+    pub(super) stats: HashMap<(usize, u64, u64, String), Rc<RunStats>>,
     pub(super) frames: HashMap<&'static str, Frame>,
     /// The 1-CDF curves last drawn, for the hover readout: (label, css colour, points).
     pub(super) hover_curves: Vec<(String, String, Rc<Vec<CcdfPoint>>)>,
@@ -511,15 +511,18 @@ pub(super) fn report_range_error(file: &str, message: String) {
     });
 }
 
-/// Stats of a run over a time range (cached).
-pub(super) fn stats_of(run: usize, range: Option<(f64, f64)>) -> Option<Rc<RunStats>> {
-    let key = (run, range.map_or(u64::MAX, |r| r.0.to_bits()), range.map_or(u64::MAX, |r| r.1.to_bits()));
+/// Stats of a run over a time range (cached): the standard levels, then `custom` ones (the
+/// view's [`crate::state::ViewState::custom`], as `nines stats --levels` computes them).
+pub(super) fn stats_of(run: usize, range: Option<(f64, f64)>, custom: &[Level]) -> Option<Rc<RunStats>> {
+    let labels = custom.iter().map(|l| l.label.as_str()).collect::<Vec<_>>().join(",");
+    let key = (run, range.map_or(u64::MAX, |r| r.0.to_bits()), range.map_or(u64::MAX, |r| r.1.to_bits()), labels);
     let h = runs();
     if let Some(s) = h.book(|b| b.stats.get(&key).cloned()) {
         return Some(s);
     }
     let loaded = h.get().get(run).cloned()?;
-    let opts = Options { from: range.map(|r| r.0), to: range.map(|r| r.1), ..Options::default() };
+    let mut opts = Options { from: range.map(|r| r.0), to: range.map(|r| r.1), ..Options::default() };
+    opts.levels.extend_from_slice(custom);
     let s = match (&loaded.compact, range) {
         (Some(c), Some(_)) => match c.range(&loaded.file, opts.from, opts.to) {
             Ok(r) => Rc::new(run_stats(&r, &opts)),

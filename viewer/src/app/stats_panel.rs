@@ -19,15 +19,16 @@ pub(super) fn StatsPanel() -> impl IntoView {
     let (state, runs) = (p.state, p.runs);
     let table_key = Memo::new(move |_| {
         let s = state.get();
-        (runs.version(), s.dir.clone(), s.hidden.clone(), s.sel, s.x_ios)
+        (runs.version(), s.dir.clone(), s.hidden.clone(), s.sel, s.x_ios, s.custom.clone())
     });
     let out: NodeRef<leptos::html::Div> = NodeRef::new();
     Effect::new(move |_| {
         let _ = table_key.get();
         if let Some(out) = out.get() {
             let t0 = now_ms();
-            let table = table_rows(&state.get_untracked());
-            dom::mount(&out, &panels::stats_table(&table));
+            let st = state.get_untracked();
+            let table = table_rows(&st);
+            dom::mount(&out, &panels::stats_table(&table, &st.custom));
             mark_table(now_ms() - t0);
         }
     });
@@ -36,7 +37,7 @@ pub(super) fn StatsPanel() -> impl IntoView {
         let n = runs.len();
         let stats: Vec<RunStats> = (0..n)
             .filter(|i| !st.hidden.contains(i))
-            .filter_map(|i| stats_of(i, run_time_sel(&st, i)))
+            .filter_map(|i| stats_of(i, run_time_sel(&st, i), &st.custom))
             .map(|s| {
                 let mut s = (*s).clone();
                 s.tags.0.retain(|(t, _)| shown_tag(&st.dir, t));
@@ -61,7 +62,7 @@ fn table_rows(st: &ViewState) -> Vec<TableRow> {
     let n = runs().len();
     (0..n)
         .filter(|i| !st.hidden.contains(i))
-        .filter_map(|i| Some(panels::table_row(i, &*stats_of(i, run_time_sel(st, i))?, &st.dir)))
+        .filter_map(|i| Some(panels::table_row(i, &*stats_of(i, run_time_sel(st, i), &st.custom)?, &st.dir)))
         .collect()
 }
 

@@ -41,7 +41,7 @@ impl JudgeRuns for ModelRuns {
         self.0[i].windows()
     }
     fn stats(&self, i: usize, range: Option<(f64, f64)>) -> Option<Rc<RunStats>> {
-        stats_of(i, range)
+        stats_of(i, range, &[])
     }
     fn check(&self, run: &Run, spec: &Spec) -> RunCheck {
         // as the QoS panel checks: a compact form by its own windows' counts
