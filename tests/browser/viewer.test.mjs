@@ -822,3 +822,77 @@ test('focus run: from five runs one is drawn strong and the others faint; the le
   assert.equal(await v2.page.getAttribute('[data-testid=runtime-canvas]', 'data-focus'), '');
   await v2.page.context().close();
 });
+
+test('levels field: custom levels are columns equal to nines stats --levels, kept in the link; a bad entry marks the field', async () => {
+  const all = [files.a, files.b, files.c];
+  const levels = ['p95', 'p99.5', 'p99.99'];
+  const json = ninesStats(all, ['--levels', levels.join(',')]);
+  const text = ninesStatsText(all, ['--levels', levels.join(',')]);
+  // each row's custom cells: {run, dir, cells: [{col, ns, text, support, beyond, title}]}
+  const custom = (v) => v.page.evaluate(() => [...document.querySelectorAll('[data-testid=stats-row]')].map((tr) => ({
+    run: Number(tr.dataset.run), dir: tr.dataset.dir,
+    cells: [...tr.querySelectorAll('[data-testid=custom-cell]')].map((td) => ({
+      col: td.dataset.col, ns: td.dataset.ns, text: td.textContent, support: td.dataset.support, beyond: td.dataset.beyond, title: td.title,
+    })),
+  })));
+  const columns = (v) => v.page.waitForFunction((n) => {
+    const rows = [...document.querySelectorAll('[data-testid=stats-row]')];
+    return rows.length === 6 && rows.every((tr) => tr.querySelectorAll('[data-testid=custom-cell]').length === n);
+  }, levels.length, { timeout: 30000 });
+  const field = (v) => v.page.locator('[data-testid=custom-levels]');
+  const v = await Viewer.open(browser, `${site.base}/index.html`);
+  await v.ready(3);
+  assert.equal(await v.page.locator('[data-testid=custom-cell]').count(), 0, 'no custom levels by default');
+  await field(v).fill('p95, p99.5, p99.99');
+  await field(v).blur();
+  await columns(v);
+  const rows = await custom(v);
+  assert.equal(rows.length, 6);
+  for (const row of rows) {
+    const js = json.runs[row.run].tags[row.dir];
+    assert.ok(js, `nines stats has no ${row.dir} for run ${row.run}`);
+    assert.deepEqual(row.cells.map((c) => c.col), levels);
+    assert.deepEqual(js.levels.map((l) => l.label), levels);
+    row.cells.forEach((c, i) => {
+      const l = js.levels[i];
+      const at = `${row.run} ${row.dir} ${l.label}`;
+      assert.equal(c.ns, l.value_ns === null ? '' : String(l.value_ns), at);
+      assert.equal(c.support, l.support, `${at} support`);
+      assert.equal(Number(c.beyond), l.beyond, `${at} beyond`);
+      if (l.support === 'thin') assert.match(c.title, /thin: only/);
+      // the text of the CLI's table (thin starred, none beyond blank)
+      assert.equal(c.text, text[row.run][row.dir][l.label] ?? '', `${at}: page ${c.text} vs nines stats`);
+    });
+  }
+  const head = await v.page.$$eval('[data-testid=stats-table] thead th.custom', (t) => t.map((x) => x.textContent));
+  assert.deepEqual(head, levels);
+  // the standard columns are as they were
+  assertTableMatches(await v.table(), ninesStats(all), ninesStatsText(all), ['read', 'write']);
+  const hash = await v.hash();
+  assert.match(hash, /(^#|&)lx=p95,p99\.5,p99\.99(&|$)/);
+  await v.shot('viewer-custom-levels');
+  await v.page.locator('header.bar').screenshot({ path: path.join(ARTIFACTS, 'viewer-custom-levels-bar.png') });
+  await v.shotOf('panel-stats', 'viewer-custom-levels-table');
+  // a list with an entry that is no level: the field is marked, the table and link unchanged
+  await field(v).fill('p95, p101');
+  await field(v).blur();
+  await v.page.waitForSelector('[data-testid=custom-levels][aria-invalid=true]', { timeout: 30000 });
+  assert.match(await field(v).getAttribute('title'), /"p101" is not a level/);
+  assert.match(await field(v).getAttribute('class'), /invalid/);
+  assert.deepEqual(await custom(v), rows);
+  assert.equal(await v.hash(), hash);
+  // a valid list again clears the mark
+  await field(v).fill('p99.99,p95,p99.5');
+  await field(v).blur();
+  await v.page.waitForSelector('[data-testid=custom-levels][aria-invalid=false]', { timeout: 30000 });
+  assert.deepEqual(v.errors, []);
+  await v.page.context().close();
+  // the link reopens the same columns, the field showing the list
+  const w = await Viewer.open(browser, `${site.base}/index.html${hash}`);
+  await w.ready(3);
+  await columns(w);
+  assert.deepEqual(await custom(w), rows);
+  assert.equal(await field(w).inputValue(), 'p95, p99.5, p99.99');
+  assert.deepEqual(w.errors, []);
+  await w.page.context().close();
+});
