@@ -840,6 +840,26 @@ test('levels field: custom levels are columns equal to nines stats --levels, kep
     return rows.length === 6 && rows.every((tr) => tr.querySelectorAll('[data-testid=custom-cell]').length === n);
   }, levels.length, { timeout: 30000 });
   const field = (v) => v.page.locator('[data-testid=custom-levels]');
+  // every row's custom cells equal `nines stats --levels --json` and read like its table
+  const assertCustom = (rows, json, text) => {
+    assert.equal(rows.length, 6);
+    for (const row of rows) {
+      const js = json.runs[row.run].tags[row.dir];
+      assert.ok(js, `nines stats has no ${row.dir} for run ${row.run}`);
+      assert.deepEqual(row.cells.map((c) => c.col), levels);
+      assert.deepEqual(js.levels.map((l) => l.label), levels);
+      row.cells.forEach((c, i) => {
+        const l = js.levels[i];
+        const at = `${row.run} ${row.dir} ${l.label}`;
+        assert.equal(c.ns, l.value_ns === null ? '' : String(l.value_ns), at);
+        assert.equal(c.support, l.support, `${at} support`);
+        assert.equal(Number(c.beyond), l.beyond, `${at} beyond`);
+        if (l.support === 'thin') assert.match(c.title, /thin: only/);
+        // the text of the CLI's table (thin starred, none beyond blank)
+        assert.equal(c.text, text[row.run][row.dir][l.label] ?? '', `${at}: page ${c.text} vs nines stats`);
+      });
+    }
+  };
   const v = await Viewer.open(browser, `${site.base}/index.html`);
   await v.ready(3);
   assert.equal(await v.page.locator('[data-testid=custom-cell]').count(), 0, 'no custom levels by default');
@@ -847,23 +867,7 @@ test('levels field: custom levels are columns equal to nines stats --levels, kep
   await field(v).blur();
   await columns(v);
   const rows = await custom(v);
-  assert.equal(rows.length, 6);
-  for (const row of rows) {
-    const js = json.runs[row.run].tags[row.dir];
-    assert.ok(js, `nines stats has no ${row.dir} for run ${row.run}`);
-    assert.deepEqual(row.cells.map((c) => c.col), levels);
-    assert.deepEqual(js.levels.map((l) => l.label), levels);
-    row.cells.forEach((c, i) => {
-      const l = js.levels[i];
-      const at = `${row.run} ${row.dir} ${l.label}`;
-      assert.equal(c.ns, l.value_ns === null ? '' : String(l.value_ns), at);
-      assert.equal(c.support, l.support, `${at} support`);
-      assert.equal(Number(c.beyond), l.beyond, `${at} beyond`);
-      if (l.support === 'thin') assert.match(c.title, /thin: only/);
-      // the text of the CLI's table (thin starred, none beyond blank)
-      assert.equal(c.text, text[row.run][row.dir][l.label] ?? '', `${at}: page ${c.text} vs nines stats`);
-    });
-  }
+  assertCustom(rows, json, text);
   const head = await v.page.$$eval('[data-testid=stats-table] thead th.custom', (t) => t.map((x) => x.textContent));
   assert.deepEqual(head, levels);
   // the standard columns are as they were
@@ -893,6 +897,15 @@ test('levels field: custom levels are columns equal to nines stats --levels, kep
   await columns(w);
   assert.deepEqual(await custom(w), rows);
   assert.equal(await field(w).inputValue(), 'p95, p99.5, p99.99');
+  // a brushed range: the columns equal nines stats --levels --from --to
+  await w.brush('runtime-overlay', 0.35, 0.7);
+  const m = (await w.hash()).match(/sel=([\d.e+-]+),([\d.e+-]+)/);
+  assert.ok(m, `no selection in ${await w.hash()}`);
+  const extra = ['--levels', levels.join(','), '--from', m[1], '--to', m[2]];
+  await columns(w);
+  const brushed = await custom(w);
+  assertCustom(brushed, ninesStats(all, extra), ninesStatsText(all, extra));
+  assert.notDeepEqual(brushed, rows, 'the brushed range has other values');
   assert.deepEqual(w.errors, []);
   await w.page.context().close();
 });
