@@ -6,7 +6,7 @@
 # time (user + system: other builds share this machine's two cores, so wall time varies with
 # them) and peak resident memory (GNU time's maximum RSS) of the whole process, once each.
 # Writes the table into BENCHMARKS.md (between the merge markers) and the raw numbers into
-# bench/results/merge.csv; sizes not measured this time keep their rows.
+# bench/results/merge.csv; sizes and budgets not measured this time keep their rows.
 #
 # Usage: bash bench/merge.sh [SIZES...]   (default: 10 100 1000; MERGE_BUDGETS="64 16")
 set -euo pipefail
@@ -56,7 +56,8 @@ csv, today, sizes = sys.argv[1], sys.argv[2], set(sys.argv[3:])
 head = "runs,memory_mb,bands,wall_s,cpu_s,peak_rss_mb,merged_mb,measured"
 new = [l + "," + today for l in open(csv).read().splitlines()[1:]]
 try:
-    old = [l for l in open("bench/results/merge.csv").read().splitlines()[1:] if l.split(",")[0] not in sizes]
+    done = {tuple(l.split(",")[:2]) for l in new}
+    old = [l for l in open("bench/results/merge.csv").read().splitlines()[1:] if tuple(l.split(",")[:2]) not in done]
 except FileNotFoundError:
     old = []
 rows = sorted(new + old, key=lambda l: (int(l.split(",")[0]), -float(l.split(",")[1])))

@@ -81,15 +81,19 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
     let (spill, spans) = first_band(&args.files, &args.output, &names, &mut merger)?;
     let mut band = merger.take_band();
     let (start_time, meta) = merger.head();
-    let merge_meta = meta.merge.clone();
-    let header = Header { start_time, meta };
+    // what the last line says of the merge (the header itself, a few hundred bytes a run, is
+    // dropped once written)
+    let num = |k: &str| meta.merge.get(k).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
+    let (window_s, max_offset_s, tolerance_s, regrid) =
+        (num("window_s"), num("max_offset_s"), num("tolerance_s"), meta.merge.contains_key("regrid"));
+    let mut header = Some(Header { start_time, meta });
     let shape = merger.shape();
     let failed = std::cell::Cell::new(None);
     let (mut windows, mut bands) = (0, 0);
     // an error reading a run again for a later band, as it was
     let mut later = None;
     output::write_output_with(&args.output, replace, &Inputs::new(&args.files), |w| {
-        let mut aw = ArchiveWriter::new(w, &header)?;
+        let mut aw = ArchiveWriter::new(w, &header.take().expect("written once"))?;
         let mut buf = Vec::new();
         let mut own: Vec<_> = spans.iter().map(|&(at, end)| Spilled { file: &spill, at, end, failed: &failed }.peekable()).collect();
         loop {
@@ -124,18 +128,17 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
     // with the archive on stdout, what the command says goes to stderr
     let mut err = std::io::stderr();
     let out: &mut dyn Write = if output::goes_to_stdout(&args.output) { &mut err } else { out };
-    let num = |k: &str| merge_meta.get(k).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
     writeln!(
         out,
-        "merged {} runs into {}: {} windows of {} s{}, largest offset {:.6} s (tolerance {} s); each run's tags kept in its scope: {}/TAG",
+        "merged {} runs into {}: {} windows of {} s{}, largest offset {:.6} s (tolerance {} s); each run's tags kept in its scope: {}",
         args.files.len(),
         output::shown(&args.output),
         windows,
-        num("window_s"),
-        if merge_meta.contains_key("regrid") { " (regridded: each window counted whole in the one holding its midpoint)" } else { "" },
-        num("max_offset_s"),
-        num("tolerance_s"),
-        labels.join("/TAG, ")
+        window_s,
+        if regrid { " (regridded: each window counted whole in the one holding its midpoint)" } else { "" },
+        max_offset_s,
+        tolerance_s,
+        scopes(&labels)
     )?;
     if bands > 1 {
         writeln!(
@@ -145,6 +148,23 @@ pub fn run(args: &MergeArgs, out: &mut impl Write) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// The runs' scopes as the last line names them: every one for a few runs, the first and
+/// last three and how many between for a fleet (a line is not the place for a thousand; the
+/// merged header lists them all).
+fn scopes(labels: &[String]) -> String {
+    let scope = |l: &String| format!("{l}/TAG");
+    if labels.len() <= 8 {
+        return labels.iter().map(scope).collect::<Vec<_>>().join(", ");
+    }
+    let (head, tail) = (&labels[..3], &labels[labels.len() - 3..]);
+    format!(
+        "{}, ... ({} more), {}",
+        head.iter().map(scope).collect::<Vec<_>>().join(", "),
+        labels.len() - 6,
+        tail.iter().map(scope).collect::<Vec<_>>().join(", ")
+    )
 }
 
 /// The first band: each run read again and summed, its own windows written to the spill file
@@ -240,4 +260,17 @@ fn spill_file(output: &Path) -> Result<File> {
     let mut f = made.context("could not make a spill file for the merge")?;
     f.seek(SeekFrom::Start(0))?;
     Ok(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scopes;
+
+    #[test]
+    fn the_last_line_names_a_few_scopes_and_counts_the_rest() {
+        let labels = |n: usize| (0..n).map(|i| format!("h{i}")).collect::<Vec<_>>();
+        assert_eq!(scopes(&labels(3)), "h0/TAG, h1/TAG, h2/TAG");
+        assert_eq!(scopes(&labels(8)).matches("/TAG").count(), 8);
+        assert_eq!(scopes(&labels(1000)), "h0/TAG, h1/TAG, h2/TAG, ... (994 more), h997/TAG, h998/TAG, h999/TAG");
+    }
 }

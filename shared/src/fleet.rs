@@ -109,14 +109,28 @@ fn window_length(run: &Run) -> Result<f64, WindowLengthError> {
 /// What a merge needs of a run before any of its windows is summed. [`Merger::new`] plans
 /// the merge from one of these per run, so that a caller can read the runs one at a time
 /// (once for these, once more to sum them) and hold no more than one run in memory.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// A merge of a thousand runs holds a thousand of these for as long as it runs, so a run's
+/// metadata is not kept whole (it can hold a fio job's whole JSON output): only what the
+/// merged header states of each run (its host's name and clock errors), fingerprints of its
+/// workload and of the whole metadata (to tell that every run ran the same workload, and that
+/// a run read again is the run planned), and the workload and units themselves, which
+/// [`Merger::new`] keeps of the first run only.
+#[derive(Clone, Debug)]
 pub struct SourceInfo {
     pub label: String,
     source: String,
     /// the run's name (to be made distinct from the others' by the caller)
     pub name: String,
     start_time: Option<f64>,
-    meta: RunMeta,
+    host: Option<String>,
+    clock_esterror_s: Option<f64>,
+    clock_maxerror_s: Option<f64>,
+    /// fingerprints of the run's workload and of its whole metadata ([`fingerprint`])
+    workload_print: u64,
+    meta_print: u64,
+    /// the run's workload and units (`None` once the merger holds the first run's)
+    head: Option<Box<(Option<crate::meta::Workload>, Option<String>)>>,
     /// the run's tags by name, in the order it lists them
     tags: Vec<String>,
     window_length: Result<f64, WindowLengthError>,
@@ -125,6 +139,28 @@ pub struct SourceInfo {
     longest: f64,
     windows: usize,
     layout: Option<crate::hist::Layout>,
+}
+
+/// Two plans of one run are equal when everything but the workload and units kept whole is:
+/// those are compared by their fingerprints.
+impl PartialEq for SourceInfo {
+    fn eq(&self, o: &SourceInfo) -> bool {
+        (&self.label, &self.source, &self.name, self.start_time, &self.host, self.clock_esterror_s, self.clock_maxerror_s)
+            == (&o.label, &o.source, &o.name, o.start_time, &o.host, o.clock_esterror_s, o.clock_maxerror_s)
+            && (self.workload_print, self.meta_print) == (o.workload_print, o.meta_print)
+            && (&self.tags, &self.window_length, self.first_start, self.longest, self.windows, self.layout)
+                == (&o.tags, &o.window_length, o.first_start, o.longest, o.windows, o.layout)
+    }
+}
+
+/// A 64-bit fingerprint of a JSON value (SipHash with fixed keys, so the same in every
+/// reading of a run): two different metadata with one fingerprint are as likely as a 64-bit
+/// collision, and would only let a merge miss that a run changed between its readings.
+fn fingerprint(v: &Value) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    v.to_string().hash(&mut h);
+    h.finish()
 }
 
 /// The labels runs get when none is given: each one's host name ([`label_of`]), but the run's
@@ -141,16 +177,22 @@ pub fn default_labels(infos: &[SourceInfo]) -> Vec<String> {
 impl SourceInfo {
     /// The label a run gets alone when none is given ([`label_of`]); see [`default_labels`].
     pub fn default_label(&self) -> String {
-        clean_label(self.meta.host.as_ref().and_then(|h| h.hostname.as_deref()).unwrap_or(&self.name))
+        clean_label(self.host.as_deref().unwrap_or(&self.name))
     }
 
     pub fn of(run: &Run, label: String) -> SourceInfo {
+        let host = run.meta.host.as_ref();
         SourceInfo {
             label,
             source: run.source.clone(),
             name: run.name.clone(),
             start_time: run.start_time,
-            meta: run.meta.clone(),
+            host: host.and_then(|h| h.hostname.clone()),
+            clock_esterror_s: host.and_then(|h| h.clock_esterror_s),
+            clock_maxerror_s: host.and_then(|h| h.clock_maxerror_s),
+            workload_print: fingerprint(&run.meta.workload.as_ref().map_or(Value::Null, |w| Value::Object(w.to_object()))),
+            meta_print: fingerprint(&Value::Object(run.meta.to_object())),
+            head: Some(Box::new((run.meta.workload.clone(), run.meta.units.clone()))),
             tags: run.tags().iter().map(|t| tag_name(t.as_deref()).to_string()).collect(),
             window_length: window_length(run),
             first_start: run.windows.iter().map(|w| w.start_s).fold(f64::INFINITY, f64::min),
@@ -253,12 +295,11 @@ impl Merger {
                 return Err(err(format!("two runs are labelled {:?}: give each its own --label", s.label)));
             }
         }
-        let clock = |r: &SourceInfo| r.meta.host.as_ref().and_then(|h| h.clock_maxerror_s);
+        let clock = |r: &SourceInfo| r.clock_maxerror_s;
         let worst_clock = infos.iter().filter_map(clock).reduce(f64::max);
         // Runs of one host share its clock: their windows can only be apart by how they were
         // started. Two hosts' clocks may disagree by the sum of their stated maximum errors.
-        let host = |r: &SourceInfo| r.meta.host.as_ref().and_then(|h| h.hostname.clone());
-        let one_clock = host(&infos[0]).is_some() && infos.iter().all(|s| host(s) == host(&infos[0]));
+        let one_clock = infos[0].host.is_some() && infos.iter().all(|s| s.host == infos[0].host);
         let mut stated: Vec<f64> = infos.iter().filter_map(clock).collect();
         crate::sort::sort_by_f64(&mut stated, |&x| -x);
         let clocks_apart = if one_clock { 0.0 } else { stated.iter().take(2).sum::<f64>() };
@@ -303,6 +344,11 @@ impl Merger {
             )));
         }
         let n = infos.len();
+        // the merged run states the first run's workload and units (when every run's equal)
+        let mut infos = infos;
+        for s in &mut infos[1..] {
+            s.head = None;
+        }
         Ok(Merger {
             infos,
             opts: opts.clone(),
@@ -837,16 +883,16 @@ fn merged_meta(
     offsets: &[f64],
     origin: f64,
 ) -> RunMeta {
-    let first = &sources[0].meta;
+    let (workload, units) = sources[0].head.as_deref().cloned().unwrap_or_default();
     // the workload when every source ran the same one (so selectors and sweeps still apply)
-    let same_workload = sources.iter().all(|s| s.meta.workload == first.workload);
+    let same_workload = sources.iter().all(|s| s.workload_print == sources[0].workload_print);
     RunMeta {
         version: Some(1),
         name: Some(opts.name.clone()),
         tool: Some(Tool { name: "nines merge".into(), version: env!("CARGO_PKG_VERSION").into(), ..Default::default() }),
         start: Some(iso_date(origin)),
-        workload: if same_workload { first.workload.clone() } else { None },
-        units: first.units.clone(),
+        workload: if same_workload { workload } else { None },
+        units,
         sources: sources.iter().map(|s| s.source.clone()).collect(),
         merge: merge_json(sources, opts, grid, tolerance, max_offset, worst_clock, offsets),
         ..Default::default()
@@ -867,15 +913,14 @@ fn merge_json(
         .iter()
         .zip(offsets)
         .map(|(s, &offset)| {
-            let host = s.meta.host.as_ref();
             json!({
                 "label": s.label,
                 "file": s.source,
                 "name": s.name,
-                "host": host.and_then(|h| h.hostname.clone()),
+                "host": s.host,
                 "start": s.start_time.map(iso_date),
-                "clock_esterror_s": host.and_then(|h| h.clock_esterror_s),
-                "clock_maxerror_s": host.and_then(|h| h.clock_maxerror_s),
+                "clock_esterror_s": s.clock_esterror_s,
+                "clock_maxerror_s": s.clock_maxerror_s,
                 "offset_s": offset,
             })
         })
@@ -1112,6 +1157,37 @@ mod tests {
             assert_eq!((Some(start_time), &meta), (whole.start_time, &whole.meta));
             assert_eq!(windows, whole.windows, "budget {budget}");
         }
+    }
+
+    #[test]
+    fn a_run_read_again_is_checked_against_its_plan_and_the_workload_is_the_first_runs() {
+        use crate::meta::Workload;
+        let with = |mut r: Run, qd: u32, notes: &str| {
+            r.meta.workload = Some(Workload { rw: Some("randread".into()), qd: Some(qd), ..Default::default() });
+            r.meta.notes = Some(notes.into());
+            r
+        };
+        let (a, b) = (with(run("a", 1000.0, 3, 1.0, 10_000), 4, "x"), with(run("b", 1000.0, 3, 1.0, 50_000), 4, "y"));
+        let opts = Options { name: "fleet".into(), ..Default::default() };
+        let plan = |runs: &[&Run]| Merger::new(runs.iter().map(|r| SourceInfo::of(r, label_of(r))).collect(), &opts).unwrap();
+        // the same workload: the merged run states it (only the first run's is kept whole)
+        let mut m = plan(&[&a, &b]);
+        m.add(0, &a).unwrap();
+        m.add(1, &b).unwrap();
+        m.take_band();
+        assert_eq!(m.head().1.workload, a.meta.workload);
+        // a run whose metadata changed between its readings (here only its notes) is refused
+        let mut m = plan(&[&a, &b]);
+        let changed = with(run("b", 1000.0, 3, 1.0, 50_000), 4, "z");
+        let e = m.add(1, &changed).unwrap_err();
+        assert!(e.0.contains("b.hlog: the run changed while it was being merged"), "{e}");
+        // runs of two workloads: the merged run states none
+        let c = with(run("c", 1000.0, 3, 1.0, 90_000), 32, "x");
+        let mut m = plan(&[&a, &c]);
+        m.add(0, &a).unwrap();
+        m.add(1, &c).unwrap();
+        m.take_band();
+        assert_eq!(m.head().1.workload, None);
     }
 
     #[test]
