@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { BUNDLE, NINES, serve, launch, Viewer, ninesStats } from './lib.mjs';
+import { BUNDLE, NINES, serve, launch, until, Viewer, ninesStats } from './lib.mjs';
 
 let browser, site, dir;
 const files = {};
@@ -133,6 +133,9 @@ test('site trend: an order-by select lists the runs\' own keys (nines run --meta
   try {
     let v = await Viewer.open(browser, `${server.base}/index.html`, { width: 1400, height: 1200 });
     await v.ready(4);
+    // the runs come as their compact forms, which keep the metadata: one workload, repeats
+    assert.equal(await v.page.locator('[data-testid=workload-hint]').count(), 0);
+    assert.deepEqual(await v.page.locator('[data-testid=variability-row] td.name').allTextContents(), ['4 runs']);
     const canvas = v.page.locator('[data-testid=trend-canvas]');
     const order = async () => (await canvas.getAttribute('data-order')).split('\n');
     assert.deepEqual(await order(), ['b3', 'b1', 'b10', 'b2'], 'by time');
@@ -147,9 +150,13 @@ test('site trend: an order-by select lists the runs\' own keys (nines run --meta
       const box = await canvas.boundingBox();
       return { x: box.x + l + ((i + 0.5) / 4) * (r - l), y: box.y + (t + b) / 2 };
     };
+    // (the readout follows the mouse a frame later: read again until it names a run)
+    const readout = v.page.locator('[data-testid=trend-readout]');
     const p = await at(3);
+    await v.page.mouse.move(p.x - 2, p.y);
     await v.page.mouse.move(p.x, p.y);
-    assert.match(await v.page.locator('[data-testid=trend-readout]').textContent(), /^run \d: b10: /);
+    await until(v.page, () => /^run \d: b10: /.test(document.querySelector('[data-testid=trend-readout]').textContent), null, 'the readout of build 10');
+    assert.match(await readout.textContent(), /^run \d: b10: /);
     await v.shotOf('panel-trend', 'workload-trend-by-build');
     assert.deepEqual(v.errors, []);
     // the link opens ordered by the key
