@@ -685,6 +685,8 @@ pub struct TrendSpec<'a> {
     pub y: Scale,
     /// Each run's name on the x axis, in its order ([`trend_labels`]): a tick is a run.
     pub x_names: &'a [String],
+    /// What orders the runs on x (`runs in start order`).
+    pub x_desc: &'a str,
 }
 
 /// The runs of a trend named on its x axis: each run's start date, or its time of day when
@@ -730,7 +732,7 @@ where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).map_err(e)?;
-    let mut chart = plot(root, s.title, s.x, s.y, "runs in start order", s.y_desc)?;
+    let mut chart = plot(root, s.title, s.x, s.y, s.x_desc, s.y_desc)?;
     let f = frame_of(&chart, s.x, s.y);
     let x_ticks: Vec<(f64, String)> = run_ticks(s.x_names.len(), 8).map(|i| (i as f64, s.x_names[i].clone())).collect();
     ticks(root, &f, &x_ticks, &latency_ticks(s.y.lo, s.y.hi), false)?;
@@ -807,6 +809,7 @@ mod trend_tests {
             x: Scale { lo: -0.5, hi: 4.5, log: false },
             y: Scale { lo: 5e4, hi: 1e6, log: true },
             x_names: &["12-01", "12-02", "12-03", "12-04", "12-05"].map(String::from),
+            x_desc: "runs in start order",
         };
         let (svg, _) = to_svg(800, 300, |r| draw_trend(r, &spec)).unwrap();
         let hex = |c: RGBColor| format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);

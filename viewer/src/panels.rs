@@ -11,6 +11,7 @@ use nines_core::series::Direction;
 use nines_core::stats::{RunStats, TagStats};
 use nines_core::units::{format_ns, format_ns_f, format_rate, group};
 use nines_core::variability::variability;
+use nines_core::workload_key::WorkloadKey;
 
 use crate::charts::{Curve, HistTrace, RateLine, RuntimeLine, Scale, TraceStyle};
 use crate::state::{DirMode, ViewState};
@@ -253,8 +254,16 @@ fn level_td(l: &LevelStat, testid: &str) -> Node {
 
 /// The stats table: `nines stats` columns per run and direction, then run-to-run variability.
 /// `custom`: the levels each row's stats carry after the standard ones, as columns after the
-/// max (`nines stats --levels`).
+/// max (`nines stats --levels`). All runs taken as repeats of one workload: see
+/// [`stats_table_by_workload`].
 pub fn stats_table(table: &[TableRow], custom: &[Level]) -> Vec<Node> {
+    stats_table_by_workload(table, custom, &[])
+}
+
+/// [`stats_table`] with each row group's workload key (`keys[i]` of `table[i]`; fewer keys:
+/// the runs without one state nothing): run-to-run variability per workload, runs of
+/// different workloads not taken as repeats ([`crate::workload::groups`]).
+pub fn stats_table_by_workload(table: &[TableRow], custom: &[Level], keys: &[WorkloadKey]) -> Vec<Node> {
     let labels: Vec<String> = nines_core::quantile::standard_levels().into_iter().map(|l| l.label).collect();
     // As `nines stats`: level columns up to the last one any shown row has a value in.
     let shown = (0..labels.len())
@@ -293,54 +302,7 @@ pub fn stats_table(table: &[TableRow], custom: &[Level]) -> Vec<Node> {
             ));
         }
     }
-    // run-to-run variability per direction shown, with two or more runs
-    let mut var_rows = Vec::new();
-    if table.len() >= 2 {
-        let mut dirs: Vec<String> = Vec::new();
-        for (_, _, _, rows) in table {
-            for (t, _) in rows {
-                if !dirs.contains(t) {
-                    dirs.push(t.clone());
-                }
-            }
-        }
-        for d in dirs {
-            let refs: Vec<&TagStats> =
-                table.iter().filter_map(|(_, _, _, rows)| rows.iter().find(|(t, _)| *t == d).map(|(_, s)| s)).collect();
-            if refs.len() < 2 {
-                continue;
-            }
-            let mut cells = vec![
-                tx("td", vec![("class", "name".into())], format!("{} runs", refs.len())),
-                tx("td", vec![], d.clone()),
-                tx("td", vec![("colspan", "5".into()), ("class", "hint".into())], "spread (max − min) / median across runs"),
-            ];
-            let var = variability(&refs);
-            // the standard levels shown, the max's blank cell, then the custom levels
-            let (nvar, nstd) = (var.len(), labels.len().min(var.len()));
-            for (i, lv) in var.into_iter().enumerate().filter(|&(i, _)| i < shown || i >= nstd) {
-                if i == nstd {
-                    cells.push(el("td", vec![], vec![]));
-                }
-                let title = match (lv.min_ns, lv.median_ns, lv.max_ns) {
-                    (Some(a), Some(m), Some(b)) => {
-                        format!("{} runs: min {}, median {}, max {}", lv.runs, format_ns(a), format_ns(m), format_ns(b))
-                    }
-                    _ => "no run has this level".into(),
-                };
-                let txt = if lv.runs >= 2 { lv.spread_pct.map_or(String::new(), |p| format!("{p:.1}%")) } else { String::new() };
-                cells.push(tx(
-                    "td",
-                    vec![("class", "num".into()), ("title", title), ("data-testid", "spread".into()), ("data-col", lv.label)],
-                    txt,
-                ));
-            }
-            if nstd == nvar {
-                cells.push(el("td", vec![], vec![]));
-            }
-            var_rows.push(el("tr", vec![("data-testid", "variability-row".into()), ("data-dir", d.clone())], cells));
-        }
-    }
+    let var_rows = variability_rows(table, keys, shown, labels.len(), ncols);
     let mut head: Vec<Node> =
         ["run", "dir", "count", "IOPS", "min", "mean", "stdev"].iter().map(|h| tx("th", vec![], h.to_string())).collect();
     head.extend(labels[..shown].iter().map(|l| tx("th", vec![], l.clone())));
@@ -355,6 +317,87 @@ pub fn stats_table(table: &[TableRow], custom: &[Level]) -> Vec<Node> {
         parts.push(el("tbody", vec![("class", "variability".into())], v));
     }
     vec![el("table", vec![("data-testid", "stats-table".into())], parts)]
+}
+
+/// The run-to-run variability rows: a hint when the runs are of more than one workload, then
+/// per workload group and direction with two or more runs, the spread of each level shown
+/// (`shown` standard ones of `nstd`, the max's blank cell, the custom ones) across its runs.
+fn variability_rows(table: &[TableRow], keys: &[WorkloadKey], shown: usize, nstd: usize, ncols: usize) -> Vec<Node> {
+    let mut var_rows = Vec::new();
+    let keys: Vec<WorkloadKey> = (0..table.len()).map(|i| keys.get(i).cloned().unwrap_or_default()).collect();
+    let (groups, varying) = crate::workload::groups(&keys);
+    if groups.len() > 1 {
+        let text = format!(
+            "These runs differ in {}: runs of different workloads are not compared as repeats, each workload has its own rows.",
+            varying.join(", ")
+        );
+        let td = tx("td", vec![("colspan", ncols.to_string()), ("class", "hint".into())], text);
+        var_rows.push(el("tr", vec![("data-testid", "workload-hint".into())], vec![td]));
+    }
+    for g in &groups {
+        let members: Vec<&TableRow> = g.members.iter().map(|&m| &table[m]).collect();
+        let mut dirs: Vec<String> = Vec::new();
+        for (_, _, _, rows) in &members {
+            for (t, _) in rows {
+                if !dirs.contains(t) {
+                    dirs.push(t.clone());
+                }
+            }
+        }
+        for d in dirs {
+            let with: Vec<(usize, &TagStats)> =
+                members.iter().filter_map(|(i, _, _, rows)| rows.iter().find(|(t, _)| *t == d).map(|(_, s)| (*i, s))).collect();
+            if with.len() < 2 {
+                continue;
+            }
+            let refs: Vec<&TagStats> = with.iter().map(|(_, s)| *s).collect();
+            let name = if g.label.is_empty() { format!("{} runs", refs.len()) } else { format!("{} runs · {}", refs.len(), g.label) };
+            let run_ids = with.iter().map(|(i, _)| i.to_string()).collect::<Vec<_>>().join(",");
+            let mut cells = vec![
+                tx("td", vec![("class", "name".into()), ("title", name.clone())], name),
+                tx("td", vec![], d.clone()),
+                tx("td", vec![("colspan", "5".into()), ("class", "hint".into())], "spread (max − min) / median across runs"),
+            ];
+            cells.extend(spread_cells(&refs, shown, nstd));
+            let attrs = vec![
+                ("data-testid", "variability-row".into()),
+                ("data-dir", d.clone()),
+                ("data-group", g.label.clone()),
+                ("data-runs", run_ids),
+            ];
+            var_rows.push(el("tr", attrs, cells));
+        }
+    }
+    var_rows
+}
+
+/// A variability row's level cells: the spread of each standard level shown, the max's blank
+/// cell, then the custom levels.
+fn spread_cells(refs: &[&TagStats], shown: usize, nstd: usize) -> Vec<Node> {
+    let mut cells = Vec::new();
+    let var = variability(refs);
+    let (nvar, nstd) = (var.len(), nstd.min(var.len()));
+    for (i, lv) in var.into_iter().enumerate().filter(|&(i, _)| i < shown || i >= nstd) {
+        if i == nstd {
+            cells.push(el("td", vec![], vec![]));
+        }
+        let title = match (lv.min_ns, lv.median_ns, lv.max_ns) {
+            (Some(a), Some(m), Some(b)) => {
+                format!("{} runs: min {}, median {}, max {}", lv.runs, format_ns(a), format_ns(m), format_ns(b))
+            }
+            _ => "no run has this level".into(),
+        };
+        let txt = if lv.runs >= 2 { lv.spread_pct.map_or(String::new(), |p| format!("{p:.1}%")) } else { String::new() };
+        cells.push(tx(
+            "td",
+            vec![("class", "num".into()), ("title", title), ("data-testid", "spread".into()), ("data-col", lv.label)],
+            txt,
+        ));
+    }
+    if nstd == nvar {
+        cells.push(el("td", vec![], vec![]));
+    }
+    cells
 }
 
 // ---------------------------------------------------------------------------------------
@@ -882,5 +925,57 @@ mod tests {
         let mut mixed = same(5);
         mixed[4].compact = None;
         assert_eq!(carried_notes(&mixed), vec!["4 runs (r0, r1, ...): histograms of 10 s"]);
+    }
+
+    #[test]
+    fn variability_puts_only_repeats_of_one_workload_together() {
+        use crate::workload::tests::key;
+        // QD1 randrw, QD16 randrw, an O_SYNC randwrite and a repeat of the QD16 run, each
+        // slower than the one before
+        let scaled = |name: &str, tags: &[&str], k: u64| {
+            let mut r = run(name, tags, 300);
+            for w in &mut r.windows {
+                let l = Layout::default_ns();
+                w.hist = Hist::from_values(l, (0..300u64).map(|i| k * (100_000 + (i * 7919) % 900_000)));
+            }
+            r
+        };
+        let runs = [
+            scaled("qd1", &["read", "write"], 1),
+            scaled("qd16", &["read", "write"], 2),
+            scaled("sync", &["write"], 3),
+            scaled("qd16b", &["read", "write"], 5),
+        ];
+        let keys = [key("randrw", 1, false), key("randrw", 16, false), key("randwrite", 1, true), key("randrw", 16, false)];
+        let stats: Vec<RunStats> = runs.iter().map(|r| run_stats(r, &Options::default())).collect();
+        let table: Vec<TableRow> = stats.iter().enumerate().map(|(i, s)| table_row(i, s, &DirMode::Overlay)).collect();
+        let t = &stats_table_by_workload(&table, &[], &keys)[0];
+        let hint = t.by_testid("workload-hint");
+        assert_eq!(hint.len(), 1);
+        assert!(hint[0].text().starts_with("These runs differ in rw, qd, sync: "), "{}", hint[0].text());
+        let var = t.by_testid("variability-row");
+        let got: Vec<(&str, &str, &str)> =
+            var.iter().map(|r| (r.attr("data-group").unwrap(), r.attr("data-dir").unwrap(), r.attr("data-runs").unwrap())).collect();
+        let g = "rw=randrw qd=16 sync=false";
+        assert_eq!(got, vec![(g, "read", "1,3"), (g, "write", "1,3")]);
+        assert_eq!(var[0].text().split("read").next().unwrap(), format!("2 runs · {g}"));
+        // each spread as nines_core::variability computes it over the group's two runs alone
+        for r in &var {
+            let d = r.attr("data-dir").unwrap();
+            let refs = [stats[1].tags.get(d).unwrap(), stats[3].tags.get(d).unwrap()];
+            let want = variability(&refs);
+            for c in r.by_testid("spread") {
+                let lv = want.iter().find(|l| Some(l.label.as_str()) == c.attr("data-col")).unwrap();
+                assert_eq!(c.text(), lv.spread_pct.map_or(String::new(), |p| format!("{p:.1}%")));
+            }
+            assert!(r.by_testid("spread").iter().any(|c| !c.text().is_empty()));
+        }
+        // the same runs without keys: one workload, one spread over all of them, no hint
+        let t = &stats_table(&table, &[])[0];
+        assert!(t.by_testid("workload-hint").is_empty());
+        let var = t.by_testid("variability-row");
+        assert_eq!(var.iter().map(|r| r.attr("data-runs").unwrap()).collect::<Vec<_>>(), ["0,1,3", "0,1,2,3"]);
+        assert!(var[0].text().starts_with("3 runs"));
+        assert_eq!(var[0].attr("data-group"), Some(""));
     }
 }

@@ -140,11 +140,14 @@ pub struct TrendView {
     pub tag: String,
     pub level: String,
     pub base: Option<usize>,
+    /// The runs' own key (`nines run --meta KEY=VALUE`) the runs are ordered by on x; `None`:
+    /// by their start (link: `to=KEY`).
+    pub order: Option<String>,
 }
 
 impl Default for TrendView {
     fn default() -> TrendView {
-        TrendView { tag: "all".into(), level: "p99.99".into(), base: None }
+        TrendView { tag: "all".into(), level: "p99.99".into(), base: None, order: None }
     }
 }
 
@@ -319,9 +322,12 @@ impl ViewState {
             }
             parts.push(v);
         }
-        if self.trend != d.trend {
-            let t = &self.trend;
+        let t = &self.trend;
+        if (&t.tag, &t.level, t.base) != (&d.trend.tag, &d.trend.level, d.trend.base) {
             parts.push(format!("tr={},{}{}", t.tag, t.level, t.base.map(|b| format!(",{b}")).unwrap_or_default()));
+        }
+        if let Some(o) = &t.order {
+            parts.push(format!("to={}", encode(o)));
         }
         match self.focus {
             Focus::Auto => {}
@@ -380,9 +386,10 @@ impl ViewState {
                         Some(b) => b.parse::<usize>().ok().filter(|&i| i < 100_000).map(Some),
                     };
                     if let (Some(tag), Some(level), Some(base)) = (tag, level, base) {
-                        s.trend = TrendView { tag, level, base };
+                        s.trend = TrendView { tag, level, base, order: s.trend.order.take() };
                     }
                 }
+                "to" => s.trend.order = decode(v).filter(|o| !o.is_empty() && o.chars().count() <= 64),
                 "fo" => {
                     s.focus = match v {
                         "off" => Focus::Off,
@@ -509,11 +516,11 @@ mod tests {
             curve_log: true,
             steady: SteadyView { run: 2, track: "p99.9".into(), rounds: 6, round_s: Some(10.0) },
             spec: "read p99.99 <= 1ms # vendor\n[name=a&b=c]\nwrite max<50ms µ".into(),
-            trend: TrendView { tag: "read".into(), level: "p99.9".into(), base: Some(4) },
+            trend: TrendView { tag: "read".into(), level: "p99.9".into(), base: Some(4), order: Some("build id".into()) },
             focus: Focus::Run(3),
         };
         let h = s.to_hash();
-        assert_eq!(h, "dir=overlay&lv=2,5,6&lx=p95,p99.5,p99.99&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&curve=1&cx=log&ss=2,p99.9,6,10&tr=read,p99.9,4&fo=3&spec=read%20p99.99%20%3C%3D%201ms%20%23%20vendor%0A%5Bname%3Da%26b%3Dc%5D%0Awrite%20max%3C50ms%20%C2%B5");
+        assert_eq!(h, "dir=overlay&lv=2,5,6&lx=p95,p99.5,p99.99&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&curve=1&cx=log&ss=2,p99.9,6,10&tr=read,p99.9,4&to=build%20id&fo=3&spec=read%20p99.99%20%3C%3D%201ms%20%23%20vendor%0A%5Bname%3Da%26b%3Dc%5D%0Awrite%20max%3C50ms%20%C2%B5");
         assert_eq!(ViewState::from_hash(&format!("#{h}")), s);
     }
 

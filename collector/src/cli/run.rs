@@ -208,6 +208,18 @@ pub struct MoreRunArgs {
     /// time stamp and refills the freed slots only after them all.
     #[arg(long, value_name = "N")]
     pub complete_batch: Option<u32>,
+    /// A key of your own kept in the archive's metadata (under `user`), e.g. `--meta
+    /// build=1234 --meta kernel=6.8`; a site's trend can order its runs by one.
+    #[arg(long = "meta", value_name = "KEY=VALUE", value_parser = parse_meta)]
+    pub meta: Vec<(String, String)>,
+}
+
+/// A `--meta` pair: a non-empty key without `=`, then the value (any text).
+fn parse_meta(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
+        _ => Err(format!("'{s}' is not KEY=VALUE")),
+    }
 }
 
 /// What the command line said beyond the values clap's derive keeps: the flags given (not
@@ -297,7 +309,7 @@ impl RunArgs {
             no_context: self.no_context,
             scope: None,
             param: serde_json::Map::new(),
-            meta_other: serde_json::Map::new(),
+            meta_other: user_meta(&m.meta),
         }
     }
 
@@ -306,6 +318,17 @@ impl RunArgs {
     pub fn configs(&self, given: &Given) -> anyhow::Result<Vec<RunConfig>> {
         self.config(given).resolve(&given.ids)
     }
+}
+
+/// The archive metadata `--meta` gives: `{"user": {KEY: VALUE, ...}}` (a key given again:
+/// its last value), none without it.
+fn user_meta(pairs: &[(String, String)]) -> serde_json::Map<String, serde_json::Value> {
+    let mut m = serde_json::Map::new();
+    if !pairs.is_empty() {
+        let user: serde_json::Map<String, serde_json::Value> = pairs.iter().map(|(k, v)| (k.clone(), v.clone().into())).collect();
+        m.insert("user".into(), user.into());
+    }
+    m
 }
 
 /// A rate in bytes per second: a size (`10m`, `512k`), above 0.
@@ -400,6 +423,17 @@ mod tests {
         assert!(!a.buffered);
         assert_eq!(a.submit_batch, 1);
         assert_eq!(parse(&["--submit-batch", "8"]).unwrap().submit_batch, 8);
+    }
+
+    #[test]
+    fn meta_keys_go_under_user_in_the_archive_metadata() {
+        let a = parse(&["--meta", "build=1234", "--meta", "kernel=6.8=rc1", "--meta", "build=1235"]).unwrap();
+        let m = user_meta(&a.more.meta);
+        assert_eq!(serde_json::Value::Object(m), serde_json::json!({"user": {"build": "1235", "kernel": "6.8=rc1"}}));
+        assert!(user_meta(&parse(&[]).unwrap().more.meta).is_empty());
+        for bad in ["build", "=1", " =1"] {
+            assert!(parse(&["--meta", bad]).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -365,6 +365,10 @@ impl Completing<'_> {
             // the trend view draws every run's whole-run levels without loading any run
             let stats = nines_core::stats::run_stats(&run, &nines_core::stats::Options::default());
             e["trend"] = nines_core::trend::Summary::of(&run, &stats).to_json();
+            // the run's own keys (`nines run --meta`), which the trend can order its runs by
+            if let Some(user) = run.meta.other.get("user").filter(|u| u.as_object().is_some_and(|o| !o.is_empty())) {
+                e["user"] = user.clone();
+            }
         }
         if has_compact {
             return Ok(false);

@@ -59,7 +59,13 @@ pub(super) async fn manifest_items() -> Preloaded {
     let summarised: Vec<site::SiteRun> = entries
         .iter()
         .filter_map(|e| {
-            Some(site::SiteRun { file: e.file.clone(), compact: e.compact.clone(), name: e.name.clone(), summary: e.summary.clone()? })
+            Some(site::SiteRun {
+                file: e.file.clone(),
+                compact: e.compact.clone(),
+                name: e.name.clone(),
+                summary: e.summary.clone()?,
+                user: e.user.clone(),
+            })
         })
         .collect();
     // a site of many runs opens on its trend, each run loaded when asked for
@@ -338,6 +344,8 @@ struct ManifestEntry {
     name: String,
     /// Its whole-run levels (`nines site` writes them), for the trend.
     summary: Option<nines_core::trend::Summary>,
+    /// The run's own keys (`nines run --meta`), which the trend can order by.
+    user: Vec<(String, String)>,
 }
 
 /// Entries of a `manifest.json` beside the page: `{"runs":[{"file":"runs/a.hlog",
@@ -355,7 +363,8 @@ fn manifest_entries(v: &serde_json::Value) -> Vec<ManifestEntry> {
                 let name = e.get("name").and_then(|n| n.as_str()).unwrap_or(&file).to_string();
                 // a summary that does not read leaves the run out of the trend only
                 let summary = e.get("trend").and_then(|t| nines_core::trend::Summary::from_json(t).ok());
-                Some(ManifestEntry { file, compact, groups_at, name, summary })
+                let user = site::user_keys(e.get("user"));
+                Some(ManifestEntry { file, compact, groups_at, name, summary, user })
             })
             .collect()
     })

@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use nines_core::stats::RunStats;
+use nines_core::workload_key::WorkloadKey;
 
 use super::dom::{self, body, download, now_ms};
 use super::model::{runs, stats_of};
@@ -28,7 +29,7 @@ pub(super) fn StatsPanel() -> impl IntoView {
             let t0 = now_ms();
             let st = state.get_untracked();
             let table = table_rows(&st);
-            dom::mount(&out, &panels::stats_table(&table, &st.custom));
+            dom::mount(&out, &panels::stats_table_by_workload(&table, &st.custom, &workload_keys(&table)));
             mark_table(now_ms() - t0);
         }
     });
@@ -64,6 +65,12 @@ fn table_rows(st: &ViewState) -> Vec<TableRow> {
         .filter(|i| !st.hidden.contains(i))
         .filter_map(|i| Some(panels::table_row(i, &*stats_of(i, run_time_sel(st, i), &st.custom)?, &st.dir)))
         .collect()
+}
+
+/// Each row group's run's workload key (`nines_core::workload_key`, from its metadata), so
+/// that run-to-run variability puts only repeats together.
+fn workload_keys(table: &[TableRow]) -> Vec<WorkloadKey> {
+    runs().with(|m| table.iter().map(|(i, ..)| m.get(*i).map(|l| WorkloadKey::of(&l.run.meta)).unwrap_or_default()).collect())
 }
 
 fn mark_table(ms: f64) {

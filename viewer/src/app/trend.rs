@@ -17,23 +17,42 @@ use super::loading::add_run;
 use super::model::Runs;
 use super::net::fetch_bytes;
 use super::page::LoadError;
-use super::site::SiteRun;
+use super::site::{order_keys, ordered, SiteRun};
 use crate::charts::Scale;
 use crate::judge_charts::{draw_trend, trend_labels, TrendMark, TrendSpec};
 use crate::state::ViewState;
 
-/// The marks of the chosen level and direction, and the runs they belong to.
+/// The marks of the chosen level and direction, and the runs they belong to (indices into the
+/// site's runs in start order), x the run's place in the order chosen (`site::ordered`): each
+/// run is compared with the run before it in that order, or with the pinned baseline.
 fn marks(site: &[SiteRun], st: &ViewState) -> Vec<(usize, TrendMark)> {
-    let refs: Vec<&Summary> = site.iter().map(|r| &r.summary).collect();
     let t = &st.trend;
-    points(&refs, &t.tag, &t.level, t.base)
+    let order = ordered(site, order_key(site, st));
+    let refs: Vec<&Summary> = order.iter().map(|&i| &site[i].summary).collect();
+    let base = t.base.and_then(|b| order.iter().position(|&i| i == b));
+    points(&refs, &t.tag, &t.level, base)
         .into_iter()
         .enumerate()
-        .filter_map(|(i, p)| {
+        .filter_map(|(x, p)| {
             let value = p.value?;
-            Some((i, TrendMark { x: i as f64, value, interval: p.interval, verdict: p.verdict, baseline: t.base == Some(i) }))
+            let i = order[x];
+            Some((i, TrendMark { x: x as f64, value, interval: p.interval, verdict: p.verdict, baseline: t.base == Some(i) }))
         })
         .collect()
+}
+
+/// The key the trend is ordered by: the one chosen, when a run of the site has it.
+fn order_key<'a>(site: &[SiteRun], st: &'a ViewState) -> Option<&'a str> {
+    st.trend.order.as_deref().filter(|k| site.iter().any(|r| r.user.iter().any(|(n, _)| n == k)))
+}
+
+/// The x axis' names: the runs' dates (`trend_labels`), or ordered by a key, its values.
+fn x_names(site: &[SiteRun], order_key: Option<&str>) -> Vec<String> {
+    let order = ordered(site, order_key);
+    match order_key {
+        None => trend_labels(order.iter().map(|&i| (site[i].summary.start, site[i].name.as_str()))),
+        Some(k) => order.iter().map(|&i| site[i].user.iter().find(|(n, _)| n == k).map_or("–".to_string(), |(_, v)| v.clone())).collect(),
+    }
 }
 
 fn verdict_text(v: Option<Verdict>) -> &'static str {
@@ -101,6 +120,8 @@ pub(super) fn Trend(state: RwSignal<ViewState>, runs: Runs, size: RwSignal<u32>,
         }
         (tags, levels)
     };
+    let keys = order_keys(&site);
+    let no_keys = keys.is_empty();
     let shown = site.len() >= 2;
     let canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
     let hover: RwSignal<Option<String>> = RwSignal::new(None);
@@ -120,10 +141,13 @@ pub(super) fn Trend(state: RwSignal<ViewState>, runs: Runs, size: RwSignal<u32>,
         let lo = m.iter().map(|m| m.interval.map_or(m.value, |i| i.0.min(m.value))).fold(f64::INFINITY, f64::min);
         let hi = m.iter().map(|m| m.interval.map_or(m.value, |i| i.1.max(m.value))).fold(0.0, f64::max);
         let y = if hi > 0.0 { Scale { lo: (lo / 1.5).max(1.0), hi: hi * 1.5, log: true } } else { Scale { lo: 1e3, hi: 1e7, log: true } };
-        let title = format!("{} of {} across {} runs", t.level, t.tag, n);
-        let names = trend_labels(site.iter().map(|r| (r.summary.start, r.name.as_str())));
+        let key = order_key(&site, &st);
+        let by = key.map(|k| format!(", by {k}")).unwrap_or_default();
+        let title = format!("{} of {} across {} runs{by}", t.level, t.tag, n);
+        let names = x_names(&site, key);
         let x = Scale { lo: -0.5, hi: n as f64 - 0.5, log: false };
-        let spec = TrendSpec { title: &title, y_desc: &t.level, marks: &m, x, y, x_names: &names };
+        let x_desc = key.map_or_else(|| "runs in start order".to_string(), |k| format!("runs by {k}"));
+        let spec = TrendSpec { title: &title, y_desc: &t.level, marks: &m, x, y, x_names: &names, x_desc: &x_desc };
         let f = draw_canvas(&c, |root| draw_trend(root, &spec));
         if let Some(f) = f {
             // test hook: the plot area in CSS pixels, so a test can click a run's point
@@ -137,6 +161,8 @@ pub(super) fn Trend(state: RwSignal<ViewState>, runs: Runs, size: RwSignal<u32>,
         let worse = m.iter().filter(|m| m.verdict == Some(Verdict::Worse)).count();
         let _ = c.set_attribute("data-marks", &m.len().to_string());
         let _ = c.set_attribute("data-worse", &worse.to_string());
+        let order: Vec<&str> = ordered(&site, key).into_iter().map(|i| site[i].name.as_str()).collect();
+        let _ = c.set_attribute("data-order", &order.join("\n"));
         if let Some(b) = body() {
             if b.get_attribute("data-nines-trend-ms").is_none() {
                 let _ = b.set_attribute("data-nines-trend-ms", &format!("{:.1}", now_ms()));
@@ -153,7 +179,7 @@ pub(super) fn Trend(state: RwSignal<ViewState>, runs: Runs, size: RwSignal<u32>,
         }
         let x = f.x_at(px).round();
         let st = state.get_untracked();
-        marks(&runs.site(), &st).into_iter().map(|(i, _)| i).min_by(|a, b| (*a as f64 - x).abs().total_cmp(&(*b as f64 - x).abs()))
+        marks(&runs.site(), &st).into_iter().min_by(|a, b| (a.1.x - x).abs().total_cmp(&(b.1.x - x).abs())).map(|(i, _)| i)
     };
     let on_move = move |ev: web_sys::MouseEvent| {
         let text = run_at(&ev).and_then(|i| {
@@ -179,6 +205,11 @@ pub(super) fn Trend(state: RwSignal<ViewState>, runs: Runs, size: RwSignal<u32>,
         busy();
         state.update(|s| s.trend.tag = t);
     };
+    let set_order = move |ev: leptos::ev::Event| {
+        let o = event_target_value(&ev);
+        busy();
+        state.update(|s| s.trend.order = (!o.is_empty()).then_some(o));
+    };
     let set_level = move |ev: leptos::ev::Event| {
         let l = event_target_value(&ev);
         busy();
@@ -196,6 +227,12 @@ pub(super) fn Trend(state: RwSignal<ViewState>, runs: Runs, size: RwSignal<u32>,
                 </div>
                 <select data-testid="trend-level" on:change=set_level prop:value=move || state.with(|s| s.trend.level.clone())>
                     {levels.into_iter().map(|l| view! { <option value=l.clone()>{l.clone()}</option> }).collect_view()}
+                </select>
+                <select data-testid="trend-order" title="order the runs on x by one of their own keys (nines run --meta KEY=VALUE)"
+                    style:display=if no_keys { "none" } else { "" } on:change=set_order
+                    prop:value=move || state.with(|s| s.trend.order.clone().unwrap_or_default())>
+                    <option value="">"by time"</option>
+                    {keys.into_iter().map(|k| view! { <option value=k.clone()>{format!("by {k}")}</option> }).collect_view()}
                 </select>
                 <span class="hint">"each run against the one before it (red: worse beyond noise, green: better, hollow: too few I/Os); click opens a run, shift-click pins it as the baseline"</span>
                 <button data-testid="trend-unpin" on:click=move |_| { busy(); state.update(|s| s.trend.base = None) }>"no baseline"</button>
