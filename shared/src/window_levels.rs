@@ -182,9 +182,9 @@ pub fn window_levels(
     spread_of_windows(tag, &values, levels, limits, &beyond)
 }
 
-/// A value as a coarser source states it: the upper edge of its bucket (the lower edge of an
-/// open last bucket).
-fn stated(precision: Option<&Precision>, v: u64) -> u64 {
+/// A value as a coarser source (`precision`, fio's buckets) states it: the upper edge of its
+/// bucket (the lower edge of an open last bucket); unchanged without one.
+pub fn stated(precision: Option<&Precision>, v: u64) -> u64 {
     match precision {
         Some(p) => {
             let b = p.bucket(v);

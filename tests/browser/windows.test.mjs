@@ -129,8 +129,8 @@ test('per-window levels: the page equals nines stats --windows --limit, whole ru
       const v = await Viewer.open(browser, `${pathToFileURL(file).href}${hash ? '#' : ''}${hash}`);
       await v.ready(1);
       const { page } = v;
-      assert.equal(await page.locator('[data-testid=window-row]').count(), 0, 'folded, nothing computed');
-      await page.click('[data-testid=windows-details] > summary');
+      // a spec that limits a level: the panel opens by itself
+      assert.equal(await page.evaluate(() => document.querySelector('[data-testid=windows-details]').open), true, 'open with a spec');
       await until(page, () => document.querySelectorAll('[data-testid=window-row]').length > 0, null, 'the per-window rows');
       const dirs = dirMode === 'all' ? ['all'] : ['read', 'write'];
       const got = await pageRows(page);
@@ -155,8 +155,11 @@ test('per-window levels follow a brush drawn on the runtime chart', async () => 
   nines(['report', run, '--full', '-o', full]);
   const v = await Viewer.open(browser, `${pathToFileURL(full).href}#dir=read`);
   await v.ready(1);
+  // no spec: folded, nothing computed until it is opened
+  assert.equal(await v.page.evaluate(() => document.querySelector('[data-testid=windows-details]').open), false);
   // brushed first: opening the panel scrolls the chart away
   await v.brush('runtime-overlay', 0.3, 0.6);
+  assert.equal(await v.page.locator('[data-testid=window-row]').count(), 0, 'folded, nothing computed');
   await v.page.click('[data-testid=windows-details] > summary');
   const sel = (await v.hash()).match(/sel=([\d.]+),([\d.]+)/);
   assert.ok(sel, 'the brush is in the link');

@@ -18,7 +18,7 @@ use nines_core::run::is_direction;
 use nines_core::series::Direction;
 use nines_core::spec::{Metric, Op};
 use nines_core::stats::{self, run_stats, Options};
-use nines_core::window_levels::{ios_beyond, spread_of_windows, WindowLimit, WindowValues};
+use nines_core::window_levels::{ios_beyond, spread_of_windows, stated, WindowLimit, WindowValues};
 
 use super::dom::{self, now_ms};
 use super::model::{runs, CompactParts, Loaded, RangeError};
@@ -33,8 +33,13 @@ use crate::windows_table::{windows_table, WindowsRun};
 pub(super) fn WindowsPanel() -> impl IntoView {
     let p = page();
     let (state, runs) = (p.state, p.runs);
-    // folded at first: computed only when open, as a storage engineer opens it after the table
-    let open = RwSignal::new(false);
+    // folded at first, computed only when open: read after the table, it is what a page of
+    // many runs can spare. Open when the spec limits a level: how often a run broke it is then
+    // the first question.
+    let limited = state.with_untracked(|s| {
+        matches!(parsed(s), Some(Ok(spec)) if spec.sections.iter().flat_map(|x| &x.limits).any(|l| matches!(l.metric, Metric::Level(_))))
+    });
+    let open = RwSignal::new(limited);
     let out: NodeRef<leptos::html::Div> = NodeRef::new();
     Effect::new(move |_| {
         let s = state.get();
@@ -57,7 +62,7 @@ pub(super) fn WindowsPanel() -> impl IntoView {
     };
     view! {
         <section class="panel table" data-testid="panel-windows">
-            <details data-testid="windows-details" on:toggle=toggle>
+            <details data-testid="windows-details" prop:open=limited on:toggle=toggle>
                 <summary>"How often the tail is bad: each level per window, and its spread over the windows"</summary>
                 <p class="hint">"Each level of the table computed on every recorded window (of the brushed range, when there is one), then the min, p50, p90, p99 and max of those per-window values, by nearest rank (nines stats --windows). * thin: some windows had fewer than 100 I/Os beyond the level; too few: windows with none beyond it, left out. With a QoS spec: the windows whose level broke each limit, the I/Os beyond it, and the IOPS of the windows that met it."</p>
                 <div node_ref=out data-testid="windows-table"></div>
@@ -168,12 +173,15 @@ fn compact_windows(
         let mut values = Vec::with_capacity(picked.len());
         for &j in &picked {
             let p = t.point(0, j, &nines).ok()?.map(|(p, _)| p);
+            // a point's values are the merged histogram's; a coarser source states them at
+            // its precision, as `nines stats --windows` does
             let value = |l: &Level| {
                 let p = p.as_ref()?;
-                match nines_of(l)? {
+                let v = match nines_of(l)? {
                     0 => p.p50_ns,
                     k => p.levels[nines.iter().position(|&n| n == k)?].0,
-                }
+                };
+                v.map(|v| stated(precision, v))
             };
             values.push(WindowValues { ios: slots[j].count, length_s: slots[j].length_s, values: known.iter().map(value).collect() });
         }
