@@ -160,6 +160,7 @@ test('per-window levels follow a brush drawn on the runtime chart', async () => 
   // brushed first: opening the panel scrolls the chart away
   await v.brush('runtime-overlay', 0.3, 0.6);
   assert.equal(await v.page.locator('[data-testid=window-row]').count(), 0, 'folded, nothing computed');
+  await v.shotOf('panel-windows', 'windows-folded');
   await v.page.click('[data-testid=windows-details] > summary');
   const sel = (await v.hash()).match(/sel=([\d.]+),([\d.]+)/);
   assert.ok(sel, 'the brush is in the link');
@@ -167,6 +168,7 @@ test('per-window levels follow a brush drawn on the runtime chart', async () => 
   const cli = ninesStats([run], ['--windows', '--tag', 'read', '--from', sel[1], '--to', sel[2]]);
   assert.deepEqual(norm(await pageRows(v.page)), norm(cliRows(cli, ['read'])));
   assert.ok(cli.runs[0].tags.read.windows.windows < 40, 'a part of the run');
+  await v.shotOf('panel-windows', 'windows-read-brushed');
   assert.deepEqual(v.errors, []);
   await v.page.context().close();
 });
