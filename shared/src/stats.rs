@@ -197,15 +197,15 @@ pub fn attach_windows(run: &Run, opts: &Options, limits: &[WindowLimit], stats: 
     let precision = run.meta.precision.as_ref();
     let untagged = run.windows.iter().all(|w| w.tag.is_none());
     for (name, s) in stats.tags.0.iter_mut() {
-        let per_window = |hists: &[&Hist]| Some(window_levels(name, hists, &opts.levels, limits, precision));
+        let per_window = |hists: &[(&Hist, f64)]| Some(window_levels(name, hists, &opts.levels, limits, precision));
         s.windows = if name == ALL && !untagged {
             // `all`: the directions' windows that start together, merged
             let all: Vec<Window> = direction_windows(run, &Direction::All).into_iter().filter(|w| in_range(w)).collect();
-            per_window(&all.iter().map(|w| &w.hist).collect::<Vec<_>>())
+            per_window(&all.iter().map(|w| (&w.hist, w.length_s)).collect::<Vec<_>>())
         } else {
             // a tag's own windows (an untagged log's one row, named `all`, included)
             let own = |w: &&Window| in_range(w) && (untagged || tag_name(w.tag.as_deref()) == name);
-            per_window(&run.windows.iter().filter(own).map(|w| &w.hist).collect::<Vec<_>>())
+            per_window(&run.windows.iter().filter(own).map(|w| (&w.hist, w.length_s)).collect::<Vec<_>>())
         };
     }
 }

@@ -144,19 +144,48 @@ pub struct LimitShare {
     pub ios: u64,
     /// `ios_beyond / ios`; `None` without I/O.
     pub ios_beyond_share: Option<f64>,
+    /// The IOPS of the supported windows whose level met the limit: their I/Os over their
+    /// time ([`iops_met`]); `None` when none did.
+    pub iops_met: Option<f64>,
 }
 
-/// The levels `levels` of each of `windows` (one direction's, in any order) and their spread,
-/// with the limits among `limits` that apply to direction `tag`. A run from a coarser source
-/// (`precision`, fio's buckets) states each value at that precision, as its levels are.
+/// One window as its per-window levels see it: its I/Os, its length (seconds) and the value of
+/// each level asked for, in order (`None` where no I/O lies beyond the level). A form that keeps
+/// each window's levels but not its histogram (a compact form's level-0 points) gives these.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WindowValues {
+    pub ios: u64,
+    pub length_s: f64,
+    pub values: Vec<Option<u64>>,
+}
+
+/// The levels `levels` of each of `windows` (one direction's, in any order, each with its
+/// length in seconds) and their spread, with the limits among `limits` that apply to direction
+/// `tag`. A run from a coarser source (`precision`, fio's buckets) states each value at that
+/// precision, as its levels are.
 pub fn window_levels(
     tag: &str,
-    windows: &[&Hist],
+    windows: &[(&Hist, f64)],
     levels: &[Level],
     limits: &[WindowLimit],
     precision: Option<&Precision>,
 ) -> WindowLevels {
-    let stated = |v: u64| match precision {
+    let values: Vec<WindowValues> = windows
+        .iter()
+        .map(|&(h, length_s)| WindowValues {
+            ios: h.count(),
+            length_s,
+            values: levels.iter().map(|l| value_at(h, l).map(|v| stated(precision, v))).collect(),
+        })
+        .collect();
+    let beyond = |l: &WindowLimit| windows.iter().map(|(h, _)| ios_beyond(h, l, precision)).sum();
+    spread_of_windows(tag, &values, levels, limits, &beyond)
+}
+
+/// A value as a coarser source (`precision`, fio's buckets) states it: the upper edge of its
+/// bucket (the lower edge of an open last bucket); unchanged without one.
+pub fn stated(precision: Option<&Precision>, v: u64) -> u64 {
+    match precision {
         Some(p) => {
             let b = p.bucket(v);
             if b.at_least {
@@ -166,50 +195,50 @@ pub fn window_levels(
             }
         }
         None => v,
-    };
-    let ios: u64 = windows.iter().map(|h| h.count()).sum();
+    }
+}
+
+/// The I/Os of `h` beyond limit `l`: those whose bucket's upper edge (as `precision` states it)
+/// lies beyond it.
+pub fn ios_beyond(h: &Hist, l: &WindowLimit, precision: Option<&Precision>) -> u64 {
+    let layout = h.layout();
+    h.buckets().filter(|&(v, _)| l.broken_by(stated(precision, layout.highest_equivalent(v)))).map(|(_, c)| c).sum()
+}
+
+/// The spread of per-window levels (see [`window_levels`]) from each window's values, the
+/// `ios_beyond` of each limit given by the caller (from the windows' histograms, or from
+/// anything that merges the same I/Os: an I/O count beyond a limit adds over windows).
+pub fn spread_of_windows(
+    tag: &str,
+    windows: &[WindowValues],
+    levels: &[Level],
+    limits: &[WindowLimit],
+    ios_beyond: &dyn Fn(&WindowLimit) -> u64,
+) -> WindowLevels {
+    let ios: u64 = windows.iter().map(|w| w.ios).sum();
     let out = levels
         .iter()
-        .map(|level| {
+        .enumerate()
+        .map(|(i, level)| {
+            // each supported window's value, with its I/Os and length (for the IOPS that met a limit)
             let (mut values, mut thin, mut too_few) = (Vec::new(), 0, 0);
-            for h in windows {
-                let n = h.count();
+            for w in windows {
+                let n = w.ios;
                 let beyond = n.saturating_sub(level.rank(n));
-                match (n, Support::of(beyond), value_at(h, level)) {
+                match (n, Support::of(beyond), w.values.get(i).copied().flatten()) {
                     (1.., Support::Thin, Some(v)) => {
                         thin += 1;
-                        values.push(stated(v));
+                        values.push((v, n, w.length_s));
                     }
-                    (1.., Support::Reliable, Some(v)) => values.push(stated(v)),
+                    (1.., Support::Reliable, Some(v)) => values.push((v, n, w.length_s)),
                     _ => too_few += 1,
                 }
             }
+            let limits = limits.iter().filter(|l| l.applies(tag, level)).map(|l| limit_share(l, &values, ios, ios_beyond(l))).collect();
+            let mut values: Vec<u64> = values.into_iter().map(|(v, _, _)| v).collect();
             values.sort_unstable();
             let k = values.len() as u64;
             let at = |q: &Level| (k > 0).then(|| values[(q.rank(k) - 1) as usize]);
-            let limits = limits
-                .iter()
-                .filter(|l| l.applies(tag, level))
-                .map(|l| {
-                    let windows_beyond = values.iter().filter(|&&v| l.broken_by(v)).count();
-                    let ios_beyond: u64 = windows
-                        .iter()
-                        .map(|h| {
-                            let layout = h.layout();
-                            h.buckets().filter(|&(v, _)| l.broken_by(stated(layout.highest_equivalent(v)))).map(|(_, c)| c).sum::<u64>()
-                        })
-                        .sum();
-                    LimitShare {
-                        limit: l.text(),
-                        limit_ns: l.value_ns,
-                        windows_beyond,
-                        windows_beyond_share: (k > 0).then(|| windows_beyond as f64 / k as f64),
-                        ios_beyond,
-                        ios,
-                        ios_beyond_share: (ios > 0).then(|| ios_beyond as f64 / ios as f64),
-                    }
-                })
-                .collect();
             WindowLevel {
                 label: level.label.clone(),
                 quantile: level.quantile(),
@@ -226,6 +255,33 @@ pub fn window_levels(
         })
         .collect();
     WindowLevels { windows: windows.len(), levels: out }
+}
+
+/// How often limit `l` was broken: `supported` holds each supported window's (value, I/Os,
+/// length in seconds); `ios` every I/O of the direction, `ios_beyond` those beyond the limit.
+fn limit_share(l: &WindowLimit, supported: &[(u64, u64, f64)], ios: u64, ios_beyond: u64) -> LimitShare {
+    let k = supported.len();
+    let windows_beyond = supported.iter().filter(|w| l.broken_by(w.0)).count();
+    LimitShare {
+        limit: l.text(),
+        limit_ns: l.value_ns,
+        windows_beyond,
+        windows_beyond_share: (k > 0).then(|| windows_beyond as f64 / k as f64),
+        ios_beyond,
+        ios,
+        ios_beyond_share: (ios > 0).then(|| ios_beyond as f64 / ios as f64),
+        iops_met: iops_met(l, supported),
+    }
+}
+
+/// The IOPS of the windows whose level met limit `l`: their I/Os over their time (of each
+/// supported window's value, I/Os and length in seconds). `None` when no window with a length
+/// met it. The rate a device kept while it held its QoS, as SNIA PTS reports IOPS against a
+/// latency limit.
+pub fn iops_met(l: &WindowLimit, supported: &[(u64, u64, f64)]) -> Option<f64> {
+    let met = supported.iter().filter(|w| !l.broken_by(w.0) && w.2 > 0.0);
+    let (ios, secs) = met.fold((0u64, 0.0f64), |(n, s), w| (n + w.1, s + w.2));
+    (secs > 0.0).then(|| ios as f64 / secs)
 }
 
 #[cfg(test)]
@@ -249,7 +305,7 @@ mod tests {
     #[test]
     fn spread_of_per_window_levels_by_hand() {
         let ws = windows();
-        let refs: Vec<&Hist> = ws.iter().collect();
+        let refs: Vec<(&Hist, f64)> = ws.iter().map(|h| (h, 1.0)).collect();
         let limits = [
             parse_window_limit("p99=150ns").unwrap(),
             parse_window_limit("read p99 < 100ns").unwrap(),
@@ -284,7 +340,8 @@ mod tests {
     #[test]
     fn no_supported_window_has_no_values() {
         let ws = windows();
-        let r = window_levels("all", &[&ws[2], &ws[3]], &[Level::nines(4)], &[parse_window_limit("p99.99=1us").unwrap()], None);
+        let r =
+            window_levels("all", &[(&ws[2], 1.0), (&ws[3], 1.0)], &[Level::nines(4)], &[parse_window_limit("p99.99=1us").unwrap()], None);
         let l = &r.levels[0];
         assert_eq!((l.supported, l.too_few, l.min_ns, l.max_ns), (0, 2, None, None));
         assert_eq!(l.limits[0].windows_beyond_share, None);
@@ -295,10 +352,41 @@ mod tests {
     fn a_p9999_needs_ten_thousand_ios_in_a_window() {
         let l = Layout::default_ns();
         let (short, enough) = (Hist::from_values(l, 1..=9_999), Hist::from_values(l, 1..=10_000));
-        let r = window_levels("read", &[&short, &enough], &[Level::nines(4)], &[], None);
+        let r = window_levels("read", &[(&short, 1.0), (&enough, 1.0)], &[Level::nines(4)], &[], None);
         let p = &r.levels[0];
         // 10,000 I/Os: rank 9,999, one beyond; 9,999: rank 9,999, none beyond
         assert_eq!((p.supported, p.thin, p.too_few, p.max_ns), (1, 1, 1, Some(l.highest_equivalent(9_999))));
+    }
+
+    #[test]
+    fn iops_of_the_windows_that_met_a_limit() {
+        let ws = windows();
+        // lengths 1, 2, 4, 8 and 0.5 s
+        let refs: Vec<(&Hist, f64)> = ws.iter().zip([1.0, 2.0, 4.0, 8.0, 0.5]).collect();
+        let r = window_levels("read", &refs, &[Level::nines(2)], &[parse_window_limit("p99=150ns").unwrap()], None);
+        // p99s 99 (100 I/Os, 1 s), 990 (1,000 I/Os, 2 s) and 100 (200 I/Os, 0.5 s): 99 and 100
+        // meet 150 ns: 300 I/Os in 1.5 s
+        assert_eq!(r.levels[0].limits[0].iops_met, Some(200.0));
+        // none meets 1 ns; a window without length counts for nothing
+        let l = parse_window_limit("p99=1ns").unwrap();
+        assert_eq!(iops_met(&l, &[(99, 100, 1.0)]), None);
+        assert_eq!(iops_met(&parse_window_limit("p99=1ms").unwrap(), &[(99, 100, 0.0), (5, 30, 2.0)]), Some(15.0));
+    }
+
+    #[test]
+    fn spread_from_values_equals_spread_from_histograms() {
+        let ws = windows();
+        let refs: Vec<(&Hist, f64)> = ws.iter().map(|h| (h, 1.0)).collect();
+        let levels = [Level { label: "p50".into(), num: 1, den: 2 }, Level::nines(2), Level::nines(3)];
+        let limits = [parse_window_limit("p99=150ns").unwrap()];
+        let from_hists = window_levels("read", &refs, &levels, &limits, None);
+        // what a compact form keeps of each window: its I/Os and its levels
+        let values: Vec<WindowValues> = ws
+            .iter()
+            .map(|h| WindowValues { ios: h.count(), length_s: 1.0, values: levels.iter().map(|l| value_at(h, l)).collect() })
+            .collect();
+        let beyond = |l: &WindowLimit| ws.iter().map(|h| ios_beyond(h, l, None)).sum();
+        assert_eq!(spread_of_windows("read", &values, &levels, &limits, &beyond), from_hists);
     }
 
     #[test]

@@ -39,6 +39,7 @@ mod rate_panel;
 mod runtime_panel;
 mod stats_panel;
 mod trend;
+mod windows_panel;
 // what the panels share: the data of the charts, exports, the mouse, loading runs
 mod chart_data;
 mod export;
@@ -242,6 +243,7 @@ fn app(pre: Option<Preloaded>) -> impl IntoView {
             // under the histogram beside a column of four charts
             <heatmap::HeatmapPanel state=state runs=runs size=size/>
             <stats_panel::StatsPanel/>
+            <windows_panel::WindowsPanel/>
             <qos::Qos state=state runs=runs/>
             <judge::ComparePanel/>
             <judge::SweepPanel/>

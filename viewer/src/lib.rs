@@ -26,6 +26,7 @@ pub mod paged;
 pub mod panels;
 pub mod state;
 pub mod tree;
+pub mod windows_table;
 pub mod workload;
 
 #[cfg(target_arch = "wasm32")]

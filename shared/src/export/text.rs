@@ -157,7 +157,7 @@ fn render_windows(r: &RunStats) -> String {
     let shown = |i: usize| with.iter().any(|(_, w)| w.levels[i].supported > 0 || !w.levels[i].limits.is_empty());
     let mut header = vec!["dir", "level", "windows", "too few", "min", "p50", "p90", "p99", "max"];
     if any_limit {
-        header.extend(["limit", "windows beyond", "I/Os beyond"]);
+        header.extend(["limit", "windows beyond", "I/Os beyond", "IOPS met"]);
     }
     let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     let (mut thin_notes, mut too_few) = (Vec::new(), false);
@@ -193,6 +193,7 @@ fn render_windows(r: &RunStats) -> String {
                 row.push(lim.limit.clone());
                 row.push(format!("{} ({})", group(lim.windows_beyond as u64), share_text(lim.windows_beyond_share)));
                 row.push(format!("{} ({})", group(lim.ios_beyond), share_text(lim.ios_beyond_share)));
+                row.push(lim.iops_met.map_or("-".into(), |v| group(v.round() as u64)));
                 rows.push(row);
             }
         }
@@ -213,7 +214,9 @@ fn render_windows(r: &RunStats) -> String {
         out.push_str(&wrap(&format!("{}: not shown, no window has an I/O beyond them", hidden.join(", "))));
     }
     if any_limit {
-        out.push_str(&wrap("windows beyond: of the windows summarised; I/Os beyond: of every I/O of the row, in every window"));
+        out.push_str(&wrap(
+            "windows beyond: of the windows summarised; I/Os beyond: of every I/O of the row, in every window; IOPS met: of the windows that met the limit, their I/Os over their time",
+        ));
     }
     out
 }
