@@ -156,7 +156,7 @@ test('small multiples: one strip per run on equal axes; zoom, select and the tim
   assert.match(await v.hash(), /sel=/);
   assert.ok(await v.page.locator('[data-testid=selection]').isVisible());
   // the link reopens the strips, with the one-level view on them too
-  await v.act(() => v.page.selectOption('[data-testid=runtime-one]', '4'));
+  await v.act(() => v.page.selectOption('[data-testid=runtime-one]', '3'));
   const v2 = await Viewer.open(browser, `${site.base}/index.html${await v.hash()}`, { width: 1400, height: 1300 });
   await v2.ready(5);
   const s2 = await hook(v2, 'data-strips');
@@ -169,4 +169,50 @@ test('small multiples: one strip per run on equal axes; zoom, select and the tim
   assert.deepEqual([...v.errors, ...v2.errors], []);
   await v.page.context().close();
   await v2.page.context().close();
+});
+
+test('heatmap: the time rule of the runtime chart crosses its rows, and its own mouse draws the rule on the runtime chart', async () => {
+  const v = await Viewer.open(browser, `${site.base}/index.html#dir=all`, { width: 1400, height: 1300 });
+  await v.ready(5);
+  const rt = await v.box('runtime-overlay');
+  const strip = await v.page.evaluate(() => document.querySelector('[data-testid=runtime-canvas]').getAttribute('data-strips'));
+  assert.equal(strip, '[]', 'overlaid: no strips');
+  // the mouse at mid-run on the runtime chart: a rule on the heatmap at the same time
+  await v.page.mouse.move(rt.x + rt.width * 0.55, rt.y + rt.height * 0.5);
+  const rule = () => v.page.getAttribute('[data-testid=heatmap-overlay]', 'data-rule');
+  const t = Number(await rule());
+  assert.ok(t > 5 && t < 15, `rule at ${t}`);
+  const heat = await v.page.evaluate(() => document.querySelector('[data-testid=heatmap-canvas]').dataset.frame.split(',').map(Number));
+  const lit = (id, x, y) => v.page.evaluate(([id, x, y]) => {
+    const c = document.querySelector(`[data-testid=${id}]`);
+    const r = c.width / c.clientWidth;
+    return [...c.getContext('2d').getImageData(Math.round((x - 2) * r), Math.round(y * r), Math.round(5 * r), 1).data].some((b, k) => k % 4 === 3 && b > 0);
+  }, [id, x, y]);
+  const [hl, hr, ht, hb] = heat;
+  const hx = hl + ((hr - hl) * t) / 20;
+  assert.ok(await lit('heatmap-overlay', hx, (ht + hb) / 2), 'the rule crosses the heatmap row');
+  // the mouse on the heatmap: the rule on the runtime chart, at the time under it
+  const hm = await v.box('heatmap-canvas');
+  await v.page.mouse.move(hm.x + hl + (hr - hl) * 0.25, hm.y + (ht + hb) / 2);
+  const t2 = Number(await rule());
+  assert.ok(t2 > 3 && t2 < 7, `the heatmap's own time ${t2}`);
+  await v.shotOf('panel-heatmap', 'runtime-heatmap-rule');
+  const f = await v.page.evaluate(() => {
+    const c = document.querySelector('[data-testid=runtime-overlay]');
+    return [c.clientWidth, c.clientHeight];
+  });
+  // the runtime chart's plot spans the same x range: find its lit column near the same share
+  const cols = await v.page.evaluate(([w, h]) => {
+    const c = document.querySelector('[data-testid=runtime-overlay]');
+    const r = c.width / c.clientWidth;
+    const d = c.getContext('2d').getImageData(0, Math.round((h / 2) * r), c.width, 1).data;
+    const out = [];
+    for (let i = 0; i < c.width; i++) if (d[4 * i + 3] > 0) out.push(i / r);
+    return out;
+  }, f);
+  assert.ok(cols.length > 0 && cols.length <= 3, `one rule on the runtime chart: ${cols}`);
+  await v.page.mouse.move(1, 1);
+  assert.equal(await rule(), '', 'the rule goes with the mouse');
+  assert.deepEqual(v.errors, []);
+  await v.page.context().close();
 });

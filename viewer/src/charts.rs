@@ -790,6 +790,24 @@ where
     Ok(())
 }
 
+/// Why lines that have points draw none: no window holds enough I/Os for the level (a level
+/// of k nines needs 10^k I/Os of a window to be measured at all).
+pub(crate) fn unsupported<'a>(mut lines: impl Iterator<Item = &'a RuntimeLine>) -> Option<String> {
+    let mut level = None;
+    let none = lines.all(|l| {
+        level = Some(l.metric);
+        l.points.iter().all(|p| p.1.is_none())
+    });
+    match level.filter(|_| none)? {
+        Metric::Nines(k) => Some(format!(
+            "no window holds the {} I/Os {} needs",
+            nines_core::units::group(10u64.saturating_pow(k)),
+            nines_core::quantile::Level::nines(k).label
+        )),
+        _ => Some("no window holds an I/O".into()),
+    }
+}
+
 /// One line of the runtime chart: a metric of one run and direction.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RuntimeLine {
@@ -896,6 +914,8 @@ where
     ticks(root, &f, &x_ticks(&s.x, s.x_is_time), &latency_ticks(s.y.lo, s.y.hi), false)?;
     if s.lines.is_empty() {
         empty_note(root, &f, "no runs shown")?;
+    } else if let Some(note) = unsupported(s.lines.iter()) {
+        empty_note(root, &f, &note)?;
     }
     // the traces drawn: each has one line per metric
     // distinct traces (a few lines each; collecting into a set would compile one more copy
@@ -1499,6 +1519,13 @@ mod tests {
             assert_eq!(svg.split("<polyline").skip(1).filter(|p| p.split("/>").next().is_some_and(|el| el.contains(&c))).count(), 2, "{t}");
         }
         assert_eq!(one_metric(&[]), None);
+        // a level no window can measure says so, instead of an empty chart
+        assert_eq!(unsupported(lines.iter()), None);
+        let empty: Vec<RuntimeLine> =
+            lines.iter().map(|l| RuntimeLine { metric: Metric::Nines(4), points: vec![(0.5, None)], ..l.clone() }).collect();
+        assert_eq!(unsupported(empty.iter()).as_deref(), Some("no window holds the 10,000 I/Os p99.99 needs"));
+        let spec = RuntimeSpec { lines: &empty, ..spec };
+        assert!(to_svg(900, 300, |r| draw_runtime(r, &spec)).unwrap().0.contains("no window holds the 10,000 I/Os p99.99 needs"));
     }
 
     #[test]

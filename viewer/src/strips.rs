@@ -15,8 +15,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::backend::NativeDraw;
 use crate::charts::{
-    draw_lines, e, frame_of, latency_ticks, line_width, metric_name, shade_x, ticks, x_ticks, DrawResult, Frame, Metric, RuntimeSpec, FONT,
-    GRID, INK, MUTED, Y_LABEL_AREA,
+    draw_lines, e, empty_note, frame_of, latency_ticks, line_width, metric_name, shade_x, ticks, unsupported, x_ticks, DrawResult, Frame,
+    Metric, RuntimeSpec, FONT, GRID, INK, MUTED, Y_LABEL_AREA,
 };
 
 /// One strip: a run's name and the indices of its lines in the spec's lines.
@@ -45,12 +45,16 @@ pub fn height(n: usize) -> u32 {
 }
 
 /// Latency ticks no closer than 16 pixels on a plot `px` high: a short strip keeps every
-/// other decade rather than overprinting its labels.
-fn sparse_ticks(f: &Frame, px: i32) -> Vec<(f64, String)> {
+/// other decade rather than overprinting its labels. `below` another strip: none in the top
+/// 8 pixels, where its label would meet the bottom label of the strip above.
+fn sparse_ticks(f: &Frame, px: i32, below: bool) -> Vec<(f64, String)> {
     let all = latency_ticks(f.y.lo, f.y.hi);
     let mut out: Vec<(f64, String)> = Vec::new();
     for (v, s) in all {
         let at = f.y.frac(v) * px as f64;
+        if below && at > px as f64 - 8.0 {
+            continue;
+        }
         if out.last().is_none_or(|(u, _)| at - f.y.frac(*u) * px as f64 >= 16.0) {
             out.push((v, s));
         }
@@ -97,10 +101,13 @@ where
         // every strip has the time gridlines, the last their labels
         let xt: Vec<(f64, String)> =
             x_ticks(&s.x, s.x_is_time).into_iter().map(|(v, l)| (v, if last { l } else { String::new() })).collect();
-        ticks(root, &f, &xt, &sparse_ticks(&f, f.bottom - f.top), false)?;
+        ticks(root, &f, &xt, &sparse_ticks(&f, f.bottom - f.top, i > 0), false)?;
         let lines: Vec<&crate::charts::RuntimeLine> = strip.lines.iter().filter_map(|&j| s.lines.get(j)).collect();
         let traces = lines.iter().enumerate().filter(|(k, l)| !lines[..*k].iter().any(|m| m.trace == l.trace)).count();
         draw_lines(&mut chart, &s.x, &s.y, &lines, line_width(traces))?;
+        if let Some(note) = unsupported(lines.iter().copied()) {
+            empty_note(root, &f, &note)?;
+        }
         strip_label(root, &f, &strip.label, lines.first().map(|l| l.style.color))?;
         frames.push(f);
     }
