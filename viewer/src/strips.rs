@@ -147,12 +147,14 @@ fn head<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, f: &Frame, s: &RuntimeSpe
         Metric::Nines(k) => *k,
         Metric::Max => 100,
     });
+    // one metric of every run: drawn solid, named as such
+    let one = metrics.len() == 1;
     let font = (FONT, 12).into_font();
     let style: TextStyle = font.clone().into();
     let items: Vec<(Metric, String, i32)> = metrics
         .into_iter()
         .map(|m| {
-            let name = metric_name(&m);
+            let name = if one { format!("{} of each run", metric_name(&m)) } else { metric_name(&m) };
             let w = root.estimate_text_size(&name, &style).map_or(80, |s| s.0 as i32) + 42;
             (m, name, w)
         })
@@ -163,6 +165,7 @@ fn head<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, f: &Frame, s: &RuntimeSpe
         match m {
             Metric::Max => root.draw(&Rectangle::new([(x + 11, y - 2), (x + 15, y + 2)], INK.filled())).map_err(e)?,
             Metric::Median => root.draw(&PathElement::new(pts, INK.stroke_width(1))).map_err(e)?,
+            Metric::Nines(_) if one => root.draw(&PathElement::new(pts, INK.stroke_width(2))).map_err(e)?,
             Metric::Nines(_) => {
                 let (a, b) = m.dash();
                 root.draw(&plotters::element::DashedPathElement::new(pts, a as i32, b as i32, INK.stroke_width(2))).map_err(e)?
