@@ -233,7 +233,7 @@ fn readout(st: &ViewState, px: f64, py: f64) -> Option<String> {
 }
 
 /// The mouse at (`x`, `y`) on the heatmap: the x under it, for the rule on every time panel
-/// and the context readout (none off the rows).
+/// (none off the rows).
 fn heat_hover(hover_t: RwSignal<Option<(&'static str, f64)>>, x: f64, y: f64) {
     let at = runs().book(|b| b.heat_drawn.iter().find(|(_, f, _)| f.contains(x, y)).map(|(_, f, _)| ("heatmap", f.x_at(x))));
     if hover_t.get_untracked() != at {
