@@ -693,21 +693,10 @@ where
     if let Some(m) = one_metric(lines) {
         return run_key(root, f, lines, m, left);
     }
-    let mut metrics: Vec<Metric> = Vec::new();
-    for l in lines.iter().filter(|l| !l.faint) {
-        if !metrics.contains(&l.metric) {
-            metrics.push(l.metric);
-        }
-    }
+    let metrics = metrics_of(lines.iter().filter(|l| !l.faint));
     if metrics.is_empty() {
         return Ok(());
     }
-    let rank = |m: &Metric| match m {
-        Metric::Median => 0,
-        Metric::Nines(k) => *k,
-        Metric::Max => 100,
-    };
-    metrics.sort_by_key(rank);
     let name = metric_name;
     let font = (FONT, 12).into_font();
     let style: TextStyle = font.clone().into();
@@ -730,6 +719,23 @@ where
         root.draw(&Text::new(name(m), (x0 + 42, y), font.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Center)))).map_err(e)?;
     }
     Ok(())
+}
+
+/// The metrics `lines` draw, each once, in the order of the levels (median first, max last).
+pub(crate) fn metrics_of<'a>(lines: impl Iterator<Item = &'a RuntimeLine>) -> Vec<Metric> {
+    let mut metrics: Vec<Metric> = Vec::new();
+    for l in lines {
+        if !metrics.contains(&l.metric) {
+            metrics.push(l.metric);
+        }
+    }
+    let rank = |m: &Metric| match m {
+        Metric::Median => 0,
+        Metric::Nines(k) => *k,
+        Metric::Max => 100,
+    };
+    metrics.sort_by_key(rank);
+    metrics
 }
 
 /// The one metric every line of the chart draws, if they all draw the same: the runtime

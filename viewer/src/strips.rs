@@ -15,8 +15,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::backend::NativeDraw;
 use crate::charts::{
-    draw_lines, e, empty_note, frame_of, latency_ticks, line_width, metric_name, shade_x, ticks, unsupported, x_ticks, DrawResult, Frame,
-    Metric, RuntimeSpec, FONT, GRID, INK, MUTED, Y_LABEL_AREA,
+    draw_lines, e, empty_note, frame_of, latency_ticks, line_width, metric_name, metrics_of, shade_x, ticks, unsupported, x_ticks,
+    DrawResult, Frame, Metric, RuntimeSpec, FONT, GRID, INK, MUTED, Y_LABEL_AREA,
 };
 
 /// One strip: a run's name and the indices of its lines in the spec's lines.
@@ -136,17 +136,7 @@ fn strip_label<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, f: &Frame, label: 
 fn head<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, f: &Frame, s: &RuntimeSpec) -> DrawResult<()> {
     let title = format!("{}: one strip per run, every strip on the same axes", s.title);
     root.draw(&Text::new(title, (f.left, 12), (FONT, 15).into_font().color(&INK).pos(Pos::new(HPos::Left, VPos::Center)))).map_err(e)?;
-    let mut metrics: Vec<Metric> = Vec::new();
-    for l in s.lines {
-        if !metrics.contains(&l.metric) {
-            metrics.push(l.metric);
-        }
-    }
-    metrics.sort_by_key(|m| match m {
-        Metric::Median => 0,
-        Metric::Nines(k) => *k,
-        Metric::Max => 100,
-    });
+    let metrics = metrics_of(s.lines.iter());
     // one metric of every run: drawn solid, named as such
     let one = metrics.len() == 1;
     let font = (FONT, 12).into_font();
