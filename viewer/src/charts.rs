@@ -686,30 +686,18 @@ impl Metric {
 /// The runtime chart's key of line styles, in the plot's top right (or `left`) corner: the median (thin
 /// solid), each level drawn with its own dash pattern, and the max's squares (one a window,
 /// not joined); faded where a level has under 100 I/Os beyond it.
-fn metric_key<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, f: &Frame, lines: &[RuntimeLine], left: bool) -> DrawResult<()>
+pub(crate) fn metric_key<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, f: &Frame, lines: &[RuntimeLine], left: bool) -> DrawResult<()>
 where
     DB::ErrorType: 'static,
 {
-    let mut metrics: Vec<Metric> = Vec::new();
-    for l in lines.iter().filter(|l| !l.faint) {
-        if !metrics.contains(&l.metric) {
-            metrics.push(l.metric);
-        }
+    if let Some(m) = one_metric(lines) {
+        return run_key(root, f, lines, m, left);
     }
+    let metrics = metrics_of(lines.iter().filter(|l| !l.faint));
     if metrics.is_empty() {
         return Ok(());
     }
-    let rank = |m: &Metric| match m {
-        Metric::Median => 0,
-        Metric::Nines(k) => *k,
-        Metric::Max => 100,
-    };
-    metrics.sort_by_key(rank);
-    let name = |m: &Metric| match m {
-        Metric::Median => "median".to_string(),
-        Metric::Nines(k) => nines_core::quantile::Level::nines(*k).label,
-        Metric::Max => "max (■ a window)".to_string(),
-    };
+    let name = metric_name;
     let font = (FONT, 12).into_font();
     let style: TextStyle = font.clone().into();
     let w = metrics.iter().map(|m| root.estimate_text_size(&name(m), &style).map_or(90, |s| s.0 as i32)).max().unwrap_or(90) + 48;
@@ -731,6 +719,99 @@ where
         root.draw(&Text::new(name(m), (x0 + 42, y), font.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Center)))).map_err(e)?;
     }
     Ok(())
+}
+
+/// The metrics `lines` draw, each once, in the order of the levels (median first, max last).
+pub(crate) fn metrics_of<'a>(lines: impl Iterator<Item = &'a RuntimeLine>) -> Vec<Metric> {
+    let mut metrics: Vec<Metric> = Vec::new();
+    for l in lines {
+        if !metrics.contains(&l.metric) {
+            metrics.push(l.metric);
+        }
+    }
+    let rank = |m: &Metric| match m {
+        Metric::Median => 0,
+        Metric::Nines(k) => *k,
+        Metric::Max => 100,
+    };
+    metrics.sort_by_key(rank);
+    metrics
+}
+
+/// The one metric every line of the chart draws, if they all draw the same: the runtime
+/// chart's "one level, all runs" view (a normal view draws each run's median and max).
+pub fn one_metric(lines: &[RuntimeLine]) -> Option<Metric> {
+    let m = lines.first()?.metric;
+    lines.iter().all(|l| l.metric == m).then_some(m)
+}
+
+/// A metric's name in the chart's keys.
+pub(crate) fn metric_name(m: &Metric) -> String {
+    match m {
+        Metric::Median => "median".to_string(),
+        Metric::Nines(k) => nines_core::quantile::Level::nines(*k).label,
+        Metric::Max => "max (■ a window)".to_string(),
+    }
+}
+
+/// The key of the "one level, all runs" view: which level (`p99.9 of each run`, in its dash),
+/// then each trace in its colour (at most 12 named, then how many more).
+fn run_key<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, f: &Frame, lines: &[RuntimeLine], m: Metric, left: bool) -> DrawResult<()>
+where
+    DB::ErrorType: 'static,
+{
+    let head = match m {
+        Metric::Max => "max of each run (■ a window)".to_string(),
+        m => format!("{} of each run", metric_name(&m)),
+    };
+    let shown = lines.len().min(12);
+    let more = (lines.len() > shown).then(|| format!("… and {} more", lines.len() - shown));
+    let font = (FONT, 12).into_font();
+    let style: TextStyle = font.clone().into();
+    let width = |t: &str| root.estimate_text_size(t, &style).map_or(120, |s| s.0 as i32);
+    let names = lines.iter().take(shown).map(|l| l.trace.as_str()).chain(more.as_deref());
+    let w = names.map(|t| width(t) + 48).chain(std::iter::once(width(&head) + 14)).max().unwrap_or(160);
+    let rows = shown + usize::from(more.is_some());
+    let (x0, y0) = (if left { f.left + 8 } else { f.right - w - 6 }, f.top + 6);
+    let h = 26 + 16 * rows as i32;
+    root.draw(&Rectangle::new([(x0, y0), (x0 + w, y0 + h)], RGBAColor(255, 255, 255, 0.9).filled())).map_err(e)?;
+    root.draw(&Rectangle::new([(x0, y0), (x0 + w, y0 + h)], GRID.stroke_width(1))).map_err(e)?;
+    let bold = (FONT, 12).into_font().style(FontStyle::Bold);
+    root.draw(&Text::new(head, (x0 + 7, y0 + 12), bold.color(&INK).pos(Pos::new(HPos::Left, VPos::Center)))).map_err(e)?;
+    for (i, l) in lines.iter().take(shown).enumerate() {
+        let y = y0 + 30 + 16 * i as i32;
+        let pts = vec![(x0 + 6, y), (x0 + 36, y)];
+        let c = l.style.color;
+        match m {
+            Metric::Max => root.draw(&Rectangle::new([(x0 + 18, y - 3), (x0 + 24, y + 3)], c.filled())).map_err(e)?,
+            _ => root.draw(&PathElement::new(pts, c.stroke_width(2))).map_err(e)?,
+        }
+        root.draw(&Text::new(l.trace.clone(), (x0 + 42, y), font.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Center))))
+            .map_err(e)?;
+    }
+    if let Some(t) = more {
+        let y = y0 + 30 + 16 * shown as i32;
+        root.draw(&Text::new(t, (x0 + 42, y), font.color(&MUTED).pos(Pos::new(HPos::Left, VPos::Center)))).map_err(e)?;
+    }
+    Ok(())
+}
+
+/// Why lines that have points draw none: no window holds enough I/Os for the level (a level
+/// of k nines needs 10^k I/Os of a window to be measured at all).
+pub(crate) fn unsupported<'a>(mut lines: impl Iterator<Item = &'a RuntimeLine>) -> Option<String> {
+    let mut level = None;
+    let none = lines.all(|l| {
+        level = Some(l.metric);
+        l.points.iter().all(|p| p.1.is_none())
+    });
+    match level.filter(|_| none)? {
+        Metric::Nines(k) => Some(format!(
+            "no window holds the {} I/Os {} needs",
+            nines_core::units::group(10u64.saturating_pow(k)),
+            nines_core::quantile::Level::nines(k).label
+        )),
+        _ => Some("no window holds an I/O".into()),
+    }
 }
 
 /// One line of the runtime chart: a metric of one run and direction.
@@ -839,18 +920,54 @@ where
     ticks(root, &f, &x_ticks(&s.x, s.x_is_time), &latency_ticks(s.y.lo, s.y.hi), false)?;
     if s.lines.is_empty() {
         empty_note(root, &f, "no runs shown")?;
+    } else if let Some(note) = unsupported(s.lines.iter()) {
+        empty_note(root, &f, &note)?;
     }
     // the traces drawn: each has one line per metric
     // distinct traces (a few lines each; collecting into a set would compile one more copy
     // of the standard sort)
     let traces = s.lines.iter().enumerate().filter(|(i, l)| !s.lines[..*i].iter().any(|m| m.trace == l.trace)).count();
-    let level_width = line_width(traces);
+    // one level of every run: one line a trace, drawn as wide as a few traces' levels
+    let one = one_metric(s.lines);
+    let level_width = line_width(if one.is_some() { traces / 2 } else { traces });
+    let lines: Vec<&RuntimeLine> = s.lines.iter().collect();
+    draw_lines(&mut chart, &s.x, &s.y, &lines, level_width)?;
+    // the key top right, or left of an export's legend
+    metric_key(root, &f, s.lines, s.legend)?;
+    if s.legend {
+        let items: Vec<(String, TraceStyle)> = s
+            .lines
+            .iter()
+            .map(|l| (format!("{} {}", l.trace, l.metric.label()), TraceStyle { color: l.style.color, dash: l.metric.dash() }))
+            .collect();
+        legend(root, &f, items.iter().map(|(a, b)| (a.as_str(), *b)))?;
+    }
+    Ok(f)
+}
+
+/// The lines of the runtime chart on `chart`: those of runs that are not the focus first,
+/// underneath it, pale and without their max squares; then each metric of the others (the
+/// levels dashed, faded where thin, the max as squares); a spec's limits ruled, the points
+/// beyond them ringed.
+pub(crate) fn draw_lines<DB: NativeDraw>(
+    chart: &mut Chart<'_, DB>,
+    sx: &Scale,
+    sy: &Scale,
+    lines: &[&RuntimeLine],
+    level_width: u32,
+) -> DrawResult<()>
+where
+    DB::ErrorType: 'static,
+{
+    // one metric of every run: told apart by colour alone, solid (the key names the metric)
+    let one = lines.first().is_some_and(|a| lines.iter().all(|l| l.metric == a.metric));
+    let dash = |m: Metric| if one { (0, 0) } else { m.dash() };
     // runs that are not the focus first, underneath it
-    for l in s.lines.iter().filter(|l| l.faint).chain(s.lines.iter().filter(|l| !l.faint)) {
+    for l in lines.iter().copied().filter(|l| l.faint).chain(lines.iter().copied().filter(|l| !l.faint)) {
         if l.faint {
             if l.metric != Metric::Max {
                 let pts: Vec<(f64, f64)> = l.points.iter().filter_map(|&(x, y)| y.map(|y| (x, y))).collect();
-                stroke(&mut chart, &s.x, &s.y, &pts, faint(l.style.color), l.metric.dash(), 1)?;
+                stroke(chart, sx, sy, &pts, faint(l.style.color), dash(l.metric), 1)?;
             }
             continue;
         }
@@ -861,8 +978,8 @@ where
                     .points
                     .iter()
                     .filter_map(|&(x, y)| y.map(|y| (x, y)))
-                    .filter(|&(x, y)| (0.0..=1.0).contains(&s.x.frac(x)) && (0.0..=1.0).contains(&s.y.frac(y)))
-                    .map(|(x, y)| (s.x.t(x), s.y.t(y)))
+                    .filter(|&(x, y)| (0.0..=1.0).contains(&sx.frac(x)) && (0.0..=1.0).contains(&sy.frac(y)))
+                    .map(|(x, y)| (sx.t(x), sy.t(y)))
                     .collect();
                 // small filled squares: one fill per point, cheap on a canvas for 20 runs
                 chart
@@ -880,7 +997,7 @@ where
                         Some(y) => {
                             if !run.is_empty() && thin != run_thin {
                                 let color = if run_thin { faded(l.style.color) } else { l.style.color };
-                                stroke(&mut chart, &s.x, &s.y, &run, color, m.dash(), width)?;
+                                stroke(chart, sx, sy, &run, color, dash(m), width)?;
                                 let last = *run.last().unwrap();
                                 run.clear();
                                 run.push(last);
@@ -890,36 +1007,26 @@ where
                         }
                         None => {
                             let color = if run_thin { faded(l.style.color) } else { l.style.color };
-                            stroke(&mut chart, &s.x, &s.y, &run, color, m.dash(), width)?;
+                            stroke(chart, sx, sy, &run, color, dash(m), width)?;
                             run.clear();
                         }
                     }
                 }
                 let color = if run_thin { faded(l.style.color) } else { l.style.color };
-                stroke(&mut chart, &s.x, &s.y, &run, color, m.dash(), width)?;
+                stroke(chart, sx, sy, &run, color, dash(m), width)?;
             }
         }
     }
     // a spec's limits: a rule at each, a ring on every point beyond it
-    for l in s.lines.iter().filter(|l| !l.faint) {
-        if let Some(v) = l.limit.filter(|v| (0.0..=1.0).contains(&s.y.frac(*v))) {
-            stroke(&mut chart, &s.x, &s.y, &[(s.x.lo, v), (s.x.hi, v)], LIMIT, (6, 3), 1)?;
+    for l in lines.iter().copied().filter(|l| !l.faint) {
+        if let Some(v) = l.limit.filter(|v| (0.0..=1.0).contains(&sy.frac(*v))) {
+            stroke(chart, sx, sy, &[(sx.lo, v), (sx.hi, v)], LIMIT, (6, 3), 1)?;
         }
         let rings = l.points.iter().zip(&l.broken).filter(|(_, b)| **b).filter_map(|(&(x, y), _)| Some((x, y?)));
-        let rings = rings.filter(|&(x, y)| (0.0..=1.0).contains(&s.x.frac(x)) && (0.0..=1.0).contains(&s.y.frac(y)));
-        chart.draw_series(rings.map(|(x, y)| Circle::new((s.x.t(x), s.y.t(y)), 5, LIMIT.stroke_width(2)))).map_err(e)?;
+        let rings = rings.filter(|&(x, y)| (0.0..=1.0).contains(&sx.frac(x)) && (0.0..=1.0).contains(&sy.frac(y)));
+        chart.draw_series(rings.map(|(x, y)| Circle::new((sx.t(x), sy.t(y)), 5, LIMIT.stroke_width(2)))).map_err(e)?;
     }
-    // the key top right, or left of an export's legend
-    metric_key(root, &f, s.lines, s.legend)?;
-    if s.legend {
-        let items: Vec<(String, TraceStyle)> = s
-            .lines
-            .iter()
-            .map(|l| (format!("{} {}", l.trace, l.metric.label()), TraceStyle { color: l.style.color, dash: l.metric.dash() }))
-            .collect();
-        legend(root, &f, items.iter().map(|(a, b)| (a.as_str(), *b)))?;
-    }
-    Ok(f)
+    Ok(())
 }
 
 /// One line of the rate chart.
@@ -1377,6 +1484,54 @@ mod tests {
         for i in 0..dashes.len() {
             assert!(dashes[i].0 > 0 && !dashes[..i].contains(&dashes[i]), "level {} repeats a pattern", i + 1);
         }
+    }
+
+    #[test]
+    fn one_level_of_every_run_is_keyed_by_the_level_and_each_run_in_its_colour() {
+        let runs = ["alpha all", "bravo all", "charlie all"];
+        let lines: Vec<RuntimeLine> = runs
+            .iter()
+            .enumerate()
+            .map(|(i, t)| RuntimeLine {
+                trace: t.to_string(),
+                style: TraceStyle::nth(i),
+                metric: Metric::Nines(3),
+                points: vec![(0.5, Some(2e5 * (i + 1) as f64)), (1.5, Some(3e5))],
+                thin: vec![],
+                limit: None,
+                broken: vec![],
+                faint: false,
+            })
+            .collect();
+        assert_eq!(one_metric(&lines), Some(Metric::Nines(3)));
+        let spec = RuntimeSpec {
+            title: "runtime",
+            x_desc: "time",
+            x_is_time: true,
+            lines: &lines,
+            x: Scale { lo: 0.0, hi: 2.0, log: false },
+            y: Scale { lo: 1e4, hi: 1e7, log: true },
+            selection: None,
+            legend: false,
+        };
+        let (svg, _) = to_svg(900, 300, |r| draw_runtime(r, &spec)).unwrap();
+        assert!(svg.contains("p99.9 of each run"));
+        for (i, t) in runs.iter().enumerate() {
+            assert!(svg.contains(t), "{t} not in the key");
+            // one metric: solid lines, one polyline for the run and one in the key (a dashed
+            // line is a polyline a dash)
+            let RGBColor(r, g, b) = TraceStyle::nth(i).color;
+            let c = format!("#{r:02X}{g:02X}{b:02X}");
+            assert_eq!(svg.split("<polyline").skip(1).filter(|p| p.split("/>").next().is_some_and(|el| el.contains(&c))).count(), 2, "{t}");
+        }
+        assert_eq!(one_metric(&[]), None);
+        // a level no window can measure says so, instead of an empty chart
+        assert_eq!(unsupported(lines.iter()), None);
+        let empty: Vec<RuntimeLine> =
+            lines.iter().map(|l| RuntimeLine { metric: Metric::Nines(4), points: vec![(0.5, None)], ..l.clone() }).collect();
+        assert_eq!(unsupported(empty.iter()).as_deref(), Some("no window holds the 10,000 I/Os p99.99 needs"));
+        let spec = RuntimeSpec { lines: &empty, ..spec };
+        assert!(to_svg(900, 300, |r| draw_runtime(r, &spec)).unwrap().0.contains("no window holds the 10,000 I/Os p99.99 needs"));
     }
 
     #[test]

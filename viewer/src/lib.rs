@@ -25,6 +25,7 @@ pub mod judge_controls;
 pub mod paged;
 pub mod panels;
 pub mod state;
+pub mod strips;
 pub mod tree;
 pub mod windows_table;
 pub mod workload;

@@ -7,6 +7,7 @@
 
 use nines_core::quantile::{parse_level, Level, LevelError};
 
+use crate::charts::Metric;
 use crate::index_set::IndexSet;
 
 /// Which directions every panel shows.
@@ -104,6 +105,11 @@ pub struct ViewState {
     pub trend: TrendView,
     /// Which run the runtime and rate charts draw strong, the others faded ([`focus_run`]).
     pub focus: Focus,
+    /// The runtime chart draws this one metric of every run, each run in its own colour
+    /// (`one=3`: p99.9, `one=med`, `one=max`); `None`: the median, the levels and the max.
+    pub one: Option<Metric>,
+    /// The runtime chart as small multiples: one strip per run, stacked, on shared axes.
+    pub strips: bool,
 }
 
 /// The focus run of the runtime and rate charts: chosen automatically once
@@ -199,7 +205,27 @@ impl Default for ViewState {
             spec: String::new(),
             trend: TrendView::default(),
             focus: Focus::Auto,
+            one: None,
+            strips: false,
         }
+    }
+}
+
+/// A metric as the link carries it (`med`, `1` to `9` nines, `max`).
+pub fn metric_key(m: Metric) -> String {
+    match m {
+        Metric::Median => "med".into(),
+        Metric::Nines(k) => k.to_string(),
+        Metric::Max => "max".into(),
+    }
+}
+
+/// The inverse of [`metric_key`]; `None` for anything else.
+pub fn metric_of(v: &str) -> Option<Metric> {
+    match v {
+        "med" => Some(Metric::Median),
+        "max" => Some(Metric::Max),
+        _ => v.parse::<u32>().ok().filter(|k| (1..=9).contains(k)).map(Metric::Nines),
     }
 }
 
@@ -334,6 +360,12 @@ impl ViewState {
             Focus::Run(i) => parts.push(format!("fo={i}")),
             Focus::Off => parts.push("fo=off".into()),
         }
+        if let Some(m) = self.one {
+            parts.push(format!("one={}", metric_key(m)));
+        }
+        if self.strips {
+            parts.push("strips=1".into());
+        }
         if !self.spec.trim().is_empty() {
             parts.push(format!("spec={}", encode(&self.spec)));
         }
@@ -396,6 +428,8 @@ impl ViewState {
                         _ => v.parse::<usize>().ok().filter(|&i| i < 100_000).map(Focus::Run).unwrap_or_default(),
                     }
                 }
+                "one" => s.one = metric_of(v),
+                "strips" => s.strips = v == "1",
                 "spec" => s.spec = decode(v).filter(|t| t.len() <= MAX_SPEC).unwrap_or_default(),
                 "ss" => {
                     let p: Vec<&str> = v.split(',').collect();
@@ -518,9 +552,11 @@ mod tests {
             spec: "read p99.99 <= 1ms # vendor\n[name=a&b=c]\nwrite max<50ms µ".into(),
             trend: TrendView { tag: "read".into(), level: "p99.9".into(), base: Some(4), order: Some("build id".into()) },
             focus: Focus::Run(3),
+            one: Some(Metric::Nines(3)),
+            strips: true,
         };
         let h = s.to_hash();
-        assert_eq!(h, "dir=overlay&lv=2,5,6&lx=p95,p99.5,p99.99&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&curve=1&cx=log&ss=2,p99.9,6,10&tr=read,p99.9,4&to=build%20id&fo=3&spec=read%20p99.99%20%3C%3D%201ms%20%23%20vendor%0A%5Bname%3Da%26b%3Dc%5D%0Awrite%20max%3C50ms%20%C2%B5");
+        assert_eq!(h, "dir=overlay&lv=2,5,6&lx=p95,p99.5,p99.99&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&curve=1&cx=log&ss=2,p99.9,6,10&tr=read,p99.9,4&to=build%20id&fo=3&one=3&strips=1&spec=read%20p99.99%20%3C%3D%201ms%20%23%20vendor%0A%5Bname%3Da%26b%3Dc%5D%0Awrite%20max%3C50ms%20%C2%B5");
         assert_eq!(ViewState::from_hash(&format!("#{h}")), s);
     }
 
@@ -581,6 +617,26 @@ mod tests {
         assert_eq!(ViewState::from_hash("spec=read%2").spec, "read%2");
         assert_eq!(ViewState::from_hash(&format!("spec={}", "a".repeat(MAX_SPEC + 1))).spec, "");
         assert_eq!(ViewState::from_hash("spec=%3Cscript%3E").spec, "<script>");
+    }
+
+    #[test]
+    fn one_level_and_strips_round_trip_and_bad_values_fall_back() {
+        for (m, key) in
+            [(Metric::Median, "med"), (Metric::Nines(1), "1"), (Metric::Nines(3), "3"), (Metric::Nines(9), "9"), (Metric::Max, "max")]
+        {
+            let s = ViewState { one: Some(m), ..ViewState::default() };
+            assert_eq!(s.to_hash(), format!("one={key}"));
+            assert_eq!(ViewState::from_hash(&format!("#one={key}")), s);
+        }
+        let s = ViewState { strips: true, one: Some(Metric::Nines(4)), levels: vec![2, 5], ..ViewState::default() };
+        assert_eq!(s.to_hash(), "lv=2,5&one=4&strips=1");
+        assert_eq!(ViewState::from_hash("lv=2,5&one=4&strips=1"), s);
+        for bad in ["one=0", "one=10", "one=p99", "one=<b>", "one=", "one=-1"] {
+            assert_eq!(ViewState::from_hash(&format!("{bad}&x=ios")).one, None, "{bad}");
+            assert!(ViewState::from_hash(&format!("{bad}&x=ios")).x_ios, "{bad}: the other keys kept");
+        }
+        assert!(!ViewState::from_hash("strips=yes").strips);
+        assert!(!ViewState::from_hash("strips=0").strips);
     }
 
     #[test]

@@ -17,6 +17,7 @@ use super::traces::traces;
 use crate::charts::{self, Curve, HistTrace, Metric, RateLine, RateSpec, RuntimeLine, RuntimeSpec, Scale};
 use crate::panels::{self, cdf_ranges, Trace};
 use crate::state::{RateMode, ViewState};
+use crate::strips::{self, Strip};
 
 pub(super) struct CdfData {
     pub(super) curves: Vec<Curve>,
@@ -65,6 +66,10 @@ pub(super) fn cdf_data(st: &ViewState) -> CdfData {
 pub(super) fn focus_of(st: &ViewState) -> Option<usize> {
     let n = runs().len();
     let shown: Vec<usize> = (0..n).filter(|i| !st.hidden.contains(i)).collect();
+    // one level of every run, and the strips, draw each run in its own colour
+    if st.one.is_some() || st.strips {
+        return None;
+    }
     crate::state::focus_run(&shown, st.focus)
 }
 
@@ -77,6 +82,8 @@ pub(super) struct RuntimeData {
     pub(super) x: Scale,
     pub(super) y: Scale,
     pub(super) ry: Scale,
+    /// One strip a run (its lines), for the small multiples.
+    pub(super) strips: Vec<Strip>,
 }
 
 impl RuntimeData {
@@ -91,6 +98,38 @@ impl RuntimeData {
             y: self.y,
             selection: st.sel,
             legend,
+        }
+    }
+
+    /// Draw the runtime chart as the view asks: overlaid, or one strip per run. Returns the
+    /// frame the mouse maps through and, for strips, each strip's.
+    pub(super) fn draw_runtime<DB: crate::backend::NativeDraw>(
+        &self,
+        root: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+        st: &ViewState,
+        legend: bool,
+    ) -> Result<(charts::Frame, Vec<charts::Frame>), String>
+    where
+        DB::ErrorType: 'static,
+    {
+        let spec = self.runtime_spec(st, legend);
+        if self.strips_shown(st) {
+            strips::draw_strips(root, &spec, &self.strips)
+        } else {
+            charts::draw_runtime(root, &spec).map(|f| (f, Vec::new()))
+        }
+    }
+
+    fn strips_shown(&self, st: &ViewState) -> bool {
+        st.strips && !self.strips.is_empty()
+    }
+
+    /// The runtime chart's height: the overlaid chart's, or as many strips as runs.
+    pub(super) fn runtime_height(&self, st: &ViewState) -> u32 {
+        if self.strips_shown(st) {
+            strips::height(self.strips.len())
+        } else {
+            360
         }
     }
 
@@ -178,17 +217,24 @@ pub(super) fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
     let mut missing_bs = false;
     let spec = qos::parsed(st).and_then(Result::ok);
     let focus = focus_of(st);
+    // the levels computed: the one drawn alone, or those chosen
+    let levels = match st.one {
+        Some(Metric::Nines(k)) => vec![k],
+        Some(_) => Vec::new(),
+        None => st.levels.clone(),
+    };
+    let mut strips: Vec<(usize, Strip, Vec<String>)> = Vec::new();
     for t in &ts {
         let Some(td) = trace_data(t.run, &t.dir) else { continue };
         let faint = focus.is_some_and(|f| f != t.run);
         let (k, range) = td.view_keys(axis, x0, x1, max_points);
         let mut cache = td.points.borrow_mut();
-        if cache.0 != st.levels {
+        if cache.0 != levels {
             cache.1.clear();
-            cache.0 = st.levels.clone();
+            cache.0 = levels.clone();
         }
         for i in range.clone() {
-            cache.1.get_or_insert_with(k as usize, i, || td.point(k, i, &st.levels));
+            cache.1.get_or_insert_with(k as usize, i, || td.point(k, i, &levels));
         }
         // borrowed from the cache, not cloned: each point holds a list of levels
         let cached = &cache.1;
@@ -201,7 +247,11 @@ pub(super) fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
             })
             .collect();
         let pts: Vec<&SeriesPoint> = pts.into_iter().map(|(p, _)| p).collect();
+        let first_line = lines.len();
         let mut push = |metric: Metric, vals: Vec<Option<u64>>, thin: Vec<bool>| {
+            if st.one.is_some_and(|m| m != metric) {
+                return;
+            }
             let limit = spec.as_ref().and_then(|s| qos::runtime_limit(s, &td.loaded.run, &t.dir, metric));
             let broken = match limit {
                 Some(l) => vals.iter().map(|v| v.is_some_and(|v| l.broken_by(v as f64))).collect(),
@@ -219,7 +269,7 @@ pub(super) fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
             });
         };
         push(Metric::Median, pts.iter().map(|p| p.p50_ns).collect(), Vec::new());
-        for (i, k) in st.levels.iter().enumerate() {
+        for (i, k) in levels.iter().enumerate() {
             push(
                 Metric::Nines(*k),
                 pts.iter().map(|p| p.levels[i].0).collect(),
@@ -227,6 +277,9 @@ pub(super) fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
             );
         }
         push(Metric::Max, pts.iter().map(|p| p.max_ns).collect(), Vec::new());
+        // a run's traces (its directions) share its strip
+        let ours = first_line..lines.len();
+        add_to_strip(&mut strips, t, &td.loaded.run.name, ours);
         let scale = match st.rate {
             RateMode::Iops => Some(1.0),
             RateMode::Mbps => td.bytes_per_io.map(|b| mb_per_s(1.0, b)),
@@ -257,6 +310,27 @@ pub(super) fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
         x: Scale { lo: x0, hi: x1, log: false },
         y,
         ry,
+        strips: strips
+            .into_iter()
+            .map(|(_, mut s, dirs)| {
+                if dirs.len() > 1 {
+                    s.label = format!("{} ({})", s.label, dirs.join(", "));
+                }
+                s
+            })
+            .collect(),
+    }
+}
+
+/// The lines `ours` of trace `t` join its run's strip (a run's directions share one), or
+/// start the next strip.
+fn add_to_strip(strips: &mut Vec<(usize, Strip, Vec<String>)>, t: &Trace, name: &str, ours: std::ops::Range<usize>) {
+    match strips.last_mut() {
+        Some((run, strip, dirs)) if *run == t.run => {
+            strip.lines.extend(ours);
+            dirs.push(panels::dir_key(&t.dir));
+        }
+        _ => strips.push((t.run, Strip { label: name.to_string(), lines: ours.collect() }, vec![panels::dir_key(&t.dir)])),
     }
 }
 

@@ -250,8 +250,9 @@ pub(super) fn ContextPanel() -> impl IntoView {
         .collect::<Vec<_>>();
     let text = move || {
         let (from, t) = hover_t.get()?;
-        // a chart counting I/Os gives no time
-        if from != "context" && state.with_untracked(|s| s.x_ios) {
+        // a chart counting I/Os gives no time; the heatmap, below this panel, would move
+        // under the mouse as the readout grows
+        if from == "heatmap" || (from != "context" && state.with_untracked(|s| s.x_ios)) {
             return None;
         }
         let lines = state.with_untracked(|s| readout(s, t));

@@ -46,7 +46,7 @@ pub(super) fn svg(state: RwSignal<ViewState>, name: &'static str) {
         "runtime" | "rate" => {
             let d = runtime_data(&st, w);
             if name == "runtime" {
-                charts::to_svg(w, 360, |r| charts::draw_runtime(r, &d.runtime_spec(&st, true)))
+                charts::to_svg(w, d.runtime_height(&st), |r| d.draw_runtime(r, &st, true).map(|f| f.0))
             } else {
                 charts::to_svg(w, 230, |r| charts::draw_rate(r, &d.rate_spec(&st, true)))
             }

@@ -16,11 +16,12 @@ use nines_core::quantile::Level;
 use nines_core::run::Run;
 use nines_core::units::{format_ns, group};
 
-use super::canvas::{canvas_size, draw_canvas};
+use super::canvas::{canvas_size, css_size, ctx_css, draw_canvas, size_overlay};
 use super::chart_data::runtime_extent;
 use super::dom::{self, download, download_url, now_ms, tx, Node};
 use super::draws::mark_drawn;
 use super::model::{report_range_error, runs, trace_data, Loaded, Points, RangeError, Runs, TraceData, BINS_PER_DECADE};
+use super::page::page;
 use super::traces::traces;
 use crate::charts::{self, Frame, Scale, Y_LABEL_AREA};
 use crate::heat_chart::{draw_heatmap, latency_scale, to_svg, HeatRow, HeatSpec, ShareScale, LEGEND_H};
@@ -231,6 +232,46 @@ fn readout(st: &ViewState, px: f64, py: f64) -> Option<String> {
     })
 }
 
+/// The mouse at (`x`, `y`) on the heatmap: the x under it, for the rule on every time panel
+/// (none off the rows).
+fn heat_hover(hover_t: RwSignal<Option<(&'static str, f64)>>, x: f64, y: f64) {
+    let at = runs().book(|b| b.heat_drawn.iter().find(|(_, f, _)| f.contains(x, y)).map(|(_, f, _)| ("heatmap", f.x_at(x))));
+    if hover_t.get_untracked() != at {
+        hover_t.set(at);
+    }
+}
+
+/// Draw the time rule of the mouse on any time panel (one of the same axis) over the rows.
+fn follow_rule(state: RwSignal<ViewState>, overlay: NodeRef<leptos::html::Canvas>, hover_t: RwSignal<Option<(&'static str, f64)>>) {
+    Effect::new(move |_| {
+        let ht = hover_t.get();
+        let x_ios = state.with_untracked(|s| s.x_ios);
+        if let Some(o) = overlay.get() {
+            draw_rule(&o, ht.filter(|(from, _)| *from != "cdf" && (!x_ios || *from != "context")).map(|h| h.1));
+        }
+    });
+}
+
+/// The time rule across every row of the heatmap at x `t` (none: cleared).
+fn draw_rule(o: &web_sys::HtmlCanvasElement, t: Option<f64>) {
+    let Some(ctx) = ctx_css(o) else { return };
+    let (w, h) = css_size(o);
+    ctx.clear_rect(0.0, 0.0, w as f64, h as f64);
+    let _ = o.set_attribute("data-rule", &t.map(|t| t.to_string()).unwrap_or_default());
+    let Some(t) = t else { return };
+    ctx.set_stroke_style_str("#555");
+    ctx.set_line_width(1.0);
+    runs().book(|b| {
+        for (_, f, _) in b.heat_drawn.iter().filter(|(_, f, _)| t >= f.x.lo && t <= f.x.hi) {
+            let px = f.px(t).round() + 0.5;
+            ctx.begin_path();
+            ctx.move_to(px, f.top as f64);
+            ctx.line_to(px, f.bottom as f64);
+            ctx.stroke();
+        }
+    });
+}
+
 /// A click on a trace's row button: draw it (in place of the first chosen when the rows are
 /// full), or stop drawing it.
 fn toggle_row(ev: &web_sys::MouseEvent, chosen: RwSignal<Vec<String>>, state: RwSignal<ViewState>) {
@@ -260,6 +301,9 @@ fn toggle_row(ev: &web_sys::MouseEvent, chosen: RwSignal<Vec<String>>, state: Rw
 #[component]
 pub(super) fn HeatmapPanel(state: RwSignal<ViewState>, runs: Runs, size: RwSignal<u32>) -> impl IntoView {
     let canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    // the time rule shared by every time panel, drawn over the rows
+    let overlay: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let hover_t = page().hover_t;
     // the readout and where the mouse is on the chart (CSS pixels), to show it beside it
     let hover: RwSignal<Option<(String, f64, f64)>> = RwSignal::new(None);
     // with more traces than rows: a button per trace (built as the legend is: see `dom`)
@@ -279,6 +323,9 @@ pub(super) fn HeatmapPanel(state: RwSignal<ViewState>, runs: Runs, size: RwSigna
         let ts = traces(&st);
         let drawn: Vec<String> = drawn_traces(&ts, &chosen).into_iter().map(|t| t.label).collect();
         let (w, _) = canvas_size(&c, height_of(drawn.len()));
+        if let Some(o) = overlay.get() {
+            size_overlay(&o, &c);
+        }
         let d = heat_data(&st, w, &chosen);
         let frames: RefCell<Vec<Frame>> = RefCell::new(Vec::new());
         draw_canvas(&c, |root| {
@@ -315,10 +362,16 @@ pub(super) fn HeatmapPanel(state: RwSignal<ViewState>, runs: Runs, size: RwSigna
         hover.set(None);
         mark_drawn("heatmap", now_ms() - t0);
     });
+    follow_rule(state, overlay, hover_t);
     let on_move = move |ev: web_sys::MouseEvent| {
         let st = state.get_untracked();
         let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
         hover.set(readout(&st, x, y).map(|t| (t, x, y)));
+        heat_hover(hover_t, x, y);
+    };
+    let on_leave = move |_| {
+        hover.set(None);
+        heat_hover(hover_t, -1.0, -1.0);
     };
     let toggle = move |ev: web_sys::MouseEvent| toggle_row(&ev, chosen, state);
     let export_png = move |_| {
@@ -346,7 +399,8 @@ pub(super) fn HeatmapPanel(state: RwSignal<ViewState>, runs: Runs, size: RwSigna
             </div>
             <div class="rows" data-testid="heatmap-note" node_ref=rows_out on:click=toggle></div>
             <div class="chart">
-                <canvas node_ref=canvas data-testid="heatmap-canvas" on:mousemove=on_move on:mouseleave=move |_| hover.set(None)></canvas>
+                <canvas node_ref=canvas data-testid="heatmap-canvas" on:mousemove=on_move on:mouseleave=on_leave></canvas>
+                <canvas class="overlay" node_ref=overlay data-testid="heatmap-overlay" style="pointer-events: none"></canvas>
                 // beside the mouse, on the side with room
                 <div class="tip" data-testid="heatmap-readout" style=move || hover.with(|h| match h {
                     None => "display:none".to_string(),

@@ -38,7 +38,8 @@ pub(super) fn overlays(p: Page) {
             // the time under the mouse, on every chart of the same axis
             let rule = match (name, ht) {
                 ("cdf", _) => hx,
-                (_, Some((from, t))) if from == name || (!x_ios && from != "cdf") => Some(t),
+                // (the heatmap follows the runtime chart's axis, time or I/Os)
+                (_, Some((from, t))) if from == name || (!x_ios && from != "cdf") || (from == "heatmap" && name != "context") => Some(t),
                 _ => None,
             };
             {
