@@ -242,6 +242,19 @@ pub fn format_rate(x: f64) -> String {
     group(n)
 }
 
+/// A share as a percent to 3 significant digits: `65.0%`, `0.0123%`; `-` for none.
+pub fn share_text(share: Option<f64>) -> String {
+    match share {
+        None => "-".into(),
+        Some(s) if s <= 0.0 => "0%".into(),
+        Some(s) => {
+            let p = s * 100.0;
+            let decimals = (2 - p.log10().floor() as i32).clamp(0, 12) as usize;
+            format!("{p:.decimals$}%")
+        }
+    }
+}
+
 /// An integer with thousands grouping.
 pub fn group(n: u64) -> String {
     let s = n.to_string();
@@ -301,6 +314,14 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shares_have_three_significant_digits() {
+        assert_eq!(share_text(None), "-");
+        assert_eq!(share_text(Some(0.0)), "0%");
+        assert_eq!(share_text(Some(0.65)), "65.0%");
+        assert_eq!(share_text(Some(0.000123)), "0.0123%");
+    }
 
     #[test]
     fn latencies() {

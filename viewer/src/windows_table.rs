@@ -4,7 +4,7 @@
 //! windows and of I/Os beyond each limit of the QoS spec: the numbers of `nines stats
 //! --windows --limit` ([`nines_core::window_levels`]), laid out as [`crate::tree`] nodes.
 
-use nines_core::units::{format_ns, format_rate, group};
+use nines_core::units::{format_ns, format_rate, group, share_text};
 use nines_core::window_levels::{LimitShare, WindowLevel, WindowLevels};
 
 use crate::tree::{el, tx, Node};
@@ -21,19 +21,6 @@ pub struct WindowsRun {
     pub ios_unknown: Option<String>,
     /// Notes: levels left out and why.
     pub notes: Vec<String>,
-}
-
-/// A share as a percent, 3 significant digits (`nines stats --windows`'s text).
-pub fn share_text(share: Option<f64>) -> String {
-    match share {
-        None => "-".into(),
-        Some(s) if s <= 0.0 => "0%".into(),
-        Some(s) => {
-            let p = s * 100.0;
-            let decimals = (2 - p.log10().floor() as i32).clamp(0, 12) as usize;
-            format!("{p:.decimals$}%")
-        }
-    }
 }
 
 fn opt(v: Option<u64>) -> String {
@@ -156,13 +143,5 @@ mod tests {
         assert_eq!(rows[1].attr("data-limit"), Some("<= 2.00us|0|0|1010|1000"));
         assert!(rows[0].text().contains("1 of 1 (100%)"), "{}", rows[0].text());
         assert_eq!(page.by_testid("windows-notes")[0].text(), "a: p95: left out");
-    }
-
-    #[test]
-    fn shares_as_nines_stats_writes_them() {
-        assert_eq!(share_text(None), "-");
-        assert_eq!(share_text(Some(0.0)), "0%");
-        assert_eq!(share_text(Some(0.65)), "65.0%");
-        assert_eq!(share_text(Some(0.000123)), "0.0123%");
     }
 }

@@ -8,7 +8,7 @@ use crate::quantile::Support;
 use crate::stats::RunStats;
 use crate::steady::Criterion;
 use crate::sweep_table::{Point, SweepTable};
-use crate::units::{format_ns, format_ns_f, format_rate, group};
+use crate::units::{format_ns, format_ns_f, format_rate, group, share_text};
 
 /// The block `nines stats --context` prints under a run's table: each context number's mean
 /// and max over the run's windows, the device I/Os the run did not issue, and fio's disk
@@ -219,19 +219,6 @@ fn render_windows(r: &RunStats) -> String {
         ));
     }
     out
-}
-
-/// A share as a percent to 3 significant digits: `65.0%`, `0.0123%`.
-fn share_text(share: Option<f64>) -> String {
-    match share {
-        None => "-".into(),
-        Some(s) if s <= 0.0 => "0%".into(),
-        Some(s) => {
-            let p = s * 100.0;
-            let decimals = (2 - p.log10().floor() as i32).clamp(0, 12) as usize;
-            format!("{p:.decimals$}%")
-        }
-    }
 }
 
 /// Wrap a note at 80 columns, continuation lines indented.
