@@ -92,6 +92,12 @@ echo "== viewer: what a first-time reader sees (1-CDF axes, steady-state verdict
 node --test tests/browser/glance.test.mjs 2>&1
 echo "== viewer: the device and host panel of a report against nines stats --context"
 node --test tests/browser/context.test.mjs 2>&1
+echo "== viewer: run-to-run variability per workload, and a site's trend ordered by a metadata key"
+node --test tests/browser/workload.test.mjs 2>&1
+echo "== viewer: per-window levels and a spec's limits against nines stats --windows --limit"
+node --test tests/browser/windows.test.mjs 2>&1
+echo "== viewer: one level of every run and one strip per run on the runtime chart; the time rule across the heatmap"
+node --test tests/browser/runtime-modes.test.mjs 2>&1
 # ---- end viewer --------------------------------------------------------------------------
 
 # ---- reports and sites -------------------------------------------------------------------
