@@ -36,6 +36,16 @@ impl Level {
         Level { label: label_of(den - 1, den), num: den - 1, den }
     }
 
+    /// `k` when this is the level of `k` nines ([`Level::nines`]), else `None`.
+    pub fn nines_count(&self) -> Option<u32> {
+        (1..=12).find(|&k| *self == Level::nines(k))
+    }
+
+    /// Whether this is the median (1/2, however the fraction is written).
+    pub fn is_median(&self) -> bool {
+        u128::from(self.num) * 2 == u128::from(self.den)
+    }
+
     /// The level at quantile `q` in (0, 1]: represented exactly when it has at most 12
     /// decimals, rounded to 12 decimals otherwise. `None` outside (0, 1].
     pub fn from_quantile(q: f64) -> Option<Level> {
@@ -338,6 +348,17 @@ fn beyond_bounds(n: u64, p: f64) -> (u64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_level_knows_its_nines_and_the_median() {
+        for k in 1..=12 {
+            assert_eq!(Level::nines(k).nines_count(), Some(k));
+        }
+        let half = Level::from_quantile(0.5).unwrap();
+        assert!(half.is_median() && half.nines_count().is_none());
+        assert_eq!(Level::from_quantile(0.95).unwrap().nines_count(), None);
+        assert!(!Level::nines(1).is_median());
+    }
 
     #[test]
     fn nines_rank_is_the_rank_of_the_nines_level() {

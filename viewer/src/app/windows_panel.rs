@@ -120,12 +120,12 @@ fn run_windows(st: &ViewState, i: usize) -> Option<WindowsRun> {
 }
 
 /// What a level is among a compact form's metrics per point: the median (`Some(0)`), a level
-/// of nines (`Some(k)`), or neither.
+/// of 1 to 9 nines (`Some(k)`), or neither.
 fn nines_of(l: &Level) -> Option<u32> {
-    if u128::from(l.num) * 2 == u128::from(l.den) {
+    if l.is_median() {
         return Some(0);
     }
-    (1..=9).find(|&k| *l == Level::nines(k))
+    l.nines_count().filter(|&k| k <= 9)
 }
 
 /// A compact form's per-window levels, from its level-0 points (see the module's note).
