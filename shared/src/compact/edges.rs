@@ -220,7 +220,7 @@ pub(super) fn is_cut(slots: &[Slot], group: usize, i: usize, lo: f64, hi: f64) -
 pub(super) fn write_parts(
     edges: &[TagWindows],
     enc: &mut Encoder,
-    pack: &dyn Fn(&[u8]) -> Result<Vec<u8>, WriteError>,
+    pack: &impl Fn(&[u8]) -> Result<Vec<u8>, WriteError>,
 ) -> Result<(Vec<u8>, Vec<Vec<u8>>), WriteError> {
     let mut index = Vec::new();
     let mut framed = Vec::new();
