@@ -32,10 +32,11 @@ pub struct ReportArgs {
     pub sweep: Option<String>,
     /// The most the report file may weigh, e.g. `20MB`, `50MiB`. Each run travels in its
     /// compact form (every point of the runtime and rate charts exact, at any zoom) with its
-    /// windows merged to the finest grouping that fits, and, while the file still fits, every
-    /// recorded window beside (a brushed range is then exact at any window edge; otherwise it
-    /// snaps to the groups); the summary says which. Without it: at most 20 MB for the file,
-    /// groups of about 1 MB for each run-hour, and the windows while 20 MB allows.
+    /// windows merged to the finest grouping that fits, and, when the file still fits with
+    /// every run's, the recorded windows beside (a brushed range is then exact at any window
+    /// edge; otherwise it snaps to the groups, and the summary says what limit would carry
+    /// them). Without it: at most 20 MB for the file, groups of about 1 MB for each run-hour,
+    /// and the windows when 20 MB allows.
     #[arg(long, value_name = "SIZE", conflicts_with = "full", value_parser = nines_core::units::parse_size)]
     pub max_size: Option<u64>,
     /// Carry histograms per this much time (rounded to whole windows), e.g. `10s`, `1m`,

@@ -191,45 +191,66 @@ pub fn fit(inputs: &mut [Input], limit: Limit, group_s: Option<f64>, render: imp
     }
 }
 
-/// A report that fits, given each run's recorded windows beside its groups while the file
-/// still fits (the runs whose windows cost least first): a range is then exact at any window
-/// edge, not only at the groups' (the summary says which runs carry them).
+/// A report that fits, given every run's recorded windows beside its groups when the file
+/// still fits with all of them: each range is then exact at any window edge, not only at the
+/// groups'. All runs or none, so that one report's brushes mean the same on every run; when
+/// they do not fit, the summary says what limit would carry them.
 fn with_windows(
     inputs: &mut [Input],
     f: &Forms,
     k: &[usize],
-    mut page: String,
+    page: String,
     max: u64,
     render: &impl Fn(&[Input]) -> Result<String>,
 ) -> Result<String> {
-    let mut exact: Vec<(u64, usize, Vec<u8>)> = Vec::new();
+    let room = max.saturating_sub(page.len() as u64);
+    let mut extra = 0u64;
+    let mut exact: Vec<(usize, Vec<u8>)> = Vec::new();
     // a run carried with every window as a group is exact already
     for (i, input) in inputs.iter().enumerate().filter(|&(i, _)| f.sizes[i][k[i]] > 1) {
         let b = f.builders[i].build_exact(f.sizes[i][k[i]]).write().map_err(|e| anyhow::anyhow!("{}: {e}", input.name))?;
-        exact.push((cost(b.len()).saturating_sub(cost(input.bytes.len())), i, b));
-    }
-    exact.sort_by_key(|e| e.0);
-    let mut room = max.saturating_sub(page.len() as u64);
-    let mut added = Vec::new();
-    for (extra, i, bytes) in exact {
-        if extra > room {
-            break;
+        extra += cost(b.len()).saturating_sub(cost(input.bytes.len()));
+        // past the room, the bytes are not kept: only their sum, for the summary
+        if extra <= room {
+            exact.push((i, b));
+        } else {
+            exact.clear();
         }
-        room -= extra;
-        let was = std::mem::replace(&mut inputs[i].bytes, bytes);
-        added.push((i, was, inputs[i].carries.clone()));
-        inputs[i].carries.push_str(", and every window (a range is exact at any window edge)");
     }
-    // the costs are estimates: the page rendered decides, dropping the last windows added
-    while !added.is_empty() {
+    let note = ", and every window (a range is exact at any window edge)";
+    if extra > 0 && extra <= room {
+        let mut was = Vec::new();
+        for (i, b) in exact {
+            was.push((i, std::mem::replace(&mut inputs[i].bytes, b), inputs[i].carries.clone()));
+            inputs[i].carries.push_str(note);
+        }
+        // the costs are estimates: the page rendered decides
         let with = render(inputs)?;
         if with.len() as u64 <= max {
-            page = with;
-            break;
+            return Ok(with);
         }
-        let (i, bytes, carries) = added.pop().expect("not empty");
-        inputs[i].bytes = bytes;
-        inputs[i].carries = carries;
+        for (i, b, c) in was {
+            inputs[i].bytes = b;
+            inputs[i].carries = c;
+        }
+    }
+    if extra == 0 {
+        return Ok(page);
+    }
+    // without the windows a brushed range snaps to the groups: say what would carry them
+    let want = format!("{}MB", (page.len() as u64 + extra + extra / 50).div_ceil(1_000_000));
+    let was: Vec<String> = inputs.iter().map(|i| i.carries.clone()).collect();
+    for i in (0..inputs.len()).filter(|&i| f.sizes[i][k[i]] > 1) {
+        inputs[i].carries.push_str(&format!(
+            " (ranges snap to them: the recorded windows would make the report about {want}; --max-size {want} carries them)"
+        ));
+    }
+    let with = render(inputs)?;
+    if with.len() as u64 <= max {
+        return Ok(with);
+    }
+    for (i, c) in inputs.iter_mut().zip(was) {
+        i.carries = c;
     }
     Ok(page)
 }
