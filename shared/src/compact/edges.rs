@@ -144,7 +144,7 @@ impl Compact {
         let mut out = Vec::new();
         for (t, (g, w)) in self.groups.iter().zip(edges).enumerate() {
             for i in cut_groups(&g.spans, self.slots_of(&g.tag), self.group, from, to) {
-                let e = &w.groups[i];
+                let Some(e) = w.groups.get(i) else { continue };
                 if !e.held() {
                     if let Some(&(at, len)) = e.at.get() {
                         out.push(EdgeFetch { tag: t, group: i, bytes: at..at + len });
@@ -189,7 +189,7 @@ impl Compact {
         let slots = self.slots_of(&g.tag);
         let part = &slots[(i * self.group).min(slots.len())..((i + 1) * self.group).min(slots.len())];
         let what = || format!("group {} of {}", i + 1, dir_name(&Direction::Tag(g.tag.clone())));
-        let hists = match w.groups[i].hists(part, &what) {
+        let hists = match w.groups.get(i)?.hists(part, &what) {
             Ok(h) => h,
             Err(e) => return Some(Err(CompactError { source_name: self.run.source.clone(), offset: None, message: e.0 })),
         };
