@@ -36,16 +36,19 @@ pub(super) fn WindowsPanel() -> impl IntoView {
     // folded at first, computed only when open: read after the table, it is what a page of
     // many runs can spare. Open when the spec limits a level: how often a run broke it is then
     // the first question.
-    let limited = state.with_untracked(|s| {
-        matches!(parsed(s), Some(Ok(spec)) if spec.sections.iter().flat_map(|x| &x.limits).any(|l| matches!(l.metric, Metric::Level(_))))
-    });
+    let limited = state.with_untracked(limits_a_level);
     let open = RwSignal::new(limited);
     let out: NodeRef<leptos::html::Div> = NodeRef::new();
-    Effect::new(move |_| {
+    // (returns the spec it saw: a spec typed in later opens the panel too; closed by hand,
+    // it stays closed until the spec changes)
+    Effect::new(move |prev: Option<String>| {
         let s = state.get();
         let _ = runs.version();
+        if prev.as_ref().is_some_and(|p| *p != s.spec) && limits_a_level(&s) {
+            open.set(true);
+        }
         if !open.get() {
-            return;
+            return s.spec;
         }
         if let Some(out) = out.get() {
             let t0 = now_ms();
@@ -55,6 +58,7 @@ pub(super) fn WindowsPanel() -> impl IntoView {
                 let _ = b.set_attribute("data-draw-ms-windows", &format!("{:.2}", now_ms() - t0));
             }
         }
+        s.spec
     });
     let toggle = move |ev: web_sys::Event| {
         let d: web_sys::Element = event_target(&ev);
@@ -62,13 +66,18 @@ pub(super) fn WindowsPanel() -> impl IntoView {
     };
     view! {
         <section class="panel table" data-testid="panel-windows">
-            <details data-testid="windows-details" prop:open=limited on:toggle=toggle>
+            <details data-testid="windows-details" prop:open=move || open.get() on:toggle=toggle>
                 <summary>"How often the tail is bad: each level per window, and its spread over the windows"</summary>
                 <p class="hint">"Each level of the table computed on every recorded window (of the brushed range, when there is one), then the min, p50, p90, p99 and max of those per-window values, by nearest rank (nines stats --windows). * thin: some windows had fewer than 100 I/Os beyond the level; too few: windows with none beyond it, left out. With a QoS spec: the windows whose level broke each limit, the I/Os beyond it, and the IOPS of the windows that met it."</p>
                 <div node_ref=out data-testid="windows-table"></div>
             </details>
         </section>
     }
+}
+
+/// Does the view's QoS spec limit a level? How often a run broke it is then the first question.
+fn limits_a_level(s: &ViewState) -> bool {
+    matches!(parsed(s), Some(Ok(spec)) if spec.sections.iter().flat_map(|x| &x.limits).any(|l| matches!(l.metric, Metric::Level(_))))
 }
 
 /// The levels computed: the table's (the standard ones and the view's own), and those the spec
