@@ -217,13 +217,14 @@ fn strip_buttons(st: &ViewState, d: &RuntimeData) -> Vec<Node> {
         pool.len(),
         pool.len() - drawn.len()
     );
-    let names: Vec<String> = runs().with(|m| pool.iter().map(|&i| m.get(i).map(|r| r.run.name.clone()).unwrap_or_default()).collect());
-    std::iter::once(tx("span", vec![("class", "hint".into()), ("data-testid", "strip-note".into())], note))
-        .chain(pool.iter().zip(names).map(|(&i, name)| {
-            let class = if drawn.contains(&i) { "active" } else { "" };
-            tx("button", vec![("data-testid", "strip-run".into()), ("data-run", i.to_string()), ("class", class.into())], name)
-        }))
-        .collect()
+    let all = runs().get_untracked();
+    let mut out = vec![tx("span", vec![("class", "hint".into()), ("data-testid", "strip-note".into())], note)];
+    for &i in pool {
+        let class = if drawn.contains(&i) { "active" } else { "" };
+        let name = all.get(i).map(|r| r.run.name.clone()).unwrap_or_default();
+        out.push(tx("button", vec![("data-testid", "strip-run".into()), ("data-run", i.to_string()), ("class", class.into())], name));
+    }
+    out
 }
 
 /// A click on a run's strip button: draw its strip (in place of the first drawn when
@@ -237,14 +238,13 @@ fn toggle_strip(ev: &web_sys::MouseEvent, p: Page) {
     let (Some(i), on) = (b.get_attribute("data-run").and_then(|v| v.parse::<usize>().ok()), b.class_list().contains("active")) else {
         return;
     };
-    let pool: Vec<usize> = runs().with(|m| (0..m.len()).collect());
+    let n = runs().len();
     p.set(Box::new(move |s| {
-        let shown: Vec<usize> = pool.into_iter().filter(|k| !s.hidden.contains(k)).collect();
+        let shown: Vec<usize> = (0..n).filter(|k| !s.hidden.contains(k)).collect();
         // the strips drawn now become the choice, then the click changes it
         let mut now = strip_runs(s, &shown);
-        if on {
-            now.retain(|k| *k != i);
-        } else {
+        now.retain(|k| *k != i);
+        if !on {
             if now.len() >= MAX_STRIPS {
                 now.remove(0);
             }
@@ -259,21 +259,21 @@ fn toggle_strip(ev: &web_sys::MouseEvent, p: Page) {
 /// and, as strips, each strip's run and its rate lines' points (`data-strips`).
 fn rate_hooks(c: &web_sys::HtmlCanvasElement, d: &RuntimeData, st: &ViewState, f: &Frame) {
     let _ = c.set_attribute("data-frame", &format!("[{},{},{},{},{},{}]", f.left, f.right, f.top, f.bottom, f.x.lo, f.x.hi));
-    let strips: Vec<String> = if st.strips {
-        d.strips
-            .iter()
-            .map(|s| {
-                let pts: Vec<String> = s
-                    .rates
-                    .iter()
-                    .filter_map(|&j| d.rates.get(j))
-                    .map(|l| format!("[{}]", l.points.iter().map(|(x, v)| format!("[{x},{v}]")).collect::<Vec<_>>().join(",")))
-                    .collect();
-                format!(r#"{{"run":{},"rates":[{}]}}"#, s.run, pts.join(","))
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let _ = c.set_attribute("data-strips", &format!("[{}]", strips.join(",")));
+    let mut out = String::from("[");
+    for s in d.strips.iter().filter(|_| st.strips) {
+        out.push_str(&format!(r#"{{"run":{},"rates":["#, s.run));
+        for (k, l) in s.rates.iter().filter_map(|&j| d.rates.get(j)).enumerate() {
+            out.push_str(if k > 0 { ",[" } else { "[" });
+            for (n, (x, v)) in l.points.iter().enumerate() {
+                out.push_str(&format!("{}[{x},{v}]", if n > 0 { "," } else { "" }));
+            }
+            out.push(']');
+        }
+        out.push_str("]},");
+    }
+    if out.ends_with(',') {
+        out.pop();
+    }
+    out.push(']');
+    let _ = c.set_attribute("data-strips", &out);
 }

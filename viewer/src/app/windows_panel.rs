@@ -39,16 +39,20 @@ pub(super) fn WindowsPanel() -> impl IntoView {
     let limited = state.with_untracked(limits_a_level);
     let open = RwSignal::new(limited);
     let out: NodeRef<leptos::html::Div> = NodeRef::new();
-    // (returns the spec it saw: a spec typed in later opens the panel too; closed by hand,
-    // it stays closed until the spec changes)
-    Effect::new(move |prev: Option<String>| {
+    // a spec typed in later that limits a level opens the panel too (its toggle then sets
+    // `open`); closed by hand, it stays closed until the spec changes
+    let seen = std::rc::Rc::new(std::cell::RefCell::new(state.with_untracked(|s| s.spec.clone())));
+    Effect::new(move |_| {
         let s = state.get();
         let _ = runs.version();
-        if prev.as_ref().is_some_and(|p| *p != s.spec) && limits_a_level(&s) {
-            open.set(true);
+        if *seen.borrow() != s.spec {
+            seen.replace(s.spec.clone());
+            if let Some(d) = out.get().and_then(|o| o.parent_element()).filter(|_| limits_a_level(&s)) {
+                let _ = d.set_attribute("open", "");
+            }
         }
         if !open.get() {
-            return s.spec;
+            return;
         }
         if let Some(out) = out.get() {
             let t0 = now_ms();
@@ -58,7 +62,6 @@ pub(super) fn WindowsPanel() -> impl IntoView {
                 let _ = b.set_attribute("data-draw-ms-windows", &format!("{:.2}", now_ms() - t0));
             }
         }
-        s.spec
     });
     let toggle = move |ev: web_sys::Event| {
         let d: web_sys::Element = event_target(&ev);
@@ -66,7 +69,7 @@ pub(super) fn WindowsPanel() -> impl IntoView {
     };
     view! {
         <section class="panel table" data-testid="panel-windows">
-            <details data-testid="windows-details" prop:open=move || open.get() on:toggle=toggle>
+            <details data-testid="windows-details" prop:open=limited on:toggle=toggle>
                 <summary>"How often the tail is bad: each level per window, and its spread over the windows"</summary>
                 <p class="hint">"Each level of the table computed on every recorded window (of the brushed range, when there is one), then the min, p50, p90, p99 and max of those per-window values, by nearest rank (nines stats --windows). * thin: some windows had fewer than 100 I/Os beyond the level; too few: windows with none beyond it, left out. With a QoS spec: the windows whose level broke each limit, the I/Os beyond it, and the IOPS of the windows that met it."</p>
                 <div node_ref=out data-testid="windows-table"></div>
