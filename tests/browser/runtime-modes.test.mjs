@@ -291,6 +291,12 @@ test('strips: the focus run\'s strip is marked; the IOPS panel as strips on the 
   }
   assert.equal(compared, 30);
   await v.shotOf('panel-rate', 'rate-strips');
+  // the SVG export draws the same strips
+  const [svg] = await Promise.all([v.page.waitForEvent('download'), v.page.click('[data-testid=export-rate-svg]')]);
+  const svgText = fs.readFileSync(await svg.path(), 'utf8');
+  assert.match(svgText, /IOPS per window: one strip per run/);
+  assert.match(svgText, /queue-32 \(focus\)/);
+  for (const n of NAMES) assert.ok(svgText.includes(n), `${n} in the export`);
   // a zoom on the rate strips zooms the runtime strips alike
   const o = await v.box('rate-overlay');
   await v.act(async () => {
@@ -302,6 +308,12 @@ test('strips: the focus run\'s strip is marked; the IOPS panel as strips on the 
   const z = (await hook(v, 'data-strips'))[0].x;
   assert.ok(z[0] > 4 && z[1] < 16, `zoomed to ${z}`);
   assert.deepEqual((await rate('data-frame')).slice(4), z);
+  // one level on the strips: each strip a run's read and write, in their dashes
+  await v.act(() => v.page.dblclick('[data-testid=rate-overlay]'));
+  await v.act(() => v.page.selectOption('[data-testid=runtime-one]', '3'));
+  const ones = await hook(v, 'data-lines');
+  assert.deepEqual((await hook(v, 'data-strips')).map((s) => s.lines.map((j) => ones[j].dash[0] > 0)), NAMES.map(() => [false, true]));
+  await v.shotOf('panel-runtime', 'runtime-strips-one-level-dirs');
   // off: the rate chart overlaid again
   await v.act(() => v.page.click('[data-testid=runtime-strips]'));
   assert.deepEqual(await rate('data-strips'), []);
