@@ -9,6 +9,7 @@ use nines_core::import::{self, fio_json, sweep, Format, Options};
 use nines_core::run::Run;
 
 use crate::cli::import::ImportArgs;
+use crate::cli::meta::add_user_meta;
 use crate::load;
 use crate::output::{self, Inputs, Replace};
 
@@ -58,7 +59,10 @@ pub fn run(args: &ImportArgs, out: &mut impl Write) -> Result<()> {
                 runs.push(load::parse(&name, format, &bytes, &opts)?);
             }
         }
-        let runs = sweep::label(runs);
+        let mut runs = sweep::label(runs);
+        for r in &mut runs {
+            add_user_meta(&mut r.meta.other, &args.meta);
+        }
         std::fs::create_dir_all(&args.output).with_context(|| format!("could not create directory '{}'", args.output.display()))?;
         let mut used = std::collections::HashSet::new();
         for r in &runs {
@@ -100,7 +104,8 @@ pub fn run(args: &ImportArgs, out: &mut impl Write) -> Result<()> {
         "importing both would count its I/Os twice: import one of them (nines merge adds runs up on purpose, each kept in its scope)",
     )?;
     let name = args.name.clone().unwrap_or_else(|| runs[0].name.clone());
-    let run = import::combine(&name, &runs)?;
+    let mut run = import::combine(&name, &runs)?;
+    add_user_meta(&mut run.meta.other, &args.meta);
     write_archive(&args.output, &run, args.force, &inputs, true)?;
     // with the archive on stdout, what the command says goes to stderr
     let mut err = std::io::stderr();

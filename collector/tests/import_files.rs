@@ -245,6 +245,42 @@ fn js_written_log_reads_with_its_values() {
     assert_eq!(run.start_time, Some(1_764_489_600.0));
 }
 
+#[test]
+fn import_meta_keys_go_under_user_and_win_over_the_files_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("built.hlog");
+    let out_s = out.to_str().unwrap();
+    nines_ok(&["import", &data("fio-randrw.json"), "-o", out_s, "--meta", "build=42", "--meta", "kernel=6.8"]);
+    let run = read_any("built.hlog", &std::fs::read(&out).unwrap()).unwrap();
+    let meta = meta_json(&run.meta);
+    assert_eq!(meta["user"], serde_json::json!({"build": "42", "kernel": "6.8"}), "{meta}");
+    // the fio document is kept as without --meta
+    assert_eq!(meta["fio"].as_array().map(Vec::len), Some(1));
+    // importing the archive again: a key given replaces the file's, the others stay
+    let again = dir.path().join("again.hlog");
+    nines_ok(&["import", out_s, "-o", again.to_str().unwrap(), "--meta", "build=43", "--meta", "os=debian"]);
+    let run = read_any("again.hlog", &std::fs::read(&again).unwrap()).unwrap();
+    assert_eq!(meta_json(&run.meta)["user"], serde_json::json!({"build": "43", "kernel": "6.8", "os": "debian"}));
+    // without --meta the file's keys are kept as they are
+    let plain = dir.path().join("plain.hlog");
+    nines_ok(&["import", out_s, "-o", plain.to_str().unwrap()]);
+    let run = read_any("plain.hlog", &std::fs::read(&plain).unwrap()).unwrap();
+    assert_eq!(meta_json(&run.meta)["user"], serde_json::json!({"build": "42", "kernel": "6.8"}));
+}
+
+#[test]
+fn import_refuses_a_meta_that_is_not_key_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.hlog");
+    for bad in ["build", "=42", " =42"] {
+        let o = nines(&["import", &data("fio-randrw.json"), "-o", out.to_str().unwrap(), "--meta", bad]);
+        assert!(!o.status.success(), "--meta {bad:?} was taken");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("--meta") && err.contains(&format!("'{bad}' is not KEY=VALUE")), "{err}");
+        assert!(!out.exists(), "--meta {bad:?} wrote an archive");
+    }
+}
+
 /// A run's metadata as the archive's JSON holds it.
 fn meta_json(m: &nines_core::meta::RunMeta) -> serde_json::Value {
     serde_json::Value::Object(m.to_map())

@@ -153,15 +153,17 @@ fn report_size_limits_pick_groups_or_say_why_not() {
     let page = std::fs::read_to_string(&out).unwrap();
     assert!(page.contains("histograms of every window (20ms)"), "default");
     let default_size = page.len();
-    // a limit between that and the coarsest form takes coarser groups, and keeps to it
-    nines_ok(&["report", &run, "-o", out.to_str().unwrap(), "--group", "1h"]);
-    let coarsest = std::fs::metadata(&out).unwrap().len() as usize;
-    assert!(coarsest < default_size);
-    let lim = (default_size + coarsest) / 2;
+    // --group takes coarser groups, and the windows beside them while the file fits (a range
+    // stays exact at any window edge)
+    nines_ok(&["report", &run, "-o", out.to_str().unwrap(), "--group", "1s"]);
+    let page = std::fs::read_to_string(&out).unwrap();
+    assert!(page.contains("histograms of 1s (groups of 50 windows), and every window (a range is exact at any window edge)"), "--group");
+    // a limit below the finest form takes coarser groups without the windows, and keeps to it
+    let lim = default_size - 1;
     nines_ok(&["report", &run, "-o", out.to_str().unwrap(), "--max-size", &lim.to_string()]);
     let page = std::fs::read_to_string(&out).unwrap();
     assert!(page.len() <= lim, "{} > {lim}", page.len());
-    assert!(!page.contains("histograms of every window"));
+    assert!(!page.contains("histograms of every window") && !page.contains("and every window"));
     // too small: an error that says why, and nothing written
     let small = d.path().join("small.html");
     let r = nines(&["report", &run, "-o", small.to_str().unwrap(), "--max-size", "100k"]);

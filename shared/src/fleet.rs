@@ -131,6 +131,10 @@ pub struct SourceInfo {
     meta_print: u64,
     /// the run's workload and units (`None` once the merger holds the first run's)
     head: Option<Box<(Option<crate::meta::Workload>, Option<String>)>>,
+    /// the run's own keys (`user` of its metadata: `nines run --meta`, `nines import
+    /// --meta`); once the merger is planned, the first run's holds the keys every run gives
+    /// the same value, and the others' are emptied
+    user: Map<String, Value>,
     /// the run's tags by name, in the order it lists them
     tags: Vec<String>,
     window_length: Result<f64, WindowLengthError>,
@@ -193,6 +197,7 @@ impl SourceInfo {
             workload_print: fingerprint(&run.meta.workload.as_ref().map_or(Value::Null, |w| Value::Object(w.to_object()))),
             meta_print: fingerprint(&Value::Object(run.meta.to_object())),
             head: Some(Box::new((run.meta.workload.clone(), run.meta.units.clone()))),
+            user: run.meta.other.get("user").and_then(Value::as_object).cloned().unwrap_or_default(),
             tags: run.tags().iter().map(|t| tag_name(t.as_deref()).to_string()).collect(),
             window_length: window_length(run),
             first_start: run.windows.iter().map(|w| w.start_s).fold(f64::INFINITY, f64::min),
@@ -346,8 +351,18 @@ impl Merger {
         let n = infos.len();
         // the merged run states the first run's workload and units (when every run's equal)
         let mut infos = infos;
+        // and the user keys every run gives, each with the same value (a key the runs
+        // disagree on, or that one lacks, says nothing of the merged run)
+        let agreed: Map<String, Value> = infos[0]
+            .user
+            .iter()
+            .filter(|(k, v)| infos[1..].iter().all(|s| s.user.get(*k) == Some(*v)))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        infos[0].user = agreed;
         for s in &mut infos[1..] {
             s.head = None;
+            s.user = Map::new();
         }
         Ok(Merger {
             infos,
@@ -886,6 +901,10 @@ fn merged_meta(
     let (workload, units) = sources[0].head.as_deref().cloned().unwrap_or_default();
     // the workload when every source ran the same one (so selectors and sweeps still apply)
     let same_workload = sources.iter().all(|s| s.workload_print == sources[0].workload_print);
+    let mut other = Map::new();
+    if !sources[0].user.is_empty() {
+        other.insert("user".into(), Value::Object(sources[0].user.clone()));
+    }
     RunMeta {
         version: Some(1),
         name: Some(opts.name.clone()),
@@ -895,6 +914,7 @@ fn merged_meta(
         units,
         sources: sources.iter().map(|s| s.source.clone()).collect(),
         merge: merge_json(sources, opts, grid, tolerance, max_offset, worst_clock, offsets),
+        other,
         ..Default::default()
     }
 }
@@ -1188,6 +1208,32 @@ mod tests {
         m.add(1, &c).unwrap();
         m.take_band();
         assert_eq!(m.head().1.workload, None);
+    }
+
+    #[test]
+    fn the_merge_keeps_the_user_keys_every_run_gives_alike() {
+        let with = |mut r: Run, user: Value| {
+            r.meta.other.insert("user".into(), user);
+            r
+        };
+        let a = with(run("a", 1000.0, 3, 1.0, 10_000), json!({"build": "42", "kernel": "6.8", "rack": "1"}));
+        let b = with(run("b", 1000.0, 3, 1.0, 50_000), json!({"build": "42", "kernel": "6.9"}));
+        let opts = Options { name: "fleet".into(), ..Default::default() };
+        let merged = |runs: &[&Run]| {
+            let mut m = Merger::new(runs.iter().map(|r| SourceInfo::of(r, label_of(r))).collect(), &opts).unwrap();
+            for (i, r) in runs.iter().enumerate() {
+                m.add(i, r).unwrap();
+            }
+            m.take_band();
+            m.head().1
+        };
+        // build agrees; kernel differs; rack is a's alone
+        assert_eq!(merged(&[&a, &b]).other.get("user"), Some(&json!({"build": "42"})));
+        // nothing agreed, or no keys at all: no user object
+        let c = with(run("c", 1000.0, 3, 1.0, 90_000), json!({"build": "43"}));
+        assert_eq!(merged(&[&a, &c]).other.get("user"), None);
+        let plain = run("d", 1000.0, 3, 1.0, 70_000);
+        assert_eq!(merged(&[&a, &plain]).other.get("user"), None);
     }
 
     #[test]

@@ -253,220 +253,64 @@ test('report of one fio run read three ways: distinct names as nines stats gives
   await ctx.close();
 });
 
-test('budgeted report, --full report and site: the table is nines stats, whole and for brushed ranges; grouped runs count the groups that start in a range', async () => {
+test('grouped report, --full report and site: the table is nines stats, whole and for brushed ranges, exact at edges that cut groups; a report too small for the windows snaps to groups', async () => {
   const whole = ninesStats([files.many]);
   const ranged = ninesStats([files.many], ['--from', '1', '--to', '2.5']);
-  // a range off the groups' edges (500 ms): the recorded windows in it (a --full report), or
-  // the groups that start in it, 1.5 to 2.5 s (a budgeted report and a site: no archive is
-  // fetched, whatever the number of runs)
-  const cut = ninesStats([files.many], ['--from', '1.23', '--to', '2.31']);
+  // a range off the groups' edges (500 ms): the recorded windows in it, in every page (a
+  // grouped report carries them; a site's page fetches the windows of the two groups the
+  // range cuts, never the archive)
+  const cut = ninesStats([files.many], ['--from', '1.24', '--to', '2.32']);
+  // a report whose limit leaves no room for the windows counts the groups that start in it
   const groups = ninesStats([files.many], ['--from', '1.5', '--to', '2.5']);
-  const budgeted = path.join(dir, 'budgeted.html');
+  const grouped = path.join(dir, 'grouped.html');
   const full = path.join(dir, 'full.html');
-  nines(['report', files.many, '-o', budgeted, '--group', '500ms']);
+  const tight = path.join(dir, 'tight.html');
+  nines(['report', files.many, '-o', grouped, '--group', '500ms']);
   nines(['report', files.many, '-o', full, '--full']);
+  nines(['report', files.many, '-o', tight, '--group', '500ms', '--max-size', String(fs.statSync(grouped).size - 1)]);
   const site = path.join(dir, 'site-grouped');
   nines(['site', files.many, '-o', site, '--group', '500ms']);
   const m = JSON.parse(fs.readFileSync(path.join(site, 'manifest.json'), 'utf8'));
   assert.deepEqual(m.runs.map((r) => [r.file, r.compact]), [['runs/many.hlog', 'runs/many.hlog.compact']]);
+  const wat = m.runs[0].compact_windows_at;
+  assert.ok(wat > m.runs[0].compact_groups_at, 'the manifest says where the windows begin');
   const server = await serve(site);
-  const grouped = /many windows: histograms of 500ms \(groups of 25 windows\); a brushed range counts the groups that start in it/;
+  const exact = /many windows: histograms of 500ms \(groups of 25 windows\), and every window$/;
+  const snapped = /many windows: histograms of 500ms \(groups of 25 windows\); a brushed range counts the groups that start in it/;
   try {
     const pages = [
-      ['budgeted', pathToFileURL(budgeted).href, grouped, groups],
+      ['grouped', pathToFileURL(grouped).href, exact, cut],
       ['full', pathToFileURL(full).href, null, cut],
-      ['site', `${server.base}/index.html`, grouped, groups],
+      ['site', `${server.base}/index.html`, exact, cut],
+      ['tight', pathToFileURL(tight).href, snapped, groups],
     ];
     for (const [what, url, carries, off] of pages) {
-      for (const [hash, want] of [['', whole], ['#sel=1,2.5', ranged], ['#sel=1.23,2.31', off]]) {
+      for (const [hash, want] of [['', whole], ['#sel=1,2.5', ranged], ['#sel=1.24,2.32', off]]) {
+        server.ranges.length = 0;
         const { v, page, ctx, requests } = await openWatched(url + hash);
         await ready(v, 1);
         if (what === 'site' && hash) {
-          // the groups come with a range request when a range first needs them
+          // the groups, then the windows of the groups a range cuts, come with range requests
           await until(page, () => document.querySelectorAll('[data-testid=stats-row]').length > 0, null, 'the range\'s rows');
           await until(page, () => document.body.dataset.ninesIdle === '1', null, 'the redraw');
         }
         assertViewerTable(await v.table(), want);
         const note = await page.locator('[data-testid=carries]').count() ? await page.locator('[data-testid=carries]').textContent() : null;
-        if (carries) assert.match(note, carries, `${what} ${hash}: the page states the grouping`);
+        if (carries) assert.match(note.replace(/\.$/, ''), carries, `${what} ${hash}: the page states the grouping`);
         if (!carries) assert.equal(note, null, `${what}: nothing grouped`);
-        if (what === 'site') assert.equal(requests.some((u) => u.endsWith('/runs/many.hlog')), false, `site ${hash}: no archive fetched`);
+        if (what === 'site') {
+          assert.equal(requests.some((u) => u.endsWith('/runs/many.hlog')), false, `site ${hash}: no archive fetched`);
+          // the windows are fetched a group at a time, only for a range that cuts groups
+          const windows = server.ranges.filter(([, r]) => Number(/^bytes=(\d+)/.exec(r)[1]) >= wat);
+          const cuts = hash === '#sel=1.24,2.32' ? 4 : 0; // two groups of each direction
+          assert.equal(windows.length, cuts, `site ${hash}: ${JSON.stringify(server.ranges)}`);
+          assert.ok(windows.every(([, r]) => /^bytes=\d+-\d+$/.test(r)), 'bounded window ranges');
+        }
         assert.deepEqual(v.errors, [], `${what} ${hash}`);
-        if (what === 'budgeted' && hash === '#sel=1,2.5') await v.shot('report-budgeted-brushed');
+        if (what === 'grouped' && hash === '#sel=1.24,2.32') await v.shot('report-grouped-cut');
         await ctx.close();
       }
     }
-  } finally {
-    server.close();
-  }
-});
-
-test('report: the static summary equals nines stats with JavaScript disabled', async () => {
-  const report = path.join(dir, 'report-noscript.html');
-  const all = [files.a, files.c];
-  nines(['report', ...all, '-o', report, '--title', 'No script']);
-  const url = pathToFileURL(report).href;
-  const { page, ctx, requests } = await openWatched(url, { javaScriptEnabled: false });
-  await page.waitForLoadState('load');
-  assert.equal(await page.locator('[data-testid=summary]').isVisible(), true);
-  assert.equal(await page.locator('[data-testid=legend-run]').count(), 0, 'no viewer without scripts');
-  const runs = await page.locator('[data-testid=summary-run]').allTextContents();
-  assert.equal(runs.length, 2);
-  assert.match(runs[0], /uring QD16 randrw 70\/30.*uring-qd16\.hlog.*randrw 70% reads, 4KiB.*QD16.*O_DIRECT.*file/);
-  assertSummaryMatches(await summaryTables(page), ninesStatsText(all));
-  assert.deepEqual(foreign(requests, url), []);
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: path.join(ARTIFACTS, 'report-noscript.png'), fullPage: true });
-  await ctx.close();
-});
-
-test('report: the summary also equals nines stats with a tag', async () => {
-  const report = path.join(dir, 'report-read.html');
-  nines(['report', files.a, '-o', report, '--tag', 'read']);
-  const { page, ctx } = await openWatched(pathToFileURL(report).href, { javaScriptEnabled: false });
-  assertSummaryMatches(await summaryTables(page), ninesStatsText([files.a], ['--tag', 'read']));
-  await ctx.close();
-});
-
-test('report of a two-job archive: the probe section reads alone are a direction of their own, as nines stats --tag gives them', async () => {
-  // the classic QoS test from an fio job file: a QD1 random-read probe while a QD8
-  // random-write load runs on the same file (README, "Several sections")
-  const job = path.join(dir, 'qos.fio');
-  fs.writeFileSync(job, `[global]\nfilename=${path.join(dir, 'qos.dat')}\nsize=16m\nioengine=io_uring\nbuffered=1\ntime_based\nruntime=2\nlog_hist_msec=250\nbs=4k\n\n[probe]\nrw=randread\niodepth=1\n\n[load]\nrw=randwrite\niodepth=8\n`);
-  const hlog = path.join(dir, 'qos.hlog');
-  nines(['run', job, '-o', hlog, '--quiet', '--no-summary']);
-  const out = path.join(dir, 'qos-report.html');
-  nines(['report', hlog, '-o', out]);
-  const url = pathToFileURL(out).href;
-  const { v, page, ctx, requests } = await openWatched(url);
-  await ready(v, 1);
-  // the direction control offers the scoped directions, and only those (no measure, no merged one)
-  const offered = await page.locator('[data-testid=dir-scoped] option').evaluateAll((os) => os.map((o) => o.value).filter(Boolean));
-  assert.deepEqual(offered, ['probe/read', 'load/write']);
-  const probe = ninesStats([hlog], ['--tag', 'probe/read']);
-  const load = ninesStats([hlog], ['--tag', 'load/write']);
-  const whole = ninesStats([hlog]);
-  assert.ok(probe.runs[0].tags['probe/read'].count > 0 && load.runs[0].tags['load/write'].count > 0, 'both jobs did I/O');
-  assert.equal(whole.runs[0].tags.all.count, probe.runs[0].tags['probe/read'].count + load.runs[0].tags['load/write'].count);
-  for (const [tag, want] of [['probe/read', probe], ['load/write', load]]) {
-    await act(v, () => page.selectOption('[data-testid=dir-scoped]', tag));
-    const rows = await v.table();
-    assert.deepEqual(rows.map((r) => [r.run, r.dir]), [[0, tag]], `${tag} alone in the table`);
-    assertViewerTable(rows, want);
-    assert.equal(await page.locator('[data-testid=dir-scoped]').inputValue(), tag);
-    assert.doesNotMatch(await page.locator('[data-testid=dir-all]').getAttribute('class') ?? '', /\bactive\b/, 'all is not the active direction');
-    assert.match(await page.locator('[data-testid=dir-scoped]').getAttribute('class'), /\bactive\b/);
-  }
-  // the probe alone in the exported table too, and in the link: the link reopens it
-  await act(v, () => page.selectOption('[data-testid=dir-scoped]', 'probe/read'));
-  const [csv] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-csv]')]);
-  const lines = fs.readFileSync(await csv.path(), 'utf8').trim().split('\n');
-  assert.equal(lines.length, 2, lines.join('\n'));
-  assert.equal(lines[1].split(',')[2], 'probe/read');
-  const hash = await v.hash();
-  assert.match(hash, /dir=probe%2Fread/);
-  await page.waitForTimeout(300);
-  await v.shot('report-probe');
-  assert.deepEqual(foreign(requests, url), [], 'no request leaves the page');
-  assert.deepEqual(await page.evaluate(() => window.__csp), [], 'no CSP violation');
-  assert.deepEqual(v.errors, []);
-  await ctx.close();
-  const again = await openWatched(url + hash);
-  await ready(again.v, 1);
-  assert.equal(await again.page.locator('[data-testid=dir-scoped]').inputValue(), 'probe/read');
-  assertViewerTable(await again.v.table(), probe);
-  assert.deepEqual((await again.v.table()).map((r) => r.dir), ['probe/read']);
-  // back to the merged reads: the probe is the run's only reader, so the same I/Os
-  await act(again.v, () => again.page.click('[data-testid=dir-read]'));
-  assert.equal(await again.page.locator('[data-testid=dir-scoped]').inputValue(), '');
-  assert.deepEqual((await again.v.table()).map((r) => [r.dir, Number(r.cells.count.ns)]), [['read', probe.runs[0].tags['probe/read'].count]]);
-  assert.deepEqual(again.v.errors, []);
-  await again.ctx.close();
-});
-
-test('report: hostile names, tags, metadata, file names, title and notes run nothing', async () => {
-  const notes = path.join(dir, 'hostile.md');
-  fs.writeFileSync(notes, `# Notes ${P.script}\n\n${P.img}\n\n[click me](${P.js}) and ![pic](http://127.0.0.1:9/x.png)\n\n<script>window.__pwned='notes'</script>\n`);
-  const title = `${P.script}${P.img}`;
-  const report = path.join(dir, 'hostile.html');
-  nines(['report', files.hostile, files.b, '-o', report, '--title', title, '--notes', notes]);
-  const url = pathToFileURL(report).href;
-  const { v, page, ctx, requests } = await openWatched(url);
-  await ready(v, 2);
-  assert.equal(await page.evaluate(() => window.__pwned), undefined);
-  assert.equal(await page.title(), title, 'document.title is the given title, as text');
-  assert.equal(await page.locator('img, iframe, object, embed').count(), 0, 'no element from a payload');
-  assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('*')].flatMap((e) => [...e.attributes]
-    .filter((a) => /^on/i.test(a.name) || (/^(href|src|xlink:href)$/i.test(a.name) && /^\s*javascript:/i.test(a.value)))
-    .map((a) => `${e.tagName} ${a.name}`))), [], 'no handler or script URL from a payload');
-  assert.equal(await page.locator('a[href^="javascript" i]').count(), 0);
-  assert.equal(await page.locator('script').count(), 3, 'only the report\'s own scripts (runs, wasm, module)');
-  // the payloads are shown, as text
-  assert.equal(await page.locator('[data-testid=report-title]').textContent(), title);
-  assert.match(await page.locator('[data-testid=report-notes]').textContent(), /<script>window.__pwned='notes'<\/script>/);
-  const legend = await page.locator('[data-testid=legend-run] > span').first().textContent();
-  assert.equal(legend.trim(), files.hostileName);
-  assert.ok((await v.table()).length >= 2);
-  if (!/active/.test(await page.getAttribute('[data-testid=dir-overlay]', 'class') || '')) await act(v, () => page.click('[data-testid=dir-overlay]'));
-  const dirs = (await v.table()).filter((r) => r.run === 0).map((r) => r.dir);
-  assert.ok(dirs.includes(files.hostileTag), dirs.join());
-  // clicking the notes' link text goes nowhere
-  await page.getByText('click me').click();
-  assert.equal(page.url().split('#')[0], url);
-  assert.equal(await page.evaluate(() => window.__pwned), undefined);
-  assert.deepEqual(foreign(requests, url), [], 'no request, not even for the notes\' image');
-  assert.deepEqual(v.errors, []);
-  await v.shot('report-hostile');
-  await ctx.close();
-
-  // and with scripts off, the summary shows them as text too
-  const ns = await openWatched(url, { javaScriptEnabled: false });
-  assert.equal(await ns.page.locator('img, svg, iframe, object, embed').count(), 0);
-  const run = await ns.page.locator('[data-testid=summary-run]').first().textContent();
-  assert.ok(run.includes(files.hostileName) && run.includes(P.svg) && run.includes(P.js), run);
-  const dirsStatic = await ns.page.locator('[data-testid=summary-stats][data-run="0"] [data-testid=summary-row]').evaluateAll((trs) => trs.map((t) => t.dataset.dir));
-  assert.ok(dirsStatic.includes(files.hostileTag), dirsStatic.join());
-  await ns.page.screenshot({ path: path.join(ARTIFACTS, 'report-hostile-noscript.png'), fullPage: true });
-  await ns.ctx.close();
-});
-
-test('site: served from loopback, runs added later, permalinks', async () => {
-  const out = path.join(dir, 'site');
-  nines(['site', files.a, files.b, '-o', out]);
-  const m1 = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8'));
-  assert.deepEqual(m1.runs.map((r) => r.file), ['runs/uring-qd16.hlog', 'runs/psync-qd1.hlog']);
-  const server = await serve(out);
-  try {
-    const { v, page, ctx } = await openWatched(`${server.base}/index.html`);
-    await ready(v, 2);
-    assertViewerTable(await v.table(), ninesStats([files.a, files.b]));
-    await ctx.close();
-
-    // adding runs keeps the ones there; the same file again is not listed twice
-    const said = nines(['site', files.c, files.a, files.hostile, '-o', out]);
-    assert.match(said, /4 runs listed, 2 added, 2 kept/);
-    const m2 = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8'));
-    assert.equal(m2.runs.length, 4);
-    assert.deepEqual(m2.runs.slice(0, 3).map((r) => r.file), ['runs/uring-qd16.hlog', 'runs/psync-qd1.hlog', 'runs/fio_clat.1.log']);
-    assert.match(m2.runs[3].file, /^runs\/[A-Za-z0-9._-]+$/);
-    const w = await openWatched(`${server.base}/index.html`);
-    await ready(w.v, 4);
-    const four = [files.a, files.b, files.c, files.hostile];
-    assertViewerTable(await w.v.table(), ninesStats(four));
-    assert.equal(await w.page.evaluate(() => window.__pwned), undefined);
-    // a permalink: the state in the hash reopens the same view
-    await act(w.v, () => w.page.click('[data-testid=dir-read]'));
-    const hash = await w.v.hash();
-    assert.match(hash, /dir=read/);
-    assert.ok(foreign(w.requests, `${server.base}/index.html`).every((u) => u.startsWith(server.base)), 'only the site itself');
-    await w.ctx.close();
-    const p = await openWatched(`${server.base}/index.html${hash}`);
-    await ready(p.v, 4);
-    const rows = await p.v.table();
-    assert.ok(rows.length >= 4 && rows.every((r) => r.dir === 'read'), 'the permalink shows reads');
-    assert.deepEqual(p.v.errors, []);
-    await p.v.shot('report-site');
-    await p.ctx.close();
   } finally {
     server.close();
   }
@@ -501,7 +345,7 @@ test('site of six runs: later runs come without their groups (a range request) u
     await act(v, () => page.selectOption('[data-testid=steady-run]', '5'));
     await until(page, () => document.querySelectorAll('[data-testid=steady-window-row]').length > 0
       && !/Loading the windows/.test(document.querySelector('[data-testid=panel-steady]')?.textContent || ''), null, 'the groups of run 6');
-    assert.deepEqual(server.ranges.slice(2), [[`/${m.runs[5].compact}`, `bytes=${at[5]}-`]]);
+    assert.deepEqual(server.ranges.slice(2), [[`/${m.runs[5].compact}`, m.runs[5].compact_windows_at ? `bytes=${at[5]}-${m.runs[5].compact_windows_at - 1}` : `bytes=${at[5]}-`]]);
     assert.deepEqual(await rows(), first);
     assert.deepEqual(v.errors, []);
     await ctx.close();

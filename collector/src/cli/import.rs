@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use clap::Args;
 use nines_core::import::Unit;
 
+use super::meta::parse_meta;
+
 #[derive(Args, Debug)]
 pub struct ImportArgs {
     /// Files to import: fio json+ output, fio histogram logs (NAME_clat_hist.N.log), fio
@@ -35,6 +37,13 @@ pub struct ImportArgs {
     /// Overwrite output files that exist.
     #[arg(long)]
     pub force: bool,
+    /// A key of your own kept in the archive's metadata (under `user`), as `nines run
+    /// --meta` keeps it, e.g. `--meta build=1234 --meta kernel=6.8`; a site's trend can
+    /// order its runs by one. Added to the `user` keys the imported file has (a nines
+    /// archive's); a key given here replaces the file's key of that name. With --sweep,
+    /// every run gets them.
+    #[arg(long = "meta", value_name = "KEY=VALUE", value_parser = parse_meta)]
+    pub meta: Vec<(String, String)>,
 }
 
 fn parse_unit(s: &str) -> std::result::Result<Unit, String> {
@@ -75,5 +84,12 @@ mod tests {
         let Cmd::Import(a) = cli.cmd else { panic!("not import") };
         assert_eq!((a.window, a.unit), (0.25, Some(Unit::Us)));
         assert!(Cli::try_parse_from(["nines", "import", "a.log", "-o", "a.hlog", "--unit", "parsec"]).is_err());
+        let cli =
+            Cli::try_parse_from(["nines", "import", "a.json", "-o", "a.hlog", "--meta", "build=42", "--meta", "kernel=6.8=rc1"]).unwrap();
+        let Cmd::Import(a) = cli.cmd else { panic!("not import") };
+        assert_eq!(a.meta, [("build".to_string(), "42".to_string()), ("kernel".to_string(), "6.8=rc1".to_string())]);
+        for bad in ["build", "=1", " =1"] {
+            assert!(Cli::try_parse_from(["nines", "import", "a.json", "-o", "a.hlog", "--meta", bad]).is_err(), "{bad}");
+        }
     }
 }

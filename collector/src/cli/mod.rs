@@ -16,6 +16,7 @@
 //! cli::judge   CompareArgs, SweepArgs, SteadyArgs -> judge_cmd
 //! cli::check   CheckArgs                          -> check_cmd
 //! cli::merge   MergeArgs                          -> merge_cmd
+//! cli::meta    parse_meta, user_meta (--meta)     -> cli::run, cli::import, import_cmd
 //! cli::pts     PtsArgs                            -> pts_cmd
 //! cli::export  ExportArgs                         -> export_cmd
 //! cli::report  ReportArgs, SiteArgs               -> report, report::site
@@ -30,6 +31,7 @@ pub mod export;
 pub mod import;
 pub mod judge;
 pub mod merge;
+pub mod meta;
 pub mod pts;
 pub mod report;
 pub mod run;
@@ -81,6 +83,11 @@ pub enum Cmd {
     Check(check::CheckArgs),
     /// Merge runs of several hosts or devices into one archive: windows matched by wall-clock
     /// time and summed exactly, each run's own tags kept in its scope as LABEL/TAG.
+    ///
+    /// The merged metadata lists every run (file, name, host, start, clock errors, offset),
+    /// states the workload when every run ran the same one, and keeps the `user` keys of
+    /// --meta (`nines run --meta`, `nines import --meta`) that every run gives with the same
+    /// value; a key the runs disagree on, or that one of them lacks, is left out.
     Merge(merge::MergeArgs),
     /// Export runs as Parquet tables (runs, windows, buckets) for DuckDB, Spark SQL and other
     /// query engines, and the windows table as CSV.

@@ -32,12 +32,15 @@ pub struct ReportArgs {
     pub sweep: Option<String>,
     /// The most the report file may weigh, e.g. `20MB`, `50MiB`. Each run travels in its
     /// compact form (every point of the runtime and rate charts exact, at any zoom) with its
-    /// windows merged to the finest grouping that fits; the summary says which. Without it:
-    /// at most 20 MB for the file and about 1 MB for each run-hour.
+    /// windows merged to the finest grouping that fits, and, while the file still fits, every
+    /// recorded window beside (a brushed range is then exact at any window edge; otherwise it
+    /// snaps to the groups); the summary says which. Without it: at most 20 MB for the file,
+    /// groups of about 1 MB for each run-hour, and the windows while 20 MB allows.
     #[arg(long, value_name = "SIZE", conflicts_with = "full", value_parser = nines_core::units::parse_size)]
     pub max_size: Option<u64>,
     /// Carry histograms per this much time (rounded to whole windows), e.g. `10s`, `1m`,
-    /// instead of the finest that fits: brushed ranges snap to it. With `--max-size` the
+    /// instead of the finest that fits (the recorded windows still travel beside them while
+    /// the file fits; without them brushed ranges snap to the groups). With `--max-size` the
     /// file must still fit.
     #[arg(long, value_name = "DURATION", conflicts_with = "full", value_parser = nines_core::units::parse_duration_s)]
     pub group: Option<f64>,
@@ -67,8 +70,10 @@ pub struct SiteArgs {
     #[arg(long)]
     pub force: bool,
     /// The compact forms of the runs added carry histograms per this much time (whole
-    /// windows), e.g. `10s`; without it, as `nines report` does by default. A brushed range
-    /// counts the groups that start in it.
+    /// windows), e.g. `10s`; without it, as `nines report` does by default. Each form also
+    /// holds every recorded window, a group to a section: a brushed range that cuts a group
+    /// stays exact at any window edge (the page fetches the windows of the two groups it
+    /// cuts).
     #[arg(long, value_name = "DURATION", value_parser = nines_core::units::parse_duration_s)]
     pub group: Option<f64>,
 }

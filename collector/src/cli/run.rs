@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::meta::{parse_meta, user_meta};
 use crate::run::config::RunConfig;
 pub use crate::run::config::{Arrival, BlockSplit, EngineKind, Rw, DEFAULT_ENGINE};
 use nines_core::distribution::Distribution;
@@ -214,14 +215,6 @@ pub struct MoreRunArgs {
     pub meta: Vec<(String, String)>,
 }
 
-/// A `--meta` pair: a non-empty key without `=`, then the value (any text).
-fn parse_meta(s: &str) -> Result<(String, String), String> {
-    match s.split_once('=') {
-        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
-        _ => Err(format!("'{s}' is not KEY=VALUE")),
-    }
-}
-
 /// What the command line said beyond the values clap's derive keeps: the flags given (not
 /// defaulted) and every `--target` and `--destroy-data` (the derive keeps the first of each).
 /// Filled in by [`Given::of`] from the matches of `nines run` (or `nines curve`).
@@ -318,17 +311,6 @@ impl RunArgs {
     pub fn configs(&self, given: &Given) -> anyhow::Result<Vec<RunConfig>> {
         self.config(given).resolve(&given.ids)
     }
-}
-
-/// The archive metadata `--meta` gives: `{"user": {KEY: VALUE, ...}}` (a key given again:
-/// its last value), none without it.
-fn user_meta(pairs: &[(String, String)]) -> serde_json::Map<String, serde_json::Value> {
-    let mut m = serde_json::Map::new();
-    if !pairs.is_empty() {
-        let user: serde_json::Map<String, serde_json::Value> = pairs.iter().map(|(k, v)| (k.clone(), v.clone().into())).collect();
-        m.insert("user".into(), user.into());
-    }
-    m
 }
 
 /// A rate in bytes per second: a size (`10m`, `512k`), above 0.

@@ -77,7 +77,8 @@ fn default_index(window_s: f64, sizes: &[usize], duration_s: f64, mut cost: impl
 }
 
 /// A run's compact form with the default group (as a report without `--max-size` takes
-/// it), and what it carries, for the summary and sites.
+/// it) and every recorded window beside (sites and `nines view` fetch those of the groups a
+/// range cuts), and what it carries, for the summary and sites.
 /// With `group_s`, of that many seconds (whole windows) instead.
 pub fn default_compact(run: &nines_core::run::Run, group_s: Option<f64>) -> Result<(Vec<u8>, String)> {
     let b = Builder::new(run);
@@ -94,8 +95,14 @@ pub fn default_compact(run: &nines_core::run::Run, group_s: Option<f64>) -> Resu
         Ok(cost(forms[&k].len()))
     };
     let k = default_index(b.window_s(), &sizes, run.duration_s(), &mut form)?;
-    form(k)?;
-    Ok((forms.remove(&k).expect("encoded"), b.group_text(sizes[k])))
+    // the group chosen, and every recorded window beside: a page fetches the windows of the
+    // groups a range cuts, so that the range is exact at any window edge
+    if sizes[k] == 1 {
+        form(k)?;
+        return Ok((forms.remove(&k).expect("encoded"), b.group_text(1)));
+    }
+    let bytes = b.build_exact(sizes[k]).write().map_err(|e| anyhow::anyhow!("{}: {e}", run.source))?;
+    Ok((bytes, format!("{}, and every window", b.group_text(sizes[k]))))
 }
 
 /// Choose each run's group size, put its compact form into `inputs`' bytes, and render the
@@ -179,9 +186,52 @@ pub fn fit(inputs: &mut [Input], limit: Limit, group_s: Option<f64>, render: imp
                     }
                 }
             }
-            _ => return Ok(page),
+            _ => return with_windows(inputs, &f, &k, page, max, &render),
         }
     }
+}
+
+/// A report that fits, given each run's recorded windows beside its groups while the file
+/// still fits (the runs whose windows cost least first): a range is then exact at any window
+/// edge, not only at the groups' (the summary says which runs carry them).
+fn with_windows(
+    inputs: &mut [Input],
+    f: &Forms,
+    k: &[usize],
+    mut page: String,
+    max: u64,
+    render: &impl Fn(&[Input]) -> Result<String>,
+) -> Result<String> {
+    let mut exact: Vec<(u64, usize, Vec<u8>)> = Vec::new();
+    // a run carried with every window as a group is exact already
+    for (i, input) in inputs.iter().enumerate().filter(|&(i, _)| f.sizes[i][k[i]] > 1) {
+        let b = f.builders[i].build_exact(f.sizes[i][k[i]]).write().map_err(|e| anyhow::anyhow!("{}: {e}", input.name))?;
+        exact.push((cost(b.len()).saturating_sub(cost(input.bytes.len())), i, b));
+    }
+    exact.sort_by_key(|e| e.0);
+    let mut room = max.saturating_sub(page.len() as u64);
+    let mut added = Vec::new();
+    for (extra, i, bytes) in exact {
+        if extra > room {
+            break;
+        }
+        room -= extra;
+        let was = std::mem::replace(&mut inputs[i].bytes, bytes);
+        added.push((i, was, inputs[i].carries.clone()));
+        inputs[i].carries.push_str(", and every window (a range is exact at any window edge)");
+    }
+    // the costs are estimates: the page rendered decides, dropping the last windows added
+    while !added.is_empty() {
+        let with = render(inputs)?;
+        if with.len() as u64 <= max {
+            page = with;
+            break;
+        }
+        let (i, bytes, carries) = added.pop().expect("not empty");
+        inputs[i].bytes = bytes;
+        inputs[i].carries = carries;
+    }
+    Ok(page)
 }
 
 /// Megabytes (10^6 bytes, as mail systems state their limits), to one decimal.

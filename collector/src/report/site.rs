@@ -342,13 +342,17 @@ impl Completing<'_> {
         let has = e.get("compact").and_then(Value::as_str) == Some(compact.as_str());
         // runs given now take this command's --group; the others keep theirs
         let given = self.group_s.is_some() && self.new_files.contains(&rel);
-        // a form of an older version is written again: from version 4 on the page fetches only
-        // the bytes before its groups (an HTTP range request) until a range needs them
-        let listed_at = e.get("compact_groups_at").and_then(Value::as_u64);
-        let groups_at = (has && !given).then(|| groups_at(&self.dir.join(&compact), listed_at)).flatten();
-        let has_compact = groups_at.is_some();
-        if let Some(at) = groups_at {
+        // a form of an older version, or one without its recorded windows, is written again:
+        // the page fetches only the bytes before its groups (an HTTP range request) until a
+        // range needs them, then the groups, then the windows of the groups a range cuts
+        let listed = (e.get("compact_groups_at").and_then(Value::as_u64), e.get("compact_windows_at").and_then(Value::as_u64));
+        let places = (has && !given).then(|| form_places(&self.dir.join(&compact), listed)).flatten();
+        let has_compact = places.is_some();
+        if let Some((at, wat)) = places {
             e["compact_groups_at"] = json!(at);
+            if let Some(w) = wat {
+                e["compact_windows_at"] = json!(w);
+            }
         }
         // a trend summary of an older nines lacks the run's workload key: written again
         let has_trend = e.get("trend").is_some_and(|t| t.get("workload").is_some()) && !self.new_files.contains(&rel);
@@ -374,30 +378,40 @@ impl Completing<'_> {
             return Ok(false);
         }
         let (bytes, _) = super::budget::default_compact(&run, if given { self.group_s } else { None })?;
-        let at = nines_core::compact::Compact::read(&compact, &bytes)?.groups_at();
+        let form = nines_core::compact::Compact::read(&compact, &bytes)?;
         output::write_atomic(&self.dir.join(&compact), &bytes, Replace::Always, self.inputs)?;
         e["compact"] = json!(compact);
-        e["compact_groups_at"] = json!(at);
+        e["compact_groups_at"] = json!(form.groups_at());
+        if let Some(w) = form.windows_at() {
+            e["compact_windows_at"] = json!(w);
+        }
         Ok(kept && (!has || !given))
     }
 }
 
-/// Where the groups of the compact form at `path` begin, when it is a regular file holding a
-/// form of version 4 on; None for anything else (it is written again). Where the manifest
-/// already states it (`listed`), only the form's first bytes are read to check its version,
-/// so that adding a run to a site of thousands does not read every run's form.
-fn groups_at(path: &Path, listed: Option<u64>) -> Option<usize> {
+/// Where the groups and the recorded windows of the compact form at `path` begin, when it is
+/// a regular file holding a form of version 6 on that carries its windows; None for anything
+/// else (it is written again). Where the manifest already states both (`listed`), only the
+/// form's first bytes are read to check its version, so that adding a run to a site of
+/// thousands does not read every run's form.
+fn form_places(path: &Path, listed: (Option<u64>, Option<u64>)) -> Option<(usize, Option<usize>)> {
     use nines_core::compact::{MAGIC, VERSION};
     use std::io::Read;
     let meta = std::fs::symlink_metadata(path).ok().filter(|m| m.is_file())?;
-    if let Some(at) = listed.filter(|&at| at < meta.len()) {
-        // the version is a varint, one byte while it is below 128
-        let mut head = [0u8; MAGIC.len() + 1];
-        File::open(path).ok()?.read_exact(&mut head).ok()?;
-        return (head.starts_with(MAGIC) && (4..=VERSION).contains(&u64::from(head[MAGIC.len()]))).then_some(at as usize);
+    if let (Some(at), wat) = listed {
+        if at < meta.len() && wat.is_none_or(|w| at < w && w < meta.len()) {
+            // the version is a varint, one byte while it is below 128; a form of version 6
+            // listed without windows has every window as a group (nines writes no other)
+            let mut head = [0u8; MAGIC.len() + 1];
+            File::open(path).ok()?.read_exact(&mut head).ok()?;
+            return (head.starts_with(MAGIC) && (6..=VERSION).contains(&u64::from(head[MAGIC.len()])))
+                .then_some((at as usize, wat.map(|w| w as usize)));
+        }
     }
     let bytes = std::fs::read(path).ok()?;
-    nines_core::compact::Compact::read(&path.display().to_string(), &bytes).ok()?.groups_at()
+    let form = nines_core::compact::Compact::read(&path.display().to_string(), &bytes).ok()?;
+    let wat = form.windows_at();
+    (wat.is_some() || form.group == 1).then_some((form.groups_at()?, wat))
 }
 
 #[cfg(test)]

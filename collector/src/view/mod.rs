@@ -57,9 +57,10 @@ struct Served {
     name: String,
     archive: Arc<Vec<u8>>,
     compact: Option<Arc<Vec<u8>>>,
-    /// Where the compact form's groups begin: the page of a site fetches the bytes before
-    /// them first (an HTTP range request) and the groups when a range needs them.
-    groups_at: Option<usize>,
+    /// Where the compact form's groups and its recorded windows begin: the page of a site
+    /// fetches the bytes before the groups first (an HTTP range request), the groups when a
+    /// range needs them, and the windows of the groups a range cuts.
+    groups_at: Option<(usize, Option<usize>)>,
     run: Option<Arc<Run>>,
     windows: usize,
     /// What the file looked like when read (size, modification time).
@@ -150,8 +151,11 @@ impl Site {
                 let mut e = json!({ "file": r.rel, "name": r.name });
                 if r.compact.is_some() {
                     e["compact"] = json!(format!("{}.compact", r.rel));
-                    if let Some(at) = r.groups_at.filter(|_| !self.follow) {
+                    if let Some((at, wat)) = r.groups_at.filter(|_| !self.follow) {
                         e["compact_groups_at"] = json!(at);
+                        if let Some(w) = wat {
+                            e["compact_windows_at"] = json!(w);
+                        }
                     }
                 }
                 e
@@ -185,7 +189,10 @@ fn set_run(s: &mut Served, run: Run, bytes: Vec<u8>) -> Result<()> {
     s.windows = windows(&run);
     s.compact = if run.windows.is_empty() { None } else { Some(Arc::new(budget::default_compact(&run, None)?.0)) };
     s.groups_at = match &s.compact {
-        Some(c) => nines_core::compact::Compact::read(&s.rel, c)?.groups_at(),
+        Some(c) => {
+            let form = nines_core::compact::Compact::read(&s.rel, c)?;
+            form.groups_at().map(|at| (at, form.windows_at()))
+        }
         None => None,
     };
     s.given.clone_from(&run.name);
@@ -876,8 +883,12 @@ mod tests {
         let at = m["runs"][0]["compact_groups_at"].as_u64().expect("groups_at in the manifest") as usize;
         let url = format!("/{t}/runs/java-rw.hlog.compact");
         let whole = route(&c, "GET", &url, None).body.bytes().to_vec();
-        assert_eq!(nines_core::compact::Compact::read("x", &whole).unwrap().groups_at(), Some(at));
+        let form = nines_core::compact::Compact::read("x", &whole).unwrap();
+        assert_eq!(form.groups_at(), Some(at));
         assert!(0 < at && at < whole.len());
+        // and where the recorded windows begin, for a range that cuts groups
+        assert_eq!(m["runs"][0]["compact_windows_at"].as_u64().map(|w| w as usize), form.windows_at());
+        assert!(form.carries_windows() && form.windows_at() > Some(at));
         let get = |range: &str| ranged(route(&c, "GET", &url, None), Some(range));
         let header = |r: &Reply, n: &str| r.headers.iter().find(|(k, _)| *k == n).map(|(_, v)| v.clone());
         // the head, then the groups: together the whole form

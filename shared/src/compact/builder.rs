@@ -121,7 +121,25 @@ impl<'a> Builder<'a> {
             traces: self.traces.clone(),
             groups,
             groups_at: None,
+            edges: None,
+            windows_at: std::sync::OnceLock::new(),
         }
+    }
+
+    /// [`Builder::build`], carrying beside the groups every recorded window of each tag, so
+    /// that a range is exact at any window edge (see `edges.rs`).
+    pub fn build_exact(&self, group: usize) -> Compact {
+        let hists = self
+            .pyramids
+            .iter()
+            .filter_map(|(d, p)| match d {
+                Direction::Tag(t) => {
+                    Some((t.clone(), (0..p.slots().len()).filter_map(|j| Some(p.group(self.run, j, 1)?.hist.into_owned())).collect()))
+                }
+                Direction::All => None,
+            })
+            .collect();
+        self.build(group).with_windows_of(hists)
     }
 }
 

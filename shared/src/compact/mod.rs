@@ -21,7 +21,11 @@
 //! the whole run's table from them ([`Compact::read_head`]), and fetch the groups when a
 //! range first needs them ([`Compact::attach_groups`]).
 //!
-//! # Format (version 5)
+//! A form may also carry every recorded window of each tag, a group to a section (version 6,
+//! `edges.rs`): a range whose edges cut a group is then exact at any window edge, and a page
+//! fetches only the windows of the (at most two) groups a range cuts.
+//!
+//! # Format (version 6)
 //!
 //! ```text
 //! "nines-compact\n"  (14 bytes)   then the version as a varint (3), then sections: each the
@@ -50,11 +54,17 @@
 //! then per tag, in the head's order, a section of its groups: varint ceil(nslots / group),
 //!   then each histogram a varint length and an uncompressed HdrHistogram V2 encoding;
 //!   histogram i merges slots i*group..
+//! when the header has "edges": true, the windows index: per tag, in the head's order, varint
+//!   ceil(nslots / group), then per group the byte length in the file of its windows section
+//!   (framing included); the windows begin right after it ([`Compact::windows_at`]);
+//! then per tag and group, in that order, its windows section: varint n (the group's slots),
+//!   then per slot a varint length and an uncompressed V2 encoding of its window
 //! a column:  byte 0 and ZigZag delta-coded varints of whole microseconds (when every number
 //!            is one exactly), or byte 1 and 8 little-endian bytes a number (IEEE 754 bits)
 //! ```
 //!
-//! Version 4 is the same without context records; version 3 the same as 4 with each tag's
+//! Version 5 is the same without the windows (and no "edges" in the header); version 4 the
+//! same as 5 without context records; version 3 the same as 4 with each tag's
 //! groups section right after its levels' sections.
 //! Version 2 is one zlib stream (after the version, the inflated size as a varint) of the
 //! head's fields with, per direction, its levels' points after `levels` and, for tags, its
@@ -76,6 +86,7 @@
 
 mod builder;
 mod context;
+mod edges;
 mod error;
 mod groups;
 mod points;
@@ -96,6 +107,7 @@ use crate::stats::tag_name;
 
 use builder::group_text;
 pub use builder::Builder;
+pub use edges::EdgeFetch;
 pub use error::{CompactError, FormError, WriteError};
 
 /// The first bytes of a compact form.
@@ -103,7 +115,7 @@ pub const MAGIC: &[u8; 14] = b"nines-compact\n";
 /// The version this crate writes. Versions 1 (no whole-run histograms), 2 (one zlib stream
 /// for everything), 3 (each tag's groups after its levels) and 4 (no context records) are
 /// still read.
-pub const VERSION: u64 = 5;
+pub const VERSION: u64 = 6;
 /// Metrics per point: median, 1 to 9 nines, max.
 pub const METRICS: usize = 11;
 /// The most the body of a compact form inflates to (a 24-hour run of 1 s windows is some tens
@@ -184,6 +196,10 @@ pub struct Compact {
     groups: Vec<TagGroups>,
     /// Where the groups begin in the bytes read (version 4).
     groups_at: Option<usize>,
+    /// Per tag, its recorded windows a group to a section (version 6, when carried).
+    edges: Option<Vec<edges::TagWindows>>,
+    /// Where the windows begin in the bytes read, once the groups are read.
+    windows_at: OnceLock<usize>,
 }
 
 /// Equal when they hold the same run, points and groups (where the groups were in the bytes
@@ -196,6 +212,7 @@ impl PartialEq for Compact {
             && self.context_group == other.context_group
             && self.traces == other.traces
             && self.groups == other.groups
+            && self.edges == other.edges
     }
 }
 
@@ -302,17 +319,30 @@ impl Compact {
         self.groups.iter().all(|g| !matches!(&g.store, Store::Packed { packed, .. } if packed.get().is_none()))
     }
 
-    /// The carried histograms of the groups that start in `[from, to)` seconds (every group
-    /// without bounds), as the windows of a run with this run's name and metadata: the
-    /// statistics and merges of a time range. A form read from bytes decodes them here; a
-    /// damaged one is an error naming the group.
+    /// The histograms of a time range `[from, to)` seconds (every group without bounds), as
+    /// the windows of a run with this run's name and metadata: its statistics and merges. A
+    /// form that carries its recorded windows gives the groups wholly in the range and the
+    /// windows that start in it of the groups the range cuts: exact at any window edge, the
+    /// same as the recorded run ([`Compact::windows_missing`] names the sections to bring
+    /// first). Without them, the groups that start in the range. A form read from bytes
+    /// decodes them here; a damaged one is an error naming the group.
     pub fn range(&self, from: Option<f64>, to: Option<f64>) -> Result<Run, CompactError> {
         let (lo, hi) = (from.unwrap_or(f64::NEG_INFINITY), to.unwrap_or(f64::INFINITY));
         let mut per_tag = Vec::with_capacity(self.groups.len());
-        for g in &self.groups {
+        for (t, g) in self.groups.iter().enumerate() {
+            let slots = self.slots_of(&g.tag);
             let mut ws = Vec::new();
             for (i, &(start_s, length_s, _)) in g.spans.iter().enumerate() {
-                if start_s >= lo && start_s < hi {
+                if self.edges.is_some() && edges::is_cut(slots, self.group, i, lo, hi) {
+                    let missing = || {
+                        Err(CompactError {
+                            source_name: self.run.source.clone(),
+                            offset: None,
+                            message: format!("no windows of group {}", i + 1),
+                        })
+                    };
+                    ws.extend(self.edge_windows(t, i, lo, hi).unwrap_or_else(missing)?);
+                } else if start_s >= lo && start_s < hi {
                     let hist = g.hist(i).map_err(|e| CompactError { source_name: self.run.source.clone(), offset: None, message: e.0 })?;
                     ws.push(Window { start_s, length_s, tag: g.tag.clone(), hist: hist.into_owned() });
                 }

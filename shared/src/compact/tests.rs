@@ -444,3 +444,100 @@ fn context_records_travel_in_the_head_within_a_quarter_percent() {
     let back = Compact::read("p", &plain.write().unwrap()).unwrap();
     assert!(back.run.context.is_empty());
 }
+
+#[test]
+fn version_5_forms_still_read_with_the_same_numbers_and_groups() {
+    // written by `nines site` before forms could carry their recorded windows
+    let v5 = include_bytes!("../../../tests/data/v5-randrw.compact");
+    assert_eq!(v5[MAGIC.len()], 5);
+    let full = crate::archive::read("v1-randrw.hlog", include_bytes!("../../../tests/data/v1-randrw.hlog")).unwrap();
+    let c = Compact::read("v5-randrw.compact", v5).unwrap();
+    assert_exact(&full, &c);
+    assert!(!c.carries_windows() && c.windows_missing(Some(1.5), Some(2.5)).is_empty());
+    let again = Compact::read("again", &c.write().unwrap()).unwrap();
+    assert_eq!(again, c);
+}
+
+/// The statistics of `[from, to)` of a form and of the recorded run.
+fn same_range(full: &Run, c: &Compact, from: Option<f64>, to: Option<f64>) {
+    let opts = Options { from, to, ..Options::default() };
+    let got = run_stats(&c.range(from, to).unwrap(), &opts);
+    let want = run_stats(full, &opts);
+    assert_eq!(got.tags, want.tags, "range {from:?} to {to:?}");
+}
+
+#[test]
+fn a_form_with_its_windows_is_exact_at_any_window_edge() {
+    let r = run(40);
+    let b = Builder::new(&r);
+    let c = b.build_exact(8);
+    let bytes = c.write().unwrap();
+    let whole = Compact::read("w.compact", &bytes).unwrap();
+    assert!(whole.carries_windows() && whole == c);
+    let starts: Vec<f64> = r.windows.iter().map(|w| w.start_s).collect();
+    let (lo, hi) = (starts[0], *starts.last().unwrap());
+    // edges inside groups, on group edges, outside the run, and open ends
+    for (a, b) in [
+        (Some(lo + 3.0), Some(lo + 21.0)),
+        (Some(lo + 8.0), Some(lo + 16.0)),
+        (Some(lo + 1.0), Some(lo + 2.0)),
+        (None, Some(lo + 5.0)),
+        (Some(hi - 2.0), None),
+        (Some(lo - 9.0), Some(hi + 9.0)),
+    ] {
+        same_range(&r, &c, a, b);
+        same_range(&r, &whole, a, b);
+    }
+    // without the windows, a range counts the groups that start in it: not the same
+    let coarse = b.build(8);
+    assert!(!coarse.carries_windows());
+    let opts = Options { from: Some(lo + 3.0), to: Some(lo + 21.0), ..Options::default() };
+    assert_ne!(run_stats(&coarse.range(opts.from, opts.to).unwrap(), &opts).tags, run_stats(&r, &opts).tags);
+    assert_eq!(c.clone().without_windows(), coarse);
+}
+
+#[test]
+fn a_page_fetches_the_groups_then_only_the_windows_a_range_cuts() {
+    let r = run(40);
+    let c = Builder::new(&r).build_exact(8);
+    let bytes = c.write().unwrap();
+    let whole = Compact::read("w.compact", &bytes).unwrap();
+    let (at, wat) = (whole.groups_at().unwrap(), whole.windows_at().unwrap());
+    assert!(at < wat && wat < bytes.len());
+    let head = Compact::read_head("w.compact", &bytes[..at]).unwrap();
+    assert_eq!(head.windows_at(), None);
+    head.attach_groups(&bytes[at..wat]).unwrap();
+    assert_eq!(head.windows_at(), Some(wat));
+    let lo = r.windows[0].start_s;
+    let (from, to) = (Some(lo + 3.0), Some(lo + 21.0));
+    // on group edges nothing more is needed
+    assert!(head.windows_missing(Some(lo + 8.0), Some(lo + 16.0)).is_empty());
+    let need = head.windows_missing(from, to);
+    // two tags, two cut groups each
+    assert_eq!(need.len(), 4, "{need:?}");
+    assert!(need.iter().all(|f| f.bytes.start >= wat && f.bytes.end <= bytes.len()));
+    // a damaged section is an error naming its group when the range asks for it
+    let mut bad = bytes[need[0].bytes.clone()].to_vec();
+    let n = bad.len();
+    bad[n - 2] ^= 0xff;
+    let damaged = Compact::read_head("w.compact", &bytes[..at]).unwrap();
+    damaged.attach_groups(&bytes[at..wat]).unwrap();
+    damaged.attach_windows(&need[0], &bad).unwrap();
+    for f in &need[1..] {
+        damaged.attach_windows(f, &bytes[f.bytes.clone()]).unwrap();
+    }
+    let e = damaged.range(from, to).unwrap_err().to_string();
+    assert!(e.contains(&r.source) && e.contains("the windows of group"), "{e}");
+    // a section cut short is refused when attached
+    assert!(head.attach_windows(&need[0], &bytes[need[0].bytes.start..need[0].bytes.end - 1]).is_err());
+    for f in &need {
+        head.attach_windows(f, &bytes[f.bytes.clone()]).unwrap();
+    }
+    assert!(head.windows_missing(from, to).is_empty());
+    same_range(&r, &head, from, to);
+    // a server that ignores range requests sends the whole form: every section comes with it
+    let all = Compact::read_head("w.compact", &bytes[..at]).unwrap();
+    all.attach_groups(&bytes).unwrap();
+    assert!(all.windows_missing(from, to).is_empty());
+    same_range(&r, &all, from, to);
+}

@@ -1,4 +1,4 @@
-//! The writer: the binary form of version 4, deflated or stored.
+//! The writer: the binary form of version 6, deflated or stored.
 
 use std::io::Write as _;
 
@@ -47,6 +47,9 @@ impl Compact {
             "group": self.group,
             "windows": self.windows,
         });
+        if self.edges.is_some() {
+            header["edges"] = json!(true);
+        }
         if let Some((k, _)) = &context {
             // the records of a form read back already span `context_group` windows each
             header["context"] = json!(k * self.context_group.max(1));
@@ -117,14 +120,25 @@ impl Compact {
                 group_sections.push(b);
             }
         }
+        // the windows, when carried: their index closes the groups part, then a section a group
+        let (index, windows) = match &self.edges {
+            Some(e) => {
+                let (index, framed) = super::edges::write_parts(e, &mut enc, &pack)?;
+                (Some(index), framed)
+            }
+            None => (None, Vec::new()),
+        };
         let mut out = MAGIC.to_vec();
         put(&mut out, VERSION);
         let context = context.map(|(_, b)| b);
-        for b in std::iter::once(&head).chain(&sections).chain(&context).chain(&group_sections) {
+        for b in std::iter::once(&head).chain(&sections).chain(&context).chain(&group_sections).chain(&index) {
             let z = pack(b)?;
             put(&mut out, b.len() as u64);
             put(&mut out, z.len() as u64);
             out.extend_from_slice(&z);
+        }
+        for f in &windows {
+            out.extend_from_slice(f);
         }
         Ok(out)
     }

@@ -131,7 +131,16 @@ pub(super) fn Status() -> impl IntoView {
             </ul>
             {move || state.with(|s| s.sel).map(|(a, b)| {
                 let ios = state.with(|s| s.x_ios);
-                let fmt = move |v: f64| if ios { format!("{} I/Os", group(v.max(0.0) as u64)) } else { charts::format_seconds(v) };
+                // the edges as exactly as the windows' (1.24s, not an axis tick's 1.2 s)
+                let fmt = move |v: f64| {
+                    if ios {
+                        format!("{} I/Os", group(v.max(0.0) as u64))
+                    } else if v >= 0.0 {
+                        nines_core::units::format_duration((v * 1e9).round() as u64)
+                    } else {
+                        charts::format_seconds(v)
+                    }
+                };
                 let held = state.with(super::traces::held).map(|h| format!(": {}", h.text())).unwrap_or_default();
                 view! {
                     <div class="selection" data-testid="selection">

@@ -211,13 +211,15 @@ fn zoom_within(a: f64, b: f64, full: Option<(f64, f64)>) -> Option<(f64, f64)> {
 }
 
 /// A selection dragged from `a` to `b` on the x axis, snapped to the edges of the windows of
-/// the traces shown ([`crate::panels::snap_range`]).
+/// the traces shown ([`crate::panels::snap_range`]), or of the groups of a compact form that
+/// carries no recorded windows (its ranges are whole groups).
 fn snapped(st: &ViewState, a: f64, b: f64) -> Option<(f64, f64)> {
     let axis = if st.x_ios { nines_core::pyramid::Axis::Ios } else { nines_core::pyramid::Axis::Time };
     let mut slots = Vec::new();
     for t in traces(st) {
         if let Some(td) = super::model::trace_data(t.run, &t.dir) {
-            slots.extend(td.slots().iter().map(|s| s.extent(axis)));
+            let group = td.loaded.compact.as_ref().filter(|c| !c.form.carries_windows()).map_or(1, |c| c.group.max(1));
+            slots.extend(td.slots().chunks(group).map(|g| (g[0].extent(axis).0, g[g.len() - 1].extent(axis).1)));
         }
     }
     crate::panels::snap_range(&slots, a, b)

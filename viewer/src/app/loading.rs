@@ -27,7 +27,7 @@ pub(super) type Preload = Result<Vec<(String, Pending)>, LoadError>;
 
 /// By file: the compact forms requested without their groups, and where those are (the form's
 /// URL and the byte they begin at).
-pub(super) type GroupsAt = Vec<(String, (String, usize))>;
+pub(super) type GroupsAt = Vec<(String, (String, usize, Option<usize>))>;
 
 /// What a site's manifest gives the page, read before the page is built: its runs, requested;
 /// its runs that have a summary, for the trend ([`site::sorted`]); and where the groups of the
@@ -80,13 +80,17 @@ pub(super) async fn manifest_items() -> Preloaded {
         .into_iter()
         .enumerate()
         .map(|(i, e)| {
-            // the compact form when the site has one (its archive is there to download). Past
-            // the first runs, only the form's bytes before its groups (half of
-            // a one-hour run's form): its groups come when a range needs them.
+            // the compact form when the site has one (its archive is there to download): the
+            // first runs' bytes before its recorded windows, the others' only the bytes before
+            // its groups (half of a one-hour run's form); the groups come when a range needs
+            // them, and the windows of the groups a range cuts
             let p = match (&e.compact, e.groups_at) {
-                (Some(c), Some(at)) if i >= WHOLE_FIRST && at > 0 => {
-                    groups_at.push((e.file.clone(), (c.clone(), at)));
-                    range_request(&w, c, &format!("bytes=0-{}", at - 1))
+                (Some(c), Some(at)) if at > 0 => {
+                    groups_at.push((e.file.clone(), (c.clone(), at, e.windows_at)));
+                    match if i >= WHOLE_FIRST { Some(at) } else { e.windows_at } {
+                        Some(end) => range_request(&w, c, &format!("bytes=0-{}", end - 1)),
+                        None => w.fetch_with_str(c),
+                    }
                 }
                 _ => w.fetch_with_str(e.compact.as_deref().unwrap_or(&e.file)),
             };
@@ -157,7 +161,7 @@ fn read_run(file: &str, bytes: &[u8]) -> Result<Loaded, LoadError> {
             None => Compact::read(file, bytes),
         };
         c.map_err(|e| e.to_string()).map(|mut c| {
-            let text = c.group_text();
+            let text = if c.carries_windows() { format!("{}, and every window", c.group_text()) } else { c.group_text() };
             let group = c.group;
             // the form keeps the run's name and metadata (its ranges are runs of that name),
             // the page holds its merged windows
@@ -165,7 +169,18 @@ fn read_run(file: &str, bytes: &[u8]) -> Result<Loaded, LoadError> {
             let windows = std::mem::take(&mut run.windows);
             c.run = run.clone();
             run.windows = windows;
-            (run, Some(CompactParts { form: c, group, text, range: RefCell::new(None), groups_url, fetching: Cell::new(false) }))
+            (
+                run,
+                Some(CompactParts {
+                    form: c,
+                    group,
+                    text,
+                    range: RefCell::new(None),
+                    groups_url,
+                    fetching: Cell::new(false),
+                    windows_fetching: RefCell::default(),
+                }),
+            )
         })
     } else {
         nines_core::import::read_any(file, bytes).map_err(|e| e.to_string()).map(|r| (r, None))
@@ -341,6 +356,9 @@ struct ManifestEntry {
     /// Where the compact form's groups begin (`nines site` writes it): the bytes before are
     /// what the page fetches first.
     groups_at: Option<usize>,
+    /// Where its recorded windows begin: the page fetches a group's windows when a range cuts
+    /// it.
+    windows_at: Option<usize>,
     name: String,
     /// Its whole-run levels (`nines site` writes them), for the trend.
     summary: Option<nines_core::trend::Summary>,
@@ -359,12 +377,14 @@ fn manifest_entries(v: &serde_json::Value) -> Vec<ManifestEntry> {
             .filter_map(|e| {
                 let file = e.as_str().or_else(|| e.get("file").and_then(|f| f.as_str())).filter(|p| local(p))?.to_string();
                 let compact = e.get("compact").and_then(|f| f.as_str()).filter(|p| local(p)).map(str::to_string);
-                let groups_at = e.get("compact_groups_at").and_then(serde_json::Value::as_u64).map(|n| n as usize);
+                let at = |k: &str| e.get(k).and_then(serde_json::Value::as_u64).map(|n| n as usize);
+                let (groups_at, windows_at) =
+                    (at("compact_groups_at"), at("compact_windows_at").filter(|&w| Some(w) > at("compact_groups_at")));
                 let name = e.get("name").and_then(|n| n.as_str()).unwrap_or(&file).to_string();
                 // a summary that does not read leaves the run out of the trend only
                 let summary = e.get("trend").and_then(|t| nines_core::trend::Summary::from_json(t).ok());
                 let user = site::user_keys(e.get("user"));
-                Some(ManifestEntry { file, compact, groups_at, name, summary, user })
+                Some(ManifestEntry { file, compact, groups_at, windows_at, name, summary, user })
             })
             .collect()
     })

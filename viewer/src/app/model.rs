@@ -207,29 +207,51 @@ pub(super) struct CompactParts {
     /// (the traces and the table of one brush all ask for the same range).
     pub(super) range: RefCell<Option<RangeRun>>,
     /// Where the groups are, for a form read without them (a site's page fetches the bytes
-    /// before them): the form's URL and the byte they begin at.
-    pub(super) groups_url: Option<(String, usize)>,
+    /// before them): the form's URL, the byte they begin at and the byte its recorded
+    /// windows begin at (a group's windows are fetched when a range cuts it).
+    pub(super) groups_url: Option<(String, usize, Option<usize>)>,
     /// The groups were asked for.
     pub(super) fetching: Cell<bool>,
+    /// The window sections asked for: (tag, group).
+    pub(super) windows_fetching: RefCell<std::collections::HashSet<(usize, usize)>>,
 }
 
 /// A range's (from, to) bits and the carried groups in it.
 pub(super) type RangeRun = ((u64, u64), Rc<Run>);
 
 impl CompactParts {
-    /// The carried groups that start in `[from, to)`, as a run (the last range is kept). A
-    /// form read without its groups fetches them now (`file` is the run's).
+    /// The histograms of `[from, to)`, as a run (the last range is kept): exact at any
+    /// window edge when the form carries its recorded windows, else the carried groups that
+    /// start in the range. A form read without its groups, or without the windows of a group
+    /// the range cuts, fetches them now (`file` is the run's).
     pub(super) fn range(&self, file: &str, from: Option<f64>, to: Option<f64>) -> Result<Rc<Run>, RangeError> {
         if !self.form.has_groups() {
             return match &self.groups_url {
-                Some((url, at)) => {
+                Some((url, at, wat)) => {
                     if !self.fetching.replace(true) {
-                        fetch_groups(file.to_string(), url.clone(), *at);
+                        let bytes = match wat {
+                            Some(w) => format!("bytes={at}-{}", w - 1),
+                            None => format!("bytes={at}-"),
+                        };
+                        fetch_part(file.to_string(), url.clone(), bytes, |c, b| c.form.attach_groups(b).map_err(|e| e.to_string()));
                     }
                     Err(RangeError::Pending)
                 }
                 None => Err(RangeError::Bad(format!("{file}: compact form: the groups are not there"))),
             };
+        }
+        let missing = self.form.windows_missing(from, to);
+        if !missing.is_empty() {
+            let Some((url, ..)) = &self.groups_url else {
+                return Err(RangeError::Bad(format!("{file}: compact form: the windows of a group are not there")));
+            };
+            for m in missing {
+                if self.windows_fetching.borrow_mut().insert((m.tag, m.group)) {
+                    let bytes = format!("bytes={}-{}", m.bytes.start, m.bytes.end - 1);
+                    fetch_part(file.to_string(), url.clone(), bytes, move |c, b| c.form.attach_windows(&m, b).map_err(|e| e.to_string()));
+                }
+            }
+            return Err(RangeError::Pending);
         }
         let key = (from.unwrap_or(f64::NEG_INFINITY).to_bits(), to.unwrap_or(f64::INFINITY).to_bits());
         if let Some((k, r)) = &*self.range.borrow() {
@@ -243,18 +265,18 @@ impl CompactParts {
     }
 }
 
-/// Fetch the groups of run `file`'s compact form (the bytes of `url` from `at` on, as an HTTP
-/// range request; a server that sends the whole form is fine too), give them to the form and
-/// draw again once no other groups fetch is under way (or a second after the first that was
-/// not drawn): a brush on a site of 100 runs asks for the groups of 96 at once, and drawing
-/// every panel again at each arrival took its table 15 s to fill, against 1 s.
-fn fetch_groups(file: String, url: String, at: usize) {
+/// Fetch part of run `file`'s compact form (bytes `range` of `url`, an HTTP range request;
+/// for the groups, a server that sends the whole form is fine too), give it to the form with
+/// `attach`, and draw again once no other fetch is under way (or a second after the first
+/// that was not drawn): a brush on a site of 100 runs asks for the groups of 96 at once, and
+/// drawing every panel again at each arrival took its table 15 s to fill, against 1 s.
+fn fetch_part(file: String, url: String, range: String, attach: impl FnOnce(&CompactParts, &[u8]) -> Result<(), String> + 'static) {
     let h = runs();
     h.book(|b| b.groups_pending += 1);
     leptos::task::spawn_local(async move {
-        let got = super::net::fetch_range(&url, &format!("bytes={at}-")).await.and_then(|bytes| {
+        let got = super::net::fetch_range(&url, &range).await.and_then(|bytes| {
             match h.get_untracked().iter().find(|r| r.file == file).and_then(|r| r.compact.as_ref()) {
-                Some(c) => c.form.attach_groups(&bytes).map_err(|e| e.to_string()),
+                Some(c) => attach(c, &bytes),
                 None => Ok(()),
             }
         });
@@ -263,7 +285,7 @@ fn fetch_groups(file: String, url: String, at: usize) {
                 b.drawn.clear();
                 b.first_render_done = false;
             }),
-            Err(e) => report_range_error(&file, format!("could not load the groups of its compact form: {e}")),
+            Err(e) => report_range_error(&file, format!("could not load part of its compact form ({range}): {e}")),
         }
         let left = h.book(|b| {
             b.groups_pending -= 1;
@@ -354,7 +376,7 @@ pub(super) struct Book {
     /// The site's runs that have a summary, for the trend (`site::sorted`).
     pub(super) site: Rc<Vec<SiteRun>>,
     /// By file: the compact forms requested without their groups, and where those are.
-    pub(super) groups_at: Vec<(String, (String, usize))>,
+    pub(super) groups_at: super::loading::GroupsAt,
     /// Time spent decoding runs so far, in ms (`<body data-nines-parse-ms>`).
     pub(super) parse_ms: f64,
     /// The direction shown is decided (`traces::dir_decided`).

@@ -5,6 +5,8 @@
 mod body;
 mod sections;
 
+pub(super) use sections::section;
+
 use std::sync::Arc;
 
 use body::read_body;
@@ -30,7 +32,9 @@ impl Compact {
 
     /// [`Compact::read`], but a form of version 4 may also end where its groups begin (the
     /// bytes before [`Compact::groups_at`]): everything but the groups is read, and
-    /// [`Compact::range`] fails until [`Compact::attach_groups`] brings them.
+    /// [`Compact::range`] fails until [`Compact::attach_groups`] brings them. A form that
+    /// carries its recorded windows may also end where they begin ([`Compact::windows_at`]):
+    /// [`Compact::attach_windows`] brings those a range needs.
     pub fn read_head(source_name: &str, bytes: &[u8]) -> Result<Compact, CompactError> {
         read_form(source_name, bytes, true)
     }
@@ -80,6 +84,8 @@ struct Header {
     windows: usize,
     /// The windows a context record spans, when the form carries context records.
     context: Option<usize>,
+    /// The form carries its recorded windows (version 6).
+    edges: bool,
 }
 
 fn read_header(r: &mut Reader) -> Result<Header, FormError> {
@@ -119,7 +125,11 @@ fn read_header(r: &mut Reader) -> Result<Header, FormError> {
                 .ok_or("header \"context\" is not a count of windows from 1 to 2^32-1")? as usize,
         ),
     };
-    Ok(Header { name, source, start_time, meta, warnings, group, windows, context })
+    let edges = match header.get("edges") {
+        None => false,
+        Some(v) => v.as_bool().ok_or("header \"edges\" is not true or false")?,
+    };
+    Ok(Header { name, source, start_time, meta, warnings, group, windows, context, edges })
 }
 
 /// A direction's kind, slots, values and level count, checked; `total` gains a tag's I/Os.
@@ -251,5 +261,20 @@ fn finish(
     }
     let run = Run { name: h.name, source: h.source, start_time: h.start_time, meta: h.meta, windows: whole, warnings: h.warnings, context };
     let context_group = h.context.unwrap_or(1);
-    Ok(Compact { run, group: h.group, windows: h.windows, context_group, traces, groups, groups_at: None })
+    let edges = h.edges.then(|| {
+        let spans: Vec<_> = groups.iter().map(|g| g.spans.clone()).collect();
+        let tags: Vec<_> = groups.iter().map(|g| g.tag.clone()).collect();
+        super::edges::unlocated(&spans, &tags)
+    });
+    Ok(Compact {
+        run,
+        group: h.group,
+        windows: h.windows,
+        context_group,
+        traces,
+        groups,
+        groups_at: None,
+        edges,
+        windows_at: std::sync::OnceLock::new(),
+    })
 }

@@ -5,6 +5,7 @@ use std::sync::{Arc, OnceLock};
 
 use super::{finish, group_spans, read_direction, read_header, read_whole};
 use crate::codec::Decoder;
+use crate::compact::edges::read_index;
 use crate::compact::varint::Reader;
 use crate::compact::FormError;
 use crate::compact::{dir_name, levels_for, sniff, Compact, CompactError, LevelPoints, Packed, Store, TagGroups, Trace, MAX_BODY};
@@ -48,12 +49,41 @@ impl Compact {
             let p = section(&mut f, &file, at, &mut budget).map_err(|m| err(None, format!("the groups of {name}: {m}")))?;
             packs.push(p);
         }
+        self.read_windows_part(&mut f, &file, at, &mut budget, true).map_err(|m| err(None, m.0))?;
         if f.at != file.len() {
             return Err(err(None, format!("{} bytes follow the last section", file.len() - f.at)));
         }
         for (g, p) in self.groups.iter().zip(packs) {
             if let Store::Packed { packed, .. } = &g.store {
                 let _ = packed.set(p);
+            }
+        }
+        Ok(())
+    }
+
+    /// After the groups, when the form carries its recorded windows: the index, then (unless
+    /// `may_end` and the bytes end there) each group's windows section. `file[0]` is byte
+    /// `base` of the form.
+    fn read_windows_part(
+        &self,
+        f: &mut Reader,
+        file: &Arc<Vec<u8>>,
+        base: usize,
+        budget: &mut usize,
+        may_end: bool,
+    ) -> Result<(), FormError> {
+        let Some(edges) = &self.edges else { return Ok(()) };
+        let index = section(f, file, base, budget).and_then(|p| p.inflate()).map_err(|m| format!("the windows index: {m}"))?;
+        let _ = self.windows_at.set(base + f.at);
+        read_index(&index, edges, base + f.at).map_err(|m| format!("the windows index: {m}"))?;
+        if may_end && f.at == file.len() {
+            return Ok(());
+        }
+        for w in edges {
+            for (i, g) in w.groups.iter().enumerate() {
+                let p = section(f, file, base, budget)
+                    .map_err(|m| format!("the windows of group {} of {}: {m}", i + 1, dir_name(&Direction::Tag(w.tag.clone()))))?;
+                let _ = g.packed.set(p);
             }
         }
         Ok(())
@@ -130,18 +160,21 @@ pub(super) fn read_sections(bytes: &[u8], start: usize, version: u64, head_only:
             }
         }
     }
+    let mut c = finish(h, traces, groups, whole, context).map_err(|m| (None, m))?;
+    c.groups_at = groups_at;
+    if !cut {
+        c.read_windows_part(&mut f, &file, 0, &mut budget, head_only).map_err(|m| (None, m))?;
+    }
     if f.at != f.b.len() {
         return Err((None, format!("{} bytes follow the last section", f.b.len() - f.at).into()));
     }
-    let mut c = finish(h, traces, groups, whole, context).map_err(|m| (None, m))?;
-    c.groups_at = groups_at;
     Ok(c)
 }
 
 /// The next section's framing at `f`, its stream taken (not inflated): the inflated size
 /// (within what is left of `budget`), the compressed length and the stream. `file[0]` is byte
 /// `base` of the form.
-fn section(f: &mut Reader, file: &Arc<Vec<u8>>, base: usize, budget: &mut usize) -> Result<Packed, FormError> {
+pub(in crate::compact) fn section(f: &mut Reader, file: &Arc<Vec<u8>>, base: usize, budget: &mut usize) -> Result<Packed, FormError> {
     let size = f.varint()?;
     if size > *budget as u64 {
         return Err(format!("its sections inflate to more than {} MiB", MAX_BODY >> 20).into());
