@@ -216,3 +216,153 @@ test('heatmap: the time rule of the runtime chart crosses its rows, and its own 
   assert.deepEqual(v.errors, []);
   await v.page.context().close();
 });
+
+// each point of a one-level line: its window's level as `nines stats --from --to` gives it
+function samePoints(l, f, dir, label) {
+  let compared = 0;
+  for (const k of [0, 7, 13, 18]) {
+    const [x, ns] = l.points[k];
+    assert.equal(x, k + 0.5, `${l.trace}: window ${k}`);
+    const lv = ninesStats([f], ['--from', String(k), '--to', String(k + 1)]).runs[0].tags[dir].levels.find((e) => e.label === label);
+    assert.equal(ns, lv.value_ns, `${l.trace} window ${k}`);
+    if (ns !== null) compared++;
+  }
+  return compared;
+}
+
+test('one level, all runs with read and write: a run keeps its colour, its directions their dashes, named in the key; the focus run strong, the others pale', async () => {
+  const v = await Viewer.open(browser, `${site.base}/index.html#dir=overlay&one=3&fo=2`, { width: 1400, height: 1100 });
+  await v.ready(5);
+  const lines = await hook(v, 'data-lines');
+  assert.deepEqual(lines.map((l) => l.trace), NAMES.flatMap((n) => [`${n} read`, `${n} write`]));
+  let compared = 0;
+  for (const [i, n] of NAMES.entries()) {
+    const [r, w] = [lines[2 * i], lines[2 * i + 1]];
+    assert.equal(r.color, w.color, `${n}: one colour for both directions`);
+    assert.notDeepEqual(r.dash, w.dash, `${n}: read and write in their own dashes`);
+    assert.deepEqual(r.dash, [0, 0], `${n}: read solid`);
+    if (i > 0) assert.notEqual(r.color, lines[0].color, 'each run its own colour');
+    // the focus (fo=2): fw-2.2 strong, every other run pale
+    assert.deepEqual([r.faint, w.faint], [i !== 2, i !== 2], `${n}: faint unless the focus`);
+    compared += samePoints(r, file(n), 'read', 'p99.9') + samePoints(w, file(n), 'write', 'p99.9');
+  }
+  assert.ok(compared >= 20, `${compared} values compared (the writes' p99.9 mostly unsupported, as in nines stats)`);
+  assert.equal(await v.page.getAttribute('[data-testid=runtime-canvas]', 'data-focus'), 'fw-2.2');
+  // the legend shows the focus, and ◎ on another run moves it there
+  assert.equal(await v.page.locator('[data-testid=focus-run].on').count(), 1);
+  await v.shotOf('panel-runtime', 'runtime-one-level-dirs-focus');
+  await v.act(() => v.page.locator('[data-testid=focus-run]').nth(4).click());
+  assert.equal(await v.page.getAttribute('[data-testid=runtime-canvas]', 'data-focus'), 'nvme-gc');
+  assert.deepEqual((await hook(v, 'data-lines')).map((l) => l.faint), NAMES.flatMap((n, i) => [i !== 4, i !== 4]));
+  // focus off: every run alike (and by default too: the one-level view picks no focus itself)
+  await v.act(() => v.page.click('[data-testid=focus-toggle]'));
+  assert.ok((await hook(v, 'data-lines')).every((l) => !l.faint));
+  await v.shotOf('panel-runtime', 'runtime-one-level-dirs');
+  assert.deepEqual(v.errors, []);
+  await v.page.context().close();
+});
+
+test('strips: the focus run\'s strip is marked; the IOPS panel as strips on the runtime strips\' x axis, its rates those of nines stats', async () => {
+  const v = await Viewer.open(browser, `${site.base}/index.html#dir=overlay&strips=1&fo=3`, { width: 1400, height: 1500 });
+  await v.ready(5);
+  const strips = await hook(v, 'data-strips');
+  assert.deepEqual(strips.map((s) => [s.label, s.dirs, s.focus]), NAMES.map((n, i) => [n, 'read,write', i === 3]));
+  assert.equal(await v.page.getAttribute('[data-testid=runtime-canvas]', 'data-focus'), 'queue-32');
+  assert.ok((await hook(v, 'data-lines')).length === 5 * 2 * 4, 'every run drawn, none faint');
+  await v.shotOf('panel-runtime', 'runtime-strips-focus');
+  // the rate chart: one strip a run, its plot on the runtime strips' left, right and x range
+  const rate = (a) => v.page.evaluate((a) => JSON.parse(document.querySelector('[data-testid=rate-canvas]').getAttribute(a)), a);
+  const [l, r, , , x0, x1] = await rate('data-frame');
+  assert.deepEqual([l, r, [x0, x1]], [strips[0].left, strips[0].right, strips[0].x], 'the same x axis as the runtime strips');
+  const rs = await rate('data-strips');
+  assert.deepEqual(rs.map((s) => [s.run, s.rates.length]), NAMES.map((n, i) => [i, 2]));
+  // each window's IOPS of each direction as nines stats gives it over the window
+  let compared = 0;
+  for (const [i, s] of rs.entries()) {
+    for (const [d, dir] of ['read', 'write'].entries()) {
+      for (const k of [0, 9, 18]) {
+        const [x, iops] = s.rates[d][k];
+        assert.equal(x, k + 0.5);
+        const cli = ninesStats([file(NAMES[i])], ['--from', String(k), '--to', String(k + 1)]).runs[0].tags[dir].iops;
+        assert.ok(Math.abs(iops - cli) <= 1e-9 * cli, `${NAMES[i]} ${dir} window ${k}: ${iops} vs ${cli}`);
+        compared++;
+      }
+    }
+  }
+  assert.equal(compared, 30);
+  await v.shotOf('panel-rate', 'rate-strips');
+  // the SVG export draws the same strips
+  const [svg] = await Promise.all([v.page.waitForEvent('download'), v.page.click('[data-testid=export-rate-svg]')]);
+  const svgText = fs.readFileSync(await svg.path(), 'utf8');
+  assert.match(svgText, /IOPS per window: one strip per run/);
+  assert.match(svgText, /queue-32 \(focus\)/);
+  for (const n of NAMES) assert.ok(svgText.includes(n), `${n} in the export`);
+  // a zoom on the rate strips zooms the runtime strips alike
+  const o = await v.box('rate-overlay');
+  await v.act(async () => {
+    await v.page.mouse.move(o.x + l + (r - l) * 0.25, o.y + 80);
+    await v.page.mouse.down();
+    await v.page.mouse.move(o.x + l + (r - l) * 0.75, o.y + 80, { steps: 5 });
+    await v.page.mouse.up();
+  });
+  const z = (await hook(v, 'data-strips'))[0].x;
+  assert.ok(z[0] > 4 && z[1] < 16, `zoomed to ${z}`);
+  assert.deepEqual((await rate('data-frame')).slice(4), z);
+  // one level on the strips: each strip a run's read and write, in their dashes
+  await v.act(() => v.page.dblclick('[data-testid=rate-overlay]'));
+  await v.act(() => v.page.selectOption('[data-testid=runtime-one]', '3'));
+  const ones = await hook(v, 'data-lines');
+  assert.deepEqual((await hook(v, 'data-strips')).map((s) => s.lines.map((j) => ones[j].dash[0] > 0)), NAMES.map(() => [false, true]));
+  await v.shotOf('panel-runtime', 'runtime-strips-one-level-dirs');
+  // off: the rate chart overlaid again
+  await v.act(() => v.page.click('[data-testid=runtime-strips]'));
+  assert.deepEqual(await rate('data-strips'), []);
+  assert.deepEqual(v.errors, []);
+  await v.page.context().close();
+});
+
+test('strips with 30 runs: 8 drawn, the panel says how many are not and its run buttons choose them; kept in the link', async () => {
+  // 30 short runs (5 s, 400 I/Os a second)
+  const many = Array.from({ length: 30 }, (_, i) => `run-${String(i).padStart(2, '0')}`);
+  const routes = { '/manifest.json': JSON.stringify({ runs: many.map((n) => ({ file: `runs/${n}.csv` })) }) };
+  for (const [i, n] of many.entries()) {
+    const r = rng(100 + i);
+    const rows = ['time_s,op,latency_ns'];
+    for (let k = 0; k < 2000; k++) rows.push(`${(k / 400).toFixed(6)},read,${Math.round(60000 + 2000 * i + 30000 * r())}`);
+    const f = path.join(dir, `${n}.csv`);
+    fs.writeFileSync(f, rows.join('\n') + '\n');
+    routes[`/runs/${n}.csv`] = f;
+  }
+  const site30 = await serve(BUNDLE, routes);
+  const v = await Viewer.open(browser, `${site30.base}/index.html#dir=read&strips=1`, { width: 1400, height: 1300 });
+  await v.ready(30, 120000);
+  let strips = await hook(v, 'data-strips');
+  assert.deepEqual(strips.map((s) => s.label), many.slice(0, 8), 'the first 8 runs');
+  const height = await v.page.evaluate(() => document.querySelector('[data-testid=runtime-canvas]').clientHeight);
+  assert.ok(height <= 44 + 8 * 75 + 36, `the chart stays bounded: ${height}px`);
+  const rateStrips = await v.page.evaluate(() => JSON.parse(document.querySelector('[data-testid=rate-canvas]').getAttribute('data-strips')));
+  assert.deepEqual(rateStrips.map((s) => s.run), [0, 1, 2, 3, 4, 5, 6, 7], 'the rate strips are the same runs');
+  assert.match(await v.page.locator('[data-testid=strip-note]').textContent(), /^8 of 30 runs drawn, 22 not/);
+  const buttons = v.page.locator('[data-testid=strip-run]');
+  assert.equal(await buttons.count(), 30);
+  assert.equal(await v.page.locator('[data-testid=strip-run].active').count(), 8);
+  await v.shotOf('panel-runtime', 'runtime-strips-30');
+  // a run not drawn: its strip in place of the first; a drawn one: dropped
+  await v.act(() => buttons.nth(20).click());
+  strips = await hook(v, 'data-strips');
+  assert.deepEqual(strips.map((s) => s.run), [1, 2, 3, 4, 5, 6, 7, 20]);
+  await v.act(() => buttons.nth(3).click());
+  assert.deepEqual((await hook(v, 'data-strips')).map((s) => s.run), [1, 2, 4, 5, 6, 7, 20]);
+  assert.match(await v.page.locator('[data-testid=strip-note]').textContent(), /^7 of 30 runs drawn, 23 not/);
+  const h = await v.hash();
+  assert.match(h, /(^#|&)sp=1,2,4,5,6,7,20(&|$)/);
+  // the link draws the same strips
+  const v2 = await Viewer.open(browser, `${site30.base}/index.html${h}`, { width: 1400, height: 1300 });
+  await v2.ready(30, 120000);
+  assert.deepEqual((await hook(v2, 'data-strips')).map((s) => s.label), [1, 2, 4, 5, 6, 7, 20].map((i) => many[i]));
+  await v2.shotOf('panel-rate', 'rate-strips-30');
+  assert.deepEqual([...v.errors, ...v2.errors], []);
+  await v.page.context().close();
+  await v2.page.context().close();
+  site30.close();
+});

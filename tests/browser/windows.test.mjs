@@ -172,3 +172,36 @@ test('per-window levels follow a brush drawn on the runtime chart', async () => 
   assert.deepEqual(v.errors, []);
   await v.page.context().close();
 });
+
+test('a QoS spec typed in after the page opened unfolds the per-window levels, with its limits as nines stats gives them', async () => {
+  const full = path.join(dir, 'typed.html');
+  nines(['report', run, '--full', '-o', full]);
+  const v = await Viewer.open(browser, `${pathToFileURL(full).href}#dir=read`);
+  await v.ready(1);
+  const open = () => v.page.evaluate(() => document.querySelector('[data-testid=windows-details]').open);
+  assert.equal(await open(), false, 'no spec: folded');
+  // a spec with no limit on a level leaves it folded
+  const type = (text) => v.act(async () => {
+    await v.page.fill('[data-testid=spec-input]', text);
+    await v.page.locator('[data-testid=spec-input]').dispatchEvent('change');
+  });
+  await type('read iops >= 1');
+  assert.equal(await open(), false, 'a limit on the IOPS alone: folded');
+  const plain = ninesStats([run], ['--windows']);
+  const limit = `read p99 <= ${plain.runs[0].tags.read.windows.levels.find((l) => l.label === 'p99').p50_ns}ns`;
+  await type(`read iops >= 1\n${limit}`);
+  assert.equal(await open(), true, 'a limit on a level: open');
+  await until(v.page, () => document.querySelectorAll('[data-testid=window-row][data-limit]').length > 0, null, 'the rows of the limit');
+  const cli = ninesStats([run], ['--windows', '--limit', limit]);
+  assert.deepEqual(norm(await pageRows(v.page)), norm(cliRows(cli, ['read'])));
+  await v.shotOf('panel-windows', 'windows-spec-typed');
+  // folded by hand, it stays folded while the view changes, and opens for a new spec
+  await v.page.click('[data-testid=windows-details] > summary');
+  assert.equal(await open(), false);
+  await v.act(() => v.page.click('[data-testid=rate-mbps]'));
+  assert.equal(await open(), false, 'folded by hand stays folded');
+  await type(`${limit}\n`.replace('p99 <=', 'p99.9 <='));
+  assert.equal(await open(), true, 'a new spec opens it again');
+  assert.deepEqual(v.errors, []);
+  await v.page.context().close();
+});

@@ -755,7 +755,8 @@ pub(crate) fn metric_name(m: &Metric) -> String {
 }
 
 /// The key of the "one level, all runs" view: which level (`p99.9 of each run`, in its dash),
-/// then each trace in its colour (at most 12 named, then how many more).
+/// then each trace in its colour and its direction's dash (at most 12 named, then how many
+/// more); a run that is not the focus pale.
 fn run_key<DB: NativeDraw>(root: &DrawingArea<DB, Shift>, f: &Frame, lines: &[RuntimeLine], m: Metric, left: bool) -> DrawResult<()>
 where
     DB::ErrorType: 'static,
@@ -781,9 +782,14 @@ where
     for (i, l) in lines.iter().take(shown).enumerate() {
         let y = y0 + 30 + 16 * i as i32;
         let pts = vec![(x0 + 6, y), (x0 + 36, y)];
-        let c = l.style.color;
+        let c = if l.faint { faint(l.style.color) } else { l.style.color };
         match m {
             Metric::Max => root.draw(&Rectangle::new([(x0 + 18, y - 3), (x0 + 24, y + 3)], c.filled())).map_err(e)?,
+            // a direction's dash (read solid, write dashed)
+            _ if l.style.dash.0 > 0 => {
+                let (a, b) = l.style.dash;
+                root.draw(&plotters::element::DashedPathElement::new(pts, a as i32, b as i32, c.stroke_width(2))).map_err(e)?
+            }
             _ => root.draw(&PathElement::new(pts, c.stroke_width(2))).map_err(e)?,
         }
         root.draw(&Text::new(l.trace.clone(), (x0 + 42, y), font.clone().color(&INK).pos(Pos::new(HPos::Left, VPos::Center))))
@@ -929,7 +935,12 @@ where
     let traces = s.lines.iter().enumerate().filter(|(i, l)| !s.lines[..*i].iter().any(|m| m.trace == l.trace)).count();
     // one level of every run: one line a trace, drawn as wide as a few traces' levels
     let one = one_metric(s.lines);
-    let level_width = line_width(if one.is_some() { traces / 2 } else { traces });
+    // (with a focus run, its one line drawn wide over the others' pale ones)
+    let level_width = match one {
+        Some(_) if s.lines.iter().any(|l| l.faint) => 2,
+        Some(_) => line_width(traces / 2),
+        None => line_width(traces),
+    };
     let lines: Vec<&RuntimeLine> = s.lines.iter().collect();
     draw_lines(&mut chart, &s.x, &s.y, &lines, level_width)?;
     // the key top right, or left of an export's legend
@@ -959,15 +970,16 @@ pub(crate) fn draw_lines<DB: NativeDraw>(
 where
     DB::ErrorType: 'static,
 {
-    // one metric of every run: told apart by colour alone, solid (the key names the metric)
+    // one metric of every run: a run by its colour, its directions by their dashes (the
+    // trace's style: read solid, write dashed; the key names each)
     let one = lines.first().is_some_and(|a| lines.iter().all(|l| l.metric == a.metric));
-    let dash = |m: Metric| if one { (0, 0) } else { m.dash() };
+    let dash = |l: &RuntimeLine| if one { l.style.dash } else { l.metric.dash() };
     // runs that are not the focus first, underneath it
     for l in lines.iter().copied().filter(|l| l.faint).chain(lines.iter().copied().filter(|l| !l.faint)) {
         if l.faint {
             if l.metric != Metric::Max {
                 let pts: Vec<(f64, f64)> = l.points.iter().filter_map(|&(x, y)| y.map(|y| (x, y))).collect();
-                stroke(chart, sx, sy, &pts, faint(l.style.color), dash(l.metric), 1)?;
+                stroke(chart, sx, sy, &pts, faint(l.style.color), dash(l), 1)?;
             }
             continue;
         }
@@ -997,7 +1009,7 @@ where
                         Some(y) => {
                             if !run.is_empty() && thin != run_thin {
                                 let color = if run_thin { faded(l.style.color) } else { l.style.color };
-                                stroke(chart, sx, sy, &run, color, dash(m), width)?;
+                                stroke(chart, sx, sy, &run, color, dash(l), width)?;
                                 let last = *run.last().unwrap();
                                 run.clear();
                                 run.push(last);
@@ -1007,13 +1019,13 @@ where
                         }
                         None => {
                             let color = if run_thin { faded(l.style.color) } else { l.style.color };
-                            stroke(chart, sx, sy, &run, color, dash(m), width)?;
+                            stroke(chart, sx, sy, &run, color, dash(l), width)?;
                             run.clear();
                         }
                     }
                 }
                 let color = if run_thin { faded(l.style.color) } else { l.style.color };
-                stroke(chart, sx, sy, &run, color, dash(m), width)?;
+                stroke(chart, sx, sy, &run, color, dash(l), width)?;
             }
         }
     }

@@ -110,7 +110,13 @@ pub struct ViewState {
     pub one: Option<Metric>,
     /// The runtime chart as small multiples: one strip per run, stacked, on shared axes.
     pub strips: bool,
+    /// The runs the strips draw when more are shown than [`MAX_STRIPS`] (link: `sp=0,4`);
+    /// empty: the first shown.
+    pub strip_runs: IndexSet,
 }
+
+/// The most strips drawn: past this, the panel's run buttons choose which.
+pub const MAX_STRIPS: usize = 8;
 
 /// The focus run of the runtime and rate charts: chosen automatically once
 /// [`FOCUS_FROM`] runs are shown (twenty runs overlaid are a tangle of lines), one run
@@ -207,6 +213,7 @@ impl Default for ViewState {
             focus: Focus::Auto,
             one: None,
             strips: false,
+            strip_runs: IndexSet::new(),
         }
     }
 }
@@ -366,6 +373,9 @@ impl ViewState {
         if self.strips {
             parts.push("strips=1".into());
         }
+        if !self.strip_runs.is_empty() {
+            parts.push(format!("sp={}", self.strip_runs.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(",")));
+        }
         if !self.spec.trim().is_empty() {
             parts.push(format!("spec={}", encode(&self.spec)));
         }
@@ -430,6 +440,7 @@ impl ViewState {
                 }
                 "one" => s.one = metric_of(v),
                 "strips" => s.strips = v == "1",
+                "sp" => s.strip_runs = indices(v),
                 "spec" => s.spec = decode(v).filter(|t| t.len() <= MAX_SPEC).unwrap_or_default(),
                 "ss" => {
                     let p: Vec<&str> = v.split(',').collect();
@@ -554,9 +565,10 @@ mod tests {
             focus: Focus::Run(3),
             one: Some(Metric::Nines(3)),
             strips: true,
+            strip_runs: [2, 9].into_iter().collect(),
         };
         let h = s.to_hash();
-        assert_eq!(h, "dir=overlay&lv=2,5,6&lx=p95,p99.5,p99.99&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&curve=1&cx=log&ss=2,p99.9,6,10&tr=read,p99.9,4&to=build%20id&fo=3&one=3&strips=1&spec=read%20p99.99%20%3C%3D%201ms%20%23%20vendor%0A%5Bname%3Da%26b%3Dc%5D%0Awrite%20max%3C50ms%20%C2%B5");
+        assert_eq!(h, "dir=overlay&lv=2,5,6&lx=p95,p99.5,p99.99&hide=1,7&x=ios&zoom=100.5,2000&sel=120,150.25&cdf=10000,2500000,0.0000001,0.5&rate=mbps&base=0,3&cset=1&sweep=numjobs&curve=1&cx=log&ss=2,p99.9,6,10&tr=read,p99.9,4&to=build%20id&fo=3&one=3&strips=1&sp=2,9&spec=read%20p99.99%20%3C%3D%201ms%20%23%20vendor%0A%5Bname%3Da%26b%3Dc%5D%0Awrite%20max%3C50ms%20%C2%B5");
         assert_eq!(ViewState::from_hash(&format!("#{h}")), s);
     }
 

@@ -16,7 +16,7 @@ use super::traces::time_sel;
 use super::traces::traces;
 use crate::charts::{self, Curve, HistTrace, Metric, RateLine, RateSpec, RuntimeLine, RuntimeSpec, Scale};
 use crate::panels::{self, cdf_ranges, Trace};
-use crate::state::{RateMode, ViewState};
+use crate::state::{Focus, RateMode, ViewState, MAX_STRIPS};
 use crate::strips::{self, Strip};
 
 pub(super) struct CdfData {
@@ -62,15 +62,39 @@ pub(super) fn cdf_data(st: &ViewState) -> CdfData {
     CdfData { curves, hover, envelopes, x, y, full_x }
 }
 
-/// The focus run of the runtime and rate charts among the runs the legend shows.
+/// The focus run of the runtime and rate charts among the runs the legend shows. One level of
+/// every run and the strips draw each run in its own colour: there a run is the focus only
+/// when chosen (the legend's ◎), never by default.
 pub(super) fn focus_of(st: &ViewState) -> Option<usize> {
     let n = runs().len();
     let shown: Vec<usize> = (0..n).filter(|i| !st.hidden.contains(i)).collect();
-    // one level of every run, and the strips, draw each run in its own colour
-    if st.one.is_some() || st.strips {
-        return None;
+    match st.focus {
+        Focus::Run(i) if st.one.is_some() || st.strips => (shown.contains(&i) && shown.len() > 1).then_some(i),
+        _ if st.one.is_some() || st.strips => None,
+        f => crate::state::focus_run(&shown, f),
     }
-    crate::state::focus_run(&shown, st.focus)
+}
+
+/// The runs of traces `ts`, each once, in order.
+pub(super) fn runs_of(ts: &[Trace]) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    for t in ts {
+        if out.last() != Some(&t.run) {
+            out.push(t.run);
+        }
+    }
+    out
+}
+
+/// The runs the strips draw, of those `shown`: the chosen ones that are shown (up to
+/// [`MAX_STRIPS`]), or with none chosen the first.
+pub(super) fn strip_runs(st: &ViewState, shown: &[usize]) -> Vec<usize> {
+    let picked: Vec<usize> = shown.iter().copied().filter(|i| st.strip_runs.contains(i)).take(MAX_STRIPS).collect();
+    if picked.is_empty() {
+        shown.iter().copied().take(MAX_STRIPS).collect()
+    } else {
+        picked
+    }
 }
 
 pub(super) struct RuntimeData {
@@ -84,6 +108,8 @@ pub(super) struct RuntimeData {
     pub(super) ry: Scale,
     /// One strip a run (its lines), for the small multiples.
     pub(super) strips: Vec<Strip>,
+    /// With strips: every run shown, drawn or not (past [`MAX_STRIPS`]).
+    pub(super) strip_pool: Vec<usize>,
 }
 
 impl RuntimeData {
@@ -130,6 +156,34 @@ impl RuntimeData {
             strips::height(self.strips.len())
         } else {
             360
+        }
+    }
+
+    /// Draw the rate chart as the view asks: overlaid, or one strip per run on the runtime
+    /// strips' x axis.
+    pub(super) fn draw_rate<DB: crate::backend::NativeDraw>(
+        &self,
+        root: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+        st: &ViewState,
+        legend: bool,
+    ) -> Result<charts::Frame, String>
+    where
+        DB::ErrorType: 'static,
+    {
+        let spec = self.rate_spec(st, legend);
+        if self.strips_shown(st) {
+            strips::draw_rate_strips(root, &spec, &self.strips)
+        } else {
+            charts::draw_rate(root, &spec)
+        }
+    }
+
+    /// The rate chart's height: the overlaid chart's, or as many strips as the runtime's.
+    pub(super) fn rate_height(&self, st: &ViewState) -> u32 {
+        if self.strips_shown(st) {
+            strips::rate_height(self.strips.len())
+        } else {
+            230
         }
     }
 
@@ -207,9 +261,15 @@ pub(super) fn read_ahead(st: &ViewState, width_px: u32) {
 }
 
 pub(super) fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
-    let ts = traces(st);
+    let mut ts = traces(st);
     let axis = if st.x_ios { Axis::Ios } else { Axis::Time };
     let full = runtime_extent(st, &ts).unwrap_or((0.0, 1.0));
+    // strips: at most MAX_STRIPS runs drawn (the chosen ones), each on the whole runs' x axis
+    let strip_pool = if st.strips { runs_of(&ts) } else { Vec::new() };
+    if st.strips {
+        let drawn = strip_runs(st, &strip_pool);
+        ts.retain(|t| drawn.contains(&t.run));
+    }
     let (x0, x1) = st.zoom.unwrap_or(full);
     let max_points = max_points(width_px);
     let mut lines = Vec::new();
@@ -223,10 +283,11 @@ pub(super) fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
         Some(_) => Vec::new(),
         None => st.levels.clone(),
     };
-    let mut strips: Vec<(usize, Strip, Vec<String>)> = Vec::new();
+    let mut strips: Vec<Strip> = Vec::new();
     for t in &ts {
         let Some(td) = trace_data(t.run, &t.dir) else { continue };
-        let faint = focus.is_some_and(|f| f != t.run);
+        // strips: the focus run's strip is marked, no run faint
+        let faint = !st.strips && focus.is_some_and(|f| f != t.run);
         let (k, range) = td.view_keys(axis, x0, x1, max_points);
         let mut cache = td.points.borrow_mut();
         if cache.0 != levels {
@@ -279,7 +340,7 @@ pub(super) fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
         push(Metric::Max, pts.iter().map(|p| p.max_ns).collect(), Vec::new());
         // a run's traces (its directions) share its strip
         let ours = first_line..lines.len();
-        add_to_strip(&mut strips, t, &td.loaded.run.name, ours);
+        add_to_strip(&mut strips, t, &td.loaded.run.name, ours, rates.len(), focus == Some(t.run));
         let scale = match st.rate {
             RateMode::Iops => Some(1.0),
             RateMode::Mbps => td.bytes_per_io.map(|b| mb_per_s(1.0, b)),
@@ -310,27 +371,22 @@ pub(super) fn runtime_data(st: &ViewState, width_px: u32) -> RuntimeData {
         x: Scale { lo: x0, hi: x1, log: false },
         y,
         ry,
-        strips: strips
-            .into_iter()
-            .map(|(_, mut s, dirs)| {
-                if dirs.len() > 1 {
-                    s.label = format!("{} ({})", s.label, dirs.join(", "));
-                }
-                s
-            })
-            .collect(),
+        strips,
+        strip_pool,
     }
 }
 
-/// The lines `ours` of trace `t` join its run's strip (a run's directions share one), or
-/// start the next strip.
-fn add_to_strip(strips: &mut Vec<(usize, Strip, Vec<String>)>, t: &Trace, name: &str, ours: std::ops::Range<usize>) {
+/// The lines `ours` (and rate line `rate`) of trace `t` join its run's strip (a run's
+/// directions share one), or start the next strip.
+fn add_to_strip(strips: &mut Vec<Strip>, t: &Trace, name: &str, ours: std::ops::Range<usize>, rate: usize, focus: bool) {
+    let dir = (panels::dir_key(&t.dir), t.style);
     match strips.last_mut() {
-        Some((run, strip, dirs)) if *run == t.run => {
+        Some(strip) if strip.run == t.run => {
             strip.lines.extend(ours);
-            dirs.push(panels::dir_key(&t.dir));
+            strip.rates.push(rate);
+            strip.dirs.push(dir);
         }
-        _ => strips.push((t.run, Strip { label: name.to_string(), lines: ours.collect() }, vec![panels::dir_key(&t.dir)])),
+        _ => strips.push(Strip { run: t.run, label: name.to_string(), dirs: vec![dir], lines: ours.collect(), rates: vec![rate], focus }),
     }
 }
 

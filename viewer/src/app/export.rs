@@ -48,7 +48,7 @@ pub(super) fn svg(state: RwSignal<ViewState>, name: &'static str) {
             if name == "runtime" {
                 charts::to_svg(w, d.runtime_height(&st), |r| d.draw_runtime(r, &st, true).map(|f| f.0))
             } else {
-                charts::to_svg(w, 230, |r| charts::draw_rate(r, &d.rate_spec(&st, true)))
+                charts::to_svg(w, d.rate_height(&st), |r| d.draw_rate(r, &st, true))
             }
         }
         _ => return,

@@ -6,16 +6,17 @@ use leptos::prelude::*;
 
 use nines_core::quantile::Level;
 
-use super::canvas::{canvas_size, draw_canvas, set_size, size_overlay};
-use super::chart_data::runtime_data;
+use super::canvas::{draw_canvas, set_size, size_overlay};
 use super::chart_data::RuntimeData;
-use super::dom::now_ms;
+use super::chart_data::{runtime_data, strip_runs};
+use super::dom::{self, now_ms, tx, Node};
 use super::draws::mark_drawn;
 use super::interact::{x_down, x_leave, x_move, x_up, x_wheel};
-use super::page::page;
+use super::model::runs;
+use super::page::{page, Page};
 use super::{chart_data, export};
 use crate::charts::{self, Frame};
-use crate::state::{metric_key, metric_of, ViewState};
+use crate::state::{metric_key, metric_of, ViewState, MAX_STRIPS};
 
 #[component]
 pub(super) fn RuntimePanel() -> impl IntoView {
@@ -23,6 +24,8 @@ pub(super) fn RuntimePanel() -> impl IntoView {
     let (state, runs, size, c) = (p.state, p.runs, p.size, p.canvases);
     let (rt_canvas, rt_overlay, rate_canvas, rate_overlay) = (c.runtime, c.runtime_overlay, c.rate, c.rate_overlay);
     let set = move |f: Box<dyn FnOnce(&mut ViewState)>| p.set(f);
+    // with more runs than strips: a button per run (built as the heatmap's rows are)
+    let strip_out: NodeRef<leptos::html::Div> = NodeRef::new();
     // what the runtime and rate charts depend on
     let rt_key = Memo::new(move |_| {
         let s = state.get();
@@ -38,7 +41,7 @@ pub(super) fn RuntimePanel() -> impl IntoView {
             s.rate,
             s.spec.clone(),
             s.focus,
-            (s.one, s.strips),
+            (s.one, s.strips, s.strip_runs.clone()),
         )
     });
 
@@ -54,7 +57,7 @@ pub(super) fn RuntimePanel() -> impl IntoView {
         let d = runtime_data(&st, w);
         set_size(&c, w, d.runtime_height(&st));
         size_overlay(&o, &c);
-        canvas_size(&rc, 230);
+        set_size(&rc, w, d.rate_height(&st));
         size_overlay(&ro, &rc);
         let mut strips = Vec::new();
         if let Some(f) = draw_canvas(&c, |root| {
@@ -66,6 +69,9 @@ pub(super) fn RuntimePanel() -> impl IntoView {
             runs.book(|m| m.frames.insert("runtime", f));
         }
         hooks(&c, &d, &st, &strips);
+        if let Some(out) = strip_out.get() {
+            dom::mount(&out, &strip_buttons(&st, &d));
+        }
         // test hook: the points ringed as beyond a limit of the spec
         let breaks = d.lines.iter().map(|l| l.broken.iter().filter(|b| **b).count()).sum::<usize>();
         let _ = c.set_attribute("data-limit-breaks", &breaks.to_string());
@@ -74,8 +80,8 @@ pub(super) fn RuntimePanel() -> impl IntoView {
         let _ = c.set_attribute("data-focus", &focus.unwrap_or_default());
         mark_drawn("runtime", now_ms() - t0);
         let t1 = now_ms();
-        let rspec = d.rate_spec(&st, false);
-        if let Some(f) = draw_canvas(&rc, |root| charts::draw_rate(root, &rspec)) {
+        if let Some(f) = draw_canvas(&rc, |root| d.draw_rate(root, &st, false)) {
+            rate_hooks(&rc, &d, &st, &f);
             runs.book(|m| m.frames.insert("rate", f));
         }
         mark_drawn("rate", now_ms() - t1);
@@ -98,6 +104,7 @@ pub(super) fn RuntimePanel() -> impl IntoView {
                 <button data-testid="export-runtime-png" on:click=move |_| export::png(c.runtime, "runtime")>"PNG"</button>
                 <button data-testid="export-runtime-svg" on:click=move |_| export::svg(state, "runtime")>"SVG"</button>
             </div>
+            <div class="rows" data-testid="strip-runs" node_ref=strip_out on:click=move |ev| toggle_strip(&ev, p)></div>
             <div class="chart">
                 <canvas node_ref=c.runtime data-testid="runtime-canvas"></canvas>
                 <canvas class="overlay" node_ref=c.runtime_overlay data-testid="runtime-overlay"
@@ -134,7 +141,10 @@ fn keyline(s: &ViewState) -> String {
             s.levels.iter().map(|k| Level::nines(*k).label).collect::<Vec<_>>().join(", ")
         ),
         Some(m) => {
-            format!("per window: the {} of every run alone, each run in its own colour (named in the chart's key)", charts::metric_name(&m))
+            format!(
+                "per window: the {} of every run alone, each run in its own colour, its directions each in its own dash (named in the chart's key)",
+                charts::metric_name(&m)
+            )
         }
     };
     let strips = if s.strips { "; one strip per run, every strip on the same time and latency axes" } else { "" };
@@ -157,7 +167,12 @@ fn hooks(c: &web_sys::HtmlCanvasElement, d: &RuntimeData, st: &ViewState, strips
             } else {
                 String::new()
             };
-            format!(r#"{{"trace":{},"metric":{},"n":{}{pts}}}"#, q(&l.trace), q(&metric_key(l.metric)), l.points.len())
+            let style = if st.one.is_some() {
+                format!(r#","color":{},"dash":[{},{}],"faint":{}"#, q(&l.style.css()), l.style.dash.0, l.style.dash.1, l.faint)
+            } else {
+                String::new()
+            };
+            format!(r#"{{"trace":{},"metric":{},"n":{}{pts}{style}}}"#, q(&l.trace), q(&metric_key(l.metric)), l.points.len())
         })
         .collect();
     let _ = c.set_attribute("data-lines", &format!("[{}]", lines.join(",")));
@@ -168,8 +183,11 @@ fn hooks(c: &web_sys::HtmlCanvasElement, d: &RuntimeData, st: &ViewState, strips
         .map(|(s, f)| {
             let ls: Vec<String> = s.lines.iter().map(usize::to_string).collect();
             format!(
-                r#"{{"label":{},"left":{},"right":{},"top":{},"bottom":{},"x":[{},{}],"y":[{},{}],"lines":[{}]}}"#,
+                r#"{{"label":{},"run":{},"focus":{},"dirs":{},"left":{},"right":{},"top":{},"bottom":{},"x":[{},{}],"y":[{},{}],"lines":[{}]}}"#,
                 q(&s.label),
+                s.run,
+                s.focus,
+                q(&s.dirs.iter().map(|d| d.0.as_str()).collect::<Vec<_>>().join(",")),
                 f.left,
                 f.right,
                 f.top,
@@ -183,4 +201,79 @@ fn hooks(c: &web_sys::HtmlCanvasElement, d: &RuntimeData, st: &ViewState, strips
         })
         .collect();
     let _ = c.set_attribute("data-strips", &format!("[{}]", strips.join(",")));
+}
+
+/// With more runs shown than strips drawn: how many are not drawn, and a button per run
+/// (pressed: drawn) to choose which, as the heatmap's rows are chosen. Empty otherwise.
+fn strip_buttons(st: &ViewState, d: &RuntimeData) -> Vec<Node> {
+    let pool = &d.strip_pool;
+    if !st.strips || pool.len() <= MAX_STRIPS {
+        return Vec::new();
+    }
+    let drawn = strip_runs(st, pool);
+    let note = format!(
+        "{} of {} runs drawn, {} not (up to {MAX_STRIPS} strips; a button draws or drops its run):",
+        drawn.len(),
+        pool.len(),
+        pool.len() - drawn.len()
+    );
+    let all = runs().get_untracked();
+    let mut out = vec![tx("span", vec![("class", "hint".into()), ("data-testid", "strip-note".into())], note)];
+    for &i in pool {
+        let class = if drawn.contains(&i) { "active" } else { "" };
+        let name = all.get(i).map(|r| r.run.name.clone()).unwrap_or_default();
+        out.push(tx("button", vec![("data-testid", "strip-run".into()), ("data-run", i.to_string()), ("class", class.into())], name));
+    }
+    out
+}
+
+/// A click on a run's strip button: draw its strip (in place of the first drawn when
+/// [`MAX_STRIPS`] are), or drop it.
+fn toggle_strip(ev: &web_sys::MouseEvent, p: Page) {
+    use wasm_bindgen::JsCast;
+    let Some(b) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|t| t.closest("[data-run]").ok().flatten())
+    else {
+        return;
+    };
+    let (Some(i), on) = (b.get_attribute("data-run").and_then(|v| v.parse::<usize>().ok()), b.class_list().contains("active")) else {
+        return;
+    };
+    let n = runs().len();
+    p.set(Box::new(move |s| {
+        let shown: Vec<usize> = (0..n).filter(|k| !s.hidden.contains(k)).collect();
+        // the strips drawn now become the choice, then the click changes it
+        let mut now = strip_runs(s, &shown);
+        now.retain(|k| *k != i);
+        if !on {
+            if now.len() >= MAX_STRIPS {
+                now.remove(0);
+            }
+            now.push(i);
+        }
+        s.strip_runs.clear();
+        s.strip_runs.extend(now);
+    }))
+}
+
+/// Test hooks on the rate canvas: its frame (`data-frame`: left, right, top, bottom, x range)
+/// and, as strips, each strip's run and its rate lines' points (`data-strips`).
+fn rate_hooks(c: &web_sys::HtmlCanvasElement, d: &RuntimeData, st: &ViewState, f: &Frame) {
+    let _ = c.set_attribute("data-frame", &format!("[{},{},{},{},{},{}]", f.left, f.right, f.top, f.bottom, f.x.lo, f.x.hi));
+    let mut out = String::from("[");
+    for s in d.strips.iter().filter(|_| st.strips) {
+        out.push_str(&format!(r#"{{"run":{},"rates":["#, s.run));
+        for (k, l) in s.rates.iter().filter_map(|&j| d.rates.get(j)).enumerate() {
+            out.push_str(if k > 0 { ",[" } else { "[" });
+            for (n, (x, v)) in l.points.iter().enumerate() {
+                out.push_str(&format!("{}[{x},{v}]", if n > 0 { "," } else { "" }));
+            }
+            out.push(']');
+        }
+        out.push_str("]},");
+    }
+    if out.ends_with(',') {
+        out.pop();
+    }
+    out.push(']');
+    let _ = c.set_attribute("data-strips", &out);
 }

@@ -36,14 +36,21 @@ pub(super) fn WindowsPanel() -> impl IntoView {
     // folded at first, computed only when open: read after the table, it is what a page of
     // many runs can spare. Open when the spec limits a level: how often a run broke it is then
     // the first question.
-    let limited = state.with_untracked(|s| {
-        matches!(parsed(s), Some(Ok(spec)) if spec.sections.iter().flat_map(|x| &x.limits).any(|l| matches!(l.metric, Metric::Level(_))))
-    });
+    let limited = state.with_untracked(limits_a_level);
     let open = RwSignal::new(limited);
     let out: NodeRef<leptos::html::Div> = NodeRef::new();
+    // a spec typed in later that limits a level opens the panel too (its toggle then sets
+    // `open`); closed by hand, it stays closed until the spec changes
+    let seen = std::rc::Rc::new(std::cell::RefCell::new(state.with_untracked(|s| s.spec.clone())));
     Effect::new(move |_| {
         let s = state.get();
         let _ = runs.version();
+        if *seen.borrow() != s.spec {
+            seen.replace(s.spec.clone());
+            if let Some(d) = out.get().and_then(|o| o.parent_element()).filter(|_| limits_a_level(&s)) {
+                let _ = d.set_attribute("open", "");
+            }
+        }
         if !open.get() {
             return;
         }
@@ -69,6 +76,11 @@ pub(super) fn WindowsPanel() -> impl IntoView {
             </details>
         </section>
     }
+}
+
+/// Does the view's QoS spec limit a level? How often a run broke it is then the first question.
+fn limits_a_level(s: &ViewState) -> bool {
+    matches!(parsed(s), Some(Ok(spec)) if spec.sections.iter().flat_map(|x| &x.limits).any(|l| matches!(l.metric, Metric::Level(_))))
 }
 
 /// The levels computed: the table's (the standard ones and the view's own), and those the spec
