@@ -12,7 +12,7 @@
 # Weights: F1, F2 = --full reports of the run once and twice: without runs = F1 - (F2 - F1).
 # A report carries every run's recorded windows beside its groups when all of them fit its
 # 20 MB (exact ranges at any window edge), else none: R1 = the run alone (with its windows),
-# R5, R6 = five and six copies (too many for the windows): per run in groups = R6 - R5, a lone
+# R6, R7 = six and seven copies (too many for the windows): per run in groups = R7 - R6, a lone
 # run with its windows = R1 - without runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,18 +28,18 @@ for ios in 2000 64000; do
   d=target/bench-report-$ios
   [ -f "$d/synth-01.hlog" ] || cargo run -q --release -p nines-viewer --example runs -- synth "$d" 1 3600 "$ios"
   f=$d/synth-01.hlog
-  for c in 2 3 4 5 6; do cp "$f" "$tmp/copy$c.hlog"; done
+  for c in 2 3 4 5 6 7; do cp "$f" "$tmp/copy$c.hlog"; done
   $N report "$f" -o "$tmp/r1.html" >/dev/null
-  $N report "$f" "$tmp"/copy[2-5].hlog -o "$tmp/r5.html" >/dev/null
   $N report "$f" "$tmp"/copy[2-6].hlog -o "$tmp/r6.html" >/dev/null
+  $N report "$f" "$tmp"/copy[2-7].hlog -o "$tmp/r7.html" >/dev/null
   $N report --full "$f" -o "$tmp/f1.html" >/dev/null
   $N report --full "$f" "$tmp/copy2.hlog" -o "$tmp/f2.html" >/dev/null
-  r1=$(size "$tmp/r1.html"); r5=$(size "$tmp/r5.html"); r6=$(size "$tmp/r6.html"); f1=$(size "$tmp/f1.html"); f2=$(size "$tmp/f2.html"); arch=$(size "$f")
-  full=$((f2 - f1)); viewer=$((f1 - full)); per=$((r6 - r5)); alone=$((r1 - viewer))
+  r1=$(size "$tmp/r1.html"); r6=$(size "$tmp/r6.html"); r7=$(size "$tmp/r7.html"); f1=$(size "$tmp/f1.html"); f2=$(size "$tmp/f2.html"); arch=$(size "$f")
+  full=$((f2 - f1)); viewer=$((f1 - full)); per=$((r7 - r6)); alone=$((r1 - viewer))
   goal=$([ "$ios" = 2000 ] && echo 500000 || echo 1000000)
   verdict=$([ "$per" -le "$goal" ] && echo meets || echo misses)
-  echo "$ios IOPS: archive $arch B, per run-hour in groups $per B, alone with its windows $alone B (full $full B), $(carries "$tmp/r6.html"); alone: $(carries "$tmp/r1.html")" >&2
-  rows+="| $ios | $((arch / 1024)) KiB | $((per / 1024)) KiB ($verdict <= $((goal / 1000)) KB) | $(carries "$tmp/r6.html" | sed 's/.*histograms of //; s/ (ranges snap.*//') | $((alone / 1024)) KiB | $((full / 1024)) KiB |"$'\n'
+  echo "$ios IOPS: archive $arch B, per run-hour in groups $per B, alone with its windows $alone B (full $full B), $(carries "$tmp/r7.html"); alone: $(carries "$tmp/r1.html")" >&2
+  rows+="| $ios | $((arch / 1024)) KiB | $((per / 1024)) KiB ($verdict <= $((goal / 1000)) KB) | $(carries "$tmp/r7.html" | sed 's/.*histograms of //; s/ (ranges snap.*//') | $((alone / 1024)) KiB | $((full / 1024)) KiB |"$'\n'
 done
 
 # 24 hours at 64k IOPS
