@@ -27,7 +27,7 @@ pub(super) type Preload = Result<Vec<(String, Pending)>, LoadError>;
 
 /// By file: the compact forms requested without their groups, and where those are (the form's
 /// URL and the byte they begin at).
-pub(super) type GroupsAt = Vec<(String, (String, usize, Option<usize>))>;
+pub(super) use super::model::GroupsAt;
 
 /// What a site's manifest gives the page, read before the page is built: its runs, requested;
 /// its runs that have a summary, for the trend ([`site::sorted`]); and where the groups of the

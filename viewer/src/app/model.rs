@@ -216,6 +216,10 @@ pub(super) struct CompactParts {
     pub(super) windows_fetching: RefCell<std::collections::HashSet<(usize, usize)>>,
 }
 
+/// By file: the compact forms requested without their groups: the form's URL, where its
+/// groups begin and where its recorded windows begin.
+pub(super) type GroupsAt = Vec<(String, (String, usize, Option<usize>))>;
+
 /// A range's (from, to) bits and the carried groups in it.
 pub(super) type RangeRun = ((u64, u64), Rc<Run>);
 
@@ -376,7 +380,7 @@ pub(super) struct Book {
     /// The site's runs that have a summary, for the trend (`site::sorted`).
     pub(super) site: Rc<Vec<SiteRun>>,
     /// By file: the compact forms requested without their groups, and where those are.
-    pub(super) groups_at: super::loading::GroupsAt,
+    pub(super) groups_at: GroupsAt,
     /// Time spent decoding runs so far, in ms (`<body data-nines-parse-ms>`).
     pub(super) parse_ms: f64,
     /// The direction shown is decided (`traces::dir_decided`).
