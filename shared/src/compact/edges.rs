@@ -100,6 +100,17 @@ impl Compact {
         self.edges.is_some()
     }
 
+    /// The recorded windows a range is made of, at its edges: 1 when the form carries its
+    /// windows (or carries every window as a group), else its group (a range takes the
+    /// groups that start in it). Pages snap a brushed range to these.
+    pub fn range_group(&self) -> usize {
+        if self.carries_windows() {
+            1
+        } else {
+            self.group.max(1)
+        }
+    }
+
     /// Where the windows begin in the bytes this form was read from, once known (the groups
     /// read): a page fetches the groups up to here, and each window section on its own.
     pub fn windows_at(&self) -> Option<usize> {

@@ -218,7 +218,7 @@ fn snapped(st: &ViewState, a: f64, b: f64) -> Option<(f64, f64)> {
     let mut slots = Vec::new();
     for t in traces(st) {
         if let Some(td) = super::model::trace_data(t.run, &t.dir) {
-            let group = td.loaded.compact.as_ref().filter(|c| !c.form.carries_windows()).map_or(1, |c| c.group.max(1));
+            let group = td.loaded.compact.as_ref().map_or(1, |c| c.form.range_group());
             slots.extend(td.slots().chunks(group).map(|g| (g[0].extent(axis).0, g[g.len() - 1].extent(axis).1)));
         }
     }

@@ -36,11 +36,7 @@ pub(super) fn Legend() -> impl IntoView {
         let runs = runs.get();
         let shown: Vec<LegendRun> = runs
             .iter()
-            .map(|r| LegendRun {
-                run: &r.run,
-                file: &r.file,
-                compact: r.compact.as_ref().map(|c| (c.text.as_str(), if c.form.carries_windows() { 1 } else { c.group })),
-            })
+            .map(|r| LegendRun { run: &r.run, file: &r.file, compact: r.compact.as_ref().map(|c| (c.text.as_str(), c.form.range_group())) })
             .collect();
         // a large site opens on its trend alone: the legend says where its runs are
         let site = if runs.is_empty() { p.runs.site().len() } else { 0 };

@@ -244,6 +244,13 @@ impl CompactParts {
                 None => Err(RangeError::Bad(format!("{file}: compact form: the groups are not there"))),
             };
         }
+        // the range drawn last is kept whole: each panel of a redraw asks for it again
+        let key = (from.unwrap_or(f64::NEG_INFINITY).to_bits(), to.unwrap_or(f64::INFINITY).to_bits());
+        if let Some((k, r)) = &*self.range.borrow() {
+            if *k == key {
+                return Ok(r.clone());
+            }
+        }
         let missing = self.form.windows_missing(from, to);
         if !missing.is_empty() {
             let Some((url, ..)) = &self.groups_url else {
@@ -256,12 +263,6 @@ impl CompactParts {
                 }
             }
             return Err(RangeError::Pending);
-        }
-        let key = (from.unwrap_or(f64::NEG_INFINITY).to_bits(), to.unwrap_or(f64::INFINITY).to_bits());
-        if let Some((k, r)) = &*self.range.borrow() {
-            if *k == key {
-                return Ok(r.clone());
-            }
         }
         let r = Rc::new(self.form.range(from, to).map_err(|e| RangeError::Bad(e.to_string()))?);
         *self.range.borrow_mut() = Some((key, r.clone()));

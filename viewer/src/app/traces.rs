@@ -66,7 +66,7 @@ pub(super) fn held(st: &ViewState) -> Option<panels::Held> {
         let new_run = !seen.contains(&t.run);
         seen.push(t.run);
         // a compact form without its recorded windows holds a range's groups that start in it
-        let g = td.loaded.compact.as_ref().filter(|c| !c.form.carries_windows()).map_or(1, |c| c.group.max(1));
+        let g = td.loaded.compact.as_ref().map_or(1, |c| c.form.range_group());
         h.add(td.slots().chunks(g).flat_map(|c| c.iter().map(move |s| (c[0].start_s, s.count))), a, b, new_run);
     }
     Some(h)
